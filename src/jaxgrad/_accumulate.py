@@ -1,0 +1,34 @@
+"""AccumulateGrad's rule for writing a gradient into a leaf's ``.grad`` (torch's semantics).
+
+- first gradient: ``.grad`` becomes a new tensor holding it (under ``create_graph`` a copy with
+  history, whose grad_fn is ``CopyBackwards``);
+- later gradients without ``create_graph``: added in place, so ``.grad`` stays the same object;
+- later gradients with ``create_graph``: ``.grad = .grad + new`` (out of place, with history).
+Then the leaf's post-accumulate-grad hooks run.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ._grad_mode import no_grad
+from ._tensor import Tensor
+
+
+def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool) -> None:
+    from . import _api
+
+    if variable._grad is None:
+        if create_graph:
+            target = Tensor._make(jnp.empty(grad._value.shape, variable._value.dtype))
+            variable._grad = _api.copy_(target, grad)
+        else:
+            variable._grad = Tensor._make(grad._value.astype(variable._value.dtype))
+    elif not create_graph:
+        with no_grad():
+            _api.add_(variable._grad, grad)
+    else:
+        variable._grad = variable._grad + grad
+    if variable._post_acc_hooks:
+        for hook in list(variable._post_acc_hooks.values()):
+            hook(variable)

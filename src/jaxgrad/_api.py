@@ -1,0 +1,867 @@
+"""torch's functional API (``jaxgrad.exp``, ``jaxgrad.matmul``, ...). Tensor methods call these.
+
+Each function normalises torch's argument conventions (negative dims, ``dim=None``, keepdim,
+Python scalars) and then calls ``apply``/``apply_view``/``apply_inplace`` with an op-table row.
+Composite ops (matmul, reshape, indexing) decompose exactly as torch does, so their graphs have
+torch's nodes.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtypes
+from ._dispatch import apply, apply_inplace, apply_view
+from ._ops import elementwise as E
+from ._ops import indexing as X
+from ._ops import linalg as L
+from ._ops import reductions as R
+from ._ops import views as V
+from ._storage import view_strides
+from ._tensor import Size, Tensor, _wrap_dim
+
+
+def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    if isinstance(dim, int):
+        dim = (dim,)
+    return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _check_tensor(x: Any, name: str = "input") -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(x).__name__}")
+    return x
+
+
+# --- arithmetic ---------------------------------------------------------------------------------
+
+def _scalar_or_tensor(x: Any) -> Any:
+    if isinstance(x, (Tensor, bool, int, float, complex)) or x is None:
+        return x
+    if isinstance(x, numbers.Number) or isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """``input + alpha * other`` with broadcasting and type promotion."""
+    if not isinstance(input, Tensor):
+        return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
+                                                          alpha=alpha)
+    return apply(E.ADD, input, _scalar_or_tensor(other), alpha=alpha)
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """``input - alpha * other``."""
+    if not isinstance(input, Tensor):
+        return rsub(other, input, alpha=alpha)
+    return apply(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """``other - alpha * input``."""
+    if isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)
+    return apply(E.RSUB, input, other=_scalar_or_tensor(other), alpha=alpha)
+
+
+def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
+    """Elementwise product."""
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return apply(E.MUL, input, _scalar_or_tensor(other))
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
+    """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable)."""
+    if not isinstance(input, Tensor):
+        return mul(reciprocal(other), input)
+    if rounding_mode is not None:
+        q = div(input.detach(), other.detach() if isinstance(other, Tensor) else other)
+        fn = jnp.floor if rounding_mode == "floor" else jnp.trunc
+        out = Tensor._make(fn(q._value))
+        common = _dtypes.result_type(
+            [(input.dtype, input.ndim)] + ([(other.dtype, other.ndim)] if isinstance(
+                other, Tensor) else []), [] if isinstance(other, Tensor) else [other])
+        return out.to(common)
+    return apply(E.DIV, input, _scalar_or_tensor(other))
+
+
+def true_divide(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return div(input, other)
+
+
+def neg(input: Tensor) -> Tensor:  # noqa: A002
+    """``-input``."""
+    return apply(E.NEG, input)
+
+
+def reciprocal(input: Tensor) -> Tensor:  # noqa: A002
+    """``1 / input``."""
+    return apply(E.RECIPROCAL, input)
+
+
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001, A002
+    """``input ** exponent`` (tensor or scalar on either side)."""
+    if not isinstance(input, Tensor):
+        return apply(E.POW_SCALAR_BASE, exponent, base=_scalar_or_tensor(input))
+    if isinstance(exponent, Tensor):
+        return apply(E.POW_TENSOR, input, exponent)
+    return apply(E.POW, input, exponent=_scalar_or_tensor(exponent))
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001, A002
+    return apply(E.ABS, input)
+
+
+def exp(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.EXP, input)
+
+
+def log(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.LOG, input)
+
+
+def sqrt(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.SQRT, input)
+
+
+def sin(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.SIN, input)
+
+
+def cos(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.COS, input)
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.TANH, input)
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.SIGMOID, input)
+
+
+def relu(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.RELU, input)
+
+
+def sign(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.SIGN, input)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A001, A002
+    """Clamp into [min, max]; scalar bounds give ClampBackward1, tensor bounds ClampBackward0."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
+    return apply(E.CLAMP, input, min=_scalar_or_tensor(min), max=_scalar_or_tensor(max))
+
+
+clip = clamp
+
+
+def _as_tensor(x: Any, like: Tensor) -> Tensor | None:
+    if x is None or isinstance(x, Tensor):
+        return x
+    return Tensor._make(jnp.asarray(x, like._value.dtype))
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    """``input`` where ``condition`` holds, else ``other``."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = Tensor._make(jnp.asarray(input, _dtypes.scalar_dtype(input).np))
+    if not isinstance(input, Tensor):
+        input = Tensor._make(jnp.asarray(input, other._value.dtype))
+    return apply(E.WHERE, input, _scalar_or_tensor(other), aux=(condition,))
+
+
+def tensor_like(value: Any, like: Tensor) -> Tensor:
+    return Tensor._make(jnp.asarray(value, _dtypes.result_type(
+        [(like.dtype, like.ndim)], [value]).np))
+
+
+# --- comparisons (no autograd) -------------------------------------------------------------------
+
+def eq(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply(E.EQ, input, _scalar_or_tensor(other))
+
+
+def ne(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply(E.NE, input, _scalar_or_tensor(other))
+
+
+def lt(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply(E.LT, input, _scalar_or_tensor(other))
+
+
+def le(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply(E.LE, input, _scalar_or_tensor(other))
+
+
+def gt(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply(E.GT, input, _scalar_or_tensor(other))
+
+
+def ge(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply(E.GE, input, _scalar_or_tensor(other))
+
+
+def logical_not(input: Tensor) -> Tensor:  # noqa: A002
+    return apply(E.LOGICAL_NOT, input)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    """True if both have the same shape and elements."""
+    return tuple(input.shape) == tuple(other.shape) and bool(jnp.all(input._value == other._value))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    return bool(jnp.allclose(input._value, other._value, rtol=rtol, atol=atol,
+                             equal_nan=equal_nan))
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    return Tensor._make(jnp.isclose(input._value, other._value, rtol=rtol, atol=atol,
+                                    equal_nan=equal_nan))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    idx = np.nonzero(np.asarray(input._value))
+    if as_tuple:
+        return tuple(Tensor._make(jnp.asarray(i, jnp.int64)) for i in idx)
+    return Tensor._make(jnp.asarray(np.stack(idx, axis=1), jnp.int64))
+
+
+# --- reductions ------------------------------------------------------------------------------------
+
+def _reduce_dtype(input: Tensor, dtype: Any):
+    if dtype is not None:
+        return _dtypes.to_dtype(dtype).np
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        return np.dtype(np.int64)
+    return None
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001, A002
+        dtype: Any = None) -> Tensor:
+    """Sum of all elements, or over ``dim``."""
+    d = _reduce_dtype(input, dtype)
+    if dim is None:
+        return apply(R.SUM, input, dtype=d)
+    return apply(R.SUM_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+         dtype: Any = None) -> Tensor:
+    """Mean of all elements, or over ``dim`` (floating inputs only, as in torch)."""
+    d = _dtypes.to_dtype(dtype) if dtype is not None else input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_dtypes.scalar_type_name(d)}")
+    nd = d.np if dtype is not None else None
+    if dim is None:
+        return apply(R.MEAN, input, dtype=nd)
+    return apply(R.MEAN_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=nd)
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+         dtype: Any = None) -> Tensor:
+    d = _reduce_dtype(input, dtype)
+    if dim is None:
+        return apply(R.PROD, input, dtype=d)
+    return apply(R.PROD_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
+    dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
+    return apply(R.AMAX, input, dim=dims, keepdim=keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
+    dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
+    return apply(R.AMIN, input, dim=dims, keepdim=keepdim)
+
+
+class _ReturnTypes(tuple):
+    """torch.return_types.max / min: a (values, indices) named pair."""
+
+    _name = "max"
+
+    def __new__(cls, values: Tensor, indices: Tensor, name: str) -> _ReturnTypes:
+        obj = super().__new__(cls, (values, indices))
+        obj._name = name
+        return obj
+
+    @property
+    def values(self) -> Tensor:
+        return self[0]
+
+    @property
+    def indices(self) -> Tensor:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"jaxgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along, other):  # noqa: A002
+    if isinstance(dim, Tensor):
+        return (maximum if name == "max" else minimum)(input, dim)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument.")
+        return apply(full, input)
+    values, indices = apply(along, input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+    return _ReturnTypes(values, indices, name)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001, A002
+    """The maximum, or ``(values, indices)`` along ``dim``."""
+    return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM, None)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001, A002
+    """The minimum, or ``(values, indices)`` along ``dim``."""
+    return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM, None)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return where(input >= other, input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return where(input <= other, input, other)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    return apply(R.ARGMAX, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
+                 keepdim=keepdim and dim is not None)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    return apply(R.ARGMIN, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
+                 keepdim=keepdim and dim is not None)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+    return apply(R.ANY, input, dim=None if dim is None else _dims(dim, input.ndim),
+                 keepdim=keepdim)
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+    return apply(R.ALL, input, dim=None if dim is None else _dims(dim, input.ndim),
+                 keepdim=keepdim)
+
+
+def _correction(unbiased: Any, correction: Any) -> int:
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,  # noqa: A002
+        correction: Any = None) -> Tensor:
+    """Variance (Bessel-corrected by default, as in torch)."""
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return apply(R.VAR, input, dim=dims, correction=_correction(unbiased, correction),
+                 keepdim=keepdim)
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,  # noqa: A002
+        correction: Any = None) -> Tensor:
+    """Standard deviation (Bessel-corrected by default)."""
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    dims = None if dim is None else _dims(dim, input.ndim)
+    return apply(R.STD, input, dim=dims, correction=_correction(unbiased, correction),
+                 keepdim=keepdim)
+
+
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(R.SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(R.LOG_SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Concatenate along an existing dimension."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    return apply(R.CAT, *tensors, dim=_wrap_dim(dim, tensors[0].ndim))
+
+
+concat = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Stack along a new dimension."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tuple(tensors[0].shape)
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list(t.shape)} at entry {i}")
+    return apply(R.STACK, *tensors, dim=_wrap_dim(dim, len(shape) + 1))
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+    """Slices along ``dim``, as views of ``input``."""
+    dim = _wrap_dim(dim, input.ndim)
+    outs = apply(R.UNBIND, input, dim=dim)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    geometry = input._geometry()
+    base = input._base if input._base is not None else input
+    for i, out in enumerate(outs):
+        value = out._cell.array
+        out._cell, out._vc, out._base = input._cell, input._vc, base
+        out._layout = V.select_geometry(geometry, dim, i)
+        out._arr, out._arr_gen = value, input._cell.generation
+        out._view_version = input._vc.value
+    return outs
+
+
+# --- shapes and views --------------------------------------------------------------------------------
+
+def _infer_shape(shape: tuple, numel: int) -> tuple:
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = math.prod(s for s in shape if s != -1)
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
+    """A view with a new shape; errors if the strides do not allow it (use reshape)."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
+        return input.to(shape[0])
+    shape = _infer_shape(_shape_arg(shape), input.numel())
+    g = input._geometry()
+    if view_strides(g.shape, g.strides, shape) is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
+    """``view`` when the strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
+    shape = _infer_shape(_shape_arg(shape), input.numel())
+    g = input._geometry()
+    if view_strides(g.shape, g.strides, shape) is not None:
+        return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
+    return apply(V.UNSAFE_VIEW, clone(input), shape=shape)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    start, end = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = tuple(input.shape)
+    return reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
+    if dim is None:
+        return apply_view(V.SQUEEZE, V.squeeze_geometry, input, dims=tuple(range(input.ndim)))
+    if isinstance(dim, int):
+        return apply_view(V.SQUEEZE_DIM, V.squeeze_geometry, input,
+                          dims=(_wrap_dim(dim, input.ndim),))
+    return apply_view(V.SQUEEZE_DIMS, V.squeeze_geometry, input, dims=_dims(dim, input.ndim))
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+    return apply_view(V.UNSQUEEZE, V.unsqueeze_geometry, input,
+                      dim=_wrap_dim(dim, input.ndim + 1))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+    n = input.ndim
+    return apply_view(V.TRANSPOSE, V.transpose_geometry, input, dim0=_wrap_dim(dim0, n),
+                      dim1=_wrap_dim(dim1, n))
+
+
+swapaxes = transpose
+
+
+def t(input: Tensor) -> Tensor:  # noqa: A002
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return apply_view(V.T, V.t_geometry, input)
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002
+    dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.ndim} is not equal to len(dims) = {len(dims)}"
+                           if len(dims) != input.ndim else "permute(): duplicate dims are not "
+                           "allowed.")
+    return apply_view(V.PERMUTE, V.permute_geometry, input, dims=dims)
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(
+            f"expand(jaxgrad.{_dtypes.type_name(input.dtype)}{{{list(input.shape)}}}, "
+            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({input.ndim})")
+    lead = len(sizes) - input.ndim
+    shape = list(sizes)
+    for i, old in enumerate(input.shape):
+        target = sizes[lead + i]
+        if target == -1:
+            shape[lead + i] = old
+        elif old != 1 and old != target:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size "
+                f"({old}) at non-singleton dimension {lead + i}.  Target sizes: {list(sizes)}.  "
+                f"Tensor sizes: {list(input.shape)}")
+    return apply_view(V.EXPAND, V.expand_geometry, input, shape=tuple(shape))
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
+    return apply(V.CLONE, input)
+
+
+def contiguous(input: Tensor) -> Tensor:  # noqa: A002
+    return input if input.is_contiguous() else clone(input)
+
+
+def alias(input: Tensor) -> Tensor:  # noqa: A002
+    return apply_view(V.ALIAS, V.alias_geometry, input)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+    dim = _wrap_dim(dim, input.ndim)
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    return apply_view(V.SELECT, V.select_geometry, input, dim=dim, index=index % size)
+
+
+def narrow_slice(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tensor:  # noqa: A002
+    size = input.shape[dim]
+    step = 1 if step is None else step
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, _ = slice(start, stop).indices(size)
+    stop = builtins_max(stop, start)
+    return apply_view(V.SLICE, V.slice_geometry, input, dim=dim, start=start, stop=stop, step=step)
+
+
+def builtins_max(a: int, b: int) -> int:
+    return a if a >= b else b
+
+
+# --- indexing ----------------------------------------------------------------------------------------
+
+def _is_int_index(i: Any) -> bool:
+    if isinstance(i, bool):
+        return False
+    if isinstance(i, (int, np.integer)):
+        return True
+    return (isinstance(i, Tensor) and i.ndim == 0 and not i.dtype.is_floating_point
+            and i.dtype is not _dtypes.bool_)
+
+
+def _advanced(i: Any) -> Any:
+    """An integer index array for a list/array/tensor index (bool masks become positions)."""
+    arr = np.asarray(i._value if isinstance(i, Tensor) else i)
+    if arr.dtype == np.bool_:
+        return [jnp.asarray(a) for a in np.nonzero(arr)]
+    if arr.dtype.kind not in "iu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return [jnp.asarray(arr)]
+
+
+def getitem(input: Tensor, index: Any) -> Tensor:  # noqa: A002
+    """``input[index]``: basic indexing as views (select/slice/unsqueeze), then IndexBackward0."""
+    if isinstance(index, slice):
+        return narrow_slice(input, 0, index.start, index.stop, index.step)
+    if index is Ellipsis:
+        return alias(input)
+    items = index if isinstance(index, tuple) else (index,)
+    out, dim, advanced = input, 0, []
+    n_real = builtins_sum(1 for i in items if i is not None and i is not Ellipsis and not (
+        isinstance(i, (Tensor, np.ndarray, list)) and np.asarray(
+            i._value if isinstance(i, Tensor) else i).dtype == np.bool_))
+    n_real += builtins_sum(np.asarray(i._value if isinstance(i, Tensor) else i).ndim for i in items
+                           if isinstance(i, (Tensor, np.ndarray, list)) and np.asarray(
+                               i._value if isinstance(i, Tensor) else i).dtype == np.bool_)
+    for item in items:
+        if item is None:
+            out = unsqueeze(out, dim)
+            advanced.append(None)
+            dim += 1
+        elif item is Ellipsis:
+            skip = input.ndim - n_real
+            advanced.extend([None] * skip)
+            dim += skip
+        elif _is_int_index(item):
+            if dim >= out.ndim:
+                raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+            out = select(out, dim, int(item))
+        elif isinstance(item, slice):
+            if dim >= out.ndim:
+                raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+            size = out.shape[dim]
+            if item != slice(None) and slice(item.start, item.stop, item.step).indices(
+                    size) != (0, size, 1):
+                out = narrow_slice(out, dim, item.start, item.stop, item.step)
+            elif len(items) == 1:
+                out = narrow_slice(out, dim, item.start, item.stop, item.step)
+            advanced.append(None)
+            dim += 1
+        else:
+            arrays = _advanced(item)
+            advanced.extend(arrays)
+            dim += len(arrays)
+    if builtins_any(a is not None for a in advanced):
+        while advanced and advanced[-1] is None:
+            advanced.pop()
+        out = apply(X.INDEX, out, aux=(tuple(advanced),))
+    return out
+
+
+def builtins_sum(it) -> int:
+    total = 0
+    for x in it:
+        total += x
+    return total
+
+
+def builtins_any(it) -> bool:
+    return next((True for x in it if x), False)
+
+
+def setitem(input: Tensor, index: Any, value: Any) -> None:  # noqa: A002
+    """``input[index] = value``: copy_ into the view, or index_put_ for advanced indices."""
+    items = index if isinstance(index, tuple) else (index,)
+    if builtins_any(not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int_index(i))
+                    for i in items):
+        basic = tuple(slice(None) if not (i is None or i is Ellipsis or isinstance(i, slice)
+                                           or _is_int_index(i)) else i for i in items)
+        target = getitem(input, basic) if basic != tuple(slice(None) for _ in basic) else input
+        advanced = []
+        for i in items:
+            if i is None or i is Ellipsis or _is_int_index(i):
+                continue
+            advanced.extend([None] if isinstance(i, slice) else _advanced(i))
+        while advanced and advanced[-1] is None:
+            advanced.pop()
+        value = value if isinstance(value, Tensor) else Tensor._make(
+            jnp.asarray(value, input._value.dtype))
+        apply_inplace(X.INDEX_PUT, target, value, aux=(tuple(advanced),), accumulate=False)
+        return
+    copy_(getitem(input, index), value)
+
+
+# --- matrix products ---------------------------------------------------------------------------------
+
+def _same_dtype(a: Tensor, b: Tensor) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{a.dtype.name} != {b.dtype.name}".replace("float32", "float")
+                           .replace("float64", "double"))
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    if input.ndim != 2 or mat2.ndim != 2:
+        bad = input if input.ndim != 2 else mat2
+        raise RuntimeError(f"{'self' if bad is input else 'mat2'} must be a matrix")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})")
+    _same_dtype(input, mat2)
+    return apply(L.MM, input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3
+                           else "batch2 must be a 3D tensor")
+    _same_dtype(input, mat2)
+    return apply(L.BMM, input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
+    _same_dtype(input, vec)
+    return apply(L.MV, input, vec)
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:  # noqa: A002
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
+                           "tensors")
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(
+            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
+            "of elements, but got {} and {} elements respectively".format(
+                input.shape[0], tensor.shape[0], input.shape[0], tensor.shape[0]))
+    _same_dtype(input, tensor)
+    return apply(L.DOT, input, tensor)
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch composes it."""
+    d1, d2 = input.ndim, other.ndim
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        return dot(input, other)
+    if d1 == 2 and d2 == 1:
+        return mv(input, other)
+    if d1 == 1 and d2 == 2:
+        return squeeze(mm(unsqueeze(input, 0), other), 0)
+    if d1 == 2 and d2 == 2:
+        return mm(input, other)
+    if d1 >= 3 and d2 in (1, 2) and input.is_contiguous():
+        lead = tuple(input.shape[:-1])
+        folded = reshape(input, (-1, input.shape[-1]))
+        out = mm(folded, other) if d2 == 2 else mv(folded, other)
+        shape = lead + ((other.shape[-1],) if d2 == 2 else ())
+        return apply(V.UNSAFE_VIEW, out, shape=shape)
+    return _batched_matmul(input, other)
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    a2 = unsqueeze(a, 0) if a.ndim == 1 else a
+    b2 = unsqueeze(b, -1) if b.ndim == 1 else b
+    batch = tuple(np.broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2])))
+    n, m, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    if b2.shape[-2] != m:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{math.prod(batch)}, {m}] but got: [{math.prod(batch)}, "
+                           f"{b2.shape[-2]}].")
+    a3 = reshape(expand(a2, batch + (n, m)), (-1, n, m))
+    b3 = reshape(expand(b2, batch + (m, p)), (-1, m, p))
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    return apply(V.UNSAFE_VIEW, bmm(a3, b3), shape=shape)
+
+
+# --- in-place --------------------------------------------------------------------------------------------
+
+def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    return apply_inplace(E.ADD, input, _scalar_or_tensor(other), alpha=alpha)
+
+
+def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    return apply_inplace(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
+
+
+def mul_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply_inplace(E.MUL, input, _scalar_or_tensor(other))
+
+
+def div_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+    return apply_inplace(E.DIV, input, _scalar_or_tensor(other))
+
+
+def pow_(input: Tensor, exponent: Any) -> Tensor:  # noqa: A002
+    if isinstance(exponent, Tensor):
+        return apply_inplace(E.POW_TENSOR, input, exponent)
+    return apply_inplace(E.POW, input, exponent=exponent)
+
+
+def zero_(input: Tensor) -> Tensor:  # noqa: A002
+    return apply_inplace(E.ZERO, input)
+
+
+def fill_(input: Tensor, value: Any) -> Tensor:  # noqa: A002
+    return apply_inplace(E.FILL, input, value=_scalar_or_tensor(value))
+
+
+def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:  # noqa: A002
+    if isinstance(src, Tensor):
+        np.broadcast_shapes(tuple(src.shape), tuple(input.shape))
+    return apply_inplace(E.COPY, input, _scalar_or_tensor(src))
+
+
+def exp_(input: Tensor) -> Tensor:  # noqa: A002
+    return apply_inplace(E.EXP, input)
+
+
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A001, A002
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
+                             _as_tensor(max, input))
+    return apply_inplace(E.CLAMP, input, min=min, max=max)
+
+
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    return apply_inplace(E.RELU, input)
+
+
+def sigmoid_(input: Tensor) -> Tensor:  # noqa: A002
+    return apply_inplace(E.SIGMOID, input)
+
+
+def tanh_(input: Tensor) -> Tensor:  # noqa: A002
+    return apply_inplace(E.TANH, input)
+
+
+def neg_(input: Tensor) -> Tensor:  # noqa: A002
+    return apply_inplace(E.NEG, input)
+
+
+# --- dtype / device ------------------------------------------------------------------------------------
+
+def to_dtype(input: Tensor, dtype: Any) -> Tensor:  # noqa: A002
+    """A copy in ``dtype`` (ToCopyBackward0), or ``input`` itself if it already has it."""
+    d = _dtypes.to_dtype(dtype)
+    if d is input.dtype:
+        return input
+    return apply(E.CAST, input, dtype=d.np)
+
+
+def to_device(input: Tensor, device: Any) -> Tensor:  # noqa: A002
+    """A copy on another JAX device (ToCopyBackward0; the gradient flows back)."""
+    return apply(E.TO_DEVICE, input, device=device)

@@ -1,0 +1,351 @@
+"""``apply``: the one choke point every jaxgrad op goes through.
+
+Only here do we check grad mode, decide the outputs' ``requires_grad``, save tensors (with
+their versions) for backward, build graph nodes, bump versions on in-place ops, rebase the
+history of in-place-modified views (``CopySlices``) and report to the profiler.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from . import _dtypes
+from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
+from ._grad_mode import _state, is_inference_mode_enabled
+from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
+from ._storage import Layout
+from ._tensor import Tensor
+
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `jaxgrad.no_grad()` instead "
+    "of `jaxgrad.inference_mode()`."
+)
+
+
+class OpNode(Node):
+    """The grad_fn of an op-table row: runs the row's formulas on the saved tensors."""
+
+    __slots__ = ("in_meta", "needs", "op", "saved", "static")
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        if all(g is None for g in grads):
+            return [None] * len(self.next_edges)
+        grads = self._materialize(grads)
+        saved = self._unpack()
+        if create_graph:
+            return self._apply_differentiable(saved, grads)
+        return self._apply_jitted(saved, grads)
+
+    def _apply_jitted(self, saved: dict, grads: list) -> list:
+        op, needs, g0 = self.op, self.needs, grads[0]
+        out: list = [None] * len(needs)
+        pending = False
+        for i, (name, need) in enumerate(zip(op.input_names(len(needs)), needs)):
+            if need:
+                shape, dtype = self.in_meta[i]
+                if name in op.identity and g0._value.shape == shape and g0._value.dtype == dtype:
+                    out[i] = g0  # torch hands the very same gradient tensor on
+                else:
+                    pending = True
+        if pending:
+            fn = jitted_backward(op, self.static, self._pending_needs(out), self.in_meta)
+            arrays = fn({k: t._value for k, t in saved.items()}, tuple(g._value for g in grads))
+            for i, a in enumerate(arrays):
+                if a is not None:
+                    out[i] = Tensor._make(a)
+        return out
+
+    def _pending_needs(self, done: list) -> tuple[bool, ...]:
+        return tuple(need and d is None for need, d in zip(self.needs, done))
+
+    def _apply_differentiable(self, saved: dict, grads: list) -> list:
+        names = tuple(saved)
+        bop = differentiable_backward_op(self.op, self.static, self.needs, self.in_meta, names,
+                                         type(self).__name__)
+        results = apply(bop, *saved.values(), *grads)
+        results = results if isinstance(results, tuple) else (results,)
+        it = iter(results)
+        return [next(it) if need else None for need in bop.needed_mask]
+
+    def _materialize(self, grads: list) -> list:
+        if len(grads) == 1 or all(g is not None for g in grads):
+            return grads
+        return [g if g is not None else Tensor._make(jnp.zeros(shape, dtype))
+                for g, (shape, dtype) in zip(grads, self.out_meta)]
+
+    def _unpack(self) -> dict:
+        saved = self.saved
+        if saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return {name: s.unpack(self) for name, s in saved.items()}
+
+    def release_variables(self) -> None:
+        if self.saved:
+            self.saved = None
+
+    def __getattr__(self, name: str) -> Any:
+        # torch exposes saved values as grad_fn._saved_<name>
+        if name.startswith("_saved_"):
+            key = name[len("_saved_"):]
+            saved = object.__getattribute__(self, "saved")
+            if saved is None:
+                raise RuntimeError(FREED_MESSAGE)
+            if key in saved:
+                return saved[key].unpack(self)
+            static = dict(object.__getattribute__(self, "static"))
+            if key in static:
+                return static[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+# --- the choke point ------------------------------------------------------------------------
+
+def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
+    """Run ``op`` on ``args`` (tensors, Python scalars or None) and record it for autograd."""
+    arrays = []
+    any_requires_grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            arrays.append(a._value)
+            any_requires_grad = any_requires_grad or a._requires_grad
+        else:
+            arrays.append(a)
+    skey = static_key(static) if static else ()
+    compute_dtype = _compute_dtype(op, args) if op.promote else None
+    out = jitted_forward(op, skey, compute_dtype, None)(
+        *arrays, *[x._value if isinstance(x, Tensor) else x for x in aux])
+    multi = isinstance(out, tuple)
+    results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
+    if any_requires_grad and getattr(_state, "grad", True) and (op.grads or op.variadic):
+        _record(op, skey, args, aux, results, compute_dtype)
+    return tuple(results) if multi else results[0]
+
+
+def _compute_dtype(op: Op, args: tuple):
+    tensors = [(a.dtype, a.ndim) for a in args if isinstance(a, Tensor)]
+    scalars = [a for a in args if a is not None and not isinstance(a, Tensor)]
+    d = _result_type_cached(tuple(tensors), tuple(type(s) for s in scalars))
+    if op.promote == "float" and not (d.is_floating_point or d.is_complex):
+        d = _dtypes.get_default_dtype()
+    return d.np
+
+
+@functools.lru_cache(maxsize=1024)
+def _result_type_cached(tensors: tuple, scalar_types: tuple):
+    samples = {bool: True, int: 1, float: 1.0, complex: 1j}
+    return _dtypes.result_type(list(tensors), [samples.get(t, 1.0) for t in scalar_types])
+
+
+def _edge(a: Any):
+    if isinstance(a, Tensor) and a._requires_grad:
+        return a._gradient_edge()
+    return None
+
+
+def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list, compute_dtype,
+            attach: bool = True) -> OpNode:
+    """Build the node for one op call; ``attach`` makes it the results' grad_fn."""
+    needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    edges = tuple(_edge(a) for a in args)
+    in_meta = tuple((a._value.shape, a._value.dtype) if isinstance(a, Tensor) else (None, None)
+                    for a in args)
+    node = node_class(op.node, OpNode)(edges, tuple((r._value.shape, r._value.dtype)
+                                                    for r in results))
+    node.op, node.static, node.needs, node.in_meta = op, skey, needs, in_meta
+    node.saved = _save(op, needs, args, aux, results, node, compute_dtype)
+    if not attach:
+        return node
+    for j, r in enumerate(results):
+        if j not in op.nondiff_outputs and (r.dtype.is_floating_point or r.dtype.is_complex):
+            r._requires_grad = True
+            r._grad_fn = node
+            r._output_nr = j
+    return node
+
+
+def _save(op: Op, needs, args, aux, results, node, compute_dtype) -> dict:
+    saved = {}
+    inputs = op.input_names(len(args))
+    for name in op.saved_names(needs):
+        if name in op.outputs:
+            j = op.outputs.index(name)
+            saved[name] = SavedTensor(results[j], node, j)
+            continue
+        if name in inputs:
+            value = args[inputs.index(name)]
+        else:
+            value = aux[op.aux.index(name)]
+        if value is None:
+            continue
+        if not isinstance(value, Tensor):
+            value = Tensor._make(jnp.asarray(value, compute_dtype))
+        elif value._inference:
+            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+        saved[name] = SavedTensor(value, value._grad_fn, value._output_nr)
+    return saved
+
+
+# --- views -----------------------------------------------------------------------------------
+
+def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: Any) -> Tensor:
+    """Run a view op: the result shares ``self``'s storage and version counter."""
+    out = apply(op, self, **static)
+    value = out._cell.array
+    out._cell = self._cell
+    out._layout = geometry(self._geometry(), **static)
+    out._arr, out._arr_gen = value, self._cell.generation
+    out._vc = self._vc
+    out._base = self._base if self._base is not None else self
+    out._view_version = self._vc.value
+    out._inference = self._inference
+    return out
+
+
+def regenerate_view_node(view: Tensor) -> None:
+    """Give a view whose base (or itself) was modified in place an AsStridedBackward0 grad_fn."""
+    from ._ops.views import AS_STRIDED
+
+    base = view._base
+    view._view_version = view._vc.value
+    edge = base._gradient_edge() if base._requires_grad else None
+    if edge is None:
+        return
+    layout = view._layout
+    node = node_class(AS_STRIDED.node, OpNode)((edge,), ((layout.shape, view._value.dtype),))
+    node.op, node.static = AS_STRIDED, static_key({"layout_out": layout})
+    node.needs, node.in_meta, node.saved = (True,), ((base.shape, base._value.dtype),), {}
+    view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
+    view._backward_hooks = None
+
+
+# --- in-place ----------------------------------------------------------------------------------
+
+def check_inplace(self: Tensor) -> None:
+    """torch's errors for in-place ops on leaves (and their views) that require grad."""
+    if self._inference and not is_inference_mode_enabled():
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+            "a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
+    if not getattr(_state, "grad", True):
+        return
+    base = self._base
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if self._requires_grad and self._grad_fn is None and base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static: Any) -> Tensor:
+    """Run ``op`` with ``self`` as first input and write the result into ``self``."""
+    check_inplace(self)
+    args = (self, *others)
+    skey = static_key(static) if static else ()
+    out_dtype = self._value.dtype
+    compute_dtype = _compute_dtype(op, args) if op.promote else None
+    if compute_dtype is not None and not _dtypes.can_cast(
+            _dtypes.from_numpy_dtype(compute_dtype), self.dtype):
+        raise RuntimeError(
+            f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
+            f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
+    arrays = [a._value if isinstance(a, Tensor) else a for a in args]
+    new = jitted_forward(op, skey, compute_dtype, out_dtype)(
+        *arrays, *[x._value if isinstance(x, Tensor) else x for x in aux])
+    record = getattr(_state, "grad", True) and any(
+        isinstance(a, Tensor) and a._requires_grad for a in args)
+    node = None
+    if record:
+        node = _record(op, skey, (_snapshot(self), *others), aux, [self], compute_dtype,
+                       attach=False)
+    self._write(new)
+    self._vc.value += 1
+    if node is not None:
+        _rebase_history(self, node)
+    return self
+
+
+def _snapshot(self: Tensor) -> Tensor:
+    """The pre-modification ``self``: its current value and autograd identity (torch's clone)."""
+    snap = Tensor._make(self._value, self._requires_grad)
+    snap._grad_fn, snap._output_nr = self.grad_fn, self._output_nr
+    return snap
+
+
+def _rebase_history(self: Tensor, node: OpNode) -> None:
+    """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices."""
+    for name, s in (node.saved or {}).items():
+        if name in node.op.outputs:  # saved results are the modified self, at the new version
+            s.tensor, s.version = self, self._vc.value
+    base = self._base
+    if base is None:
+        self._set_history(node, 0)
+        self._requires_grad = True
+        return
+    copy = CopySlices(base._gradient_edge(), self._layout, node, base)
+    base._set_history(copy, 0)
+    base._requires_grad = True
+    self._requires_grad = True
+
+
+class CopySlices(Node):
+    """grad_fn of a base after an in-place op on one of its views (torch's CopySlices)."""
+
+    __slots__ = ("base_meta", "fn", "layout")
+
+    def __init__(self, base_edge, layout: Layout, fn: OpNode, base: Tensor) -> None:
+        super().__init__((base_edge, *fn.next_edges[1:]), ((base.shape, base._value.dtype),))
+        self.fn, self.layout = fn, layout
+        self.base_meta = (tuple(base.shape), base._value.dtype)
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        from ._ops.views import as_strided_gather, as_strided_scatter
+
+        g = grads[0]
+        if g is None:
+            return [None] * len(self.next_edges)
+        view_grad = as_strided_gather(g, self.layout)
+        res = self.fn.apply([view_grad], create_graph)
+        slot = res[0] if res[0] is not None else Tensor._make(jnp.zeros_like(view_grad._value))
+        return [as_strided_scatter(g, slot, self.layout), *res[1:]]
+
+    def release_variables(self) -> None:
+        self.fn.release_variables()
+
+
+# --- differentiable backward (create_graph=True) -----------------------------------------------
+
+@functools.lru_cache(maxsize=4096)
+def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple,
+                               saved_names: tuple, node_name: str) -> Op:
+    """An op whose forward is ``op``'s backward and whose backward is that function's VJP."""
+    core = backward_function(op, skey, needs, in_meta)
+    k = len(saved_names)
+    mask = tuple(need and (op.variadic is not None or name in op.grads)
+                 for name, need in zip(op.input_names(len(needs)), needs))
+
+    def forward(*arrays):
+        out = core(dict(zip(saved_names, arrays[:k])), tuple(arrays[k:]))
+        return tuple(o for o, m in zip(out, mask) if m)
+
+    bop = vjp_op(node_name + "Backward", forward)
+    bop.needed_mask = mask
+    return bop
+
+
+def vjp_op(node_name: str, fn: Callable) -> Op:
+    """An op computing ``fn(*inputs) -> tuple`` whose backward is ``jax.vjp(fn)``."""
+
+    def pullback(inputs, grads):
+        _, vjp = jax.vjp(fn, *inputs)
+        return vjp(tuple(grads))
+
+    return Op(node_name, node_name, fn, inputs=None, variadic=pullback)

@@ -1,0 +1,360 @@
+"""The backward engine, following torch/csrc/autograd/engine.cpp.
+
+1. Count, for every node reachable from the roots, how many edges point at it.
+2. Start from a GraphRoot holding the root gradients; run ready nodes highest sequence number
+   first (AccumulateGrad nodes have the highest, so leaves accumulate as soon as they can).
+3. For a node: tensor hooks, then retain_grad hooks, then node pre-hooks, the node itself, then
+   node post-hooks; free its saved tensors unless ``retain_graph``; hand each output gradient to
+   the next node's input buffer (summing), and queue that node once all its inputs arrived.
+With ``inputs`` (``autograd.grad`` or ``backward(inputs=...)``) only nodes on a path to the
+inputs run, and the inputs' gradients are captured where they arrive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import jax.numpy as jnp
+
+from ._dtypes import type_name
+from ._graph import AccumulateGrad, GraphRoot, Node
+from ._grad_mode import set_grad_enabled
+from ._tensor import Tensor
+
+
+# --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
+
+def _sift_up(heap: list, hole: int, top: int, item: Node) -> None:
+    parent = (hole - 1) // 2
+    while hole > top and heap[parent].seq < item.seq:
+        heap[hole] = heap[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    heap[hole] = item
+
+
+def _push(heap: list, item: Node) -> None:
+    heap.append(item)
+    _sift_up(heap, len(heap) - 1, 0, item)
+
+
+def _pop(heap: list) -> Node:
+    top = heap[0]
+    last = heap.pop()
+    n = len(heap)
+    if n == 0:
+        return top
+    hole, child = 0, 0
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if heap[child].seq < heap[child - 1].seq:
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    _sift_up(heap, hole, 0, last)
+    return top
+
+
+# --- graph analysis ------------------------------------------------------------------------------
+
+def _dependencies(root: Node) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    seen = {root}
+    stack = [root]
+    while stack:
+        fn = stack.pop()
+        for edge in fn.next_edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _exec_info(root: Node, outputs: list, accumulate: bool) -> tuple[set, dict]:
+    """Nodes that must run to reach ``outputs``; and, per node, the captures it makes."""
+    captures: dict[Node, list] = {}
+    targets: set[Node] = set()
+    for i, (fn, input_nr) in enumerate(outputs):
+        if accumulate:
+            targets.add(fn)
+        else:
+            captures.setdefault(fn, []).append((input_nr, i))
+    needed: set[Node] = set(targets)
+    wanted = targets | set(captures)
+    # iterative post-order: a node is needed if any child is needed or wanted
+    stack = [(root, iter(root.next_edges))]
+    visited = {root}
+    while stack:
+        fn, it = stack[-1]
+        for edge in it:
+            if edge is None:
+                continue
+            child = edge[0]
+            if child not in visited:
+                visited.add(child)
+                stack.append((child, iter(child.next_edges)))
+                break
+        else:
+            stack.pop()
+            if fn not in needed and any(
+                    e is not None and (e[0] in needed or e[0] in wanted) for e in fn.next_edges):
+                needed.add(fn)
+    return needed, captures
+
+
+# --- running nodes --------------------------------------------------------------------------------
+
+def _check_hook_result(hook: Any, old: Tensor, new: Any) -> Tensor:
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if new.dtype is not old.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"jaxgrad.{type_name(old.dtype)} got jaxgrad.{type_name(new.dtype)})")
+    if tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return new
+
+
+def _run_hooks(hooks, grad: Tensor) -> Tensor:
+    for hook in list(hooks.values()):
+        out = hook(grad)
+        if out is not None:
+            grad = _check_hook_result(hook, grad, out)
+    return grad
+
+
+def _call_tensor_pre_hooks(fn: Node, grads: list) -> list:
+    if isinstance(fn, AccumulateGrad):
+        hooks = fn.variable._backward_hooks
+        if hooks and grads[0] is not None:
+            grads = [_run_hooks(hooks, grads[0])]
+        return grads
+    if fn._tensor_hooks:
+        for output_nr, hooks in fn._tensor_hooks:
+            if hooks and grads[output_nr] is not None:
+                grads[output_nr] = _run_hooks(hooks, grads[output_nr])
+    if fn._retains:
+        for output_nr, ref in list(fn._retains.items()):
+            tensor, grad = ref(), grads[output_nr]
+            if tensor is None or grad is None:
+                continue
+            if tensor._grad is None:
+                tensor._grad = grad.clone() if grad.requires_grad else Tensor._make(grad._value)
+            else:
+                tensor._grad = tensor._grad + grad
+    return grads
+
+
+def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool) -> list:
+    grads = _call_tensor_pre_hooks(fn, grads)
+    if fn._pre_hooks:
+        for hook in list(fn._pre_hooks.values()):
+            out = hook(tuple(grads))
+            if out is not None:
+                grads = list(out)
+    outputs = fn.apply(grads, create_graph)
+    if fn._post_hooks:
+        for hook in list(fn._post_hooks.values()):
+            out = hook(tuple(outputs), tuple(grads))
+            if out is not None:
+                outputs = list(out)
+    if not keep_graph:
+        fn.release_variables()
+    return outputs
+
+
+def _accumulate(buffer: list, slot: int, grad: Tensor, create_graph: bool) -> None:
+    old = buffer[slot]
+    if old is None:
+        buffer[slot] = grad
+    elif create_graph:
+        buffer[slot] = old + grad
+    else:
+        buffer[slot] = Tensor._make(old._value + grad._value)
+
+
+def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
+            outputs: list | None = None, accumulate: bool = True) -> list:
+    """Run the graph below ``root``; returns the captured gradients for ``outputs``."""
+    deps = _dependencies(root)
+    needed, captures = _exec_info(root, outputs, accumulate) if outputs else (None, {})
+    captured: list = [None] * (len(outputs) if outputs else 0)
+    buffers: dict[Node, list] = {}
+    heap: list[Node] = [root]
+    while heap:
+        fn = _pop(heap)
+        grads = buffers.pop(fn, None) or [None] * max(len(fn.out_meta), 1)
+        if needed is not None:
+            run = fn in needed or fn is root
+            if fn in captures:
+                seen = grads if run else _call_tensor_pre_hooks(fn, grads)
+                for input_nr, i in captures[fn]:
+                    captured[i] = seen[input_nr]
+            if not run:
+                continue
+        results = _call_function(fn, grads, keep_graph, create_graph)
+        for edge, grad in zip(fn.next_edges, results):
+            if edge is None:
+                continue
+            nxt, slot = edge
+            deps[nxt] -= 1
+            if needed is not None and nxt not in needed and nxt not in captures:
+                continue
+            buffer = buffers.get(nxt)
+            if buffer is None:
+                buffer = buffers[nxt] = [None] * max(len(nxt.out_meta), 1)
+            if grad is not None:
+                _accumulate(buffer, slot, grad, create_graph)
+            if deps[nxt] == 0:
+                _push(heap, nxt)
+    return captured
+
+
+# --- public entry points --------------------------------------------------------------------------
+
+def _as_tuple(x: Any) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list:
+    """torch.autograd.__init__._make_grads: check or create the root gradients."""
+    new = []
+    for i, (out, grad) in enumerate(zip(outputs, grads)):
+        if isinstance(grad, Tensor):
+            if tuple(grad.shape) != tuple(out.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} and "
+                    f"output[{i}] has a shape of {out.shape}.")
+            new.append(grad)
+        elif grad is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.dtype.is_floating_point:
+                    raise RuntimeError("grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
+                new.append(Tensor._make(jnp.ones(out._value.shape, out._value.dtype)))
+            else:
+                new.append(None)
+        else:
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(grad).__name__}")
+    return new
+
+
+def _root_edges(tensors: Sequence[Tensor]) -> tuple:
+    edges = []
+    for i, t in enumerate(tensors):
+        edge = t._gradient_edge()
+        if edge is None:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(edge)
+    return tuple(edges)
+
+
+def _input_edges(inputs: Sequence[Tensor]) -> list:
+    edges = []
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element of inputs, got {type(t).__name__}")
+        edge = t._gradient_edge()
+        if edge is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(edge)
+    return edges
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None,
+             inputs: Any = None) -> None:
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (torch.autograd.backward).
+
+    >>> import jaxgrad
+    >>> a = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> jaxgrad.autograd.backward(2 * a, grad_tensors=jaxgrad.ones(2)); a.grad
+    tensor([2., 2.])
+    """
+    tensors = _as_tuple(tensors)
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
+                           if not grads else
+                           f"Mismatch in number of gradients: got {len(grads)} gradients for "
+                           f"{len(tensors)} tensors")
+    root_grads = _make_grads(tensors, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = _root_edges(tensors)
+    outputs = None
+    if inputs:
+        for t in inputs:
+            if t.grad_fn is not None:
+                t.retain_grad()
+        outputs = _input_edges(inputs)
+    with set_grad_enabled(create_graph):
+        execute(GraphRoot(edges, root_grads), retain_graph, create_graph, outputs, True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """Gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated.
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.tensor(2.0, requires_grad=True)
+    >>> (g,) = jaxgrad.autograd.grad(x ** 3, x, create_graph=True); g
+    tensor(12., grad_fn=<MulBackward0Backward>)
+    >>> jaxgrad.autograd.grad(g, x)
+    (tensor(12.),)
+    """
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported yet")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
+                         "True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad_outputs should be a sequence of length {len(outputs)}, "
+                           f"but got {len(grads)}")
+    root_grads = _make_grads(outputs, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = _root_edges(outputs)
+    input_edges = _input_edges(inputs)
+    with set_grad_enabled(create_graph):
+        result = execute(GraphRoot(edges, root_grads), retain_graph, create_graph, input_edges,
+                         False)
+    for i, (g, t) in enumerate(zip(result, inputs)):
+        if g is None:
+            if materialize_grads:
+                result[i] = Tensor._make(jnp.zeros(t._value.shape, t._value.dtype))
+            elif not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+    return tuple(result)

@@ -1,0 +1,175 @@
+"""Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+The flags are thread-local, as in torch: a ``no_grad`` block in one thread does not affect
+another. Each mode works as a context manager and as a decorator (also on generators).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations currently record autograd history (thread-local).
+
+    >>> import jaxgrad
+    >>> with jaxgrad.no_grad():
+    ...     jaxgrad.is_grad_enabled()
+    False
+    """
+    return getattr(_state, "grad", True)
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an ``inference_mode`` block is active in this thread."""
+    return getattr(_state, "inference", False)
+
+
+def _set_grad(enabled: bool) -> None:
+    _state.grad = enabled
+
+
+class _DecoratorContextManager:
+    """Base: a context manager that can also decorate functions and generator functions."""
+
+    def clone(self) -> _DecoratorContextManager:
+        return self.__class__()
+
+    def __call__(self, func: Callable) -> Callable:
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
+
+        @functools.wraps(func)
+        def decorated(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return decorated
+
+    def _wrap_generator(self, func: Callable) -> Callable:
+        @functools.wraps(func)
+        def generator(*args: Any, **kwargs: Any):
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # forward throw() into the generator
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
+
+        return generator
+
+
+class no_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
+    """Disable gradient recording inside the block (or the decorated function).
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.tensor([1.0], requires_grad=True)
+    >>> with jaxgrad.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def __enter__(self) -> None:
+        self._prev = is_grad_enabled()
+        _set_grad(False)
+
+    def __exit__(self, *exc: object) -> None:
+        _set_grad(self._prev)
+
+
+class enable_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
+    """Enable gradient recording inside the block, e.g. within a ``no_grad`` region.
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.tensor([1.0], requires_grad=True)
+    >>> with jaxgrad.no_grad(), jaxgrad.enable_grad():
+    ...     (x * 2).requires_grad
+    True
+    """
+
+    def __enter__(self) -> None:
+        self._prev = is_grad_enabled()
+        _set_grad(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _set_grad(self._prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - torch's name
+    """Set grad mode on or off; takes effect at once, and as a context manager it restores.
+
+    >>> import jaxgrad
+    >>> _ = jaxgrad.set_grad_enabled(False); jaxgrad.is_grad_enabled()
+    False
+    >>> _ = jaxgrad.set_grad_enabled(True)
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = is_grad_enabled()
+        self.mode = bool(mode)
+        _set_grad(self.mode)
+
+    def __call__(self, func: Callable) -> Callable:
+        _set_grad(self._prev)
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        _set_grad(self.mode)
+
+    def __exit__(self, *exc: object) -> None:
+        _set_grad(self._prev)
+
+    def clone(self) -> set_grad_enabled:
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):  # noqa: N801 - torch's name
+    """Like ``no_grad``, and tensors made inside are inference tensors (``is_inference()``).
+
+    >>> import jaxgrad
+    >>> with jaxgrad.inference_mode():
+    ...     t = jaxgrad.ones(2)
+    >>> t.is_inference()
+    True
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+
+    def __call__(self, func: Callable) -> Callable:
+        if isinstance(func, bool):  # @inference_mode(False) used without a call
+            return self.__class__(func)
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        self._prev = (is_grad_enabled(), is_inference_mode_enabled())
+        if self.mode:
+            _set_grad(False)
+            _state.inference = True
+
+    def __exit__(self, *exc: object) -> None:
+        _set_grad(self._prev[0])
+        _state.inference = self._prev[1]
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)

@@ -1,0 +1,143 @@
+"""Elementwise ops. What each formula names is what torch saves (derivatives.yaml):
+add saves nothing, mul saves the other input, exp/tanh/sigmoid/relu/sqrt save their result.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ._table import Op, identity_grad
+
+# --- arithmetic ---------------------------------------------------------------------------
+
+ADD = Op("add", "AddBackward0", lambda x, y, alpha: x + alpha * y if alpha != 1 else x + y,
+         inputs=("self", "other"), promote="common",
+         grads={"self": identity_grad,
+                "other": lambda grad, alpha: grad * alpha if alpha != 1 else grad})
+SUB = Op("sub", "SubBackward0", lambda x, y, alpha: x - alpha * y if alpha != 1 else x - y,
+         inputs=("self", "other"), promote="common",
+         grads={"self": identity_grad, "other": lambda grad, alpha: -grad * alpha})
+RSUB = Op("rsub", "RsubBackward1", lambda x, other, alpha: other - alpha * x,
+          promote="common", grads={"self": lambda grad, alpha: -grad * alpha})
+MUL = Op("mul", "MulBackward0", jnp.multiply, inputs=("self", "other"), promote="common",
+         grads={"self": lambda grad, other: grad * other,
+                "other": lambda grad, self: grad * self})
+DIV = Op("div", "DivBackward0", jnp.true_divide, inputs=("self", "other"), promote="float",
+         grads={"self": lambda grad, other: grad / other,
+                "other": lambda grad, self, other: -grad * self / (other * other)})
+NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad})
+RECIPROCAL = Op("reciprocal", "ReciprocalBackward0", jnp.reciprocal, promote="float",
+                grads={"self": lambda grad, result: -grad * result * result})
+
+
+def _pow_scalar_grad(grad, self, exponent):
+    if exponent == 0:
+        return jnp.zeros_like(grad)
+    return grad * exponent * jnp.power(self, exponent - 1)
+
+
+def _pow_tensor_exponent_grad(grad, self, exponent, result):
+    # torch masks log(0) where the exponent is >= 0 so that 0 ** positive has zero grad.
+    safe = jnp.where((self == 0) & (exponent >= 0), jnp.zeros_like(result), result * jnp.log(self))
+    return grad * safe
+
+
+POW = Op("pow", "PowBackward0", lambda x, exponent: jnp.power(x, exponent), promote="common",
+         grads={"self": _pow_scalar_grad})
+POW_TENSOR = Op("pow", "PowBackward1", jnp.power, inputs=("self", "exponent"), promote="common",
+                grads={"self": lambda grad, self, exponent: jnp.where(
+                    exponent == 0, 0.0, grad * exponent * jnp.power(self, exponent - 1)),
+                    "exponent": _pow_tensor_exponent_grad})
+POW_SCALAR_BASE = Op(
+    "pow", "PowBackward2", lambda exponent, base: jnp.power(base, exponent),
+    inputs=("exponent",), promote="common",
+    grads={"exponent": lambda grad, result, base: grad * result * jnp.log(jnp.asarray(
+        base, result.dtype)) if base != 0 else jnp.zeros_like(grad)})
+
+# --- unary math --------------------------------------------------------------------------------
+
+ABS = Op("abs", "AbsBackward0", jnp.abs, grads={"self": lambda grad, self: grad * jnp.sign(self)})
+EXP = Op("exp", "ExpBackward0", jnp.exp, promote="float",
+         grads={"self": lambda grad, result: grad * result})
+LOG = Op("log", "LogBackward0", jnp.log, promote="float",
+         grads={"self": lambda grad, self: grad / self})
+SQRT = Op("sqrt", "SqrtBackward0", jnp.sqrt, promote="float",
+          grads={"self": lambda grad, result: grad / (2 * result)})
+SIN = Op("sin", "SinBackward0", jnp.sin, promote="float",
+         grads={"self": lambda grad, self: grad * jnp.cos(self)})
+COS = Op("cos", "CosBackward0", jnp.cos, promote="float",
+         grads={"self": lambda grad, self: -grad * jnp.sin(self)})
+TANH = Op("tanh", "TanhBackward0", jnp.tanh, promote="float",
+          grads={"self": lambda grad, result: grad * (1 - result * result)})
+SIGMOID = Op("sigmoid", "SigmoidBackward0", jax.nn.sigmoid, promote="float",
+             grads={"self": lambda grad, result: grad * result * (1 - result)})
+RELU = Op("relu", "ReluBackward0", lambda x: jnp.maximum(x, jnp.zeros((), x.dtype)),
+          grads={"self": lambda grad, result: jnp.where(result <= 0, jnp.zeros_like(grad), grad)})
+
+
+def _clamp_fwd(x, min, max):  # noqa: A002 - torch's argument names
+    if min is not None:
+        x = jnp.maximum(x, jnp.asarray(min, x.dtype))
+    if max is not None:
+        x = jnp.minimum(x, jnp.asarray(max, x.dtype))
+    return x
+
+
+def _clamp_grad(grad, self, min, max):  # noqa: A002
+    keep = jnp.ones(self.shape, bool)
+    if min is not None:
+        keep = keep & (self >= min)
+    if max is not None:
+        keep = keep & (self <= max)
+    return jnp.where(keep, grad, jnp.zeros_like(grad))
+
+
+CLAMP = Op("clamp", "ClampBackward1", _clamp_fwd, grads={"self": _clamp_grad})
+
+
+def _clamp_min_grad(grad, self, min, max):  # noqa: A002
+    below = self < min
+    if max is not None:
+        below = below & (min < max)
+    return jnp.where(below, grad, jnp.zeros_like(grad))
+
+
+def _clamp_max_grad(grad, self, min, max):  # noqa: A002
+    above = self > max
+    if min is not None:
+        above = above | (max < min)
+    return jnp.where(above, grad, jnp.zeros_like(grad))
+
+
+CLAMP_TENSOR = Op("clamp", "ClampBackward0", _clamp_fwd, inputs=("self", "min", "max"),
+                  promote="common",
+                  grads={"self": _clamp_grad, "min": _clamp_min_grad, "max": _clamp_max_grad})
+
+FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value),
+          grads={"self": lambda grad: jnp.zeros_like(grad)})
+ZERO = Op("zero", "ZeroBackward0", jnp.zeros_like, grads={"self": lambda grad: jnp.zeros_like(grad)})
+COPY = Op("copy", "CopyBackwards",
+          lambda x, src: jnp.broadcast_to(jnp.asarray(src, x.dtype), x.shape),
+          inputs=("self", "src"),
+          grads={"self": lambda grad: jnp.zeros_like(grad), "src": identity_grad})
+
+WHERE = Op("where", "WhereBackward0", lambda x, y, condition: jnp.where(condition, x, y),
+           inputs=("self", "other"), aux=("condition",), promote="common",
+           grads={"self": lambda grad, condition: jnp.where(condition, grad, 0),
+                  "other": lambda grad, condition: jnp.where(condition, 0, grad)})
+
+# --- non-differentiable -------------------------------------------------------------------------
+
+EQ = Op("eq", None, jnp.equal, inputs=("self", "other"), promote="common")
+NE = Op("ne", None, jnp.not_equal, inputs=("self", "other"), promote="common")
+LT = Op("lt", None, jnp.less, inputs=("self", "other"), promote="common")
+LE = Op("le", None, jnp.less_equal, inputs=("self", "other"), promote="common")
+GT = Op("gt", None, jnp.greater, inputs=("self", "other"), promote="common")
+GE = Op("ge", None, jnp.greater_equal, inputs=("self", "other"), promote="common")
+LOGICAL_NOT = Op("logical_not", None, jnp.logical_not)
+SIGN = Op("sign", "SignBackward0", jnp.sign, grads={"self": lambda grad: jnp.zeros_like(grad)})
+CAST = Op("to", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
+          grads={"self": identity_grad})
+TO_DEVICE = Op("to", "ToCopyBackward0", lambda x, device: jax.device_put(x, device),
+               grads={"self": identity_grad})

@@ -1,0 +1,150 @@
+"""Reductions, normalisations and joins: sum, mean, prod, amax/amin, max/min, var/std,
+softmax/log_softmax, cat/stack/unbind. ``dim`` is always a tuple of non-negative ints here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+from ._table import Op
+
+
+def _expand_back(grad, self_shape, dim, keepdim):
+    """Broadcast a reduced gradient back over the reduced dims."""
+    if not keepdim and dim:
+        grad = jnp.expand_dims(grad, dim)
+    return jnp.broadcast_to(grad, self_shape)
+
+
+def _count(self_shape, dim):
+    return math.prod(self_shape[d] for d in dim) if dim else math.prod(self_shape)
+
+
+SUM = Op("sum", "SumBackward0", lambda x, dtype: jnp.sum(x, dtype=dtype),
+         grads={"self": lambda grad, self_shape: jnp.broadcast_to(grad, self_shape)})
+SUM_DIM = Op("sum", "SumBackward1",
+             lambda x, dim, keepdim, dtype: jnp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype),
+             grads={"self": _expand_back})
+MEAN = Op("mean", "MeanBackward0", lambda x, dtype: jnp.mean(x, dtype=dtype),
+          grads={"self": lambda grad, self_shape: jnp.broadcast_to(
+              grad / max(math.prod(self_shape), 1) if math.prod(self_shape) else grad * jnp.nan,
+              self_shape)})
+MEAN_DIM = Op("mean", "MeanBackward1",
+              lambda x, dim, keepdim, dtype: jnp.mean(x, axis=dim, keepdims=keepdim, dtype=dtype),
+              grads={"self": lambda grad, self_shape, dim, keepdim: _expand_back(
+                  grad / _count(self_shape, dim), self_shape, dim, keepdim)})
+
+
+def _prod_grad(grad, self, dim, keepdim):
+    # jax.vjp of the product handles zeros exactly as torch's prod_backward does
+    _, pullback = jax.vjp(lambda x: jnp.prod(x, axis=dim, keepdims=keepdim), self)
+    return pullback(grad)[0]
+
+
+PROD = Op("prod", "ProdBackward0", lambda x, dtype: jnp.prod(x, dtype=dtype), saves=("result",),
+          grads={"self": lambda grad, self: _prod_grad(grad, self, None, False)})
+PROD_DIM = Op("prod", "ProdBackward1",
+              lambda x, dim, keepdim, dtype: jnp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype),
+              saves=("result",), grads={"self": _prod_grad})
+
+
+def _evenly_distribute(grad, self, result, dim, keepdim):
+    """Gradient of max/min/amax/amin split evenly among the tied extreme elements."""
+    expanded = result if keepdim or dim is None else jnp.expand_dims(result, dim)
+    mask = self == expanded
+    count = mask.sum(axis=dim, keepdims=True)
+    g = grad if keepdim or dim is None else jnp.expand_dims(grad, dim)
+    return jnp.where(mask, g / count.astype(grad.dtype), jnp.zeros((), grad.dtype))
+
+
+AMAX = Op("amax", "AmaxBackward0", lambda x, dim, keepdim: jnp.max(x, axis=dim, keepdims=keepdim),
+          grads={"self": _evenly_distribute})
+AMIN = Op("amin", "AminBackward0", lambda x, dim, keepdim: jnp.min(x, axis=dim, keepdims=keepdim),
+          grads={"self": _evenly_distribute})
+MAX_ALL = Op("max", "MaxBackward1", jnp.max, grads={
+    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)})
+MIN_ALL = Op("min", "MinBackward1", jnp.min, grads={
+    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)})
+
+
+def _select_back(grad, indices, self_shape, dim, keepdim):
+    """Scatter a gradient into the positions ``indices`` chose along ``dim``."""
+    d = dim[0]
+    if not keepdim:
+        grad, indices = jnp.expand_dims(grad, d), jnp.expand_dims(indices, d)
+    iota_shape = [1] * len(self_shape)
+    iota_shape[d] = self_shape[d]
+    hit = jnp.arange(self_shape[d]).reshape(iota_shape) == indices
+    return jnp.where(hit, grad, jnp.zeros((), grad.dtype))
+
+
+def _max_dim(x, dim, keepdim):
+    return (jnp.max(x, axis=dim[0], keepdims=keepdim),
+            jnp.argmax(x, axis=dim[0], keepdims=keepdim).astype(jnp.int64))
+
+
+def _min_dim(x, dim, keepdim):
+    return (jnp.min(x, axis=dim[0], keepdims=keepdim),
+            jnp.argmin(x, axis=dim[0], keepdims=keepdim).astype(jnp.int64))
+
+
+MAX_DIM = Op("max", "MaxBackward0", _max_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
+             grads={"self": _select_back})
+MIN_DIM = Op("min", "MinBackward0", _min_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
+             grads={"self": _select_back})
+ARGMAX = Op("argmax", None, lambda x, dim, keepdim: jnp.argmax(
+    x.reshape(-1) if dim is None else x, axis=dim, keepdims=keepdim).astype(jnp.int64))
+ARGMIN = Op("argmin", None, lambda x, dim, keepdim: jnp.argmin(
+    x.reshape(-1) if dim is None else x, axis=dim, keepdims=keepdim).astype(jnp.int64))
+ANY = Op("any", None, lambda x, dim, keepdim: jnp.any(x, axis=dim, keepdims=keepdim))
+ALL = Op("all", None, lambda x, dim, keepdim: jnp.all(x, axis=dim, keepdims=keepdim))
+
+
+def _var(x, dim, correction, keepdim):
+    return jnp.var(x, axis=dim, ddof=correction, keepdims=keepdim)
+
+
+def _var_grad(grad, self, dim, correction, keepdim):
+    n = _count(self.shape, dim)
+    mean = jnp.mean(self, axis=dim, keepdims=True)
+    g = grad if keepdim or dim is None else jnp.expand_dims(grad, dim)
+    return g * (2.0 / (n - correction)) * (self - mean)
+
+
+VAR = Op("var", "VarBackward0", _var, grads={"self": _var_grad})
+STD = Op("std", "StdBackward0", lambda x, dim, correction, keepdim: jnp.sqrt(
+    _var(x, dim, correction, keepdim)), grads={
+    "self": lambda grad, self, result, dim, correction, keepdim: _var_grad(
+        grad / (2 * result), self, dim, correction, keepdim)})
+
+
+SOFTMAX = Op("softmax", "SoftmaxBackward0", lambda x, dim: jax.nn.softmax(x, axis=dim),
+             promote="float",
+             grads={"self": lambda grad, result, dim: result * (
+                 grad - jnp.sum(grad * result, axis=dim, keepdims=True))})
+LOG_SOFTMAX = Op("log_softmax", "LogSoftmaxBackward0",
+                 lambda x, dim: jax.nn.log_softmax(x, axis=dim), promote="float",
+                 grads={"self": lambda grad, result, dim: grad - jnp.exp(result) * jnp.sum(
+                     grad, axis=dim, keepdims=True)})
+
+
+def _split_back(grad, in_shapes, dim):
+    bounds, acc = [], 0
+    for shape in in_shapes[:-1]:
+        acc += shape[dim]
+        bounds.append(acc)
+    return tuple(jnp.split(grad, bounds, axis=dim))
+
+
+CAT = Op("cat", "CatBackward0", lambda *xs, dim: jnp.concatenate(xs, axis=dim), inputs=None,
+         promote="common", variadic=_split_back)
+STACK = Op("stack", "StackBackward0", lambda *xs, dim: jnp.stack(xs, axis=dim), inputs=None,
+           promote="common",
+           variadic=lambda grad, dim, in_shapes: tuple(
+               jnp.squeeze(g, dim) for g in jnp.split(grad, len(in_shapes), axis=dim)))
+UNBIND = Op("unbind", "UnbindBackward0",
+            lambda x, dim: tuple(jnp.moveaxis(x, dim, 0)), outputs=("result",),
+            grads={"self": lambda grads, dim: jnp.stack(grads, axis=dim)})

@@ -1,0 +1,179 @@
+"""View ops: results share their input's storage. Each row comes with its stride geometry
+(torch's sizes/strides/offset rules), which says where the view's elements live in the base.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+from jax import lax
+
+from .._storage import Layout, _flat_index, view_strides
+from ._table import Op, identity_grad
+
+
+def _named(op: Op, node: str) -> Op:
+    """The same row under another torch node name (e.g. SqueezeBackward1)."""
+    return Op(op.name, node, op.forward, inputs=op.inputs, outputs=op.outputs, grads=op.grads)
+
+
+# --- geometry: Layout -> Layout ---------------------------------------------------------------
+
+def view_geometry(layout: Layout, shape: tuple[int, ...]) -> Layout:
+    strides = view_strides(layout.shape, layout.strides, shape)
+    assert strides is not None  # callers check viewability first
+    return Layout(tuple(shape), strides, layout.offset)
+
+
+def slice_geometry(layout: Layout, dim: int, start: int, stop: int, step: int) -> Layout:
+    shape, strides = list(layout.shape), list(layout.strides)
+    shape[dim] = len(range(start, stop, step))
+    offset = layout.offset + (start * strides[dim] if shape[dim] else 0)
+    strides[dim] *= step
+    return Layout(tuple(shape), tuple(strides), offset)
+
+
+def select_geometry(layout: Layout, dim: int, index: int) -> Layout:
+    shape, strides = list(layout.shape), list(layout.strides)
+    offset = layout.offset + index * strides[dim]
+    del shape[dim], strides[dim]
+    return Layout(tuple(shape), tuple(strides), offset)
+
+
+def unsqueeze_geometry(layout: Layout, dim: int) -> Layout:
+    shape, strides = list(layout.shape), list(layout.strides)
+    stride = 1 if dim >= len(shape) else shape[dim] * strides[dim]
+    shape.insert(dim, 1)
+    strides.insert(dim, stride)
+    return Layout(tuple(shape), tuple(strides), layout.offset)
+
+
+def squeeze_geometry(layout: Layout, dims: tuple[int, ...]) -> Layout:
+    keep = [i for i in range(len(layout.shape)) if not (i in dims and layout.shape[i] == 1)]
+    return Layout(tuple(layout.shape[i] for i in keep), tuple(layout.strides[i] for i in keep),
+                  layout.offset)
+
+
+def permute_geometry(layout: Layout, dims: tuple[int, ...]) -> Layout:
+    return Layout(tuple(layout.shape[d] for d in dims), tuple(layout.strides[d] for d in dims),
+                  layout.offset)
+
+
+def transpose_geometry(layout: Layout, dim0: int, dim1: int) -> Layout:
+    dims = list(range(len(layout.shape)))
+    dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
+    return permute_geometry(layout, tuple(dims))
+
+
+def t_geometry(layout: Layout) -> Layout:
+    return permute_geometry(layout, tuple(reversed(range(len(layout.shape)))))
+
+
+def expand_geometry(layout: Layout, shape: tuple[int, ...]) -> Layout:
+    lead = len(shape) - len(layout.shape)
+    strides = [0] * lead
+    for i, (old, stride) in enumerate(zip(layout.shape, layout.strides)):
+        strides.append(stride if old == shape[lead + i] else 0)
+    return Layout(tuple(shape), tuple(strides), layout.offset)
+
+
+def alias_geometry(layout: Layout) -> Layout:
+    return layout
+
+
+def as_strided_geometry(layout: Layout, layout_out: Layout) -> Layout:
+    return layout_out
+
+
+# --- forwards and gradients -----------------------------------------------------------------
+
+def _slice_fwd(x, dim, start, stop, step):
+    if stop <= start:
+        shape = list(x.shape)
+        shape[dim] = 0
+        return jnp.zeros(shape, x.dtype)
+    return lax.slice_in_dim(x, start, stop, step, axis=dim)
+
+
+def _slice_grad(grad, self_shape, dim, start, stop, step):
+    index = [slice(None)] * len(self_shape)
+    index[dim] = slice(start, stop, step)
+    return jnp.zeros(self_shape, grad.dtype).at[tuple(index)].set(grad)
+
+
+def _select_grad(grad, self_shape, dim, index):
+    where = [slice(None)] * len(self_shape)
+    where[dim] = index
+    return jnp.zeros(self_shape, grad.dtype).at[tuple(where)].set(grad)
+
+
+def _inverse(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+def _gather_layout(x, layout_out):
+    return x.reshape(-1)[_flat_index(layout_out)]
+
+
+def _scatter_layout_grad(grad, self_shape, layout_out):
+    idx = _flat_index(layout_out).reshape(-1)
+    flat = jnp.zeros(math.prod(self_shape), grad.dtype).at[idx].add(grad.reshape(-1))
+    return flat.reshape(self_shape)
+
+
+VIEW = Op("view", "ViewBackward0", lambda x, shape: x.reshape(shape),
+          grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
+ALIAS = Op("alias", "AliasBackward0", lambda x: x, grads={"self": identity_grad})
+SLICE = Op("slice", "SliceBackward0", _slice_fwd, grads={"self": _slice_grad})
+SELECT = Op("select", "SelectBackward0",
+            lambda x, dim, index: lax.index_in_dim(x, index, dim, keepdims=False),
+            grads={"self": _select_grad})
+UNSQUEEZE = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: jnp.expand_dims(x, dim),
+               grads={"self": lambda grad, dim: jnp.squeeze(grad, dim)})
+SQUEEZE = Op("squeeze", "SqueezeBackward0",
+             lambda x, dims: jnp.squeeze(x, tuple(d for d in dims if x.shape[d] == 1)),
+             grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
+SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
+SQUEEZE_DIMS = _named(SQUEEZE, "SqueezeBackward2")
+PERMUTE = Op("permute", "PermuteBackward0", lambda x, dims: jnp.transpose(x, dims),
+             grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))})
+TRANSPOSE = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: jnp.swapaxes(x, dim0, dim1),
+               grads={"self": lambda grad, dim0, dim1: jnp.swapaxes(grad, dim0, dim1)})
+T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T})
+EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, shape),
+            grads={"self": identity_grad})
+AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
+                grads={"self": _scatter_layout_grad})
+
+# Non-view relatives: copies that torch records under these names.
+UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.reshape(shape),
+                 grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
+CLONE = Op("clone", "CloneBackward0", lambda x: x, grads={"self": identity_grad})
+_AS_STRIDED_SCATTER = Op(
+    "as_strided_scatter", "AsStridedScatterBackward0",
+    lambda x, src, layout_out: x.reshape(-1).at[_flat_index(layout_out).reshape(-1)].set(
+        src.reshape(-1)).reshape(x.shape),
+    inputs=("self", "src"),
+    grads={
+        "self": lambda grad, layout_out: grad.reshape(-1).at[
+            _flat_index(layout_out).reshape(-1)].set(0).reshape(grad.shape),
+        "src": lambda grad, layout_out: _gather_layout(grad, layout_out),
+    })
+
+
+def as_strided_gather(t, layout: Layout):
+    """The part of ``t`` (laid out like a base) that ``layout`` views; differentiable."""
+    from .._dispatch import apply
+
+    return apply(AS_STRIDED, t, layout_out=layout)
+
+
+def as_strided_scatter(t, src, layout: Layout):
+    """``t`` with the ``layout`` region replaced by ``src``; differentiable."""
+    from .._dispatch import apply
+
+    return apply(_AS_STRIDED_SCATTER, t, src, layout_out=layout)

@@ -1,0 +1,146 @@
+"""Mutable storage cells shared by aliases, version counters, and strided view geometry.
+
+JAX arrays are immutable, so mutability lives here. A ``Storage`` holds one JAX array (the
+*base* array, row-major); every tensor aliasing it (views, ``detach()``, ``.data``) points at
+the same cell. A view additionally carries a ``Layout`` (shape, strides, offset, in elements of
+the base's flattened array, exactly torch's metadata), used to read it after the base changed
+and to write an in-place result back into the base.
+
+Version counters are separate objects: views and ``detach()`` share their base's counter,
+``.data`` gets a fresh one (so ``.data`` writes are invisible to autograd, as in torch).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+class VersionCounter:
+    """The ``_version`` shared by a tensor, its views and its ``detach()`` aliases."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Storage:
+    """A cell holding the current base array; ``generation`` moves on every write."""
+
+    __slots__ = ("array", "generation")
+
+    def __init__(self, array: jax.Array) -> None:
+        self.array = array
+        self.generation = 0
+
+    def write(self, array: jax.Array) -> None:
+        self.array = array
+        self.generation += 1
+
+
+class Layout(NamedTuple):
+    """Where a view's elements sit in its base: torch's sizes/strides/storage_offset."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides of ``shape`` (torch's default layout)."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """torch's is_contiguous: dims of size 1 may have any stride."""
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def view_strides(old_shape, old_strides, new_shape) -> tuple[int, ...] | None:
+    """Strides for viewing (old_shape, old_strides) as new_shape, or None (torch's computeStride)."""
+    if math.prod(old_shape) == 0:
+        return contiguous_strides(tuple(new_shape))
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1] if old_strides else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _flat_index(layout: Layout) -> np.ndarray:
+    idx = np.full(layout.shape, layout.offset, dtype=np.int64)
+    for axis, (size, stride) in enumerate(zip(layout.shape, layout.strides)):
+        shape = [1] * len(layout.shape)
+        shape[axis] = size
+        idx = idx + (np.arange(size, dtype=np.int64) * stride).reshape(shape)
+    return idx
+
+
+@functools.lru_cache(maxsize=4096)
+def _gather_fn(layout: Layout):
+    idx = _flat_index(layout)
+    return jax.jit(lambda base: base.reshape(-1)[idx])
+
+
+@functools.lru_cache(maxsize=4096)
+def _scatter_fn(layout: Layout):
+    idx = _flat_index(layout).reshape(-1)
+    return jax.jit(lambda base, values: base.reshape(-1).at[idx].set(
+        values.reshape(-1).astype(base.dtype)).reshape(base.shape))
+
+
+def gather(base: jax.Array, layout: Layout) -> jax.Array:
+    """The view described by ``layout`` read out of ``base`` (one jitted gather)."""
+    return _gather_fn(layout)(base)
+
+
+def scatter(base: jax.Array, layout: Layout, values: jax.Array) -> jax.Array:
+    """``base`` with the view ``layout`` overwritten by ``values``."""
+    return _scatter_fn(layout)(base, values)
+
+
+def overlaps_itself(layout: Layout) -> bool:
+    """Whether two elements of the view share one memory location (e.g. after expand)."""
+    return any(stride == 0 and size > 1 for size, stride in zip(layout.shape, layout.strides))
+
+
+def as_layout_array(shape, strides, offset) -> Layout:
+    return Layout(tuple(int(s) for s in shape), tuple(int(s) for s in strides), int(offset))
+
+
+def zeros_like_base(shape, dtype) -> jax.Array:
+    return jnp.zeros(shape, dtype)

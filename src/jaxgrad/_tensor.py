@@ -1,0 +1,698 @@
+"""``Tensor``: a JAX array in a shared storage cell, with torch's autograd attributes.
+
+The data lives in a ``Storage`` cell (shared by views, ``detach()`` and ``.data``); the version
+counter is shared by views and ``detach()``. Autograd state (``requires_grad``, ``grad_fn``,
+``grad``, hooks) follows torch. Arithmetic and methods delegate to ``jaxgrad._api``, where
+every op goes through the one dispatcher.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from . import _dtypes
+from ._device import of_jax
+from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
+from ._grad_mode import is_inference_mode_enabled
+from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather
+from ._storage import is_contiguous as _is_contiguous
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like torch's ``Size``."""
+
+    def __repr__(self) -> str:
+        return f"jaxgrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class Tensor:
+    """A multi-dimensional array with PyTorch's autograd semantics, backed by JAX.
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([2., 4.])
+    """
+
+    __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
+                 "_cell", "_grad", "_grad_acc", "_grad_fn", "_inference", "_layout",
+                 "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad", "_vc",
+                 "_view_version")
+
+    # -- construction -----------------------------------------------------------------------
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """Legacy constructor: ``Tensor([1, 2])`` (float32 data) or ``Tensor(2, 3)`` (shape)."""
+        from ._creation import legacy_tensor
+
+        return legacy_tensor(cls, *args, **kwargs)
+
+    @classmethod
+    def _make(cls, array: jax.Array, requires_grad: bool = False) -> Tensor:
+        t = object.__new__(cls)
+        t._cell = Storage(array)
+        t._vc = VersionCounter()
+        t._layout = None
+        t._arr = None
+        t._arr_gen = 0
+        t._requires_grad = requires_grad
+        t._grad_fn = None
+        t._output_nr = 0
+        t._grad = None
+        t._grad_acc = None
+        t._backward_hooks = None
+        t._post_acc_hooks = None
+        t._retains_grad = False
+        t._base = None
+        t._view_version = 0
+        t._inference = is_inference_mode_enabled()
+        return t
+
+    def _alias(self, share_version: bool) -> Tensor:
+        """A tensor over the same storage (and layout); shares the version counter if asked."""
+        t = Tensor._make(self._cell.array)
+        t._cell = self._cell
+        t._layout = self._layout
+        t._arr, t._arr_gen = self._arr, self._arr_gen
+        if share_version:
+            t._vc = self._vc
+        t._inference = self._inference
+        return t
+
+    # -- data ---------------------------------------------------------------------------------
+    @property
+    def _value(self) -> jax.Array:
+        layout = self._layout
+        if layout is None:
+            return self._cell.array
+        if self._arr_gen != self._cell.generation or self._arr is None:
+            self._arr = gather(self._cell.array, layout)
+            self._arr_gen = self._cell.generation
+        return self._arr
+
+    def _write(self, array: jax.Array) -> None:
+        """Store ``array`` as this tensor's new contents (through to the base for a view)."""
+        from ._storage import scatter
+
+        cell = self._cell
+        if self._layout is None:
+            cell.write(array)
+        else:
+            cell.write(scatter(cell.array, self._layout, array))
+            self._arr, self._arr_gen = array, cell.generation
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing storage but not history or version counter (torch's ``.data``)."""
+        t = self._alias(share_version=False)
+        return t
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"Expected Tensor, got {type(other).__name__}")
+        self._cell, self._layout = other._cell, other._layout
+        self._arr, self._arr_gen = other._arr, other._arr_gen
+
+    # -- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._layout.shape if self._layout is not None else self._cell.array.shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape, or the size of one dimension."""
+        shape = self.shape
+        if dim is None:
+            return shape
+        return shape[_wrap_dim(dim, len(shape))]
+
+    @property
+    def dtype(self) -> _dtypes.dtype:
+        return _dtypes.from_numpy_dtype(self._cell.array.dtype)
+
+    @property
+    def device(self):
+        return of_jax(next(iter(self._cell.array.devices())))
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def ndimension(self) -> int:
+        return len(self.shape)
+
+    def numel(self) -> int:
+        return self.shape.numel()
+
+    def nelement(self) -> int:
+        return self.numel()
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def stride(self, dim: int | None = None):
+        strides = self._layout.strides if self._layout is not None else contiguous_strides(
+            self.shape)
+        return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
+
+    def storage_offset(self) -> int:
+        return self._layout.offset if self._layout is not None else 0
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        if self._layout is None:
+            return True
+        return _is_contiguous(self._layout.shape, self._layout.strides)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def is_inference(self) -> bool:
+        return self._inference
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def _geometry(self) -> Layout:
+        if self._layout is not None:
+            return self._layout
+        shape = self._cell.array.shape
+        return Layout(shape, contiguous_strides(shape), 0)
+
+    # -- autograd attributes --------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place on a leaf; returns self."""
+        if not self.is_leaf:
+            if requires_grad:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad_fn(self):
+        fn = self._grad_fn
+        if self._base is not None and self._view_version != self._vc.value:
+            fn = self._regenerate_view_grad_fn()
+        return fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not self._retains_grad and not self.is_leaf:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def _grad_accumulator(self) -> AccumulateGrad | None:
+        acc = self._grad_acc() if self._grad_acc is not None else None
+        if acc is None and self._requires_grad and self._grad_fn is None:
+            acc = AccumulateGrad(self)
+            self._grad_acc = weakref.ref(acc)
+        return acc
+
+    def _gradient_edge(self):
+        """(node, input_nr) through which a gradient reaches this tensor, or None."""
+        fn = self.grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        if self._requires_grad:
+            return (self._grad_accumulator, 0)
+        return None
+
+    def _regenerate_view_grad_fn(self):
+        """After an in-place op touched a view or its base: AsStridedBackward0 on the base."""
+        from ._dispatch import regenerate_view_node
+
+        regenerate_view_node(self)
+        return self._grad_fn
+
+    def _set_history(self, node, output_nr: int) -> None:
+        """Make ``node`` this tensor's grad_fn (rebasing hooks that follow the tensor)."""
+        old = self._grad_fn
+        if old is not None and self._retains_grad and old._retains:
+            ref = old._retains.pop(self._output_nr, None)
+            if ref is not None:
+                if node._retains is None:
+                    node._retains = {}
+                node._retains[output_nr] = ref
+        self._grad_fn = node
+        self._output_nr = output_nr
+        self._backward_hooks = None  # hooks registered before stay with the old grad_fn
+        self._view_version = self._vc.value
+
+    # -- hooks ----------------------------------------------------------------------------------
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle with ``remove()``.
+
+        >>> import jaxgrad
+        >>> x = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 10)
+        >>> (x * 1).sum().backward(); x.grad
+        tensor([10., 10.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._backward_hooks is None:
+            fn = self.grad_fn
+            self._backward_hooks = (HookDict() if fn is None
+                                    else fn.tensor_hooks_for(self._output_nr))
+        return add_hook(self._backward_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        """On a leaf: call ``hook(tensor)`` after its ``.grad`` has been accumulated."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = HookDict()
+        return add_hook(self._post_acc_hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Populate ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self.grad_fn
+        if fn is None or self._retains_grad:
+            return
+        if fn._retains is None:
+            fn._retains = {}
+        fn._retains[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    # -- autograd entry points ------------------------------------------------------------------
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (torch.Tensor.backward)."""
+        from ._engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A new tensor sharing storage and version counter, with no history."""
+        return self._alias(share_version=True)
+
+    def detach_(self) -> Tensor:
+        """Detach this tensor from the graph in place (not allowed on views)."""
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    # -- conversion -----------------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = np.asarray(self._value)
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __jax_array__(self) -> jax.Array:
+        return self._value
+
+    def item(self) -> float | int | bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return np.asarray(self._value).reshape(()).item()
+
+    def tolist(self) -> Any:
+        return np.asarray(self._value).tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._tensor_repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self) if not spec else format(str(self), spec)
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (np.asarray(self._value), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                "be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        new = type(self)._make(self._value, self._requires_grad) if type(self) is Tensor else \
+            _rebuild_like(self)
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+
+    # -- ops (each delegates to jaxgrad._api, where it reaches the dispatcher) -------------------
+    def __add__(self, other): return F.add(self, other)
+    def __radd__(self, other): return F.add(self, other)
+    def __sub__(self, other): return F.sub(self, other)
+    def __rsub__(self, other): return F.rsub(self, other)
+    def __mul__(self, other): return F.mul(self, other)
+    def __rmul__(self, other): return F.mul(self, other)
+    def __truediv__(self, other): return F.div(self, other)
+    def __rtruediv__(self, other): return F.mul(F.reciprocal(self), other)
+    def __pow__(self, exponent): return F.pow(self, exponent)
+    def __rpow__(self, base): return F.pow(base, self)
+    def __matmul__(self, other): return F.matmul(self, other)
+    def __rmatmul__(self, other): return F.matmul(other, self)
+    def __neg__(self): return F.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return F.abs(self)
+    def __invert__(self): return F.logical_not(self)
+    def __eq__(self, other): return F.eq(self, other)  # type: ignore[override]
+    def __ne__(self, other): return F.ne(self, other)  # type: ignore[override]
+    def __lt__(self, other): return F.lt(self, other)
+    def __le__(self, other): return F.le(self, other)
+    def __gt__(self, other): return F.gt(self, other)
+    def __ge__(self, other): return F.ge(self, other)
+    def __iadd__(self, other): return F.add_(self, other)
+    def __isub__(self, other): return F.sub_(self, other)
+    def __imul__(self, other): return F.mul_(self, other)
+    def __itruediv__(self, other): return F.div_(self, other)
+    def __getitem__(self, index): return F.getitem(self, index)
+    def __setitem__(self, index, value): F.setitem(self, index, value)
+
+    def add(self, other, *, alpha=1): return F.add(self, other, alpha=alpha)
+    def sub(self, other, *, alpha=1): return F.sub(self, other, alpha=alpha)
+    def mul(self, other): return F.mul(self, other)
+    def div(self, other, *, rounding_mode=None): return F.div(self, other, rounding_mode=rounding_mode)
+    def neg(self): return F.neg(self)
+    def pow(self, exponent): return F.pow(self, exponent)
+    def reciprocal(self): return F.reciprocal(self)
+    def abs(self): return F.abs(self)
+    def exp(self): return F.exp(self)
+    def log(self): return F.log(self)
+    def sqrt(self): return F.sqrt(self)
+    def sin(self): return F.sin(self)
+    def cos(self): return F.cos(self)
+    def tanh(self): return F.tanh(self)
+    def sigmoid(self): return F.sigmoid(self)
+    def relu(self): return F.relu(self)
+    def sign(self): return F.sign(self)
+    def clamp(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
+    def clip(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
+    def where(self, condition, other): return F.where(condition, self, other)
+    def matmul(self, other): return F.matmul(self, other)
+    def mm(self, mat2): return F.mm(self, mat2)
+    def bmm(self, mat2): return F.bmm(self, mat2)
+    def mv(self, vec): return F.mv(self, vec)
+    def dot(self, other): return F.dot(self, other)
+    def sum(self, dim=None, keepdim=False, *, dtype=None): return F.sum(self, dim, keepdim, dtype=dtype)
+    def mean(self, dim=None, keepdim=False, *, dtype=None): return F.mean(self, dim, keepdim, dtype=dtype)
+    def prod(self, dim=None, keepdim=False, *, dtype=None): return F.prod(self, dim, keepdim, dtype=dtype)
+    def amax(self, dim=(), keepdim=False): return F.amax(self, dim, keepdim)
+    def amin(self, dim=(), keepdim=False): return F.amin(self, dim, keepdim)
+    def max(self, dim=None, keepdim=False): return F.max(self, dim, keepdim)
+    def min(self, dim=None, keepdim=False): return F.min(self, dim, keepdim)
+    def argmax(self, dim=None, keepdim=False): return F.argmax(self, dim, keepdim)
+    def argmin(self, dim=None, keepdim=False): return F.argmin(self, dim, keepdim)
+    def any(self, dim=None, keepdim=False): return F.any(self, dim, keepdim)
+    def all(self, dim=None, keepdim=False): return F.all(self, dim, keepdim)
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return F.var(self, dim, unbiased, keepdim, correction=correction)
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return F.std(self, dim, unbiased, keepdim, correction=correction)
+    def softmax(self, dim, dtype=None): return F.softmax(self, dim, dtype)
+    def log_softmax(self, dim, dtype=None): return F.log_softmax(self, dim, dtype)
+    def eq(self, other): return F.eq(self, other)
+    def ne(self, other): return F.ne(self, other)
+    def lt(self, other): return F.lt(self, other)
+    def le(self, other): return F.le(self, other)
+    def gt(self, other): return F.gt(self, other)
+    def ge(self, other): return F.ge(self, other)
+    def logical_not(self): return F.logical_not(self)
+    def equal(self, other): return F.equal(self, other)
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return F.allclose(self, other, rtol, atol, equal_nan)
+    def nonzero(self, *, as_tuple=False): return F.nonzero(self, as_tuple=as_tuple)
+
+    def view(self, *shape): return F.view(self, *shape)
+    def view_as(self, other): return F.view(self, tuple(other.shape))
+    def reshape(self, *shape): return F.reshape(self, *shape)
+    def reshape_as(self, other): return F.reshape(self, tuple(other.shape))
+    def flatten(self, start_dim=0, end_dim=-1): return F.flatten(self, start_dim, end_dim)
+    def squeeze(self, dim=None): return F.squeeze(self, dim)
+    def unsqueeze(self, dim): return F.unsqueeze(self, dim)
+    def transpose(self, dim0, dim1): return F.transpose(self, dim0, dim1)
+    def swapaxes(self, dim0, dim1): return F.transpose(self, dim0, dim1)
+    def t(self): return F.t(self)
+    def permute(self, *dims): return F.permute(self, *dims)
+    def expand(self, *sizes): return F.expand(self, *sizes)
+    def expand_as(self, other): return F.expand(self, tuple(other.shape))
+    def clone(self, *, memory_format=None): return F.clone(self)
+    def contiguous(self, memory_format=None): return F.contiguous(self)
+    def select(self, dim, index): return F.select(self, dim, index)
+    def unbind(self, dim=0): return F.unbind(self, dim)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - torch's name
+        return F.permute(self, tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - torch's name
+        return F.transpose(self, -2, -1)
+
+    def add_(self, other, *, alpha=1): return F.add_(self, other, alpha=alpha)
+    def sub_(self, other, *, alpha=1): return F.sub_(self, other, alpha=alpha)
+    def mul_(self, other): return F.mul_(self, other)
+    def div_(self, other): return F.div_(self, other)
+    def pow_(self, exponent): return F.pow_(self, exponent)
+    def neg_(self): return F.neg_(self)
+    def zero_(self): return F.zero_(self)
+    def fill_(self, value): return F.fill_(self, value)
+    def copy_(self, src, non_blocking=False): return F.copy_(self, src)
+    def exp_(self): return F.exp_(self)
+    def clamp_(self, min=None, max=None): return F.clamp_(self, min, max)  # noqa: A002
+    def clip_(self, min=None, max=None): return F.clamp_(self, min, max)  # noqa: A002
+    def relu_(self): return F.relu_(self)
+    def sigmoid_(self): return F.sigmoid_(self)
+    def tanh_(self): return F.tanh_(self)
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return _random.normal_(self, mean, std, generator)
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        return _random.uniform_(self, a, b, generator)
+
+    # -- dtype and device --------------------------------------------------------------------------
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Move to a device and/or cast to a dtype: ``.to('cuda')``, ``.to(jaxgrad.float64)``."""
+        return _to(self, *args, **kwargs)
+
+    def cpu(self) -> Tensor: return self.to("cpu")
+    def cuda(self, device=None, non_blocking=False) -> Tensor:
+        return self.to("cuda" if device is None else _device_mod.device("cuda", device)
+                       if isinstance(device, int) else device)
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"jaxgrad.{_dtypes.type_name(self.dtype)}"
+        return self.to(dtype)
+    def type_as(self, other): return self.to(other.dtype)
+    def float(self): return F.to_dtype(self, _dtypes.float32)
+    def double(self): return F.to_dtype(self, _dtypes.float64)
+    def half(self): return F.to_dtype(self, _dtypes.float16)
+    def bfloat16(self): return F.to_dtype(self, _dtypes.bfloat16)
+    def long(self): return F.to_dtype(self, _dtypes.int64)
+    def int(self): return F.to_dtype(self, _dtypes.int32)
+    def short(self): return F.to_dtype(self, _dtypes.int16)
+    def bool(self): return F.to_dtype(self, _dtypes.bool_)
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        from ._creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                      requires_grad=requires_grad)
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        from ._creation import zeros
+        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                     requires_grad=requires_grad)
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        from ._creation import ones
+        return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        from ._creation import full
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
+    import jax.numpy as jnp
+
+    return Tensor._make(jnp.asarray(array), requires_grad)
+
+
+def _rebuild_like(t: Tensor) -> Tensor:
+    new = object.__new__(type(t))
+    base = Tensor._make(t._value, t._requires_grad)
+    for name in Tensor.__slots__:
+        if name not in ("__dict__", "__weakref__"):
+            object.__setattr__(new, name, getattr(base, name))
+    new.__dict__.update(t.__dict__)
+    return new
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a jaxgrad Tensor."""
+    return isinstance(obj, Tensor)
+
+
+
+def _to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Tensor.to: parse (device, dtype, other-tensor) arguments like torch."""
+    dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("copy", None)
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, (str, _device_mod.device)) or (isinstance(a, int)
+                                                          and not isinstance(a, bool)):
+            dev = a
+        elif a is not None:
+            dt = a
+    out = t if dt is None else F.to_dtype(t, dt)
+    if dev is not None:
+        target = _device_mod.to_jax(dev)
+        if target not in out._cell.array.devices():
+            out = F.to_device(out, target)
+    return out
+
+
+from . import _api as F  # noqa: E402 - bound after Tensor exists (F imports this module)
+from . import _device as _device_mod  # noqa: E402
+from . import _random  # noqa: E402
