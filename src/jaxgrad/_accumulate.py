@@ -1,7 +1,7 @@
 """AccumulateGrad's rule for writing a gradient into a leaf's ``.grad`` (torch's semantics).
 
-- first gradient: ``.grad`` becomes a new tensor holding it (under ``create_graph`` a copy with
-  history, whose grad_fn is ``CopyBackwards``);
+- first gradient: ``.grad`` becomes a detached alias of it (torch steals the buffer; under
+  ``create_graph`` a copy with history, whose grad_fn is ``CopyBackwards``);
 - later gradients without ``create_graph``: added in place, so ``.grad`` stays the same object;
 - later gradients with ``create_graph``: ``.grad = .grad + new`` (out of place, with history).
 Then the leaf's post-accumulate-grad hooks run.
@@ -22,6 +22,8 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool) -> 
         if create_graph:
             target = Tensor._make(jnp.empty(grad._value.shape, variable._value.dtype))
             variable._grad = _api.copy_(target, grad)
+        elif grad._value.dtype == variable._value.dtype:
+            variable._grad = grad.detach()  # torch steals the gradient: same storage and version
         else:
             variable._grad = Tensor._make(grad._value.astype(variable._value.dtype))
     elif not create_graph:

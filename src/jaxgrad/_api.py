@@ -61,7 +61,9 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     if not isinstance(input, Tensor):
         return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
                                                           alpha=alpha)
-    return apply(E.ADD, input, _scalar_or_tensor(other), alpha=alpha)
+    if alpha == 1:
+        return apply(E.ADD, input, _scalar_or_tensor(other))
+    return apply(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
@@ -790,7 +792,9 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
 # --- in-place --------------------------------------------------------------------------------------------
 
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
-    return apply_inplace(E.ADD, input, _scalar_or_tensor(other), alpha=alpha)
+    if alpha == 1:
+        return apply_inplace(E.ADD, input, _scalar_or_tensor(other))
+    return apply_inplace(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
 
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002

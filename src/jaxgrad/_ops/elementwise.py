@@ -11,10 +11,11 @@ from ._table import Op, identity_grad
 
 # --- arithmetic ---------------------------------------------------------------------------
 
-ADD = Op("add", "AddBackward0", lambda x, y, alpha: x + alpha * y if alpha != 1 else x + y,
-         inputs=("self", "other"), promote="common",
-         grads={"self": identity_grad,
-                "other": lambda grad, alpha: grad * alpha if alpha != 1 else grad})
+ADD = Op("add", "AddBackward0", jnp.add, inputs=("self", "other"), promote="common",
+         grads={"self": identity_grad, "other": identity_grad})
+ADD_ALPHA = Op("add", "AddBackward0", lambda x, y, alpha: x + alpha * y,
+               inputs=("self", "other"), promote="common",
+               grads={"self": identity_grad, "other": lambda grad, alpha: grad * alpha})
 SUB = Op("sub", "SubBackward0", lambda x, y, alpha: x - alpha * y if alpha != 1 else x - y,
          inputs=("self", "other"), promote="common",
          grads={"self": identity_grad, "other": lambda grad, alpha: -grad * alpha})

@@ -1,0 +1,131 @@
+"""Differential testing: run one program with ``torch`` and with ``jaxgrad`` and compare.
+
+A program is a function of the library module (``T``) that returns any nesting of tensors,
+numbers, strings, tuples/lists/dicts. ``same(program)`` runs it on both and compares:
+
+- tensors: shape, dtype name, values (float32 ~1e-6 relative, float64 ~1e-12), requires_grad,
+  is_leaf, grad_fn class name, ``_version``;
+- exceptions: class name and message, with "torch" spelled "jaxgrad" (torch's "(Triggered
+  internally at ...)" suffix dropped).
+Nothing is compared against hand-typed numbers: torch is the oracle.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import jaxgrad  # noqa: E402
+
+
+class Raised:
+    """What a program raised: compared by class name and normalised message."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.cls = type(exc).__name__
+        self.message = normalise(str(exc))
+
+    def __repr__(self) -> str:
+        return f"Raised({self.cls}: {self.message})"
+
+
+def normalise(text: str) -> str:
+    text = re.sub(r"\s*\(Triggered internally at [^)]*\)\.?", "", text)
+    return text.replace("torch", "jaxgrad")
+
+
+def run(program, lib) -> Any:
+    try:
+        return program(lib)
+    except Exception as exc:  # noqa: BLE001 - errors are part of what we compare
+        return Raised(exc)
+
+
+def describe(x: Any, lib) -> Any:
+    """A comparable, library-independent description of a program's result."""
+    if isinstance(x, lib.Tensor):
+        fn = x.grad_fn
+        values = x.detach().cpu().numpy() if lib is torch else np.asarray(x.detach()._value)
+        return ("tensor", tuple(x.shape), str(x.dtype).split(".")[-1], values, x.requires_grad,
+                x.is_leaf, type(fn).__name__ if fn is not None else None, x._version)
+    if isinstance(x, Raised):
+        return ("raised", x.cls, x.message)
+    if isinstance(x, (list, tuple)):
+        return type(x).__name__ if type(x) in (list, tuple) else "tuple", [
+            describe(v, lib) for v in x]
+    if isinstance(x, dict):
+        return {k: describe(v, lib) for k, v in x.items()}
+    if isinstance(x, str):
+        return normalise(x)
+    if isinstance(x, lib.Size):
+        return ("size", tuple(x))
+    if hasattr(x, "next_functions") and hasattr(x, "name"):
+        return ("node", type(x).__name__)
+    if isinstance(x, (lib.dtype,)):
+        return ("dtype", str(x).split(".")[-1])
+    return x
+
+
+def assert_same(a: Any, b: Any, path: str = "result", rtol: float | None = None) -> None:
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        assert isinstance(b, tuple) and b and b[0] == "tensor", f"{path}: torch {a} vs {b}"
+        _, shape_a, dt_a, va, rg_a, leaf_a, fn_a, ver_a = a
+        _, shape_b, dt_b, vb, rg_b, leaf_b, fn_b, ver_b = b
+        assert shape_a == shape_b, f"{path}: shape {shape_a} vs {shape_b}"
+        assert dt_a == dt_b, f"{path}: dtype {dt_a} vs {dt_b}"
+        tol = rtol if rtol is not None else (1e-12 if dt_a == "float64" else 2e-6)
+        if va.dtype.kind in "fc":
+            np.testing.assert_allclose(vb, va, rtol=tol, atol=tol, equal_nan=True,
+                                       err_msg=f"{path}: values")
+        else:
+            np.testing.assert_array_equal(vb, va, err_msg=f"{path}: values")
+        assert (rg_a, leaf_a, fn_a) == (rg_b, leaf_b, fn_b), (
+            f"{path}: (requires_grad, is_leaf, grad_fn) torch {(rg_a, leaf_a, fn_a)} vs "
+            f"jaxgrad {(rg_b, leaf_b, fn_b)}")
+        assert ver_a == ver_b, f"{path}: _version {ver_a} vs {ver_b}"
+        return
+    if isinstance(a, tuple) and len(a) == 2 and a[0] in ("list", "tuple") and isinstance(
+            a[1], list):
+        assert isinstance(b, tuple) and len(b) == 2 and len(a[1]) == len(b[1]), (
+            f"{path}: torch {a} vs jaxgrad {b}")
+        for i, (x, y) in enumerate(zip(a[1], b[1])):
+            assert_same(x, y, f"{path}[{i}]", rtol)
+        return
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), f"{path}: {a} vs {b}"
+        for k in a:
+            assert_same(a[k], b[k], f"{path}[{k!r}]", rtol)
+        return
+    if isinstance(a, float) and isinstance(b, float):
+        assert np.isclose(a, b, rtol=rtol or 1e-6, equal_nan=True), f"{path}: {a} vs {b}"
+        return
+    assert a == b, f"{path}: torch {a!r} vs jaxgrad {b!r}"
+
+
+def same(program, rtol: float | None = None) -> tuple[Any, Any]:
+    """Run ``program`` on torch and jaxgrad; assert everything observable matches."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # both libraries' warnings are tested separately
+        ta = run(program, torch)
+        jb = run(program, jaxgrad)
+    assert_same(describe(ta, torch), describe(jb, jaxgrad), rtol=rtol)
+    return ta, jb
+
+
+def next_functions(fn) -> Any:
+    """The grad_fn graph below ``fn`` as nested (name, [children]) tuples."""
+    if fn is None:
+        return None
+    return (type(fn).__name__, [(next_functions(n), i) for n, i in fn.next_functions])
+
+
+def captured_warnings(program, lib) -> list[tuple[str, str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run(program, lib)
+    return [(w.category.__name__, normalise(str(w.message))) for w in caught]
