@@ -1,7 +1,8 @@
 """AccumulateGrad's rule for writing a gradient into a leaf's ``.grad`` (torch's semantics).
 
-- first gradient: ``.grad`` becomes a detached alias of it (torch steals the buffer; under
-  ``create_graph`` a copy with history, whose grad_fn is ``CopyBackwards``);
+- first gradient: ``.grad`` becomes a detached alias of it when the engine owns it exclusively
+  (torch steals the buffer), else a copy at version 1; under ``create_graph`` a copy with history,
+  whose grad_fn is ``CopyBackwards``;
 - later gradients without ``create_graph``: added in place, so ``.grad`` stays the same object;
 - later gradients with ``create_graph``: ``.grad = .grad + new`` (out of place, with history).
 Then the leaf's post-accumulate-grad hooks run.
@@ -15,17 +16,20 @@ from ._grad_mode import no_grad
 from ._tensor import Tensor
 
 
-def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool) -> None:
+def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
+                         stealable: bool = False) -> None:
+    """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``."""
     from . import _api
 
     if variable._grad is None:
         if create_graph:
             target = Tensor._make(jnp.empty(grad._value.shape, variable._value.dtype))
             variable._grad = _api.copy_(target, grad)
-        elif grad._value.dtype == variable._value.dtype:
+        elif stealable and grad._value.dtype == variable._value.dtype:
             variable._grad = grad.detach()  # torch steals the gradient: same storage and version
         else:
             variable._grad = Tensor._make(grad._value.astype(variable._value.dtype))
+            variable._grad._vc.value = 1  # torch copies with new_empty_strided().copy_()
     elif not create_graph:
         with no_grad():
             _api.add_(variable._grad, grad)

@@ -18,6 +18,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from ._dtypes import type_name
+from ._accumulate import accumulate_into_leaf
 from ._graph import AccumulateGrad, GraphRoot, Node
 from ._grad_mode import set_grad_enabled
 from ._tensor import Tensor
@@ -155,14 +156,26 @@ def _call_tensor_pre_hooks(fn: Node, grads: list) -> list:
     return grads
 
 
-def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool) -> list:
+def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
+                   owned: dict) -> list:
+    before = list(grads)
     grads = _call_tensor_pre_hooks(fn, grads)
+    for old, new in zip(before, grads):
+        if new is not old and new is not None:  # a hook's new tensor: only the engine holds it
+            owned[id(new)] = new
     if fn._pre_hooks:
         for hook in list(fn._pre_hooks.values()):
             out = hook(tuple(grads))
             if out is not None:
                 grads = list(out)
-    outputs = fn.apply(grads, create_graph)
+    if isinstance(fn, AccumulateGrad):
+        if grads[0] is not None:
+            accumulate_into_leaf(fn.variable, grads[0], create_graph, id(grads[0]) in owned)
+        outputs = []
+    else:
+        outputs = fn.apply(grads, create_graph)
+        if not isinstance(fn, GraphRoot):
+            _track_ownership(fn, grads, outputs, owned)
     if fn._post_hooks:
         for hook in list(fn._post_hooks.values()):
             out = hook(tuple(outputs), tuple(grads))
@@ -173,14 +186,45 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool) 
     return outputs
 
 
-def _accumulate(buffer: list, slot: int, grad: Tensor, create_graph: bool) -> None:
+# Ownership: torch's AccumulateGrad steals a gradient (``.grad`` keeps its storage and version)
+# only when nothing else references it and it is dense; otherwise it copies (version 1). The
+# engine tracks which gradient tensors it exclusively owns: ``owned`` maps id -> tensor.
+
+def _track_ownership(fn: Node, grads: list, outputs: list, owned: dict) -> None:
+    layout = getattr(getattr(fn, "op", None), "grad_layout", "fresh")
+    inherited = grads[0] is not None and id(grads[0]) in owned
+    seen: set[int] = set()
+    for out in outputs:
+        if out is None:
+            continue
+        key = id(out)
+        if key in seen:  # one tensor handed to several inputs: shared, never stolen
+            owned.pop(key, None)
+            continue
+        seen.add(key)
+        if any(out is g for g in grads):
+            continue
+        if layout == "fresh" or (layout == "view" and inherited):
+            owned[key] = out
+
+
+def _accumulate(buffer: list, slot: int, grad: Tensor, create_graph: bool, owned: dict) -> None:
+    """torch's InputBuffer::accumulate: reuse an exclusively owned buffer in place if possible."""
     old = buffer[slot]
     if old is None:
         buffer[slot] = grad
     elif create_graph:
         buffer[slot] = old + grad
+    elif id(old) in owned and old is not grad:
+        old._write(old._value + grad._value)
+        old._vc.value += 1
+    elif id(grad) in owned and old is not grad:
+        grad._write(grad._value + old._value)
+        grad._vc.value += 1
+        buffer[slot] = grad
     else:
-        buffer[slot] = Tensor._make(old._value + grad._value)
+        buffer[slot] = summed = Tensor._make(old._value + grad._value)
+        owned[id(summed)] = summed
 
 
 def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
@@ -190,6 +234,7 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
     needed, captures = _exec_info(root, outputs, accumulate) if outputs else (None, {})
     captured: list = [None] * (len(outputs) if outputs else 0)
     buffers: dict[Node, list] = {}
+    owned: dict[int, Tensor] = {}
     heap: list[Node] = [root]
     while heap:
         fn = _pop(heap)
@@ -202,7 +247,7 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
                     captured[i] = seen[input_nr]
             if not run:
                 continue
-        results = _call_function(fn, grads, keep_graph, create_graph)
+        results = _call_function(fn, grads, keep_graph, create_graph, owned)
         for edge, grad in zip(fn.next_edges, results):
             if edge is None:
                 continue
@@ -214,7 +259,7 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
             if buffer is None:
                 buffer = buffers[nxt] = [None] * max(len(nxt.out_meta), 1)
             if grad is not None:
-                _accumulate(buffer, slot, grad, create_graph)
+                _accumulate(buffer, slot, grad, create_graph, owned)
             if deps[nxt] == 0:
                 _push(heap, nxt)
     return captured

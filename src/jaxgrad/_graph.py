@@ -194,7 +194,7 @@ class AccumulateGrad(Node):
         from ._accumulate import accumulate_into_leaf
 
         if grads[0] is not None:
-            accumulate_into_leaf(self.variable, grads[0], create_graph)
+            accumulate_into_leaf(self.variable, grads[0], create_graph, stealable=False)
         return []
 
 

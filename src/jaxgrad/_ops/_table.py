@@ -40,7 +40,8 @@ class Op:
                  inputs: tuple[str, ...] | None = ("self",), outputs: tuple[str, ...] = ("result",),
                  grads: dict[str, Callable] | None = None, aux: tuple[str, ...] = (),
                  variadic: Callable | None = None, saves: tuple[str, ...] = (),
-                 promote: str | None = None, nondiff_outputs: tuple[int, ...] = ()) -> None:
+                 promote: str | None = None, nondiff_outputs: tuple[int, ...] = (),
+                 grad_layout: str = "fresh") -> None:
         self.name = name
         self.node = node
         self.forward = forward
@@ -51,6 +52,9 @@ class Op:
         self.variadic = variadic  # formula returning a tuple, for ops with *tensors inputs
         self.promote = promote  # None | "common" | "float" (int inputs become float)
         self.nondiff_outputs = nondiff_outputs
+        # what torch's formula returns: a fresh dense tensor, an "expand"ed (non-dense) view of
+        # grad, or a "view" of grad; decides whether AccumulateGrad may steal it (see _engine)
+        self.grad_layout = grad_layout
         self.extra_saves = saves
         self.formula_params = {k: _params(f) for k, f in self.grads.items()}
         if variadic is not None:

@@ -23,11 +23,11 @@ def _count(self_shape, dim):
     return math.prod(self_shape[d] for d in dim) if dim else math.prod(self_shape)
 
 
-SUM = Op("sum", "SumBackward0", lambda x, dtype: jnp.sum(x, dtype=dtype),
+SUM = Op("sum", "SumBackward0", lambda x, dtype: jnp.sum(x, dtype=dtype), grad_layout="expand",
          grads={"self": lambda grad, self_shape: jnp.broadcast_to(grad, self_shape)})
 SUM_DIM = Op("sum", "SumBackward1",
              lambda x, dim, keepdim, dtype: jnp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype),
-             grads={"self": _expand_back})
+             grads={"self": _expand_back}, grad_layout="expand")
 MEAN = Op("mean", "MeanBackward0", lambda x, dtype: jnp.mean(x, dtype=dtype),
           grads={"self": lambda grad, self_shape: jnp.broadcast_to(
               grad / max(math.prod(self_shape), 1) if math.prod(self_shape) else grad * jnp.nan,

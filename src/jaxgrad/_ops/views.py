@@ -15,7 +15,8 @@ from ._table import Op, identity_grad
 
 def _named(op: Op, node: str) -> Op:
     """The same row under another torch node name (e.g. SqueezeBackward1)."""
-    return Op(op.name, node, op.forward, inputs=op.inputs, outputs=op.outputs, grads=op.grads)
+    return Op(op.name, node, op.forward, inputs=op.inputs, outputs=op.outputs, grads=op.grads,
+              grad_layout=op.grad_layout)
 
 
 # --- geometry: Layout -> Layout ---------------------------------------------------------------
@@ -126,17 +127,17 @@ def _scatter_layout_grad(grad, self_shape, layout_out):
 
 
 VIEW = Op("view", "ViewBackward0", lambda x, shape: x.reshape(shape),
-          grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
+          grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
 ALIAS = Op("alias", "AliasBackward0", lambda x: x, grads={"self": identity_grad})
 SLICE = Op("slice", "SliceBackward0", _slice_fwd, grads={"self": _slice_grad})
 SELECT = Op("select", "SelectBackward0",
             lambda x, dim, index: lax.index_in_dim(x, index, dim, keepdims=False),
             grads={"self": _select_grad})
 UNSQUEEZE = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: jnp.expand_dims(x, dim),
-               grads={"self": lambda grad, dim: jnp.squeeze(grad, dim)})
+               grads={"self": lambda grad, dim: jnp.squeeze(grad, dim)}, grad_layout="view")
 SQUEEZE = Op("squeeze", "SqueezeBackward0",
              lambda x, dims: jnp.squeeze(x, tuple(d for d in dims if x.shape[d] == 1)),
-             grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
+             grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
 SQUEEZE_DIMS = _named(SQUEEZE, "SqueezeBackward2")
 PERMUTE = Op("permute", "PermuteBackward0", lambda x, dims: jnp.transpose(x, dims),
@@ -151,7 +152,7 @@ AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
 
 # Non-view relatives: copies that torch records under these names.
 UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.reshape(shape),
-                 grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
+                 grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
 CLONE = Op("clone", "CloneBackward0", lambda x: x, grads={"self": identity_grad})
 _AS_STRIDED_SCATTER = Op(
     "as_strided_scatter", "AsStridedScatterBackward0",

@@ -1,0 +1,1141 @@
+"""Differential tests of every op: forward values, input grads, grad_fn names and graph shape.
+
+Each case builds identical inputs for torch and jaxgrad from a seeded ``numpy.random.RandomState``,
+runs the op, back-propagates a random upstream gradient and hands everything observable to
+``differential.same`` (torch is the oracle; nothing is hand-typed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import next_functions, same
+
+torch = pytest.importorskip("torch")
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+class S:
+    """How to build one input: shape, dtype, value range, requires_grad."""
+
+    def __init__(self, *shape, dtype="float32", rg=True, kind="randn", low=-3, high=3):
+        self.shape, self.dtype, self.rg, self.kind = shape, dtype, rg, kind
+        self.low, self.high = low, high
+
+    def build(self, T, rs):
+        if self.kind == "randn":
+            a = np.asarray(rs.randn(*self.shape))
+        elif self.kind == "pos":  # bounded away from 0: for log, sqrt, pow, div
+            a = np.asarray(rs.uniform(0.5, 2.0, size=self.shape))
+        elif self.kind == "away":  # |x| >= 0.2: away from kinks at 0
+            a = np.asarray(rs.uniform(0.2, 2.0, size=self.shape)) * rs.choice([-1, 1],
+                                                                                self.shape)
+        elif self.kind == "int":
+            a = np.asarray(rs.randint(self.low, self.high, size=self.shape))
+        elif self.kind == "bool":
+            a = np.asarray(rs.rand(*self.shape) > 0.5)
+        else:
+            raise AssertionError(self.kind)
+        dtype = "bool" if self.kind == "bool" else self.dtype
+        t = T.tensor(a.astype(dtype))
+        if self.rg:
+            t.requires_grad_(True)
+        return t
+
+
+def _spec(s):
+    if isinstance(s, S):
+        return s
+    return S(*s)
+
+
+def _upstream(T, rs, out):
+    """A random gradient shaped like ``out`` (same on both libraries)."""
+    return T.tensor(np.asarray(rs.randn(*tuple(out.shape))).astype(str(out.dtype).split(".")[-1]))
+
+
+def report(T, rs, out, xs, backward=True):
+    """Everything observable after back-propagating a random gradient through the first output."""
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    first = outs[0]
+    graph = next_functions(first.grad_fn)
+    if backward and first.requires_grad:
+        first.backward(_upstream(T, rs, first))
+    return {"outs": outs, "graph": graph, "grads": [x.grad for x in xs]}
+
+
+def check(fn, *specs, seed=0, rtol=None, backward=True):
+    """Differential check of ``fn(T, *inputs)``: outputs, graph, and grads of all inputs."""
+
+    def program(T):
+        rs = np.random.RandomState(seed)
+        xs = [_spec(s).build(T, rs) for s in specs]
+        return report(T, rs, fn(T, *xs), xs, backward)
+
+    return same(program, rtol=rtol)
+
+
+def check_raises(fn, *specs, seed=0):
+    """Both libraries raise the same class with the same message; asserts that they do raise."""
+
+    def program(T):
+        rs = np.random.RandomState(seed)
+        xs = [_spec(s).build(T, rs) for s in specs]
+        return fn(T, *xs)
+
+    ta, jb = same(program)
+    assert type(ta).__name__ == "Raised", f"torch did not raise: {ta!r}"
+    return ta, jb
+
+
+def bug(reason):
+    return pytest.mark.xfail(strict=True, reason=f"jaxgrad bug: {reason}")
+
+
+# --- arithmetic -------------------------------------------------------------------------------------
+
+BINARY = {
+    "add": lambda T, a, b: a + b,
+    "sub": lambda T, a, b: a - b,
+    "mul": lambda T, a, b: a * b,
+    "div": lambda T, a, b: a / b,
+    "add_fn": lambda T, a, b: T.add(a, b),
+    "sub_fn": lambda T, a, b: T.sub(a, b),
+    "mul_fn": lambda T, a, b: T.mul(a, b),
+    "div_fn": lambda T, a, b: T.div(a, b),
+    "add_alpha": lambda T, a, b: T.add(a, b, alpha=2.5),
+    "sub_alpha": lambda T, a, b: T.sub(a, b, alpha=-1.5),
+    "true_divide": lambda T, a, b: T.true_divide(a, b),
+}
+
+SHAPE_PAIRS = [
+    ((3,), (3,)),
+    ((2, 3), (2, 3)),
+    ((2, 3), (3,)),
+    ((3,), (2, 3)),
+    ((2, 1), (1, 3)),
+    ((4, 1, 3), (2, 1)),
+    ((), (2, 3)),
+    ((2, 3), ()),
+]
+
+
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
+@pytest.mark.parametrize("op", list(BINARY))
+def test_binary_tensor_tensor(op, shapes):
+    a, b = shapes
+    kind_b = "pos" if "div" in op else "randn"
+    check(BINARY[op], S(*a), S(*b, kind=kind_b))
+
+
+@pytest.mark.parametrize("op", list(BINARY))
+def test_binary_only_one_requires_grad(op):
+    kind_b = "pos" if "div" in op else "randn"
+    check(BINARY[op], S(2, 3, rg=False), S(3, kind=kind_b))
+    check(BINARY[op], S(2, 3), S(3, kind=kind_b, rg=False))
+
+
+SCALAR_OPS = {
+    "add_r": lambda T, a: a + 2.5,
+    "add_l": lambda T, a: 2.5 + a,
+    "add_int": lambda T, a: a + 3,
+    "sub_r": lambda T, a: a - 2.5,
+    "sub_l": lambda T, a: 2.5 - a,
+    "sub_l_int": lambda T, a: 3 - a,
+    "mul_r": lambda T, a: a * 2.5,
+    "mul_l": lambda T, a: 2.5 * a,
+    "mul_int": lambda T, a: 3 * a,
+    "div_r": lambda T, a: a / 2.5,
+    "div_l": lambda T, a: 2.5 / a,
+    "div_int_l": lambda T, a: 1 / a,
+    "add_bool": lambda T, a: a + True,
+    "rsub_fn": lambda T, a: T.rsub(a, 2.0),
+    "sub_alpha_scalar": lambda T, a: T.sub(a, 2.0, alpha=3),
+    "add_alpha_scalar": lambda T, a: T.add(a, 2.0, alpha=3),
+}
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)], ids=str)
+@pytest.mark.parametrize("op", list(SCALAR_OPS))
+def test_binary_tensor_scalar(op, shape):
+    check(SCALAR_OPS[op], S(*shape, kind="pos"))
+
+
+def test_binary_same_tensor_twice():
+    check(lambda T, a: a * a + a / a - a, S(2, 3, kind="pos"))
+
+
+def test_binary_broadcast_mismatch_error():
+    check_raises(lambda T, a, b: a + b, S(2, 3), S(4))
+    check_raises(lambda T, a, b: a * b, S(2, 3), S(3, 2))
+
+
+# --- unary ------------------------------------------------------------------------------------------
+
+UNARY = {
+    "neg": (lambda T, a: -a, "randn"),
+    "neg_fn": (lambda T, a: T.neg(a), "randn"),
+    "abs": (lambda T, a: a.abs(), "away"),
+    "abs_builtin": (lambda T, a: abs(a), "away"),
+    "exp": (lambda T, a: T.exp(a), "randn"),
+    "log": (lambda T, a: T.log(a), "pos"),
+    "sqrt": (lambda T, a: T.sqrt(a), "pos"),
+    "sin": (lambda T, a: T.sin(a), "randn"),
+    "cos": (lambda T, a: T.cos(a), "randn"),
+    "tanh": (lambda T, a: T.tanh(a), "randn"),
+    "sigmoid": (lambda T, a: T.sigmoid(a), "randn"),
+    "relu": (lambda T, a: T.relu(a), "away"),
+    "reciprocal": (lambda T, a: T.reciprocal(a), "pos"),
+    "sign": (lambda T, a: T.sign(a), "away"),
+    "exp_method": (lambda T, a: a.exp(), "randn"),
+    "log_method": (lambda T, a: a.log(), "pos"),
+    "sqrt_method": (lambda T, a: a.sqrt(), "pos"),
+    "sin_method": (lambda T, a: a.sin(), "randn"),
+    "cos_method": (lambda T, a: a.cos(), "randn"),
+    "tanh_method": (lambda T, a: a.tanh(), "randn"),
+    "sigmoid_method": (lambda T, a: a.sigmoid(), "randn"),
+    "relu_method": (lambda T, a: a.relu(), "away"),
+}
+
+
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3)], ids=str)
+@pytest.mark.parametrize("op", list(UNARY))
+def test_unary(op, shape):
+    fn, kind = UNARY[op]
+    check(fn, S(*shape, kind=kind))
+
+
+@pytest.mark.parametrize("op", list(UNARY))
+def test_unary_float64(op):
+    fn, kind = UNARY[op]
+    check(fn, S(2, 3, kind=kind, dtype="float64"))
+
+
+def _special(T, values, dtype="float32"):
+    return T.tensor(np.array(values, dtype=dtype), requires_grad=True)
+
+
+SPECIAL_POINTS = {
+    "abs_at_zero": (lambda T, x: x.abs(), [0.0, -1.0, 2.0]),
+    "relu_at_zero": (lambda T, x: x.relu(), [0.0, -1.0, 2.0]),
+    "sqrt_at_zero": (lambda T, x: x.sqrt(), [0.0, 1.0, 4.0]),
+    "log_at_zero": (lambda T, x: x.log(), [0.0, 1.0, 4.0]),
+    "log_negative": (lambda T, x: x.log(), [-1.0, 1.0]),
+    "sqrt_negative": (lambda T, x: x.sqrt(), [-1.0, 1.0]),
+    "reciprocal_zero": (lambda T, x: x.reciprocal(), [0.0, 2.0]),
+    "div_by_zero": (lambda T, x: x / 0.0, [0.0, 2.0, -1.0]),
+    "sign_at_zero": (lambda T, x: x.sign(), [0.0, -1.0, 2.0]),
+    "sigmoid_large": (lambda T, x: x.sigmoid(), [-100.0, 100.0, 0.0]),
+    "tanh_large": (lambda T, x: x.tanh(), [-30.0, 30.0, 0.0]),
+    "exp_large": (lambda T, x: x.exp(), [100.0, -100.0]),
+}
+
+
+@pytest.mark.parametrize("case", list(SPECIAL_POINTS))
+def test_unary_special_points(case):
+    fn, values = SPECIAL_POINTS[case]
+
+    def program(T):
+        x = _special(T, values)
+        out = fn(T, x)
+        out.backward(T.ones_like(out))
+        return out, x.grad, next_functions(out.grad_fn)
+
+    same(program)
+
+
+# --- pow --------------------------------------------------------------------------------------------
+
+POW = {
+    "square": (lambda T, a: a ** 2, "randn"),
+    "cube_fn": (lambda T, a: T.pow(a, 3), "randn"),
+    "half": (lambda T, a: a ** 0.5, "pos"),
+    "neg_one": (lambda T, a: a ** -1, "pos"),
+    "neg_float": (lambda T, a: a ** -1.5, "pos"),
+    "zero": (lambda T, a: a ** 0, "randn"),
+    "one": (lambda T, a: a ** 1, "randn"),
+    "method": (lambda T, a: a.pow(2.5), "pos"),
+    "scalar_base": (lambda T, a: 2 ** a, "randn"),
+    "scalar_base_float": (lambda T, a: 1.5 ** a, "randn"),
+    "scalar_base_fn": (lambda T, a: T.pow(2.0, a), "randn"),
+    "scalar_base_e": (lambda T, a: np.e ** a, "randn"),
+}
+
+
+@pytest.mark.parametrize("shape", [(), (2, 3)], ids=str)
+@pytest.mark.parametrize("op", list(POW))
+def test_pow_scalar(op, shape):
+    fn, kind = POW[op]
+    check(fn, S(*shape, kind=kind))
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3)),
+                                    ((2, 3), ())], ids=str)
+def test_pow_tensor_exponent(shapes):
+    a, b = shapes
+    check(lambda T, x, y: x ** y, S(*a, kind="pos"), S(*b))
+    check(lambda T, x, y: T.pow(x, y), S(*a, kind="pos"), S(*b, rg=False))
+    check(lambda T, x, y: x.pow(y), S(*a, kind="pos", rg=False), S(*b))
+
+
+def test_pow_tensor_exponent_zero_base():
+    def program(T):
+        x = _special(T, [0.0, 0.0, 2.0, 0.0])
+        y = _special(T, [2.0, 0.0, 3.0, 0.5])
+        out = x ** y
+        out.backward(T.ones_like(out))
+        return out, x.grad, y.grad, next_functions(out.grad_fn)
+
+    same(program)
+
+
+def test_pow_scalar_exponent_at_zero():
+    def program(T):
+        x = _special(T, [0.0, 1.0])
+        outs = [x ** 2, x ** 0, x ** 0.5, x ** -1]
+        return [(o, T.autograd.grad(o.sum(), x)[0]) for o in outs]
+
+    same(program)
+
+
+def test_pow_negative_base_fractional_exponent():
+    check(lambda T, a: a ** 0.5, S(4))
+    check(lambda T, a, b: a ** b, S(4), S(4))
+
+
+# --- clamp ------------------------------------------------------------------------------------------
+
+CLAMP = {
+    "min_max": lambda T, a: T.clamp(a, -0.5, 0.5),
+    "min_max_kw": lambda T, a: a.clamp(min=-0.5, max=0.5),
+    "min_only": lambda T, a: a.clamp(min=0.0),
+    "max_only": lambda T, a: a.clamp(max=0.3),
+    "int_bounds": lambda T, a: a.clamp(-1, 1),
+    "clip": lambda T, a: T.clip(a, -0.5, 0.5),
+    "clip_method": lambda T, a: a.clip(-0.5, 0.5),
+    "min_gt_max": lambda T, a: a.clamp(0.5, -0.5),
+}
+
+
+@pytest.mark.parametrize("op", list(CLAMP))
+def test_clamp_scalar(op):
+    check(CLAMP[op], S(3, 4))
+
+
+CLAMP_T = {
+    "min_max": lambda T, a, lo, hi: T.clamp(a, lo, hi),
+    "min_only": lambda T, a, lo, hi: T.clamp(a, min=lo),
+    "max_only": lambda T, a, lo, hi: T.clamp(a, max=hi),
+    "method": lambda T, a, lo, hi: a.clamp(lo, hi),
+}
+
+
+@pytest.mark.parametrize("op", list(CLAMP_T))
+def test_clamp_tensor_bounds(op):
+    fn = CLAMP_T[op]
+
+    def build(T, a, lo, hi):
+        return fn(T, a, lo - 1.0, hi + 1.0)
+
+    check(build, S(3, 4), S(3, 4), S(4))
+    check(build, S(3, 4), S(3, 4, rg=False), S(4, rg=False))
+
+
+def test_clamp_at_boundaries():
+    def program(T):
+        x = _special(T, [-1.0, -0.5, 0.0, 0.5, 1.0])
+        out = x.clamp(-0.5, 0.5)
+        out.backward(T.ones_like(out))
+        y = _special(T, [-1.0, -0.5, 0.0, 0.5, 1.0])
+        out2 = y.clamp(min=-0.5)
+        out2.backward(T.ones_like(out2))
+        return out, x.grad, out2, y.grad
+
+    same(program)
+
+
+def test_clamp_no_bounds_error():
+    check_raises(lambda T, a: T.clamp(a), S(3))
+
+
+# --- where ------------------------------------------------------------------------------------------
+
+def test_where_tensor_tensor():
+    check(lambda T, c, a, b: T.where(c, a, b), S(2, 3, kind="bool", rg=False), S(2, 3), S(2, 3))
+
+
+def test_where_broadcast():
+    check(lambda T, c, a, b: T.where(c, a, b), S(2, 3, kind="bool", rg=False), S(3), S(2, 1))
+    check(lambda T, c, a, b: T.where(c, a, b), S(3, kind="bool", rg=False), S(2, 3), S(()))
+
+
+def test_where_from_comparison():
+    check(lambda T, a, b: T.where(a > b, a, b), S(2, 3), S(2, 3))
+    check(lambda T, a: T.where(a > 0, a, T.zeros_like(a)), S(2, 3))
+
+
+def test_where_scalar_other():
+    check(lambda T, c, a: T.where(c, a, 0.0), S(2, 3, kind="bool", rg=False), S(2, 3))
+    check(lambda T, c, a: T.where(c, 1.5, a), S(2, 3, kind="bool", rg=False), S(2, 3))
+
+
+def test_where_method():
+    check(lambda T, c, a, b: a.where(c, b), S(2, 3, kind="bool", rg=False), S(2, 3), S(2, 3))
+
+
+def test_where_dtype_promotion():
+    check(lambda T, c, a, b: T.where(c, a, b), S(2, 3, kind="bool", rg=False),
+          S(2, 3), S(2, 3, dtype="float64"))
+
+
+# --- matrix products --------------------------------------------------------------------------------
+
+MATMUL_SHAPES = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((5, 2, 3), (3,)),
+    ((3,), (5, 3, 4)),
+    ((2, 3), (5, 3, 4)),
+    ((5, 2, 3), (5, 3, 4)),
+    ((2, 1, 2, 3), (5, 3, 4)),
+    ((5, 2, 3), (1, 3, 4)),
+    ((2, 5, 2, 3), (2, 5, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul(shapes):
+    a, b = shapes
+    check(lambda T, x, y: T.matmul(x, y), S(*a), S(*b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_operator(shapes):
+    a, b = shapes
+    check(lambda T, x, y: x @ y, S(*a), S(*b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_one_requires_grad(shapes):
+    a, b = shapes
+    check(lambda T, x, y: x.matmul(y), S(*a), S(*b, rg=False), rtol=1e-5)
+    check(lambda T, x, y: x.matmul(y), S(*a, rg=False), S(*b), rtol=1e-5)
+
+
+def test_matmul_non_contiguous_3d_at_2d():
+    check(lambda T, x, y: x.transpose(0, 1) @ y, S(2, 5, 3), S(3, 4), rtol=1e-5)
+    check(lambda T, x, y: x.transpose(0, 1) @ y, S(2, 5, 3), S(3, 4, rg=False), rtol=1e-5)
+
+
+def test_matmul_float64():
+    check(lambda T, x, y: x @ y, S(5, 2, 3, dtype="float64"), S(3, 4, dtype="float64"))
+
+
+def test_mm_bmm_mv_dot():
+    check(lambda T, x, y: T.mm(x, y), S(2, 3), S(3, 4), rtol=1e-5)
+    check(lambda T, x, y: x.mm(y), S(2, 3), S(3, 4), rtol=1e-5)
+    check(lambda T, x, y: T.bmm(x, y), S(5, 2, 3), S(5, 3, 4), rtol=1e-5)
+    check(lambda T, x, y: x.bmm(y), S(5, 2, 3), S(5, 3, 4), rtol=1e-5)
+    check(lambda T, x, y: T.mv(x, y), S(2, 3), S(3), rtol=1e-5)
+    check(lambda T, x, y: x.mv(y), S(2, 3), S(3), rtol=1e-5)
+    check(lambda T, x, y: T.dot(x, y), S(3), S(3), rtol=1e-5)
+    check(lambda T, x, y: x.dot(y), S(3), S(3), rtol=1e-5)
+
+
+def test_mm_of_transposed():
+    check(lambda T, x, y: x.t().mm(y.t()), S(3, 2), S(4, 3), rtol=1e-5)
+
+
+MATMUL_ERRORS = {
+    "mm_mismatch": (lambda T, x, y: T.mm(x, y), (2, 3), (4, 5)),
+    "mm_not_matrix": (lambda T, x, y: T.mm(x, y), (2, 3, 4), (4, 5)),
+    "mm_vector": (lambda T, x, y: T.mm(x, y), (2, 3), (3,)),
+    "bmm_not_3d": (lambda T, x, y: T.bmm(x, y), (2, 3), (3, 4)),
+    "bmm_mismatch": (lambda T, x, y: T.bmm(x, y), (2, 2, 3), (2, 4, 5)),
+    "bmm_batch_mismatch": (lambda T, x, y: T.bmm(x, y), (2, 2, 3), (3, 3, 5)),
+    "mv_mismatch": (lambda T, x, y: T.mv(x, y), (2, 3), (4,)),
+    "dot_mismatch": (lambda T, x, y: T.dot(x, y), (3,), (4,)),
+    "dot_2d": (lambda T, x, y: T.dot(x, y), (3, 1), (3,)),
+    "matmul_0d": (lambda T, x, y: T.matmul(x, y), (), (3,)),
+    "matmul_2d_mismatch": (lambda T, x, y: x @ y, (2, 3), (4, 5)),
+    "matmul_1d_mismatch": (lambda T, x, y: x @ y, (3,), (4,)),
+    "matmul_3d_mismatch": (lambda T, x, y: x @ y, (5, 2, 3), (5, 4, 2)),
+    "matmul_batch_mismatch": (lambda T, x, y: x @ y, (5, 2, 3), (4, 3, 2)),
+}
+
+
+@pytest.mark.parametrize("case", list(MATMUL_ERRORS))
+def test_matmul_errors(case):
+    fn, a, b = MATMUL_ERRORS[case]
+    check_raises(fn, S(*a), S(*b))
+
+
+def test_mm_dtype_mismatch_error():
+    check_raises(lambda T, x, y: T.mm(x, y), S(2, 3), S(3, 4, dtype="float64"))
+
+
+# --- reductions -------------------------------------------------------------------------------------
+
+REDUCE_ARGS = [
+    {},
+    {"dim": 0},
+    {"dim": 1},
+    {"dim": -1},
+    {"dim": (0, 2)},
+    {"dim": (-1, 0)},
+    {"dim": 1, "keepdim": True},
+    {"dim": (0, 1), "keepdim": True},
+]
+
+REDUCTIONS = {
+    "sum": (lambda T, x, kw: T.sum(x, **kw), "randn"),
+    "sum_method": (lambda T, x, kw: x.sum(**kw), "randn"),
+    "mean": (lambda T, x, kw: T.mean(x, **kw), "randn"),
+    "mean_method": (lambda T, x, kw: x.mean(**kw), "randn"),
+    "prod": (lambda T, x, kw: T.prod(x, **kw), "pos"),
+    "amax": (lambda T, x, kw: T.amax(x, **kw), "randn"),
+    "amin": (lambda T, x, kw: T.amin(x, **kw), "randn"),
+    "amax_method": (lambda T, x, kw: x.amax(**kw), "randn"),
+    "var": (lambda T, x, kw: T.var(x, **kw), "randn"),
+    "std": (lambda T, x, kw: T.std(x, **kw), "randn"),
+    "var_method": (lambda T, x, kw: x.var(**kw), "randn"),
+    "std_method": (lambda T, x, kw: x.std(**kw), "randn"),
+}
+
+
+def _reduce_ids(kw):
+    return ",".join(f"{k}={v}" for k, v in kw.items()) or "all"
+
+
+@pytest.mark.parametrize("kw", REDUCE_ARGS, ids=_reduce_ids)
+@pytest.mark.parametrize("op", list(REDUCTIONS))
+def test_reduction(op, kw):
+    fn, kind = REDUCTIONS[op]
+    if op.startswith("prod") and (isinstance(kw.get("dim"), tuple)):
+        # torch.prod takes a single int dim: same error expected from both
+        check_raises(lambda T, x: fn(T, x, kw), S(2, 3, 4, kind=kind))
+        return
+    check(lambda T, x: fn(T, x, kw), S(2, 3, 4, kind=kind), rtol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [{}, {"keepdim": False}], ids=_reduce_ids)
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "amax", "var", "std"])
+def test_reduction_0d(op, kw):
+    fn, _ = REDUCTIONS[op]
+    check(lambda T, x: fn(T, x, kw), S(kind="pos"))
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "amax", "amin"])
+def test_reduction_0d_dim(op):
+    fn, _ = REDUCTIONS[op]
+    check(lambda T, x: fn(T, x, {"dim": 0}), S(kind="pos"))
+    check(lambda T, x: fn(T, x, {"dim": -1, "keepdim": True}), S(kind="pos"))
+
+
+VAR_ARGS = [
+    {"unbiased": False},
+    {"unbiased": True},
+    {"correction": 0},
+    {"correction": 2},
+    {"dim": 1, "unbiased": False},
+    {"dim": (0, 2), "correction": 0, "keepdim": True},
+    {"dim": -1, "keepdim": True},
+    {"dim": 1, "correction": 3},
+]
+
+
+@pytest.mark.parametrize("kw", VAR_ARGS, ids=_reduce_ids)
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_std_correction(op, kw):
+    check(lambda T, x: getattr(T, op)(x, **kw), S(2, 3, 4), rtol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_std_positional_unbiased(op):
+    check(lambda T, x: getattr(x, op)(False), S(2, 3), rtol=1e-5)
+    check(lambda T, x: getattr(x, op)(1, False), S(2, 3), rtol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_std_single_element(op):
+    check(lambda T, x: getattr(T, op)(x), S(1))
+    check(lambda T, x: getattr(T, op)(x, dim=0), S(1, 3))
+
+
+MAXMIN_DIM = [
+    {"dim": 0},
+    {"dim": 1},
+    {"dim": -1},
+    {"dim": 2, "keepdim": True},
+    {"dim": -3, "keepdim": True},
+]
+
+
+@pytest.mark.parametrize("kw", MAXMIN_DIM, ids=_reduce_ids)
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_dim(op, kw):
+    check(lambda T, x: getattr(T, op)(x, **kw), S(2, 3, 4))
+    check(lambda T, x: getattr(x, op)(**kw), S(2, 3, 4))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_dim_named_fields(op):
+    def program(T):
+        x = T.tensor(np.random.RandomState(0).randn(3, 4).astype("float32"), requires_grad=True)
+        r = getattr(x, op)(dim=1)
+        (r.values * 2).sum().backward()
+        return r.values, r.indices, x.grad, type(r).__name__, len(r)
+
+    same(program)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_all(op):
+    check(lambda T, x: getattr(T, op)(x), S(2, 3, 4))
+    check(lambda T, x: getattr(x, op)(), S(5))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_binary(op):
+    check(lambda T, x, y: getattr(T, op)(x, y), S(2, 3), S(3))
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_maximum_minimum(op):
+    check(lambda T, x, y: getattr(T, op)(x, y), S(2, 3), S(3))
+
+
+TIES = {
+    "amax": lambda T, x: x.amax(),
+    "amin": lambda T, x: x.amin(),
+    "amax_dim": lambda T, x: x.amax(dim=1),
+    "max_all": lambda T, x: x.max(),
+    "min_all": lambda T, x: x.min(),
+    "max_dim": lambda T, x: x.max(dim=1),
+    "min_dim": lambda T, x: x.min(dim=1),
+    "maximum": lambda T, x: T.maximum(x, x.detach()),
+    "argmax": lambda T, x: x.argmax(),
+    "argmax_dim": lambda T, x: x.argmax(dim=1),
+    "argmin_dim": lambda T, x: x.argmin(dim=1),
+}
+
+
+@pytest.mark.parametrize("case", list(TIES))
+def test_reduction_ties(case):
+    fn = TIES[case]
+
+    def program(T):
+        x = _special(T, [[3.0, 1.0, 3.0, 3.0], [-1.0, -1.0, 0.0, -5.0]])
+        out = fn(T, x)
+        first = out[0] if isinstance(out, tuple) else out
+        if first.requires_grad:
+            first.backward(T.ones_like(first) * 2)
+        return out, x.grad, next_functions(first.grad_fn)
+
+    same(program)
+
+
+def test_prod_with_zeros():
+    def program(T):
+        res = []
+        for vals in ([2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [1.5, 2.0, 3.0], [0.0]):
+            x = _special(T, vals)
+            p = x.prod()
+            p.backward()
+            res.append((p, x.grad))
+        y = _special(T, [[2.0, 0.0, 3.0], [0.0, 0.0, 1.0], [1.0, 2.0, 3.0]])
+        q = y.prod(dim=1)
+        q.backward(T.tensor([1.0, 2.0, 3.0]))
+        res.append((q, y.grad))
+        return res
+
+    same(program)
+
+
+def test_reduction_dtypes():
+    def program(T):
+        i = T.tensor([[1, 2, 3], [4, 5, 6]])
+        b = T.tensor([True, False, True])
+        i32 = T.tensor([1, 2], dtype=T.int32)
+        return [i.sum(), i.sum(dim=0), i.prod(), i.amax(), i.max(), i.max(dim=1), b.sum(),
+                i32.sum(), i32.prod(), i.sum(dtype=T.float64), i.float().mean(),
+                T.tensor([1.0, 2.0]).sum(dtype=T.float64)]
+
+    same(program)
+
+
+def test_mean_of_int_error():
+    check_raises(lambda T, x: x.mean(), S(3, kind="int"))
+    check_raises(lambda T, x: x.mean(dim=0), S(3, kind="int"))
+
+
+def test_reduction_dim_out_of_range():
+    check_raises(lambda T, x: x.sum(dim=3), S(2, 3))
+    check_raises(lambda T, x: x.sum(dim=-3), S(2, 3))
+    check_raises(lambda T, x: x.mean(dim=(0, 5)), S(2, 3))
+    check_raises(lambda T, x: x.max(dim=2), S(2, 3))
+    check_raises(lambda T, x: x.var(dim=2), S(2, 3))
+    check_raises(lambda T, x: x.amax(dim=2), S(2, 3))
+
+
+def test_max_empty_error():
+    check_raises(lambda T, x: x.max(), S(0))
+
+
+def test_argmax_argmin():
+    def program(T):
+        x = T.tensor(np.random.RandomState(3).randn(3, 4).astype("float32"), requires_grad=True)
+        return [x.argmax(), x.argmin(), T.argmax(x, dim=1), T.argmin(x, dim=0),
+                x.argmax(dim=-1, keepdim=True), x.argmin(dim=0, keepdim=True),
+                x.argmax(keepdim=True)]
+
+    same(program)
+
+
+# --- softmax ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -2])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax(op, dim):
+    check(lambda T, x: getattr(T, op)(x, dim), S(2, 3, 4), rtol=1e-5)
+    check(lambda T, x: getattr(x, op)(dim), S(2, 3, 4), rtol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_dtype_arg_and_large_values(op):
+    check(lambda T, x: getattr(T, op)(x, 0, dtype=T.float64), S(3, 2))
+    check(lambda T, x: getattr(T, op)(x * 100, -1), S(3, 4), rtol=1e-5)
+    check(lambda T, x: getattr(T, op)(x, 0), S(4, dtype="float64"))
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_dim_out_of_range(op):
+    check_raises(lambda T, x: getattr(T, op)(x, 2), S(2, 3))
+
+
+# --- shapes and views -------------------------------------------------------------------------------
+
+VIEWS = {
+    "reshape": (lambda T, x: x.reshape(4, 6), (2, 3, 4)),
+    "reshape_tuple": (lambda T, x: x.reshape((3, -1)), (2, 3, 4)),
+    "reshape_fn": (lambda T, x: T.reshape(x, (-1,)), (2, 3, 4)),
+    "reshape_same": (lambda T, x: x.reshape(2, 3, 4), (2, 3, 4)),
+    "reshape_noncontig": (lambda T, x: x.t().reshape(-1), (3, 4)),
+    "reshape_0d": (lambda T, x: x.reshape(1, 1), ()),
+    "reshape_to_0d": (lambda T, x: x.reshape(()), (1,)),
+    "view": (lambda T, x: x.view(6, 4), (2, 3, 4)),
+    "view_neg": (lambda T, x: x.view(-1, 2), (2, 3, 4)),
+    "view_tuple": (lambda T, x: x.view((4, 3, 2)), (2, 3, 4)),
+    "view_as": (lambda T, x: x.view_as(T.zeros(6, 4)), (2, 3, 4)),
+    "reshape_as": (lambda T, x: x.reshape_as(T.zeros(6, 4)), (2, 3, 4)),
+    "flatten": (lambda T, x: x.flatten(), (2, 3, 4)),
+    "flatten_partial": (lambda T, x: x.flatten(1), (2, 3, 4)),
+    "flatten_range": (lambda T, x: T.flatten(x, 0, 1), (2, 3, 4)),
+    "flatten_neg": (lambda T, x: x.flatten(-2, -1), (2, 3, 4)),
+    "flatten_same": (lambda T, x: x.flatten(1, 1), (2, 3, 4)),
+    "flatten_0d": (lambda T, x: x.flatten(), ()),
+    "flatten_noncontig": (lambda T, x: x.transpose(0, 2).flatten(), (2, 3, 4)),
+    "squeeze": (lambda T, x: x.squeeze(), (1, 3, 1, 2)),
+    "squeeze_dim": (lambda T, x: x.squeeze(0), (1, 3, 1, 2)),
+    "squeeze_neg": (lambda T, x: x.squeeze(-2), (1, 3, 1, 2)),
+    "squeeze_noop": (lambda T, x: x.squeeze(1), (1, 3, 1, 2)),
+    "squeeze_dims": (lambda T, x: x.squeeze((0, 2)), (1, 3, 1, 2)),
+    "squeeze_fn": (lambda T, x: T.squeeze(x, 2), (1, 3, 1, 2)),
+    "squeeze_nothing": (lambda T, x: x.squeeze(), (2, 3)),
+    "unsqueeze": (lambda T, x: x.unsqueeze(0), (2, 3)),
+    "unsqueeze_mid": (lambda T, x: x.unsqueeze(1), (2, 3)),
+    "unsqueeze_end": (lambda T, x: x.unsqueeze(2), (2, 3)),
+    "unsqueeze_neg": (lambda T, x: x.unsqueeze(-1), (2, 3)),
+    "unsqueeze_0d": (lambda T, x: T.unsqueeze(x, 0), ()),
+    "transpose": (lambda T, x: x.transpose(0, 2), (2, 3, 4)),
+    "transpose_neg": (lambda T, x: T.transpose(x, -1, -2), (2, 3, 4)),
+    "transpose_same": (lambda T, x: x.transpose(1, 1), (2, 3, 4)),
+    "swapaxes": (lambda T, x: T.swapaxes(x, 0, 1), (2, 3, 4)),
+    "permute": (lambda T, x: x.permute(2, 0, 1), (2, 3, 4)),
+    "permute_tuple": (lambda T, x: x.permute((1, 2, 0)), (2, 3, 4)),
+    "permute_neg": (lambda T, x: T.permute(x, (-1, 0, 1)), (2, 3, 4)),
+    "t": (lambda T, x: x.t(), (2, 3)),
+    "t_fn": (lambda T, x: T.t(x), (2, 3)),
+    "t_1d": (lambda T, x: x.t(), (3,)),
+    "T": (lambda T, x: x.T, (2, 3)),
+    "T_3d": (lambda T, x: x.T, (2, 3, 4)),
+    "mT": (lambda T, x: x.mT, (2, 3, 4)),
+    "expand": (lambda T, x: x.expand(2, 3, 4), (3, 1)),
+    "expand_neg": (lambda T, x: x.expand(5, -1, 4), (3, 1)),
+    "expand_tuple": (lambda T, x: x.expand((2, 3)), (3,)),
+    "expand_same": (lambda T, x: x.expand(3, 1), (3, 1)),
+    "expand_0d": (lambda T, x: x.expand(2, 2), ()),
+    "expand_as": (lambda T, x: x.expand_as(T.zeros(2, 3, 4)), (3, 1)),
+    "clone": (lambda T, x: x.clone(), (2, 3)),
+    "clone_fn": (lambda T, x: T.clone(x), (2, 3)),
+    "contiguous_noop": (lambda T, x: (x * 1).contiguous(), (2, 3)),
+    "contiguous_copy": (lambda T, x: x.t().contiguous(), (2, 3)),
+    "select": (lambda T, x: x.select(1, -1), (2, 3)),
+    "select_fn": (lambda T, x: T.select(x, 0, 1), (2, 3)),
+    "chain": (lambda T, x: x.t().unsqueeze(0).expand(2, 3, 2).reshape(6, 2), (2, 3)),
+}
+
+
+@pytest.mark.parametrize("op", list(VIEWS))
+def test_view_ops(op):
+    fn, shape = VIEWS[op]
+    check(fn, S(*shape))
+
+
+def test_views_report_contiguity_and_strides():
+    def program(T):
+        x = T.tensor(np.arange(24.0, dtype="float32")).reshape(2, 3, 4)
+        vs = [x.transpose(0, 2), x.permute(1, 2, 0), x[:, ::2], x.expand(3, 2, 3, 4), x[0].t(), x.unsqueeze(1), x[1], x.squeeze(), x.reshape(4, 6)]
+        return [(v.stride(), v.is_contiguous(), v.storage_offset(), v._is_view()) for v in vs]
+
+    same(program)
+
+
+VIEW_ERRORS = {
+    "view_noncontig": (lambda T, x: x.t().view(-1), (3, 4)),
+    "view_bad_size": (lambda T, x: x.view(5, 5), (3, 4)),
+    "view_two_neg": (lambda T, x: x.view(-1, -1), (3, 4)),
+    "reshape_bad_size": (lambda T, x: x.reshape(7), (3, 4)),
+    "reshape_bad_infer": (lambda T, x: x.reshape(5, -1), (3, 4)),
+    "expand_incompatible": (lambda T, x: x.expand(2, 4), (3,)),
+    "expand_incompatible_2d": (lambda T, x: x.expand(3, 3), (2, 1)),
+    "expand_fewer_dims": (lambda T, x: x.expand(3), (2, 3)),
+    "squeeze_out_of_range": (lambda T, x: x.squeeze(3), (2, 3)),
+    "unsqueeze_out_of_range": (lambda T, x: x.unsqueeze(4), (2, 3)),
+    "unsqueeze_neg_out_of_range": (lambda T, x: x.unsqueeze(-4), (2, 3)),
+    "transpose_out_of_range": (lambda T, x: x.transpose(0, 2), (2, 3)),
+    "permute_wrong_len": (lambda T, x: x.permute(1, 0), (2, 3, 4)),
+    "permute_duplicate": (lambda T, x: x.permute(0, 0, 1), (2, 3, 4)),
+    "permute_out_of_range": (lambda T, x: x.permute(0, 1, 3), (2, 3, 4)),
+    "t_3d": (lambda T, x: x.t(), (2, 3, 4)),
+    "flatten_bad_range": (lambda T, x: x.flatten(2, 1), (2, 3, 4)),
+    "flatten_out_of_range": (lambda T, x: x.flatten(0, 3), (2, 3, 4)),
+    "select_out_of_range": (lambda T, x: x.select(0, 2), (2, 3)),
+    "select_dim_out_of_range": (lambda T, x: x.select(2, 0), (2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(VIEW_ERRORS))
+def test_view_errors(case):
+    fn, shape = VIEW_ERRORS[case]
+    check_raises(fn, S(*shape))
+
+
+# --- indexing ---------------------------------------------------------------------------------------
+
+INDEX = {
+    "int": lambda T, x: x[1],
+    "neg_int": lambda T, x: x[-1],
+    "int_int": lambda T, x: x[1, -2],
+    "int_int_int": lambda T, x: x[0, 1, 2],
+    "slice": lambda T, x: x[1:3],
+    "slice_step": lambda T, x: x[::2],
+    "slice_neg": lambda T, x: x[-2:],
+    "slice_full": lambda T, x: x[:],
+    "slice_full_2": lambda T, x: x[:, :],
+    "slice_empty": lambda T, x: x[3:1],
+    "slice_past_end": lambda T, x: x[1:100],
+    "slice_2d": lambda T, x: x[1:, ::2],
+    "slice_neg_step_start": lambda T, x: x[:, -3:-1, 1::2],
+    "int_slice": lambda T, x: x[1, 1:],
+    "slice_int": lambda T, x: x[:, 2],
+    "none": lambda T, x: x[None],
+    "none_mid": lambda T, x: x[:, None],
+    "none_twice": lambda T, x: x[None, :, None],
+    "ellipsis": lambda T, x: x[...],
+    "ellipsis_int": lambda T, x: x[..., 0],
+    "int_ellipsis": lambda T, x: x[1, ...],
+    "ellipsis_none": lambda T, x: x[..., None],
+    "ellipsis_mid": lambda T, x: x[0, ..., 1],
+    "list": lambda T, x: x[[0, 2]],
+    "list_dupes": lambda T, x: x[[0, 0, 2, 0]],
+    "list_neg": lambda T, x: x[[-1, 0]],
+    "tensor_idx": lambda T, x: x[T.tensor([2, 0])],
+    "tensor_idx_2d": lambda T, x: x[T.tensor([[0, 1], [2, 2]])],
+    "tensor_0d_int": lambda T, x: x[T.tensor(1)],
+    "two_lists": lambda T, x: x[[0, 1], [1, 3]],
+    "list_broadcast": lambda T, x: x[T.tensor([[0], [2]]), T.tensor([1, 3])],
+    "slice_list": lambda T, x: x[:, [0, 2]],
+    "int_list": lambda T, x: x[1, [0, 2]],
+    "list_int": lambda T, x: x[[0, 2], 1],
+    "list_slice_list": lambda T, x: x[[0, 1], :, [1, 0]],
+    "slice_list_slice": lambda T, x: x[1:, [0, 2], :],
+    "ellipsis_list": lambda T, x: x[..., [0, 3]],
+    "none_list": lambda T, x: x[None, [0, 1]],
+    "bool_mask_full": lambda T, x: x[x > 0],
+    "bool_mask_rows": lambda T, x: x[T.tensor([True, False, True])],
+    "bool_mask_2d": lambda T, x: x[(x > 0).any(dim=2)],
+    "bool_mask_then_slice": lambda T, x: x[T.tensor([False, True, True]), 1:],
+    "slice_bool_mask": lambda T, x: x[:, T.tensor([True, False, True, True])],
+    "bool_list": lambda T, x: x[[True, False, True]],
+    "python_bool": lambda T, x: x[True],
+    "step_then_list": lambda T, x: x[::2, [1, 2]],
+    "numpy_int": lambda T, x: x[np.int64(1)],
+}
+
+
+@pytest.mark.parametrize("case", list(INDEX))
+def test_getitem(case):
+    check(INDEX[case], S(3, 4, 5) if case not in ("int_int_int",) else S(2, 3, 4))
+
+
+INDEX_1D = {
+    "int": lambda T, x: x[2],
+    "slice_step": lambda T, x: x[1::3],
+    "list": lambda T, x: x[[4, 0, 4]],
+    "mask": lambda T, x: x[x > 0.3],
+    "none_ellipsis": lambda T, x: x[None, ...],
+    "tensor_idx_0d_elems": lambda T, x: x[T.tensor([1])],
+}
+
+
+@pytest.mark.parametrize("case", list(INDEX_1D))
+def test_getitem_1d(case):
+    check(INDEX_1D[case], S(6))
+
+
+def test_getitem_of_0d():
+    check(lambda T, x: x[None], S())
+    check(lambda T, x: x[...], S())
+    check(lambda T, x: x[()], S())
+
+
+INDEX_ERRORS = {
+    "int_out_of_range": lambda T, x: x[3],
+    "neg_int_out_of_range": lambda T, x: x[-4],
+    "too_many": lambda T, x: x[0, 0, 0],
+    "list_out_of_range": lambda T, x: x[[0, 5]],
+    "float_index": lambda T, x: x[T.tensor([0.0, 1.0])],
+    "mask_shape": lambda T, x: x[T.tensor([True, False])],
+    "zero_step": lambda T, x: x[::0],
+    "neg_step": lambda T, x: x[::-1],
+}
+
+
+@pytest.mark.parametrize("case", list(INDEX_ERRORS))
+def test_getitem_errors(case):
+    check_raises(INDEX_ERRORS[case], S(3, 4))
+
+
+# --- cat / stack / unbind ---------------------------------------------------------------------------
+
+def test_cat():
+    check(lambda T, a, b: T.cat([a, b]), S(2, 3), S(4, 3))
+    check(lambda T, a, b: T.cat([a, b], dim=1), S(2, 3), S(2, 1))
+    check(lambda T, a, b: T.cat((a, b), -1), S(2, 3), S(2, 2))
+    check(lambda T, a, b, c: T.cat([a, b, c], dim=0), S(1, 3), S(2, 3, rg=False), S(3, 3))
+    check(lambda T, a: T.cat([a]), S(2, 3))
+    check(lambda T, a, b: T.cat([a, b, a]), S(2), S(3))
+    check(lambda T, a, b: T.concat([a, b], dim=2), S(2, 3, 1), S(2, 3, 2))
+
+
+def test_cat_dtype_promotion():
+    check(lambda T, a, b: T.cat([a, b]), S(2, 3), S(1, 3, dtype="float64"))
+    check(lambda T, a, b: T.cat([a, b]), S(2, 3), S(1, 3, kind="int", dtype="int64", rg=False))
+
+
+def test_stack():
+    check(lambda T, a, b: T.stack([a, b]), S(2, 3), S(2, 3))
+    check(lambda T, a, b: T.stack([a, b], dim=1), S(2, 3), S(2, 3))
+    check(lambda T, a, b: T.stack((a, b), dim=-1), S(2, 3), S(2, 3))
+    check(lambda T, a, b, c: T.stack([a, b, c], 2), S(2, 3), S(2, 3, rg=False), S(2, 3))
+    check(lambda T, a: T.stack([a, a]), S(4))
+    check(lambda T, a, b: T.stack([a, b]), S(), S())
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unbind(dim):
+    def program(T):
+        rs = np.random.RandomState(0)
+        x = S(3, 2, 4).build(T, rs)
+        parts = x.unbind(dim) if dim != 1 else T.unbind(x, dim)
+        out = parts[0] * 2 + parts[-1] * parts[1]
+        out.backward(_upstream(T, rs, out))
+        return (list(parts), x.grad, next_functions(out.grad_fn),
+                [p._is_view() for p in parts], [p.stride() for p in parts])
+
+    same(program)
+
+
+CAT_ERRORS = {
+    "cat_empty": lambda T, a, b: T.cat([]),
+    "cat_shape_mismatch": lambda T, a, b: T.cat([a, b], dim=1),
+    "cat_ndim_mismatch": lambda T, a, b: T.cat([a, b[0]]),
+    "cat_dim_out_of_range": lambda T, a, b: T.cat([a, a], dim=2),
+    "stack_empty": lambda T, a, b: T.stack([]),
+    "stack_shape_mismatch": lambda T, a, b: T.stack([a, b]),
+    "stack_dim_out_of_range": lambda T, a, b: T.stack([a, a], dim=3),
+    "unbind_dim_out_of_range": lambda T, a, b: T.unbind(a, 2),
+}
+
+
+@pytest.mark.parametrize("case", list(CAT_ERRORS))
+def test_cat_stack_errors(case):
+    check_raises(CAT_ERRORS[case], S(2, 3), S(3, 3))
+
+
+# --- comparisons (non-differentiable) ---------------------------------------------------------------
+
+COMPARE = {
+    "eq": lambda T, a, b: a == b,
+    "ne": lambda T, a, b: a != b,
+    "lt": lambda T, a, b: a < b,
+    "le": lambda T, a, b: a <= b,
+    "gt": lambda T, a, b: a > b,
+    "ge": lambda T, a, b: a >= b,
+    "eq_fn": lambda T, a, b: T.eq(a, b),
+    "ne_fn": lambda T, a, b: T.ne(a, b),
+    "lt_fn": lambda T, a, b: T.lt(a, b),
+    "le_fn": lambda T, a, b: T.le(a, b),
+    "gt_fn": lambda T, a, b: T.gt(a, b),
+    "ge_fn": lambda T, a, b: T.ge(a, b),
+    "ge_method": lambda T, a, b: a.ge(b),
+    "lt_method": lambda T, a, b: a.lt(b),
+}
+
+
+@pytest.mark.parametrize("op", list(COMPARE))
+def test_comparison(op):
+    fn = COMPARE[op]
+
+    def program(T):
+        rs = np.random.RandomState(1)
+        a = T.tensor(rs.randint(-2, 3, size=(2, 3)).astype("float32"), requires_grad=True)
+        b = T.tensor(rs.randint(-2, 3, size=(3,)).astype("float32"), requires_grad=True)
+        i = T.tensor(rs.randint(-2, 3, size=(2, 3)))
+        return [fn(T, a, b), fn(T, a, 1.0), fn(T, a, 1), fn(T, b, a), fn(T, i, a), fn(T, i, 0),
+                fn(T, i, 0.5), fn(T, a.detach(), b.detach())]
+
+    same(program)
+
+
+def test_comparison_reverse_scalar():
+    def program(T):
+        a = T.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        return [1.0 < a, 0 == a, 2 >= a, 0.0 != a]
+
+    same(program)
+
+
+def test_comparison_then_float_has_no_grad():
+    def program(T):
+        a = T.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        m = (a > 0).float()
+        return m, (a * m).sum()
+
+    same(program)
+
+
+def test_logical_not_and_invert():
+    def program(T):
+        a = T.tensor([-1.0, 0.0, 2.0])
+        return [~(a > 0), T.logical_not(a > 0), T.logical_not(a)]
+
+    same(program)
+
+
+# --- dtype promotion --------------------------------------------------------------------------------
+
+def _t(T, values, dtype):
+    return T.tensor(np.array(values), dtype=getattr(T, dtype))
+
+
+PROMOTION = {
+    "int_times_float_scalar": lambda T: _t(T, [1, 2, 3], "int64") * 1.5,
+    "int_plus_int_scalar": lambda T: _t(T, [1, 2, 3], "int64") + 2,
+    "int32_plus_int_scalar": lambda T: _t(T, [1, 2, 3], "int32") + 2,
+    "int32_plus_big_int_scalar": lambda T: _t(T, [1, 2, 3], "int32") + 2**40,
+    "uint8_plus_int_scalar": lambda T: _t(T, [1, 2, 3], "uint8") + 300,
+    "int_plus_bool_scalar": lambda T: _t(T, [1, 2, 3], "int64") + True,
+    "float32_plus_float64": lambda T: _t(T, [1.0, 2.0], "float32") + _t(T, [1.0, 2.0], "float64"),
+    "float64_plus_float32": lambda T: _t(T, [1.0, 2.0], "float64") * _t(T, [1.0, 2.0], "float32"),
+    "float32_plus_0d_float64": lambda T: _t(T, [1.0, 2.0], "float32") + _t(T, 3.0, "float64"),
+    "0d_float64_plus_float32": lambda T: _t(T, 3.0, "float64") - _t(T, [1.0, 2.0], "float32"),
+    "int_plus_0d_float": lambda T: _t(T, [1, 2], "int64") + _t(T, 3.5, "float64"),
+    "int32_plus_0d_int64": lambda T: _t(T, [1, 2], "int32") + _t(T, 3, "int64"),
+    "0d_plus_0d": lambda T: _t(T, 1.0, "float32") + _t(T, 3, "float64"),
+    "int32_plus_int64": lambda T: _t(T, [1, 2], "int32") + _t(T, [1, 2], "int64"),
+    "uint8_plus_int8": lambda T: _t(T, [1, 2], "uint8") + _t(T, [1, -2], "int8"),
+    "int16_times_uint8": lambda T: _t(T, [1, 2], "int16") * _t(T, [1, 2], "uint8"),
+    "bool_plus_int": lambda T: _t(T, [True, False], "bool") + _t(T, [1, 2], "int64"),
+    "bool_plus_bool": lambda T: _t(T, [True, False], "bool") + _t(T, [True, True], "bool"),
+    "bool_times_bool": lambda T: _t(T, [True, False], "bool") * _t(T, [True, True], "bool"),
+    "bool_plus_int_scalar": lambda T: _t(T, [True, False], "bool") + 1,
+    "bool_plus_float_scalar": lambda T: _t(T, [True, False], "bool") + 1.5,
+    "bool_times_float": lambda T: _t(T, [True, False], "bool") * _t(T, [1.5, 2.5], "float32"),
+    "int_div_int": lambda T: _t(T, [1, 2, 3], "int64") / _t(T, [2, 2, 2], "int64"),
+    "int_div_int_scalar": lambda T: _t(T, [1, 2, 3], "int64") / 2,
+    "int_scalar_div_int": lambda T: 3 / _t(T, [1, 2, 3], "int64"),
+    "int_div_zero": lambda T: _t(T, [1, 0, -1], "int64") / 0,
+    "int_floordiv_mode": lambda T: T.div(_t(T, [7, -7], "int64"), 2, rounding_mode="floor"),
+    "int_trunc_mode": lambda T: T.div(_t(T, [7, -7], "int64"), 2, rounding_mode="trunc"),
+    "float_floor_mode": lambda T: T.div(_t(T, [7.5, -7.5], "float32"), 2, rounding_mode="floor"),
+    "int_pow_int": lambda T: _t(T, [1, 2, 3], "int64") ** 2,
+    "int_pow_float": lambda T: _t(T, [1, 2, 3], "int64") ** 0.5,
+    "int_pow_neg_int": lambda T: _t(T, [1, 2, 3], "int64") ** -1,
+    "int_scalar_pow_int": lambda T: 2 ** _t(T, [1, 2, 3], "int64"),
+    "float_scalar_pow_int": lambda T: 2.0 ** _t(T, [1, 2, 3], "int64"),
+    "int_pow_int_tensor": lambda T: _t(T, [1, 2, 3], "int64") ** _t(T, [2, 0, 1], "int64"),
+    "float_pow_int_tensor": lambda T: _t(T, [1.5, 2, 3], "float32") ** _t(T, [2, 0, 1], "int64"),
+    "int_sub_float_scalar": lambda T: 1.5 - _t(T, [1, 2, 3], "int64"),
+    "bool_sub": lambda T: _t(T, [True, False], "bool") - _t(T, [True, True], "bool"),
+    "bool_neg": lambda T: -_t(T, [True, False], "bool"),
+    "int_neg": lambda T: -_t(T, [1, -2], "int32"),
+    "int_abs": lambda T: _t(T, [1, -2], "int64").abs(),
+    "int_exp": lambda T: _t(T, [1, 2], "int64").exp(),
+    "int_sqrt": lambda T: _t(T, [1, 4], "int32").sqrt(),
+    "bool_sigmoid": lambda T: _t(T, [True, False], "bool").sigmoid(),
+    "int_relu": lambda T: _t(T, [1, -2], "int64").relu(),
+    "int_clamp_float": lambda T: _t(T, [1, -2, 5], "int64").clamp(0.5, 3.5),
+    "int_clamp_int": lambda T: _t(T, [1, -2, 5], "int64").clamp(0, 3),
+    "int_matmul": lambda T: _t(T, [[1, 2], [3, 4]], "int64") @ _t(T, [1, 1], "int64"),
+    "matmul_mixed_dtype": lambda T: _t(T, [[1.0, 2.0]], "float32") @ _t(T, [1.0, 1.0], "float64"),
+    "where_int_float": lambda T: T.where(_t(T, [True, False], "bool"), _t(T, [1, 2], "int64"),
+                                         _t(T, [0.5, 1.5], "float32")),
+    "where_int_scalar": lambda T: T.where(_t(T, [True, False], "bool"), _t(T, [1, 2], "int64"),
+                                          0.5),
+    "cat_int_bool": lambda T: T.cat([_t(T, [1, 2], "int32"), _t(T, [True], "bool")]),
+    "float16_plus_scalar": lambda T: _t(T, [1.0, 2.0], "float16") + 1.5,
+    "float16_plus_float32": lambda T: _t(T, [1.0, 2.0], "float16") + _t(T, [1.0, 2.0], "float32"),
+    "float64_plus_int_tensor": lambda T: _t(T, [1.0, 2.0], "float64") + _t(T, [1, 2], "int64"),
+    "eq_int_float": lambda T: _t(T, [1, 2], "int64") == _t(T, [1.0, 2.5], "float32"),
+    "lt_bool_float_scalar": lambda T: _t(T, [True, False], "bool") < 0.5,
+}
+
+
+@pytest.mark.parametrize("case", list(PROMOTION))
+def test_dtype_promotion(case):
+    same(PROMOTION[case])
+
+
+def test_promotion_grads_flow_back_in_input_dtype():
+    def program(T):
+        a = T.tensor([1.0, 2.0], dtype=T.float32, requires_grad=True)
+        b = T.tensor([3.0, 4.0], dtype=T.float64, requires_grad=True)
+        c = T.tensor(2.0, dtype=T.float64, requires_grad=True)
+        out = a * b + a * c
+        out.backward(T.tensor([1.0, -1.0], dtype=T.float64))
+        return out, a.grad, b.grad, c.grad, next_functions(out.grad_fn)
+
+    same(program)
+
+
+def test_promotion_int_tensor_times_float_leaf():
+    def program(T):
+        a = T.tensor([1.5, 2.5], requires_grad=True)
+        i = T.tensor([1, 2])
+        out = (i * a + i / a - a ** i).sum()
+        out.backward()
+        return out, a.grad, next_functions(out.grad_fn)
+
+    same(program)
+
+
+def test_requires_grad_int_error():
+    check_raises(lambda T: T.tensor([1, 2]).requires_grad_())
+    check_raises(lambda T: T.tensor([1, 2], requires_grad=True))
