@@ -21,6 +21,9 @@ from ._ops._table import Op, backward_function, jitted_backward, jitted_forward,
 from ._storage import Layout
 from ._tensor import Tensor
 
+DIFFERENTIABLE_DTYPES = frozenset(
+    d.np for d in _dtypes.ALL_DTYPES if d.is_floating_point or d.is_complex)
+
 INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -69,7 +72,8 @@ class OpNode(Node):
         names = tuple(saved)
         bop = differentiable_backward_op(self.op, self.static, self.needs, self.in_meta, names,
                                          type(self).__name__)
-        results = apply(bop, *saved.values(), *grads)
+        results = apply(bop, *[v._value if isinstance(v, SavedConstant) else v
+                               for v in saved.values()], *grads)
         results = results if isinstance(results, tuple) else (results,)
         it = iter(results)
         return [next(it) if need else None for need in bop.needed_mask]
@@ -105,6 +109,18 @@ class OpNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
+class SavedConstant:
+    """A saved non-tensor value (e.g. index arrays); freed with its node like a tensor."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+
+    def unpack(self, owner: Node) -> SavedConstant:
+        return self
+
+
 # --- the choke point ------------------------------------------------------------------------
 
 def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
@@ -129,18 +145,26 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
 
 
 def _compute_dtype(op: Op, args: tuple):
+    """The dtype the op computes in (torch's result_type; "float" ops lift ints to float)."""
+    key = (op.promote, *[(a._cell.array.dtype, a._layout is None and a._cell.array.ndim == 0
+                          or a._layout is not None and not a._layout.shape)
+                         if isinstance(a, Tensor) else type(a) for a in args])
+    d = _promotion_cache.get(key)
+    if d is None:
+        d = _promotion_cache[key] = _promote(op.promote, args)
+    return d
+
+
+_promotion_cache: dict[tuple, Any] = {}
+
+
+def _promote(mode: str, args: tuple):
     tensors = [(a.dtype, a.ndim) for a in args if isinstance(a, Tensor)]
     scalars = [a for a in args if a is not None and not isinstance(a, Tensor)]
-    d = _result_type_cached(tuple(tensors), tuple(type(s) for s in scalars))
-    if op.promote == "float" and not (d.is_floating_point or d.is_complex):
+    d = _dtypes.result_type(tensors, scalars)
+    if mode == "float" and not (d.is_floating_point or d.is_complex):
         d = _dtypes.get_default_dtype()
     return d.np
-
-
-@functools.lru_cache(maxsize=1024)
-def _result_type_cached(tensors: tuple, scalar_types: tuple):
-    samples = {bool: True, int: 1, float: 1.0, complex: 1j}
-    return _dtypes.result_type(list(tensors), [samples.get(t, 1.0) for t in scalar_types])
 
 
 def _edge(a: Any):
@@ -156,14 +180,13 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list, compute
     edges = tuple(_edge(a) for a in args)
     in_meta = tuple((a._value.shape, a._value.dtype) if isinstance(a, Tensor) else (None, None)
                     for a in args)
-    node = node_class(op.node, OpNode)(edges, tuple((r._value.shape, r._value.dtype)
-                                                    for r in results))
+    node = op.node_class(edges, tuple((r._value.shape, r._value.dtype) for r in results))
     node.op, node.static, node.needs, node.in_meta = op, skey, needs, in_meta
     node.saved = _save(op, needs, args, aux, results, node, compute_dtype)
     if not attach:
         return node
     for j, r in enumerate(results):
-        if j not in op.nondiff_outputs and (r.dtype.is_floating_point or r.dtype.is_complex):
+        if j not in op.nondiff_outputs and r._cell.array.dtype in DIFFERENTIABLE_DTYPES:
             r._requires_grad = True
             r._grad_fn = node
             r._output_nr = j
@@ -182,6 +205,9 @@ def _save(op: Op, needs, args, aux, results, node, compute_dtype) -> dict:
             value = args[inputs.index(name)]
         else:
             value = aux[op.aux.index(name)]
+            if not isinstance(value, Tensor):
+                saved[name] = SavedConstant(value)
+                continue
         if value is None:
             continue
         if not isinstance(value, Tensor):
@@ -218,7 +244,7 @@ def regenerate_view_node(view: Tensor) -> None:
     if edge is None:
         return
     layout = view._layout
-    node = node_class(AS_STRIDED.node, OpNode)((edge,), ((layout.shape, view._value.dtype),))
+    node = AS_STRIDED.node_class((edge,), ((layout.shape, view._value.dtype),))
     node.op, node.static = AS_STRIDED, static_key({"layout_out": layout})
     node.needs, node.in_meta, node.saved = (True,), ((base.shape, base._value.dtype),), {}
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True

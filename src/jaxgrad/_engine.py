@@ -19,6 +19,7 @@ import jax.numpy as jnp
 
 from ._dtypes import type_name
 from ._accumulate import accumulate_into_leaf
+from ._compiled_backward import try_backward
 from ._graph import AccumulateGrad, GraphRoot, Node
 from ._grad_mode import set_grad_enabled
 from ._tensor import Tensor
@@ -265,6 +266,11 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
     return captured
 
 
+# Graphs without user hooks run their backward as one cached XLA program (_compiled_backward).
+# Tests flip this to compare the two paths.
+compiled_backward_enabled = [True]
+
+
 # --- public entry points --------------------------------------------------------------------------
 
 def _as_tuple(x: Any) -> tuple:
@@ -357,6 +363,9 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             if t.grad_fn is not None:
                 t.retain_grad()
         outputs = _input_edges(inputs)
+    if not create_graph and outputs is None and compiled_backward_enabled[0] and \
+            try_backward(edges, root_grads, retain_graph):
+        return
     with set_grad_enabled(create_graph):
         execute(GraphRoot(edges, root_grads), retain_graph, create_graph, outputs, True)
 

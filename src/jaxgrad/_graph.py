@@ -123,6 +123,9 @@ class Node:
         self.metadata_ = None
 
     # -- torch's public Node API --------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
     def name(self) -> str:
         return type(self).__name__
 

@@ -19,6 +19,7 @@ import numpy as np
 from . import _dtypes
 from ._device import of_jax
 from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
+from ._grad_mode import _state as _grad_state
 from ._grad_mode import is_inference_mode_enabled
 from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather
 from ._storage import is_contiguous as _is_contiguous
@@ -86,7 +87,7 @@ class Tensor:
         t._retains_grad = False
         t._base = None
         t._view_version = 0
-        t._inference = is_inference_mode_enabled()
+        t._inference = getattr(_grad_state, "inference", False)
         return t
 
     def _alias(self, share_version: bool) -> Tensor:

@@ -66,6 +66,14 @@ class Op:
     def __repr__(self) -> str:
         return f"Op({self.name})"
 
+    @functools.cached_property
+    def node_class(self) -> type:
+        """The grad_fn class of this op, named as torch names it (``MulBackward0``)."""
+        from .._dispatch import OpNode
+        from .._graph import node_class
+
+        return node_class(self.node, OpNode)
+
     def input_names(self, n: int) -> tuple[str, ...]:
         """Names of the inputs; a variadic op (``inputs=None``) calls them in0, in1, ..."""
         return self.inputs if self.inputs is not None else tuple(f"in{i}" for i in range(n))
