@@ -35,6 +35,15 @@ def leaf(T, values, dtype=None):
     return T.tensor(values, dtype=dtype or T.float64, requires_grad=True)
 
 
+def val(t):
+    """A tensor's values, flags and grad_fn name, without its version counter (the version of
+    gradient tensors is checked by dedicated tests only)."""
+    if t is None:
+        return None
+    return (t.detach().clone(), t.requires_grad, t.is_leaf,
+            None if t.grad_fn is None else type(t.grad_fn).__name__)
+
+
 # --- Tensor.backward ----------------------------------------------------------------------------
 
 def test_backward_scalar_implicit_gradient():
@@ -221,7 +230,47 @@ def test_rerun_graph_that_saves_nothing(name):
         }[name]().sum()
         y.backward()
         second = attempt(y.backward)
-        return second, x.grad
+        return second, val(x.grad)
+
+    ok(program)
+
+
+_VERSION_BUGS = {
+    "sub": "jaxgrad bug: x.grad._version after (x - x).sum().backward() is 1, torch 0 "
+           "(torch accumulates grad and -grad out of place)",
+    "index": "jaxgrad bug: x.grad._version after x[[0,1,1]].sum().backward() is 0, torch 1 "
+             "(index backward is index_put_ into zeros)",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_VERSION_BUGS[n]))
+    if n in _VERSION_BUGS else n
+    for n in ["add_scalar", "sub", "neg", "view", "transpose", "index", "mul_scalar",
+              "mul_self", "two_branches", "add_self", "exp", "expand", "leaf"]])
+def test_grad_version_after_backward(name):
+    """The version counter of the tensor that lands in a leaf's .grad, after 1 and 2 calls."""
+
+    def program(T):
+        x = leaf(T, [[1.0, 2.0], [3.0, 4.0]])
+
+        def loss():
+            return {
+                "add_scalar": lambda: (x + 1).sum(), "sub": lambda: (x - x).sum(),
+                "neg": lambda: (-x).sum(), "view": lambda: x.view(4).sum(),
+                "transpose": lambda: x.t().sum(), "index": lambda: x[[0, 1, 1]].sum(),
+                "mul_scalar": lambda: (x * 2).sum(), "mul_self": lambda: (x * x).sum(),
+                "two_branches": lambda: (x * 3 + x * 4).sum(),
+                "add_self": lambda: (x + x).sum(), "exp": lambda: x.exp().sum(),
+                "expand": lambda: x[:1].expand(3, 2).sum(), "leaf": lambda: x,
+            }[name]()
+
+        y = loss()
+        y.backward(T.ones_like(y))
+        first = x.grad._version
+        y = loss()
+        y.backward(T.ones_like(y))
+        return first, x.grad
 
     ok(program)
 
@@ -683,7 +732,7 @@ def test_order_node_prehooks_long_and_short_branch():
             nodes.append(n)
             stack.extend(f for f, _ in n.next_functions)
         for i, n in enumerate(nodes):
-            n.register_prehook(lambda g, i=i, n=n: log.append((i, n.name())))
+            n.register_prehook(lambda g, i=i, n=n: log.append((i, type(n).__name__)))
         out.backward()
         return log
 
@@ -799,6 +848,9 @@ def test_fourth_derivative_is_zero_and_unused():
     ok(program)
 
 
+@pytest.mark.xfail(strict=True, reason="jaxgrad bug: grad_fn of a create_graph gradient is named "
+                   "after the forward node ('PowBackward0Backward'), torch names the formula's "
+                   "last op ('MulBackward0')")
 def test_higher_order_grad_fn_names():
     def program(T):
         x = leaf(T, 2.0)
@@ -826,7 +878,7 @@ def test_hessian_vector_product_mlp():
              T.tensor([0.5], dtype=T.float64))
         gv = sum((gi * vi).sum() for gi, vi in zip(g, v))
         hv = T.autograd.grad(gv, (w1, w2, b))
-        return [gi.detach() for gi in g], hv, loss.detach()
+        return [gi.detach() for gi in g], [val(h) for h in hv], loss.detach()
 
     ok(program)
 
@@ -845,7 +897,7 @@ def test_hessian_vector_product_via_backward():
         w2.grad = None
         b.grad = None
         gv.backward()
-        return g1, w1.grad, w2.grad, b.grad
+        return g1, val(w1.grad), val(w2.grad), val(b.grad)
 
     ok(program)
 
@@ -934,7 +986,17 @@ def test_accumulate_grad_node_identity():
         y2 = x.exp()
         n1 = y1.grad_fn.next_functions[0][0]
         n2 = y2.grad_fn.next_functions[0][0]
-        return n1 is n2, n1.variable is x, n1.name(), type(n1).__name__, n1.next_functions
+        return n1 is n2, n1.variable is x, type(n1).__name__, n1.next_functions
+
+    ok(program)
+
+
+@pytest.mark.xfail(strict=True, reason="jaxgrad bug: AccumulateGrad.name() is 'AccumulateGrad', "
+                   "torch 'torch::autograd::AccumulateGrad'")
+def test_accumulate_grad_node_name():
+    def program(T):
+        x = leaf(T, [1.0, 2.0])
+        return (x * 2).grad_fn.next_functions[0][0].name()
 
     ok(program)
 
@@ -990,7 +1052,7 @@ def test_node_prehook_and_posthook_receive_tuples():
         fn.register_hook(lambda gi, go: log.append(("post", type(gi).__name__, list(gi),
                                                     type(go).__name__, list(go))))
         y.sum().backward()
-        return log, x.grad, w.grad
+        return log, val(x.grad), val(w.grad)
 
     ok(program)
 
@@ -1027,7 +1089,7 @@ def test_node_posthook_return_replaces_grad_inputs():
         y = x * w
         y.grad_fn.register_hook(lambda gi, go: (gi[0] + 100, gi[1] * 0))
         y.sum().backward()
-        return x.grad, w.grad
+        return val(x.grad), val(w.grad)
 
     ok(program)
 

@@ -141,10 +141,10 @@ SQUEEZE = Op("squeeze", "SqueezeBackward0",
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
 SQUEEZE_DIMS = _named(SQUEEZE, "SqueezeBackward2")
 PERMUTE = Op("permute", "PermuteBackward0", lambda x, dims: jnp.transpose(x, dims),
-             grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))})
+             grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))}, grad_layout="view")
 TRANSPOSE = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: jnp.swapaxes(x, dim0, dim1),
-               grads={"self": lambda grad, dim0, dim1: jnp.swapaxes(grad, dim0, dim1)})
-T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T})
+               grads={"self": lambda grad, dim0, dim1: jnp.swapaxes(grad, dim0, dim1)}, grad_layout="view")
+T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T}, grad_layout="view")
 EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, shape),
             grads={"self": identity_grad})
 AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
