@@ -42,7 +42,7 @@ def normalise(text: str) -> str:
 def run(program, lib) -> Any:
     try:
         return program(lib)
-    except Exception as exc:  # noqa: BLE001 - errors are part of what we compare
+    except Exception as exc:
         return Raised(exc)
 
 

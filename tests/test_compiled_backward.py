@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from differential import same, torch  # noqa: F401 - torch import skips without it
-
 import jaxgrad
+from differential import same, torch  # noqa: F401 - torch import skips without it
 from jaxgrad import _compiled_backward, _engine
 
 UNARY = ["exp", "sin", "tanh", "sigmoid", "relu", "neg", "abs"]

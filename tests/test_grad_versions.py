@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from differential import same
-
 from jaxgrad import _engine
 
 CASES = {

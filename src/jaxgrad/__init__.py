@@ -10,13 +10,13 @@ tensor([2., 4.])
 
 from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything else)
 from . import autograd as autograd
-from ._api import abs as abs  # noqa: A004
+from ._api import abs as abs
 from ._api import add as add
-from ._api import all as all  # noqa: A004
+from ._api import all as all
 from ._api import allclose as allclose
 from ._api import amax as amax
 from ._api import amin as amin
-from ._api import any as any  # noqa: A004
+from ._api import any as any
 from ._api import argmax as argmax
 from ._api import argmin as argmin
 from ._api import bmm as bmm
@@ -41,10 +41,10 @@ from ._api import log_softmax as log_softmax
 from ._api import logical_not as logical_not
 from ._api import lt as lt
 from ._api import matmul as matmul
-from ._api import max as max  # noqa: A004
+from ._api import max as max
 from ._api import maximum as maximum
 from ._api import mean as mean
-from ._api import min as min  # noqa: A004
+from ._api import min as min
 from ._api import minimum as minimum
 from ._api import mm as mm
 from ._api import mul as mul
@@ -53,7 +53,7 @@ from ._api import ne as ne
 from ._api import neg as neg
 from ._api import nonzero as nonzero
 from ._api import permute as permute
-from ._api import pow as pow  # noqa: A004
+from ._api import pow as pow
 from ._api import prod as prod
 from ._api import reciprocal as reciprocal
 from ._api import relu as relu
@@ -69,7 +69,7 @@ from ._api import squeeze as squeeze
 from ._api import stack as stack
 from ._api import std as std
 from ._api import sub as sub
-from ._api import sum as sum  # noqa: A004
+from ._api import sum as sum
 from ._api import swapaxes as swapaxes
 from ._api import t as t
 from ._api import tanh as tanh
@@ -95,7 +95,7 @@ from ._creation import zeros as zeros
 from ._creation import zeros_like as zeros_like
 from ._device import device as device
 from ._dtypes import bfloat16 as bfloat16
-from ._dtypes import bool_ as bool  # noqa: A004
+from ._dtypes import bool_ as bool  # noqa: F401 - torch.bool
 from ._dtypes import complex64 as complex64
 from ._dtypes import complex128 as complex128
 from ._dtypes import dtype as dtype
@@ -132,11 +132,11 @@ from ._tensor import Tensor as Tensor
 from ._tensor import is_tensor as is_tensor
 from ._tensor_str import set_printoptions as set_printoptions
 
-float = float32  # noqa: A001 - torch's aliases
+float = float32
 double = float64
 half = float16
 long = int64
-int = int32  # noqa: A001
+int = int32
 short = int16
 
 __version__ = "0.1.0"

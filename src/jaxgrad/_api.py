@@ -51,12 +51,12 @@ def _check_tensor(x: Any, name: str = "input") -> Tensor:
 def _scalar_or_tensor(x: Any) -> Any:
     if isinstance(x, (Tensor, bool, int, float, complex)) or x is None:
         return x
-    if isinstance(x, numbers.Number) or isinstance(x, np.generic):
+    if isinstance(x, (numbers.Number, np.generic)):
         return x.item()
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 
-def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion."""
     if not isinstance(input, Tensor):
         return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
@@ -66,28 +66,28 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     return apply(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     return apply(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
 
 
-def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
     return apply(E.RSUB, input, other=_scalar_or_tensor(other), alpha=alpha)
 
 
-def mul(input: Any, other: Any) -> Tensor:  # noqa: A002
+def mul(input: Any, other: Any) -> Tensor:
     """Elementwise product."""
     if not isinstance(input, Tensor):
         input, other = other, input
     return apply(E.MUL, input, _scalar_or_tensor(other))
 
 
-def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:  # noqa: A002
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable)."""
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)
@@ -102,21 +102,21 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor: 
     return apply(E.DIV, input, _scalar_or_tensor(other))
 
 
-def true_divide(input: Any, other: Any) -> Tensor:  # noqa: A002
+def true_divide(input: Any, other: Any) -> Tensor:
     return div(input, other)
 
 
-def neg(input: Tensor) -> Tensor:  # noqa: A002
+def neg(input: Tensor) -> Tensor:
     """``-input``."""
     return apply(E.NEG, input)
 
 
-def reciprocal(input: Tensor) -> Tensor:  # noqa: A002
+def reciprocal(input: Tensor) -> Tensor:
     """``1 / input``."""
     return apply(E.RECIPROCAL, input)
 
 
-def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001, A002
+def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` (tensor or scalar on either side)."""
     if not isinstance(input, Tensor):
         return apply(E.POW_SCALAR_BASE, exponent, base=_scalar_or_tensor(input))
@@ -125,47 +125,47 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001, A002
     return apply(E.POW, input, exponent=_scalar_or_tensor(exponent))
 
 
-def abs(input: Tensor) -> Tensor:  # noqa: A001, A002
+def abs(input: Tensor) -> Tensor:
     return apply(E.ABS, input)
 
 
-def exp(input: Tensor) -> Tensor:  # noqa: A002
+def exp(input: Tensor) -> Tensor:
     return apply(E.EXP, input)
 
 
-def log(input: Tensor) -> Tensor:  # noqa: A002
+def log(input: Tensor) -> Tensor:
     return apply(E.LOG, input)
 
 
-def sqrt(input: Tensor) -> Tensor:  # noqa: A002
+def sqrt(input: Tensor) -> Tensor:
     return apply(E.SQRT, input)
 
 
-def sin(input: Tensor) -> Tensor:  # noqa: A002
+def sin(input: Tensor) -> Tensor:
     return apply(E.SIN, input)
 
 
-def cos(input: Tensor) -> Tensor:  # noqa: A002
+def cos(input: Tensor) -> Tensor:
     return apply(E.COS, input)
 
 
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
+def tanh(input: Tensor) -> Tensor:
     return apply(E.TANH, input)
 
 
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def sigmoid(input: Tensor) -> Tensor:
     return apply(E.SIGMOID, input)
 
 
-def relu(input: Tensor) -> Tensor:  # noqa: A002
+def relu(input: Tensor) -> Tensor:
     return apply(E.RELU, input)
 
 
-def sign(input: Tensor) -> Tensor:  # noqa: A002
+def sign(input: Tensor) -> Tensor:
     return apply(E.SIGN, input)
 
 
-def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A001, A002
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamp into [min, max]; scalar bounds give ClampBackward1, tensor bounds ClampBackward0."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -183,7 +183,7 @@ def _as_tensor(x: Any, like: Tensor) -> Tensor | None:
     return Tensor._make(jnp.asarray(x, like._value.dtype))
 
 
-def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
@@ -201,59 +201,59 @@ def tensor_like(value: Any, like: Tensor) -> Tensor:
 
 # --- comparisons (no autograd) -------------------------------------------------------------------
 
-def eq(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def eq(input: Tensor, other: Any) -> Tensor:
     return apply(E.EQ, input, _scalar_or_tensor(other))
 
 
-def ne(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def ne(input: Tensor, other: Any) -> Tensor:
     return apply(E.NE, input, _scalar_or_tensor(other))
 
 
-def lt(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def lt(input: Tensor, other: Any) -> Tensor:
     return apply(E.LT, input, _scalar_or_tensor(other))
 
 
-def le(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def le(input: Tensor, other: Any) -> Tensor:
     return apply(E.LE, input, _scalar_or_tensor(other))
 
 
-def gt(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def gt(input: Tensor, other: Any) -> Tensor:
     return apply(E.GT, input, _scalar_or_tensor(other))
 
 
-def ge(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def ge(input: Tensor, other: Any) -> Tensor:
     return apply(E.GE, input, _scalar_or_tensor(other))
 
 
-def logical_not(input: Tensor) -> Tensor:  # noqa: A002
+def logical_not(input: Tensor) -> Tensor:
     return apply(E.LOGICAL_NOT, input)
 
 
-def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+def equal(input: Tensor, other: Tensor) -> bool:
     """True if both have the same shape and elements."""
     return tuple(input.shape) == tuple(other.shape) and bool(jnp.all(input._value == other._value))
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     return bool(jnp.allclose(input._value, other._value, rtol=rtol, atol=atol,
                              equal_nan=equal_nan))
 
 
-def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     return Tensor._make(jnp.isclose(input._value, other._value, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     idx = np.nonzero(np.asarray(input._value))
     if as_tuple:
         return tuple(Tensor._make(jnp.asarray(i, jnp.int64)) for i in idx)
     return Tensor._make(jnp.asarray(np.stack(idx, axis=1), jnp.int64))
 
 
-# --- reductions ------------------------------------------------------------------------------------
+# --- reductions -----------------------------------------------------------------------------------
 
 def _reduce_dtype(input: Tensor, dtype: Any):
     if dtype is not None:
@@ -263,7 +263,7 @@ def _reduce_dtype(input: Tensor, dtype: Any):
     return None
 
 
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001, A002
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         dtype: Any = None) -> Tensor:
     """Sum of all elements, or over ``dim``."""
     d = _reduce_dtype(input, dtype)
@@ -272,7 +272,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A001,
     return apply(R.SUM_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim`` (floating inputs only, as in torch)."""
     d = _dtypes.to_dtype(dtype) if dtype is not None else input.dtype
@@ -286,7 +286,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
     return apply(R.MEAN_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=nd)
 
 
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     d = _reduce_dtype(input, dtype)
     if dim is None:
@@ -294,12 +294,12 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,  # noq
     return apply(R.PROD_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMAX, input, dim=dims, keepdim=keepdim)
 
 
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:  # noqa: A002
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMIN, input, dim=dims, keepdim=keepdim)
 
@@ -326,7 +326,7 @@ class _ReturnTypes(tuple):
         return f"jaxgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along, other):  # noqa: A002
+def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along, other):
     if isinstance(dim, Tensor):
         return (maximum if name == "max" else minimum)(input, dim)
     if dim is None:
@@ -339,40 +339,40 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along, oth
     return _ReturnTypes(values, indices, name)
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001, A002
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The maximum, or ``(values, indices)`` along ``dim``."""
     return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM, None)
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001, A002
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The minimum, or ``(values, indices)`` along ``dim``."""
     return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM, None)
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def maximum(input: Tensor, other: Tensor) -> Tensor:
     return where(input >= other, input, other)
 
 
-def minimum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def minimum(input: Tensor, other: Tensor) -> Tensor:
     return where(input <= other, input, other)
 
 
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return apply(R.ARGMAX, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim and dim is not None)
 
 
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return apply(R.ARGMIN, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
                  keepdim=keepdim and dim is not None)
 
 
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return apply(R.ANY, input, dim=None if dim is None else _dims(dim, input.ndim),
                  keepdim=keepdim)
 
 
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return apply(R.ALL, input, dim=None if dim is None else _dims(dim, input.ndim),
                  keepdim=keepdim)
 
@@ -383,7 +383,7 @@ def _correction(unbiased: Any, correction: Any) -> int:
     return 1 if unbiased is None or unbiased else 0
 
 
-def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,  # noqa: A002
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Variance (Bessel-corrected by default, as in torch)."""
     if isinstance(dim, bool):
@@ -393,7 +393,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
                  keepdim=keepdim)
 
 
-def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,  # noqa: A002
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Standard deviation (Bessel-corrected by default)."""
     if isinstance(dim, bool):
@@ -403,13 +403,13 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
                  keepdim=keepdim)
 
 
-def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
 
 
-def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.LOG_SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
@@ -440,7 +440,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return apply(R.STACK, *tensors, dim=_wrap_dim(dim, len(shape) + 1))
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Slices along ``dim``, as views of ``input``."""
     dim = _wrap_dim(dim, input.ndim)
     outs = apply(R.UNBIND, input, dim=dim)
@@ -456,7 +456,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:  # noqa: A002
     return outs
 
 
-# --- shapes and views --------------------------------------------------------------------------------
+# --- shapes and views -----------------------------------------------------------------------------
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
     if shape.count(-1) > 1:
@@ -471,7 +471,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-def view(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
+def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape; errors if the strides do not allow it (use reshape)."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
         return input.to(shape[0])
@@ -484,7 +484,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
     return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
 
 
-def reshape(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
+def reshape(input: Tensor, *shape: Any) -> Tensor:
     """``view`` when the strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
     shape = _infer_shape(_shape_arg(shape), input.numel())
     g = input._geometry()
@@ -493,7 +493,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:  # noqa: A002
     return apply(V.UNSAFE_VIEW, clone(input), shape=shape)
 
 
-def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if input.ndim == 0:
         return reshape(input, (1,))
     start, end = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
@@ -505,7 +505,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # 
     return reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
 
-def squeeze(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return apply_view(V.SQUEEZE, V.squeeze_geometry, input, dims=tuple(range(input.ndim)))
     if isinstance(dim, int):
@@ -514,12 +514,12 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:  # noqa: A002
     return apply_view(V.SQUEEZE_DIMS, V.squeeze_geometry, input, dims=_dims(dim, input.ndim))
 
 
-def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return apply_view(V.UNSQUEEZE, V.unsqueeze_geometry, input,
                       dim=_wrap_dim(dim, input.ndim + 1))
 
 
-def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = input.ndim
     return apply_view(V.TRANSPOSE, V.transpose_geometry, input, dim0=_wrap_dim(dim0, n),
                       dim1=_wrap_dim(dim1, n))
@@ -528,14 +528,14 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
 swapaxes = transpose
 
 
-def t(input: Tensor) -> Tensor:  # noqa: A002
+def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")
     return apply_view(V.T, V.t_geometry, input)
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002
+def permute(input: Tensor, *dims: Any) -> Tensor:
     dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
     if sorted(dims) != list(range(input.ndim)):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -546,7 +546,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002
     return apply_view(V.PERMUTE, V.permute_geometry, input, dims=dims)
 
 
-def expand(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
+def expand(input: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
     if len(sizes) < input.ndim:
         raise RuntimeError(
@@ -567,19 +567,19 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:  # noqa: A002
     return apply_view(V.EXPAND, V.expand_geometry, input, shape=tuple(shape))
 
 
-def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:  # noqa: A002
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return apply(V.CLONE, input)
 
 
-def contiguous(input: Tensor) -> Tensor:  # noqa: A002
+def contiguous(input: Tensor) -> Tensor:
     return input if input.is_contiguous() else clone(input)
 
 
-def alias(input: Tensor) -> Tensor:  # noqa: A002
+def alias(input: Tensor) -> Tensor:
     return apply_view(V.ALIAS, V.alias_geometry, input)
 
 
-def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+def select(input: Tensor, dim: int, index: int) -> Tensor:
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
     if not -size <= index < size:
@@ -587,7 +587,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
     return apply_view(V.SELECT, V.select_geometry, input, dim=dim, index=index % size)
 
 
-def narrow_slice(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tensor:  # noqa: A002
+def narrow_slice(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tensor:
     size = input.shape[dim]
     step = 1 if step is None else step
     if step <= 0:
@@ -601,7 +601,7 @@ def builtins_max(a: int, b: int) -> int:
     return a if a >= b else b
 
 
-# --- indexing ----------------------------------------------------------------------------------------
+# --- indexing -------------------------------------------------------------------------------------
 
 def _is_int_index(i: Any) -> bool:
     if isinstance(i, bool):
@@ -622,7 +622,7 @@ def _advanced(i: Any) -> Any:
     return [jnp.asarray(arr)]
 
 
-def getitem(input: Tensor, index: Any) -> Tensor:  # noqa: A002
+def getitem(input: Tensor, index: Any) -> Tensor:
     """``input[index]``: basic indexing as views (select/slice/unsqueeze), then IndexBackward0."""
     if isinstance(index, slice):
         return narrow_slice(input, 0, index.start, index.stop, index.step)
@@ -653,10 +653,8 @@ def getitem(input: Tensor, index: Any) -> Tensor:  # noqa: A002
             if dim >= out.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
             size = out.shape[dim]
-            if item != slice(None) and slice(item.start, item.stop, item.step).indices(
-                    size) != (0, size, 1):
-                out = narrow_slice(out, dim, item.start, item.stop, item.step)
-            elif len(items) == 1:
+            if (item != slice(None) and slice(item.start, item.stop, item.step).indices(
+                    size) != (0, size, 1)) or len(items) == 1:
                 out = narrow_slice(out, dim, item.start, item.stop, item.step)
             advanced.append(None)
             dim += 1
@@ -682,7 +680,7 @@ def builtins_any(it) -> bool:
     return next((True for x in it if x), False)
 
 
-def setitem(input: Tensor, index: Any, value: Any) -> None:  # noqa: A002
+def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``: copy_ into the view, or index_put_ for advanced indices."""
     items = index if isinstance(index, tuple) else (index,)
     if builtins_any(not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int_index(i))
@@ -704,7 +702,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:  # noqa: A002
     copy_(getitem(input, index), value)
 
 
-# --- matrix products ---------------------------------------------------------------------------------
+# --- matrix products ------------------------------------------------------------------------------
 
 def _same_dtype(a: Tensor, b: Tensor) -> None:
     if a.dtype is not b.dtype:
@@ -713,7 +711,7 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
                            .replace("float64", "double"))
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 2 or mat2.ndim != 2:
         bad = input if input.ndim != 2 else mat2
         raise RuntimeError(f"{'self' if bad is input else 'mat2'} must be a matrix")
@@ -725,33 +723,33 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
     return apply(L.MM, input, mat2)
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if input.ndim != 3
+        raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3
                            else "batch2 must be a 3D tensor")
     _same_dtype(input, mat2)
     return apply(L.BMM, input, mat2)
 
 
-def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     _same_dtype(input, vec)
     return apply(L.MV, input, vec)
 
 
-def dot(input: Tensor, tensor: Tensor) -> Tensor:  # noqa: A002
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
                            "tensors")
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(
-            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
-            "of elements, but got {} and {} elements respectively".format(
-                input.shape[0], tensor.shape[0], input.shape[0], tensor.shape[0]))
+            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+            f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+            f"and {tensor.shape[0]} elements respectively")
     _same_dtype(input, tensor)
     return apply(L.DOT, input, tensor)
 
 
-def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch composes it."""
     d1, d2 = input.ndim, other.ndim
     if d1 == 0 or d2 == 0:
@@ -789,76 +787,76 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     return apply(V.UNSAFE_VIEW, bmm(a3, b3), shape=shape)
 
 
-# --- in-place --------------------------------------------------------------------------------------------
+# --- in-place -------------------------------------------------------------------------------------
 
-def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if alpha == 1:
         return apply_inplace(E.ADD, input, _scalar_or_tensor(other))
     return apply_inplace(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
 
 
-def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply_inplace(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
 
 
-def mul_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def mul_(input: Tensor, other: Any) -> Tensor:
     return apply_inplace(E.MUL, input, _scalar_or_tensor(other))
 
 
-def div_(input: Tensor, other: Any) -> Tensor:  # noqa: A002
+def div_(input: Tensor, other: Any) -> Tensor:
     return apply_inplace(E.DIV, input, _scalar_or_tensor(other))
 
 
-def pow_(input: Tensor, exponent: Any) -> Tensor:  # noqa: A002
+def pow_(input: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return apply_inplace(E.POW_TENSOR, input, exponent)
     return apply_inplace(E.POW, input, exponent=exponent)
 
 
-def zero_(input: Tensor) -> Tensor:  # noqa: A002
+def zero_(input: Tensor) -> Tensor:
     return apply_inplace(E.ZERO, input)
 
 
-def fill_(input: Tensor, value: Any) -> Tensor:  # noqa: A002
+def fill_(input: Tensor, value: Any) -> Tensor:
     return apply_inplace(E.FILL, input, value=_scalar_or_tensor(value))
 
 
-def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:  # noqa: A002
+def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if isinstance(src, Tensor):
         np.broadcast_shapes(tuple(src.shape), tuple(input.shape))
     return apply_inplace(E.COPY, input, _scalar_or_tensor(src))
 
 
-def exp_(input: Tensor) -> Tensor:  # noqa: A002
+def exp_(input: Tensor) -> Tensor:
     return apply_inplace(E.EXP, input)
 
 
-def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A001, A002
+def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
                              _as_tensor(max, input))
     return apply_inplace(E.CLAMP, input, min=min, max=max)
 
 
-def relu_(input: Tensor) -> Tensor:  # noqa: A002
+def relu_(input: Tensor) -> Tensor:
     return apply_inplace(E.RELU, input)
 
 
-def sigmoid_(input: Tensor) -> Tensor:  # noqa: A002
+def sigmoid_(input: Tensor) -> Tensor:
     return apply_inplace(E.SIGMOID, input)
 
 
-def tanh_(input: Tensor) -> Tensor:  # noqa: A002
+def tanh_(input: Tensor) -> Tensor:
     return apply_inplace(E.TANH, input)
 
 
-def neg_(input: Tensor) -> Tensor:  # noqa: A002
+def neg_(input: Tensor) -> Tensor:
     return apply_inplace(E.NEG, input)
 
 
-# --- dtype / device ------------------------------------------------------------------------------------
+# --- dtype / device -------------------------------------------------------------------------------
 
-def to_dtype(input: Tensor, dtype: Any) -> Tensor:  # noqa: A002
+def to_dtype(input: Tensor, dtype: Any) -> Tensor:
     """A copy in ``dtype`` (ToCopyBackward0), or ``input`` itself if it already has it."""
     d = _dtypes.to_dtype(dtype)
     if d is input.dtype:
@@ -866,6 +864,6 @@ def to_dtype(input: Tensor, dtype: Any) -> Tensor:  # noqa: A002
     return apply(E.CAST, input, dtype=d.np)
 
 
-def to_device(input: Tensor, device: Any) -> Tensor:  # noqa: A002
+def to_device(input: Tensor, device: Any) -> Tensor:
     """A copy on another JAX device (ToCopyBackward0; the gradient flows back)."""
     return apply(E.TO_DEVICE, input, device=device)

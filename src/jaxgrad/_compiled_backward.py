@@ -25,8 +25,8 @@ from collections.abc import Callable
 import jax
 
 from ._dispatch import OpNode, SavedConstant
-from ._graph import AccumulateGrad, GraphRoot, SavedTensor
 from ._grad_mode import no_grad
+from ._graph import AccumulateGrad, GraphRoot, SavedTensor
 from ._tensor import Tensor
 
 _cache: dict[tuple, tuple[Callable, tuple]] = {}

@@ -185,24 +185,24 @@ def _like(t: Tensor, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
     return tuple(t.shape), (_dtypes.to_dtype(dtype).np if dtype is not None else t._value.dtype)
 
 
-def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,  # noqa: A002
+def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     shape, d = _like(input, dtype)
     return _finish(jnp.zeros(shape, d), device or input.device, requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,  # noqa: A002
+def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     shape, d = _like(input, dtype)
     return _finish(jnp.ones(shape, d), device or input.device, requires_grad)
 
 
-def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,  # noqa: A002
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,  # noqa: A002
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     shape, d = _like(input, dtype)
     return _finish(jnp.full(shape, fill_value, d), device or input.device, requires_grad)

@@ -13,7 +13,7 @@ _JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 _TORCH_TYPE = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
-class device:  # noqa: N801 - torch's name
+class device:
     """A device such as ``jaxgrad.device('cuda:0')``; ``.jax`` is the JAX device it maps to.
 
     >>> import jaxgrad
@@ -23,7 +23,7 @@ class device:  # noqa: N801 - torch's name
 
     __slots__ = ("index", "type")
 
-    def __init__(self, type: str | device, index: int | None = None) -> None:  # noqa: A002
+    def __init__(self, type: str | device, index: int | None = None) -> None:
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return

@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 
 from . import _dtypes
-from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
 from ._grad_mode import _state, is_inference_mode_enabled
+from ._graph import FREED_MESSAGE, Node, SavedTensor
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
 from ._storage import Layout
 from ._tensor import Tensor
@@ -146,8 +146,8 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
 
 def _compute_dtype(op: Op, args: tuple):
     """The dtype the op computes in (torch's result_type; "float" ops lift ints to float)."""
-    key = (op.promote, *[(a._cell.array.dtype, a._layout is None and a._cell.array.ndim == 0
-                          or a._layout is not None and not a._layout.shape)
+    key = (op.promote, *[(a._cell.array.dtype, (a._layout is None and a._cell.array.ndim == 0)
+                          or (a._layout is not None and not a._layout.shape))
                          if isinstance(a, Tensor) else type(a) for a in args])
     d = _promotion_cache.get(key)
     if d is None:

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 
-class dtype:  # noqa: N801 - torch's name
+class dtype:
     """A tensor element type, e.g. ``jaxgrad.float32``; wraps a numpy/JAX dtype."""
 
     __slots__ = ("_category", "_legacy", "is_floating_point", "itemsize", "name", "np")

@@ -17,13 +17,12 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._dtypes import type_name
 from ._accumulate import accumulate_into_leaf
 from ._compiled_backward import try_backward
-from ._graph import AccumulateGrad, GraphRoot, Node
+from ._dtypes import type_name
 from ._grad_mode import set_grad_enabled
+from ._graph import AccumulateGrad, GraphRoot, Node
 from ._tensor import Tensor
-
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
 
@@ -349,7 +348,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
+        raise RuntimeError("grad can be implicitly created only for scalar outputs"
                            if not grads else
                            f"Mismatch in number of gradients: got {len(grads)} gradients for "
                            f"{len(tensors)} tensors")

@@ -78,7 +78,7 @@ class _DecoratorContextManager:
         return generator
 
 
-class no_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
+class no_grad(_DecoratorContextManager):
     """Disable gradient recording inside the block (or the decorated function).
 
     >>> import jaxgrad
@@ -97,7 +97,7 @@ class no_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
         _set_grad(self._prev)
 
 
-class enable_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
+class enable_grad(_DecoratorContextManager):
     """Enable gradient recording inside the block, e.g. within a ``no_grad`` region.
 
     >>> import jaxgrad
@@ -115,7 +115,7 @@ class enable_grad(_DecoratorContextManager):  # noqa: N801 - torch's name
         _set_grad(self._prev)
 
 
-class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - torch's name
+class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode on or off; takes effect at once, and as a context manager it restores.
 
     >>> import jaxgrad
@@ -143,7 +143,7 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - torch's name
         return self.__class__(self.mode)
 
 
-class inference_mode(_DecoratorContextManager):  # noqa: N801 - torch's name
+class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and tensors made inside are inference tensors (``is_inference()``).
 
     >>> import jaxgrad

@@ -116,18 +116,19 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
     return _finish(values, device, requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,  # noqa: A002
+def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
-    return rand(*input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device,
+                requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,  # noqa: A002
+def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:
     return randn(*input.shape, dtype=dtype or input.dtype, device=device,
                  requires_grad=requires_grad)
 
 
-def randint_like(input: Tensor, low: int, high: int | None = None, *,  # noqa: A002
+def randint_like(input: Tensor, low: int, high: int | None = None, *,
                  dtype: Any = None, device: Any = None) -> Tensor:
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device)
 

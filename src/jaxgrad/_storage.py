@@ -74,7 +74,7 @@ def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 
 
 def view_strides(old_shape, old_strides, new_shape) -> tuple[int, ...] | None:
-    """Strides for viewing (old_shape, old_strides) as new_shape, or None (torch's computeStride)."""
+    """Strides to view (old_shape, old_strides) as new_shape, or None (torch's computeStride)."""
     if math.prod(old_shape) == 0:
         return contiguous_strides(tuple(new_shape))
     new_strides = [0] * len(new_shape)

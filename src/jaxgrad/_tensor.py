@@ -18,9 +18,9 @@ import numpy as np
 
 from . import _dtypes
 from ._device import of_jax
-from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
 from ._grad_mode import _state as _grad_state
 from ._grad_mode import is_inference_mode_enabled
+from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
 from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather
 from ._storage import is_contiguous as _is_contiguous
 
@@ -432,7 +432,7 @@ class Tensor:
     def __bool__(self) -> bool:
         if self.numel() != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __hash__(self) -> int:
@@ -504,7 +504,8 @@ class Tensor:
     def add(self, other, *, alpha=1): return F.add(self, other, alpha=alpha)
     def sub(self, other, *, alpha=1): return F.sub(self, other, alpha=alpha)
     def mul(self, other): return F.mul(self, other)
-    def div(self, other, *, rounding_mode=None): return F.div(self, other, rounding_mode=rounding_mode)
+    def div(self, other, *, rounding_mode=None):
+        return F.div(self, other, rounding_mode=rounding_mode)
     def neg(self): return F.neg(self)
     def pow(self, exponent): return F.pow(self, exponent)
     def reciprocal(self): return F.reciprocal(self)
@@ -518,17 +519,20 @@ class Tensor:
     def sigmoid(self): return F.sigmoid(self)
     def relu(self): return F.relu(self)
     def sign(self): return F.sign(self)
-    def clamp(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
-    def clip(self, min=None, max=None): return F.clamp(self, min, max)  # noqa: A002
+    def clamp(self, min=None, max=None): return F.clamp(self, min, max)
+    def clip(self, min=None, max=None): return F.clamp(self, min, max)
     def where(self, condition, other): return F.where(condition, self, other)
     def matmul(self, other): return F.matmul(self, other)
     def mm(self, mat2): return F.mm(self, mat2)
     def bmm(self, mat2): return F.bmm(self, mat2)
     def mv(self, vec): return F.mv(self, vec)
     def dot(self, other): return F.dot(self, other)
-    def sum(self, dim=None, keepdim=False, *, dtype=None): return F.sum(self, dim, keepdim, dtype=dtype)
-    def mean(self, dim=None, keepdim=False, *, dtype=None): return F.mean(self, dim, keepdim, dtype=dtype)
-    def prod(self, dim=None, keepdim=False, *, dtype=None): return F.prod(self, dim, keepdim, dtype=dtype)
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return F.sum(self, dim, keepdim, dtype=dtype)
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return F.mean(self, dim, keepdim, dtype=dtype)
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return F.prod(self, dim, keepdim, dtype=dtype)
     def amax(self, dim=(), keepdim=False): return F.amax(self, dim, keepdim)
     def amin(self, dim=(), keepdim=False): return F.amin(self, dim, keepdim)
     def max(self, dim=None, keepdim=False): return F.max(self, dim, keepdim)
@@ -574,11 +578,11 @@ class Tensor:
     def unbind(self, dim=0): return F.unbind(self, dim)
 
     @property
-    def T(self) -> Tensor:  # noqa: N802 - torch's name
+    def T(self) -> Tensor:
         return F.permute(self, tuple(reversed(range(self.ndim))))
 
     @property
-    def mT(self) -> Tensor:  # noqa: N802 - torch's name
+    def mT(self) -> Tensor:
         return F.transpose(self, -2, -1)
 
     def add_(self, other, *, alpha=1): return F.add_(self, other, alpha=alpha)
@@ -591,8 +595,8 @@ class Tensor:
     def fill_(self, value): return F.fill_(self, value)
     def copy_(self, src, non_blocking=False): return F.copy_(self, src)
     def exp_(self): return F.exp_(self)
-    def clamp_(self, min=None, max=None): return F.clamp_(self, min, max)  # noqa: A002
-    def clip_(self, min=None, max=None): return F.clamp_(self, min, max)  # noqa: A002
+    def clamp_(self, min=None, max=None): return F.clamp_(self, min, max)
+    def clip_(self, min=None, max=None): return F.clamp_(self, min, max)
     def relu_(self): return F.relu_(self)
     def sigmoid_(self): return F.sigmoid_(self)
     def tanh_(self): return F.tanh_(self)

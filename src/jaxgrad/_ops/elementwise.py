@@ -77,7 +77,7 @@ RELU = Op("relu", "ReluBackward0", lambda x: jnp.maximum(x, jnp.zeros((), x.dtyp
           grads={"self": lambda grad, result: jnp.where(result <= 0, jnp.zeros_like(grad), grad)})
 
 
-def _clamp_fwd(x, min, max):  # noqa: A002 - torch's argument names
+def _clamp_fwd(x, min, max):
     if min is not None:
         x = jnp.maximum(x, jnp.asarray(min, x.dtype))
     if max is not None:
@@ -85,7 +85,7 @@ def _clamp_fwd(x, min, max):  # noqa: A002 - torch's argument names
     return x
 
 
-def _clamp_grad(grad, self, min, max):  # noqa: A002
+def _clamp_grad(grad, self, min, max):
     keep = jnp.ones(self.shape, bool)
     if min is not None:
         keep = keep & (self >= min)
@@ -97,14 +97,14 @@ def _clamp_grad(grad, self, min, max):  # noqa: A002
 CLAMP = Op("clamp", "ClampBackward1", _clamp_fwd, grads={"self": _clamp_grad})
 
 
-def _clamp_min_grad(grad, self, min, max):  # noqa: A002
+def _clamp_min_grad(grad, self, min, max):
     below = self < min
     if max is not None:
         below = below & (min < max)
     return jnp.where(below, grad, jnp.zeros_like(grad))
 
 
-def _clamp_max_grad(grad, self, min, max):  # noqa: A002
+def _clamp_max_grad(grad, self, min, max):
     above = self > max
     if min is not None:
         above = above | (max < min)
@@ -117,7 +117,8 @@ CLAMP_TENSOR = Op("clamp", "ClampBackward0", _clamp_fwd, inputs=("self", "min", 
 
 FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value),
           grads={"self": lambda grad: jnp.zeros_like(grad)})
-ZERO = Op("zero", "ZeroBackward0", jnp.zeros_like, grads={"self": lambda grad: jnp.zeros_like(grad)})
+ZERO = Op("zero", "ZeroBackward0", jnp.zeros_like,
+          grads={"self": lambda grad: jnp.zeros_like(grad)})
 COPY = Op("copy", "CopyBackwards",
           lambda x, src: jnp.broadcast_to(jnp.asarray(src, x.dtype), x.shape),
           inputs=("self", "src"),

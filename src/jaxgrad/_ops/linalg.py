@@ -12,6 +12,8 @@ BMM = Op("bmm", "BmmBackward0", jnp.matmul, inputs=("self", "mat2"),
          grads={"self": lambda grad, mat2: grad @ jnp.swapaxes(mat2, -1, -2),
                 "mat2": lambda grad, self: jnp.swapaxes(self, -1, -2) @ grad})
 MV = Op("mv", "MvBackward0", jnp.matmul, inputs=("self", "vec"),
-        grads={"self": lambda grad, vec: jnp.outer(grad, vec), "vec": lambda grad, self: self.T @ grad})
+        grads={"self": lambda grad, vec: jnp.outer(grad, vec),
+               "vec": lambda grad, self: self.T @ grad})
 DOT = Op("dot", "DotBackward0", jnp.dot, inputs=("self", "tensor"),
-         grads={"self": lambda grad, tensor: grad * tensor, "tensor": lambda grad, self: grad * self})
+         grads={"self": lambda grad, tensor: grad * tensor,
+                "tensor": lambda grad, self: grad * self})

@@ -141,9 +141,11 @@ SQUEEZE = Op("squeeze", "SqueezeBackward0",
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
 SQUEEZE_DIMS = _named(SQUEEZE, "SqueezeBackward2")
 PERMUTE = Op("permute", "PermuteBackward0", lambda x, dims: jnp.transpose(x, dims),
-             grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))}, grad_layout="view")
+             grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))},
+             grad_layout="view")
 TRANSPOSE = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: jnp.swapaxes(x, dim0, dim1),
-               grads={"self": lambda grad, dim0, dim1: jnp.swapaxes(grad, dim0, dim1)}, grad_layout="view")
+               grads={"self": lambda grad, dim0, dim1: jnp.swapaxes(grad, dim0, dim1)},
+               grad_layout="view")
 T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T}, grad_layout="view")
 EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, shape),
             grads={"self": identity_grad})
@@ -152,7 +154,8 @@ AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
 
 # Non-view relatives: copies that torch records under these names.
 UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.reshape(shape),
-                 grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
+                 grads={"self": lambda grad, self_shape: grad.reshape(self_shape)},
+                 grad_layout="view")
 CLONE = Op("clone", "CloneBackward0", lambda x: x, grads={"self": identity_grad})
 _AS_STRIDED_SCATTER = Op(
     "as_strided_scatter", "AsStridedScatterBackward0",

@@ -6,5 +6,5 @@ from .._grad_mode import enable_grad as enable_grad
 from .._grad_mode import inference_mode as inference_mode
 from .._grad_mode import no_grad as no_grad
 from .._grad_mode import set_grad_enabled as set_grad_enabled
-from .._tensor import Tensor as Variable  # torch's legacy alias
+from .._tensor import Tensor as Variable  # noqa: F401 - torch's legacy alias
 from . import graph as graph
