@@ -37,17 +37,19 @@ class OpNode(Node):
 
     __slots__ = ("in_meta", "needs", "op", "saved", "static")
 
-    def apply(self, grads: list, create_graph: bool) -> list:
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if all(g is None for g in grads):
             return [None] * len(self.next_edges)
+        needs = self.needs if wanted is None else tuple(
+            n and w for n, w in zip(self.needs, wanted))
         grads = self._materialize(grads)
         saved = self._unpack()
         if create_graph:
-            return self._apply_differentiable(saved, grads)
-        return self._apply_jitted(saved, grads)
+            return self._apply_differentiable(saved, grads, needs)
+        return self._apply_jitted(saved, grads, needs)
 
-    def _apply_jitted(self, saved: dict, grads: list) -> list:
-        op, needs, g0 = self.op, self.needs, grads[0]
+    def _apply_jitted(self, saved: dict, grads: list, needs: tuple) -> list:
+        op, g0 = self.op, grads[0]
         out: list = [None] * len(needs)
         pending = False
         for i, (name, need) in enumerate(zip(op.input_names(len(needs)), needs)):
@@ -58,22 +60,20 @@ class OpNode(Node):
                 else:
                     pending = True
         if pending:
-            fn = jitted_backward(op, self.static, self._pending_needs(out), self.in_meta)
+            pending = tuple(need and d is None for need, d in zip(needs, out))
+            fn = jitted_backward(op, self.static, pending, self.in_meta)
             arrays = fn({k: t._value for k, t in saved.items()}, tuple(g._value for g in grads))
             for i, a in enumerate(arrays):
                 if a is not None:
                     out[i] = Tensor._make(a)
         return out
 
-    def _pending_needs(self, done: list) -> tuple[bool, ...]:
-        return tuple(need and d is None for need, d in zip(self.needs, done))
-
-    def _apply_differentiable(self, saved: dict, grads: list) -> list:
-        names = tuple(saved)
-        bop = differentiable_backward_op(self.op, self.static, self.needs, self.in_meta, names,
+    def _apply_differentiable(self, saved: dict, grads: list, needs: tuple) -> list:
+        names = tuple(n for n in self.op.saved_names(needs) if n in saved)
+        bop = differentiable_backward_op(self.op, self.static, needs, self.in_meta, names,
                                          type(self).__name__)
-        results = apply(bop, *[v._value if isinstance(v, SavedConstant) else v
-                               for v in saved.values()], *grads)
+        results = apply(bop, *[saved[n]._value if isinstance(saved[n], SavedConstant)
+                               else saved[n] for n in names], *grads)
         results = results if isinstance(results, tuple) else (results,)
         it = iter(results)
         return [next(it) if need else None for need in bop.needed_mask]
@@ -332,7 +332,7 @@ class CopySlices(Node):
         self.fn, self.layout = fn, layout
         self.base_meta = (tuple(base.shape), base._value.dtype)
 
-    def apply(self, grads: list, create_graph: bool) -> list:
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         from ._ops.views import as_strided_gather, as_strided_scatter
 
         g = grads[0]

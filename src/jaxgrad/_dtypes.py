@@ -197,3 +197,11 @@ def scalar_type_name(d: dtype) -> str:
         "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
         "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
     }[d.name]
+
+
+def c_type_name(d: dtype) -> str:
+    """The C type name torch prints in some messages, e.g. ``float`` or ``double``."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}.get(d.name, d.name)

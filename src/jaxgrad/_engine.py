@@ -157,7 +157,7 @@ def _call_tensor_pre_hooks(fn: Node, grads: list) -> list:
 
 
 def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
-                   owned: dict) -> list:
+                   owned: dict, wanted: tuple | None = None) -> list:
     before = list(grads)
     grads = _call_tensor_pre_hooks(fn, grads)
     for old, new in zip(before, grads):
@@ -173,7 +173,7 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
             accumulate_into_leaf(fn.variable, grads[0], create_graph, id(grads[0]) in owned)
         outputs = []
     else:
-        outputs = fn.apply(grads, create_graph)
+        outputs = fn.apply(grads, create_graph, wanted)
         if not isinstance(fn, GraphRoot):
             _track_ownership(fn, grads, outputs, owned)
     if fn._post_hooks:
@@ -247,7 +247,9 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
                     captured[i] = seen[input_nr]
             if not run:
                 continue
-        results = _call_function(fn, grads, keep_graph, create_graph, owned)
+        wanted = None if needed is None else tuple(
+            e is not None and (e[0] in needed or e[0] in captures) for e in fn.next_edges)
+        results = _call_function(fn, grads, keep_graph, create_graph, owned, wanted)
         for edge, grad in zip(fn.next_edges, results):
             if edge is None:
                 continue
@@ -321,7 +323,8 @@ def _input_edges(inputs: Sequence[Tensor]) -> list:
     edges = []
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element of inputs, got {type(t).__name__}")
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
         edge = t._gradient_edge()
         if edge is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -345,13 +348,10 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if len(grads) != len(tensors):
-        raise RuntimeError("grad can be implicitly created only for scalar outputs"
-                           if not grads else
-                           f"Mismatch in number of gradients: got {len(grads)} gradients for "
-                           f"{len(tensors)} tensors")
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     root_grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
@@ -359,8 +359,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     outputs = None
     if inputs:
         for t in inputs:
-            if t.grad_fn is not None:
-                t.retain_grad()
+            if isinstance(t, Tensor):
+                t.retain_grad()  # torch does this for every input (a no-op on leaves)
         outputs = _input_edges(inputs)
     if not create_graph and outputs is None and compiled_backward_enabled[0] and \
             try_backward(edges, root_grads, retain_graph):
@@ -392,8 +392,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     inputs = _as_tuple(inputs)
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"grad_outputs should be a sequence of length {len(outputs)}, "
-                           f"but got {len(grads)}")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     root_grads = _make_grads(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph

@@ -38,6 +38,12 @@ def _set_grad(enabled: bool) -> None:
 class _DecoratorContextManager:
     """Base: a context manager that can also decorate functions and generator functions."""
 
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # ``@no_grad`` without parentheses decorates the function directly, as in torch
+        if cls in _NO_PARAM and len(args) == 1 and callable(args[0]) and not kwargs:
+            return cls()(args[0])
+        return super().__new__(cls)
+
     def clone(self) -> _DecoratorContextManager:
         return self.__class__()
 
@@ -156,16 +162,15 @@ class inference_mode(_DecoratorContextManager):
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
 
-    def __call__(self, func: Callable) -> Callable:
-        if isinstance(func, bool):  # @inference_mode(False) used without a call
-            return self.__class__(func)
-        return super().__call__(func)
+    def __new__(cls, mode: Any = True):
+        if callable(mode) and not isinstance(mode, bool):  # bare @inference_mode
+            return cls()(mode)
+        return object.__new__(cls)
 
     def __enter__(self) -> None:
         self._prev = (is_grad_enabled(), is_inference_mode_enabled())
-        if self.mode:
-            _set_grad(False)
-            _state.inference = True
+        _set_grad(not self.mode)
+        _state.inference = self.mode
 
     def __exit__(self, *exc: object) -> None:
         _set_grad(self._prev[0])
@@ -173,3 +178,6 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)
+
+
+_NO_PARAM = (no_grad, enable_grad)

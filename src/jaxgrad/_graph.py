@@ -89,10 +89,12 @@ class SavedTensor:
         from ._dtypes import type_name
 
         t = self.tensor
-        producer = self.grad_fn if self.grad_fn is not None else None
+        producer, output_nr = self.grad_fn, self.output_nr
+        if producer is not owner:  # a saved input: torch names its current producer
+            producer, output_nr = t.grad_fn, t.output_nr
         where = ""
         if producer is not None:
-            where = f", which is output {self.output_nr} of {_op_name(producer)},"
+            where = f", which is output {output_nr} of {_op_name(producer)},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [jaxgrad.{type_name(t.dtype)} {list(t.shape)}]{where} is at "
@@ -156,7 +158,8 @@ class Node:
         return out[0] if len(out) == 1 else tuple(out)
 
     # -- engine interface -----------------------------------------------------------------
-    def apply(self, grads: list, create_graph: bool) -> list:
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        """Gradients for ``next_edges``; ``wanted`` masks the ones the engine will use."""
         raise NotImplementedError
 
     def release_variables(self) -> None:
@@ -193,7 +196,10 @@ class AccumulateGrad(Node):
         super().__init__((), ((variable.shape, variable.dtype),), seq=ACCUMULATE_SEQ)
         self.variable = variable
 
-    def apply(self, grads: list, create_graph: bool) -> list:
+    def name(self) -> str:
+        return "jaxgrad::autograd::AccumulateGrad"
+
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         from ._accumulate import accumulate_into_leaf
 
         if grads[0] is not None:
@@ -210,5 +216,5 @@ class GraphRoot(Node):
         super().__init__(edges, (), seq=ACCUMULATE_SEQ)
         self.grads = grads
 
-    def apply(self, grads: list, create_graph: bool) -> list:
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         return list(self.grads)
