@@ -167,21 +167,23 @@ def _promote(mode: str, args: tuple):
     return d.np
 
 
-def _edge(a: Any):
-    if isinstance(a, Tensor) and a._requires_grad:
-        return a._gradient_edge()
-    return None
-
-
 def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list, compute_dtype,
             attach: bool = True) -> OpNode:
     """Build the node for one op call; ``attach`` makes it the results' grad_fn."""
-    needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-    edges = tuple(_edge(a) for a in args)
-    in_meta = tuple((a._value.shape, a._value.dtype) if isinstance(a, Tensor) else (None, None)
-                    for a in args)
-    node = op.node_class(edges, tuple((r._value.shape, r._value.dtype) for r in results))
-    node.op, node.static, node.needs, node.in_meta = op, skey, needs, in_meta
+    needs, edges, in_meta = [], [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            value = a._value
+            in_meta.append((value.shape, value.dtype))
+            needs.append(a._requires_grad)
+            edges.append(a._gradient_edge() if a._requires_grad else None)
+        else:
+            in_meta.append((None, None))
+            needs.append(False)
+            edges.append(None)
+    needs = tuple(needs)
+    node = op.node_class(tuple(edges), tuple((r._value.shape, r._value.dtype) for r in results))
+    node.op, node.static, node.needs, node.in_meta = op, skey, needs, tuple(in_meta)
     node.saved = _save(op, needs, args, aux, results, node, compute_dtype)
     if not attach:
         return node
@@ -210,9 +212,10 @@ def _save(op: Op, needs, args, aux, results, node, compute_dtype) -> dict:
                 continue
         if value is None:
             continue
-        if not isinstance(value, Tensor):
-            value = Tensor._make(jnp.asarray(value, compute_dtype))
-        elif value._inference:
+        if not isinstance(value, Tensor):  # a wrapped Python number: freed with the node too
+            saved[name] = SavedConstant(value)
+            continue
+        if value._inference:
             raise RuntimeError(INFERENCE_SAVE_MESSAGE)
         saved[name] = SavedTensor(value, value._grad_fn, value._output_nr)
     return saved
