@@ -258,8 +258,7 @@ SCALAR_OPS = {
 }
 
 
-@pytest.mark.parametrize("op", cases(SCALAR_OPS, {
-    op: NUMPY_LHS for op in ("mul_numpy_scalar_l", "add_numpy_float32_l", "sub_numpy_int_l")}))
+@pytest.mark.parametrize("op", cases(SCALAR_OPS, {}))
 def test_binary_tensor_scalar(op):
     check(SCALAR_OPS[op], S(2, 3, kind="pos"))
 
@@ -707,8 +706,7 @@ def test_reduction_keepdim_without_dim_is_type_error(op):
     check_raises(lambda T, x: getattr(T, op)(x, keepdim=True), S(2, 3))
 
 
-@pytest.mark.parametrize("op", cases(["sum", "mean", "prod", "amax", "amin", "var", "std"],
-                                     {"var": VAR_DOF, "std": VAR_DOF}))
+@pytest.mark.parametrize("op", ["sum", "mean", "prod", "amax", "amin", "var", "std"])
 def test_reduction_0d(op):
     fn, _ = REDUCTIONS[op]
     check(lambda T, x: fn(T, x, {}), S(kind="pos"))
@@ -749,12 +747,12 @@ def test_var_std_positional_unbiased(op):
     check(lambda T, x: getattr(x, op)(1, False), S(2, 3), rtol=1e-5)
 
 
-@pytest.mark.parametrize("op", cases(["var", "std"], {"var": VAR_DOF, "std": VAR_DOF}))
+@pytest.mark.parametrize("op", ["var", "std"])
 def test_var_std_single_element(op):
     check(lambda T, x: getattr(T, op)(x), S(1))
 
 
-@pytest.mark.parametrize("op", cases(["var", "std"], {"var": VAR_DOF, "std": VAR_DOF}))
+@pytest.mark.parametrize("op", ["var", "std"])
 def test_var_std_single_element_along_dim(op):
     check(lambda T, x: getattr(T, op)(x, dim=0), S(1, 3))
 
@@ -1144,7 +1142,7 @@ INDEX_ERRORS = {
 
 
 @pytest.mark.parametrize("case", cases(INDEX_ERRORS, {
-    "list_out_of_range": INDEX_BOUNDS, "mask_shape": MASK_SHAPE, "zero_step": ZERO_STEP}))
+    "zero_step": ZERO_STEP}))
 def test_getitem_errors(case):
     check_raises(INDEX_ERRORS[case], S(3, 4))
 
@@ -1292,8 +1290,7 @@ GRAD_OUTPUT_OPS = {
 }
 
 
-@pytest.mark.parametrize("op", cases(GRAD_OUTPUT_OPS, {
-    "prod": GRAD_OUTPUT_DTYPE, "mean": GRAD_OUTPUT_DTYPE, "var": GRAD_OUTPUT_DTYPE}))
+@pytest.mark.parametrize("op", list(GRAD_OUTPUT_OPS))
 def test_float32_grad_output_for_float64_output(op):
     def program(T):
         x = T.tensor(np.random.RandomState(0).uniform(0.5, 2.0, (2, 3)), requires_grad=True)
@@ -1435,8 +1432,6 @@ PROMOTION = {
 
 
 @pytest.mark.parametrize("case", cases(PROMOTION, {
-    "int_pow_float": INT_POW_FLOAT, "float_scalar_pow_int": FLOAT_POW_INT,
-    "int_sub_float_scalar": RSUB_PROMOTE, "int_clamp_float": CLAMP_PROMOTE,
     "int_pow_neg_int": INT_NEG_POW, "bool_sub": BOOL_SUB_NEG, "bool_neg": BOOL_SUB_NEG,
     "matmul_mixed_dtype": MV_DTYPE}))
 def test_dtype_promotion(case):

@@ -73,11 +73,18 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
 
 
+def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
+    """Cast ``input`` to torch's result type with Python-scalar attributes (e.g. int ** 0.5)."""
+    d = _dtypes.result_type([(input.dtype, input.ndim)], [s for s in scalars if s is not None])
+    return input if d is input.dtype else to_dtype(input, d)
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
-    return apply(E.RSUB, input, other=_scalar_or_tensor(other), alpha=alpha)
+    other = _scalar_or_tensor(other)
+    return apply(E.RSUB, _promote_with_scalars(input, other, alpha), other=other, alpha=alpha)
 
 
 def mul(input: Any, other: Any) -> Tensor:
@@ -119,10 +126,12 @@ def reciprocal(input: Tensor) -> Tensor:
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` (tensor or scalar on either side)."""
     if not isinstance(input, Tensor):
-        return apply(E.POW_SCALAR_BASE, exponent, base=_scalar_or_tensor(input))
+        base = _scalar_or_tensor(input)
+        return apply(E.POW_SCALAR_BASE, _promote_with_scalars(exponent, base), base=base)
     if isinstance(exponent, Tensor):
         return apply(E.POW_TENSOR, input, exponent)
-    return apply(E.POW, input, exponent=_scalar_or_tensor(exponent))
+    exponent = _scalar_or_tensor(exponent)
+    return apply(E.POW, _promote_with_scalars(input, exponent), exponent=exponent)
 
 
 def abs(input: Tensor) -> Tensor:
@@ -171,7 +180,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
-    return apply(E.CLAMP, input, min=_scalar_or_tensor(min), max=_scalar_or_tensor(max))
+    lo, hi = _scalar_or_tensor(min), _scalar_or_tensor(max)
+    return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), min=lo, max=hi)
 
 
 clip = clamp
@@ -660,6 +670,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             dim += 1
         else:
             arrays = _advanced(item)
+            _check_index_bounds(item, tuple(out.shape[dim:]), dim)
             advanced.extend(arrays)
             dim += len(arrays)
     if builtins_any(a is not None for a in advanced):
@@ -667,6 +678,23 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             advanced.pop()
         out = apply(X.INDEX, out, aux=(tuple(advanced),))
     return out
+
+
+def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
+    """torch's IndexErrors for masks of the wrong shape and indices out of range."""
+    raw = np.asarray(item._value if isinstance(item, Tensor) else item)
+    if raw.dtype == np.bool_:
+        if raw.shape != sizes[:raw.ndim]:
+            bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)
+            raise IndexError(
+                f"The shape of the mask {list(raw.shape)} at index {bad} does not match the "
+                f"shape of the indexed tensor {list(sizes)} at index {bad}")
+        return
+    size = sizes[0] if sizes else 0
+    bad = raw[(raw >= size) | (raw < -size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with "
+                         f"size {size}")
 
 
 def builtins_sum(it) -> int:

@@ -65,8 +65,6 @@ class device:
         return devices[index]
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:

@@ -146,9 +146,10 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
 
 def _compute_dtype(op: Op, args: tuple):
     """The dtype the op computes in (torch's result_type; "float" ops lift ints to float)."""
-    key = (op.promote, *[(a._cell.array.dtype, (a._layout is None and a._cell.array.ndim == 0)
-                          or (a._layout is not None and not a._layout.shape))
-                         if isinstance(a, Tensor) else type(a) for a in args])
+    key = (op.promote, _dtypes.get_default_dtype(), *[
+        (a._cell.array.dtype, not (a._layout.shape if a._layout is not None
+                                   else a._cell.array.shape))
+        if isinstance(a, Tensor) else type(a) for a in args])
     d = _promotion_cache.get(key)
     if d is None:
         d = _promotion_cache[key] = _promote(op.promote, args)

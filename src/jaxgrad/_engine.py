@@ -291,6 +291,8 @@ def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} and "
                     f"output[{i}] has a shape of {out.shape}.")
+            if grad.dtype is not out.dtype and out.dtype.is_floating_point:
+                grad = Tensor._make(grad._value.astype(out._value.dtype))
             new.append(grad)
         elif grad is None:
             if out.requires_grad:

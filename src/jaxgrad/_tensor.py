@@ -57,6 +57,8 @@ class Tensor:
     tensor([2., 4.])
     """
 
+    __array_priority__ = 1000  # numpy scalars on the left defer to our reflected operators
+
     __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
                  "_cell", "_grad", "_grad_acc", "_grad_fn", "_inference", "_layout",
                  "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad", "_vc",

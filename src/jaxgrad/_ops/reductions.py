@@ -111,7 +111,7 @@ def _var_grad(grad, self, dim, correction, keepdim):
     n = _count(self.shape, dim)
     mean = jnp.mean(self, axis=dim, keepdims=True)
     g = grad if keepdim or dim is None else jnp.expand_dims(grad, dim)
-    return g * (2.0 / (n - correction)) * (self - mean)
+    return g * (2.0 / jnp.asarray(n - correction, self.dtype)) * (self - mean)
 
 
 VAR = Op("var", "VarBackward0", _var, grads={"self": _var_grad})
