@@ -129,3 +129,40 @@ def captured_warnings(program, lib) -> list[tuple[str, str]]:
         warnings.simplefilter("always")
         run(program, lib)
     return [(w.category.__name__, normalise(str(w.message))) for w in caught]
+
+
+# --- helpers shared by the test modules ---------------------------------------------------
+
+
+def ok(program, **kw):
+    """Compare, and make sure torch itself ran the program without raising."""
+    ta, jb = same(program, **kw)
+    assert not isinstance(ta, Raised), f"torch raised: {ta}"
+    return ta, jb
+
+
+def raises(program):
+    ta, jb = same(program)
+    assert isinstance(ta, Raised), f"expected torch to raise, got {ta!r}"
+    return ta, jb
+
+
+def attempt(f):
+    """Run ``f``; an exception becomes a Raised record (compared by class and message)."""
+    try:
+        return f()
+    except Exception as exc:
+        return Raised(exc)
+
+
+def leaf(T, values):
+    return T.tensor(values, dtype=T.float64, requires_grad=True)
+
+
+def val(t):
+    """A tensor's values, flags and grad_fn name, without its version counter (the version of
+    gradient tensors is checked by dedicated tests only)."""
+    if t is None:
+        return None
+    return (t.detach().clone(), t.requires_grad, t.is_leaf,
+            None if t.grad_fn is None else type(t.grad_fn).__name__)

@@ -8,41 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from differential import Raised, next_functions, same
-
-
-def ok(program, **kw):
-    """Compare, and make sure torch itself ran the program without raising."""
-    ta, jb = same(program, **kw)
-    assert not isinstance(ta, Raised), f"torch raised: {ta}"
-    return ta, jb
-
-
-def raises(program):
-    ta, jb = same(program)
-    assert isinstance(ta, Raised), f"expected torch to raise, got {ta!r}"
-    return ta, jb
-
-
-def attempt(f):
-    """Run ``f``; an exception becomes a Raised record (compared by class and message)."""
-    try:
-        return f()
-    except Exception as exc:
-        return Raised(exc)
+from differential import attempt, next_functions, ok, raises, val
 
 
 def leaf(T, values, dtype=None):
     return T.tensor(values, dtype=dtype or T.float64, requires_grad=True)
-
-
-def val(t):
-    """A tensor's values, flags and grad_fn name, without its version counter (the version of
-    gradient tensors is checked by dedicated tests only)."""
-    if t is None:
-        return None
-    return (t.detach().clone(), t.requires_grad, t.is_leaf,
-            None if t.grad_fn is None else type(t.grad_fn).__name__)
 
 
 # --- Tensor.backward ----------------------------------------------------------------------------

@@ -8,30 +8,7 @@ import copy
 
 import pytest
 
-from differential import Raised, same
-
-
-def raises(program):
-    ta, jb = same(program)
-    assert isinstance(ta, Raised), f"expected torch to raise, got {ta!r}"
-    return ta, jb
-
-
-def ok(program, **kw):
-    ta, jb = same(program, **kw)
-    assert not isinstance(ta, Raised), f"torch raised: {ta}"
-    return ta, jb
-
-
-def attempt(f):
-    try:
-        return f()
-    except Exception as exc:
-        return Raised(exc)
-
-
-def leaf(T, values):
-    return T.tensor(values, dtype=T.float64, requires_grad=True)
+from differential import Raised, attempt, leaf, ok, same
 
 
 def after_error(program):

@@ -10,24 +10,7 @@ import threading
 
 import pytest
 
-from differential import Raised, same
-
-
-def ok(program, **kw):
-    ta, jb = same(program, **kw)
-    assert not isinstance(ta, Raised), f"torch raised: {ta}"
-    return ta, jb
-
-
-def attempt(f):
-    try:
-        return f()
-    except Exception as exc:
-        return Raised(exc)
-
-
-def leaf(T, values):
-    return T.tensor(values, dtype=T.float64, requires_grad=True)
+from differential import attempt, leaf, ok
 
 
 @pytest.fixture(autouse=True)

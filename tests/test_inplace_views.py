@@ -9,39 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import Raised, next_functions, same
-
-
-def ok(program, **kw):
-    ta, jb = same(program, **kw)
-    assert not isinstance(ta, Raised), f"torch raised: {ta}"
-    return ta, jb
-
-
-def raises(program):
-    ta, jb = same(program)
-    assert isinstance(ta, Raised), f"expected torch to raise, got {ta!r}"
-    return ta, jb
-
-
-def attempt(f):
-    try:
-        return f()
-    except Exception as exc:
-        return Raised(exc)
-
-
-def leaf(T, values):
-    return T.tensor(values, dtype=T.float64, requires_grad=True)
-
-
-def val(t):
-    """Values and autograd flags, without the version counter."""
-    if t is None:
-        return None
-    return (t.detach().clone(), t.requires_grad, t.is_leaf,
-            None if t.grad_fn is None else type(t.grad_fn).__name__)
-
+from differential import attempt, leaf, next_functions, ok, raises, val
 
 # --- in-place ops on non-leaves ------------------------------------------------------------------
 

@@ -14,14 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import Raised, captured_warnings, same, torch
-
-
-def attempt(f):
-    try:
-        return f()
-    except Exception as exc:
-        return Raised(exc)
+from differential import Raised, attempt, captured_warnings, same, torch
 
 
 def snapshot(v):
