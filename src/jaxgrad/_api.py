@@ -8,6 +8,7 @@ torch's nodes.
 
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
 from collections.abc import Sequence
@@ -603,12 +604,8 @@ def narrow_slice(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> T
     if step <= 0:
         raise ValueError("step must be greater than zero")
     start, stop, _ = slice(start, stop).indices(size)
-    stop = builtins_max(stop, start)
+    stop = builtins.max(stop, start)
     return apply_view(V.SLICE, V.slice_geometry, input, dim=dim, start=start, stop=stop, step=step)
-
-
-def builtins_max(a: int, b: int) -> int:
-    return a if a >= b else b
 
 
 # --- indexing -------------------------------------------------------------------------------------
@@ -640,12 +637,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         return alias(input)
     items = index if isinstance(index, tuple) else (index,)
     out, dim, advanced = input, 0, []
-    n_real = builtins_sum(1 for i in items if i is not None and i is not Ellipsis and not (
-        isinstance(i, (Tensor, np.ndarray, list)) and np.asarray(
-            i._value if isinstance(i, Tensor) else i).dtype == np.bool_))
-    n_real += builtins_sum(np.asarray(i._value if isinstance(i, Tensor) else i).ndim for i in items
-                           if isinstance(i, (Tensor, np.ndarray, list)) and np.asarray(
-                               i._value if isinstance(i, Tensor) else i).dtype == np.bool_)
+    n_real = builtins.sum(_dims_consumed(i) for i in items)
     for item in items:
         if item is None:
             out = unsqueeze(out, dim)
@@ -673,7 +665,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             _check_index_bounds(item, tuple(out.shape[dim:]), dim)
             advanced.extend(arrays)
             dim += len(arrays)
-    if builtins_any(a is not None for a in advanced):
+    if builtins.any(a is not None for a in advanced):
         while advanced and advanced[-1] is None:
             advanced.pop()
         out = apply(X.INDEX, out, aux=(tuple(advanced),))
@@ -697,21 +689,20 @@ def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
                          f"size {size}")
 
 
-def builtins_sum(it) -> int:
-    total = 0
-    for x in it:
-        total += x
-    return total
-
-
-def builtins_any(it) -> bool:
-    return next((True for x in it if x), False)
+def _dims_consumed(item: Any) -> int:
+    """How many dimensions of the indexed tensor one index item consumes."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, (Tensor, np.ndarray, list)):
+        raw = np.asarray(item._value if isinstance(item, Tensor) else item)
+        return raw.ndim if raw.dtype == np.bool_ else 1
+    return 1
 
 
 def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value``: copy_ into the view, or index_put_ for advanced indices."""
     items = index if isinstance(index, tuple) else (index,)
-    if builtins_any(not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int_index(i))
+    if builtins.any(not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int_index(i))
                     for i in items):
         basic = tuple(slice(None) if not (i is None or i is Ellipsis or isinstance(i, slice)
                                            or _is_int_index(i)) else i for i in items)
