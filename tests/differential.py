@@ -166,3 +166,15 @@ def val(t):
         return None
     return (t.detach().clone(), t.requires_grad, t.is_leaf,
             None if t.grad_fn is None else type(t.grad_fn).__name__)
+
+
+def bug(reason):
+    """A strict xfail for a known jaxgrad difference (an XPASS means it got fixed)."""
+    return pytest.mark.xfail(strict=True, reason=f"jaxgrad bug: {reason}")
+
+
+def cases(keys, xfail=None):
+    """One pytest param per key; keys listed in ``xfail`` (key -> reason) are strict xfails."""
+    xfail = xfail or {}
+    return [pytest.param(k, id=str(k), marks=[bug(xfail[k])] if k in xfail else [])
+            for k in keys]

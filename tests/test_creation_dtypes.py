@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import captured_warnings, next_functions, same
+from differential import bug, captured_warnings, cases, next_functions, same
 
 torch = pytest.importorskip("torch")
 import jaxgrad  # noqa: E402
@@ -34,15 +34,6 @@ DEFAULT_DTYPE_CACHE = ("the result dtype of int tensor (*, +) Python float is ca
                        "set_default_dtype(float64) it stays float32 (torch: float64)")
 SIZE_SLICE = "slicing a Size returns a tuple; torch returns a Size"
 
-
-def bug(reason):
-    return pytest.mark.xfail(strict=True, reason=f"jaxgrad bug: {reason}")
-
-
-def cases(keys, xfail=None):
-    xfail = xfail or {}
-    return [pytest.param(k, id=str(k), marks=[bug(xfail[k])] if k in xfail else [])
-            for k in keys]
 
 
 def raises(program):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import next_functions, same
+from differential import bug, cases, next_functions, same
 
 torch = pytest.importorskip("torch")
 
@@ -109,16 +109,6 @@ def check_raises(fn, *specs, seed=0):
     assert type(ta).__name__ == "Raised", f"torch did not raise: {ta!r}"
     return ta, jb
 
-
-def bug(reason):
-    return pytest.mark.xfail(strict=True, reason=f"jaxgrad bug: {reason}")
-
-
-def cases(keys, xfail=None):
-    """One pytest param per key; keys listed in ``xfail`` (key -> reason) are strict xfails."""
-    xfail = xfail or {}
-    return [pytest.param(k, id=str(k), marks=[bug(xfail[k])] if k in xfail else [])
-            for k in keys]
 
 
 def grid(keys_a, keys_b, xfail=None, id_b=str):

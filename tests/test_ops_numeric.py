@@ -15,7 +15,7 @@ import os
 import numpy as np
 import pytest
 
-from differential import next_functions, same
+from differential import cases, next_functions, same
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
@@ -30,15 +30,6 @@ FAST = settings(max_examples=int(os.environ.get("JAXGRAD_NUMERIC_EXAMPLES", "4")
                 database=None)
 SEEDS = st.integers(min_value=0, max_value=2**31 - 1)
 
-
-def bug(reason):
-    return pytest.mark.xfail(strict=True, reason=f"jaxgrad bug: {reason}")
-
-
-def cases(keys, xfail=None):
-    xfail = xfail or {}
-    return [pytest.param(k, id=str(k), marks=[bug(xfail[k])] if k in xfail else [])
-            for k in keys]
 
 
 # --- inputs -----------------------------------------------------------------------------------------
