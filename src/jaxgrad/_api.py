@@ -40,13 +40,6 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(int(s) for s in shape)
 
 
-def _check_tensor(x: Any, name: str = "input") -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
-    return x
-
-
 # --- arithmetic ---------------------------------------------------------------------------------
 
 def _scalar_or_tensor(x: Any) -> Any:
@@ -337,7 +330,7 @@ class _ReturnTypes(tuple):
         return f"jaxgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
-def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along, other):
+def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
     if isinstance(dim, Tensor):
         return (maximum if name == "max" else minimum)(input, dim)
     if dim is None:
@@ -352,12 +345,12 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along, oth
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The maximum, or ``(values, indices)`` along ``dim``."""
-    return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM, None)
+    return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM)
 
 
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The minimum, or ``(values, indices)`` along ``dim``."""
-    return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM, None)
+    return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:

@@ -85,11 +85,6 @@ def of_jax(d: jax.Device) -> device:
     return device(kind) if kind == "cpu" else device(kind, d.id)
 
 
-def default_jax_device() -> jax.Device:
-    """JAX's default device (where tensors go without ``device=``)."""
-    return jax.config.jax_default_device or jax.devices()[0]
-
-
 def to_jax(d) -> jax.Device | None:
     """Resolve a ``device=`` argument (str, int, device or None) to a JAX device."""
     if d is None:

@@ -140,7 +140,7 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
     if any_requires_grad and getattr(_state, "grad", True) and (op.grads or op.variadic):
-        _record(op, skey, args, aux, results, compute_dtype)
+        _record(op, skey, args, aux, results)
     return tuple(results) if multi else results[0]
 
 
@@ -168,7 +168,7 @@ def _promote(mode: str, args: tuple):
     return d.np
 
 
-def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list, compute_dtype,
+def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
             attach: bool = True) -> OpNode:
     """Build the node for one op call; ``attach`` makes it the results' grad_fn."""
     needs, edges, in_meta = [], [], []
@@ -185,7 +185,7 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list, compute
     needs = tuple(needs)
     node = op.node_class(tuple(edges), tuple((r._value.shape, r._value.dtype) for r in results))
     node.op, node.static, node.needs, node.in_meta = op, skey, needs, tuple(in_meta)
-    node.saved = _save(op, needs, args, aux, results, node, compute_dtype)
+    node.saved = _save(op, needs, args, aux, results, node)
     if not attach:
         return node
     for j, r in enumerate(results):
@@ -196,7 +196,7 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list, compute
     return node
 
 
-def _save(op: Op, needs, args, aux, results, node, compute_dtype) -> dict:
+def _save(op: Op, needs, args, aux, results, node) -> dict:
     saved = {}
     inputs = op.input_names(len(args))
     for name in op.saved_names(needs):
@@ -294,7 +294,7 @@ def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static:
         isinstance(a, Tensor) and a._requires_grad for a in args)
     node = None
     if record:
-        node = _record(op, skey, (_snapshot(self), *others), aux, [self], compute_dtype,
+        node = _record(op, skey, (_snapshot(self), *others), aux, [self],
                        attach=False)
     self._write(new)
     self._vc.value += 1

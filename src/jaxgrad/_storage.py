@@ -17,7 +17,6 @@ import math
 from typing import NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 
@@ -131,16 +130,3 @@ def gather(base: jax.Array, layout: Layout) -> jax.Array:
 def scatter(base: jax.Array, layout: Layout, values: jax.Array) -> jax.Array:
     """``base`` with the view ``layout`` overwritten by ``values``."""
     return _scatter_fn(layout)(base, values)
-
-
-def overlaps_itself(layout: Layout) -> bool:
-    """Whether two elements of the view share one memory location (e.g. after expand)."""
-    return any(stride == 0 and size > 1 for size, stride in zip(layout.shape, layout.strides))
-
-
-def as_layout_array(shape, strides, offset) -> Layout:
-    return Layout(tuple(int(s) for s in shape), tuple(int(s) for s in strides), int(offset))
-
-
-def zeros_like_base(shape, dtype) -> jax.Array:
-    return jnp.zeros(shape, dtype)

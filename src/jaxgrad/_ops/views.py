@@ -83,10 +83,6 @@ def alias_geometry(layout: Layout) -> Layout:
     return layout
 
 
-def as_strided_geometry(layout: Layout, layout_out: Layout) -> Layout:
-    return layout_out
-
-
 # --- forwards and gradients -----------------------------------------------------------------
 
 def _slice_fwd(x, dim, start, stop, step):
