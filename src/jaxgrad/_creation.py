@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _dtypes
 from ._device import to_jax
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor, as_subclass
 
 
 def _infer_dtype(data: Any) -> _dtypes.dtype:
@@ -105,13 +105,7 @@ def legacy_tensor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
         t = Tensor._make(jnp.asarray(array, _dtypes.get_default_dtype().np))
     else:
         t = Tensor._make(jnp.zeros(_size(args), _dtypes.get_default_dtype().np))
-    if cls is not Tensor:
-        sub = object.__new__(cls)
-        for name in Tensor.__slots__:
-            if name not in ("__dict__", "__weakref__"):
-                object.__setattr__(sub, name, getattr(t, name))
-        return sub
-    return t
+    return as_subclass(t, cls)
 
 
 def _size(size: Sequence[Any]) -> tuple[int, ...]:

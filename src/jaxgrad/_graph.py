@@ -31,13 +31,12 @@ class RemovableHandle:
 
     _next_id = itertools.count()
 
-    def __init__(self, hooks_dict: dict) -> None:
-        self.hooks_dict_ref = weakref.ref(hooks_dict) if _weakrefable(hooks_dict) else None
-        self._dict = None if self.hooks_dict_ref else hooks_dict
+    def __init__(self, hooks_dict: HookDict) -> None:
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._next_id)
 
     def remove(self) -> None:
-        hooks = self.hooks_dict_ref() if self.hooks_dict_ref else self._dict
+        hooks = self.hooks_dict_ref()
         if hooks is not None and self.id in hooks:
             del hooks[self.id]
 
@@ -46,14 +45,6 @@ class RemovableHandle:
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
-
-
-def _weakrefable(obj: object) -> bool:
-    try:
-        weakref.ref(obj)
-    except TypeError:
-        return False
-    return True
 
 
 class HookDict(OrderedDict):

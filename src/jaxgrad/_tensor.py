@@ -128,8 +128,7 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing storage but not history or version counter (torch's ``.data``)."""
-        t = self._alias(share_version=False)
-        return t
+        return self._alias(share_version=False)
 
     @data.setter
     def data(self, other: Tensor) -> None:
@@ -480,8 +479,8 @@ class Tensor:
                 "protocol at the moment.  If you were attempting to deepcopy a module, this may "
                 "be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001")
-        new = type(self)._make(self._value, self._requires_grad) if type(self) is Tensor else \
-            _rebuild_like(self)
+        new = as_subclass(Tensor._make(self._value, self._requires_grad), type(self))
+        new.__dict__.update(self.__dict__)
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new
@@ -670,13 +669,14 @@ def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor._make(jnp.asarray(array), requires_grad)
 
 
-def _rebuild_like(t: Tensor) -> Tensor:
-    new = object.__new__(type(t))
-    base = Tensor._make(t._value, t._requires_grad)
+def as_subclass(t: Tensor, cls: type) -> Tensor:
+    """``t`` itself, or an instance of the Tensor subclass ``cls`` holding ``t``'s state."""
+    if cls is Tensor:
+        return t
+    new = object.__new__(cls)
     for name in Tensor.__slots__:
         if name not in ("__dict__", "__weakref__"):
-            object.__setattr__(new, name, getattr(base, name))
-    new.__dict__.update(t.__dict__)
+            object.__setattr__(new, name, getattr(t, name))
     return new
 
 
