@@ -6,6 +6,9 @@ Programs record events (hook order, what each hook received) into lists and retu
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 
 from differential import attempt, next_functions, ok, raises, val
@@ -281,6 +284,34 @@ def test_freeing_is_per_node_shared_subgraph():
         return first, err, x.grad
 
     ok(program)
+
+
+def test_saved_output_is_a_fresh_tensor_with_the_owner_as_grad_fn():
+    # torch keeps a saved output without its grad_fn and rebuilds one on every unpack
+    def program(T):
+        x = leaf(T, [1.0, 2.0])
+        y = x.exp()
+        saved = y.grad_fn._saved_result
+        return [saved, saved is y, saved.grad_fn is y.grad_fn, saved.is_leaf,
+                y.grad_fn._saved_result is saved, saved._version]
+
+    ok(program)
+
+
+def test_dropped_graph_is_freed_without_the_cycle_collector():
+    # jaxgrad-only (torch's nodes are not weak-referenceable): saving an output must not make a
+    # reference cycle node -> saved output -> node, or graphs would wait for the cycle collector
+    import jaxgrad
+
+    gc.disable()
+    try:
+        x = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+        y = x.sigmoid().tanh() * x
+        nodes = [weakref.ref(y.grad_fn), weakref.ref(y.grad_fn.next_functions[0][0])]
+        del y
+        assert [n() for n in nodes] == [None, None]
+    finally:
+        gc.enable()
 
 
 # --- create_graph -------------------------------------------------------------------------------

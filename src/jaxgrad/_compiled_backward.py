@@ -33,66 +33,60 @@ _cache: dict[tuple, tuple[Callable, tuple]] = {}
 MAX_NODES = 5000
 
 
-def _plain(fn) -> bool:
-    return not (fn._tensor_hooks or fn._retains or fn._pre_hooks or fn._post_hooks)
-
-
 def _analyse(root_edges: tuple):
-    """(key, nodes, leaves) for an eligible graph, else None."""
+    """(key, nodes, leaves, saved values) for an eligible graph, else None."""
     index: dict = {}
     nodes: list = []
-    stack = [e[0] for e in reversed(root_edges) if e is not None]
-    while stack:
-        fn = stack.pop()
-        if fn in index:
-            continue
-        index[fn] = len(nodes)
-        nodes.append(fn)
-        if len(nodes) > MAX_NODES or not _plain(fn):
+    for e in root_edges:
+        if e is not None and e[0] not in index:
+            index[e[0]] = len(nodes)
+            nodes.append(e[0])
+    pos = 0
+    while pos < len(nodes):  # breadth-first discovery; the rank below fixes the order
+        fn = nodes[pos]
+        pos += 1
+        if fn._tensor_hooks or fn._retains or fn._pre_hooks or fn._post_hooks:
             return None
-        if isinstance(fn, AccumulateGrad):
+        if type(fn) is AccumulateGrad:
             var = fn.variable
             if var._backward_hooks or var._post_acc_hooks:
                 return None
             continue
         if not isinstance(fn, OpNode) or fn.saved is None:
             return None
-        stack.extend(e[0] for e in reversed(fn.next_edges) if e is not None and e[0] not in index)
-    order = sorted(range(len(nodes)), key=lambda i: nodes[i].seq)
-    rank = {i: r for r, i in enumerate(order)}
-    parts = []
-    leaves = []
+        for e in fn.next_edges:
+            if e is not None and e[0] not in index:
+                index[e[0]] = len(nodes)
+                nodes.append(e[0])
+        if len(nodes) > MAX_NODES:
+            return None
+    rank = {fn: r for r, fn in enumerate(sorted(nodes, key=_seq))}
+    parts, leaves, values = [], [], []
     for i, fn in enumerate(nodes):
-        if isinstance(fn, AccumulateGrad):
+        if type(fn) is AccumulateGrad:
             var = fn.variable
             grad = var._grad
             leaves.append(i)
             parts.append(("leaf", var._value.shape, var._value.dtype,
                           None if grad is None else (grad._value.shape, grad._value.dtype)))
             continue
-        edges = tuple(None if e is None else (index[e[0]], e[1]) for e in fn.next_edges)
-        saved = tuple((k, type(v)) for k, v in fn.saved.items())
-        parts.append((fn.op, fn.static, fn.needs, fn.in_meta, fn.out_meta, saved, edges,
-                      rank[i]))
-    return tuple(parts), nodes, leaves
+        saved = fn.saved
+        for s in saved.values():
+            if type(s) is SavedConstant:
+                values.append(s._value)
+            elif s.tensor._vc.value != s.version:
+                return None  # let the eager engine raise torch's error at the right moment
+            else:
+                values.append(s.tensor._value)
+        parts.append((fn.op, fn.static, fn.needs, fn.in_meta, fn.out_meta, tuple(saved),
+                      tuple(map(type, saved.values())),
+                      tuple(None if e is None else (index[e[0]], e[1]) for e in fn.next_edges),
+                      rank[fn]))
+    return tuple(parts), nodes, leaves, values
 
 
-def _saved_values(nodes: list) -> list:
-    values = []
-    for fn in nodes:
-        if isinstance(fn, OpNode):
-            for s in fn.saved.values():
-                values.append(s._value if isinstance(s, SavedConstant) else s.tensor._value)
-    return values
-
-
-def _versions_ok(nodes: list) -> bool:
-    for fn in nodes:
-        if isinstance(fn, OpNode):
-            for s in fn.saved.values():
-                if isinstance(s, SavedTensor) and s.tensor._vc.value != s.version:
-                    return False
-    return True
+def _seq(fn) -> float:
+    return fn.seq
 
 
 def _build(parts: tuple, root_slots: tuple) -> tuple[Callable, list]:
@@ -116,18 +110,18 @@ def _build(parts: tuple, root_slots: tuple) -> tuple[Callable, list]:
                 shadow[i] = AccumulateGrad(var)
                 leaves.append((i, var, grad_meta))
             else:
-                op, static, needs, in_meta, out_meta, saved, _, rank = part
+                op, static, needs, in_meta, out_meta, names, kinds, _, rank = part
                 node = op.node_class((), out_meta, seq=rank)
                 node.op, node.static, node.needs, node.in_meta = op, static, needs, in_meta
                 node.saved = {
                     name: SavedConstant(next(it)) if kind is SavedConstant
-                    else SavedTensor(Tensor._make(next(it)), None, 0)
-                    for name, kind in saved}
+                    else SavedTensor(Tensor._make(next(it)))
+                    for name, kind in zip(names, kinds)}
                 shadow[i] = node
         for i, part in enumerate(parts):
             if part[0] != "leaf":
                 shadow[i].next_edges = tuple(
-                    None if e is None else (shadow[e[0]], e[1]) for e in part[6])
+                    None if e is None else (shadow[e[0]], e[1]) for e in part[7])
         root_edges = tuple((shadow[i], slot) for i, slot in root_slots)
         roots = [Tensor._make(a) for a in root_arrays]
         with no_grad():
@@ -150,10 +144,8 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool) -> bool:
     analysis = _analyse(root_edges)
     if analysis is None:
         return False
-    parts, nodes, leaves = analysis
-    if not _versions_ok(nodes):
-        return False
-    index = {fn: i for i, fn in enumerate(nodes)}
+    parts, nodes, leaves, saved_values = analysis
+    index = {fn: i for i, fn in enumerate(nodes[:len(root_edges)])}
     root_slots = tuple((index[e[0]], e[1]) for e in root_edges)
     key = (parts, root_slots, tuple((g._value.shape, g._value.dtype) for g in root_grads))
     entry = _cache.get(key)
@@ -161,7 +153,7 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool) -> bool:
         entry = _cache[key] = _build(parts, root_slots)
     program, effects = entry
     old = [nodes[i].variable._grad._value for i in leaves if nodes[i].variable._grad is not None]
-    outs = program(_saved_values(nodes), [g._value for g in root_grads], old)
+    outs = program(saved_values, [g._value for g in root_grads], old)
     for (i, was_none, version), array in zip(effects, outs):
         var = nodes[i].variable
         if was_none and version is not None:  # .grad created (stolen or copied)

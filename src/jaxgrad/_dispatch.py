@@ -125,23 +125,41 @@ class SavedConstant:
 
 def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
     """Run ``op`` on ``args`` (tensors, Python scalars or None) and record it for autograd."""
-    arrays = []
-    any_requires_grad = False
-    for a in args:
-        if isinstance(a, Tensor):
-            arrays.append(a._value)
-            any_requires_grad = any_requires_grad or a._requires_grad
-        else:
-            arrays.append(a)
-    skey = static_key(static) if static else ()
     compute_dtype = _compute_dtype(op, args) if op.promote else None
+    skey = static_key(static) if static else ()
     out = jitted_forward(op, skey, compute_dtype, None)(
-        *arrays, *[x._value if isinstance(x, Tensor) else x for x in aux])
+        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, None) for x in aux])
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
-    if any_requires_grad and getattr(_state, "grad", True) and (op.grads or op.variadic):
+    if _state.grad and (op.grads or op.variadic) and any(
+            isinstance(a, Tensor) and a._requires_grad for a in args):
         _record(op, skey, args, aux, results)
     return tuple(results) if multi else results[0]
+
+
+def _as_array(a: Any, compute_dtype) -> Any:
+    """What the jitted forward receives for one argument."""
+    if isinstance(a, Tensor):
+        return a._value
+    if compute_dtype is not None and isinstance(a, (int, float, complex)):
+        return _device_scalar(a, compute_dtype)
+    return a
+
+
+def _device_scalar(value: Any, dtype) -> Any:
+    """A Python number as an array of ``dtype``, cached: jit converts a bare float per call."""
+    key = (type(value), value, dtype)
+    array = _scalar_cache.get(key)
+    if array is None:
+        array = jnp.asarray(value, dtype)
+        if value and value == value:  # -0.0 would hit 0.0's entry and NaN never hits
+            if len(_scalar_cache) >= 4096:
+                _scalar_cache.clear()
+            _scalar_cache[key] = array
+    return array
+
+
+_scalar_cache: dict[tuple, jax.Array] = {}
 
 
 def _compute_dtype(op: Op, args: tuple):
@@ -198,27 +216,17 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
 
 def _save(op: Op, needs, args, aux, results, node) -> dict:
     saved = {}
-    inputs = op.input_names(len(args))
-    for name in op.saved_names(needs):
-        if name in op.outputs:
-            j = op.outputs.index(name)
-            saved[name] = SavedTensor(results[j], node, j)
+    for name, source, i in op.save_plan(needs, len(args)):
+        if source == "output":
+            saved[name] = SavedTensor(results[i], i)
             continue
-        if name in inputs:
-            value = args[inputs.index(name)]
-        else:
-            value = aux[op.aux.index(name)]
-            if not isinstance(value, Tensor):
-                saved[name] = SavedConstant(value)
-                continue
-        if value is None:
-            continue
-        if not isinstance(value, Tensor):  # a wrapped Python number: freed with the node too
+        value = args[i] if source == "input" else aux[i]
+        if isinstance(value, Tensor):
+            if value._inference:
+                raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+            saved[name] = SavedTensor(value)
+        elif value is not None or source == "aux":  # numbers, index arrays: freed with the node
             saved[name] = SavedConstant(value)
-            continue
-        if value._inference:
-            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
-        saved[name] = SavedTensor(value, value._grad_fn, value._output_nr)
     return saved
 
 
@@ -264,7 +272,7 @@ def check_inplace(self: Tensor) -> None:
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
             "a clone to get a normal tensor before doing inplace update.See "
             "https://github.com/pytorch/rfcs/pull/17 for more details.")
-    if not getattr(_state, "grad", True):
+    if not _state.grad:
         return
     base = self._base
     if base is not None and base._requires_grad and base._grad_fn is None:
@@ -287,10 +295,9 @@ def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static:
         raise RuntimeError(
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
-    arrays = [a._value if isinstance(a, Tensor) else a for a in args]
     new = jitted_forward(op, skey, compute_dtype, out_dtype)(
-        *arrays, *[x._value if isinstance(x, Tensor) else x for x in aux])
-    record = getattr(_state, "grad", True) and any(
+        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, None) for x in aux])
+    record = _state.grad and any(
         isinstance(a, Tensor) and a._requires_grad for a in args)
     node = None
     if record:
@@ -314,7 +321,7 @@ def _rebase_history(self: Tensor, node: OpNode) -> None:
     """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices."""
     for name, s in (node.saved or {}).items():
         if name in node.op.outputs:  # saved results are the modified self, at the new version
-            s.tensor, s.version = self, self._vc.value
+            s.tensor, s.version = self._alias(share_version=True), self._vc.value
     base = self._base
     if base is None:
         self._set_history(node, 0)

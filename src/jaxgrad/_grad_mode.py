@@ -12,7 +12,15 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-_state = threading.local()
+
+class _GradModeState(threading.local):
+    """Per-thread grad mode; class attributes are each new thread's defaults."""
+
+    grad = True
+    inference = False
+
+
+_state = _GradModeState()
 
 
 def is_grad_enabled() -> bool:
@@ -23,12 +31,12 @@ def is_grad_enabled() -> bool:
     ...     jaxgrad.is_grad_enabled()
     False
     """
-    return getattr(_state, "grad", True)
+    return _state.grad
 
 
 def is_inference_mode_enabled() -> bool:
     """Whether an ``inference_mode`` block is active in this thread."""
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 def _set_grad(enabled: bool) -> None:

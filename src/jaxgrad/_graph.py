@@ -60,28 +60,37 @@ def add_hook(hooks: HookDict, fn: Callable, prepend: bool = False) -> RemovableH
 
 
 class SavedTensor:
-    """A tensor saved for backward plus the version it had then (torch's SavedVariable)."""
+    """A tensor saved for backward plus the version it had then (torch's SavedVariable).
 
-    __slots__ = ("grad_fn", "output_nr", "tensor", "version")
+    A saved *output* of the owning node is kept without its ``grad_fn`` (torch keeps a weak
+    reference there): holding the node would make a reference cycle, and graphs would then
+    only be freed by the cyclic garbage collector. Unpacking gives a fresh tensor whose
+    grad_fn is the owner again, as torch's ``grad_fn._saved_result`` does.
+    """
 
-    def __init__(self, tensor, grad_fn: Node | None, output_nr: int) -> None:
-        self.tensor = tensor
+    __slots__ = ("is_output", "output_nr", "tensor", "version")
+
+    def __init__(self, tensor, output_nr: int | None = None) -> None:
         self.version = tensor._vc.value
-        self.grad_fn = grad_fn  # the node that produced it, for the error message
+        self.is_output = output_nr is not None  # the owner's output number, for outputs
+        self.tensor = tensor._alias(share_version=True) if self.is_output else tensor
         self.output_nr = output_nr
 
     def unpack(self, owner: Node):
         t = self.tensor
         if t._vc.value != self.version:
             raise RuntimeError(self._modified_message(owner))
+        if self.is_output:
+            t = t._alias(share_version=True)
+            t._requires_grad, t._grad_fn, t._output_nr = True, owner, self.output_nr
         return t
 
     def _modified_message(self, owner: Node) -> str:
         from ._dtypes import type_name
 
         t = self.tensor
-        producer, output_nr = self.grad_fn, self.output_nr
-        if producer is not owner:  # a saved input: torch names its current producer
+        producer, output_nr = owner, self.output_nr
+        if not self.is_output:  # a saved input: torch names its current producer
             producer, output_nr = t.grad_fn, t.output_nr
         where = ""
         if producer is not None:

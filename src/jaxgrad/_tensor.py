@@ -89,7 +89,7 @@ class Tensor:
         t._retains_grad = False
         t._base = None
         t._view_version = 0
-        t._inference = getattr(_grad_state, "inference", False)
+        t._inference = _grad_state.inference
         return t
 
     def _alias(self, share_version: bool) -> Tensor:

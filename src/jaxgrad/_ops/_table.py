@@ -62,6 +62,7 @@ class Op:
         self._savable = set(inputs or ()) | set(outputs) | set(aux)
         self.identity = {k for k, f in self.grads.items() if f is identity_grad}
         self._save_cache: dict[tuple[bool, ...], tuple[str, ...]] = {}
+        self._plan_cache: dict[tuple, tuple] = {}
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
@@ -77,6 +78,19 @@ class Op:
     def input_names(self, n: int) -> tuple[str, ...]:
         """Names of the inputs; a variadic op (``inputs=None``) calls them in0, in1, ..."""
         return self.inputs if self.inputs is not None else tuple(f"in{i}" for i in range(n))
+
+    def save_plan(self, needs: tuple[bool, ...], n_inputs: int) -> tuple:
+        """``(name, "input"|"output"|"aux", position)`` of each value to save."""
+        key = (needs, n_inputs)
+        plan = self._plan_cache.get(key)
+        if plan is None:
+            inputs = self.input_names(n_inputs)
+            plan = self._plan_cache[key] = tuple(
+                (name, "output", self.outputs.index(name)) if name in self.outputs
+                else (name, "input", inputs.index(name)) if name in inputs
+                else (name, "aux", self.aux.index(name))
+                for name in self.saved_names(needs))
+        return plan
 
     def saved_names(self, needs: tuple[bool, ...]) -> tuple[str, ...]:
         """Names of the inputs/outputs to save, given which inputs need a gradient."""
