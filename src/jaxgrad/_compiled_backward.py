@@ -34,43 +34,33 @@ MAX_NODES = 5000
 
 
 def _analyse(root_edges: tuple):
-    """(key, nodes, leaves, saved values) for an eligible graph, else None."""
+    """(key, nodes, leaves, saved values) for an eligible graph, else None.
+
+    One breadth-first walk numbers the nodes and describes each one; the key also holds the
+    nodes' order by sequence number, which is what decides the engine's execution order.
+    """
     index: dict = {}
     nodes: list = []
     for e in root_edges:
-        if e is not None and e[0] not in index:
+        if e[0] not in index:
             index[e[0]] = len(nodes)
             nodes.append(e[0])
-    pos = 0
-    while pos < len(nodes):  # breadth-first discovery; the rank below fixes the order
-        fn = nodes[pos]
-        pos += 1
+    parts, leaves, values = [], [], []
+    for i, fn in enumerate(nodes):  # the list grows while we walk it
         if fn._tensor_hooks or fn._retains or fn._pre_hooks or fn._post_hooks:
             return None
         if type(fn) is AccumulateGrad:
             var = fn.variable
             if var._backward_hooks or var._post_acc_hooks:
                 return None
-            continue
-        if not isinstance(fn, OpNode) or fn.saved is None:
-            return None
-        for e in fn.next_edges:
-            if e is not None and e[0] not in index:
-                index[e[0]] = len(nodes)
-                nodes.append(e[0])
-        if len(nodes) > MAX_NODES:
-            return None
-    rank = {fn: r for r, fn in enumerate(sorted(nodes, key=_seq))}
-    parts, leaves, values = [], [], []
-    for i, fn in enumerate(nodes):
-        if type(fn) is AccumulateGrad:
-            var = fn.variable
             grad = var._grad
             leaves.append(i)
             parts.append(("leaf", var._value.shape, var._value.dtype,
                           None if grad is None else (grad._value.shape, grad._value.dtype)))
             continue
-        saved = fn.saved
+        saved = fn.saved if isinstance(fn, OpNode) else None
+        if saved is None or len(nodes) > MAX_NODES:
+            return None
         for s in saved.values():
             if type(s) is SavedConstant:
                 values.append(s._value)
@@ -78,21 +68,29 @@ def _analyse(root_edges: tuple):
                 return None  # let the eager engine raise torch's error at the right moment
             else:
                 values.append(s.tensor._value)
+        edges = []
+        for e in fn.next_edges:
+            if e is None:
+                edges.append(None)
+                continue
+            j = index.get(e[0])
+            if j is None:
+                j = index[e[0]] = len(nodes)
+                nodes.append(e[0])
+            edges.append((j, e[1]))
         parts.append((fn.op, fn.static, fn.needs, fn.in_meta, fn.out_meta, tuple(saved),
-                      tuple(map(type, saved.values())),
-                      tuple(None if e is None else (index[e[0]], e[1]) for e in fn.next_edges),
-                      rank[fn]))
-    return tuple(parts), nodes, leaves, values
+                      tuple(map(type, saved.values())), tuple(edges)))
+    seqs = [fn.seq for fn in nodes]
+    order = tuple(sorted(range(len(nodes)), key=seqs.__getitem__))
+    return (tuple(parts), order), nodes, leaves, values
 
 
-def _seq(fn) -> float:
-    return fn.seq
-
-
-def _build(parts: tuple, root_slots: tuple) -> tuple[Callable, list]:
-    """Trace the engine over a shadow graph built from ``parts``; returns (jitted fn, effects)."""
+def _build(structure: tuple, root_slots: tuple) -> tuple[Callable, list]:
+    """Trace the engine over a shadow graph built from ``structure``; (jitted fn, effects)."""
     from ._engine import execute
 
+    parts, order = structure
+    rank = {i: r for r, i in enumerate(order)}
     effects: list = []
 
     def run(saved_values, root_arrays, old_grads):
@@ -110,8 +108,8 @@ def _build(parts: tuple, root_slots: tuple) -> tuple[Callable, list]:
                 shadow[i] = AccumulateGrad(var)
                 leaves.append((i, var, grad_meta))
             else:
-                op, static, needs, in_meta, out_meta, names, kinds, _, rank = part
-                node = op.node_class((), out_meta, seq=rank)
+                op, static, needs, in_meta, out_meta, names, kinds, _ = part
+                node = op.node_class((), out_meta, seq=rank[i])
                 node.op, node.static, node.needs, node.in_meta = op, static, needs, in_meta
                 node.saved = {
                     name: SavedConstant(next(it)) if kind is SavedConstant
@@ -144,13 +142,13 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool) -> bool:
     analysis = _analyse(root_edges)
     if analysis is None:
         return False
-    parts, nodes, leaves, saved_values = analysis
+    structure, nodes, leaves, saved_values = analysis
     index = {fn: i for i, fn in enumerate(nodes[:len(root_edges)])}
     root_slots = tuple((index[e[0]], e[1]) for e in root_edges)
-    key = (parts, root_slots, tuple((g._value.shape, g._value.dtype) for g in root_grads))
+    key = (structure, root_slots, tuple((g._value.shape, g._value.dtype) for g in root_grads))
     entry = _cache.get(key)
     if entry is None:
-        entry = _cache[key] = _build(parts, root_slots)
+        entry = _cache[key] = _build(structure, root_slots)
     program, effects = entry
     old = [nodes[i].variable._grad._value for i in leaves if nodes[i].variable._grad is not None]
     outs = program(saved_values, [g._value for g in root_grads], old)

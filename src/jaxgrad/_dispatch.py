@@ -194,27 +194,32 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
         if isinstance(a, Tensor):
             value = a._value
             in_meta.append((value.shape, value.dtype))
-            needs.append(a._requires_grad)
-            edges.append(a._gradient_edge() if a._requires_grad else None)
+            if a._requires_grad:
+                needs.append(True)
+                edges.append(a._gradient_edge())
+                continue
         else:
-            in_meta.append((None, None))
-            needs.append(False)
-            edges.append(None)
+            in_meta.append(_NO_META)
+        needs.append(False)
+        edges.append(None)
     needs = tuple(needs)
-    node = op.node_class(tuple(edges), tuple((r._value.shape, r._value.dtype) for r in results))
+    out_meta = tuple((r._value.shape, r._value.dtype) for r in results)
+    node = op.node_class(tuple(edges), out_meta)
     node.op, node.static, node.needs, node.in_meta = op, skey, needs, tuple(in_meta)
-    node.saved = _save(op, needs, args, aux, results, node)
-    if not attach:
-        return node
-    for j, r in enumerate(results):
-        if j not in op.nondiff_outputs and r._cell.array.dtype in DIFFERENTIABLE_DTYPES:
-            r._requires_grad = True
-            r._grad_fn = node
-            r._output_nr = j
+    node.saved = _save(op, needs, args, aux, results)
+    if attach:
+        for j, r in enumerate(results):
+            if out_meta[j][1] in DIFFERENTIABLE_DTYPES and j not in op.nondiff_outputs:
+                r._requires_grad = True
+                r._grad_fn = node
+                r._output_nr = j
     return node
 
 
-def _save(op: Op, needs, args, aux, results, node) -> dict:
+_NO_META = (None, None)
+
+
+def _save(op: Op, needs, args, aux, results) -> dict:
     saved = {}
     for name, source, i in op.save_plan(needs, len(args)):
         if source == "output":

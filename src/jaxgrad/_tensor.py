@@ -72,10 +72,11 @@ class Tensor:
         return legacy_tensor(cls, *args, **kwargs)
 
     @classmethod
-    def _make(cls, array: jax.Array, requires_grad: bool = False) -> Tensor:
+    def _make(cls, array: jax.Array | None, requires_grad: bool = False,
+              cell: Storage | None = None, vc: VersionCounter | None = None) -> Tensor:
         t = object.__new__(cls)
-        t._cell = Storage(array)
-        t._vc = VersionCounter()
+        t._cell = Storage(array) if cell is None else cell
+        t._vc = VersionCounter() if vc is None else vc
         t._layout = None
         t._arr = None
         t._arr_gen = 0
@@ -94,12 +95,9 @@ class Tensor:
 
     def _alias(self, share_version: bool) -> Tensor:
         """A tensor over the same storage (and layout); shares the version counter if asked."""
-        t = Tensor._make(self._cell.array)
-        t._cell = self._cell
+        t = Tensor._make(None, cell=self._cell, vc=self._vc if share_version else None)
         t._layout = self._layout
         t._arr, t._arr_gen = self._arr, self._arr_gen
-        if share_version:
-            t._vc = self._vc
         t._inference = self._inference
         return t
 
