@@ -52,7 +52,8 @@ def describe(x: Any, lib) -> Any:
         fn = x.grad_fn
         values = x.detach().cpu().numpy() if lib is torch else np.asarray(x.detach()._value)
         return ("tensor", tuple(x.shape), str(x.dtype).split(".")[-1], values, x.requires_grad,
-                x.is_leaf, type(fn).__name__ if fn is not None else None, x._version)
+                x.is_leaf, type(fn).__name__ if fn is not None else None,
+                None if x.is_inference() else x._version)
     if isinstance(x, Raised):
         return ("raised", x.cls, x.message)
     if isinstance(x, (list, tuple)):

@@ -419,9 +419,6 @@ def test_unbind_outputs_are_views():
     ok(program)
 
 
-@pytest.mark.xfail(strict=True, reason="jaxgrad bug: in-place on an output of unbind (a "
-                   "multi-output view op) is allowed; torch raises 'Output 0 of Unbind is a view "
-                   "and is being modified inplace...'")
 def test_inplace_on_unbind_output_raises():
     def program(T):
         x = leaf(T, [[1.0, 2.0], [3.0, 4.0]])

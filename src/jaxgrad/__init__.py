@@ -8,7 +8,10 @@
 tensor([2., 4.])
 """
 
-from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything else)
+from . import (
+    _jax_setup,  # noqa: F401  (enables 64-bit types before anything else)
+    _tensor,  # noqa: F401  (Tensor before _dispatch: _tensor and _api import each other)
+)
 from . import autograd as autograd
 from ._api import abs as abs
 from ._api import add as add

@@ -5,7 +5,7 @@
   whose grad_fn is ``CopyBackwards``;
 - later gradients without ``create_graph``: added in place, so ``.grad`` stays the same object;
 - later gradients with ``create_graph``: ``.grad = .grad + new`` (out of place, with history).
-Then the leaf's post-accumulate-grad hooks run.
+The leaf's post-accumulate-grad hooks run afterwards (``AccumulateGrad.accumulate``).
 """
 
 from __future__ import annotations
@@ -35,6 +35,3 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
             _api.add_(variable._grad, grad)
     else:
         variable._grad = variable._grad + grad
-    if variable._post_acc_hooks:
-        for hook in list(variable._post_acc_hooks.values()):
-            hook(variable)

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes
-from ._dispatch import apply, apply_inplace, apply_view
+from ._dispatch import apply, apply_inplace, apply_view, view_creation_meta
 from ._ops import elementwise as E
 from ._ops import indexing as X
 from ._ops import linalg as L
@@ -457,6 +457,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
         out._layout = V.select_geometry(geometry, dim, i)
         out._arr, out._arr_gen = value, input._cell.generation
         out._view_version = input._vc.value
+        out._creation_meta = view_creation_meta(input, multi_output=True)
     return outs
 
 

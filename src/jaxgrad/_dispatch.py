@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from . import _dtypes
 from ._grad_mode import _state, is_inference_mode_enabled
-from ._graph import FREED_MESSAGE, Node, SavedTensor
+from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
 from ._storage import Layout
 from ._tensor import Tensor
@@ -248,6 +248,9 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     out._base = self._base if self._base is not None else self
     out._view_version = self._vc.value
     out._inference = self._inference
+    out._creation_meta = view_creation_meta(self)
+    if out._grad_fn is None and self._requires_grad:  # made without recording (no_grad)
+        out._requires_grad = True  # torch: a view requires grad when its base does
     return out
 
 
@@ -256,6 +259,8 @@ def regenerate_view_node(view: Tensor) -> None:
     from ._ops.views import AS_STRIDED
 
     base = view._base
+    if view._creation_meta is not None and (view._grad_fn is not None or base._requires_grad):
+        raise RuntimeError(view_rebase_message(view, indirect=True))
     view._view_version = view._vc.value
     edge = base._gradient_edge() if base._requires_grad else None
     if edge is None:
@@ -270,27 +275,71 @@ def regenerate_view_node(view: Tensor) -> None:
 
 # --- in-place ----------------------------------------------------------------------------------
 
-def check_inplace(self: Tensor) -> None:
-    """torch's errors for in-place ops on leaves (and their views) that require grad."""
+def check_inplace(self: Tensor, others: tuple = ()) -> None:
+    """torch's errors for in-place ops on leaves, their views and non-default views."""
     if self._inference and not is_inference_mode_enabled():
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
             "a clone to get a normal tensor before doing inplace update.See "
             "https://github.com/pytorch/rfcs/pull/17 for more details.")
-    if not _state.grad:
+    if not _state.grad or not (self._requires_grad or any(
+            isinstance(o, Tensor) and o._requires_grad for o in others)):
         return
     base = self._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if self._requires_grad and self._grad_fn is None and base is None:
+    if base is not None:
+        if self._creation_meta is not None:
+            raise RuntimeError(view_rebase_message(self, indirect=False))
+        if self._requires_grad and base._requires_grad and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+    if self._requires_grad and self._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 
 
+def view_creation_meta(source: Tensor, multi_output: bool = False) -> str | None:
+    """torch's CreationMeta of a view of ``source`` made now (None is torch's DEFAULT)."""
+    if _state.inference:
+        new = "inference"
+    elif not _state.grad:
+        new = "no_grad"
+    else:
+        new = "multi_output" if multi_output else None
+    previous = source._creation_meta
+    return previous if new is None or previous == "inference" else new
+
+
+def view_rebase_message(view: Tensor, indirect: bool) -> str:
+    """torch's error for an in-place change that a view with a non-default CreationMeta sees."""
+    meta, fn = view._creation_meta, view._grad_fn
+    if meta == "multi_output":
+        start = f"Output {view._output_nr} of {_op_name(fn)} is a view and "
+    elif fn is not None:
+        start = (f"Output {view._output_nr} of {_op_name(fn)} is a view of a view which was "
+                 f"created in {_MODE_NAMES[meta]} and ")
+    else:
+        start = f"A view was created in {_MODE_NAMES[meta]} and "
+    what = ("its base or another view of its base has been modified inplace" if indirect
+            else "is being modified inplace")
+    if meta == "multi_output":
+        return (f"{start}{what}. This view is the output of a function that returns multiple "
+                "views. Such functions do not allow the output views to be modified inplace. You "
+                "should replace the inplace operation by an out-of-place one.")
+    if meta == "inference":
+        return (f"{start}{what} in normal mode. This is not supported. You should replace the "
+                "inplace operation by an out-of-place one.")
+    return (f"{start}{what} with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
+            "the inplace either both inside the no_grad block (if you don't want the inplace to "
+            "be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+_MODE_NAMES = {"no_grad": "no_grad mode", "inference": "inference mode"}
+
+
 def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static: Any) -> Tensor:
     """Run ``op`` with ``self`` as first input and write the result into ``self``."""
-    check_inplace(self)
+    check_inplace(self, others)
     args = (self, *others)
     skey = static_key(static) if static else ()
     out_dtype = self._value.dtype

@@ -17,11 +17,9 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._accumulate import accumulate_into_leaf
 from ._compiled_backward import try_backward
-from ._dtypes import type_name
 from ._grad_mode import set_grad_enabled
-from ._graph import AccumulateGrad, GraphRoot, Node
+from ._graph import AccumulateGrad, GraphRoot, Node, run_tensor_hooks
 from ._tensor import Tensor
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
@@ -114,36 +112,16 @@ def _exec_info(root: Node, outputs: list, accumulate: bool) -> tuple[set, dict]:
 
 # --- running nodes --------------------------------------------------------------------------------
 
-def _check_hook_result(hook: Any, old: Tensor, new: Any) -> Tensor:
-    if not isinstance(new, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
-    name = getattr(hook, "__name__", type(hook).__name__)
-    if new.dtype is not old.dtype:
-        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                           f"jaxgrad.{type_name(old.dtype)} got jaxgrad.{type_name(new.dtype)})")
-    if tuple(new.shape) != tuple(old.shape):
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
-    return new
-
-
-def _run_hooks(hooks, grad: Tensor) -> Tensor:
-    for hook in list(hooks.values()):
-        out = hook(grad)
-        if out is not None:
-            grad = _check_hook_result(hook, grad, out)
-    return grad
-
-
 def _call_tensor_pre_hooks(fn: Node, grads: list) -> list:
     if isinstance(fn, AccumulateGrad):
         hooks = fn.variable._backward_hooks
-        if hooks and grads[0] is not None:
-            grads = [_run_hooks(hooks, grads[0])]
+        if hooks:
+            grads = [run_tensor_hooks(hooks, grads[0])]
         return grads
-    if fn._tensor_hooks:
+    if fn._tensor_hooks:  # torch calls them with None for an output that got no gradient
         for output_nr, hooks in fn._tensor_hooks:
-            if hooks and grads[output_nr] is not None:
-                grads[output_nr] = _run_hooks(hooks, grads[output_nr])
+            if hooks:
+                grads[output_nr] = run_tensor_hooks(hooks, grads[output_nr])
     if fn._retains:
         for output_nr, ref in list(fn._retains.items()):
             tensor, grad = ref(), grads[output_nr]
@@ -169,8 +147,7 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
             if out is not None:
                 grads = list(out)
     if isinstance(fn, AccumulateGrad):
-        if grads[0] is not None:
-            accumulate_into_leaf(fn.variable, grads[0], create_graph, id(grads[0]) in owned)
+        fn.accumulate(grads[0], create_graph, id(grads[0]) in owned)
         outputs = []
     else:
         outputs = fn.apply(grads, create_graph, wanted)

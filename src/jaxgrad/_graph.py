@@ -59,6 +59,43 @@ def add_hook(hooks: HookDict, fn: Callable, prepend: bool = False) -> RemovableH
     return handle
 
 
+def check_hook_result(hook: Callable, old, new: Any):
+    """torch's checks on a tensor hook's return value (same class, dtype and size as ``old``)."""
+    from ._dtypes import type_name
+    from ._tensor import Tensor
+
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if new.dtype is not old.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"jaxgrad.{type_name(old.dtype)} got jaxgrad.{type_name(new.dtype)})")
+    if tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return new
+
+
+def run_tensor_hooks(hooks: HookDict, grad):
+    """Call each hook with the gradient (None if undefined); a returned tensor replaces it."""
+    for hook in list(hooks.values()):
+        out = hook(grad)
+        if out is not None:
+            grad = check_hook_result(hook, grad, out)
+    return grad
+
+
+def run_post_accumulate_hooks(variable) -> None:
+    """``hook(variable)`` after accumulation; they must return None (checked like torch)."""
+    if variable._post_acc_hooks:
+        for hook in list(variable._post_acc_hooks.values()):
+            out = hook(variable)
+            if out is not None:
+                check_hook_result(hook, variable, out)
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
 class SavedTensor:
     """A tensor saved for backward plus the version it had then (torch's SavedVariable).
 
@@ -200,11 +237,16 @@ class AccumulateGrad(Node):
         return "jaxgrad::autograd::AccumulateGrad"
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        self.accumulate(grads[0], create_graph, stealable=False)
+        return []
+
+    def accumulate(self, grad, create_graph: bool, stealable: bool) -> None:
+        """Add ``grad`` (None: nothing arrived) into ``.grad``, then run post-accumulate hooks."""
         from ._accumulate import accumulate_into_leaf
 
-        if grads[0] is not None:
-            accumulate_into_leaf(self.variable, grads[0], create_graph, stealable=False)
-        return []
+        if grad is not None:
+            accumulate_into_leaf(self.variable, grad, create_graph, stealable)
+        run_post_accumulate_hooks(self.variable)
 
 
 class GraphRoot(Node):

@@ -60,9 +60,9 @@ class Tensor:
     __array_priority__ = 1000  # numpy scalars on the left defer to our reflected operators
 
     __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
-                 "_cell", "_grad", "_grad_acc", "_grad_fn", "_inference", "_layout",
-                 "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad", "_vc",
-                 "_view_version")
+                 "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_fn", "_inference",
+                 "_layout", "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
+                 "_vc", "_view_version")
 
     # -- construction -----------------------------------------------------------------------
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -90,6 +90,7 @@ class Tensor:
         t._retains_grad = False
         t._base = None
         t._view_version = 0
+        t._creation_meta = None  # torch's CreationMeta of a view (None: DEFAULT)
         t._inference = _grad_state.inference
         return t
 
@@ -263,6 +264,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
 
     @property
