@@ -100,7 +100,6 @@ _INDEX_QUIRK = ("jaxgrad bug: for a mismatching grad at index >= 1 torch's _make
                 "with more than one value is ambiguous'; jaxgrad raises 'Mismatch in shape'")
 
 
-@pytest.mark.xfail(strict=True, reason=_INDEX_QUIRK)
 def test_grad_outputs_shape_mismatch_second_output():
     def program(T):
         x = leaf(T, [1.0, 2.0])
@@ -111,7 +110,6 @@ def test_grad_outputs_shape_mismatch_second_output():
     after_error(program)
 
 
-@pytest.mark.xfail(strict=True, reason=_INDEX_QUIRK)
 def test_no_half_updated_grad_with_multiple_roots():
     def program(T):
         x = leaf(T, [1.0, 2.0])

@@ -1335,6 +1335,15 @@ def test_comparison_reverse_scalar():
     same(program)
 
 
+def test_comparison_with_none_is_python_bool():
+    # used by list.index / `in` on lists of tensors (torch's _make_grads relies on it)
+    def program(T):
+        a = T.tensor([-1.0, 0.0, 2.0])
+        return [a == None, a != None, None == a, None != a]  # noqa: E711, SIM300 - on purpose
+
+    same(program)
+
+
 def test_comparison_then_float_has_no_grad():
     def program(T):
         a = T.tensor([-1.0, 0.0, 2.0], requires_grad=True)

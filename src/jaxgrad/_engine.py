@@ -262,12 +262,15 @@ def _as_tuple(x: Any) -> tuple:
 def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list:
     """torch.autograd.__init__._make_grads: check or create the root gradients."""
     new = []
-    for i, (out, grad) in enumerate(zip(outputs, grads)):
+    for out, grad in zip(outputs, grads):
         if isinstance(grad, Tensor):
             if tuple(grad.shape) != tuple(out.shape):
+                # torch finds the positions with list.index, i.e. tensor ==: with several
+                # roots that comparison itself can raise, and we raise what torch raises
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} and "
-                    f"output[{i}] has a shape of {out.shape}.")
+                    f"Mismatch in shape: grad_output[{list(grads).index(grad)}] has a shape of "
+                    f"{grad.shape} and output[{list(outputs).index(out)}] has a shape of "
+                    f"{out.shape}.")
             if grad.dtype is not out.dtype and out.dtype.is_floating_point:
                 grad = Tensor._make(grad._value.astype(out._value.dtype))
             new.append(grad)

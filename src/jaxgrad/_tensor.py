@@ -505,8 +505,8 @@ class Tensor:
     def __pos__(self): return self
     def __abs__(self): return F.abs(self)
     def __invert__(self): return F.logical_not(self)
-    def __eq__(self, other): return F.eq(self, other)  # type: ignore[override]
-    def __ne__(self, other): return F.ne(self, other)  # type: ignore[override]
+    def __eq__(self, other): return other is not None and F.eq(self, other)  # type: ignore[override]
+    def __ne__(self, other): return other is None or F.ne(self, other)  # type: ignore[override]
     def __lt__(self, other): return F.lt(self, other)
     def __le__(self, other): return F.le(self, other)
     def __gt__(self, other): return F.gt(self, other)
