@@ -276,6 +276,31 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     return apply(R.SUM_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """Sum ``input`` down to ``size``, which must broadcast to its shape (torch's sum_to).
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(3, 2).sum_to_size(2)
+    tensor([3., 3.])
+    """
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    if not is_expandable_to(shape, tuple(input.shape)):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size "
+                           f"{{{list(input.shape)}}}.")
+    lead = input.ndim - len(shape)
+    dims = [*range(lead), *(i + lead for i, n in enumerate(shape)
+                            if n == 1 and input.shape[i + lead] != 1)]
+    out = sum(input, dims, keepdim=True) if dims else input
+    return view(out, shape) if lead > 0 else out
+
+
+def is_expandable_to(shape: tuple, target: tuple) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (torch's is_expandable_to)."""
+    if len(shape) > len(target):
+        return False
+    return builtins.all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
+
+
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim`` (floating inputs only, as in torch)."""

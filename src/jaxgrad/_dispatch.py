@@ -312,7 +312,7 @@ def view_creation_meta(source: Tensor, multi_output: bool = False) -> str | None
 def view_rebase_message(view: Tensor, indirect: bool) -> str:
     """torch's error for an in-place change that a view with a non-default CreationMeta sees."""
     meta, fn = view._creation_meta, view._grad_fn
-    if meta == "multi_output":
+    if meta in ("multi_output", "custom_function"):
         start = f"Output {view._output_nr} of {_op_name(fn)} is a view and "
     elif fn is not None:
         start = (f"Output {view._output_nr} of {_op_name(fn)} is a view of a view which was "
@@ -325,6 +325,12 @@ def view_rebase_message(view: Tensor, indirect: bool) -> str:
         return (f"{start}{what}. This view is the output of a function that returns multiple "
                 "views. Such functions do not allow the output views to be modified inplace. You "
                 "should replace the inplace operation by an out-of-place one.")
+    if meta == "custom_function":
+        return (f"{start}{what}. This view was created inside a custom Function (or because an "
+                "input was returned as-is) and the autograd logic to handle view+inplace would "
+                "override the custom backward associated with the custom Function, leading to "
+                "incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+                "output of the custom Function.")
     if meta == "inference":
         return (f"{start}{what} in normal mode. This is not supported. You should replace the "
                 "inplace operation by an out-of-place one.")

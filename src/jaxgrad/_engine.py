@@ -358,8 +358,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 
     >>> import jaxgrad
     >>> x = jaxgrad.tensor(2.0, requires_grad=True)
-    >>> (g,) = jaxgrad.autograd.grad(x ** 3, x, create_graph=True); g
-    tensor(12., grad_fn=<MulBackward0Backward>)
+    >>> (g,) = jaxgrad.autograd.grad(x ** 3, x, create_graph=True); g.detach(), g.requires_grad
+    (tensor(12.), True)
     >>> jaxgrad.autograd.grad(g, x)
     (tensor(12.),)
     """

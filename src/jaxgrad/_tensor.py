@@ -546,6 +546,7 @@ class Tensor:
     def dot(self, other): return F.dot(self, other)
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         return F.sum(self, dim, keepdim, dtype=dtype)
+    def sum_to_size(self, *size): return F.sum_to_size(self, *size)
     def mean(self, dim=None, keepdim=False, *, dtype=None):
         return F.mean(self, dim, keepdim, dtype=dtype)
     def prod(self, dim=None, keepdim=False, *, dtype=None):

@@ -1,10 +1,12 @@
-"""The ``torch.autograd`` namespace: ``backward``, ``grad`` and the grad-mode helpers."""
+"""The ``torch.autograd`` namespace: ``backward``, ``grad``, ``Function``, grad modes."""
 
 from .._engine import backward as backward
 from .._engine import grad as grad
+from .._function import Function as Function
 from .._grad_mode import enable_grad as enable_grad
 from .._grad_mode import inference_mode as inference_mode
 from .._grad_mode import no_grad as no_grad
 from .._grad_mode import set_grad_enabled as set_grad_enabled
 from .._tensor import Tensor as Variable  # noqa: F401 - torch's legacy alias
+from . import function as function
 from . import graph as graph

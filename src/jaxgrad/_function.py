@@ -1,0 +1,358 @@
+"""``autograd.Function``: user-defined forward and backward, with torch's ctx semantics.
+
+As in torch, the ``ctx`` a forward receives *is* the graph node: an instance of the class
+``<Name>Backward`` made for each Function subclass, so attributes set on ``ctx`` are visible as
+``y.grad_fn.<attr>``. ``apply`` runs the forward without recording (grad mode off), then wraps
+its outputs: each tensor output gets the node as ``grad_fn`` (unless marked non-differentiable),
+an input returned as-is becomes a view of it, a ``mark_dirty`` input keeps its identity and has
+its history rebased. The node's backward calls the user's ``backward`` (under grad mode when
+``create_graph``, so double backward works when it uses differentiable jaxgrad ops) and checks
+what comes back exactly as torch's engine does.
+
+A forward may run any JAX code on ``jnp.asarray(tensor)`` and return ``jaxgrad.as_tensor(array)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+
+from . import _api
+from ._dispatch import DIFFERENTIABLE_DTYPES, CopySlices
+from ._grad_mode import _state, no_grad
+from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
+from ._tensor import Tensor
+
+MODIFIED_VIEW_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+ONCE_DIFFERENTIABLE_MESSAGE = (
+    "trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+class FunctionCtx:
+    """What ``forward``/``setup_context`` may call on ``ctx`` (torch's FunctionCtx)."""
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Save tensors (inputs, outputs or intermediates) for ``backward``; version-checked."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare inputs that ``forward`` modified in place (they must be returned)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that never get a gradient (their grads arrive as zeros or None)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether undefined output gradients reach ``backward`` as zeros (default) or None."""
+        self._materialize_grads = value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward``, checked against in-place changes."""
+        if self._saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The grad_fn (and ctx) of a custom Function call; subclassed once per Function."""
+
+    _forward_cls: type
+
+    def __init__(self, edges: tuple, inputs: tuple) -> None:
+        super().__init__(edges, ())
+        self._is_tensor_input = tuple(isinstance(a, Tensor) for a in inputs)
+        self._input_meta = tuple((a.shape, a.dtype) for a in inputs if isinstance(a, Tensor))
+        self.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in inputs)
+        self._to_save: tuple = ()
+        self._saved: list | None = []
+        self._dirty: tuple = ()
+        self._non_differentiable: tuple = ()
+        self._materialize_grads = True
+
+    def __repr__(self) -> str:
+        return f"<jaxgrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        if self._materialize_grads:
+            grads = [_materialized_zeros(meta) if g is None and meta is not None else g
+                     for g, meta in zip(grads, self.out_meta)]
+        result = self._forward_cls._backward_rule(self, *grads)
+        return self._check_gradients(result if isinstance(result, tuple) else (result,))
+
+    def _check_gradients(self, result: tuple) -> list:
+        """torch's checks of what ``backward`` returned; grads summed/cast to the inputs'."""
+        name, expected = type(self).__name__, len(self._is_tensor_input)
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(f"function {name} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(result)})")
+        grads = []
+        for position, (g, is_tensor) in enumerate(zip(result, self._is_tensor_input), 1):
+            if not is_tensor:
+                if g is not None:
+                    raise RuntimeError(
+                        f"function {name} returned a gradient different than None at position "
+                        f"{position}, but the corresponding forward input was not a Variable")
+            elif g is None or isinstance(g, Tensor):
+                grads.append(g)
+            else:
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+        return [g if g is None else _fit_gradient(name, i, g, shape, dtype)
+                for i, (g, (shape, dtype)) in enumerate(zip(grads, self._input_meta))]
+
+    def release_variables(self) -> None:
+        self._saved = None
+
+
+def _materialized_zeros(meta: tuple) -> Tensor:
+    zeros = Tensor._make(jnp.zeros(*meta))
+    zeros._vc.value = 1  # torch fills a new tensor with zero_()
+    return zeros
+
+
+def _fit_gradient(name: str, index: int, grad: Tensor, shape, dtype) -> Tensor:
+    """torch's validate_outputs: sum a broadcast gradient down to the input's shape, cast it."""
+    if tuple(grad.shape) != tuple(shape):
+        if not _api.is_expandable_to(tuple(shape), tuple(grad.shape)):
+            raise RuntimeError(
+                f"Function {name} returned an invalid gradient at index {index} - got "
+                f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+        grad = _api.sum_to_size(grad, *shape)
+    return grad if grad.dtype is dtype else grad.to(dtype)
+
+
+class Function:
+    """Base class for operations with a custom backward (``torch.autograd.Function``).
+
+    >>> import jaxgrad
+    >>> class Exp(jaxgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         result = x.exp()
+    ...         ctx.save_for_backward(result)
+    ...         return result
+    ...     @staticmethod
+    ...     def backward(ctx, grad_output):
+    ...         result, = ctx.saved_tensors
+    ...         return grad_output * result
+    >>> x = jaxgrad.tensor([0.0, 1.0], requires_grad=True)
+    >>> Exp.apply(x).sum().backward()
+    >>> x.grad
+    tensor([1.0000, 2.7183])
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": "jaxgrad.autograd.function"})
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """``forward(ctx, *inputs)``, or ``forward(*inputs)`` with ``setup_context``."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        """Save what backward needs when ``forward`` does not take ``ctx`` (torch 2 style)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """One gradient (or None) per forward input, given one per forward output."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def _backward_rule(cls, ctx: Any, *grads: Any) -> Any:
+        overridden = cls.vjp is not Function.vjp and cls.backward is Function.backward
+        return (cls.vjp if overridden else cls.backward)(ctx, *grads)
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` and record one ``<Name>Backward`` node for its outputs."""
+        split = cls.setup_context is not Function.setup_context
+        if split:  # torch binds the forward's signature, defaults included
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = bound.args
+        elif kwargs:
+            args = _keywords_as_positions(cls.forward, args, kwargs)
+        differentiable = _state.grad and any(
+            isinstance(a, Tensor) and a.requires_grad for a in args)
+        edges = tuple(a._gradient_edge() if differentiable and a.requires_grad else None
+                      for a in args if isinstance(a, Tensor))
+        ctx = cls._backward_cls(edges, args)
+        with no_grad():
+            if split:
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args)
+        return _wrap_outputs(ctx, args, outputs, differentiable)
+
+
+def _keywords_as_positions(forward: Callable, args: tuple, kwargs: dict) -> tuple:
+    """Keyword arguments of ``apply`` become positional ones, as torch's C++ apply does."""
+    names = list(inspect.signature(forward).parameters)[1:]  # after ctx
+    args, kwargs = list(args), dict(kwargs)
+    for position, name in enumerate(names[len(args):], len(args)):
+        if not kwargs:
+            break
+        if name not in kwargs:
+            raise TypeError(f"forward() missing required argument: '{name}' (position "
+                            f"{position})")
+        args.append(kwargs.pop(name))
+    if kwargs:
+        raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return tuple(args)
+
+
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, differentiable: bool):
+    """Give the outputs their history (torch's ``_wrap_outputs``) and save ctx's tensors."""
+    raw = outputs if isinstance(outputs, tuple) else (outputs,)
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in ctx._dirty}
+    for t in ctx._dirty:
+        t._vc.value += 1
+        if id(t) not in inputs:
+            warnings.warn("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor "
+                          "is not an input, there is no need to pass it to mark_dirty().",
+                          UserWarning, stacklevel=3)
+    non_differentiable = {id(t) for t in ctx._non_differentiable}
+    wrapped, meta = [], []
+    for i, out in enumerate(raw):
+        if isinstance(out, Tensor):
+            out = _wrap_output(ctx, out, i, id(out) in inputs, id(out) in dirty,
+                               differentiable and id(out) not in non_differentiable
+                               and out._value.dtype in DIFFERENTIABLE_DTYPES, len(raw))
+            meta.append((out._value.shape, out._value.dtype))
+        else:
+            meta.append(None)
+        wrapped.append(out)
+    ctx.out_meta = tuple(meta)
+    outputs_by_id = {id(o): i for i, o in enumerate(raw) if isinstance(o, Tensor)}
+    ctx._saved = [None if t is None else SavedTensor(t, outputs_by_id.get(id(t)))
+                  for t in ctx._to_save]
+    ctx._to_save = ()
+    return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
+
+
+def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: bool,
+                 is_dirty: bool, differentiable: bool, num_outputs: int) -> Tensor:
+    """One output's history, following torch's ``set_history`` of custom functions."""
+    if not differentiable:
+        if not out.requires_grad:
+            if is_input and not is_dirty:
+                with no_grad():
+                    out = _api.alias(out)
+            return out
+        return out.detach() if is_input else out
+    if is_dirty:
+        if out.requires_grad and out.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                               "in-place operation.")
+        if out._base is not None and num_outputs > 1:
+            raise RuntimeError(MODIFIED_VIEW_MESSAGE)
+        _rebase_onto(ctx, out, output_nr)
+        return out
+    if is_input:  # an input returned as-is: torch hands back a view of it
+        with no_grad():
+            out = _api.alias(out)
+    out._set_history(ctx, output_nr)
+    out._requires_grad = True
+    if out._base is not None:
+        out._creation_meta = "custom_function"
+    return out
+
+
+def _rebase_onto(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> None:
+    """A ``mark_dirty`` input gets ``ctx`` as its history (through CopySlices for a view)."""
+    base = tensor._base
+    if base is None:
+        tensor._set_history(ctx, output_nr)
+    else:  # torch's CopySlices, which (like torch) takes the view as the node's input 0
+        base._set_history(CopySlices(base._gradient_edge(), tensor._layout, ctx, base), 0)
+        base._requires_grad = True
+    tensor._requires_grad = True
+
+
+def once_differentiable(backward: Callable) -> Callable:
+    """Decorate a ``backward`` that is not itself differentiable: double backward raises.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.function import once_differentiable
+    >>> class Square(jaxgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @once_differentiable
+    ...     def backward(ctx, grad):
+    ...         x, = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> x = jaxgrad.tensor(3.0, requires_grad=True)
+    >>> jaxgrad.autograd.grad(Square.apply(x), x)
+    (tensor(6.),)
+    """
+
+    @functools.wraps(backward)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with no_grad():
+            outputs = backward(ctx, *args)
+        if not _state.grad or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        fakes = [None if o is None else o.detach().requires_grad_() for o in outputs]
+        node = DELAYED_ERROR(tuple(None if f is None else f._gradient_edge() for f in fakes),
+                            tuple(None if o is None else (o._value.shape, o._value.dtype)
+                                  for o in outputs))
+        wrapped = tuple(None if f is None else _delayed_output(f, node, i)
+                        for i, f in enumerate(fakes))
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+class DelayedError(Node):
+    """A node whose backward raises: marks gradients of a ``once_differentiable`` backward."""
+
+    __slots__ = ()
+
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
+
+
+DELAYED_ERROR = node_class("Error", DelayedError)  # torch's DelayedError node is named Error
+
+
+def _delayed_output(fake: Tensor, node: DelayedError, output_nr: int) -> Tensor:
+    out = Tensor._make(fake._value)
+    out._set_history(node, output_nr)
+    out._requires_grad = True
+    return out
+
