@@ -34,7 +34,7 @@ def timed(fn: Callable[[], object], inner: int) -> float:
 
 
 def compare(name: str, contenders: dict[str, Callable[[], object]], rounds: int,
-            inner: int) -> dict:
+            inner: int, reference: str = "torch eager") -> dict:
     for fn in contenders.values():  # warm up: compile caches, allocator
         for _ in range(3):
             fn()
@@ -46,8 +46,8 @@ def compare(name: str, contenders: dict[str, Callable[[], object]], rounds: int,
             times[k].append(timed(contenders[k], inner))
     med = {k: statistics.median(v) for k, v in times.items()}
     ratios = {
-        k: statistics.median(a / b for a, b in zip(times[k], times["torch eager"]))
-        for k in names if k != "torch eager"
+        k: statistics.median(a / b for a, b in zip(times[k], times[reference]))
+        for k in names if k != reference
     }
     jit_ratios = {}
     if "jax.jit" in times:
@@ -55,7 +55,8 @@ def compare(name: str, contenders: dict[str, Callable[[], object]], rounds: int,
             k: statistics.median(a / b for a, b in zip(times[k], times["jax.jit"]))
             for k in names if k.startswith("jaxgrad")
         }
-    return {"name": name, "median_s": med, "vs_torch": ratios, "vs_jit": jit_ratios}
+    return {"name": name, "median_s": med, "vs_ref": ratios, "vs_jit": jit_ratios,
+            "reference": reference}
 
 
 # --- workloads -------------------------------------------------------------------------------
@@ -67,6 +68,18 @@ def tiny_op(rounds: int) -> dict:
         "torch eager": lambda: tx * ty,
         "jaxgrad eager": lambda: gx * gy,
     }, rounds, inner=2000)
+
+
+def profiler_off(rounds: int) -> dict:
+    """The op path with the profiler check (``apply``) vs without it (``_apply``)."""
+    from jaxgrad import _dispatch
+    from jaxgrad._ops import elementwise
+
+    gx, gy = jaxgrad.ones(4, requires_grad=True), jaxgrad.ones(4)
+    return compare("profiling off: x*y on (4,) through apply vs the unprofiled core", {
+        "jaxgrad _apply": lambda: _dispatch._apply(elementwise.MUL, (gx, gy), (), {}),
+        "jaxgrad apply": lambda: _dispatch.apply(elementwise.MUL, gx, gy),
+    }, rounds, inner=2000, reference="jaxgrad _apply")
 
 
 def _chain(x, sin, tanh, n: int = 200):
@@ -175,8 +188,8 @@ def report(results: list[dict]) -> str:
         lines.append(f"## {r['name']}")
         for k, v in r["median_s"].items():
             extra = ""
-            if k in r["vs_torch"]:
-                extra += f"  x{r['vs_torch'][k]:.2f} vs torch eager"
+            if k in r["vs_ref"]:
+                extra += f"  x{r['vs_ref'][k]:.2f} vs {r['reference']}"
             if k in r["vs_jit"]:
                 extra += f"  x{r['vs_jit'][k]:.2f} vs jax.jit"
             lines.append(f"- {k:15s} median {v * 1e6:10.1f} us{extra}")
@@ -191,6 +204,7 @@ def main() -> None:
     args = parser.parse_args()
     suites = {
         "tiny": lambda: tiny_op(args.rounds),
+        "profiler_off": lambda: profiler_off(args.rounds),
         "chain": lambda: chain(args.rounds),
         "mlp8": lambda: mlp(8, args.rounds),
         "mlp128": lambda: mlp(128, args.rounds),

@@ -14,7 +14,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from . import _dtypes
+from . import _dtypes, _profiler
 from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
@@ -125,6 +125,13 @@ class SavedConstant:
 
 def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
     """Run ``op`` on ``args`` (tensors, Python scalars or None) and record it for autograd."""
+    if _profiler.active:
+        return _profiler.record_op(f"aten::{op.name}", args,
+                                   lambda: _apply(op, args, aux, static))
+    return _apply(op, args, aux, static)
+
+
+def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
     compute_dtype = _compute_dtype(op, args) if op.promote else None
     skey = static_key(static) if static else ()
     out = jitted_forward(op, skey, compute_dtype, None)(
@@ -345,6 +352,13 @@ _MODE_NAMES = {"no_grad": "no_grad mode", "inference": "inference mode"}
 
 def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static: Any) -> Tensor:
     """Run ``op`` with ``self`` as first input and write the result into ``self``."""
+    if _profiler.active:
+        return _profiler.record_op(f"aten::{op.name}_", (self, *others),
+                                   lambda: _apply_inplace(op, self, others, aux, static))
+    return _apply_inplace(op, self, others, aux, static)
+
+
+def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict) -> Tensor:
     check_inplace(self, others)
     args = (self, *others)
     skey = static_key(static) if static else ()

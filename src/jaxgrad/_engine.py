@@ -17,6 +17,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from . import _profiler
 from ._compiled_backward import try_backward
 from ._grad_mode import set_grad_enabled
 from ._graph import AccumulateGrad, GraphRoot, Node, run_tensor_hooks
@@ -147,12 +148,13 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
             if out is not None:
                 grads = list(out)
     if isinstance(fn, AccumulateGrad):
-        fn.accumulate(grads[0], create_graph, id(grads[0]) in owned)
+        _run_node(fn, lambda: fn.accumulate(grads[0], create_graph, id(grads[0]) in owned))
         outputs = []
-    else:
+    elif isinstance(fn, GraphRoot):
         outputs = fn.apply(grads, create_graph, wanted)
-        if not isinstance(fn, GraphRoot):
-            _track_ownership(fn, grads, outputs, owned)
+    else:
+        outputs = _run_node(fn, lambda: fn.apply(grads, create_graph, wanted))
+        _track_ownership(fn, grads, outputs, owned)
     if fn._post_hooks:
         for hook in list(fn._post_hooks.values()):
             out = hook(tuple(outputs), tuple(grads))
@@ -161,6 +163,10 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
     if not keep_graph:
         fn.release_variables()
     return outputs
+
+
+def _run_node(fn: Node, run: Any) -> Any:
+    return _profiler.record_node(fn.name(), run) if _profiler.active else run()
 
 
 # Ownership: torch's AccumulateGrad steals a gradient (``.grad`` keeps its storage and version)
@@ -345,7 +351,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
                 t.retain_grad()  # torch does this for every input (a no-op on leaves)
         outputs = _input_edges(inputs)
     if not create_graph and outputs is None and compiled_backward_enabled[0] and \
-            try_backward(edges, root_grads, retain_graph):
+            not _profiler.active and try_backward(edges, root_grads, retain_graph):
         return
     with set_grad_enabled(create_graph):
         execute(GraphRoot(edges, root_grads), retain_graph, create_graph, outputs, True)

@@ -22,7 +22,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from . import _api
+from . import _api, _profiler
 from ._dispatch import DIFFERENTIABLE_DTYPES, CopySlices
 from ._grad_mode import _state, no_grad
 from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
@@ -205,6 +205,14 @@ class Function:
         edges = tuple(a._gradient_edge() if differentiable and a.requires_grad else None
                       for a in args if isinstance(a, Tensor))
         ctx = cls._backward_cls(edges, args)
+        if _profiler.active:
+            return _profiler.record_op(cls.__name__, args,
+                                       lambda: cls._forward(ctx, args, split, differentiable))
+        return cls._forward(ctx, args, split, differentiable)
+
+    @classmethod
+    def _forward(cls, ctx: BackwardCFunction, args: tuple, split: bool,
+                 differentiable: bool) -> Any:
         with no_grad():
             if split:
                 outputs = cls.forward(*args)

@@ -10,3 +10,4 @@ from .._grad_mode import set_grad_enabled as set_grad_enabled
 from .._tensor import Tensor as Variable  # noqa: F401 - torch's legacy alias
 from . import function as function
 from . import graph as graph
+from . import profiler as profiler
