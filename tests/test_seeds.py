@@ -4,8 +4,8 @@ Each test reproduces one snippet and returns what the snippet prints: ``show(...
 each printed value at the moment it is printed (a tensor as its values, dtype,
 ``requires_grad`` and grad_fn name, which is what its printout shows). Typos in the posts
 (undefined variables, ``torch.ones_likes``) are fixed to the intended program; where a post
-demonstrates an error, the same error is checked. Examples that need nn.Module,
-autograd.Function, gradcheck or the profiler are left to later test files.
+demonstrates an error, the same error is checked. Examples that need nn.Module are left to
+later test files.
 
 Test names: ``test_<seed number>_<section>``; the docstring names the seed file and section.
 """
@@ -297,6 +297,60 @@ def test_001_s12_retain_grad():
         c.retain_grad()
         d.backward(T.tensor([1.0, 1.0]))
         show(c.grad)
+
+    check(program)
+
+
+def _seed001_func(T):
+    class Func(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            expx = T.exp(x)
+            expy = T.exp(y)
+            result = 3 * x + 2 * y + expx + expy
+            ctx.save_for_backward(expx, expy)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            expx, expy, = ctx.saved_tensors
+            grad_x = grad_output * (3 + expx)
+            grad_y = grad_output * (2 + expy)
+            return grad_x, grad_y
+
+    return Func.apply
+
+
+def test_001_s13_autograd_function():
+    """001 §13 a custom Function for 3*x+2*y+exp(x)+exp(y); x.grad, y.grad."""
+
+    def program(T, show):
+        myfunc = _seed001_func(T)
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = T.tensor([3.0, 4.0], requires_grad=True)
+        z = myfunc(x, y)
+        z.backward(T.tensor([1.0, 1.0]))
+        show((x.grad, y.grad))
+
+    check(program)
+
+
+def test_001_s16_profiler():
+    """001 §16 the profiler around the Function's forward and backward (CPU: use_cuda=False);
+    what is compared is which ranges are recorded (times are machine-dependent)."""
+
+    def program(T, show):
+        myfunc = _seed001_func(T)
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = T.tensor([3.0, 4.0], requires_grad=True)
+        grad = T.tensor([1.0, 1.0])
+        with T.autograd.profiler.profile(use_cuda=False) as prof:
+            z = myfunc(x, y)
+            z.backward(grad)
+        text = str(prof)
+        show([name for name in ("Func", "FuncBackward", "aten::exp", "aten::mul", "aten::add",
+                                "evaluate_function", "Self CPU time total") if name in text])
+        show(text.splitlines()[1].split())
 
     check(program)
 
