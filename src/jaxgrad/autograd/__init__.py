@@ -7,6 +7,7 @@ from .._grad_mode import inference_mode as inference_mode
 from .._grad_mode import no_grad as no_grad
 from .._grad_mode import set_grad_enabled as set_grad_enabled
 from .._tensor import Tensor as Variable  # noqa: F401 - torch's legacy alias
+from . import functional as functional
 from . import graph as graph
 from .gradcheck import gradcheck as gradcheck
 from .gradcheck import gradgradcheck as gradgradcheck
