@@ -150,7 +150,9 @@ def test_gradcheck_error_is_a_runtime_error():
             return (type(e).__name__, isinstance(e, RuntimeError),
                     issubclass(module.GradcheckError, RuntimeError),
                     callable(T.autograd.gradcheck), module.gradcheck is T.autograd.gradcheck,
-                    module.gradgradcheck is T.autograd.gradgradcheck)
+                    module.gradgradcheck is T.autograd.gradgradcheck,
+                    # as in torch, the package attribute is the function, not the module
+                    attempt(lambda: T.autograd.gradcheck.GradcheckError))
         return None
 
     ta, _ = ok(program)
@@ -402,3 +404,10 @@ def test_undefined_one_output_at_a_time():
         return attempt(lambda: T.autograd.gradcheck(func, (leaf(T, [1.0, 2.0]),))), seen
 
     ok(program)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradgradcheck_modes_and_accepted_options(fast_mode):
+    ta, jb = ok(gradgradcheck_of(seed_function, two_leaves, fast_mode=fast_mode,
+                                 gen_non_contig_grad_outputs=True, check_undefined_grad=False))
+    assert ta is True and jb is True
