@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ._api import stack
-from ._creation import zeros_like
+from ._creation import tensor, zeros_like
 from ._engine import grad
 from ._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ._tensor import Tensor
@@ -133,6 +135,14 @@ def _check_requires_grad(tensors: tuple, kind: str, strict: bool) -> None:
                                f"input {i}. This is not allowed in strict mode.")
         if not t.requires_grad:
             raise RuntimeError(_STRICT_MESSAGES[kind].format(i=i))
+
+
+def _one_hot(like: Tensor, flat_index: int, dtype: Any = None) -> Tensor:
+    """1 at ``flat_index`` (row-major) of a tensor shaped like ``like``, 0 elsewhere, of
+    ``like``'s dtype unless given. Built on the host: an in-place write at a Python index
+    would compile once per index."""
+    values = np.eye(1, like.numel(), flat_index).reshape(tuple(like.shape))
+    return tensor(values, dtype=dtype or like.dtype)
 
 
 # --- gradients -----------------------------------------------------------------------------
@@ -259,7 +269,7 @@ def _jacobian_rows(out: Tensor, i: int, inputs: tuple[Tensor, ...], create_graph
     ``autograd.grad`` call per element of ``out``."""
     rows: tuple[list[Tensor], ...] = tuple([] for _ in inputs)
     for j in range(out.nelement()):
-        vj = _autograd_grad((out.reshape(-1)[j],), inputs, retain_graph=True,
+        vj = _autograd_grad((out,), inputs, (_one_hot(out, j),), retain_graph=True,
                             create_graph=create_graph)
         for k, (row, g, inp) in enumerate(zip(rows, vj, inputs)):
             if g is None:
@@ -282,11 +292,9 @@ def _unit_grad_outputs(outputs: tuple[Tensor, ...], k: int) -> tuple[Tensor, ...
     per output (torch's _construct_standard_basis_for, one row at a time)."""
     grads = []
     for out in outputs:
-        g = zeros_like(out).reshape(-1)
-        if 0 <= k < out.numel():
-            g[k] = 1.0
+        flat = out.reshape(-1)
+        grads.append(_one_hot(flat, k) if 0 <= k < out.numel() else zeros_like(flat))
         k -= out.numel()
-        grads.append(g)
     return tuple(grads)
 
 

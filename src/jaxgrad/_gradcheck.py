@@ -25,14 +25,16 @@ batched gradients nor complex autograd.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._api import allclose, stack
+from ._api import allclose, stack, where
 from ._creation import zeros_like
-from ._dtypes import complex128, float64, promote_types
+from ._dtypes import bool_, complex128, float64, promote_types
 from ._engine import _input_edges, _root_edges, execute, grad
+from ._functional import _one_hot
 from ._grad_mode import set_grad_enabled
 from ._graph import GraphRoot
 from ._random import Generator, rand
@@ -195,19 +197,20 @@ def _check_same_dtype_and_shape(before: Tensor, after: Tensor, eps: float,
             f" dtypes {before.dtype} and {after.dtype}.")
 
 
-def _central_difference(call: Callable[[], tuple], data: Tensor, index: Any, delta: Any,
-                        eps: float, report_index: tuple | None) -> list[Tensor]:
-    """``(f(x + delta) - f(x - delta)) / (2 * eps)``, flattened, for every output of ``call``;
-    ``data[index]`` (a ``.data`` alias of an input) is perturbed in place and restored."""
-    original = data[index].clone()
-    data[index] = original - delta
+def _central_difference(call: Callable[[], tuple], data: Tensor, below: Tensor, above: Tensor,
+                        eps: float, index: tuple | None) -> list[Tensor]:
+    """``(f(above) - f(below)) / (2 * eps)``, flattened, for every output of ``call``, where
+    ``data`` (a ``.data`` alias of an input, so the input itself) is set in place to ``below``,
+    then ``above``, then restored. ``index`` is the perturbed element, for error messages."""
+    original = data.clone()
+    data.copy_(below)
     before = call()
-    data[index] = original + delta
+    data.copy_(above)
     after = call()
-    data[index] = original
+    data.copy_(original)
     columns = []
     for a, b in zip(before, after):
-        _check_same_dtype_and_shape(a, b, eps, report_index)
+        _check_same_dtype_and_shape(a, b, eps, index)
         columns.append(((b - a) / (2 * eps)).detach().reshape(-1))
     return columns
 
@@ -235,21 +238,18 @@ def _numerical_jacobians(func: Callable, inputs: tuple, float_outputs: list[Tens
     jacobians = []
     for inp in _differentiable_inputs(inputs):
         data = inp.data
-        columns = [_central_difference(call, data, index, eps, eps, index)
-                   for index in _element_indices(inp.shape)]
+        original = data.clone()
+        below, above = original - eps, original + eps
+        columns = []
+        for flat_index, index in enumerate(itertools.product(*map(range, inp.shape))):
+            element = _one_hot(inp, flat_index, bool_)
+            columns.append(_central_difference(call, data, where(element, below, original),
+                                               where(element, above, original), eps, index))
         jacobians.append([
             _stack_or_empty([column[k] for column in columns], 0, (inp.numel(), out.numel()),
                             out).to(out.dtype)
             for k, out in enumerate(float_outputs)])
     return jacobians
-
-
-def _element_indices(shape: Sequence[int]) -> list[tuple]:
-    """Every index of a tensor of ``shape``, in row-major order (torch's itertools.product)."""
-    indices: list[tuple] = [()]
-    for size in shape:
-        indices = [index + (i,) for index in indices for i in range(size)]
-    return indices
 
 
 def _check_no_differentiable_outputs(func: Callable, inputs: tuple, func_out: Any,
@@ -265,12 +265,6 @@ def _check_no_differentiable_outputs(func: Callable, inputs: tuple, func_out: An
 
 def _vjps(output: Tensor, diff_inputs: list[Tensor], grad_output: Tensor) -> tuple:
     return grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
-
-
-def _unit_vector(like: Tensor, j: int) -> Tensor:
-    flat = zeros_like(like).reshape(-1)
-    flat[j] = 1.0
-    return flat.reshape(like.shape)
 
 
 def _stack_columns(vjps_per_column: list[tuple], diff_inputs: list[Tensor],
@@ -305,7 +299,7 @@ def _analytical_jacobians(inputs: tuple, output: Tensor, nondet_tol: float,
     ``v``, the single column ``v^T J``), computed twice to check the backward is reentrant."""
     diff_inputs = _differentiable_inputs(inputs)
     if v is None:
-        grad_outputs = [_unit_vector(output, j) for j in range(output.numel())]
+        grad_outputs = [_one_hot(output, j) for j in range(output.numel())]
     else:
         grad_outputs = [v.reshape(output.shape)]
 
@@ -366,8 +360,11 @@ def _fast_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple
     all_u = [_random_unit_vector(inp, generator) for inp in diff_inputs]
     all_v = [_random_unit_vector(out, generator) for out in outputs]
     call = _outputs_of(func, inputs)
-    numerical_ju = [_central_difference(call, inp.data, ..., u.reshape(inp.shape) * eps, eps, None)
-                    for inp, u in zip(diff_inputs, all_u)]
+    numerical_ju = []
+    for inp, u in zip(diff_inputs, all_u):
+        original, delta = inp.detach().clone(), u.reshape(inp.shape) * eps
+        numerical_ju.append(_central_difference(call, inp.data, original - delta,
+                                                original + delta, eps, None))
     positions = _differentiable_positions(_float_outputs(func_out))
     if not outputs:
         for per_input in numerical_ju:
