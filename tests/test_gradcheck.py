@@ -1,0 +1,413 @@
+"""Differential tests of gradcheck / gradgradcheck against torch.autograd.gradcheck.
+
+Wrong backwards are made with plain ops: ``.detach()`` inside a composite, or tensor hooks that
+rescale, replace or freeze the gradient flowing through an intermediate.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+
+import pytest
+
+import jaxgrad
+from differential import Raised, attempt, captured_warnings, leaf, ok, raises, same, torch
+
+
+def seed_function(x, y):
+    return 3 * x + 2 * y + x.exp() + y.exp()
+
+
+def detached_square(x):
+    return x * x.detach()  # d/dx is x, not 2x
+
+
+def with_hook(hook):
+    """A function whose backward passes its gradient through ``hook`` at an intermediate
+    (gradcheck's undefined-gradient check sends None through it: left alone)."""
+    def f(x):
+        h = x * 1.0
+        h.register_hook(lambda g: None if g is None else hook(g))
+        return (h * h).sum()
+    return f
+
+
+def ignores_grad_output(x):
+    """sum(x^2) whose gradient arriving at the output is replaced by ones: right for the unit
+    grad_output of a scalar, wrong for any other."""
+    y = (x * x).sum()
+    y.register_hook(lambda g: None if g is None else g * 0 + 1)
+    return y
+
+
+def leading_line(result):
+    assert isinstance(result, Raised), result
+    return result.cls, result.message.splitlines()[0]
+
+
+def gradcheck_of(func, inputs, **kw):
+    return lambda T: attempt(lambda: T.autograd.gradcheck(func, inputs(T), **kw))
+
+
+def gradgradcheck_of(func, inputs, **kw):
+    return lambda T: attempt(lambda: T.autograd.gradgradcheck(func, inputs(T), **kw))
+
+
+def two_leaves(T):
+    return leaf(T, [0.5, -1.0, 2.0]), leaf(T, [1.5, 0.25, -0.75])
+
+
+# --- passing checks ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_seed_example_passes(fast_mode):
+    ta, jb = ok(gradcheck_of(seed_function, two_leaves, fast_mode=fast_mode))
+    assert ta is True and jb is True
+
+
+@pytest.mark.parametrize("func", [
+    lambda x, w: (x @ w).tanh(),
+    lambda x, w: ((x @ w).sigmoid(), (x * x).sum(dim=1)),
+    lambda x, w: (x.unsqueeze(-1) * w).sum(),
+    lambda x, w: x.t() @ x.relu() + w.sum(),
+], ids=["matmul_tanh", "two_outputs", "broadcast_sum", "transpose_relu"])
+def test_compositions_pass(func):
+    def inputs(T):
+        return (leaf(T, [[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]),
+                leaf(T, [[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]))
+
+    ta, jb = ok(gradcheck_of(func, inputs))
+    assert ta is True and jb is True
+
+
+def test_scalar_and_empty_inputs():
+    ok(gradcheck_of(lambda s, e, x: (s * x).exp() + e.sum(),
+                    lambda T: (leaf(T, 0.5), T.zeros(0, dtype=T.float64, requires_grad=True),
+                               leaf(T, [1.0, 2.0]))))
+
+
+def test_non_tensor_and_constant_inputs():
+    ok(gradcheck_of(lambda x, k, c: (x * k + c).sin(),
+                    lambda T: (leaf(T, [0.5, 1.0]), 2.5, T.tensor([1.0, 3.0], dtype=T.float64))))
+
+
+def test_identity_returns_the_perturbed_input():
+    ok(gradcheck_of(lambda x: x, lambda T: (leaf(T, [1.0, 2.0]),)))
+
+
+def test_single_tensor_inputs_and_list_outputs():
+    ok(gradcheck_of(lambda x: [x.exp(), x * 2], lambda T: leaf(T, [1.0, 2.0])))
+
+
+def test_inputs_that_do_not_require_grad_are_skipped():
+    ok(gradcheck_of(lambda x, y: x * y, lambda T: (leaf(T, [1.0, 2.0]),
+                                                   T.tensor([3.0, 4.0], dtype=T.float64))))
+
+
+def test_unused_input_has_zero_jacobian():
+    ok(gradcheck_of(lambda x, y: x.exp(), two_leaves))
+
+
+def test_integer_output_is_ignored():
+    ok(gradcheck_of(lambda x: (x.exp(), x.argmax()), lambda T: (leaf(T, [1.0, 3.0, 2.0]),)))
+
+
+def test_constant_function_passes():
+    ok(gradcheck_of(lambda x: x.detach() * 0, lambda T: (leaf(T, [1.0, 2.0]),)))
+
+
+def test_function_closing_over_its_input_sees_the_perturbation():
+    def program(T):
+        x = leaf(T, [0.5, 1.5])
+        return T.autograd.gradcheck(lambda _: (x * x).sum(), (x,))
+
+    ok(program)
+
+
+# --- failing checks ------------------------------------------------------------------------
+
+
+def test_detach_inside_composite_fails_with_torchs_message():
+    ta, jb = raises(gradcheck_of(detached_square, lambda T: (leaf(T, [1.0, 2.0]),)))
+    assert leading_line(ta) == leading_line(jb) == (
+        "GradcheckError", "Jacobian mismatch for output 0 with respect to input 0,")
+
+
+def test_raise_exception_false_returns_false():
+    ta, jb = ok(gradcheck_of(detached_square, lambda T: (leaf(T, [1.0, 2.0]),),
+                             raise_exception=False))
+    assert ta is False and jb is False
+
+
+def test_gradcheck_error_is_a_runtime_error():
+    def program(T):
+        module = importlib.import_module(f"{T.__name__}.autograd.gradcheck")
+        try:
+            T.autograd.gradcheck(detached_square, (leaf(T, [1.0]),))
+        except module.GradcheckError as e:
+            return (type(e).__name__, isinstance(e, RuntimeError),
+                    issubclass(module.GradcheckError, RuntimeError),
+                    callable(T.autograd.gradcheck), module.gradcheck is T.autograd.gradcheck,
+                    module.gradgradcheck is T.autograd.gradgradcheck,
+                    # as in torch, the package attribute is the function, not the module
+                    attempt(lambda: T.autograd.gradcheck.GradcheckError))
+        return None
+
+    ta, _ = ok(program)
+    assert ta is not None
+
+
+def test_mismatch_reports_output_and_input_index():
+    def func(x, y):
+        return x.exp(), x * y.detach() + y
+
+    ta, _jb = raises(gradcheck_of(func, two_leaves))
+    assert "output 1 with respect to input 1" in ta.message
+
+
+def test_hook_scaling_the_gradient_is_caught():
+    raises(gradcheck_of(with_hook(lambda g: g * 2), lambda T: (leaf(T, [1.0, 2.0]),)))
+
+
+def test_backward_ignoring_grad_output_is_caught():
+    ta, _jb = raises(gradcheck_of(ignores_grad_output, lambda T: (leaf(T, [1.5, 2.0]),)))
+    assert ta.message == "backward not multiplied by grad_output"
+
+
+def test_backward_ignoring_grad_output_raise_exception_false():
+    ta, _ = ok(gradcheck_of(ignores_grad_output, lambda T: (leaf(T, [1.5, 2.0]),),
+                            raise_exception=False))
+    assert ta is False
+
+
+@pytest.mark.parametrize("rtol", [1e-3, 1e-4])
+def test_relative_tolerance(rtol):
+    same(gradcheck_of(with_hook(lambda g: g * 1.0005), lambda T: (leaf(T, [1.0, 2.0]),),
+                      rtol=rtol))
+
+
+@pytest.mark.parametrize("atol", [1e-5, 1e-2])
+def test_absolute_tolerance(atol):
+    def func(x):
+        return x * x + x.detach() * 1e-3  # an analytical gradient off by 1e-3
+
+    same(gradcheck_of(func, lambda T: (leaf(T, [0.0, 0.0]),), atol=atol))
+
+
+@pytest.mark.parametrize("eps", [1e-6, 0.5])
+def test_eps_changes_the_numerical_jacobian(eps):
+    same(gradcheck_of(lambda x: x ** 3, lambda T: (leaf(T, [1.0, 2.0]),), eps=eps))
+
+
+@pytest.mark.parametrize("nondet_tol", [0.0, 1e-3])
+def test_non_reentrant_backward(nondet_tol):
+    def program(T):
+        calls = itertools.count()
+        func = with_hook(lambda g: g * (1 + 1e-6 * next(calls)))
+        return attempt(lambda: T.autograd.gradcheck(func, (leaf(T, [1.0, 2.0]),),
+                                                    nondet_tol=nondet_tol))
+
+    same(program)
+
+
+def test_non_differentiable_output_with_nonzero_numerical_gradient():
+    raises(gradcheck_of(lambda x: x.detach() * 2, lambda T: (leaf(T, [1.0, 2.0]),)))
+
+
+def test_output_shape_changing_under_perturbation():
+    raises(gradcheck_of(lambda x: x[x > 1.0], lambda T: (leaf(T, [1.0000005, 3.0]),)))
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_fast_mode_catches_wrong_gradient(fast_mode):
+    ta, _jb = same(gradcheck_of(detached_square, lambda T: (leaf(T, [1.0, 2.0]),),
+                               fast_mode=fast_mode, raise_exception=False))
+    assert ta is False
+    if fast_mode:  # the random projections differ: compare the error's leading line only
+        program = gradcheck_of(detached_square, lambda T: (leaf(T, [1.0, 2.0]),),
+                               fast_mode=True)
+        assert leading_line(program(torch)) == leading_line(
+            program(jaxgrad))
+
+
+def test_fast_mode_non_differentiable_output():
+    raises(gradcheck_of(lambda x: x.detach() * 2, lambda T: (leaf(T, [1.0, 2.0]),),
+                        fast_mode=True))
+
+
+# --- input validation ------------------------------------------------------------------------
+
+
+def test_no_input_requires_grad():
+    raises(gradcheck_of(lambda x: x * 2, lambda T: (T.tensor([1.0], dtype=T.float64),)))
+
+
+def test_stride_zero_input():
+    raises(gradcheck_of(lambda x: x * 2, lambda T: (leaf(T, [1.0]).expand(3),)))
+
+
+def test_single_precision_input_warns():
+    def program(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        return T.autograd.gradcheck(lambda t: t * 2, (x,), raise_exception=False)
+
+    ok(program)
+    warned = captured_warnings(program, jaxgrad)
+    assert warned == captured_warnings(program, torch)
+    assert warned and warned[0][0] == "UserWarning"
+
+
+@pytest.mark.parametrize("options", [
+    dict(check_forward_ad=False, check_backward_ad=False),
+    dict(check_batched_grad=True, check_backward_ad=False, check_forward_ad=True),
+    dict(check_batched_forward_grad=True),
+], ids=["no_mode", "batched_without_backward", "batched_forward_without_forward"])
+def test_invalid_option_combinations(options):
+    raises(gradcheck_of(lambda x: x * 2, lambda T: (leaf(T, [1.0]),), **options))
+
+
+@pytest.mark.parametrize("option", ["check_forward_ad", "check_batched_grad"])
+def test_forward_ad_and_batched_checks_are_not_supported(option):
+    x = jaxgrad.tensor([1.0], dtype=jaxgrad.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match=option):
+        jaxgrad.autograd.gradcheck(lambda t: t * 2, (x,), **{option: True})
+
+
+def test_check_undefined_grad_false_and_masked_are_accepted():
+    ok(gradcheck_of(seed_function, two_leaves, check_undefined_grad=False, masked=True,
+                    check_grad_dtypes=True))
+
+
+# --- gradgradcheck -------------------------------------------------------------------------------
+
+
+def test_gradgradcheck_passes_with_random_grad_outputs():
+    def program(T):
+        x, y = two_leaves(T)
+        return T.autograd.gradgradcheck(lambda a, b: (a * b).sin() + a ** 3, (x, y))
+
+    ta, jb = ok(program)
+    assert ta is True and jb is True
+
+
+def test_gradgradcheck_with_explicit_grad_outputs():
+    def program(T):
+        x, y = two_leaves(T)
+        v = leaf(T, [1.0, -0.5, 0.25])
+        return T.autograd.gradgradcheck(seed_function, (x, y), (v,)), x, y, v
+
+    ok(program)
+
+
+def frozen_grad_path(x):
+    h = x * x
+    h.register_hook(lambda g: g.detach())  # the gradient no longer depends on grad_output
+    return h * 3
+
+
+def test_gradgradcheck_catches_a_wrong_double_backward():
+    ta, jb = raises(gradgradcheck_of(frozen_grad_path, lambda T: (leaf(T, [1.0, 2.0]),),
+                                     grad_outputs=None))
+    assert leading_line(ta) == leading_line(jb)
+
+
+def test_gradgradcheck_message_with_explicit_grad_outputs():
+    def program(T):
+        v = leaf(T, [0.5, -1.0])
+        return attempt(lambda: T.autograd.gradgradcheck(frozen_grad_path, (leaf(T, [1.0, 2.0]),),
+                                                        v))
+
+    ta, _ = same(program)
+    assert ta.cls == "GradcheckError"
+
+
+def test_gradgradcheck_raise_exception_false():
+    ta, _ = ok(gradgradcheck_of(frozen_grad_path, lambda T: (leaf(T, [1.0, 2.0]),),
+                                raise_exception=False))
+    assert ta is False
+
+
+def test_gradgradcheck_of_a_linear_function():
+    ok(gradgradcheck_of(lambda x: 2 * x + 1, lambda T: (leaf(T, [1.0, 2.0]),)))
+
+
+@pytest.mark.parametrize("options", [
+    dict(check_rev_over_rev=False),
+    dict(check_rev_over_rev=False, check_fwd_over_rev=True),
+    dict(check_rev_over_rev=False, check_fwd_over_rev=True, check_undefined_grad=False,
+         check_batched_grad=True),
+], ids=["no_mode", "undefined_grad_without_rev", "batched_without_rev"])
+def test_gradgradcheck_invalid_option_combinations(options):
+    raises(gradgradcheck_of(lambda x: x * x, lambda T: (leaf(T, [1.0]),), **options))
+
+
+# --- undefined output gradients ---------------------------------------------------------------
+
+
+def hooked_at_output(hook, outputs=1):
+    """``outputs`` copies of exp(x), the first with ``hook`` on it."""
+    def f(x):
+        ys = [x.exp() for _ in range(outputs)]
+        ys[0].register_hook(hook)
+        return tuple(ys) if outputs > 1 else ys[0]
+    return f
+
+
+def raise_runtime_error_on_none(g):
+    if g is None:
+        raise RuntimeError("no gradient")
+    return g
+
+
+def test_backward_failing_on_undefined_grad():
+    program = gradcheck_of(hooked_at_output(raise_runtime_error_on_none),
+                           lambda T: (leaf(T, [1.0, 2.0]),))
+    ta, _ = raises(program)
+    assert ta.cls == "GradcheckError"
+    assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
+
+
+def test_hook_seeing_none_raises_through_gradcheck():
+    ta, _ = raises(gradcheck_of(hooked_at_output(lambda g: g * 1), lambda T: (leaf(T, [1.0]),)))
+    assert ta.cls == "TypeError"
+
+
+def test_undefined_grad_check_can_be_disabled():
+    ok(gradcheck_of(hooked_at_output(raise_runtime_error_on_none),
+                    lambda T: (leaf(T, [1.0, 2.0]),), check_undefined_grad=False))
+
+
+@pytest.mark.parametrize("outputs", [1, 3])
+def test_backward_inventing_gradients_for_undefined_ones(outputs):
+    def program(T):
+        x = leaf(T, [1.0, 2.0])
+        func = hooked_at_output(lambda g: T.ones(2, dtype=T.float64) if g is None else g,
+                                outputs)
+        return attempt(lambda: T.autograd.gradcheck(func, (x,)))
+
+    ta, _ = raises(program)
+    assert ta.cls == "GradcheckError"
+
+
+def test_undefined_one_output_at_a_time():
+    def program(T):
+        seen = []
+
+        def func(x):
+            a, b = x.exp(), x.sin()
+            a.register_hook(lambda g: seen.append(("a", g is None)))
+            b.register_hook(lambda g: seen.append(("b", g is None)))
+            return a, b
+
+        return attempt(lambda: T.autograd.gradcheck(func, (leaf(T, [1.0, 2.0]),))), seen
+
+    ok(program)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradgradcheck_modes_and_accepted_options(fast_mode):
+    ta, jb = ok(gradgradcheck_of(seed_function, two_leaves, fast_mode=fast_mode,
+                                 gen_non_contig_grad_outputs=True, check_undefined_grad=False))
+    assert ta is True and jb is True
