@@ -12,6 +12,7 @@ Test names: ``test_<seed number>_<section>``; the docstring names the seed file 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from differential import Raised, attempt, captured_warnings, same, torch
@@ -331,6 +332,40 @@ def test_001_s13_autograd_function():
         z = myfunc(x, y)
         z.backward(T.tensor([1.0, 1.0]))
         show((x.grad, y.grad))
+
+    check(program)
+
+
+def _seed001_inputs(T):
+    """ipt = (randn(20).double(), randn(20).double()), the same numbers for both libraries."""
+    rng = np.random.RandomState(1)
+    return tuple(T.tensor(rng.randn(20).astype(np.float32), requires_grad=True).double()
+                 for _ in range(2))
+
+
+def test_001_s14_gradcheck():
+    """001 §14 gradcheck of the custom Function at atol=1e-4 (and at the defaults)."""
+
+    def program(T, show):
+        myfunc = _seed001_func(T)
+        ipt = _seed001_inputs(T)
+        show(T.autograd.gradcheck(myfunc, ipt, atol=1e-4))
+        show(T.autograd.gradcheck(myfunc, ipt))
+
+    check(program)
+
+
+def test_001_s15_gradgradcheck_fails():
+    """001 §15 gradgradcheck of the Function fails: its backward uses exp(x) saved without
+    history, so the second derivative misses a term; the error's first line is compared."""
+
+    def program(T, show):
+        myfunc = _seed001_func(T)
+        ipt = _seed001_inputs(T)
+        outs = tuple(T.ones(20, dtype=T.float64, requires_grad=True) for _ in range(1))
+        show(T.autograd.gradgradcheck(myfunc, ipt, outs, raise_exception=False))
+        err = attempt(lambda: T.autograd.gradgradcheck(myfunc, ipt, outs))
+        show((err.cls, err.message.splitlines()[0]))
 
     check(program)
 
