@@ -139,7 +139,10 @@ class BackwardHook:
             self._run_hooks_without_input_grads()
         if local_grad_outputs is None:
             return None
-        return tuple(local_grad_outputs[i] for i in self.output_tensors_index)
+        # Hand the engine copies: it may sum into a gradient it believes it owns, in place,
+        # which would change the grad_output tensors the hooks were given (and may keep).
+        return tuple(None if g is None else g.clone()
+                     for g in (local_grad_outputs[i] for i in self.output_tensors_index))
 
     def _run_pre_hooks(self) -> None:
         expected = len(self.grad_outputs)
