@@ -1,0 +1,170 @@
+"""Module hook machinery: removable handles, torch's ``BackwardHook`` for full backward hooks,
+and the wrapper that binds a legacy backward hook to its module."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from ..._function import Function
+from ..._grad_mode import is_grad_enabled
+from ..._graph import RemovableHandle as _NodeHandle
+from ..._tensor import Tensor
+
+
+class RemovableHandle(_NodeHandle):
+    """A hook handle whose ``remove()`` also clears the hook's flags kept in ``extra_dict``."""
+
+    def __init__(self, hooks_dict: Any, *, extra_dict: Any = None) -> None:
+        super().__init__(hooks_dict)
+        extras = extra_dict if isinstance(extra_dict, list) else (
+            [] if extra_dict is None else [extra_dict])
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
+
+    def remove(self) -> None:
+        super().remove()
+        for ref in self.extra_dict_ref:
+            extra = ref()
+            if extra is not None and self.id in extra:
+                del extra[self.id]
+
+
+class BackwardHookFunction(Function):
+    """Identity on tensors; its ``BackwardHookFunctionBackward`` node is where hooks attach."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Tensor) -> tuple:
+        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        return args
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple:
+        return grads
+
+
+class WrappedHook:
+    """A legacy backward hook registered on a grad_fn: called as ``hook(module, *args)``."""
+
+    def __init__(self, hook: Callable, module: Any) -> None:
+        self.hook = hook
+        self.module = weakref.ref(module)
+
+    def __call__(self, *args: Any) -> Any:
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args)
+
+
+def _pack_with_none(indices: list, values: Any, size: int) -> tuple:
+    packed: list = [None] * size
+    for index, value in zip(indices, values):
+        packed[index] = value
+    return tuple(packed)
+
+
+class BackwardHook:
+    """torch's ``BackwardHook``: identity Functions around a module's tensor inputs and outputs
+    capture grad_output (output side) and grad_input (input side) for the user's hooks."""
+
+    def __init__(self, module: Any, user_hooks: list, user_pre_hooks: list) -> None:
+        self.module = module
+        self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks
+        self.grad_outputs: tuple | None = None
+        self.n_outputs = -1
+        self.output_tensors_index: list | None = None
+        self.n_inputs = -1
+        self.input_tensors_index: list | None = None
+
+    def setup_input_hook(self, args: tuple) -> tuple:
+        res, self.input_tensors_index = self._apply_on_tensors(self._set_user_hook, args)
+        self.n_inputs = len(args)
+        return res
+
+    def setup_output_hook(self, result: Any) -> Any:
+        is_tuple = isinstance(result, tuple)
+        args = result if is_tuple else (result,)
+        res, self.output_tensors_index = self._apply_on_tensors(
+            lambda grad_fn: grad_fn.register_hook(self._output_hook), args)
+        self.n_outputs = len(args)
+        return res if is_tuple else res[0]
+
+    def _apply_on_tensors(self, register: Callable, args: Any) -> tuple:
+        indices = [i for i, arg in enumerate(args) if isinstance(arg, Tensor)]
+        tensors = [args[i] for i in indices]
+        if not (any(t.requires_grad for t in tensors) and is_grad_enabled()):
+            return args, None
+        new_tensors = BackwardHookFunction.apply(*tensors)
+        if len(new_tensors) == 0:
+            raise RuntimeError(
+                "Cannot set Module backward hook for a Module with no input Tensors.")
+        grad_fns = [t.grad_fn for t in new_tensors
+                    if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"]
+        if not grad_fns:
+            raise RuntimeError("Error while setting up backward hooks. Please open an issue with "
+                               "a code sample to reproduce this.")
+        register(grad_fns[0])
+        arg_list = list(args)
+        for index, tensor in zip(indices, new_tensors):
+            arg_list[index] = tensor
+        return (tuple(arg_list) if type(args) is tuple else type(args)(*arg_list)), indices
+
+    def _set_user_hook(self, grad_fn: Any) -> None:
+        grad_fn.register_hook(self._input_hook)
+
+    def _input_hook(self, grad_input: tuple, _grad_output: tuple) -> tuple | None:
+        if self.grad_outputs is None:  # gradient reached the inputs without the outputs
+            return None
+        res = _pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
+        for hook in self.user_hooks:
+            out = hook(self.module, res, self.grad_outputs)
+            if out is None:
+                continue
+            if len(out) != len(res):
+                raise RuntimeError("Backward hook returned an invalid number of grad_input, "
+                                   f"got {len(out)}, but expected {len(res)}")
+            res = out
+        self.grad_outputs = None
+        return tuple(res[i] for i in self.input_tensors_index)
+
+    def _output_hook(self, _grad_input: tuple, grad_output: tuple) -> tuple | None:
+        self.grad_outputs = _pack_with_none(self.output_tensors_index, grad_output,
+                                            self.n_outputs)
+        self._run_pre_hooks()
+        local_grad_outputs = self.grad_outputs
+        if self.input_tensors_index is None:
+            self._run_hooks_without_input_grads()
+        if local_grad_outputs is None:
+            return None
+        # Hand the engine copies: it may sum into a gradient it believes it owns, in place,
+        # which would change the grad_output tensors the hooks were given (and may keep).
+        return tuple(None if g is None else g.clone()
+                     for g in (local_grad_outputs[i] for i in self.output_tensors_index))
+
+    def _run_pre_hooks(self) -> None:
+        expected = len(self.grad_outputs)
+        for hook in self.user_pre_hooks:
+            out = hook(self.module, self.grad_outputs)
+            if out is None:
+                continue
+            if len(out) != expected:
+                raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
+                                   f"got {len(out)}, but expected {expected}")
+            self.grad_outputs = out
+
+    def _run_hooks_without_input_grads(self) -> None:
+        warnings.warn(
+            "Full backward hook is firing when gradients are computed with respect to module "
+            "outputs since no inputs require gradients. See "
+            "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
+            "register_full_backward_hook for more details.", stacklevel=5)
+        grad_inputs = _pack_with_none([], [], self.n_inputs)
+        for hook in self.user_hooks:
+            res = hook(self.module, grad_inputs, self.grad_outputs)
+            if res is not None and not (isinstance(res, tuple) and all(r is None for r in res)):
+                raise RuntimeError("Backward hook for Modules where no input requires gradient "
+                                   "should always return None or None for all gradients.")
+        self.grad_outputs = None

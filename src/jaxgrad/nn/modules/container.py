@@ -1,0 +1,308 @@
+"""Containers: ``Sequential``, ``ModuleList`` and ``ModuleDict``, with torch's indexing rules,
+errors and reprs."""
+
+from __future__ import annotations
+
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain, islice
+from typing import Any
+
+from .module import Module, _addindent
+
+
+def _renumber(container: Module) -> None:
+    """Keys 0..n-1 again after a deletion (Sequential and ModuleList)."""
+    modules = list(container._modules.values())
+    container._modules = OrderedDict((str(i), m) for i, m in enumerate(modules))
+
+
+def _absolute_index(idx: Any, size: int) -> int:
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
+
+
+def _without_digit_keys(keys: list[str]) -> list[str]:
+    return [key for key in keys if not key.isdigit()]
+
+
+class Sequential(Module):
+    """Modules called in order, each on the previous one's output.
+
+    >>> import jaxgrad
+    >>> net = jaxgrad.nn.Sequential(jaxgrad.nn.Identity(), jaxgrad.nn.ReLU())
+    >>> net(jaxgrad.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    >>> net[1:]
+    Sequential(
+      (1): ReLU()
+    )
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return next(islice(self._modules.values(), _absolute_index(idx, len(self)), None))
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        key = list(self._modules)[_absolute_index(idx, len(self))]
+        setattr(self, key, module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice)
+                    else [keys[_absolute_index(idx, len(self))]]):
+            delattr(self, key)
+        _renumber(self)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __dir__(self) -> list[str]:
+        return _without_digit_keys(super().__dir__())
+
+    def _check_sequential(self, other: Any) -> None:
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+
+    def __add__(self, other: Sequential) -> Sequential:
+        self._check_sequential(other)
+        return Sequential().extend(chain(self, other))
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        self._check_sequential(other)
+        return self.extend(list(other))
+
+    def _check_factor(self, other: Any) -> None:
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other: int) -> Sequential:
+        self._check_factor(other)
+        return Sequential().extend(list(self) * other)
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int) -> Sequential:
+        self._check_factor(other)
+        return self.extend(list(self) * (other - 1))
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module(s) at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def forward(self, input: Any) -> Any:
+        for module in self:
+            input = module(input)
+        return input
+
+    def append(self, module: Module) -> Sequential:
+        """Add ``module`` at the end."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Insert ``module`` before position ``index``."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + n if index < 0 else index
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
+        """Append every module of ``sequential``."""
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules, registered as children ``0``, ``1``, ...
+
+    >>> import jaxgrad
+    >>> layers = jaxgrad.nn.ModuleList([jaxgrad.nn.ReLU() for _ in range(3)])
+    >>> layers.append(jaxgrad.nn.Tanh())
+    ModuleList(
+      (0-2): 3 x ReLU()
+      (3): Tanh()
+    )
+    """
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self += modules
+
+    def _key(self, idx: Any) -> str:
+        return str(_absolute_index(idx, len(self)))
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._key(idx)]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, self._key(idx))
+        _renumber(self)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        return ModuleList().extend(chain(self, other))
+
+    def __dir__(self) -> list[str]:
+        return _without_digit_keys(super().__dir__())
+
+    def __repr__(self) -> str:
+        reprs = [repr(item) for item in self]
+        if not reprs:
+            return self._get_name() + "()"
+        blocks: list[list] = []  # [first index, last index, repr] of runs of equal reprs
+        for i, text in enumerate(reprs):
+            if blocks and blocks[-1][2] == text:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, text])
+        lines = [_addindent(f"({start}): {text}" if start == end
+                            else f"({start}-{end}): {end - start + 1} x {text}", 2)
+                 for start, end, text in blocks]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def insert(self, index: int, module: Module) -> None:
+        """Insert ``module`` before position ``index``."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def append(self, module: Module) -> ModuleList:
+        """Add ``module`` at the end."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module(s) at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Append every module of ``modules``."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+
+class ModuleDict(Module):
+    """A dict of modules, registered as children under their keys (insertion order).
+
+    >>> import jaxgrad
+    >>> acts = jaxgrad.nn.ModuleDict({"relu": jaxgrad.nn.ReLU(), "tanh": jaxgrad.nn.Tanh()})
+    >>> list(acts), acts["tanh"]
+    (['relu', 'tanh'], Tanh())
+    """
+
+    def __init__(self, modules: Mapping[str, Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        """Remove every module."""
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        """Remove and return the module under ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def keys(self) -> Any:
+        """The keys, in insertion order."""
+        return self._modules.keys()
+
+    def items(self) -> Any:
+        """(key, module) pairs, in insertion order."""
+        return self._modules.items()
+
+    def values(self) -> Any:
+        """The modules, in insertion order."""
+        return self._modules.values()
+
+    def update(self, modules: Any) -> None:
+        """Add modules from a mapping or an iterable of (key, module) pairs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
+                            "pairs, but got " + type(modules).__name__)
+        if isinstance(modules, (Mapping, ModuleDict)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, Iterable):
+                raise TypeError("ModuleDict update sequence element #" + str(j)
+                                + " should be Iterable; is" + type(pair).__name__)
+            if len(pair) != 2:
+                raise ValueError("ModuleDict update sequence element #" + str(j)
+                                 + " has length " + str(len(pair)) + "; 2 is required")
+            self[pair[0]] = pair[1]

@@ -1,0 +1,47 @@
+"""``jaxgrad.nn.Parameter``: a leaf Tensor that a Module registers as one of its parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._creation import empty
+from .._tensor import Tensor, as_subclass
+from .._tensor_repr import tensor_repr
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module parameter: a leaf sharing ``data``'s storage and version counter.
+
+    Operations on a Parameter return plain Tensors, as in torch.
+
+    >>> import jaxgrad
+    >>> p = jaxgrad.nn.Parameter(jaxgrad.tensor([1.0, 2.0]))
+    >>> p
+    Parameter containing:
+    tensor([1., 2.], requires_grad=True)
+    >>> type(p * 2).__name__
+    'Tensor'
+    """
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
+        if data is None:
+            data = empty(0)
+        if requires_grad and not (data.is_floating_point() or data.is_complex()):
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        alias = data._alias(share_version=True)  # a leaf over data's storage, as torch's detach
+        alias._requires_grad = requires_grad
+        return as_subclass(alias, cls)
+
+    def __deepcopy__(self, memo: dict) -> Parameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __repr__(self) -> str:
+        return tensor_repr(self, prefix="Parameter containing:\ntensor(")
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (Parameter, (Tensor._make(self._value), self.requires_grad))
