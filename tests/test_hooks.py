@@ -628,3 +628,28 @@ def test_register_hook_on_tensor_not_requiring_grad_raises():
         return T.tensor([1.0]).register_hook(lambda g: g)
 
     raises(program)
+
+
+def test_node_hook_keeps_gradients_that_are_later_summed():
+    # a gradient a hook stored must not be summed into in place afterwards (torch's use_count)
+    def program(T):
+        class Clone(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, *args):
+                return tuple(a.clone() for a in args)
+
+            @staticmethod
+            def backward(ctx, *grads):
+                return grads
+
+        saved = []
+        a = leaf(T, [1.0, 2.0])
+        b = T.tensor([3.0, 4.0], dtype=T.float64)
+        p1, p2 = Clone.apply(a * b, a + b)
+        p1.grad_fn.register_hook(lambda gi, go: saved.append(go))
+        kept = []
+        a.register_hook(lambda g: kept.append(g))
+        (p1 * 1 + p2 * 2).sum().backward()
+        return [val(g) for g in saved[0]], val(kept[0]), val(a.grad)
+
+    ok(program)

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 from . import _profiler
 from ._compiled_backward import try_backward
 from ._grad_mode import set_grad_enabled
-from ._graph import AccumulateGrad, GraphRoot, Node, run_tensor_hooks
+from ._graph import AccumulateGrad, GraphRoot, Node, call_hook, run_tensor_hooks
 from ._tensor import Tensor
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
@@ -113,16 +113,16 @@ def _exec_info(root: Node, outputs: list, accumulate: bool) -> tuple[set, dict]:
 
 # --- running nodes --------------------------------------------------------------------------------
 
-def _call_tensor_pre_hooks(fn: Node, grads: list) -> list:
+def _call_tensor_pre_hooks(fn: Node, grads: list, kept: set | None = None) -> list:
     if isinstance(fn, AccumulateGrad):
         hooks = fn.variable._backward_hooks
         if hooks:
-            grads = [run_tensor_hooks(hooks, grads[0])]
+            grads = [run_tensor_hooks(hooks, grads[0], kept)]
         return grads
     if fn._tensor_hooks:  # torch calls them with None for an output that got no gradient
         for output_nr, hooks in fn._tensor_hooks:
             if hooks:
-                grads[output_nr] = run_tensor_hooks(hooks, grads[output_nr])
+                grads[output_nr] = run_tensor_hooks(hooks, grads[output_nr], kept)
     if fn._retains:
         for output_nr, ref in list(fn._retains.items()):
             tensor, grad = ref(), grads[output_nr]
@@ -136,15 +136,16 @@ def _call_tensor_pre_hooks(fn: Node, grads: list) -> list:
 
 
 def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
-                   owned: dict, wanted: tuple | None = None) -> list:
+                   owned: dict, shared: set, wanted: tuple | None = None) -> list:
     before = list(grads)
-    grads = _call_tensor_pre_hooks(fn, grads)
+
+    grads = _call_tensor_pre_hooks(fn, grads, shared)
     for old, new in zip(before, grads):
         if new is not old and new is not None:  # a hook's new tensor: only the engine holds it
             owned[id(new)] = new
     if fn._pre_hooks:
         for hook in list(fn._pre_hooks.values()):
-            out = hook(tuple(grads))
+            out = call_hook(hook, (tuple(grads),), shared)
             if out is not None:
                 grads = list(out)
     if isinstance(fn, AccumulateGrad):
@@ -157,7 +158,7 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
         _track_ownership(fn, grads, outputs, owned)
     if fn._post_hooks:
         for hook in list(fn._post_hooks.values()):
-            out = hook(tuple(outputs), tuple(grads))
+            out = call_hook(hook, (tuple(outputs), tuple(grads)), shared)
             if out is not None:
                 outputs = list(out)
     if not keep_graph:
@@ -191,17 +192,22 @@ def _track_ownership(fn: Node, grads: list, outputs: list, owned: dict) -> None:
             owned[key] = out
 
 
-def _accumulate(buffer: list, slot: int, grad: Tensor, create_graph: bool, owned: dict) -> None:
-    """torch's InputBuffer::accumulate: reuse an exclusively owned buffer in place if possible."""
+def _accumulate(buffer: list, slot: int, grad: Tensor, create_graph: bool, owned: dict,
+                shared: set) -> None:
+    """torch's InputBuffer::accumulate: reuse an exclusively owned buffer in place if possible.
+
+    ``shared`` holds gradients a hook kept a reference to: summing into them in place would
+    change what the hook saw.
+    """
     old = buffer[slot]
     if old is None:
         buffer[slot] = grad
     elif create_graph:
         buffer[slot] = old + grad
-    elif id(old) in owned and old is not grad:
+    elif id(old) in owned and old is not grad and id(old) not in shared:
         old._write(old._value + grad._value)
         old._vc.value += 1
-    elif id(grad) in owned and old is not grad:
+    elif id(grad) in owned and old is not grad and id(grad) not in shared:
         grad._write(grad._value + old._value)
         grad._vc.value += 1
         buffer[slot] = grad
@@ -218,6 +224,7 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
     captured: list = [None] * (len(outputs) if outputs else 0)
     buffers: dict[Node, list] = {}
     owned: dict[int, Tensor] = {}
+    shared: set[int] = set()
     heap: list[Node] = [root]
     while heap:
         fn = _pop(heap)
@@ -232,7 +239,7 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
                 continue
         wanted = None if needed is None else tuple(
             e is not None and (e[0] in needed or e[0] in captures) for e in fn.next_edges)
-        results = _call_function(fn, grads, keep_graph, create_graph, owned, wanted)
+        results = _call_function(fn, grads, keep_graph, create_graph, owned, shared, wanted)
         for edge, grad in zip(fn.next_edges, results):
             if edge is None:
                 continue
@@ -244,7 +251,7 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
             if buffer is None:
                 buffer = buffers[nxt] = [None] * max(len(nxt.out_meta), 1)
             if grad is not None:
-                _accumulate(buffer, slot, grad, create_graph, owned)
+                _accumulate(buffer, slot, grad, create_graph, owned, shared)
             if deps[nxt] == 0:
                 _push(heap, nxt)
     return captured

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -77,13 +78,31 @@ def check_hook_result(hook: Callable, old, new: Any):
     return new
 
 
-def run_tensor_hooks(hooks: HookDict, grad):
+def run_tensor_hooks(hooks: HookDict, grad, kept: set | None = None):
     """Call each hook with the gradient (None if undefined); a returned tensor replaces it."""
     for hook in list(hooks.values()):
-        out = hook(grad)
+        out = call_hook(hook, (grad,), kept)
         if out is not None:
             grad = check_hook_result(hook, grad, out)
     return grad
+
+
+def call_hook(hook: Callable, args: tuple, kept: set | None) -> Any:
+    """``hook(*args)``; adds to ``kept`` the ids of argument tensors the hook held on to.
+
+    torch only steals or updates a gradient in place when nothing else references it (its
+    use_count); a hook that stores a gradient (or the tuple holding it) makes it shared.
+    """
+    if kept is None:
+        return hook(*args)
+    watched = [a for a in args if a is not None]
+    counts = [sys.getrefcount(w) for w in watched]
+    out = hook(*args)
+    returned = out if isinstance(out, (tuple, list)) else (out,)
+    for w, count in zip(watched, counts):
+        if sys.getrefcount(w) - any(r is w for r in returned) > count:
+            kept.update(id(t) for t in (w if isinstance(w, tuple) else (w,)))
+    return out
 
 
 def run_post_accumulate_hooks(variable) -> None:
