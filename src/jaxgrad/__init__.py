@@ -13,6 +13,7 @@ from . import (
     _tensor,  # noqa: F401  (Tensor before _dispatch: _tensor and _api import each other)
 )
 from . import autograd as autograd
+from . import optim as optim
 from ._api import abs as abs
 from ._api import add as add
 from ._api import all as all
