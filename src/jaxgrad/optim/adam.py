@@ -38,7 +38,7 @@ class Adam(Optimizer):
     ...     (w * w).sum().backward()
     ...     opt.step()
     >>> w
-    tensor([ 0.7000, -1.7000], requires_grad=True)
+    tensor([ 0.7016, -1.7006], requires_grad=True)
     >>> opt.state[w]["step"]
     tensor(3.)
     """
@@ -56,15 +56,15 @@ class Adam(Optimizer):
                     "lr as a Tensor is not supported for capturable=False and foreach=True")
             if lr.numel() != 1:
                 raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
+        if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
+        if not eps >= 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
+        if not weight_decay >= 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         _check_betas(betas, foreach, capturable)
         defaults = {"lr": lr, "betas": tuple(map(to_scalar, betas)), "eps": eps,
