@@ -20,8 +20,7 @@ import jax
 
 from .._dispatch import check_inplace
 from .._dtypes import float32, float64, get_default_dtype
-from .._grad_mode import _state as _grad_state
-from .._grad_mode import enable_grad
+from .._grad_mode import enable_grad, set_grad_enabled
 from .._profiler import record_function
 from .._tensor import Tensor
 
@@ -239,15 +238,11 @@ class Optimizer:
             if closure is not None:
                 with enable_grad():
                     loss = closure()
-            previous = _grad_state.grad
-            _grad_state.grad = bool(self.defaults.get("differentiable", False))
-            try:
+            with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
                 for group in self.param_groups:
                     params = [p for p in group["params"] if p.grad is not None]
                     if params:
                         self._update_group(group, params)
-            finally:
-                _grad_state.grad = previous
             return loss
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
