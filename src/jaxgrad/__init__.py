@@ -14,6 +14,7 @@ from . import (
 )
 from . import autograd as autograd
 from . import nn as nn
+from . import optim as optim
 from ._api import abs as abs
 from ._api import add as add
 from ._api import all as all

@@ -1,0 +1,14 @@
+"""``jaxgrad.optim``: torch.optim's optimizers (SGD, Adam, AdamW) and LR schedulers.
+
+>>> import jaxgrad
+>>> w = jaxgrad.tensor([3.0], requires_grad=True)
+>>> opt = jaxgrad.optim.SGD([w], lr=0.25)
+>>> (w * w).sum().backward(); opt.step(); w
+tensor([1.5000], requires_grad=True)
+"""
+
+from . import lr_scheduler as lr_scheduler
+from .adam import Adam as Adam
+from .adamw import AdamW as AdamW
+from .optimizer import Optimizer as Optimizer
+from .sgd import SGD as SGD

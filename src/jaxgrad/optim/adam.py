@@ -1,0 +1,203 @@
+"""``Adam``: adaptive moment estimation (with AMSGrad, maximize, L2 or decoupled weight decay)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._creation import tensor as new_tensor
+from .._tensor import Tensor
+from .optimizer import (
+    Optimizer,
+    check_differentiable,
+    host_float,
+    jitted_kernel,
+    scalar_dtype,
+    store,
+    to_scalar,
+)
+
+_STATE_ARRAYS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+
+
+class Adam(Optimizer):
+    """Adam, as ``torch.optim.Adam`` (torch's single-tensor formulas, step by step).
+
+    State per parameter: ``step`` (a 0-d float tensor), ``exp_avg``, ``exp_avg_sq`` and, with
+    ``amsgrad``, ``max_exp_avg_sq``. ``decoupled_weight_decay=True`` is AdamW.
+
+    >>> import jaxgrad
+    >>> w = jaxgrad.tensor([1.0, -2.0], requires_grad=True)
+    >>> opt = jaxgrad.optim.Adam([w], lr=0.1)
+    >>> for _ in range(3):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([ 0.7016, -1.7006], requires_grad=True)
+    >>> opt.state[w]["step"]
+    tensor(3.)
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]],
+                 lr: float | Tensor = 1e-3,
+                 betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError(
+                    "lr as a Tensor is not supported for capturable=False and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_betas(betas, foreach, capturable)
+        defaults = {"lr": lr, "betas": tuple(map(to_scalar, betas)), "eps": eps,
+                    "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        check_differentiable(differentiable)
+        super().__init__(params, defaults)
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key, default in (("amsgrad", False), ("maximize", False), ("foreach", None),
+                                 ("capturable", False), ("differentiable", False),
+                                 ("decoupled_weight_decay", False), ("fused", None)):
+                group.setdefault(key, default)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = new_tensor(float(p_state["step"]),
+                                                 dtype=_step_dtype(group))
+
+    def _init_state(self, group: dict[str, Any], p: Tensor) -> dict[str, Any]:
+        state = self.state[p]
+        if len(state) == 0:
+            zeros = jnp.zeros_like(p._value)
+            state["step"] = new_tensor(0.0, dtype=_step_dtype(group))
+            state["exp_avg"] = Tensor._make(zeros)
+            state["exp_avg_sq"] = Tensor._make(zeros)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = Tensor._make(zeros)
+        return state
+
+    def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        if group["foreach"] and isinstance(group["lr"], Tensor) and not group["capturable"]:
+            raise RuntimeError(
+                "lr as a Tensor is not supported for capturable=False and foreach=True")
+        states = [self._init_state(group, p) for p in params]
+        names = _STATE_ARRAYS if group["amsgrad"] else _STATE_ARRAYS[:2]
+        decays = group["weight_decay"] != 0
+        decoupled = bool(group["decoupled_weight_decay"]) and decays
+        kernel = _adam_kernel(bool(group["maximize"]), decays, decoupled, bool(group["amsgrad"]))
+        beta1, beta2 = group["betas"]
+        hyper = np.array([host_float(v) for v in (group["lr"], beta1, beta2, group["eps"],
+                                                  group["weight_decay"])])
+        new_params, new_arrays, new_steps = kernel(
+            [p._value for p in params], [p.grad._value for p in params],
+            [tuple(s[n]._value for n in names) for s in states],
+            [s["step"]._value for s in states], hyper)
+        for state, arrays, step in zip(states, new_arrays, new_steps):
+            store(state["step"], step, 1)  # step_t += 1
+            for name, array in zip(names, arrays):
+                store(state[name], array, _STATE_OPS[name])
+        for p, array in zip(params, new_params):
+            store(p, array, 2 if decoupled else 1)  # [param.mul_], param.addcdiv_
+
+
+# in-place ops torch runs on each state tensor per step
+_STATE_OPS = {"exp_avg": 1, "exp_avg_sq": 2, "max_exp_avg_sq": 1}
+
+
+def _step_dtype(group: dict[str, Any]):
+    return scalar_dtype(group["fused"]) if group["capturable"] or group["fused"] \
+        else scalar_dtype()
+
+
+def _check_betas(betas: tuple, foreach: bool | None, capturable: bool) -> None:
+    """torch's checks that betas are two floats or two one-element tensors."""
+    if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+            or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, beta in enumerate(betas):
+        if isinstance(beta, Tensor):
+            if not capturable and foreach:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for "
+                                 "capturable=False and foreach=True")
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+
+
+def _lerp(start, end, weight):
+    """ATen's lerp: exact at both ends (``weight`` below 0.5 counts from ``start``)."""
+    return jnp.where(jnp.abs(weight) < 0.5, start + weight * (end - start),
+                     end - (end - start) * (1 - weight))
+
+
+def _real_view(x):
+    """torch.view_as_real: complex values as trailing (real, imag) pairs."""
+    return jnp.stack([x.real, x.imag], axis=-1) if jnp.iscomplexobj(x) else x
+
+
+def _like(x, like):
+    """Undo ``_real_view`` when ``like`` is complex."""
+    return jax.lax.complex(x[..., 0], x[..., 1]) if jnp.iscomplexobj(like) else x
+
+
+@jitted_kernel
+def _adam_kernel(maximize: bool, weight_decay: bool, decoupled: bool, amsgrad: bool):
+    """torch's _single_tensor_adam on arrays: new params, state arrays and steps."""
+
+    def update(params, grads, state_arrays, steps, hyper):
+        lr, beta1, beta2, eps, decay = (hyper[i] for i in range(5))
+        new_params, new_arrays, new_steps = [], [], []
+        for p0, g, arrays, step in zip(params, grads, state_arrays, steps):
+            step = step + 1
+            p, g = _real_view(p0), _real_view(g)
+            exp_avg, exp_avg_sq, *max_sq = (_real_view(a) for a in arrays)
+            dtype = p.dtype
+            if maximize:
+                g = -g
+            if weight_decay and decoupled:
+                p = p * (1 - lr * decay).astype(dtype)
+            elif weight_decay:
+                g = g + decay.astype(dtype) * p
+            exp_avg = _lerp(exp_avg, g, (1 - beta1).astype(dtype))
+            exp_avg_sq = exp_avg_sq * beta2.astype(dtype) + (1 - beta2).astype(dtype) * g * g
+            t = step.astype(jnp.float64)
+            step_size = lr / (1 - beta1 ** t)
+            bias_correction2_sqrt = jnp.sqrt(1 - beta2 ** t)
+            second = exp_avg_sq
+            if amsgrad:
+                second = max_sq[0] = jnp.maximum(max_sq[0], exp_avg_sq)
+            denom = jnp.sqrt(second) / bias_correction2_sqrt.astype(dtype) + eps.astype(dtype)
+            p = p + (-step_size).astype(dtype) * exp_avg / denom
+            new_params.append(_like(p, p0))
+            new_arrays.append(tuple(_like(a, p0) for a in (exp_avg, exp_avg_sq, *max_sq)))
+            new_steps.append(step)
+        return new_params, new_arrays, new_steps
+
+    return update

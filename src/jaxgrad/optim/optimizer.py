@@ -1,0 +1,346 @@
+"""``Optimizer``: torch's optimizer base class (param groups, per-parameter state, state dicts).
+
+Subclasses compute each step as one jitted JAX function per param group (new parameter and
+state arrays from the old ones) and store the results with ``store``, which writes through the
+tensors' storage cells and bumps their version counters by as many in-place ops as torch's
+single-tensor implementation runs, so ``_version`` and views stay right.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable
+from copy import deepcopy
+from itertools import chain
+from typing import Any
+
+import jax
+
+from .._dispatch import check_inplace
+from .._dtypes import float32, float64, get_default_dtype
+from .._grad_mode import enable_grad, set_grad_enabled
+from .._profiler import record_function
+from .._tensor import Tensor
+
+
+class _RequiredParameter:
+    """Marks a hyper-parameter every param group must give (torch's ``optim.required``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def typename(obj: Any) -> str:
+    """torch.typename: ``jaxgrad.FloatTensor`` for a tensor, the qualified type name otherwise."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def scalar_dtype(fused: bool | None = None):
+    """The dtype of a ``step`` counter: float32, or float64 under a float64 default dtype."""
+    if fused:
+        return float32
+    return float64 if get_default_dtype() is float64 else float32
+
+
+def host_float(value: float | Tensor) -> float:
+    """A hyper-parameter (a number or a one-element tensor) as a Python float."""
+    return float(value.item() if isinstance(value, Tensor) else value)
+
+
+def to_scalar(value: Any) -> Any:
+    """A one-element tensor hyper-parameter squeezed to 0-d; anything else unchanged."""
+    if isinstance(value, Tensor) and value.dim() != 0:
+        return value.squeeze()
+    return value
+
+
+def store(tensor: Tensor, array: jax.Array, inplace_ops: int) -> None:
+    """Write ``array`` into ``tensor`` as ``inplace_ops`` of torch's in-place ops would."""
+    check_inplace(tensor)
+    tensor._write(array)
+    tensor._vc.value += inplace_ops
+
+
+def check_differentiable(differentiable: bool) -> None:
+    """jaxgrad's optimizers run their update outside autograd: no ``differentiable=True``."""
+    if differentiable:
+        raise NotImplementedError(
+            "differentiable=True is not supported by jaxgrad.optim: the update runs as one "
+            "jitted JAX function outside autograd")
+
+
+def jitted_kernel(update: Callable) -> Callable:
+    """``update(flags)`` returning a JAX function, made into a cached jitted kernel per flags."""
+    return functools.lru_cache(maxsize=256)(lambda *flags: jax.jit(update(*flags)))
+
+
+class Optimizer:
+    """Base class of all optimizers: param groups, per-parameter ``state``, state dicts.
+
+    ``params`` is an iterable of tensors, or of dicts (param groups) with a ``"params"`` entry
+    and per-group hyper-parameters overriding ``defaults``.
+
+    >>> import jaxgrad
+    >>> w = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> b = jaxgrad.tensor([0.5], requires_grad=True)
+    >>> opt = jaxgrad.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.5}], lr=0.1)
+    >>> [g["lr"] for g in opt.param_groups]
+    [0.1, 0.5]
+    >>> opt.state_dict()["param_groups"][1]["params"]
+    [1]
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]],
+                 defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + typename(params))
+        self.state: defaultdict[Tensor, Any] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self) -> str:
+        text = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    # -- parameters -------------------------------------------------------------------------
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a param group (a dict with ``"params"`` and optional hyper-parameters).
+
+        >>> import jaxgrad
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(2, requires_grad=True)], lr=0.1)
+        >>> opt.add_param_group({"params": jaxgrad.zeros(3, requires_grad=True), "lr": 1.0})
+        >>> [(len(g["params"]), g["lr"]) for g in opt.param_groups]
+        [(1, 0.1), (1, 1.0)]
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead.")
+        _set_params_and_names(param_group, list(params))
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + typename(param))
+            if not self.defaults.get("differentiable", None) and not (
+                    param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len(params) != len(set(params)):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information", stacklevel=3)
+        param_set: set[Tensor] = set()
+        for group in self.param_groups:
+            param_set.update(set(group["params"]))
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        if not param_set.isdisjoint(set(param_group["params"])):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the parameters' gradients: to None (default), or to zeros in place.
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> (w * w).sum().backward()
+        >>> opt = jaxgrad.optim.SGD([w])
+        >>> opt.zero_grad(set_to_none=False); w.grad
+        tensor([0., 0.])
+        >>> opt.zero_grad(); print(w.grad)
+        None
+        """
+        with record_function(f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    grad = p.grad
+                    if grad is None:
+                        continue
+                    if set_to_none:
+                        p.grad = None
+                        continue
+                    if grad.grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    # -- stepping ---------------------------------------------------------------------------
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update the parameters from their gradients; ``closure`` (re)computes the loss.
+
+        Returns the closure's loss (None without a closure).
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0, -1.0], requires_grad=True)
+        >>> opt = jaxgrad.optim.SGD([w], lr=0.5)
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = (w * w).sum()
+        ...     loss.backward()
+        ...     return loss
+        >>> opt.step(closure)
+        tensor(2., grad_fn=<SumBackward0>)
+        >>> w
+        tensor([0., 0.], requires_grad=True)
+        """
+        with record_function(f"Optimizer.step#{self.__class__.__name__}.step"):
+            loss = None
+            if closure is not None:
+                with enable_grad():
+                    loss = closure()
+            with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+                for group in self.param_groups:
+                    params = [p for p in group["params"] if p.grad is not None]
+                    if params:
+                        self._update_group(group, params)
+            return loss
+
+    def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        """One step for the ``params`` of ``group`` that have a gradient."""
+        raise NotImplementedError
+
+    # -- state dicts ------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state: ``state`` and ``param_groups`` with parameters as int ids.
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0], requires_grad=True)
+        >>> opt = jaxgrad.optim.SGD([w], lr=0.1, momentum=0.9)
+        >>> w.grad = jaxgrad.tensor([1.0]); opt.step()
+        >>> opt.state_dict()["state"]
+        {0: {'momentum_buffer': tensor([1.])}}
+        """
+        mapping: dict[int, int] = {}
+        start = 0
+
+        def pack_group(group: dict[str, Any]) -> dict[str, Any]:
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            mapping.update({id(p): i for i, p in enumerate(group["params"], start)
+                            if id(p) not in mapping})
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v
+                        for k, v in self.state.items()}
+        return {"state": packed_state, "param_groups": param_groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a state dict made by ``state_dict()`` (groups must have the same sizes).
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0], requires_grad=True)
+        >>> opt = jaxgrad.optim.SGD([w], lr=0.1)
+        >>> saved = opt.state_dict(); saved["param_groups"][0]["lr"] = 0.5
+        >>> opt.load_state_dict(saved); opt.param_groups[0]["lr"]
+        0.5
+        """
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state: defaultdict[Any, Any] = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = _cast(param, value, key, state_dict["param_groups"])
+            else:
+                state[key] = value
+        for group, new_group in zip(groups, saved_groups):
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def _set_params_and_names(param_group: dict[str, Any], params: list) -> None:
+    """Split ``(name, tensor)`` pairs (named_parameters) into params and ``param_names``."""
+    names = [p[0] for p in params if isinstance(p, tuple)]
+    param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+    if names:
+        if len(names) != len(params):
+            raise ValueError("all optimizer params should be with/without names. Some param "
+                             "names are missing")
+        param_group["param_names"] = names
+
+
+def _cast(param: Tensor, value: Any, param_id: Any, param_groups: list,
+          key: Hashable = None) -> Any:
+    """Loaded state ``value`` with tensors moved to ``param``'s device (and float dtype)."""
+    if isinstance(value, Tensor):
+        return _cast_tensor(param, value, param_id, param_groups, key)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, param_id, param_groups, k) for k, v in value.items()}
+    if isinstance(value, Iterable):
+        return type(value)(_cast(param, v, param_id, param_groups) for v in value)
+    return value
+
+
+def _cast_tensor(param: Tensor, value: Tensor, param_id: Any, param_groups: list,
+                 key: Hashable) -> Tensor:
+    group = next((g for g in param_groups if param_id in g["params"]), {})
+    if key == "step":
+        if group.get("capturable", False) or group.get("fused", False):
+            return value.to(dtype=float32, device=param.device)
+        return value
+    if param.is_floating_point():
+        return value.to(dtype=param.dtype, device=param.device)
+    return value.to(device=param.device)

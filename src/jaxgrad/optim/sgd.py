@@ -1,0 +1,111 @@
+"""``SGD``: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import Optimizer, check_differentiable, host_float, jitted_kernel, store
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (optionally with momentum), as ``torch.optim.SGD``.
+
+    Each step computes, per parameter, torch's single-tensor update ``p -= lr * d`` where ``d``
+    is the gradient (negated when ``maximize``, plus ``weight_decay * p``), or its momentum
+    buffer ``buf = momentum * buf + (1 - dampening) * d`` (Nesterov: ``d + momentum * buf``).
+
+    >>> import jaxgrad
+    >>> w = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> opt = jaxgrad.optim.SGD([w], lr=0.1, momentum=0.9)
+    >>> for _ in range(2):
+    ...     opt.zero_grad()
+    ...     (w * w).sum().backward()
+    ...     opt.step()
+    >>> w
+    tensor([0.4600, 0.9200], requires_grad=True)
+    >>> opt.state[w]["momentum_buffer"]
+    tensor([3.4000, 6.8000])
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]],
+                 lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float | Tensor = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        check_differentiable(differentiable)
+        super().__init__(params, defaults)
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        use_momentum = group["momentum"] != 0
+        buffers = [self.state[p].get("momentum_buffer") for p in params] if use_momentum else []
+        kernel = _sgd_kernel(bool(group["maximize"]), group["weight_decay"] != 0, use_momentum,
+                             bool(group["nesterov"]))
+        hyper = np.array([host_float(group[k]) for k in ("lr", "momentum", "dampening",
+                                                          "weight_decay")])
+        new_params, new_buffers = kernel(
+            [p._value for p in params], [p.grad._value for p in params],
+            [None if b is None else b._value for b in buffers], hyper)
+        for p, array in zip(params, new_params):
+            store(p, array, 1)  # param.add_(grad, alpha=-lr)
+        for p, old, array in zip(params, buffers, new_buffers):
+            if old is None:  # torch: buf = grad.detach().clone()
+                self.state[p]["momentum_buffer"] = Tensor._make(array)
+            else:
+                store(old, array, 2)  # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+
+
+@jitted_kernel
+def _sgd_kernel(maximize: bool, weight_decay: bool, momentum: bool, nesterov: bool):
+    """torch's _single_tensor_sgd on arrays: (params, grads, buffers, hyper) -> new arrays."""
+
+    def update(params, grads, buffers, hyper):
+        lr, mom, dampening, decay = hyper[0], hyper[1], hyper[2], hyper[3]
+        new_params, new_buffers = [], []
+        for i, (p, d) in enumerate(zip(params, grads)):
+            dtype = p.dtype
+            if maximize:
+                d = -d
+            if weight_decay:
+                d = d + decay.astype(dtype) * p
+            if momentum:
+                buf = buffers[i]
+                buf = d if buf is None else (
+                    buf * mom.astype(dtype) + (1 - dampening).astype(dtype) * d)
+                new_buffers.append(buf)
+                d = d + mom.astype(dtype) * buf if nesterov else buf
+            new_params.append(p + (-lr).astype(dtype) * d)
+        return new_params, new_buffers
+
+    return update
+
