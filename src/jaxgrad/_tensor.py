@@ -21,7 +21,7 @@ from ._device import of_jax
 from ._grad_mode import _state as _grad_state
 from ._grad_mode import is_inference_mode_enabled
 from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
-from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather
+from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather, scatter
 from ._storage import is_contiguous as _is_contiguous
 
 NON_LEAF_GRAD_WARNING = (
@@ -115,7 +115,6 @@ class Tensor:
 
     def _write(self, array: jax.Array) -> None:
         """Store ``array`` as this tensor's new contents (through to the base for a view)."""
-        from ._storage import scatter
 
         cell = self._cell
         if self._layout is None:
