@@ -115,7 +115,6 @@ class Tensor:
 
     def _write(self, array: jax.Array) -> None:
         """Store ``array`` as this tensor's new contents (through to the base for a view)."""
-
         cell = self._cell
         if self._layout is None:
             cell.write(array)
