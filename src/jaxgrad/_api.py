@@ -9,6 +9,7 @@ torch's nodes.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 from collections.abc import Sequence
@@ -40,6 +41,55 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(int(s) for s in shape)
 
 
+# --- broadcasting ---------------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """torch's broadcast of ``shapes``, folded left to right, with its error for a mismatch."""
+    out = tuple(shapes[0])
+    for shape in shapes[1:]:
+        if shape != out:
+            out = _infer_size(out, tuple(shape))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _infer_size(a: tuple, b: tuple) -> tuple:
+    n = builtins.max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def _raw_shape(t: Tensor) -> tuple:
+    """``t.shape`` as a plain tuple, without building a Size (the checks below are hot)."""
+    layout = t._layout
+    return layout.shape if layout is not None else t._cell.array.shape
+
+
+def _check_broadcast(input: Tensor, other: Any) -> None:
+    """Raise torch's error if tensor ``other`` does not broadcast with ``input``."""
+    if isinstance(other, Tensor):
+        a, b = _raw_shape(input), _raw_shape(other)
+        if a != b:
+            _infer_size(a, b)
+
+
+def _check_inplace_broadcast(input: Tensor, *others: Any) -> None:
+    """torch's errors for an in-place op whose operands do not broadcast to ``input``'s shape."""
+    shape = out = _raw_shape(input)
+    for other in others:
+        if isinstance(other, Tensor):
+            s = _raw_shape(other)
+            if s != out:
+                out = _infer_size(out, s)
+    if out != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(out)}")
+
+
 # --- arithmetic ---------------------------------------------------------------------------------
 
 def _scalar_or_tensor(x: Any) -> Any:
@@ -55,6 +105,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor):
         return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
                                                           alpha=alpha)
+    _check_broadcast(input, other)
     if alpha == 1:
         return apply(E.ADD, input, _scalar_or_tensor(other))
     return apply(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
@@ -64,6 +115,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
+    _check_broadcast(input, other)
     return apply(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
 
 
@@ -85,6 +137,7 @@ def mul(input: Any, other: Any) -> Tensor:
     """Elementwise product."""
     if not isinstance(input, Tensor):
         input, other = other, input
+    _check_broadcast(input, other)
     return apply(E.MUL, input, _scalar_or_tensor(other))
 
 
@@ -92,6 +145,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable)."""
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)
+    _check_broadcast(input, other)
     if rounding_mode is not None:
         q = div(input.detach(), other.detach() if isinstance(other, Tensor) else other)
         fn = jnp.floor if rounding_mode == "floor" else jnp.trunc
@@ -123,6 +177,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
         base = _scalar_or_tensor(input)
         return apply(E.POW_SCALAR_BASE, _promote_with_scalars(exponent, base), base=base)
     if isinstance(exponent, Tensor):
+        _check_broadcast(input, exponent)
         return apply(E.POW_TENSOR, input, exponent)
     exponent = _scalar_or_tensor(exponent)
     return apply(E.POW, _promote_with_scalars(input, exponent), exponent=exponent)
@@ -173,6 +228,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        broadcast_shapes(*[_raw_shape(t) for t in (input, min, max) if isinstance(t, Tensor)])
         return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
     lo, hi = _scalar_or_tensor(min), _scalar_or_tensor(max)
     return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), min=lo, max=hi)
@@ -191,6 +247,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    broadcast_shapes(*[_raw_shape(t) for t in (condition, input, other) if isinstance(t, Tensor)])
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor._make(jnp.asarray(input, _dtypes.scalar_dtype(input).np))
     if not isinstance(input, Tensor):
@@ -206,26 +263,32 @@ def tensor_like(value: Any, like: Tensor) -> Tensor:
 # --- comparisons (no autograd) -------------------------------------------------------------------
 
 def eq(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.EQ, input, _scalar_or_tensor(other))
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.NE, input, _scalar_or_tensor(other))
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.LT, input, _scalar_or_tensor(other))
 
 
 def le(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.LE, input, _scalar_or_tensor(other))
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.GT, input, _scalar_or_tensor(other))
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.GE, input, _scalar_or_tensor(other))
 
 
@@ -246,6 +309,7 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
+    _check_broadcast(input, other)
     return Tensor._make(jnp.isclose(input._value, other._value, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
 
@@ -739,12 +803,28 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3
                            else "batch2 must be a 3D tensor")
-    _same_dtype(input, mat2)
+    batch, _, m = input.shape
+    if tuple(mat2.shape[:2]) != (batch, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
+                           f"found {_dtypes.scalar_type_name(mat2.dtype)}")
     return apply(L.BMM, input, mat2)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
-    _same_dtype(input, vec)
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    rows, cols = input.shape
+    if cols != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec "
+                           f"({vec.shape[0]})")
+    if input.dtype is not vec.dtype:
+        # torch's mv is addmv into a result of vec's dtype: (result, mat, vec)
+        names = [_dtypes.scalar_type_name(d) for d in (vec.dtype, input.dtype, vec.dtype)]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, "
+                           f"{names[1]}, and {names[2]}")
     return apply(L.MV, input, vec)
 
 
@@ -757,7 +837,10 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
             f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
             f"and {tensor.shape[0]} elements respectively")
-    _same_dtype(input, tensor)
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_dtypes.scalar_type_name(input.dtype)} and "
+                           f"{_dtypes.scalar_type_name(tensor.dtype)}")
     return apply(L.DOT, input, tensor)
 
 
@@ -787,7 +870,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     a2 = unsqueeze(a, 0) if a.ndim == 1 else a
     b2 = unsqueeze(b, -1) if b.ndim == 1 else b
-    batch = tuple(np.broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2])))
+    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
     n, m, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
     if b2.shape[-2] != m:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -802,25 +885,30 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
 # --- in-place -------------------------------------------------------------------------------------
 
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    _check_inplace_broadcast(input, other)
     if alpha == 1:
         return apply_inplace(E.ADD, input, _scalar_or_tensor(other))
     return apply_inplace(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
 
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    _check_inplace_broadcast(input, other)
     return apply_inplace(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
 
 
 def mul_(input: Tensor, other: Any) -> Tensor:
+    _check_inplace_broadcast(input, other)
     return apply_inplace(E.MUL, input, _scalar_or_tensor(other))
 
 
 def div_(input: Tensor, other: Any) -> Tensor:
+    _check_inplace_broadcast(input, other)
     return apply_inplace(E.DIV, input, _scalar_or_tensor(other))
 
 
 def pow_(input: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
+        _check_inplace_broadcast(input, exponent)
         return apply_inplace(E.POW_TENSOR, input, exponent)
     return apply_inplace(E.POW, input, exponent=exponent)
 
@@ -834,8 +922,7 @@ def fill_(input: Tensor, value: Any) -> Tensor:
 
 
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    if isinstance(src, Tensor):
-        np.broadcast_shapes(tuple(src.shape), tuple(input.shape))
+    _check_inplace_broadcast(input, src)
     return apply_inplace(E.COPY, input, _scalar_or_tensor(src))
 
 
@@ -845,6 +932,7 @@ def exp_(input: Tensor) -> Tensor:
 
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        _check_inplace_broadcast(input, min, max)
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
                              _as_tensor(max, input))
     return apply_inplace(E.CLAMP, input, min=min, max=max)
