@@ -115,8 +115,44 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
+    other = _scalar_or_tensor(other)
+    _check_sub(input, other)
     _check_broadcast(input, other)
-    return apply(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
+    return apply(E.SUB, input, other, alpha=alpha)
+
+
+_BOOL = np.dtype(np.bool_)
+
+
+def _is_bool(x: Any) -> bool:
+    """Whether ``x`` is a bool tensor or a Python bool (torch wraps it as a bool tensor)."""
+    return x._cell.array.dtype == _BOOL if isinstance(x, Tensor) else isinstance(x, bool)
+
+
+def _check_sub(input: Tensor, other: Any) -> None:
+    """torch's errors for subtraction involving bool tensors."""
+    a, b = _is_bool(input), _is_bool(other)
+    if a and b:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a or b:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _check_neg(input: Tensor) -> None:
+    if _is_bool(input):
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+
+
+def _check_pow_exponent(input: Tensor, exponent: Any) -> None:
+    """torch's error for an integral tensor raised to a negative integral Python scalar."""
+    if isinstance(exponent, int) and exponent < 0 and not (
+            input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
 def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
@@ -130,6 +166,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
     other = _scalar_or_tensor(other)
+    _check_sub(input, other)
     return apply(E.RSUB, _promote_with_scalars(input, other, alpha), other=other, alpha=alpha)
 
 
@@ -163,6 +200,7 @@ def true_divide(input: Any, other: Any) -> Tensor:
 
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
+    _check_neg(input)
     return apply(E.NEG, input)
 
 
@@ -180,6 +218,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
         _check_broadcast(input, exponent)
         return apply(E.POW_TENSOR, input, exponent)
     exponent = _scalar_or_tensor(exponent)
+    _check_pow_exponent(input, exponent)
     return apply(E.POW, _promote_with_scalars(input, exponent), exponent=exponent)
 
 
@@ -487,8 +526,28 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along an existing dimension."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    return apply(R.CAT, *tensors, dim=_wrap_dim(dim, tensors[0].ndim))
+        raise ValueError("jaxgrad.cat(): expected a non-empty list of Tensors")
+    shapes = [t.shape for t in tensors]
+    for i, shape in enumerate(shapes):
+        if not shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    dim = _wrap_dim(dim, len(shapes[0]))
+    _check_cat_shapes(shapes, dim)
+    return apply(R.CAT, *tensors, dim=dim)
+
+
+def _check_cat_shapes(shapes: list, dim: int) -> None:
+    """torch's errors for tensors that differ in rank or in a size other than ``dim``'s."""
+    first = shapes[0]
+    for i, shape in enumerate(shapes[1:], 1):
+        if len(shape) != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
+                               f"and {len(shape)}")
+        for d, (expected, got) in enumerate(zip(first, shape)):
+            if d != dim and expected != got:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                    f"{expected} but got size {got} for tensor number {i} in the list.")
 
 
 concat = cat
@@ -892,8 +951,10 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    other = _scalar_or_tensor(other)
+    _check_sub(input, other)
     _check_inplace_broadcast(input, other)
-    return apply_inplace(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
+    return apply_inplace(E.SUB, input, other, alpha=alpha)
 
 
 def mul_(input: Tensor, other: Any) -> Tensor:
@@ -910,6 +971,8 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         _check_inplace_broadcast(input, exponent)
         return apply_inplace(E.POW_TENSOR, input, exponent)
+    exponent = _scalar_or_tensor(exponent)
+    _check_pow_exponent(input, exponent)
     return apply_inplace(E.POW, input, exponent=exponent)
 
 
@@ -951,6 +1014,7 @@ def tanh_(input: Tensor) -> Tensor:
 
 
 def neg_(input: Tensor) -> Tensor:
+    _check_neg(input)
     return apply_inplace(E.NEG, input)
 
 
