@@ -710,14 +710,21 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
-    return apply_view(V.SELECT, V.select_geometry, input, dim=dim, index=index % size)
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    return _select(input, dim, index % size)
+
+
+def _select(input: Tensor, dim: int, index: int) -> Tensor:
+    return apply_view(V.SELECT, V.select_geometry, input, dim=dim, index=index)
 
 
 def narrow_slice(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tensor:
     size = input.shape[dim]
     step = 1 if step is None else step
-    if step <= 0:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
         raise ValueError("step must be greater than zero")
     start, stop, _ = slice(start, stop).indices(size)
     stop = builtins.max(stop, start)
@@ -754,19 +761,29 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     items = index if isinstance(index, tuple) else (index,)
     out, dim, advanced = input, 0, []
     n_real = builtins.sum(_dims_consumed(i) for i in items)
+    real_dim = 0  # the item's position, counting an ellipsis as the dims it spans (torch's)
     for item in items:
+        flag = _bool_index(item)
         if item is None:
             out = unsqueeze(out, dim)
             advanced.append(None)
             dim += 1
+            real_dim += 1
         elif item is Ellipsis:
             skip = input.ndim - n_real
             advanced.extend([None] * skip)
             dim += skip
+            real_dim += skip
+        elif flag is not None:  # a new dim of size 1, indexed by [0] (True) or [] (False)
+            out = unsqueeze(out, dim)
+            advanced.append(jnp.zeros((int(flag),), jnp.int64))
+            dim += 1
+            real_dim += 1
         elif _is_int_index(item):
             if dim >= out.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
-            out = select(out, dim, int(item))
+            out = _select_index(out, dim, int(item), real_dim)
+            real_dim += 1
         elif isinstance(item, slice):
             if dim >= out.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
@@ -776,16 +793,50 @@ def getitem(input: Tensor, index: Any) -> Tensor:
                 out = narrow_slice(out, dim, item.start, item.stop, item.step)
             advanced.append(None)
             dim += 1
-        else:
+            real_dim += 1
+        elif isinstance(item, (Tensor, list, tuple, np.ndarray)):
             arrays = _advanced(item)
             _check_index_bounds(item, tuple(out.shape[dim:]), dim)
             advanced.extend(arrays)
             dim += len(arrays)
+            real_dim += len(arrays)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             f"byte Variables are valid indices (got {_type_name(item)})")
     if builtins.any(a is not None for a in advanced):
         while advanced and advanced[-1] is None:
             advanced.pop()
         out = apply(X.INDEX, out, aux=(tuple(advanced),))
     return out
+
+
+def _bool_index(item: Any) -> bool | None:
+    """A Python bool or 0-d bool tensor index as a bool, else None."""
+    if isinstance(item, bool):
+        return item
+    if isinstance(item, Tensor) and item.ndim == 0 and item.dtype is _dtypes.bool_:
+        return bool(item.item())
+    return None
+
+
+def _type_name(obj: Any) -> str:
+    """The type name Python's C API prints: module-qualified for types defined in C."""
+    t = type(obj)
+    if t.__module__ == "builtins" or t.__flags__ & _HEAPTYPE:
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, printed by bare name
+
+
+def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
+    """``input[..., index]`` at ``dim``; errors name the indexed tensor's ``real_dim``."""
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size "
+                         f"{size}")
+    return _select(input, dim, index % size)
 
 
 def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
@@ -807,7 +858,7 @@ def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
 
 def _dims_consumed(item: Any) -> int:
     """How many dimensions of the indexed tensor one index item consumes."""
-    if item is None or item is Ellipsis:
+    if item is None or item is Ellipsis or isinstance(item, bool):
         return 0
     if isinstance(item, (Tensor, np.ndarray, list)):
         raw = np.asarray(item._value if isinstance(item, Tensor) else item)
