@@ -10,6 +10,7 @@ tensor([2., 4.])
 
 from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything else)
 from . import autograd as autograd
+from . import return_types as return_types
 from ._api import abs as abs
 from ._api import add as add
 from ._api import all as all

@@ -18,7 +18,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, return_types
 from ._dispatch import apply, apply_inplace, apply_view
 from ._ops import elementwise as E
 from ._ops import indexing as X
@@ -30,9 +30,14 @@ from ._tensor import Size, Tensor, _wrap_dim
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """Sorted non-negative dims; a 0-d tensor accepts dim 0/-1 and has no dims to reduce."""
     if isinstance(dim, int):
         dim = (dim,)
-    return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+    dims = [_wrap_dim(d, ndim) for d in dim]
+    if len(dims) > 1 and len(set(dims)) != len(dims):
+        repeated = next(d for i, d in enumerate(dims) if d in dims[:i])
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return tuple(sorted(dims)) if ndim else ()
 
 
 def _shape_arg(shape: tuple) -> tuple:
@@ -411,28 +416,6 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return apply(R.AMIN, input, dim=dims, keepdim=keepdim)
 
 
-class _ReturnTypes(tuple):
-    """torch.return_types.max / min: a (values, indices) named pair."""
-
-    _name = "max"
-
-    def __new__(cls, values: Tensor, indices: Tensor, name: str) -> _ReturnTypes:
-        obj = super().__new__(cls, (values, indices))
-        obj._name = name
-        return obj
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"jaxgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
 def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
     if isinstance(dim, Tensor):
         return (maximum if name == "max" else minimum)(input, dim)
@@ -443,7 +426,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
                 "Specify the reduction dim with the 'dim' argument.")
         return apply(full, input)
     values, indices = apply(along, input, dim=_dims(dim, input.ndim), keepdim=keepdim)
-    return _ReturnTypes(values, indices, name)
+    return getattr(return_types, name)(values, indices)
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -465,13 +448,22 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return apply(R.ARGMAX, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
-                 keepdim=keepdim and dim is not None)
+    return _arg_extreme(R.ARGMAX, input, dim, keepdim)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return apply(R.ARGMIN, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
-                 keepdim=keepdim and dim is not None)
+    return _arg_extreme(R.ARGMIN, input, dim, keepdim)
+
+
+def _arg_extreme(op, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    """argmax/argmin: over the flattened tensor without ``dim`` (keepdim keeps every dim as 1)."""
+    if dim is None:
+        out = apply(op, input, dim=None, keepdim=False)
+        return reshape(out, (1,) * input.ndim) if keepdim else out
+    dim = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return apply(op, input, dim=None, keepdim=False)
+    return apply(op, input, dim=dim, keepdim=keepdim)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -707,6 +699,8 @@ def alias(input: Tensor) -> Tensor:
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
     if not -size <= index < size:
