@@ -45,6 +45,22 @@ class Size(tuple):
             n *= s
         return n
 
+    # slicing, concatenating and repeating a Size give a Size, as in torch
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(super().__add__(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(super().__mul__(n))
+
+    __rmul__ = __mul__
+
 
 class Tensor:
     """A multi-dimensional array with PyTorch's autograd semantics, backed by JAX.
@@ -432,10 +448,19 @@ class Tensor:
         return np.asarray(self._value).tolist()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def _scalar(self) -> float | int | bool:
+        """The single element, for float()/int()/complex() (whose error differs from item's)."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:
