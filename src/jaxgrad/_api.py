@@ -98,9 +98,12 @@ def _check_inplace_broadcast(input: Tensor, *others: Any) -> None:
 # --- arithmetic ---------------------------------------------------------------------------------
 
 def _scalar_or_tensor(x: Any) -> Any:
+    # numpy scalars first: np.float64 is a float, but JAX would compute in float64 with it
+    if isinstance(x, np.generic):
+        return x.item()
     if isinstance(x, (Tensor, bool, int, float, complex)) or x is None:
         return x
-    if isinstance(x, (numbers.Number, np.generic)):
+    if isinstance(x, numbers.Number):
         return x.item()
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
@@ -120,8 +123,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
-    other = _scalar_or_tensor(other)
     _check_sub(input, other)
+    other = _scalar_or_tensor(other)
     _check_broadcast(input, other)
     return apply(E.SUB, input, other, alpha=alpha)
 
@@ -130,7 +133,8 @@ _BOOL = np.dtype(np.bool_)
 
 
 def _is_bool(x: Any) -> bool:
-    """Whether ``x`` is a bool tensor or a Python bool (torch wraps it as a bool tensor)."""
+    """Whether ``x`` is a bool tensor or a Python bool (torch wraps it as a bool tensor; a
+    numpy bool is not one)."""
     return x._cell.array.dtype == _BOOL if isinstance(x, Tensor) else isinstance(x, bool)
 
 
@@ -170,8 +174,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
-    other = _scalar_or_tensor(other)
     _check_sub(input, other)
+    other = _scalar_or_tensor(other)
     return apply(E.RSUB, _promote_with_scalars(input, other, alpha), other=other, alpha=alpha)
 
 
@@ -996,8 +1000,8 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    other = _scalar_or_tensor(other)
     _check_sub(input, other)
+    other = _scalar_or_tensor(other)
     _check_inplace_broadcast(input, other)
     return apply_inplace(E.SUB, input, other, alpha=alpha)
 
