@@ -503,6 +503,7 @@ class Tensor:
                 "be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001")
         new = as_subclass(Tensor._make(self._value, self._requires_grad), type(self))
+        new._vc.value = 1  # torch fills the copy with set_(), an in-place op
         new.__dict__.update(self.__dict__)
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
