@@ -443,12 +443,25 @@ def test_deepcopy_nonleaf():
     ok(program)
 
 
-@pytest.mark.xfail(strict=True, reason="jaxgrad bug: deepcopy of a leaf has _version 0; torch 1")
 def test_deepcopy_leaf_version():
     def program(T):
         x = leaf(T, [1.0, 2.0])
         c = copy.deepcopy(x)
         return c, c is x, c.requires_grad
+
+    ok(program)
+
+
+def test_deepcopy_versions():
+    def program(T):
+        modified = T.tensor([1.0, 2.0])
+        modified.add_(1)
+        modified.add_(1)
+        with_grad = leaf(T, [1.0, 2.0])
+        with_grad.grad = T.ones(2, dtype=T.float64)
+        copied = copy.deepcopy(with_grad)
+        return (copy.deepcopy(modified), copy.deepcopy(T.ones(3)[1:]), copied, copied.grad,
+                modified, with_grad)
 
     ok(program)
 

@@ -15,6 +15,7 @@ from . import (
 from . import autograd as autograd
 from . import nn as nn
 from . import optim as optim
+from . import return_types as return_types
 from ._api import abs as abs
 from ._api import add as add
 from ._api import all as all

@@ -9,6 +9,7 @@ torch's nodes.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, return_types
 from ._dispatch import apply, apply_inplace, apply_view, view_creation_meta
 from ._ops import elementwise as E
 from ._ops import indexing as X
@@ -29,9 +30,14 @@ from ._tensor import Size, Tensor, _wrap_dim
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """Sorted non-negative dims; a 0-d tensor accepts dim 0/-1 and has no dims to reduce."""
     if isinstance(dim, int):
         dim = (dim,)
-    return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+    dims = [_wrap_dim(d, ndim) for d in dim]
+    if len(dims) > 1 and len(set(dims)) != len(dims):
+        repeated = next(d for i, d in enumerate(dims) if d in dims[:i])
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return tuple(sorted(dims)) if ndim else ()
 
 
 def _shape_arg(shape: tuple) -> tuple:
@@ -40,12 +46,64 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(int(s) for s in shape)
 
 
+# --- broadcasting ---------------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """torch's broadcast of ``shapes``, folded left to right, with its error for a mismatch."""
+    out = tuple(shapes[0])
+    for shape in shapes[1:]:
+        if shape != out:
+            out = _infer_size(out, tuple(shape))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _infer_size(a: tuple, b: tuple) -> tuple:
+    n = builtins.max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def _raw_shape(t: Tensor) -> tuple:
+    """``t.shape`` as a plain tuple, without building a Size (the checks below are hot)."""
+    layout = t._layout
+    return layout.shape if layout is not None else t._cell.array.shape
+
+
+def _check_broadcast(input: Tensor, other: Any) -> None:
+    """Raise torch's error if tensor ``other`` does not broadcast with ``input``."""
+    if isinstance(other, Tensor):
+        a, b = _raw_shape(input), _raw_shape(other)
+        if a != b:
+            _infer_size(a, b)
+
+
+def _check_inplace_broadcast(input: Tensor, *others: Any) -> None:
+    """torch's errors for an in-place op whose operands do not broadcast to ``input``'s shape."""
+    shape = out = _raw_shape(input)
+    for other in others:
+        if isinstance(other, Tensor):
+            s = _raw_shape(other)
+            if s != out:
+                out = _infer_size(out, s)
+    if out != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(out)}")
+
+
 # --- arithmetic ---------------------------------------------------------------------------------
 
 def _scalar_or_tensor(x: Any) -> Any:
+    # numpy scalars first: np.float64 is a float, but JAX would compute in float64 with it
+    if isinstance(x, np.generic):
+        return x.item()
     if isinstance(x, (Tensor, bool, int, float, complex)) or x is None:
         return x
-    if isinstance(x, (numbers.Number, np.generic)):
+    if isinstance(x, numbers.Number):
         return x.item()
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
@@ -55,6 +113,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor):
         return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
                                                           alpha=alpha)
+    _check_broadcast(input, other)
     if alpha == 1:
         return apply(E.ADD, input, _scalar_or_tensor(other))
     return apply(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
@@ -64,7 +123,45 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
-    return apply(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
+    _check_sub(input, other)
+    other = _scalar_or_tensor(other)
+    _check_broadcast(input, other)
+    return apply(E.SUB, input, other, alpha=alpha)
+
+
+_BOOL = np.dtype(np.bool_)
+
+
+def _is_bool(x: Any) -> bool:
+    """Whether ``x`` is a bool tensor or a Python bool (torch wraps it as a bool tensor; a
+    numpy bool is not one)."""
+    return x._cell.array.dtype == _BOOL if isinstance(x, Tensor) else isinstance(x, bool)
+
+
+def _check_sub(input: Tensor, other: Any) -> None:
+    """torch's errors for subtraction involving bool tensors."""
+    a, b = _is_bool(input), _is_bool(other)
+    if a and b:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a or b:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _check_neg(input: Tensor) -> None:
+    if _is_bool(input):
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+
+
+def _check_pow_exponent(input: Tensor, exponent: Any) -> None:
+    """torch's error for an integral tensor raised to a negative integral Python scalar."""
+    if isinstance(exponent, int) and exponent < 0 and not (
+            input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
 def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
@@ -77,6 +174,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
+    _check_sub(input, other)
     other = _scalar_or_tensor(other)
     return apply(E.RSUB, _promote_with_scalars(input, other, alpha), other=other, alpha=alpha)
 
@@ -85,6 +183,7 @@ def mul(input: Any, other: Any) -> Tensor:
     """Elementwise product."""
     if not isinstance(input, Tensor):
         input, other = other, input
+    _check_broadcast(input, other)
     return apply(E.MUL, input, _scalar_or_tensor(other))
 
 
@@ -92,6 +191,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable)."""
     if not isinstance(input, Tensor):
         return mul(reciprocal(other), input)
+    _check_broadcast(input, other)
     if rounding_mode is not None:
         q = div(input.detach(), other.detach() if isinstance(other, Tensor) else other)
         fn = jnp.floor if rounding_mode == "floor" else jnp.trunc
@@ -109,6 +209,7 @@ def true_divide(input: Any, other: Any) -> Tensor:
 
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
+    _check_neg(input)
     return apply(E.NEG, input)
 
 
@@ -123,8 +224,10 @@ def pow(input: Any, exponent: Any) -> Tensor:
         base = _scalar_or_tensor(input)
         return apply(E.POW_SCALAR_BASE, _promote_with_scalars(exponent, base), base=base)
     if isinstance(exponent, Tensor):
+        _check_broadcast(input, exponent)
         return apply(E.POW_TENSOR, input, exponent)
     exponent = _scalar_or_tensor(exponent)
+    _check_pow_exponent(input, exponent)
     return apply(E.POW, _promote_with_scalars(input, exponent), exponent=exponent)
 
 
@@ -173,6 +276,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        broadcast_shapes(*[_raw_shape(t) for t in (input, min, max) if isinstance(t, Tensor)])
         return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
     lo, hi = _scalar_or_tensor(min), _scalar_or_tensor(max)
     return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), min=lo, max=hi)
@@ -191,6 +295,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    broadcast_shapes(*[_raw_shape(t) for t in (condition, input, other) if isinstance(t, Tensor)])
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor._make(jnp.asarray(input, _dtypes.scalar_dtype(input).np))
     if not isinstance(input, Tensor):
@@ -206,26 +311,32 @@ def tensor_like(value: Any, like: Tensor) -> Tensor:
 # --- comparisons (no autograd) -------------------------------------------------------------------
 
 def eq(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.EQ, input, _scalar_or_tensor(other))
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.NE, input, _scalar_or_tensor(other))
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.LT, input, _scalar_or_tensor(other))
 
 
 def le(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.LE, input, _scalar_or_tensor(other))
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.GT, input, _scalar_or_tensor(other))
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
+    _check_broadcast(input, other)
     return apply(E.GE, input, _scalar_or_tensor(other))
 
 
@@ -246,6 +357,7 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
+    _check_broadcast(input, other)
     return Tensor._make(jnp.isclose(input._value, other._value, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
 
@@ -333,28 +445,6 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return apply(R.AMIN, input, dim=dims, keepdim=keepdim)
 
 
-class _ReturnTypes(tuple):
-    """torch.return_types.max / min: a (values, indices) named pair."""
-
-    _name = "max"
-
-    def __new__(cls, values: Tensor, indices: Tensor, name: str) -> _ReturnTypes:
-        obj = super().__new__(cls, (values, indices))
-        obj._name = name
-        return obj
-
-    @property
-    def values(self) -> Tensor:
-        return self[0]
-
-    @property
-    def indices(self) -> Tensor:
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"jaxgrad.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
 def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
     if isinstance(dim, Tensor):
         return (maximum if name == "max" else minimum)(input, dim)
@@ -365,7 +455,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
                 "Specify the reduction dim with the 'dim' argument.")
         return apply(full, input)
     values, indices = apply(along, input, dim=_dims(dim, input.ndim), keepdim=keepdim)
-    return _ReturnTypes(values, indices, name)
+    return getattr(return_types, name)(values, indices)
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -387,13 +477,22 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return apply(R.ARGMAX, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
-                 keepdim=keepdim and dim is not None)
+    return _arg_extreme(R.ARGMAX, input, dim, keepdim)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    return apply(R.ARGMIN, input, dim=None if dim is None else _wrap_dim(dim, input.ndim),
-                 keepdim=keepdim and dim is not None)
+    return _arg_extreme(R.ARGMIN, input, dim, keepdim)
+
+
+def _arg_extreme(op, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    """argmax/argmin: over the flattened tensor without ``dim`` (keepdim keeps every dim as 1)."""
+    if dim is None:
+        out = apply(op, input, dim=None, keepdim=False)
+        return reshape(out, (1,) * input.ndim) if keepdim else out
+    dim = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return apply(op, input, dim=None, keepdim=False)
+    return apply(op, input, dim=dim, keepdim=keepdim)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -448,8 +547,28 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along an existing dimension."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    return apply(R.CAT, *tensors, dim=_wrap_dim(dim, tensors[0].ndim))
+        raise ValueError("jaxgrad.cat(): expected a non-empty list of Tensors")
+    shapes = [t.shape for t in tensors]
+    for i, shape in enumerate(shapes):
+        if not shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    dim = _wrap_dim(dim, len(shapes[0]))
+    _check_cat_shapes(shapes, dim)
+    return apply(R.CAT, *tensors, dim=dim)
+
+
+def _check_cat_shapes(shapes: list, dim: int) -> None:
+    """torch's errors for tensors that differ in rank or in a size other than ``dim``'s."""
+    first = shapes[0]
+    for i, shape in enumerate(shapes[1:], 1):
+        if len(shape) != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} "
+                               f"and {len(shape)}")
+        for d, (expected, got) in enumerate(zip(first, shape)):
+            if d != dim and expected != got:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                    f"{expected} but got size {got} for tensor number {i} in the list.")
 
 
 concat = cat
@@ -610,17 +729,26 @@ def alias(input: Tensor) -> Tensor:
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, input.ndim)
     size = input.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
-    return apply_view(V.SELECT, V.select_geometry, input, dim=dim, index=index % size)
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    return _select(input, dim, index % size)
+
+
+def _select(input: Tensor, dim: int, index: int) -> Tensor:
+    return apply_view(V.SELECT, V.select_geometry, input, dim=dim, index=index)
 
 
 def narrow_slice(input: Tensor, dim: int, start: Any, stop: Any, step: Any) -> Tensor:
     size = input.shape[dim]
     step = 1 if step is None else step
-    if step <= 0:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
         raise ValueError("step must be greater than zero")
     start, stop, _ = slice(start, stop).indices(size)
     stop = builtins.max(stop, start)
@@ -657,19 +785,29 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     items = index if isinstance(index, tuple) else (index,)
     out, dim, advanced = input, 0, []
     n_real = builtins.sum(_dims_consumed(i) for i in items)
+    real_dim = 0  # the item's position, counting an ellipsis as the dims it spans (torch's)
     for item in items:
+        flag = _bool_index(item)
         if item is None:
             out = unsqueeze(out, dim)
             advanced.append(None)
             dim += 1
+            real_dim += 1
         elif item is Ellipsis:
             skip = input.ndim - n_real
             advanced.extend([None] * skip)
             dim += skip
+            real_dim += skip
+        elif flag is not None:  # a new dim of size 1, indexed by [0] (True) or [] (False)
+            out = unsqueeze(out, dim)
+            advanced.append(jnp.zeros((int(flag),), jnp.int64))
+            dim += 1
+            real_dim += 1
         elif _is_int_index(item):
             if dim >= out.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
-            out = select(out, dim, int(item))
+            out = _select_index(out, dim, int(item), real_dim)
+            real_dim += 1
         elif isinstance(item, slice):
             if dim >= out.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
@@ -679,16 +817,50 @@ def getitem(input: Tensor, index: Any) -> Tensor:
                 out = narrow_slice(out, dim, item.start, item.stop, item.step)
             advanced.append(None)
             dim += 1
-        else:
+            real_dim += 1
+        elif isinstance(item, (Tensor, list, tuple, np.ndarray)):
             arrays = _advanced(item)
             _check_index_bounds(item, tuple(out.shape[dim:]), dim)
             advanced.extend(arrays)
             dim += len(arrays)
+            real_dim += len(arrays)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             f"byte Variables are valid indices (got {_type_name(item)})")
     if builtins.any(a is not None for a in advanced):
         while advanced and advanced[-1] is None:
             advanced.pop()
         out = apply(X.INDEX, out, aux=(tuple(advanced),))
     return out
+
+
+def _bool_index(item: Any) -> bool | None:
+    """A Python bool or 0-d bool tensor index as a bool, else None."""
+    if isinstance(item, bool):
+        return item
+    if isinstance(item, Tensor) and item.ndim == 0 and item.dtype is _dtypes.bool_:
+        return bool(item.item())
+    return None
+
+
+def _type_name(obj: Any) -> str:
+    """The type name Python's C API prints: module-qualified for types defined in C."""
+    t = type(obj)
+    if t.__module__ == "builtins" or t.__flags__ & _HEAPTYPE:
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, printed by bare name
+
+
+def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
+    """``input[..., index]`` at ``dim``; errors name the indexed tensor's ``real_dim``."""
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size "
+                         f"{size}")
+    return _select(input, dim, index % size)
 
 
 def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
@@ -710,7 +882,7 @@ def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
 
 def _dims_consumed(item: Any) -> int:
     """How many dimensions of the indexed tensor one index item consumes."""
-    if item is None or item is Ellipsis:
+    if item is None or item is Ellipsis or isinstance(item, bool):
         return 0
     if isinstance(item, (Tensor, np.ndarray, list)):
         raw = np.asarray(item._value if isinstance(item, Tensor) else item)
@@ -765,12 +937,28 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3
                            else "batch2 must be a 3D tensor")
-    _same_dtype(input, mat2)
+    batch, _, m = input.shape
+    if tuple(mat2.shape[:2]) != (batch, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
+                           f"found {_dtypes.scalar_type_name(mat2.dtype)}")
     return apply(L.BMM, input, mat2)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
-    _same_dtype(input, vec)
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    rows, cols = input.shape
+    if cols != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec "
+                           f"({vec.shape[0]})")
+    if input.dtype is not vec.dtype:
+        # torch's mv is addmv into a result of vec's dtype: (result, mat, vec)
+        names = [_dtypes.scalar_type_name(d) for d in (vec.dtype, input.dtype, vec.dtype)]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, "
+                           f"{names[1]}, and {names[2]}")
     return apply(L.MV, input, vec)
 
 
@@ -783,7 +971,10 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
             f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
             f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
             f"and {tensor.shape[0]} elements respectively")
-    _same_dtype(input, tensor)
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_dtypes.scalar_type_name(input.dtype)} and "
+                           f"{_dtypes.scalar_type_name(tensor.dtype)}")
     return apply(L.DOT, input, tensor)
 
 
@@ -813,7 +1004,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     a2 = unsqueeze(a, 0) if a.ndim == 1 else a
     b2 = unsqueeze(b, -1) if b.ndim == 1 else b
-    batch = tuple(np.broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2])))
+    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
     n, m, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
     if b2.shape[-2] != m:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -828,26 +1019,35 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
 # --- in-place -------------------------------------------------------------------------------------
 
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    _check_inplace_broadcast(input, other)
     if alpha == 1:
         return apply_inplace(E.ADD, input, _scalar_or_tensor(other))
     return apply_inplace(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
 
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    return apply_inplace(E.SUB, input, _scalar_or_tensor(other), alpha=alpha)
+    _check_sub(input, other)
+    other = _scalar_or_tensor(other)
+    _check_inplace_broadcast(input, other)
+    return apply_inplace(E.SUB, input, other, alpha=alpha)
 
 
 def mul_(input: Tensor, other: Any) -> Tensor:
+    _check_inplace_broadcast(input, other)
     return apply_inplace(E.MUL, input, _scalar_or_tensor(other))
 
 
 def div_(input: Tensor, other: Any) -> Tensor:
+    _check_inplace_broadcast(input, other)
     return apply_inplace(E.DIV, input, _scalar_or_tensor(other))
 
 
 def pow_(input: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
+        _check_inplace_broadcast(input, exponent)
         return apply_inplace(E.POW_TENSOR, input, exponent)
+    exponent = _scalar_or_tensor(exponent)
+    _check_pow_exponent(input, exponent)
     return apply_inplace(E.POW, input, exponent=exponent)
 
 
@@ -860,8 +1060,7 @@ def fill_(input: Tensor, value: Any) -> Tensor:
 
 
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    if isinstance(src, Tensor):
-        np.broadcast_shapes(tuple(src.shape), tuple(input.shape))
+    _check_inplace_broadcast(input, src)
     return apply_inplace(E.COPY, input, _scalar_or_tensor(src))
 
 
@@ -871,6 +1070,7 @@ def exp_(input: Tensor) -> Tensor:
 
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        _check_inplace_broadcast(input, min, max)
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
                              _as_tensor(max, input))
     return apply_inplace(E.CLAMP, input, min=min, max=max)
@@ -889,6 +1089,7 @@ def tanh_(input: Tensor) -> Tensor:
 
 
 def neg_(input: Tensor) -> Tensor:
+    _check_neg(input)
     return apply_inplace(E.NEG, input)
 
 

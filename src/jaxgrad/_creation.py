@@ -5,6 +5,8 @@ int64 and bools bool, as in torch.
 
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -30,7 +32,77 @@ def _infer_dtype(data: Any) -> _dtypes.dtype:
             d = _infer_dtype(item)
             found = d if found is None else _dtypes.promote_types(found, d)
         return found if found is not None else _dtypes.get_default_dtype()
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if not isinstance(data, numbers.Number):
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     return _dtypes.scalar_dtype(data)
+
+
+def _nested_sizes(data: list | tuple) -> tuple[int, ...]:
+    """torch's compute_sizes: the shape read along the first item of each nesting level."""
+    sizes = []
+    while isinstance(data, (list, tuple)):
+        sizes.append(len(data))
+        if not data:
+            break
+        data = data[0]
+        if isinstance(data, str) and data:  # a str is a sequence of strs, without end
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+    if isinstance(data, np.ndarray):  # a Tensor item is a scalar to torch, an ndarray is not
+        sizes.extend(data.shape)
+    return tuple(sizes)
+
+
+def _sequence_array(data: list | tuple, sizes: tuple[int, ...], d: _dtypes.dtype) -> np.ndarray:
+    """Nested lists as an array, with torch's errors for ragged, mistyped or overflowing data."""
+    if 0 in sizes:
+        return np.zeros(sizes, d.np)  # torch stores nothing, so ragged empty lists pass
+    try:
+        array = _to_numpy(data)
+    except ValueError:  # numpy's "inhomogeneous shape"
+        array = None
+    if array is None or array.shape != sizes or array.dtype.kind in "uO":
+        _check_store(data, sizes, 0, d)
+        if array is None or array.shape != sizes:  # one-element tensors stored as scalars
+            array = np.array(_items_as_scalars(data, len(sizes)))
+    return array.astype(d.np) if array.dtype.kind == "O" else array
+
+
+def _items_as_scalars(data: Any, depth: int) -> Any:
+    if depth == 0:
+        return data.item() if isinstance(data, Tensor) else data
+    return [_items_as_scalars(x, depth - 1) for x in data]
+
+
+_INT64_RANGE = range(-2**63, 2**63)
+
+
+def _check_int_range(item: Any, d: _dtypes.dtype) -> None:
+    """torch reads a Python int for an integral tensor as a C long long."""
+    if d._category <= 1 and isinstance(item, int) and item not in _INT64_RANGE:
+        raise ValueError("Overflow when unpacking long long")
+
+
+def _check_store(item: Any, sizes: tuple[int, ...], dim: int, d: _dtypes.dtype) -> None:
+    """Walk ``item`` as torch's recursive_store does, raising its error for the first bad one."""
+    if dim == len(sizes):
+        if isinstance(item, Tensor) and item.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if isinstance(item, (list, tuple)):
+            name = type(item).__name__
+            raise TypeError(f"'{name}' object cannot be interpreted as an integer"
+                            if d._category <= 1 else f"must be real number, not {name}")
+        _check_int_range(item, d)
+        return
+    if not isinstance(item, (list, tuple, Tensor, np.ndarray)):
+        raise TypeError("not a sequence")
+    if len(item) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                         f"(got {len(item)})")
+    if isinstance(item, (list, tuple)):
+        for x in item:
+            _check_store(x, sizes, dim + 1, d)
 
 
 def _to_numpy(data: Any) -> np.ndarray:
@@ -70,9 +142,14 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "jaxgrad.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    sizes = _nested_sizes(data) if isinstance(data, (list, tuple)) else None
     d = _dtypes.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
-    array = jnp.asarray(_to_numpy(data), dtype=d.np)
-    return _finish(array, device, requires_grad)
+    if sizes is None:
+        _check_int_range(data, d)
+        array = _to_numpy(data)
+    else:
+        array = _sequence_array(data, sizes, d)
+    return _finish(jnp.asarray(array, dtype=d.np), device, requires_grad)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -104,7 +181,7 @@ def legacy_tensor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
         array = _to_numpy(data)
         t = Tensor._make(jnp.asarray(array, _dtypes.get_default_dtype().np))
     else:
-        t = Tensor._make(jnp.zeros(_size(args), _dtypes.get_default_dtype().np))
+        t = Tensor._make(jnp.zeros(_shape(args), _dtypes.get_default_dtype().np))
     return as_subclass(t, cls)
 
 
@@ -114,6 +191,16 @@ def _size(size: Sequence[Any]) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
+def _shape(size: Sequence[Any]) -> tuple[int, ...]:
+    """``_size`` with torch's error for a negative size."""
+    shape = _size(size)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
+    return shape
+
+
 def _float_or(dtype: Any) -> np.dtype:
     return (_dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()).np
 
@@ -121,7 +208,10 @@ def _float_or(dtype: Any) -> np.dtype:
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           out: Any = None) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype`` says otherwise)."""
-    return _finish(jnp.zeros(_size(size), _float_or(dtype)), device, requires_grad)
+    shape = _size(size)
+    if any(s < 0 for s in shape):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
+    return _finish(jnp.zeros(shape, _float_or(dtype)), device, requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -133,24 +223,27 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
     tensor([[1., 1.],
             [1., 1.]])
     """
-    return _finish(jnp.ones(_size(size), _float_or(dtype)), device, requires_grad)
+    return _finish(jnp.ones(_shape(size), _float_or(dtype)), device, requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           memory_format: Any = None) -> Tensor:
     """An uninitialised tensor (zeros here: JAX has no uninitialised memory)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _finish(jnp.zeros(_shape(size), _float_or(dtype)), device, requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in torch)."""
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.scalar_dtype(fill_value)
-    return _finish(jnp.full(_size((size,)), fill_value, d.np), device, requires_grad)
+    return _finish(jnp.full(_shape((size,)), fill_value, d.np), device, requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return _finish(jnp.eye(n, m, dtype=_float_or(dtype)), device, requires_grad)
 
 
@@ -166,12 +259,25 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
         d = _dtypes.get_default_dtype() if is_float else _dtypes.int64
     else:
         d = _dtypes.to_dtype(dtype)
-    values = np.arange(*[a.item() if isinstance(a, Tensor) else a for a in args])
-    return _finish(jnp.asarray(values, d.np), device, requires_grad)
+    start, end, step = [a.item() if isinstance(a, Tensor) else a for a in args]
+    _check_range(start, end, step)
+    return _finish(jnp.asarray(np.arange(start, end, step), d.np), device, requires_grad)
+
+
+def _check_range(start: Any, end: Any, step: Any) -> None:
+    """torch's errors for an arange that is empty by a wrong sign, or infinite."""
+    if not (step > 0 or step < 0):
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _finish(jnp.linspace(start, end, steps, dtype=_float_or(dtype)), device, requires_grad)
 
 

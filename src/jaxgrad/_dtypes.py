@@ -82,8 +82,11 @@ def set_default_dtype(d: dtype) -> None:
     jaxgrad.float64
     >>> jaxgrad.set_default_dtype(jaxgrad.float32)
     """
-    if not isinstance(d, dtype) or not d.is_floating_point:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
     _default_float[0] = d
 
 

@@ -45,6 +45,22 @@ class Size(tuple):
             n *= s
         return n
 
+    # slicing, concatenating and repeating a Size give a Size, as in torch
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return Size(super().__add__(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(super().__mul__(n))
+
+    __rmul__ = __mul__
+
 
 class Tensor:
     """A multi-dimensional array with PyTorch's autograd semantics, backed by JAX.
@@ -433,10 +449,19 @@ class Tensor:
         return np.asarray(self._value).tolist()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def _scalar(self) -> float | int | bool:
+        """The single element, for float()/int()/complex() (whose error differs from item's)."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:
@@ -479,6 +504,7 @@ class Tensor:
                 "be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001")
         new = as_subclass(Tensor._make(self._value, self._requires_grad), type(self))
+        new._vc.value = 1  # torch fills the copy with set_(), an in-place op
         new.__dict__.update(self.__dict__)
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
@@ -648,8 +674,8 @@ class Tensor:
         return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
                       requires_grad=requires_grad)
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import zeros
-        return zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+        from ._creation import empty  # zero-filled; checks sizes with new_zeros' message
+        return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
                      requires_grad=requires_grad)
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
         from ._creation import ones

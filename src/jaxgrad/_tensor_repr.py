@@ -22,6 +22,7 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         suffixes.append("requires_grad=True")
     dev = t.device
     device_suffix = None if dev.type == "cpu" else f"device='{dev}'"
-    default = d in (_dtypes.get_default_dtype(), _dtypes.int64, _dtypes.bool_)
+    default = d in (_dtypes.get_default_dtype(), _dtypes.scalar_dtype(1j), _dtypes.int64,
+                    _dtypes.bool_)
     return format_tensor(values, dtype_name=repr(d), is_default_dtype=default,
                          suffixes=suffixes, prefix=prefix, device_suffix=device_suffix)

@@ -1,7 +1,8 @@
 """Torch-compatible text formatting of tensor data.
 
 This module reproduces, byte for byte, the text that ``repr(torch_tensor)`` produces for dense
-real tensors (see ``torch/_tensor_str.py``), working only on a numpy array holding the data.
+real and complex tensors (see ``torch/_tensor_str.py``), working only on a numpy array holding
+the data.
 It depends on numpy alone.
 """
 
@@ -119,8 +120,10 @@ def _is_float(values: np.ndarray) -> bool:
 
 
 def _py_values(values: np.ndarray) -> list[Any]:
-    """Flat list of python scalars (floats as exact doubles, ints, bools)."""
+    """Flat list of python scalars (floats as exact doubles, complex, ints, bools)."""
     flat = values.reshape(-1)
+    if flat.dtype.kind == "c":
+        return flat.astype(np.complex128).tolist()
     if _is_float(flat):
         return flat.astype(np.float64).tolist()
     return flat.tolist()
@@ -174,6 +177,19 @@ class _Formatter:
         return text.rjust(self.max_width)
 
 
+class _ComplexFormatter:
+    """torch formats the real and imaginary parts with a formatter each: ``1.5000-2.j``."""
+
+    def __init__(self, sample: np.ndarray) -> None:
+        self.real, self.imag = _Formatter(sample.real), _Formatter(sample.imag)
+        self.max_width = self.real.max_width + self.imag.max_width + 1  # + the "j"
+
+    def format(self, value: complex) -> str:
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        sign = "" if imag[0] in "+-" else "+"
+        return self.real.format(value.real) + sign + imag
+
+
 # ----------------------------------------------------------------------------------------------
 # Summarization and layout
 # ----------------------------------------------------------------------------------------------
@@ -198,7 +214,8 @@ def _summarized_sample(values: np.ndarray) -> np.ndarray:
     return np.concatenate(parts) if parts else values.reshape(-1)[:0]
 
 
-def _vector_str(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _vector_str(values: np.ndarray, indent: int, summarize: bool,
+                fmt: _Formatter | _ComplexFormatter) -> str:
     edge = PRINT_OPTS.edgeitems
     element_length = fmt.max_width + 2
     per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / element_length))
@@ -214,7 +231,8 @@ def _vector_str(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatte
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nested_str(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _nested_str(values: np.ndarray, indent: int, summarize: bool,
+                fmt: _Formatter | _ComplexFormatter) -> str:
     if values.ndim == 0:
         return fmt.format(_py_values(values)[0])
     if values.ndim == 1:
@@ -238,7 +256,8 @@ def _body_str(values: np.ndarray, indent: int) -> str:
     if values.size == 0:
         return "[]"
     summarize = values.size > PRINT_OPTS.threshold
-    fmt = _Formatter(_summarized_sample(values) if summarize else values)
+    sample = _summarized_sample(values) if summarize else values
+    fmt = _ComplexFormatter(sample) if values.dtype.kind == "c" else _Formatter(sample)
     return _nested_str(values, indent, summarize, fmt)
 
 
@@ -269,12 +288,12 @@ def format_tensor(
     """Return torch's repr text for a tensor whose data is ``values``.
 
     Args:
-        values: the tensor's data (any shape; float16/32/64, signed/unsigned ints or bool;
-            bfloat16 data already converted to float32).
+        values: the tensor's data (any shape; float16/32/64, complex64/128, signed/unsigned
+            ints or bool; bfloat16 data already converted to float32).
         dtype_name: text shown after ``dtype=``, e.g. ``"jaxgrad.float64"``.
         is_default_dtype: True when torch would not show the dtype of a non-empty tensor
-            (the default float dtype, int64 or bool). Empty tensors show every dtype but the
-            default float one, as torch does.
+            (the default float dtype, its complex counterpart, int64 or bool). Empty tensors
+            show every dtype but the default float one, as torch does.
         suffixes: extra formatted items (``"grad_fn=<MulBackward0>"``, ``"requires_grad=True"``)
             placed after the dtype.
         prefix: text before the data; indentation is taken from its last line, so
@@ -295,7 +314,7 @@ def format_tensor(
     if values.size == 0:
         if values.ndim != 1:
             items.append(f"size={tuple(values.shape)}")
-        if not (is_default_dtype and _is_float(values)):
+        if not (is_default_dtype and values.dtype.kind == "f"):
             items.append(f"dtype={dtype_name}")
     else:
         if not PRINT_OPTS.edgeitems:

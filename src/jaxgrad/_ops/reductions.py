@@ -72,6 +72,8 @@ MIN_ALL = Op("min", "MinBackward1", jnp.min, grads={
 
 def _select_back(grad, indices, self_shape, dim, keepdim):
     """Scatter a gradient into the positions ``indices`` chose along ``dim``."""
+    if not dim:  # a 0-d input
+        return grad
     d = dim[0]
     if not keepdim:
         grad, indices = jnp.expand_dims(grad, d), jnp.expand_dims(indices, d)
@@ -82,11 +84,15 @@ def _select_back(grad, indices, self_shape, dim, keepdim):
 
 
 def _max_dim(x, dim, keepdim):
+    if not dim:  # a 0-d input is its own maximum, at index 0
+        return x, jnp.zeros((), jnp.int64)
     return (jnp.max(x, axis=dim[0], keepdims=keepdim),
             jnp.argmax(x, axis=dim[0], keepdims=keepdim).astype(jnp.int64))
 
 
 def _min_dim(x, dim, keepdim):
+    if not dim:
+        return x, jnp.zeros((), jnp.int64)
     return (jnp.min(x, axis=dim[0], keepdims=keepdim),
             jnp.argmin(x, axis=dim[0], keepdims=keepdim).astype(jnp.int64))
 
@@ -104,14 +110,19 @@ ALL = Op("all", None, lambda x, dim, keepdim: jnp.all(x, axis=dim, keepdims=keep
 
 
 def _var(x, dim, correction, keepdim):
-    return jnp.var(x, axis=dim, ddof=correction, keepdims=keepdim)
+    # torch divides by max(N - correction, 0): inf (or nan for 0 / 0) when no dof are left
+    centred = x - jnp.mean(x, axis=dim, keepdims=True)
+    squares = jnp.real(centred * jnp.conj(centred))
+    return jnp.sum(squares, axis=dim, keepdims=keepdim) / max(_count(x.shape, dim) - correction, 0)
 
 
 def _var_grad(grad, self, dim, correction, keepdim):
-    n = _count(self.shape, dim)
+    dof = _count(self.shape, dim) - correction
     mean = jnp.mean(self, axis=dim, keepdims=True)
+    if dim is None and dof <= 0:  # torch: nan where self == mean, else inf
+        return grad * jnp.where(self == mean, jnp.nan, jnp.inf).astype(self.dtype)
     g = grad if keepdim or dim is None else jnp.expand_dims(grad, dim)
-    return g * (2.0 / jnp.asarray(n - correction, self.dtype)) * (self - mean)
+    return g * (2.0 / jnp.asarray(dof, self.dtype)) * (self - mean)
 
 
 VAR = Op("var", "VarBackward0", _var, grads={"self": _var_grad})
