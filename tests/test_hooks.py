@@ -535,8 +535,7 @@ def test_nonleaf_grad_warning_before_backward_and_after_detach_():
 
 # --- hooks returning the wrong thing ------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["list", "float", pytest.param("numpy", marks=pytest.mark.xfail(
-    strict=True, reason="jaxgrad bug: message says 'ndarray', torch 'numpy.ndarray'"))])
+@pytest.mark.parametrize("kind", ["list", "float", "numpy"])
 def test_hook_returning_wrong_type_raises(kind):
     def program(T):
         x = leaf(T, [1.0, 2.0])

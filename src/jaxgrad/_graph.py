@@ -62,13 +62,14 @@ def add_hook(hooks: HookDict, fn: Callable, prepend: bool = False) -> RemovableH
 
 def check_hook_result(hook: Callable, old, new: Any):
     """torch's checks on a tensor hook's return value (same class, dtype and size as ``old``)."""
+    from ._api import _type_name
     from ._dtypes import type_name
     from ._tensor import Tensor
 
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+        raise TypeError(f"expected Variable, but hook returned '{_type_name(new)}'")
     name = getattr(hook, "__name__", type(hook).__name__)
     if new.dtype is not old.dtype:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was "
