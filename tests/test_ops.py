@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import bug, cases, next_functions, same
+from differential import bug, cases, next_functions, ok, same
 
 torch = pytest.importorskip("torch")
 
@@ -134,7 +134,6 @@ PROD_TUPLE = "prod accepts a tuple dim; torch raises TypeError (prod takes one i
 KEEPDIM_NO_DIM = "sum/mean/prod(x, keepdim=...) without dim is accepted; torch raises TypeError"
 VAR_DOF = "var/std with N - correction <= 0 raise ZeroDivisionError; torch returns nan/inf"
 ZERO_D_DIM = "reducing a 0-d tensor over dim 0/-1 raises ValueError; torch allows it"
-MAXIMUM = "maximum/minimum (and max/min(x, y)) record WhereBackward0, torch MaximumBackward0"
 RETURN_TYPE = "max/min(dim=...) return type is named _ReturnTypes, torch's is 'max'/'min'"
 ARGMAX_KEEPDIM = "argmax/argmin(keepdim=True) without dim returns shape (), torch (1, 1)"
 VIEW_0D = "reshape/flatten of a 0-d tensor records UnsafeViewBackward0, torch ViewBackward0"
@@ -789,10 +788,38 @@ def test_max_min_all(op):
     check(lambda T, x: getattr(x, op)(), S(5))
 
 
-@pytest.mark.parametrize("op", cases(["max", "min", "maximum", "minimum"], {
-    "max": MAXIMUM, "min": MAXIMUM, "maximum": MAXIMUM, "minimum": MAXIMUM}))
+@pytest.mark.parametrize("op", ["max", "min", "maximum", "minimum"])
 def test_max_min_binary(op):
     check(lambda T, x, y: getattr(T, op)(x, y), S(2, 3), S(3))
+    check(lambda T, x, y: getattr(x, op)(y), S(2, 3), S(2, 1, rg=False))
+    check(lambda T, x, y: getattr(T, op)(x, y), S(3, rg=False), S(2, 3, dtype="float64"))
+
+
+BINARY_TIES = {
+    "maximum": lambda T, x, y: T.maximum(x, y),
+    "minimum": lambda T, x, y: T.minimum(x, y),
+    "max": lambda T, x, y: T.max(x, y),
+    "min_method": lambda T, x, y: x.min(y),
+}
+
+
+@pytest.mark.parametrize("case", list(BINARY_TIES))
+def test_max_min_binary_ties_and_nan(case):
+    """Ties split the gradient in half; NaN propagates and its gradient reaches both inputs."""
+    def program(T):
+        x = _special(T, [[1.0, 2.0, 3.0, float("nan")], [0.0, -1.0, 5.0, 1.0]])
+        y = _special(T, [1.0, 5.0, 0.0, 1.0])
+        out = BINARY_TIES[case](T, x, y)
+        out.backward(T.tensor(np.arange(1.0, 9.0, dtype="float32").reshape(2, 4)))
+        return out, G(x), G(y), next_functions(out.grad_fn)
+
+    same(program)
+
+
+def test_max_min_binary_int_promotion():
+    ok(lambda T: (T.maximum(T.tensor([1, 5, 3]), T.tensor([2.5, 0.5, 3.0])),
+                  T.minimum(T.tensor([1, 5]), T.tensor([2, 0])),
+                  T.maximum(T.tensor([True, False]), T.tensor([False, False]))))
 
 
 TIES = {
@@ -810,7 +837,7 @@ TIES = {
 }
 
 
-@pytest.mark.parametrize("case", cases(TIES, {"maximum": MAXIMUM}))
+@pytest.mark.parametrize("case", list(TIES))
 def test_reduction_ties(case):
     fn = TIES[case]
 

@@ -354,11 +354,13 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
-    return where(input >= other, input, other)
+    """Elementwise maximum (NaN propagates; ties split the gradient, as in torch)."""
+    return apply(E.MAXIMUM, input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
-    return where(input <= other, input, other)
+    """Elementwise minimum (NaN propagates; ties split the gradient, as in torch)."""
+    return apply(E.MINIMUM, input, other)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
