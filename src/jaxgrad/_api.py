@@ -491,11 +491,14 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
-    """``view`` when the strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
+    """torch's reshape: ``view`` of a contiguous tensor, ``_reshape_alias`` (a view too) when the
+    strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
     shape = _infer_shape(_shape_arg(shape), input.numel())
+    if input.is_contiguous():
+        return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
     g = input._geometry()
     if view_strides(g.shape, g.strides, shape) is not None:
-        return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
+        return apply_view(V.RESHAPE_ALIAS, V.view_geometry, input, shape=shape)
     return apply(V.UNSAFE_VIEW, clone(input), shape=shape)
 
 

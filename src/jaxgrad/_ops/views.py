@@ -124,6 +124,8 @@ def _scatter_layout_grad(grad, self_shape, layout_out):
 
 VIEW = Op("view", "ViewBackward0", lambda x, shape: x.reshape(shape),
           grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
+RESHAPE_ALIAS = Op("_reshape_alias", "ReshapeAliasBackward0", VIEW.forward, grads=VIEW.grads,
+                   grad_layout="view")
 ALIAS = Op("alias", "AliasBackward0", lambda x: x, grads={"self": identity_grad})
 SLICE = Op("slice", "SliceBackward0", _slice_fwd, grads={"self": _slice_grad})
 SELECT = Op("select", "SelectBackward0",
