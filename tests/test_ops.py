@@ -123,12 +123,6 @@ def grid(keys_a, keys_b, xfail=None, id_b=str):
 
 BROADCAST_ERR = ("incompatible broadcast shapes raise JAX's ValueError, not torch's RuntimeError "
                  "'The size of tensor a (3) must match the size of tensor b (4) ...'")
-SQUEEZE4 = "1D @ 2D matmul ends in SqueezeBackward1; torch's ends in SqueezeBackward4"
-FOLD_MV = "1D @ 3D matmul goes through expand+bmm; torch folds it into mv (MvBackward0)"
-FOLD_2D3D = "2D @ 3D matmul goes through expand+bmm; torch folds it (mT, mm, clone)"
-FOLD_BATCH1 = "3D @ (1,n,m) matmul goes through bmm; torch folds it into mm"
-FOLD_NONCONTIG = ("non-contiguous 3D @ 2D matmul (rhs requiring grad) goes through bmm; torch "
-                  "folds it via reshape into mm")
 MATMUL_ERR = "shape errors in bmm/mv/batched matmul surface JAX's error, not torch's message"
 PROD_TUPLE = "prod accepts a tuple dim; torch raises TypeError (prod takes one int dim)"
 KEEPDIM_NO_DIM = "sum/mean/prod(x, keepdim=...) without dim is accepted; torch raises TypeError"
@@ -521,53 +515,83 @@ MATMUL_SHAPES = [
     ((5, 2, 3), (5, 3, 4)),
     ((2, 1, 2, 3), (5, 3, 4)),
     ((5, 2, 3), (1, 3, 4)),
+    ((1, 2, 3), (5, 3, 4)),
     ((2, 5, 2, 3), (2, 5, 3, 4)),
+    ((3,), (2, 5, 3, 4)),
+    ((2, 3), (2, 5, 3, 4)),
+    ((2, 5, 2, 3), (3,)),
+    ((0, 2, 3), (3, 4)),
+    ((3,), (0, 3, 4)),
+    ((2, 3), (0, 3, 4)),
 ]
 MATMUL_FORMS = {
     "fn": lambda T, x, y: T.matmul(x, y),
     "operator": lambda T, x, y: x @ y,
 }
-MATMUL_BUGS = {
-    str(((3,), (3, 4))): SQUEEZE4,
-    str(((3,), (5, 3, 4))): FOLD_MV,
-    str(((2, 3), (5, 3, 4))): FOLD_2D3D,
-    str(((5, 2, 3), (1, 3, 4))): FOLD_BATCH1,
-}
 
 
-@pytest.mark.parametrize(("form", "shapes"), grid(
-    list(MATMUL_FORMS), MATMUL_SHAPES,
-    {(f, k): r for f in MATMUL_FORMS for k, r in MATMUL_BUGS.items()}))
+@pytest.mark.parametrize(("form", "shapes"), grid(list(MATMUL_FORMS), MATMUL_SHAPES))
 def test_matmul(form, shapes):
     a, b = shapes
     check(MATMUL_FORMS[form], S(*a), S(*b), rtol=1e-5)
 
 
 MATMUL_BY_ID = {str(s): s for s in MATMUL_SHAPES}
-LHS_ONLY_BUGS = {str(((3,), (3, 4))): SQUEEZE4, str(((3,), (5, 3, 4))): FOLD_MV,
-                 str(((2, 3), (5, 3, 4))): FOLD_2D3D}
-RHS_ONLY_BUGS = {str(((3,), (3, 4))): SQUEEZE4, str(((5, 2, 3), (1, 3, 4))): FOLD_BATCH1}
 
 
-@pytest.mark.parametrize("shapes", cases([str(s) for s in MATMUL_SHAPES], LHS_ONLY_BUGS))
+@pytest.mark.parametrize("shapes", [str(s) for s in MATMUL_SHAPES])
 def test_matmul_lhs_requires_grad_only(shapes):
     a, b = MATMUL_BY_ID[shapes]
     check(lambda T, x, y: x.matmul(y), S(*a), S(*b, rg=False), rtol=1e-5)  # method form
 
 
-@pytest.mark.parametrize("shapes", cases([str(s) for s in MATMUL_SHAPES], RHS_ONLY_BUGS))
+@pytest.mark.parametrize("shapes", [str(s) for s in MATMUL_SHAPES])
 def test_matmul_rhs_requires_grad_only(shapes):
     a, b = MATMUL_BY_ID[shapes]
     check(lambda T, x, y: x.matmul(y), S(*a, rg=False), S(*b), rtol=1e-5)
 
 
-@bug(FOLD_NONCONTIG)
 def test_matmul_non_contiguous_3d_at_2d():
     check(lambda T, x, y: x.transpose(0, 1) @ y, S(2, 5, 3), S(3, 4), rtol=1e-5)
 
 
 def test_matmul_non_contiguous_3d_at_2d_rhs_no_grad():
     check(lambda T, x, y: x.transpose(0, 1) @ y, S(2, 5, 3), S(3, 4, rg=False), rtol=1e-5)
+
+
+# strided operands: torch folds into mm/mv through reshape (view, _reshape_alias or a copy)
+# depending on the strides and on which operand requires grad
+MATMUL_STRIDED = {
+    "transposed_3d_at_1d": (lambda T, x, y: x.transpose(0, 1) @ y, (2, 5, 3), (3,)),
+    "mT_3d_at_2d": (lambda T, x, y: x.mT @ y, (5, 3, 2), (3, 4)),
+    "permuted_3d_at_2d": (lambda T, x, y: x.permute(1, 0, 2) @ y, (2, 5, 3), (3, 4)),
+    "expanded_3d_at_2d": (lambda T, x, y: x.expand(5, 2, 3) @ y, (2, 3), (3, 4)),
+    "3d_at_mT_3d": (lambda T, x, y: x @ y.mT, (5, 2, 3), (5, 4, 3)),
+    "2d_at_transposed_3d": (lambda T, x, y: x @ y.transpose(0, 1), (2, 3), (3, 5, 4)),
+    "1d_at_transposed_3d": (lambda T, x, y: x @ y.transpose(0, 1), (3,), (3, 5, 4)),
+    "2d_at_mT_3d": (lambda T, x, y: x @ y.mT, (2, 3), (5, 4, 3)),
+    "1d_at_mT_3d": (lambda T, x, y: x @ y.mT, (3,), (5, 4, 3)),
+}
+
+
+@pytest.mark.parametrize(("case", "grads"), grid(
+    list(MATMUL_STRIDED), ["both", "lhs", "rhs"]))
+def test_matmul_strided(case, grads):
+    fn, a, b = MATMUL_STRIDED[case]
+    check(fn, S(*a, rg=grads != "rhs"), S(*b, rg=grads != "lhs"), rtol=1e-5)
+
+
+def test_matmul_result_versions_and_strides():
+    """1-D @ 2-D ends in an in-place squeeze_ (version 1); folded 2-D @ 3-D ends in a copy."""
+    def program(T):
+        rs = np.random.RandomState(0)
+        v, m = T.tensor(rs.randn(3)), T.tensor(rs.randn(3, 4), requires_grad=True)
+        outs = [v @ m, T.tensor(rs.randn(2, 3)) @ T.tensor(rs.randn(5, 3, 4)), v @ m.detach()]
+        with T.no_grad():
+            outs.append(v @ m)
+        return [(o, o._version, o.stride(), o.is_contiguous()) for o in outs]
+
+    same(program)
 
 
 def test_matmul_float64():

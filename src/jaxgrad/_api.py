@@ -499,7 +499,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     g = input._geometry()
     if view_strides(g.shape, g.strides, shape) is not None:
         return apply_view(V.RESHAPE_ALIAS, V.view_geometry, input, shape=shape)
-    return apply(V.UNSAFE_VIEW, clone(input), shape=shape)
+    return _unsafe_view(clone(input), shape)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -767,7 +767,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch composes it."""
+    """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch's ``_matmul_impl``."""
     d1, d2 = input.ndim, other.ndim
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -777,31 +777,75 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if d1 == 2 and d2 == 1:
         return mv(input, other)
     if d1 == 1 and d2 == 2:
-        return squeeze(mm(unsqueeze(input, 0), other), 0)
+        return apply_inplace(V.SQUEEZE_INPLACE, mm(unsqueeze(input, 0), other), dims=(0,))
     if d1 == 2 and d2 == 2:
         return mm(input, other)
-    if d1 >= 3 and d2 in (1, 2) and input.is_contiguous():
-        lead = tuple(input.shape[:-1])
-        folded = reshape(input, (-1, input.shape[-1]))
-        out = mm(folded, other) if d2 == 2 else mv(folded, other)
-        shape = lead + ((other.shape[-1],) if d2 == 2 else ())
-        return apply(V.UNSAFE_VIEW, out, shape=shape)
+    if _should_fold(input, other):
+        return _folded_matmul(input, other)
     return _batched_matmul(input, other)
 
 
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """torch's should_fold: can the larger operand be folded into a matrix for mm/mv?"""
+    a_larger = a.ndim >= b.ndim
+    big, small = (a, b) if a_larger else (b, a)
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if small._requires_grad:  # folding keeps the gradient of the small operand small
+        return True
+    if a.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    g = big._geometry()
+    shape, strides = list(g.shape), list(g.strides)
+    if not a_larger:  # torch checks the strides of b.mT
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
+                        for i in range(len(shape) - 2))
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """N-D @ 1-D/2-D as one mm/mv on the folded N-D operand (b.mT when b is the larger)."""
+    transposed = b.ndim > a.ndim
+    t1 = transpose(b, -2, -1) if transposed else a
+    t2 = (t(a) if a.ndim == 2 else a) if transposed else b
+    lead = tuple(t1.shape[:-1])
+    folded = reshape(t1, (math.prod(lead), t1.shape[-1]))
+    if t2.ndim == 1:
+        return _unsafe_view(mv(folded, t2), lead)
+    out = _unsafe_view(mm(folded, t2), lead + (t2.shape[1],))
+    return contiguous(transpose(out, -2, -1)) if transposed else out
+
+
 def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
-    a2 = unsqueeze(a, 0) if a.ndim == 1 else a
-    b2 = unsqueeze(b, -1) if b.ndim == 1 else b
-    batch = tuple(np.broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2])))
-    n, m, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
-    if b2.shape[-2] != m:
+    """Broadcast batch dims, then one bmm (torch's last matmul case)."""
+    d1, d2 = a.ndim, b.ndim
+    batch1, batch2 = tuple(a.shape[:-2]), tuple(b.shape[:-2])
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and a._requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if batch2[0] == 1 and b._requires_grad:
+            return matmul(a, squeeze(b, 0))
+    n, m1 = (a.shape[-2] if d1 > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if d2 > 1 else (b.shape[0], 1)
+    batch = tuple(np.broadcast_shapes(batch1, batch2))
+    size = math.prod(batch)
+    if m1 != m2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{math.prod(batch)}, {m}] but got: [{math.prod(batch)}, "
-                           f"{b2.shape[-2]}].")
-    a3 = reshape(expand(a2, batch + (n, m)), (-1, n, m))
-    b3 = reshape(expand(b2, batch + (m, p)), (-1, m, p))
-    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
-    return apply(V.UNSAFE_VIEW, bmm(a3, b3), shape=shape)
+                           f"[{size}, {m1}] but got: [{size}, {m2}].")
+    a3 = reshape(expand(a, batch + (n, m1)), (size, n, m1))
+    shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    if d2 == 1:
+        b3 = unsqueeze(reshape(expand(b, batch + (m2,)), (size, m2)), 2)
+        return _unsafe_view(squeeze(bmm(a3, b3), -1), shape)
+    b3 = reshape(expand(b, batch + (m2, p)), (size, m2, p))
+    return _unsafe_view(bmm(a3, b3), shape)
+
+
+def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+    """torch's ``_unsafe_view``: a reshape recorded as a copy (UnsafeViewBackward0)."""
+    return apply(V.UNSAFE_VIEW, input, shape=shape)
 
 
 # --- in-place -------------------------------------------------------------------------------------

@@ -138,6 +138,7 @@ SQUEEZE = Op("squeeze", "SqueezeBackward0",
              grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
 SQUEEZE_DIMS = _named(SQUEEZE, "SqueezeBackward2")
+SQUEEZE_INPLACE = _named(SQUEEZE, "SqueezeBackward4")  # squeeze_(dim) of a non-view tensor
 PERMUTE = Op("permute", "PermuteBackward0", lambda x, dims: jnp.transpose(x, dims),
              grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))},
              grad_layout="view")
