@@ -629,10 +629,17 @@ def _advanced(i: Any) -> Any:
 
 def getitem(input: Tensor, index: Any) -> Tensor:
     """``input[index]``: basic indexing as views (select/slice/unsqueeze), then IndexBackward0."""
-    if isinstance(index, slice):
+    if isinstance(index, slice):  # torch slices even x[:] (no full-slice shortcut here)
         return narrow_slice(input, 0, index.start, index.stop, index.step)
-    if index is Ellipsis:
-        return alias(input)
+    out, advanced = _basic_index(input, index)
+    if advanced:
+        return apply(X.INDEX, out, aux=(advanced,))
+    return alias(out) if out is input else out  # x[...], x[:, :], x[()]: a shallow copy
+
+
+def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
+    """torch's applySlicing: the basic items of ``index`` applied as views (full slices are
+    skipped), and the advanced indices per dimension of that view (empty if there are none)."""
     items = index if isinstance(index, tuple) else (index,)
     out, dim, advanced = input, 0, []
     n_real = builtins.sum(_dims_consumed(i) for i in items)
@@ -653,8 +660,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             if dim >= out.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
             size = out.shape[dim]
-            if (item != slice(None) and slice(item.start, item.stop, item.step).indices(
-                    size) != (0, size, 1)) or len(items) == 1:
+            if item != slice(None) and item.indices(size) != (0, size, 1):
                 out = narrow_slice(out, dim, item.start, item.stop, item.step)
             advanced.append(None)
             dim += 1
@@ -663,11 +669,11 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             _check_index_bounds(item, tuple(out.shape[dim:]), dim)
             advanced.extend(arrays)
             dim += len(arrays)
-    if builtins.any(a is not None for a in advanced):
-        while advanced and advanced[-1] is None:
-            advanced.pop()
-        out = apply(X.INDEX, out, aux=(tuple(advanced),))
-    return out
+    if not builtins.any(a is not None for a in advanced):
+        return out, ()
+    while advanced[-1] is None:
+        advanced.pop()
+    return out, tuple(advanced)
 
 
 def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
@@ -698,25 +704,43 @@ def _dims_consumed(item: Any) -> int:
 
 
 def setitem(input: Tensor, index: Any, value: Any) -> None:
-    """``input[index] = value``: copy_ into the view, or index_put_ for advanced indices."""
-    items = index if isinstance(index, tuple) else (index,)
-    if builtins.any(not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int_index(i))
-                    for i in items):
-        basic = tuple(slice(None) if not (i is None or i is Ellipsis or isinstance(i, slice)
-                                           or _is_int_index(i)) else i for i in items)
-        target = getitem(input, basic) if basic != tuple(slice(None) for _ in basic) else input
-        advanced = []
-        for i in items:
-            if i is None or i is Ellipsis or _is_int_index(i):
-                continue
-            advanced.extend([None] if isinstance(i, slice) else _advanced(i))
-        while advanced and advanced[-1] is None:
-            advanced.pop()
-        value = value if isinstance(value, Tensor) else Tensor._make(
-            jnp.asarray(value, input._value.dtype))
-        apply_inplace(X.INDEX_PUT, target, value, aux=(tuple(advanced),), accumulate=False)
+    """``input[index] = value`` as torch's set_item: the basic items select a view (full slices
+    skipped, so ``y[...] = v`` writes ``y`` itself), then copy_to, or index_put_ for advanced
+    indices."""
+    value = _scalar_or_tensor(value)
+    target, advanced = _basic_index(input, index)
+    if not advanced:
+        _copy_to(target, value)
         return
-    copy_(getitem(input, index), value)
+    if not isinstance(value, Tensor):
+        value = Tensor._make(jnp.asarray(value, input._value.dtype))
+    elif value.shape[:1] == (1,):
+        value = _without_leading_ones(value)
+    apply_inplace(X.INDEX_PUT, target, value, aux=(advanced,), accumulate=False)
+
+
+def _copy_to(dst: Tensor, value: Any) -> None:
+    """torch's indexing copy_to: copy_ when the shapes match, fill_ from a 0-d CPU value (a
+    Python scalar is one), else copy_ from the value without leading 1s, expanded."""
+    if not isinstance(value, Tensor):
+        if dst.ndim == 0:
+            copy_(dst, value)
+        else:
+            apply_inplace(E.FILL_TENSOR, dst, value)
+    elif dst.shape == value.shape:
+        copy_(dst, value)
+    elif value.ndim == 0 and value.device.type == "cpu":
+        fill_(dst, value)
+    else:
+        src = _without_leading_ones(value)
+        copy_(dst, src if src.shape == dst.shape else expand(src, tuple(dst.shape)))
+
+
+def _without_leading_ones(value: Tensor) -> Tensor:
+    """``value`` viewed without its leading size-1 dims (torch's slicePrefix1sSize)."""
+    shape = tuple(value.shape)
+    lead = next((i for i, size in enumerate(shape) if size != 1), len(shape))
+    return view(value, shape[lead:])
 
 
 # --- matrix products ------------------------------------------------------------------------------
@@ -879,6 +903,11 @@ def zero_(input: Tensor) -> Tensor:
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return apply_inplace(E.FILL_TENSOR, input, value)
     return apply_inplace(E.FILL, input, value=_scalar_or_tensor(value))
 
 

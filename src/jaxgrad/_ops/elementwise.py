@@ -117,6 +117,10 @@ CLAMP_TENSOR = Op("clamp", "ClampBackward0", _clamp_fwd, inputs=("self", "min", 
 
 FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value),
           grads={"self": lambda grad: jnp.zeros_like(grad)})
+FILL_TENSOR = Op("fill", "FillBackward3", lambda x, value: jnp.full_like(x, value),
+                 inputs=("self", "value"),
+                 grads={"self": lambda grad: jnp.zeros_like(grad),
+                        "value": lambda grad: grad.sum()})
 ZERO = Op("zero", "ZeroBackward0", jnp.zeros_like,
           grads={"self": lambda grad: jnp.zeros_like(grad)})
 COPY = Op("copy", "CopyBackwards",
