@@ -7,6 +7,7 @@ errors.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from differential import attempt, leaf, next_functions, ok, raises, val
@@ -137,6 +138,8 @@ _SETITEM = {
     "ellipsis_list": lambda T, y, v: y.__setitem__((Ellipsis, [1]), 5.0),
     "none_list": lambda T, y, v: y.__setitem__((None, [1]), v[:1]),
     "fill_0d_tensor": lambda T, y, v: y.fill_(v[1, 1]),
+    "numpy_int_value": lambda T, y, v: y.__setitem__(1, np.int64(7)),
+    "numpy_float64_value": lambda T, y, v: y.__setitem__([0, 2], np.float64(-2.5)),
 }
 
 
@@ -157,6 +160,10 @@ def test_setitem(case):
 _SETITEM_ERRORS = {
     "value_does_not_expand": lambda T, y, v: y.__setitem__(0, v[:, 0]),
     "fill_1d_tensor": lambda T, y, v: y.fill_(v[1]),
+    "list_value": lambda T, y, v: y.__setitem__(0, [1.0, 2.0]),
+    "ndarray_value": lambda T, y, v: y.__setitem__([0, 2], np.ones(2)),
+    "numpy_float32_value": lambda T, y, v: y.__setitem__(Ellipsis, np.float32(2.0)),
+    "none_value": lambda T, y, v: y.__setitem__(0, None),
 }
 
 

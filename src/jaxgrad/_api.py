@@ -707,7 +707,7 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     """``input[index] = value`` as torch's set_item: the basic items select a view (full slices
     skipped, so ``y[...] = v`` writes ``y`` itself), then copy_to, or index_put_ for advanced
     indices."""
-    value = _scalar_or_tensor(value)
+    value = _setitem_value(input, value)
     target, advanced = _basic_index(input, index)
     if not advanced:
         _copy_to(target, value)
@@ -717,6 +717,18 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     elif value.shape[:1] == (1,):
         value = _without_leading_ones(value)
     apply_inplace(X.INDEX_PUT, target, value, aux=(advanced,), accumulate=False)
+
+
+def _setitem_value(input: Tensor, value: Any) -> Any:
+    """torch's valueToTensor: a Tensor or a Python number (numpy integers count as ints)."""
+    if isinstance(value, (Tensor, bool, int, float, complex)):
+        return value
+    if isinstance(value, np.integer):
+        return int(value)
+    kind = type(value).__name__
+    if isinstance(value, (np.ndarray, np.generic)):
+        kind = f"numpy.{kind}"
+    raise TypeError(f"can't assign a {kind} to a jaxgrad.{_dtypes.type_name(input.dtype)}")
 
 
 def _copy_to(dst: Tensor, value: Any) -> None:
@@ -824,7 +836,8 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
     g = big._geometry()
     shape, strides = list(g.shape), list(g.strides)
     if not a_larger:  # torch checks the strides of b.mT
-        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+        shape[-2], shape[-1] = shape[-1], shape[-2]
+        strides[-2], strides[-1] = strides[-1], strides[-2]
     return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
                         for i in range(len(shape) - 2))
 

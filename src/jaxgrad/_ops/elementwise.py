@@ -134,23 +134,20 @@ WHERE = Op("where", "WhereBackward0", lambda x, y, condition: jnp.where(conditio
                   "other": lambda grad, condition: jnp.where(condition, 0, grad)})
 
 
-
 def _split_ties(grad, self, other, drop):
     """derivatives.yaml's maximum/minimum: ties get half the gradient, ``drop`` gets none."""
     half = jnp.where(self == other, grad / 2, grad)
     return jnp.where(drop, jnp.zeros_like(half), half)
 
 
-MAXIMUM = Op("maximum", "MaximumBackward0", jnp.maximum, inputs=("self", "other"),
-             promote="common",
-             grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self < other),
-                    "other": lambda grad, self, other: _split_ties(grad, self, other,
-                                                                   self > other)})
-MINIMUM = Op("minimum", "MinimumBackward0", jnp.minimum, inputs=("self", "other"),
-             promote="common",
-             grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self > other),
-                    "other": lambda grad, self, other: _split_ties(grad, self, other,
-                                                                   self < other)})
+MAXIMUM = Op(
+    "maximum", "MaximumBackward0", jnp.maximum, inputs=("self", "other"), promote="common",
+    grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self < other),
+           "other": lambda grad, self, other: _split_ties(grad, self, other, self > other)})
+MINIMUM = Op(
+    "minimum", "MinimumBackward0", jnp.minimum, inputs=("self", "other"), promote="common",
+    grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self > other),
+           "other": lambda grad, self, other: _split_ties(grad, self, other, self < other)})
 
 # --- non-differentiable -------------------------------------------------------------------------
 
