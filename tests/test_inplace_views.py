@@ -7,6 +7,7 @@ errors.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from differential import attempt, leaf, next_functions, ok, raises, val
@@ -122,20 +123,27 @@ _SETITEM = {
     "advanced_pair": lambda T, y, v: y.__setitem__(([0, 2], [1, 0]), v[0]),
     "mixed_slice_adv": lambda T, y, v: y.__setitem__((slice(None), [1]), v[:, :1]),
     "negative_index": lambda T, y, v: y.__setitem__(-1, v[2]),
+    # full slices are skipped: these write y itself (fill_ / copy_), not a view of it
+    "ellipsis_0d_tensor": lambda T, y, v: y.__setitem__(Ellipsis, v[0, 0]),
+    "ellipsis_int_tensor": lambda T, y, v: y.__setitem__(Ellipsis, T.tensor(4)),
+    "full_slice_scalar": lambda T, y, v: y.__setitem__(slice(None), 3.0),
+    "full_slices_scalar": lambda T, y, v: y.__setitem__((slice(None), slice(0, 2)), 3.0),
+    "full_slice_broadcast": lambda T, y, v: y.__setitem__(slice(None), v[1]),
+    "full_slice_same_shape": lambda T, y, v: y.__setitem__(slice(None), v * 2),
+    # values are viewed without leading 1s, then expanded (if their shape still differs)
+    "column_leading_one": lambda T, y, v: y.__setitem__((slice(None), 0), v[:1, 0]),
+    "row_leading_ones": lambda T, y, v: y.__setitem__(0, v.unsqueeze(0)[:, :1]),
+    "none": lambda T, y, v: y.__setitem__(None, v),
+    "list_leading_one": lambda T, y, v: y.__setitem__([0, 2], v[:1]),
+    "ellipsis_list": lambda T, y, v: y.__setitem__((Ellipsis, [1]), 5.0),
+    "none_list": lambda T, y, v: y.__setitem__((None, [1]), v[:1]),
+    "fill_0d_tensor": lambda T, y, v: y.fill_(v[1, 1]),
+    "numpy_int_value": lambda T, y, v: y.__setitem__(1, np.int64(7)),
+    "numpy_float64_value": lambda T, y, v: y.__setitem__([0, 2], np.float64(-2.5)),
 }
 
 
-_SETITEM_BUGS = {
-    "ellipsis": "jaxgrad bug: y[...] = 2.0 gives grad_fn CopySlices, torch FillBackward3 (a "
-                "fill_ of the whole tensor)",
-    "broadcast_row": "jaxgrad bug: setitem with a broadcast value lacks torch's ExpandBackward0 "
-                     "node on the value in CopySlices.next_functions",
-}
-
-
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=_SETITEM_BUGS[c]))
-    if c in _SETITEM_BUGS else c for c in _SETITEM])
+@pytest.mark.parametrize("case", list(_SETITEM))
 def test_setitem(case):
     def program(T):
         x = leaf(T, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
@@ -147,6 +155,25 @@ def test_setitem(case):
         return y, graph, val(x.grad), val(v.grad)
 
     ok(program)
+
+
+_SETITEM_ERRORS = {
+    "value_does_not_expand": lambda T, y, v: y.__setitem__(0, v[:, 0]),
+    "fill_1d_tensor": lambda T, y, v: y.fill_(v[1]),
+    "list_value": lambda T, y, v: y.__setitem__(0, [1.0, 2.0]),
+    "ndarray_value": lambda T, y, v: y.__setitem__([0, 2], np.ones(2)),
+    "numpy_float32_value": lambda T, y, v: y.__setitem__(Ellipsis, np.float32(2.0)),
+    "none_value": lambda T, y, v: y.__setitem__(0, None),
+}
+
+
+@pytest.mark.parametrize("case", list(_SETITEM_ERRORS))
+def test_setitem_errors(case):
+    def program(T):
+        y = leaf(T, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]) * 1
+        _SETITEM_ERRORS[case](T, y, leaf(T, [[10.0, 20.0], [30.0, 40.0], [50.0, 60.0]]))
+
+    raises(program)
 
 
 @pytest.mark.parametrize("case", list(_SETITEM))

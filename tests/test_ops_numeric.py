@@ -87,6 +87,8 @@ BINARY = {
     "div": (lambda T, a, b: a / b, "pos"),
     "pow": (lambda T, a, b: a ** b, "pos"),
     "where": (lambda T, a, b: T.where(a > b, a, b), "randn"),
+    "maximum": (lambda T, a, b: T.maximum(a, b), "randn"),
+    "minimum": (lambda T, a, b: T.minimum(a, b), "randn"),
     "chain": (lambda T, a, b: (a * b + a) / (b * b + 1.0), "randn"),
 }
 

@@ -469,11 +469,15 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
-    return where(input >= other, input, other)
+    """Elementwise maximum (NaN propagates; ties split the gradient, as in torch)."""
+    _check_broadcast(input, other)
+    return apply(E.MAXIMUM, input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
-    return where(input <= other, input, other)
+    """Elementwise minimum (NaN propagates; ties split the gradient, as in torch)."""
+    _check_broadcast(input, other)
+    return apply(E.MINIMUM, input, other)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
@@ -634,12 +638,15 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
-    """``view`` when the strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
+    """torch's reshape: ``view`` of a contiguous tensor, ``_reshape_alias`` (a view too) when the
+    strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
     shape = _infer_shape(_shape_arg(shape), input.numel())
+    if input.is_contiguous():
+        return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
     g = input._geometry()
     if view_strides(g.shape, g.strides, shape) is not None:
-        return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
-    return apply(V.UNSAFE_VIEW, clone(input), shape=shape)
+        return apply_view(V.RESHAPE_ALIAS, V.view_geometry, input, shape=shape)
+    return _unsafe_view(clone(input), shape)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -778,10 +785,17 @@ def _advanced(i: Any) -> Any:
 
 def getitem(input: Tensor, index: Any) -> Tensor:
     """``input[index]``: basic indexing as views (select/slice/unsqueeze), then IndexBackward0."""
-    if isinstance(index, slice):
+    if isinstance(index, slice):  # torch slices even x[:] (no full-slice shortcut here)
         return narrow_slice(input, 0, index.start, index.stop, index.step)
-    if index is Ellipsis:
-        return alias(input)
+    out, advanced = _basic_index(input, index)
+    if advanced:
+        return apply(X.INDEX, out, aux=(advanced,))
+    return alias(out) if out is input else out  # x[...], x[:, :], x[()]: a shallow copy
+
+
+def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
+    """torch's applySlicing: the basic items of ``index`` applied as views (full slices are
+    skipped), and the advanced indices per dimension of that view (empty if there are none)."""
     items = index if isinstance(index, tuple) else (index,)
     out, dim, advanced = input, 0, []
     n_real = builtins.sum(_dims_consumed(i) for i in items)
@@ -812,8 +826,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             if dim >= out.ndim:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
             size = out.shape[dim]
-            if (item != slice(None) and slice(item.start, item.stop, item.step).indices(
-                    size) != (0, size, 1)) or len(items) == 1:
+            if item != slice(None) and item.indices(size) != (0, size, 1):
                 out = narrow_slice(out, dim, item.start, item.stop, item.step)
             advanced.append(None)
             dim += 1
@@ -827,11 +840,11 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
                              f"byte Variables are valid indices (got {_type_name(item)})")
-    if builtins.any(a is not None for a in advanced):
-        while advanced and advanced[-1] is None:
-            advanced.pop()
-        out = apply(X.INDEX, out, aux=(tuple(advanced),))
-    return out
+    if not builtins.any(a is not None for a in advanced):
+        return out, ()
+    while advanced[-1] is None:
+        advanced.pop()
+    return out, tuple(advanced)
 
 
 def _bool_index(item: Any) -> bool | None:
@@ -891,25 +904,55 @@ def _dims_consumed(item: Any) -> int:
 
 
 def setitem(input: Tensor, index: Any, value: Any) -> None:
-    """``input[index] = value``: copy_ into the view, or index_put_ for advanced indices."""
-    items = index if isinstance(index, tuple) else (index,)
-    if builtins.any(not (i is None or i is Ellipsis or isinstance(i, slice) or _is_int_index(i))
-                    for i in items):
-        basic = tuple(slice(None) if not (i is None or i is Ellipsis or isinstance(i, slice)
-                                           or _is_int_index(i)) else i for i in items)
-        target = getitem(input, basic) if basic != tuple(slice(None) for _ in basic) else input
-        advanced = []
-        for i in items:
-            if i is None or i is Ellipsis or _is_int_index(i):
-                continue
-            advanced.extend([None] if isinstance(i, slice) else _advanced(i))
-        while advanced and advanced[-1] is None:
-            advanced.pop()
-        value = value if isinstance(value, Tensor) else Tensor._make(
-            jnp.asarray(value, input._value.dtype))
-        apply_inplace(X.INDEX_PUT, target, value, aux=(tuple(advanced),), accumulate=False)
+    """``input[index] = value`` as torch's set_item: the basic items select a view (full slices
+    skipped, so ``y[...] = v`` writes ``y`` itself), then copy_to, or index_put_ for advanced
+    indices."""
+    value = _setitem_value(input, value)
+    target, advanced = _basic_index(input, index)
+    if not advanced:
+        _copy_to(target, value)
         return
-    copy_(getitem(input, index), value)
+    if not isinstance(value, Tensor):
+        value = Tensor._make(jnp.asarray(value, input._value.dtype))
+    elif value.shape[:1] == (1,):
+        value = _without_leading_ones(value)
+    apply_inplace(X.INDEX_PUT, target, value, aux=(advanced,), accumulate=False)
+
+
+def _setitem_value(input: Tensor, value: Any) -> Any:
+    """torch's valueToTensor: a Tensor or a Python number (numpy integers count as ints)."""
+    if isinstance(value, (Tensor, bool, int, float, complex)):
+        return value
+    if isinstance(value, np.integer):
+        return int(value)
+    kind = type(value).__name__
+    if isinstance(value, (np.ndarray, np.generic)):
+        kind = f"numpy.{kind}"
+    raise TypeError(f"can't assign a {kind} to a jaxgrad.{_dtypes.type_name(input.dtype)}")
+
+
+def _copy_to(dst: Tensor, value: Any) -> None:
+    """torch's indexing copy_to: copy_ when the shapes match, fill_ from a 0-d CPU value (a
+    Python scalar is one), else copy_ from the value without leading 1s, expanded."""
+    if not isinstance(value, Tensor):
+        if dst.ndim == 0:
+            copy_(dst, value)
+        else:
+            apply_inplace(E.FILL_TENSOR, dst, value)
+    elif dst.shape == value.shape:
+        copy_(dst, value)
+    elif value.ndim == 0 and value.device.type == "cpu":
+        fill_(dst, value)
+    else:
+        src = _without_leading_ones(value)
+        copy_(dst, src if src.shape == dst.shape else expand(src, tuple(dst.shape)))
+
+
+def _without_leading_ones(value: Tensor) -> Tensor:
+    """``value`` viewed without its leading size-1 dims (torch's slicePrefix1sSize)."""
+    shape = tuple(value.shape)
+    lead = next((i for i, size in enumerate(shape) if size != 1), len(shape))
+    return view(value, shape[lead:])
 
 
 # --- matrix products ------------------------------------------------------------------------------
@@ -979,7 +1022,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch composes it."""
+    """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch's ``_matmul_impl``."""
     d1, d2 = input.ndim, other.ndim
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -989,31 +1032,76 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if d1 == 2 and d2 == 1:
         return mv(input, other)
     if d1 == 1 and d2 == 2:
-        return squeeze(mm(unsqueeze(input, 0), other), 0)
+        return apply_inplace(V.SQUEEZE_INPLACE, mm(unsqueeze(input, 0), other), dims=(0,))
     if d1 == 2 and d2 == 2:
         return mm(input, other)
-    if d1 >= 3 and d2 in (1, 2) and input.is_contiguous():
-        lead = tuple(input.shape[:-1])
-        folded = reshape(input, (-1, input.shape[-1]))
-        out = mm(folded, other) if d2 == 2 else mv(folded, other)
-        shape = lead + ((other.shape[-1],) if d2 == 2 else ())
-        return apply(V.UNSAFE_VIEW, out, shape=shape)
+    if _should_fold(input, other):
+        return _folded_matmul(input, other)
     return _batched_matmul(input, other)
 
 
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """torch's should_fold: can the larger operand be folded into a matrix for mm/mv?"""
+    a_larger = a.ndim >= b.ndim
+    big, small = (a, b) if a_larger else (b, a)
+    if big.ndim < 3 or small.ndim > 2:
+        return False
+    if small._requires_grad:  # folding keeps the gradient of the small operand small
+        return True
+    if a.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    g = big._geometry()
+    shape, strides = list(g.shape), list(g.strides)
+    if not a_larger:  # torch checks the strides of b.mT
+        shape[-2], shape[-1] = shape[-1], shape[-2]
+        strides[-2], strides[-1] = strides[-1], strides[-2]
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
+                        for i in range(len(shape) - 2))
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """N-D @ 1-D/2-D as one mm/mv on the folded N-D operand (b.mT when b is the larger)."""
+    transposed = b.ndim > a.ndim
+    t1 = transpose(b, -2, -1) if transposed else a
+    t2 = (t(a) if a.ndim == 2 else a) if transposed else b
+    lead = tuple(t1.shape[:-1])
+    folded = reshape(t1, (math.prod(lead), t1.shape[-1]))
+    if t2.ndim == 1:
+        return _unsafe_view(mv(folded, t2), lead)
+    out = _unsafe_view(mm(folded, t2), lead + (t2.shape[1],))
+    return contiguous(transpose(out, -2, -1)) if transposed else out
+
+
 def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
-    a2 = unsqueeze(a, 0) if a.ndim == 1 else a
-    b2 = unsqueeze(b, -1) if b.ndim == 1 else b
-    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
-    n, m, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
-    if b2.shape[-2] != m:
+    """Broadcast batch dims, then one bmm (torch's last matmul case)."""
+    d1, d2 = a.ndim, b.ndim
+    batch1, batch2 = tuple(a.shape[:-2]), tuple(b.shape[:-2])
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and a._requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if batch2[0] == 1 and b._requires_grad:
+            return matmul(a, squeeze(b, 0))
+    n, m1 = (a.shape[-2] if d1 > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if d2 > 1 else (b.shape[0], 1)
+    batch = broadcast_shapes(batch1, batch2)
+    size = math.prod(batch)
+    if m1 != m2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{math.prod(batch)}, {m}] but got: [{math.prod(batch)}, "
-                           f"{b2.shape[-2]}].")
-    a3 = reshape(expand(a2, batch + (n, m)), (-1, n, m))
-    b3 = reshape(expand(b2, batch + (m, p)), (-1, m, p))
-    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
-    return apply(V.UNSAFE_VIEW, bmm(a3, b3), shape=shape)
+                           f"[{size}, {m1}] but got: [{size}, {m2}].")
+    a3 = reshape(expand(a, batch + (n, m1)), (size, n, m1))
+    shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    if d2 == 1:
+        b3 = unsqueeze(reshape(expand(b, batch + (m2,)), (size, m2)), 2)
+        return _unsafe_view(squeeze(bmm(a3, b3), -1), shape)
+    b3 = reshape(expand(b, batch + (m2, p)), (size, m2, p))
+    return _unsafe_view(bmm(a3, b3), shape)
+
+
+def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+    """torch's ``_unsafe_view``: a reshape recorded as a copy (UnsafeViewBackward0)."""
+    return apply(V.UNSAFE_VIEW, input, shape=shape)
 
 
 # --- in-place -------------------------------------------------------------------------------------
@@ -1056,6 +1144,11 @@ def zero_(input: Tensor) -> Tensor:
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        return apply_inplace(E.FILL_TENSOR, input, value)
     return apply_inplace(E.FILL, input, value=_scalar_or_tensor(value))
 
 

@@ -61,7 +61,9 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """torch's is_contiguous: dims of size 1 may have any stride."""
+    """torch's is_contiguous: dims of size 1 may have any stride; empty tensors always are."""
+    if 0 in shape:
+        return True
     expected = 1
     for size, stride in zip(reversed(shape), reversed(strides)):
         if size == 1:
@@ -74,7 +76,11 @@ def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 
 def view_strides(old_shape, old_strides, new_shape) -> tuple[int, ...] | None:
     """Strides to view (old_shape, old_strides) as new_shape, or None (torch's computeStride)."""
+    if not old_shape:
+        return (1,) * len(new_shape)
     if math.prod(old_shape) == 0:
+        if tuple(old_shape) == tuple(new_shape):
+            return tuple(old_strides)
         return contiguous_strides(tuple(new_shape))
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1

@@ -579,6 +579,8 @@ class Tensor:
     def amin(self, dim=(), keepdim=False): return F.amin(self, dim, keepdim)
     def max(self, dim=None, keepdim=False): return F.max(self, dim, keepdim)
     def min(self, dim=None, keepdim=False): return F.min(self, dim, keepdim)
+    def maximum(self, other): return F.maximum(self, other)
+    def minimum(self, other): return F.minimum(self, other)
     def argmax(self, dim=None, keepdim=False): return F.argmax(self, dim, keepdim)
     def argmin(self, dim=None, keepdim=False): return F.argmin(self, dim, keepdim)
     def any(self, dim=None, keepdim=False): return F.any(self, dim, keepdim)

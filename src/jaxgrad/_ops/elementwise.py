@@ -117,6 +117,10 @@ CLAMP_TENSOR = Op("clamp", "ClampBackward0", _clamp_fwd, inputs=("self", "min", 
 
 FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value),
           grads={"self": lambda grad: jnp.zeros_like(grad)})
+FILL_TENSOR = Op("fill", "FillBackward3", lambda x, value: jnp.full_like(x, value),
+                 inputs=("self", "value"),
+                 grads={"self": lambda grad: jnp.zeros_like(grad),
+                        "value": lambda grad: grad.sum()})
 ZERO = Op("zero", "ZeroBackward0", jnp.zeros_like,
           grads={"self": lambda grad: jnp.zeros_like(grad)})
 COPY = Op("copy", "CopyBackwards",
@@ -128,6 +132,22 @@ WHERE = Op("where", "WhereBackward0", lambda x, y, condition: jnp.where(conditio
            inputs=("self", "other"), aux=("condition",), promote="common",
            grads={"self": lambda grad, condition: jnp.where(condition, grad, 0),
                   "other": lambda grad, condition: jnp.where(condition, 0, grad)})
+
+
+def _split_ties(grad, self, other, drop):
+    """derivatives.yaml's maximum/minimum: ties get half the gradient, ``drop`` gets none."""
+    half = jnp.where(self == other, grad / 2, grad)
+    return jnp.where(drop, jnp.zeros_like(half), half)
+
+
+MAXIMUM = Op(
+    "maximum", "MaximumBackward0", jnp.maximum, inputs=("self", "other"), promote="common",
+    grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self < other),
+           "other": lambda grad, self, other: _split_ties(grad, self, other, self > other)})
+MINIMUM = Op(
+    "minimum", "MinimumBackward0", jnp.minimum, inputs=("self", "other"), promote="common",
+    grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self > other),
+           "other": lambda grad, self, other: _split_ties(grad, self, other, self < other)})
 
 # --- non-differentiable -------------------------------------------------------------------------
 

@@ -124,6 +124,8 @@ def _scatter_layout_grad(grad, self_shape, layout_out):
 
 VIEW = Op("view", "ViewBackward0", lambda x, shape: x.reshape(shape),
           grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
+RESHAPE_ALIAS = Op("_reshape_alias", "ReshapeAliasBackward0", VIEW.forward, grads=VIEW.grads,
+                   grad_layout="view")
 ALIAS = Op("alias", "AliasBackward0", lambda x: x, grads={"self": identity_grad})
 SLICE = Op("slice", "SliceBackward0", _slice_fwd, grads={"self": _slice_grad})
 SELECT = Op("select", "SelectBackward0",
@@ -136,6 +138,7 @@ SQUEEZE = Op("squeeze", "SqueezeBackward0",
              grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
 SQUEEZE_DIMS = _named(SQUEEZE, "SqueezeBackward2")
+SQUEEZE_INPLACE = _named(SQUEEZE, "SqueezeBackward4")  # squeeze_(dim) of a non-view tensor
 PERMUTE = Op("permute", "PermuteBackward0", lambda x, dims: jnp.transpose(x, dims),
              grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))},
              grad_layout="view")
