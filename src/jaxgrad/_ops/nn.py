@@ -345,30 +345,35 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, eps):
     return out, save_mean, save_invstd
 
 
-def _batch_norm_input_grad(grad, input, weight, running_var, result1, result2, training, eps):
+def _batch_stats(input, running_mean, running_var, training, eps):
+    """Mean and 1/std the forward normalised with, recomputed from ``input`` in training so
+    that the double backward sees them as functions of it (torch's batchnorm_double_backward).
+    """
+    if training:
+        axes = (0, *range(2, input.ndim))
+        return jnp.mean(input, axis=axes), jax.lax.rsqrt(jnp.var(input, axis=axes) + eps)
+    return running_mean, jax.lax.rsqrt(running_var + eps)
+
+
+def _batch_norm_input_grad(grad, input, weight, running_mean, running_var, training, eps):
     axes = (0, *range(2, input.ndim))
     shape = _channel_shape(input.ndim)
-    scale = 1.0 if weight is None else weight.reshape(shape)
+    mean, invstd = _batch_stats(input, running_mean, running_var, training, eps)
+    g = grad if weight is None else grad * weight.reshape(shape)
+    invstd = invstd.reshape(shape)
     if not training:
-        return grad * scale * jax.lax.rsqrt(running_var + eps).reshape(shape)
-    invstd = result2.reshape(shape)
-    xhat = (input - result1.reshape(shape)) * invstd
-    g = grad * scale
+        return g * invstd
+    xhat = (input - mean.reshape(shape)) * invstd
     n = math.prod(input.shape[a] for a in axes)
     return invstd / n * (n * g - jnp.sum(g, axes, keepdims=True)
                          - xhat * jnp.sum(g * xhat, axes, keepdims=True))
 
 
-def _batch_norm_weight_grad(grad, input, running_mean, running_var, result1, result2, training,
-                            eps):
-    axes = (0, *range(2, input.ndim))
+def _batch_norm_weight_grad(grad, input, running_mean, running_var, training, eps):
     shape = _channel_shape(input.ndim)
-    if training:
-        mean, invstd = result1, result2
-    else:
-        mean, invstd = running_mean, jax.lax.rsqrt(running_var + eps)
+    mean, invstd = _batch_stats(input, running_mean, running_var, training, eps)
     xhat = (input - mean.reshape(shape)) * invstd.reshape(shape)
-    return jnp.sum(grad * xhat, axes)
+    return jnp.sum(grad * xhat, (0, *range(2, input.ndim)))
 
 
 NATIVE_BATCH_NORM = Op(
@@ -396,18 +401,27 @@ def _layer_norm(x, weight, bias, normalized_shape, eps):
     return out, mean, rstd
 
 
-def _layer_norm_input_grad(grad, input, weight, result1, result2, normalized_shape):
+def _layer_stats(input, normalized_shape, eps):
+    """Mean and rstd recomputed from ``input`` (see ``_batch_stats``)."""
     axes = _norm_axes(input, normalized_shape)
-    xhat = (input - result1) * result2
+    mean = jnp.mean(input, axis=axes, keepdims=True)
+    return mean, jax.lax.rsqrt(jnp.var(input, axis=axes, keepdims=True) + eps)
+
+
+def _layer_norm_input_grad(grad, input, weight, normalized_shape, eps):
+    axes = _norm_axes(input, normalized_shape)
+    mean, rstd = _layer_stats(input, normalized_shape, eps)
+    xhat = (input - mean) * rstd
     g = grad if weight is None else grad * weight
     n = math.prod(normalized_shape)
-    return result2 / n * (n * g - jnp.sum(g, axes, keepdims=True)
-                          - xhat * jnp.sum(g * xhat, axes, keepdims=True))
+    return rstd / n * (n * g - jnp.sum(g, axes, keepdims=True)
+                       - xhat * jnp.sum(g * xhat, axes, keepdims=True))
 
 
-def _layer_norm_weight_grad(grad, input, result1, result2, normalized_shape):
+def _layer_norm_weight_grad(grad, input, normalized_shape, eps):
+    mean, rstd = _layer_stats(input, normalized_shape, eps)
     lead = tuple(range(input.ndim - len(normalized_shape)))
-    return jnp.sum(grad * (input - result1) * result2, lead)
+    return jnp.sum(grad * (input - mean) * rstd, lead)
 
 
 NATIVE_LAYER_NORM = Op(

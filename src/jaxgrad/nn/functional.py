@@ -501,7 +501,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 
 
 def _pool_args(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-               ceil_mode: bool, avg: bool) -> tuple:
+               ceil_mode: bool) -> tuple:
     kernel = _tuple(kernel_size, 2)
     stride_ = kernel if stride is None or stride == [] or stride == () else _tuple(stride, 2)
     pad = _tuple(padding, 2)
@@ -509,10 +509,7 @@ def _pool_args(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilat
     if input.ndim not in (3, 4) or builtins.any(s == 0 for s in input.shape[-3:]):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     for p, k, d in zip(pad, kernel, dil):
-        if avg and p > k // 2:
-            raise RuntimeError(f"pad should be at most half of kernel size, but got pad={p} and "
-                               f"kernel_size={k}")
-        if not avg and p > ((k - 1) * d + 1) // 2:
+        if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
     out = [N.pooled_size(size, k, s, p, d, ceil_mode)
@@ -535,7 +532,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
              [13., 15.]]])
     """
     kernel, stride_, pad, dil = _pool_args(input, kernel_size, stride, padding, dilation,
-                                           ceil_mode, avg=False)
+                                           ceil_mode)
     out, indices = apply(N.MAX_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
                          dilation=dil, ceil_mode=bool(ceil_mode))
     return (out, indices) if return_indices else out
@@ -552,8 +549,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    kernel, stride_, pad, _ = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode,
-                                         avg=True)
+    kernel, stride_, pad, _ = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode)
     return apply(N.AVG_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
                  ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
                  divisor_override=divisor_override)
