@@ -24,6 +24,7 @@ from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra import numpy as hnp  # noqa: E402
 
 import jaxgrad as J  # noqa: E402
+import jaxgrad.nn.functional  # noqa: E402  (makes J.nn.functional available to FD)
 
 # JAXGRAD_NUMERIC_EXAMPLES=200 runs the property tests longer (default: quick CI-sized runs)
 FAST = settings(max_examples=int(os.environ.get("JAXGRAD_NUMERIC_EXAMPLES", "4")), deadline=None,
@@ -37,7 +38,7 @@ SEEDS = st.integers(min_value=0, max_value=2**31 - 1)
 def values(rs, shape, kind="randn"):
     """Float64 values of a given kind.
 
-    randn: standard normal; pos: in [0.5, 2]; safe: distinct values at least 0.04 away from every
+    randn: standard normal; pos: in [0.5, 2]; prob: in [0.1, 0.9]; safe: distinct values at least 0.04 away from every
     multiple of 0.1 (so away from kinks of abs/relu/clamp and from ties of max/min); grid0: near
     multiples of 0.1 (at least 0.03 away from every ``safe`` value).
     """
@@ -49,6 +50,8 @@ def values(rs, shape, kind="randn"):
     elif kind == "safe":
         m = max(40, n)
         a = (rs.permutation(m)[:n] - m // 2) * 0.1 + 0.05 + rs.uniform(-0.01, 0.01, n)
+    elif kind == "prob":
+        a = rs.uniform(0.1, 0.9, n)
     elif kind == "grid0":
         a = rs.randint(-20, 20, n) * 0.1 + rs.uniform(-0.01, 0.01, n)
     else:
@@ -392,6 +395,45 @@ FD = {
     "stack": (lambda T, a, b: T.stack([a, b], -1) ** 2, [((2, 3), "randn"), ((2, 3), "randn")]),
     "unbind": (lambda T, a: a.unbind(1)[2] * a.unbind(1)[0], [((2, 3), "randn")]),
     "unbind_all": (lambda T, a: T.stack(a.unbind(0)[::-1]) ** 2, [((2, 3), "randn")]),
+    # nn.functional rows (jaxgrad._ops.nn)
+    "nn_linear": (lambda T, x, w, b: T.nn.functional.linear(x, w, b),
+                  [((2, 3), "randn"), ((2, 3), "randn"), ((2,), "randn")]),
+    "nn_bilinear": (lambda T, x, y, w: T.nn.functional.bilinear(x, y, w),
+                    [((2, 2), "randn"), ((2, 3), "randn"), ((2, 2, 3), "randn")]),
+    "nn_gelu": (lambda T, a: T.nn.functional.gelu(a), [((2, 3), "randn")]),
+    "nn_gelu_tanh": (lambda T, a: T.nn.functional.gelu(a, approximate="tanh"), [((2, 3), "randn")]),
+    "nn_silu": (lambda T, a: T.nn.functional.silu(a), [((2, 3), "randn")]),
+    "nn_mse_loss": (lambda T, a, b: T.nn.functional.mse_loss(a, b),
+                    [((2, 3), "randn"), ((2, 3), "randn")]),
+    "nn_nll_loss": (lambda T, a: T.nn.functional.nll_loss(a, T.tensor([2, 0]), T.tensor(
+        [0.5, 1.0, 2.0], dtype=T.float64)), [((2, 3), "randn")]),
+    "nn_nll_loss2d": (lambda T, a: T.nn.functional.nll_loss(
+        a, T.tensor([[[1, 0], [2, 2]]]), reduction="none"), [((1, 3, 2, 2), "randn")]),
+    "nn_cross_entropy_smoothing": (lambda T, a: T.nn.functional.cross_entropy(
+        a, T.tensor([2, 0]), label_smoothing=0.2), [((2, 3), "randn")]),
+    "nn_bce": (lambda T, a, b: T.nn.functional.binary_cross_entropy(a, b, reduction="sum"),
+               [((2, 3), "prob"), ((2, 3), "prob")]),
+    "nn_bce_logits": (lambda T, a, b: T.nn.functional.binary_cross_entropy_with_logits(
+        a, b, pos_weight=T.tensor([0.5, 1.0, 3.0], dtype=T.float64)),
+        [((2, 3), "randn"), ((2, 3), "prob")]),
+    "nn_conv2d": (lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, stride=2, padding=1),
+                  [((1, 2, 4, 4), "randn"), ((2, 2, 2, 2), "randn"), ((2,), "randn")]),
+    "nn_conv1d_groups": (lambda T, x, w: T.nn.functional.conv1d(x, w, groups=2, dilation=2),
+                         [((1, 2, 5), "randn"), ((2, 1, 2), "randn")]),
+    "nn_max_pool2d": (lambda T, a: T.nn.functional.max_pool2d(a, 2, 1, 1), [((1, 3, 3), "safe")]),
+    "nn_avg_pool2d": (lambda T, a: T.nn.functional.avg_pool2d(
+        a, 2, 1, 1, count_include_pad=False), [((1, 3, 3), "randn")]),
+    "nn_adaptive_avg_pool2d": (lambda T, a: T.nn.functional.adaptive_avg_pool2d(a, (2, 3)),
+                               [((1, 3, 4), "randn")]),
+    "nn_batch_norm": (lambda T, x, w, b: T.nn.functional.batch_norm(x, None, None, w, b, True),
+                      [((3, 2, 2), "randn"), ((2,), "randn"), ((2,), "randn")]),
+    "nn_batch_norm_eval": (lambda T, x, w: T.nn.functional.batch_norm(
+        x, T.zeros(2, dtype=T.float64), T.ones(2, dtype=T.float64), w), [((3, 2), "randn"),
+                                                                         ((2,), "randn")]),
+    "nn_layer_norm": (lambda T, x, w, b: T.nn.functional.layer_norm(x, (3,), w, b),
+                      [((2, 3), "randn"), ((3,), "randn"), ((3,), "randn")]),
+    "nn_embedding": (lambda T, w: T.nn.functional.embedding(T.tensor([[0, 2], [2, 1]]), w) ** 2,
+                     [((3, 2), "randn")]),
     # composites
     "mlp": (lambda T, x, w: (x @ w).tanh().sum(1).sigmoid(), [((2, 3), "randn"), ((3, 2), "randn")]),
     "logsumexp_like": (lambda T, a: (a - a.amax(1, keepdim=True)).exp().sum(1).log(),

@@ -1,0 +1,449 @@
+"""Neural-network ops (``jaxgrad.nn.functional``): linear algebra, activations, losses,
+convolution, pooling, normalisation and embedding rows.
+
+What each formula names is what torch saves (derivatives.yaml): ``addmm`` saves mat1/mat2,
+``gelu``/``silu`` save self, losses save self and target (and weights), convolution saves input
+and weight, max pooling saves self and the indices, the native norms save input, weight and the
+mean/rstd outputs. Reductions are torch's enum: 0 none, 1 mean, 2 sum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._table import Op, identity_grad
+
+NONE, MEAN, SUM = 0, 1, 2
+
+
+def _vjp(fn, argnum, grad, *args, **static):
+    """Gradient of ``fn(*args, **static)`` w.r.t. ``args[argnum]`` at cotangent ``grad``."""
+
+    def partial(x):
+        return fn(*args[:argnum], x, *args[argnum + 1:], **static)
+
+    return jax.vjp(partial, args[argnum])[1](grad)[0]
+
+
+def _reduce(loss, reduction):
+    if reduction == MEAN:
+        return jnp.mean(loss)
+    if reduction == SUM:
+        return jnp.sum(loss)
+    return loss
+
+
+def _reduced_grad(grad, shape, reduction):
+    """The incoming gradient of a reduced loss, spread back over the elementwise losses."""
+    if reduction == MEAN:
+        return jnp.broadcast_to(grad / max(math.prod(shape), 1), shape)
+    return jnp.broadcast_to(grad, shape)
+
+
+# --- linear ---------------------------------------------------------------------------------
+
+ADDMM = Op("addmm", "AddmmBackward0", lambda bias, mat1, mat2: bias + mat1 @ mat2,
+           inputs=("self", "mat1", "mat2"), promote="common",
+           grads={"self": identity_grad,
+                  "mat1": lambda grad, mat2: grad @ mat2.T,
+                  "mat2": lambda grad, mat1: mat1.T @ grad})
+
+_TRILINEAR = "bi,oij,bj->bo"
+TRILINEAR = Op(
+    "_trilinear", "TrilinearBackward0",
+    lambda i1, i2, i3: jnp.einsum(_TRILINEAR, i1, i2, i3), inputs=("i1", "i2", "i3"),
+    grads={"i1": lambda grad, i2, i3: jnp.einsum("bo,oij,bj->bi", grad, i2, i3),
+           "i2": lambda grad, i1, i3: jnp.einsum("bo,bi,bj->oij", grad, i1, i3),
+           "i3": lambda grad, i1, i2: jnp.einsum("bo,bi,oij->bj", grad, i1, i2)})
+
+MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other,
+                grads={"self": lambda grad, other: grad * other})
+DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other,
+                grads={"self": lambda grad, other: grad / other})
+MASKED_FILL = Op("masked_fill", "MaskedFillBackward0",
+                 lambda x, mask, value: jnp.where(mask, jnp.asarray(value, x.dtype), x),
+                 aux=("mask",),
+                 grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad)})
+
+# --- activations ----------------------------------------------------------------------------
+
+
+def _gelu(x, approximate):
+    return jax.nn.gelu(x, approximate=approximate == "tanh")
+
+
+GELU = Op("gelu", "GeluBackward0", _gelu, promote="float",
+          grads={"self": lambda grad, self, approximate: _vjp(
+              _gelu, 0, grad, self, approximate=approximate)})
+SILU = Op("silu", "SiluBackward0", jax.nn.silu, promote="float",
+          grads={"self": lambda grad, self: grad * jax.nn.sigmoid(self) * (
+              1 + self * (1 - jax.nn.sigmoid(self)))})
+
+# --- losses ---------------------------------------------------------------------------------
+
+MSE_LOSS = Op(
+    "mse_loss", "MseLossBackward0",
+    lambda x, target, reduction: _reduce((x - target) ** 2, reduction),
+    inputs=("self", "target"), promote="common",
+    grads={"self": lambda grad, self, target, reduction: 2 * (self - target) * _reduced_grad(
+        grad, self.shape, reduction),
+        "target": lambda grad, self, target, reduction: -2 * (self - target) * _reduced_grad(
+            grad, self.shape, reduction)})
+
+
+def _class_weights(target, weight, ignore_index, dtype):
+    """Per-element weights of nll_loss: weight[target], zero where target == ignore_index."""
+    keep = target != ignore_index
+    safe = jnp.where(keep, target, 0)
+    w = jnp.ones((), dtype) if weight is None else weight[safe]
+    return jnp.where(keep, w, jnp.zeros((), dtype)), safe
+
+
+def _nll_loss(x, target, weight, reduction, ignore_index):
+    class_dim = 0 if x.ndim == 1 else 1
+    w, safe = _class_weights(target, weight, ignore_index, x.dtype)
+    picked = jnp.take_along_axis(x, jnp.expand_dims(safe, class_dim), class_dim)
+    loss = -jnp.squeeze(picked, class_dim) * w
+    total_weight = jnp.sum(w)
+    if reduction == MEAN:
+        return jnp.sum(loss) / total_weight, total_weight
+    if reduction == SUM:
+        return jnp.sum(loss), total_weight
+    return loss, total_weight
+
+
+def _nll_loss_grad(grad, self, target, weight, total_weight, reduction, ignore_index):
+    class_dim = 0 if self.ndim == 1 else 1
+    w, safe = _class_weights(target, weight, ignore_index, self.dtype)
+    if reduction == MEAN:
+        w = w / total_weight
+    scale = -w * grad
+    one_hot = jnp.expand_dims(safe, class_dim) == jnp.arange(self.shape[class_dim]).reshape(
+        (-1,) + (1,) * (self.ndim - class_dim - 1))
+    return jnp.where(one_hot, jnp.expand_dims(scale, class_dim), jnp.zeros((), self.dtype))
+
+
+def _nll_op(node):
+    return Op("nll_loss", node, _nll_loss, aux=("target", "weight"),
+              outputs=("result", "total_weight"), nondiff_outputs=(1,), saves=("self",),
+              grads={"self": _nll_loss_grad})
+
+
+NLL_LOSS = _nll_op("NllLossBackward0")
+NLL_LOSS2D = _nll_op("NllLoss2DBackward0")
+
+_EPSILON = 1e-12
+
+
+def _bce(x, target, weight, reduction):
+    log_x = jnp.maximum(jnp.log(x), -100)
+    log_1mx = jnp.maximum(jnp.log1p(-x), -100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+def _bce_self_grad(grad, self, target, weight, reduction):
+    g = _reduced_grad(grad, self.shape, reduction)
+    out = g * (self - target) / jnp.maximum((1 - self) * self, _EPSILON)
+    return out if weight is None else out * weight
+
+
+def _bce_target_grad(grad, self, target, weight, reduction):
+    g = _reduced_grad(grad, self.shape, reduction)
+    out = -(jnp.log(self) - jnp.log1p(-self)) * g
+    return out if weight is None else out * weight
+
+
+BINARY_CROSS_ENTROPY = Op(
+    "binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce, inputs=("self", "target"),
+    aux=("weight",), grads={"self": _bce_self_grad, "target": _bce_target_grad})
+
+
+def _bce_logits(x, target, weight, pos_weight, reduction):
+    log_sigmoid = jax.nn.log_sigmoid(x)
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * x - log_sigmoid
+    return _reduce(loss if weight is None else loss * weight, reduction)
+
+
+def _bce_logits_grad(argnum):
+    def formula(grad, self, target, weight, pos_weight, reduction):
+        return _vjp(_bce_logits, argnum, grad, self, target, weight, pos_weight,
+                    reduction=reduction)
+
+    return formula
+
+
+BINARY_CROSS_ENTROPY_WITH_LOGITS = Op(
+    "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
+    inputs=("self", "target"), aux=("weight", "pos_weight"),
+    grads={"self": _bce_logits_grad(0), "target": _bce_logits_grad(1)})
+
+# --- convolution ----------------------------------------------------------------------------
+
+_CONV_DIMS = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW")}
+
+
+def _conv(x, weight, bias, stride, padding, dilation, groups):
+    out = jax.lax.conv_general_dilated(
+        x, weight, window_strides=stride, padding=padding, rhs_dilation=dilation,
+        feature_group_count=groups, dimension_numbers=_CONV_DIMS[x.ndim - 2],
+        precision=jax.lax.Precision.HIGHEST)
+    if bias is not None:
+        out = out + bias.reshape((-1,) + (1,) * (x.ndim - 2))
+    return out
+
+
+def _conv_grad(argnum):
+    def formula(grad, input, weight, stride, padding, dilation, groups):
+        return _vjp(_conv, argnum, grad, input, weight, None, stride=stride, padding=padding,
+                    dilation=dilation, groups=groups)
+
+    return formula
+
+
+CONVOLUTION = Op(
+    "convolution", "ConvolutionBackward0", _conv, inputs=("input", "weight", "bias"),
+    promote="common",
+    grads={"input": _conv_grad(0), "weight": _conv_grad(1),
+           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))})
+
+# --- pooling --------------------------------------------------------------------------------
+
+
+def pooled_size(size, kernel, stride, pad, dilation, ceil_mode):
+    """torch's pooling_output_shape."""
+    numerator = size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = numerator // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _window_positions(size, kernel, stride, pad, dilation, ceil_mode):
+    """(out, kernel) input coordinates each window reads (may fall outside [0, size))."""
+    out = pooled_size(size, kernel, stride, pad, dilation, ceil_mode)
+    return np.arange(out)[:, None] * stride - pad + np.arange(kernel)[None, :] * dilation
+
+
+def _windows(x, kernel_size, stride, padding, dilation, ceil_mode, fill):
+    """Windows of the last two dims: (..., OH, OW, KH*KW) values, flat indices, validity."""
+    h, w = x.shape[-2:]
+    rows = _window_positions(h, kernel_size[0], stride[0], padding[0], dilation[0], ceil_mode)
+    cols = _window_positions(w, kernel_size[1], stride[1], padding[1], dilation[1], ceil_mode)
+    r = rows[:, None, :, None]
+    c = cols[None, :, None, :]
+    valid = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+    flat = np.where(valid, np.clip(r, 0, h - 1) * w + np.clip(c, 0, w - 1), 0)
+    shape = flat.shape[:2] + (-1,)
+    gathered = x.reshape(x.shape[:-2] + (h * w,))[..., flat.reshape(-1)].reshape(
+        x.shape[:-2] + shape)
+    valid = valid.reshape(shape)
+    return jnp.where(valid, gathered, jnp.asarray(fill, x.dtype)), flat.reshape(shape), valid
+
+
+def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
+    values, flat, _ = _windows(x, kernel_size, stride, padding, dilation, ceil_mode, -jnp.inf)
+    best = jnp.argmax(values, axis=-1)
+    indices = jnp.take_along_axis(jnp.broadcast_to(flat, values.shape), best[..., None], -1)
+    return jnp.max(values, axis=-1), indices[..., 0].astype(jnp.int64)
+
+
+def _max_pool2d_grad(grad, self, result1):
+    h, w = self.shape[-2:]
+    lead = self.shape[:-2]
+    flat_grad = grad.reshape((-1, grad.shape[-2] * grad.shape[-1]))
+    flat_idx = result1.reshape(flat_grad.shape)
+    rows = jnp.arange(flat_grad.shape[0])[:, None]
+    out = jnp.zeros((flat_grad.shape[0], h * w), grad.dtype).at[rows, flat_idx].add(flat_grad)
+    return out.reshape(lead + (h, w))
+
+
+MAX_POOL2D = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool2d,
+                outputs=("result0", "result1"), nondiff_outputs=(1,), saves=("self",),
+                grads={"self": _max_pool2d_grad})
+
+
+def _avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override):
+    values, _, valid = _windows(x, kernel_size, stride, padding, (1, 1), ceil_mode, 0)
+    total = jnp.sum(values, axis=-1)
+    if divisor_override is not None:
+        return total / divisor_override
+    if count_include_pad:
+        divisor = _padded_window_sizes(x.shape[-2:], kernel_size, stride, padding, ceil_mode)
+    else:
+        divisor = valid.sum(-1)
+    return total / jnp.asarray(divisor, x.dtype)
+
+
+def _padded_window_sizes(sizes, kernel_size, stride, padding, ceil_mode):
+    """Window areas counting padding but not the overhang beyond it (torch's pool_size)."""
+    extents = []
+    for size, k, s, p in zip(sizes, kernel_size, stride, padding):
+        start = _window_positions(size, k, s, p, 1, ceil_mode)[:, 0]
+        extents.append(np.minimum(start + k, size + p) - start)
+    return extents[0][:, None] * extents[1][None, :]
+
+
+AVG_POOL2D = Op(
+    "avg_pool2d", "AvgPool2DBackward0", _avg_pool2d,
+    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode,
+           count_include_pad, divisor_override: _vjp(
+               _avg_pool2d, 0, grad, self, kernel_size=kernel_size, stride=stride,
+               padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+               divisor_override=divisor_override)})
+
+
+def _adaptive_matrix(size, out):
+    """(out, size) averaging matrix: row i averages [floor(i*size/out), ceil((i+1)*size/out))."""
+    m = np.zeros((out, size))
+    for i in range(out):
+        start, end = (i * size) // out, -((-(i + 1) * size) // out)
+        m[i, start:end] = 1.0 / (end - start)
+    return m
+
+
+def _adaptive_avg_pool2d(x, output_size):
+    mh = jnp.asarray(_adaptive_matrix(x.shape[-2], output_size[0]), x.dtype)
+    mw = jnp.asarray(_adaptive_matrix(x.shape[-1], output_size[1]), x.dtype)
+    return jnp.einsum("...hw,ih,jw->...ij", x, mh, mw, precision=jax.lax.Precision.HIGHEST)
+
+
+ADAPTIVE_AVG_POOL2D = Op(
+    "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", _adaptive_avg_pool2d,
+    grads={"self": lambda grad, self, output_size: _vjp(
+        _adaptive_avg_pool2d, 0, grad, self, output_size=output_size)})
+
+# --- normalisation --------------------------------------------------------------------------
+
+
+def _channel_shape(ndim):
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def _batch_norm(x, weight, bias, running_mean, running_var, training, eps):
+    axes = (0, *range(2, x.ndim))
+    shape = _channel_shape(x.ndim)
+    if training:
+        mean = jnp.mean(x, axis=axes)
+        invstd = jax.lax.rsqrt(jnp.var(x, axis=axes) + eps)
+        save_mean, save_invstd = mean, invstd
+    else:
+        mean, invstd = running_mean, jax.lax.rsqrt(running_var + eps)
+        save_mean = save_invstd = jnp.zeros((0,), x.dtype)
+    out = (x - mean.reshape(shape)) * invstd.reshape(shape)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out, save_mean, save_invstd
+
+
+def _batch_stats(input, running_mean, running_var, training, eps):
+    """Mean and 1/std the forward normalised with, recomputed from ``input`` in training so
+    that the double backward sees them as functions of it (torch's batchnorm_double_backward).
+    """
+    if training:
+        axes = (0, *range(2, input.ndim))
+        return jnp.mean(input, axis=axes), jax.lax.rsqrt(jnp.var(input, axis=axes) + eps)
+    return running_mean, jax.lax.rsqrt(running_var + eps)
+
+
+def _batch_norm_input_grad(grad, input, weight, running_mean, running_var, training, eps):
+    axes = (0, *range(2, input.ndim))
+    shape = _channel_shape(input.ndim)
+    mean, invstd = _batch_stats(input, running_mean, running_var, training, eps)
+    g = grad if weight is None else grad * weight.reshape(shape)
+    invstd = invstd.reshape(shape)
+    if not training:
+        return g * invstd
+    xhat = (input - mean.reshape(shape)) * invstd
+    n = math.prod(input.shape[a] for a in axes)
+    return invstd / n * (n * g - jnp.sum(g, axes, keepdims=True)
+                         - xhat * jnp.sum(g * xhat, axes, keepdims=True))
+
+
+def _batch_norm_weight_grad(grad, input, running_mean, running_var, training, eps):
+    shape = _channel_shape(input.ndim)
+    mean, invstd = _batch_stats(input, running_mean, running_var, training, eps)
+    xhat = (input - mean.reshape(shape)) * invstd.reshape(shape)
+    return jnp.sum(grad * xhat, (0, *range(2, input.ndim)))
+
+
+NATIVE_BATCH_NORM = Op(
+    "native_batch_norm", "NativeBatchNormBackward0", _batch_norm,
+    inputs=("input", "weight", "bias"), aux=("running_mean", "running_var"),
+    outputs=("result0", "result1", "result2"), nondiff_outputs=(1, 2),
+    saves=("input", "weight", "running_mean", "running_var", "result1", "result2"),
+    grads={"input": _batch_norm_input_grad, "weight": _batch_norm_weight_grad,
+           "bias": lambda grad: jnp.sum(grad, (0, *range(2, grad.ndim)))})
+
+
+def _norm_axes(x, normalized_shape):
+    return tuple(range(x.ndim - len(normalized_shape), x.ndim))
+
+
+def _layer_norm(x, weight, bias, normalized_shape, eps):
+    axes = _norm_axes(x, normalized_shape)
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    rstd = jax.lax.rsqrt(jnp.var(x, axis=axes, keepdims=True) + eps)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, mean, rstd
+
+
+def _layer_stats(input, normalized_shape, eps):
+    """Mean and rstd recomputed from ``input`` (see ``_batch_stats``)."""
+    axes = _norm_axes(input, normalized_shape)
+    mean = jnp.mean(input, axis=axes, keepdims=True)
+    return mean, jax.lax.rsqrt(jnp.var(input, axis=axes, keepdims=True) + eps)
+
+
+def _layer_norm_input_grad(grad, input, weight, normalized_shape, eps):
+    axes = _norm_axes(input, normalized_shape)
+    mean, rstd = _layer_stats(input, normalized_shape, eps)
+    xhat = (input - mean) * rstd
+    g = grad if weight is None else grad * weight
+    n = math.prod(normalized_shape)
+    return rstd / n * (n * g - jnp.sum(g, axes, keepdims=True)
+                       - xhat * jnp.sum(g * xhat, axes, keepdims=True))
+
+
+def _layer_norm_weight_grad(grad, input, normalized_shape, eps):
+    mean, rstd = _layer_stats(input, normalized_shape, eps)
+    lead = tuple(range(input.ndim - len(normalized_shape)))
+    return jnp.sum(grad * (input - mean) * rstd, lead)
+
+
+NATIVE_LAYER_NORM = Op(
+    "native_layer_norm", "NativeLayerNormBackward0", _layer_norm,
+    inputs=("input", "weight", "bias"), outputs=("result0", "result1", "result2"),
+    nondiff_outputs=(1, 2), saves=("input", "weight", "bias", "result1", "result2"),
+    grads={"input": _layer_norm_input_grad, "weight": _layer_norm_weight_grad,
+           "bias": lambda grad, input, normalized_shape: jnp.sum(
+               grad, tuple(range(input.ndim - len(normalized_shape))))})
+
+# --- embedding ------------------------------------------------------------------------------
+
+
+def _embedding_grad(grad, indices, weight_sym_argsize_0, padding_idx):
+    dim = grad.shape[-1]
+    flat_idx = indices.reshape(-1)
+    flat = grad.reshape((-1, dim))
+    if padding_idx >= 0:
+        flat = jnp.where((flat_idx == padding_idx)[:, None], jnp.zeros((), grad.dtype), flat)
+    return jnp.zeros((weight_sym_argsize_0, dim), grad.dtype).at[flat_idx].add(flat)
+
+
+EMBEDDING = Op("embedding", "EmbeddingBackward0",
+               lambda weight, indices, weight_sym_argsize_0, padding_idx: weight[indices],
+               inputs=("weight",), aux=("indices",), grads={"weight": _embedding_grad})

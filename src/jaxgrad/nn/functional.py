@@ -1,0 +1,699 @@
+"""``jaxgrad.nn.functional``: torch.nn.functional's layers, activations and losses.
+
+Each function checks its arguments from shapes (with torch's messages) and then either calls one
+op-table row (``jaxgrad._ops.nn``) or composes existing ops exactly as torch composes them, so
+the graph has torch's nodes (``F.linear`` on a 2-D input is one ``AddmmBackward0``; ``F.l1_loss``
+is ``MeanBackward0(AbsBackward0(SubBackward0))``).
+
+>>> import jaxgrad
+>>> import jaxgrad.nn.functional as F
+>>> x = jaxgrad.tensor([[1.0, -2.0]], requires_grad=True)
+>>> F.relu(x)
+tensor([[1., 0.]], grad_fn=<ReluBackward0>)
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _api as A
+from .. import _random
+from .._dispatch import apply, apply_inplace
+from .._grad_mode import is_grad_enabled, no_grad
+from .._ops import nn as N
+from .._tensor import Tensor
+
+# --- linear ---------------------------------------------------------------------------------
+
+
+def _check_mm(mat1: Tensor, mat2: Tensor) -> None:
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})")
+
+
+def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    _check_mm(mat1, mat2)
+    return apply(N.ADDMM, bias, mat1, mat2)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``, with torch's graph (addmm for 2-D, flattened otherwise).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.linear(jaxgrad.ones(2, 3), jaxgrad.ones(4, 3), jaxgrad.zeros(4)).shape
+    jaxgrad.Size([2, 4])
+    """
+    if bias is not None and input.ndim == 2:
+        return _addmm(bias, input, A.t(weight))
+    if bias is not None and input.ndim >= 1 and input.is_contiguous():
+        flat = A.reshape(input, (-1, input.shape[-1]))
+        out = _addmm(bias, flat, A.t(weight))
+        return A.view(out, (*input.shape[:-1], out.shape[1]))
+    out = A.matmul(input, A.t(weight))
+    return out if bias is None else A.add_(out, bias)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
+             bias: Tensor | None = None) -> Tensor:
+    """``x1^T W[o] x2 + b[o]`` for every output feature ``o`` (torch's ``_trilinear``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.bilinear(jaxgrad.ones(2, 3), jaxgrad.ones(2, 4), jaxgrad.ones(5, 3, 4)).shape
+    jaxgrad.Size([2, 5])
+    """
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
+            f"and {list(input2.shape[:-1])}")
+    if input1.shape[-1] != weight.shape[1] or input2.shape[-1] != weight.shape[2]:
+        which, size = ((1, input1.shape[-1]) if input1.shape[-1] != weight.shape[1]
+                       else (2, input2.shape[-1]))
+        raise RuntimeError(f"bilinear(): input{which} size does not match weight size: got "
+                           f"{size} but expected {weight.shape[which]}")
+    out = apply(N.TRILINEAR, A.reshape(input1, (-1, input1.shape[-1])), weight,
+                A.reshape(input2, (-1, input2.shape[-1])))
+    out = A.reshape(out, (*input1.shape[:-1], weight.shape[0]))
+    return out if bias is None else A.add(out, bias)
+
+
+# --- activations ----------------------------------------------------------------------------
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.relu(jaxgrad.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return A.relu_(input) if inplace else A.relu(input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit, exact (``'none'``) or with the tanh approximation.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.gelu(jaxgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return apply(N.GELU, input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``input * sigmoid(input)``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.silu(jaxgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    return apply_inplace(N.SILU, input) if inplace else apply(N.SILU, input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """``1 / (1 + exp(-input))``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.sigmoid(jaxgrad.tensor([0.0]))
+    tensor([0.5000])
+    """
+    return A.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Hyperbolic tangent.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.tanh(jaxgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    return A.tanh(input)
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``exp(input) / exp(input).sum(dim)``; without ``dim``, torch's deprecated implicit choice.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softmax(jaxgrad.zeros(2), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+    return A.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """``log(softmax(input, dim))``, computed stably.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.log_softmax(jaxgrad.zeros(1), dim=0)
+    tensor([0.])
+    """
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return A.log_softmax(input, dim, dtype)
+
+
+# --- losses ---------------------------------------------------------------------------------
+
+_REDUCTIONS = {"none": N.NONE, "mean": N.MEAN, "sum": N.SUM}
+
+
+def _reduction(reduction: str, size_average: bool | None = None,
+               reduce: bool | None = None) -> int:
+    """torch's reduction enum, honouring the legacy size_average/reduce flags."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else "mean" if size_average else "sum"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _warn_target_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.", stacklevel=3)
+
+
+def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """torch.broadcast_tensors: only a tensor whose shape changes gets an ``expand``."""
+    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    return tuple(t if tuple(t.shape) == shape else A.expand(t, shape) for t in (a, b))
+
+
+def _weighted_reduce(errors: Tensor, weight: Tensor, input: Tensor, reduction: int) -> Tensor:
+    """The weighted branch of torch's mse_loss/l1_loss."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    weighted = A.mul(errors, weight)
+    if reduction == N.NONE:
+        return weighted
+    total = A.sum(weighted)
+    return total if reduction == N.SUM else A.div(total, A.sum(weight))
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean squared error (``reduction`` 'mean', 'sum' or 'none').
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.mse_loss(jaxgrad.tensor([1.0, 3.0]), jaxgrad.tensor([0.0, 0.0]))
+    tensor(5.)
+    """
+    _warn_target_size(input, target)
+    red = _reduction(reduction, size_average, reduce)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if weight is not None:
+        errors = A.pow(A.sub(expanded_input, expanded_target), 2)
+        return _weighted_reduce(errors, weight, input, red)
+    return apply(N.MSE_LOSS, expanded_input, expanded_target, reduction=red)
+
+
+def _reduce(loss: Tensor, reduction: int) -> Tensor:
+    """torch's apply_loss_reduction."""
+    if reduction == N.MEAN:
+        return A.mean(loss)
+    return A.sum(loss) if reduction == N.SUM else loss
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error; torch composes it as ``(input - target).abs()`` then the reduction.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.l1_loss(jaxgrad.tensor([1.0, -3.0]), jaxgrad.tensor([0.0, 0.0]))
+    tensor(2.)
+    """
+    _warn_target_size(input, target)
+    red = _reduction(reduction, size_average, reduce)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    errors = A.abs(A.sub(expanded_input, expanded_target))
+    if weight is not None:
+        return _weighted_reduce(errors, weight, input, red)
+    return _reduce(errors, red)
+
+
+def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:
+    """torch's kernel check that every class index lies in [0, n_classes)."""
+    values = np.asarray(target._value)
+    bad = values[((values < 0) | (values >= n_classes)) & (values != ignore_index)]
+    if bad.size:
+        raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
+
+
+def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                 ignore_index: int) -> Tensor:
+    """torch's nll_loss_nd: nll_loss for 1-2 dims, nll_loss2d for 4, folded to 4 otherwise."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if target.is_floating_point():
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name}"
+                           .replace("float32", "Float").replace("float64", "Double"))
+    n_classes = input.shape[0 if input.ndim == 1 else 1]
+    if weight is not None and weight.numel() != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    _check_targets(target, n_classes, ignore_index)
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect "
+                           "to argument 'weight'. This input cannot have requires_grad True.")
+    static = {"reduction": reduction, "ignore_index": ignore_index}
+    if input.ndim <= 2:
+        return apply(N.NLL_LOSS, input, aux=(target, weight), **static)[0]
+    if input.ndim == 4:
+        return apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)[0]
+    n, c = input.shape[:2]
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise ValueError(f"Expected target size {list((n, *input.shape[2:]))}, got "
+                         f"{list(target.shape)}")
+    folded = A.view(A.contiguous(input), (n, c, 1, -1))
+    folded_target = A.view(A.contiguous(target), (n, 1, -1))
+    out = apply(N.NLL_LOSS2D, folded, aux=(folded_target, weight), **static)[0]
+    return out if reduction != N.NONE else A.view(out, (n, *input.shape[2:]))
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.nll_loss(jaxgrad.tensor([[-1.0, -2.0]]), jaxgrad.tensor([1]))
+    tensor(2.)
+    """
+    return _nll_loss_nd(input, target, weight, _reduction(reduction, size_average, reduce),
+                        ignore_index)
+
+
+def _class_weight_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
+    shape = [1] * input.ndim
+    shape[class_dim] = weight.shape[0]
+    return A.view(weight, tuple(shape))
+
+
+def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                    ignore_index: int, label_smoothing: float, class_dim: int) -> Tensor:
+    """torch's cross_entropy_loss_label_smoothing, node for node."""
+    n_classes = log_probs.shape[class_dim]
+    nll = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
+    ignore = target._value == ignore_index
+    weighted = log_probs if weight is None else A.mul(
+        log_probs, _class_weight_view(weight, log_probs, class_dim))
+    smooth = A.neg(A.sum(weighted, class_dim))
+    apply_inplace(N.MASKED_FILL, smooth, aux=(ignore,), value=0.0)
+    if reduction == N.MEAN:
+        if weight is None:
+            denominator = jnp.sum(~ignore)
+        else:
+            denominator = jnp.sum(jnp.where(ignore, 0, weight._value[jnp.where(ignore, 0,
+                                                                               target._value)]))
+        ret = A.div(A.sum(smooth), Tensor._make(denominator))
+    else:
+        ret = A.sum(smooth) if reduction == N.SUM else smooth
+    return A.add(apply(N.MUL_SCALAR, nll, other=1 - label_smoothing),
+                 apply(N.MUL_SCALAR, ret, other=label_smoothing / n_classes))
+
+
+def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tensor | None,
+                                 reduction: int, label_smoothing: float,
+                                 class_dim: int) -> Tensor:
+    """torch's cross_entropy_loss_prob_target."""
+    if not target.is_floating_point():
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {target.dtype.name}".replace("int64", "Long"))
+    n_classes = log_probs.shape[class_dim]
+    if label_smoothing > 0:
+        target = A.add(A.mul(target, 1 - label_smoothing), label_smoothing / n_classes)
+    terms = A.mul(log_probs, target)
+    if weight is not None:
+        terms = A.mul(terms, _class_weight_view(weight, log_probs, class_dim))
+    if reduction == N.NONE:
+        return A.neg(A.sum(terms, class_dim))
+    total = A.neg(A.sum(terms))
+    if reduction == N.SUM:
+        return total
+    return apply(N.DIV_SCALAR, total, other=log_probs.numel() / n_classes)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy of logits ``input`` against class indices or class probabilities.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.cross_entropy(jaxgrad.zeros(1, 2), jaxgrad.tensor([0]))
+    tensor(0.6931)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.ndim == 1 else 1
+    log_probs = A.log_softmax(input, class_dim)
+    if input.shape == target.shape:
+        return _cross_entropy_probabilities(log_probs, target, weight, red, label_smoothing,
+                                            class_dim)
+    if label_smoothing > 0:
+        return _label_smoothed(log_probs, target, weight, red, ignore_index, label_smoothing,
+                               class_dim)
+    return _nll_loss_nd(log_probs, target, weight, red, ignore_index)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities ``input`` (log terms clamped at -100 as torch).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.binary_cross_entropy(jaxgrad.tensor([0.5]), jaxgrad.tensor([1.0]))
+    tensor(0.6931)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    if weight is not None:
+        weight = A.expand(weight, tuple(np.broadcast_shapes(tuple(target.shape),
+                                                            tuple(weight.shape))))
+    return apply(N.BINARY_CROSS_ENTROPY, input, target, aux=(weight,), reduction=red)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Binary cross entropy of logits, computed stably through ``log_sigmoid``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.binary_cross_entropy_with_logits(jaxgrad.tensor([0.0]), jaxgrad.tensor([1.0]))
+    tensor(0.6931)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    return apply(N.BINARY_CROSS_ENTROPY_WITH_LOGITS, input, target, aux=(weight, pos_weight),
+                 reduction=red)
+
+
+# --- convolution ----------------------------------------------------------------------------
+
+
+def _tuple(value: Any, n: int, name: str = "") -> tuple[int, ...]:
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1:
+            return tuple(int(value[0]) for _ in range(n))
+        if len(value) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} "
+                               "values to match the convolution dimensions, but got "
+                               f"{name}={list(value)}")
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+def _conv_padding(padding: Any, n: int, stride: tuple, dilation: tuple,
+                  kernel: tuple) -> tuple[tuple[int, int], ...]:
+    if padding == "valid":
+        return ((0, 0),) * n
+    if padding == "same":
+        if builtins.any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        totals = [d * (k - 1) for d, k in zip(dilation, kernel)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    if isinstance(padding, str):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    return tuple((p, p) for p in _tuple(padding, n, "padding"))
+
+
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+          dilation: Any, groups: int, n: int) -> Tensor:
+    batched = input.ndim == n + 2
+    if input.ndim != n + 1 and not batched:
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"conv{n}d, but got input of size: {list(input.shape)}")
+    x = input if batched else A.unsqueeze(input, 0)
+    if weight.shape[1] * groups != x.shape[1]:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"{x.shape[1]} channels instead")
+    stride_ = _tuple(stride, n, "stride")
+    dilation_ = _tuple(dilation, n, "dilation")
+    pads = _conv_padding(padding, n, stride_, dilation_, tuple(weight.shape[2:]))
+    out = apply(N.CONVOLUTION, x, weight, bias, stride=stride_, padding=pads,
+                dilation=dilation_, groups=groups)
+    return out if batched else A.squeeze(out, 0)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """1-D cross-correlation over (N, C, L) or (C, L) input (``ConvolutionBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.conv1d(jaxgrad.ones(1, 2, 5), jaxgrad.ones(3, 2, 3), padding="same").shape
+    jaxgrad.Size([1, 3, 5])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """2-D cross-correlation over (N, C, H, W) or (C, H, W) input (``ConvolutionBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.conv2d(jaxgrad.ones(1, 2, 5, 5), jaxgrad.ones(3, 2, 3, 3), stride=2).shape
+    jaxgrad.Size([1, 3, 2, 2])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+# --- pooling --------------------------------------------------------------------------------
+
+
+def _pool_args(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+               ceil_mode: bool) -> tuple:
+    kernel = _tuple(kernel_size, 2)
+    stride_ = kernel if stride is None or stride == [] or stride == () else _tuple(stride, 2)
+    pad = _tuple(padding, 2)
+    dil = _tuple(dilation, 2)
+    if input.ndim not in (3, 4) or builtins.any(s == 0 for s in input.shape[-3:]):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    for p, k, d in zip(pad, kernel, dil):
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    out = [N.pooled_size(size, k, s, p, d, ceil_mode)
+           for size, k, s, p, d in zip(input.shape[-2:], kernel, stride_, pad, dil)]
+    if builtins.any(o < 1 for o in out):
+        c, h, w = input.shape[-3:]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{out[0]}x{out[1]}). Output size is too small")
+    return kernel, stride_, pad, dil
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """Max over 2-D windows; ``return_indices`` also gives each maximum's flat position.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.max_pool2d(jaxgrad.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    kernel, stride_, pad, dil = _pool_args(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode)
+    out, indices = apply(N.MAX_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
+                         dilation=dil, ceil_mode=bool(ceil_mode))
+    return (out, indices) if return_indices else out
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """Mean over 2-D windows (padding counted unless ``count_include_pad=False``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.avg_pool2d(jaxgrad.ones(1, 2, 2), 2)
+    tensor([[[1.]]])
+    """
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    kernel, stride_, pad, _ = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode)
+    return apply(N.AVG_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
+                 ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                 divisor_override=divisor_override)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to a fixed output size (``None`` keeps that input size).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.adaptive_avg_pool2d(jaxgrad.ones(1, 3, 5), (2, 2)).shape
+    jaxgrad.Size([1, 2, 2])
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * 2
+    size = tuple(input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(sizes))
+    if size == (1, 1):
+        return A.mean(input, (-1, -2), keepdim=True)
+    return apply(N.ADAPTIVE_AVG_POOL2D, input, output_size=size)
+
+
+# --- normalisation --------------------------------------------------------------------------
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise over all dims but the channel dim 1; training updates the running stats in
+    place (unbiased variance) without bumping their version, as torch's kernel does.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> rm, rv = jaxgrad.zeros(1), jaxgrad.ones(1)
+    >>> _ = F.batch_norm(jaxgrad.tensor([[1.0], [3.0]]), rm, rv, training=True)
+    >>> rm, rv
+    (tensor([0.2000]), tensor([1.1000]))
+    """
+    if training:
+        per_channel = math.prod(input.shape) // input.shape[1] if input.ndim > 1 else 1
+        if per_channel == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    out, mean, invstd = apply(N.NATIVE_BATCH_NORM, input, weight, bias,
+                              aux=(running_mean, running_var), training=bool(training),
+                              eps=float(eps))
+    if training and running_mean is not None and running_var is not None:
+        _update_running_stats(input, running_mean, running_var, mean, invstd, momentum, eps)
+    return out
+
+
+def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor,
+                          mean: Tensor, invstd: Tensor, momentum: float, eps: float) -> None:
+    n = input.numel() // input.shape[1]
+    batch_var = (1.0 / invstd._value ** 2 - eps) * (n / (n - 1))
+    running_mean._write(((1 - momentum) * running_mean._value + momentum * mean._value)
+                        .astype(running_mean._value.dtype))
+    running_var._write(((1 - momentum) * running_var._value + momentum * batch_var)
+                       .astype(running_var._value.dtype))
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.layer_norm(jaxgrad.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    out, _, _ = apply(N.NATIVE_LAYER_NORM, input, weight, bias, normalized_shape=shape,
+                      eps=float(eps))
+    return out
+
+
+# --- dropout and embedding --------------------------------------------------------------------
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the mask
+    comes from jaxgrad's seeded generator (``jaxgrad.manual_seed``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> x = jaxgrad.ones(1000)
+    >>> sorted(set(F.dropout(x, 0.5).tolist()))
+    [0.0, 2.0]
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = Tensor._make(jnp.zeros((), input._value.dtype))
+    else:
+        keep = jax.random.bernoulli(_random._key(None), 1 - p, tuple(input.shape))
+        noise = Tensor._make(keep.astype(input._value.dtype) / jnp.asarray(
+            1 - p, input._value.dtype))
+    return A.mul_(input, noise) if inplace else A.mul(input, noise)
+
+
+def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
+                      norm_type: float) -> None:
+    """torch's embedding_renorm_: rows used by ``indices`` scaled down to norm ``max_norm``."""
+    rows = jnp.unique(indices._value.reshape(-1))
+    selected = weight._value[rows]
+    norms = jnp.linalg.norm(selected, ord=norm_type, axis=-1, keepdims=True)
+    scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    with no_grad():
+        A.copy_(weight, Tensor._make(weight._value.at[rows].set(selected * scale)))
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` picked by the integer ``input``; ``padding_idx`` gets no gradient.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.embedding(jaxgrad.tensor([1]), jaxgrad.eye(2))
+    tensor([[0., 1.]])
+    """
+    num = weight.shape[0]
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx >= num or padding_idx < -num:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    elif padding_idx < 0:
+        padding_idx += num
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("jaxgrad's embedding has no scale_grad_by_freq/sparse "
+                                  "gradients")
+    indices = np.asarray(input._value)
+    if indices.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {input.dtype.name}")
+    if indices.size and (indices.min() < 0 or indices.max() >= num):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm(weight, input, max_norm, norm_type)
+    return apply(N.EMBEDDING, weight, aux=(input,), weight_sym_argsize_0=num,
+                 padding_idx=padding_idx)
