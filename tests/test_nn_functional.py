@@ -367,13 +367,3 @@ def test_dropout_inplace_bumps_version_and_records_mul():
         return z is y, y._version, next_functions(y.grad_fn)
 
     ok(program)
-
-
-@pytest.mark.parametrize("module", [JF, pytest.importorskip("jaxgrad.nn.init")])
-def test_docstring_examples(module):
-    """test_docstrings walks packages with pkgutil, which skips the ``jaxgrad.nn`` namespace
-    package until it has an ``__init__``; run these modules' examples here meanwhile."""
-    import doctest
-
-    result = doctest.testmod(module)
-    assert result.attempted and not result.failed

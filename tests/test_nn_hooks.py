@@ -371,8 +371,6 @@ def test_legacy_backward_hook_return_replaces_grad_input():
     ok(program)
 
 
-@pytest.mark.xfail(strict=True, reason="jaxgrad has no addmm op yet: Linear's output grad_fn is "
-                   "AddBackward0 instead of AddmmBackward0, so a legacy hook sees other grads")
 def test_seed_002_legacy_hook_on_linear_layers():
     ok(lambda T: legacy_program(T, seed_model, [[1.0, 1.0, 1.0]], show=plain))
 

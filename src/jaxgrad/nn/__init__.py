@@ -7,6 +7,8 @@
 ['0.weight', '0.bias']
 """
 
+from . import functional as functional
+from . import init as init
 from . import modules as modules
 from .modules import Flatten as Flatten
 from .modules import Identity as Identity

@@ -8,6 +8,7 @@ from typing import Any
 from ..._creation import empty
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
+from .. import functional
 from ..parameter import Parameter
 from .module import Module
 
@@ -62,8 +63,7 @@ class Linear(Module):
                 self.bias.uniform_(-bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        out = input.matmul(self.weight.t())
-        return out if self.bias is None else out + self.bias
+        return functional.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
