@@ -1613,3 +1613,20 @@ def test_requires_grad_int_error():
 
 def test_requires_grad_int_error_in_constructor():
     check_raises(lambda T: T.tensor([1, 2], requires_grad=True))
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, float("inf"), 0, "fro", 0.5])
+def test_vector_norm(p):
+    def program(T):
+        out = []
+        for dim, keepdim in [(None, False), (1, False), ((0, 1), True)]:
+            x = T.tensor([[3.0, -4.0, 0.0], [1.0, 2.0, -2.0]], dtype=T.float64,
+                         requires_grad=True)
+            y = x.norm(p=p, dim=dim, keepdim=keepdim)
+            y.sum().backward()
+            out.append((y, x.grad))
+        zero = T.zeros(3, dtype=T.float64, requires_grad=True)
+        zero.norm(p=p).backward()
+        return out, zero.grad, T.norm(T.tensor([3.0, 4.0]), p)
+
+    ok(program)

@@ -58,6 +58,7 @@ from ._api import mv as mv
 from ._api import ne as ne
 from ._api import neg as neg
 from ._api import nonzero as nonzero
+from ._api import norm as norm
 from ._api import permute as permute
 from ._api import pow as pow
 from ._api import prod as prod

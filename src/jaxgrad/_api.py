@@ -515,6 +515,23 @@ def _correction(unbiased: Any, correction: Any) -> int:
     return 1 if unbiased is None or unbiased else 0
 
 
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    """The vector p-norm over ``dim`` (all elements by default); "fro" is the 2-norm.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([3.0, 4.0]).norm()
+    tensor(5.)
+    """
+    if p in ("fro", None):
+        p = 2
+    if not isinstance(p, (int, float)):
+        raise RuntimeError(f"norm(): unsupported p={p!r} (matrix norms are not implemented)")
+    dims = tuple(range(input.ndim)) if dim is None else _dims(dim, input.ndim)
+    out = apply(R.VECTOR_NORM, input, ord=float(p), dim=dims, keepdim=keepdim)
+    return out if dtype is None else out.to(dtype)
+
+
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Variance (Bessel-corrected by default, as in torch)."""

@@ -571,6 +571,8 @@ class Tensor:
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         return F.sum(self, dim, keepdim, dtype=dtype)
     def sum_to_size(self, *size): return F.sum_to_size(self, *size)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return F.norm(self, p, dim, keepdim, dtype)
     def mean(self, dim=None, keepdim=False, *, dtype=None):
         return F.mean(self, dim, keepdim, dtype=dtype)
     def prod(self, dim=None, keepdim=False, *, dtype=None):

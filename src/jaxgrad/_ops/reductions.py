@@ -132,6 +132,37 @@ STD = Op("std", "StdBackward0", lambda x, dim, correction, keepdim: jnp.sqrt(
         grad / (2 * result), self, dim, correction, keepdim)})
 
 
+def _vector_norm(x, ord, dim, keepdim):
+    return jnp.linalg.vector_norm(x, ord=ord, axis=dim, keepdims=keepdim)
+
+
+def _vector_norm_grad(grad, self, result, ord, dim, keepdim):
+    """torch's linalg_vector_norm_backward (ord 0 has no gradient: torch leaves it undefined)."""
+    if ord == 0:
+        return None
+    grad = _expand_back(grad, self.shape, dim, keepdim)
+    result = _expand_back(result, self.shape, dim, keepdim)
+    if ord == 1:
+        return jnp.sign(self) * grad
+    if ord == 2:
+        return self * jnp.where(result == 0, 0, grad / jnp.where(result == 0, 1, result))
+    if math.isinf(ord):
+        at_extreme = (jnp.abs(self) == result).astype(self.dtype)
+        count = _expand_back(jnp.sum(at_extreme, axis=dim, keepdims=keepdim), self.shape, dim,
+                             keepdim)
+        return jnp.sign(self) * grad * at_extreme / count
+    if ord < 1:
+        scaled = jnp.sign(self) * jnp.where(self == 0, 0, jnp.abs(self) ** (ord - 1))
+        return scaled * grad * result ** (1 - ord)
+    scaled = (jnp.sign(self) * jnp.abs(self) ** (ord - 1) if ord < 2
+              else self * jnp.abs(self) ** (ord - 2))
+    return scaled * jnp.where(result == 0, 0, grad / jnp.where(result == 0, 1, result) ** (ord - 1))
+
+
+VECTOR_NORM = Op("linalg_vector_norm", "LinalgVectorNormBackward0", _vector_norm,
+                 promote="float", grads={"self": _vector_norm_grad})
+
+
 SOFTMAX = Op("softmax", "SoftmaxBackward0", lambda x, dim: jax.nn.softmax(x, axis=dim),
              promote="float",
              grads={"self": lambda grad, result, dim: result * (
