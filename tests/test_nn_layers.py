@@ -686,3 +686,35 @@ def test_init_draws_differ_between_layers_and_follow_the_seed():
     again = values(jaxgrad.nn.Conv2d(2, 3, 3).weight)
     assert not np.array_equal(first, second)
     np.testing.assert_array_equal(first, again)
+
+
+# -- hooks and copies ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["conv2d", "bn2d", "layernorm", "bilinear"])
+def test_full_backward_hooks_see_torch_gradients(name):
+    build, arrays = LAYERS[name]
+
+    def program(T):
+        module = with_weights(T, build(T))
+        seen = []
+        module.register_full_backward_hook(
+            lambda m, grad_input, grad_output: seen.append(
+                ([detached(g) for g in grad_input], [detached(g) for g in grad_output])))
+        forward_backward(T, module, *arrays)
+        return seen
+
+    ok(program)
+
+
+def test_deepcopy_keeps_buffers_and_counts():
+    def program(T):
+        import copy
+
+        bn = T.nn.BatchNorm1d(2)
+        bn(T.tensor([[1.0, 2.0], [3.0, 5.0]]))
+        twin = copy.deepcopy(bn)
+        twin(T.tensor([[0.0, 1.0], [1.0, 0.0]]))
+        return list(bn.buffers()), list(twin.buffers()), repr(twin)
+
+    ok(program)
