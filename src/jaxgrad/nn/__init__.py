@@ -1,5 +1,5 @@
 """``jaxgrad.nn``: ``Module`` with torch's registration, state-dict and hook semantics,
-``Parameter``, containers and simple layers.
+``Parameter``, containers, layers and losses.
 
 >>> import jaxgrad
 >>> net = jaxgrad.nn.Sequential(jaxgrad.nn.Linear(2, 2), jaxgrad.nn.ReLU())
@@ -10,16 +10,35 @@
 from . import functional as functional
 from . import init as init
 from . import modules as modules
+from .modules import GELU as GELU
+from .modules import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from .modules import AvgPool2d as AvgPool2d
+from .modules import BatchNorm1d as BatchNorm1d
+from .modules import BatchNorm2d as BatchNorm2d
+from .modules import BCELoss as BCELoss
+from .modules import BCEWithLogitsLoss as BCEWithLogitsLoss
+from .modules import Bilinear as Bilinear
+from .modules import Conv1d as Conv1d
+from .modules import Conv2d as Conv2d
+from .modules import CrossEntropyLoss as CrossEntropyLoss
+from .modules import Dropout as Dropout
+from .modules import Embedding as Embedding
 from .modules import Flatten as Flatten
 from .modules import Identity as Identity
+from .modules import L1Loss as L1Loss
+from .modules import LayerNorm as LayerNorm
 from .modules import Linear as Linear
 from .modules import LogSoftmax as LogSoftmax
+from .modules import MaxPool2d as MaxPool2d
 from .modules import Module as Module
 from .modules import ModuleDict as ModuleDict
 from .modules import ModuleList as ModuleList
+from .modules import MSELoss as MSELoss
+from .modules import NLLLoss as NLLLoss
 from .modules import ReLU as ReLU
 from .modules import Sequential as Sequential
 from .modules import Sigmoid as Sigmoid
+from .modules import SiLU as SiLU
 from .modules import Softmax as Softmax
 from .modules import Tanh as Tanh
 from .parameter import Parameter as Parameter

@@ -1,15 +1,34 @@
-"""Layers and containers of ``jaxgrad.nn``, one family per module."""
+"""Layers, losses and containers of ``jaxgrad.nn``, one family per module."""
 
 from . import module as module
+from .activation import GELU as GELU
 from .activation import LogSoftmax as LogSoftmax
 from .activation import ReLU as ReLU
 from .activation import Sigmoid as Sigmoid
+from .activation import SiLU as SiLU
 from .activation import Softmax as Softmax
 from .activation import Tanh as Tanh
+from .batchnorm import BatchNorm1d as BatchNorm1d
+from .batchnorm import BatchNorm2d as BatchNorm2d
 from .container import ModuleDict as ModuleDict
 from .container import ModuleList as ModuleList
 from .container import Sequential as Sequential
+from .conv import Conv1d as Conv1d
+from .conv import Conv2d as Conv2d
+from .dropout import Dropout as Dropout
 from .flatten import Flatten as Flatten
+from .linear import Bilinear as Bilinear
 from .linear import Identity as Identity
 from .linear import Linear as Linear
+from .loss import BCELoss as BCELoss
+from .loss import BCEWithLogitsLoss as BCEWithLogitsLoss
+from .loss import CrossEntropyLoss as CrossEntropyLoss
+from .loss import L1Loss as L1Loss
+from .loss import MSELoss as MSELoss
+from .loss import NLLLoss as NLLLoss
 from .module import Module as Module
+from .normalization import LayerNorm as LayerNorm
+from .pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from .pooling import AvgPool2d as AvgPool2d
+from .pooling import MaxPool2d as MaxPool2d
+from .sparse import Embedding as Embedding

@@ -1,13 +1,25 @@
-"""Element-wise and softmax activations: ``ReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``,
-``LogSoftmax``."""
+"""Element-wise and softmax activations: ``ReLU``, ``Sigmoid``, ``Tanh``, ``GELU``, ``SiLU``,
+``Softmax``, ``LogSoftmax``."""
 
 from __future__ import annotations
 
 from ..._tensor import Tensor
+from .. import functional
 from .module import Module
 
 
-class ReLU(Module):
+class _InplaceActivation(Module):
+    """The ``inplace`` flag and repr of the activations that can write into their input."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_InplaceActivation):
     """``max(x, 0)`` element-wise (``inplace=True`` writes into the input).
 
     >>> import jaxgrad
@@ -15,15 +27,8 @@ class ReLU(Module):
     tensor([0., 2.])
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
     def forward(self, input: Tensor) -> Tensor:
         return input.relu_() if self.inplace else input.relu()
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
 
 class Sigmoid(Module):
@@ -48,6 +53,40 @@ class Tanh(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return input.tanh()
+
+
+class GELU(Module):
+    """Gaussian error linear unit, exact (``approximate='none'``) or with the tanh
+    approximation (``approximate='tanh'``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.GELU(approximate="tanh")
+    GELU(approximate='tanh')
+    >>> jaxgrad.nn.GELU()(jaxgrad.zeros(1))
+    tensor([0.])
+    """
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(_InplaceActivation):
+    """``x * sigmoid(x)`` element-wise (``inplace=True`` writes into the input).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.SiLU()(jaxgrad.zeros(1))
+    tensor([0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.silu(input, inplace=self.inplace)
 
 
 class Softmax(Module):

@@ -1,4 +1,4 @@
-"""``Identity`` and ``Linear``."""
+"""``Identity``, ``Linear`` and ``Bilinear``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from ..._creation import empty
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
-from .. import functional
+from .. import functional, init
 from ..parameter import Parameter
 from .module import Module
 
@@ -68,3 +68,47 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y[o] = x1^T weight[o] x2 + bias[o]``, weight and bias drawn from
+    U(-1/sqrt(in1_features), 1/sqrt(in1_features)).
+
+    >>> import jaxgrad
+    >>> bil = jaxgrad.nn.Bilinear(3, 4, 2)
+    >>> bil
+    Bilinear(in1_features=3, in2_features=4, out_features=2, bias=True)
+    >>> bil(jaxgrad.ones(5, 3), jaxgrad.ones(5, 4)).shape
+    jaxgrad.Size([5, 2])
+    """
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), device=device,
+                                      dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Redraw weight and bias from U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features="
+                             f"{self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return functional.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

@@ -690,8 +690,9 @@ class Module:
                                   keep_vars=keep_vars)
         return destination
 
-    def _load_from_state_dict(self, state_dict: dict, prefix: str, missing_keys: list,
-                              unexpected_keys: list, error_msgs: list) -> None:
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
@@ -729,8 +730,9 @@ class Module:
         missing_keys: list[str] = []
         unexpected_keys: list[str] = []
         error_msgs: list[str] = []
-        self._load_recursively(OrderedDict(state_dict), "", missing_keys, unexpected_keys,
-                               error_msgs)
+        metadata = getattr(state_dict, "_metadata", None)
+        self._load_recursively(OrderedDict(state_dict), "", metadata, strict, missing_keys,
+                               unexpected_keys, error_msgs)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -743,13 +745,16 @@ class Module:
                 type(self).__name__, "\n\t".join(error_msgs)))
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
-    def _load_recursively(self, state_dict: dict, prefix: str, *key_lists: list) -> None:
-        self._load_from_state_dict(state_dict, prefix, *key_lists)
+    def _load_recursively(self, state_dict: dict, prefix: str, metadata: dict | None,
+                          strict: bool, *key_lists: list) -> None:
+        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+        self._load_from_state_dict(state_dict, prefix, local_metadata, strict, *key_lists)
         for name, child in self._modules.items():
             if child is not None:
                 child_prefix = prefix + name + "."
                 child_state = {k: v for k, v in state_dict.items() if k.startswith(child_prefix)}
-                child._load_recursively(child_state, child_prefix, *key_lists)
+                child._load_recursively(child_state, child_prefix, metadata, strict,
+                                        *key_lists)
 
     # -- repr --------------------------------------------------------------------------------
     def _get_name(self) -> str:

@@ -1,0 +1,140 @@
+"""Batch normalisation: ``BatchNorm1d`` and ``BatchNorm2d`` on torch's ``_NormBase`` and
+``_BatchNorm`` bases, with its running-statistics buffers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._creation import empty, ones, tensor, zeros
+from ..._dtypes import int64
+from ..._tensor import Tensor
+from .. import functional, init
+from ..parameter import Parameter
+from .module import Module
+
+
+class _NormBase(Module):
+    """Affine parameters (ones/zeros) and the ``running_mean``/``running_var``/
+    ``num_batches_tracked`` buffers of the normalisation layers with running statistics.
+
+    State dicts carry version 2; loading a version-1 checkpoint without
+    ``num_batches_tracked`` keeps the current count, as torch does.
+    """
+
+    _version = 2
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches tracked."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """Reset the running statistics, the weight to ones and the bias to zeros."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
+                              strict: bool, missing_keys: list, unexpected_keys: list,
+                              error_msgs: list) -> None:
+        version = local_metadata.get("version")
+        if (version is None or version < 2) and self.track_running_stats:
+            state_dict.setdefault(prefix + "num_batches_tracked",
+                                  self.num_batches_tracked if self.num_batches_tracked
+                                  is not None else tensor(0, dtype=int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
+
+class _BatchNorm(_NormBase):
+    """Batch statistics in training mode (updating the tracked running statistics with
+    ``momentum``, or their cumulative average when ``momentum`` is None), running
+    statistics in eval mode."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                average_factor = 1.0 / float(self.num_batches_tracked)
+        use_batch_stats = self.training or (self.running_mean is None
+                                            and self.running_var is None)
+        pass_buffers = not self.training or self.track_running_stats
+        return functional.batch_norm(
+            input, self.running_mean if pass_buffers else None,
+            self.running_var if pass_buffers else None, self.weight, self.bias,
+            use_batch_stats, average_factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over (N, C) or (N, C, L) input, per channel C.
+
+    >>> import jaxgrad
+    >>> bn = jaxgrad.nn.BatchNorm1d(2)
+    >>> bn
+    BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    >>> _ = bn(jaxgrad.tensor([[1.0, 0.0], [3.0, 0.0]]))
+    >>> bn.running_mean, bn.num_batches_tracked
+    (tensor([0.2000, 0.0000]), tensor(1))
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over (N, C, H, W) input, per channel C.
+
+    >>> import jaxgrad
+    >>> bn = jaxgrad.nn.BatchNorm2d(3).eval()
+    >>> bn(jaxgrad.ones(1, 3, 2, 2)).shape
+    jaxgrad.Size([1, 3, 2, 2])
+    >>> list(bn.state_dict())
+    ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

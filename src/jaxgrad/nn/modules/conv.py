@@ -1,0 +1,153 @@
+"""Convolution layers ``Conv1d`` and ``Conv2d`` sharing torch's ``_ConvNd`` base."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ..._creation import empty
+from ..._grad_mode import no_grad
+from ..._tensor import Tensor
+from .. import functional, init
+from ..parameter import Parameter
+from .module import Module
+from .utils import _ntuple
+
+_PADDING_STRINGS = {"same", "valid"}
+_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
+
+
+class _ConvNd(Module):
+    """What ``Conv1d`` and ``Conv2d`` share: argument checks, parameters, initialisation
+    (``kaiming_uniform_(a=sqrt(5))`` weight, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) bias) and
+    the repr. Subclasses name their ``functional`` convolution in ``_conv_function``."""
+
+    _conv_function: ClassVar[Callable[..., Tensor]]
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple[int, ...],
+                 stride: tuple[int, ...], padding: str | tuple[int, ...],
+                 dilation: tuple[int, ...], groups: int, bias: bool, padding_mode: str,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        _check_conv_arguments(in_channels, out_channels, stride, padding, groups, padding_mode)
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = False
+        self.output_padding = (0,) * len(kernel_size)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size),
+                                      device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Redraw the weight with ``kaiming_uniform_(a=sqrt(5))`` and the bias from
+        U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+        with no_grad():
+            init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+            if self.bias is not None:
+                fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+                bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+                init.uniform_(self.bias, -bound, bound)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        return self._conv_function(input, weight, bias, self.stride, self.padding,
+                                   self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+def _check_conv_arguments(in_channels: int, out_channels: int, stride: tuple[int, ...],
+                          padding: Any, groups: int, padding_mode: str) -> None:
+    """torch's constructor checks, in torch's order and with its messages."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+    if isinstance(padding, str):
+        if padding not in _PADDING_STRINGS:
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                             f"{_PADDING_STRINGS}")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
+                         f"padding_mode='{padding_mode}'")
+    if padding_mode != "zeros":
+        raise NotImplementedError(f"jaxgrad's convolutions support only padding_mode='zeros', "
+                                  f"not '{padding_mode}'")
+
+
+def _conv_arguments(n: int, kernel_size: Any, stride: Any, padding: Any,
+                    dilation: Any) -> tuple[Any, ...]:
+    padding_ = padding if isinstance(padding, str) else _ntuple(padding, n)
+    return _ntuple(kernel_size, n), _ntuple(stride, n), padding_, _ntuple(dilation, n)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C_in, L) or (C_in, L) input.
+
+    >>> import jaxgrad
+    >>> conv = jaxgrad.nn.Conv1d(2, 4, 3, padding="same")
+    >>> conv
+    Conv1d(2, 4, kernel_size=(3,), stride=(1,), padding=same)
+    >>> conv(jaxgrad.ones(1, 2, 5)).shape
+    jaxgrad.Size([1, 4, 5])
+    """
+
+    _conv_function = staticmethod(functional.conv1d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels,
+                         *_conv_arguments(1, kernel_size, stride, padding, dilation), groups,
+                         bias, padding_mode, device=device, dtype=dtype)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C_in, H, W) or (C_in, H, W) input.
+
+    >>> import jaxgrad
+    >>> conv = jaxgrad.nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False)
+    >>> conv
+    Conv2d(3, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), bias=False)
+    >>> conv(jaxgrad.ones(1, 3, 8, 8)).shape
+    jaxgrad.Size([1, 8, 4, 4])
+    """
+
+    _conv_function = staticmethod(functional.conv2d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels,
+                         *_conv_arguments(2, kernel_size, stride, padding, dilation), groups,
+                         bias, padding_mode, device=device, dtype=dtype)

@@ -1,0 +1,149 @@
+"""Loss layers on torch's ``_Loss``/``_WeightedLoss`` bases: ``L1Loss``, ``MSELoss``,
+``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss`` and ``BCEWithLogitsLoss``."""
+
+from __future__ import annotations
+
+import warnings
+
+from ..._tensor import Tensor
+from .. import functional
+from .module import Module
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
+    """The ``reduction`` named by the deprecated ``size_average``/``reduce`` flags (with
+    torch's deprecation warning)."""
+    code = functional._reduction("mean", size_average, reduce)
+    name = next(name for name, value in functional._REDUCTIONS.items() if value == code)
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{name}' instead.", stacklevel=3)
+    return name
+
+
+class _Loss(Module):
+    """The ``reduction`` ('mean', 'sum' or 'none') every loss layer carries."""
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            self.reduction = _legacy_reduction(size_average, reduce)
+        else:
+            self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    """A loss with an optional per-class rescaling ``weight``, kept as a buffer."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error between ``input`` and ``target``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.L1Loss()(jaxgrad.tensor([1.0, -3.0]), jaxgrad.zeros(2))
+    tensor(2.)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.l1_loss(input, target, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """Mean squared error between ``input`` and ``target``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.MSELoss(reduction="sum")(jaxgrad.tensor([1.0, 3.0]), jaxgrad.zeros(2))
+    tensor(10.)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.mse_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log likelihood of log-probabilities ``input`` at class indices ``target``
+    (targets equal to ``ignore_index`` are skipped).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.NLLLoss()(jaxgrad.tensor([[-1.0, -2.0]]), jaxgrad.tensor([1]))
+    tensor(2.)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.nll_loss(input, target, weight=self.weight,
+                                   ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of logits ``input`` against class indices or class probabilities, with
+    optional class ``weight``, ``ignore_index`` and ``label_smoothing``.
+
+    >>> import jaxgrad
+    >>> loss = jaxgrad.nn.CrossEntropyLoss()
+    >>> loss
+    CrossEntropyLoss()
+    >>> loss(jaxgrad.zeros(1, 2), jaxgrad.tensor([0]))
+    tensor(0.6931)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.cross_entropy(input, target, weight=self.weight,
+                                        ignore_index=self.ignore_index,
+                                        reduction=self.reduction,
+                                        label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross entropy of probabilities ``input`` against ``target``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.BCELoss()(jaxgrad.tensor([0.5]), jaxgrad.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.binary_cross_entropy(input, target, weight=self.weight,
+                                               reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross entropy of logits ``input`` against ``target``, with optional element
+    ``weight`` and positive-class ``pos_weight`` (both buffers).
+
+    >>> import jaxgrad
+    >>> loss = jaxgrad.nn.BCEWithLogitsLoss(pos_weight=jaxgrad.tensor([2.0]))
+    >>> list(loss.state_dict())
+    ['pos_weight']
+    >>> loss(jaxgrad.zeros(1), jaxgrad.ones(1))
+    tensor(1.3863)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return functional.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                           pos_weight=self.pos_weight,
+                                                           reduction=self.reduction)

@@ -1,0 +1,61 @@
+"""``LayerNorm``: normalisation over the trailing dimensions."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+from ..._creation import empty
+from ..._tensor import Tensor
+from .. import functional, init
+from ..parameter import Parameter
+from .module import Module
+
+
+class LayerNorm(Module):
+    """Normalise over the trailing ``normalized_shape`` dimensions, then scale by ``weight``
+    (ones) and shift by ``bias`` (zeros) when ``elementwise_affine``.
+
+    >>> import jaxgrad
+    >>> ln = jaxgrad.nn.LayerNorm(2)
+    >>> ln
+    LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)
+    >>> ln(jaxgrad.tensor([[1.0, 3.0]]))
+    tensor([[-1.0000,  1.0000]], grad_fn=<NativeLayerNormBackward0>)
+    """
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight to ones, bias to zeros."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias,
+                                     self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")

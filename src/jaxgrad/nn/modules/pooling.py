@@ -1,0 +1,108 @@
+"""Pooling layers ``MaxPool2d``, ``AvgPool2d`` and ``AdaptiveAvgPool2d``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._tensor import Tensor
+from .. import functional
+from .module import Module
+
+
+class _MaxPoolNd(Module):
+    """Arguments and repr of the max-pooling layers (``stride`` defaults to the kernel)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 dilation: Any = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    """Max over 2-D windows of (N, C, H, W) or (C, H, W) input.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.MaxPool2d(2)
+    >>> pool
+    MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> pool(jaxgrad.arange(16.0).reshape(1, 4, 4))
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return functional.max_pool2d(input, self.kernel_size, self.stride, self.padding,
+                                     self.dilation, ceil_mode=self.ceil_mode,
+                                     return_indices=self.return_indices)
+
+
+class _AvgPoolNd(Module):
+    """Repr of the average-pooling layers."""
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """Mean over 2-D windows of (N, C, H, W) or (C, H, W) input.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.AvgPool2d((2, 1))
+    >>> pool
+    AvgPool2d(kernel_size=(2, 1), stride=(2, 1), padding=0)
+    >>> pool(jaxgrad.tensor([[[1.0], [3.0]]]))
+    tensor([[[2.]]])
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.avg_pool2d(input, self.kernel_size, self.stride, self.padding,
+                                     self.ceil_mode, self.count_include_pad,
+                                     self.divisor_override)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    """The target ``output_size`` and repr of the adaptive average-pooling layers."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, H, W) or (C, H, W) input to a fixed output size (``None``
+    keeps that input size).
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.AdaptiveAvgPool2d((None, 1))
+    >>> pool
+    AdaptiveAvgPool2d(output_size=(None, 1))
+    >>> pool(jaxgrad.ones(2, 3, 5)).shape
+    jaxgrad.Size([2, 3, 1])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.adaptive_avg_pool2d(input, self.output_size)

@@ -1,0 +1,107 @@
+"""``Embedding``: a lookup table of learnable rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._creation import empty
+from ..._grad_mode import no_grad
+from ..._tensor import Tensor
+from .. import functional, init
+from ..parameter import Parameter
+from .module import Module
+
+
+def _resolve_padding_idx(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """A negative ``padding_idx`` counted from the end, checked to name a row."""
+    if padding_idx is None:
+        return None
+    if padding_idx >= num_embeddings or padding_idx < -num_embeddings:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
+class Embedding(Module):
+    """Rows of ``weight`` (num_embeddings x embedding_dim, drawn from N(0, 1)) picked by integer
+    indices; the ``padding_idx`` row starts at zero and gets no gradient, and ``max_norm``
+    renormalises the looked-up rows in place.
+
+    >>> import jaxgrad
+    >>> emb = jaxgrad.nn.Embedding(4, 3, padding_idx=-1)
+    >>> emb
+    Embedding(4, 3, padding_idx=3)
+    >>> emb(jaxgrad.tensor([[3, 3]]))
+    tensor([[[0., 0., 0.],
+             [0., 0., 0.]]], grad_fn=<EmbeddingBackward0>)
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.padding_idx = _resolve_padding_idx(padding_idx, num_embeddings)
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if _weight is None:
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device,
+                                          dtype=dtype), requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self.sparse = sparse
+
+    def reset_parameters(self) -> None:
+        """Redraw the weight from N(0, 1) and zero the padding row."""
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self) -> None:
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return functional.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                                    self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
+        """An ``Embedding`` whose weight is the 2-D ``embeddings`` (frozen unless
+        ``freeze=False``).
+
+        >>> import jaxgrad
+        >>> emb = jaxgrad.nn.Embedding.from_pretrained(jaxgrad.eye(2))
+        >>> emb(jaxgrad.tensor([1])), emb.weight.requires_grad
+        (tensor([[0., 1.]]), False)
+        """
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
