@@ -718,3 +718,10 @@ def test_deepcopy_keeps_buffers_and_counts():
         return list(bn.buffers()), list(twin.buffers()), repr(twin)
 
     ok(program)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_padding_modes_other_than_zeros_are_refused(mode):
+    """torch accepts these modes (padding with F.pad first); jaxgrad has no F.pad yet."""
+    with pytest.raises(NotImplementedError, match=mode):
+        jaxgrad.nn.Conv2d(1, 1, 3, padding=1, padding_mode=mode)
