@@ -147,6 +147,39 @@ def test_001_s1_requires_grad():
     check(program)
 
 
+def test_001_s1_freeze_and_finetune():
+    """001 §1 freeze every parameter, then replace model.fc for fine-tuning: the output still
+    requires grad and only the new layer's parameters get gradients."""
+
+    def program(T, show):
+        nn = T.nn
+        rng = np.random.RandomState(0)
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(nn.Linear(32, 512), nn.ReLU())
+                self.fc = nn.Linear(512, 10)
+
+            def forward(self, x):
+                return self.fc(self.body(x))
+
+        model = Model()
+        for param in model.parameters():
+            param.requires_grad = False
+        model.fc = nn.Linear(512, 100)
+        with T.no_grad():
+            for p in model.parameters():
+                p.copy_(T.tensor(rng.randn(*p.shape).astype(np.float32) * 0.05))
+        out = model(T.tensor(rng.randn(4, 32).astype(np.float32)))
+        show(out.requires_grad)
+        out.sum().backward()
+        show([(name, p.requires_grad, p.grad is None) for name, p in model.named_parameters()])
+        show(model.fc.bias.grad)
+
+    check(program)
+
+
 def test_001_s3_autograd_backward():
     """001 §3 torch.autograd.backward with grad_tensors; c.grad is None; a second call raises."""
 
