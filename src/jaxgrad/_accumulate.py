@@ -16,6 +16,21 @@ from ._grad_mode import no_grad
 from ._tensor import Tensor
 
 
+def reset_grad(tensor, set_to_none: bool) -> None:
+    """torch's zero_grad for one tensor: drop ``.grad``, or detach it and zero it in place."""
+    grad = tensor.grad
+    if grad is None:
+        return
+    if set_to_none:
+        tensor.grad = None
+        return
+    if grad.grad_fn is not None:
+        grad.detach_()
+    else:
+        grad.requires_grad_(False)
+    grad.zero_()
+
+
 def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
                          stealable: bool = False) -> None:
     """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``."""

@@ -138,7 +138,6 @@ def _call_tensor_pre_hooks(fn: Node, grads: list, kept: set | None = None) -> li
 def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
                    owned: dict, shared: set, wanted: tuple | None = None) -> list:
     before = list(grads)
-
     grads = _call_tensor_pre_hooks(fn, grads, shared)
     for old, new in zip(before, grads):
         if new is not old and new is not None:  # a hook's new tensor: only the engine holds it

@@ -195,7 +195,7 @@ class Function:
         """Run ``forward`` and record one ``<Name>Backward`` node for its outputs."""
         split = cls.setup_context is not Function.setup_context
         if split:  # torch binds the forward's signature, defaults included
-            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound = _signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args = bound.args
         elif kwargs:
@@ -222,9 +222,14 @@ class Function:
         return _wrap_outputs(ctx, args, outputs, differentiable)
 
 
+@functools.lru_cache(maxsize=1024)
+def _signature(forward: Callable) -> inspect.Signature:
+    return inspect.signature(forward)
+
+
 def _keywords_as_positions(forward: Callable, args: tuple, kwargs: dict) -> tuple:
     """Keyword arguments of ``apply`` become positional ones, as torch's C++ apply does."""
-    names = list(inspect.signature(forward).parameters)[1:]  # after ctx
+    names = list(_signature(forward).parameters)[1:]  # after ctx
     args, kwargs = list(args), dict(kwargs)
     for position, name in enumerate(names[len(args):], len(args)):
         if not kwargs:

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     check_differentiable,
+    check_fused,
     host_float,
     jitted_kernel,
     scalar_dtype,
@@ -74,11 +75,7 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         check_differentiable(differentiable)
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, differentiable, foreach)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)

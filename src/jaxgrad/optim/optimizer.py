@@ -18,6 +18,7 @@ from typing import Any
 
 import jax
 
+from .._accumulate import reset_grad
 from .._dispatch import check_inplace
 from .._dtypes import float32, float64, get_default_dtype
 from .._grad_mode import enable_grad, set_grad_enabled
@@ -82,6 +83,15 @@ def check_differentiable(differentiable: bool) -> None:
         raise NotImplementedError(
             "differentiable=True is not supported by jaxgrad.optim: the update runs as one "
             "jitted JAX function outside autograd")
+
+
+def check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
+    """torch's checks of ``fused=True`` against the other implementation flags."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
 def jitted_kernel(update: Callable) -> Callable:
@@ -202,17 +212,7 @@ class Optimizer:
         with record_function(f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"):
             for group in self.param_groups:
                 for p in group["params"]:
-                    grad = p.grad
-                    if grad is None:
-                        continue
-                    if set_to_none:
-                        p.grad = None
-                        continue
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    grad.zero_()
+                    reset_grad(p, set_to_none)
 
     # -- stepping ---------------------------------------------------------------------------
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

@@ -8,7 +8,14 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, check_differentiable, host_float, jitted_kernel, store
+from .optimizer import (
+    Optimizer,
+    check_differentiable,
+    check_fused,
+    host_float,
+    jitted_kernel,
+    store,
+)
 
 
 class SGD(Optimizer):
@@ -51,11 +58,7 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         check_differentiable(differentiable)
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, differentiable, foreach)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)

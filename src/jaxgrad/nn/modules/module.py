@@ -9,6 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from ..._accumulate import reset_grad
 from ..._dtypes import dtype as _dtype
 from ..._dtypes import type_name
 from ..._grad_mode import no_grad
@@ -569,17 +570,7 @@ class Module:
         True
         """
         for param in self.parameters():
-            grad = param.grad
-            if grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-                continue
-            if grad.grad_fn is not None:
-                grad.detach_()
-            else:
-                grad.requires_grad_(False)
-            grad.zero_()
+            reset_grad(param, set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Call ``fn`` on every submodule (children first), then on this module.
