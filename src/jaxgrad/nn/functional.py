@@ -605,11 +605,18 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor,
                           mean: Tensor, invstd: Tensor, momentum: float, eps: float) -> None:
     n = input.numel() // input.shape[1]
-    batch_var = (1.0 / invstd._value ** 2 - eps) * (n / (n - 1))
-    running_mean._write(((1 - momentum) * running_mean._value + momentum * mean._value)
-                        .astype(running_mean._value.dtype))
-    running_var._write(((1 - momentum) * running_var._value + momentum * batch_var)
-                       .astype(running_var._value.dtype))
+    new_mean, new_var = _running_stats(running_mean._value, running_var._value, mean._value,
+                                       invstd._value, momentum, eps, n / (n - 1))
+    running_mean._write(new_mean)
+    running_var._write(new_var)
+
+
+@jax.jit
+def _running_stats(running_mean, running_var, mean, invstd, momentum, eps, bessel):
+    """torch's running-stat update (unbiased batch variance), one XLA call per step."""
+    batch_var = (1.0 / invstd ** 2 - eps) * bessel
+    return (((1 - momentum) * running_mean + momentum * mean).astype(running_mean.dtype),
+            ((1 - momentum) * running_var + momentum * batch_var).astype(running_var.dtype))
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
