@@ -4,8 +4,9 @@ Each test reproduces one snippet and returns what the snippet prints: ``show(...
 each printed value at the moment it is printed (a tensor as its values, dtype,
 ``requires_grad`` and grad_fn name, which is what its printout shows). Typos in the posts
 (undefined variables, ``torch.ones_likes``) are fixed to the intended program; where a post
-demonstrates an error, the same error is checked. Examples that need nn.Module are left to
-later test files.
+demonstrates an error, the same error is checked. The nn.Module examples are transcribed as
+written too (a printed module is compared by its repr); tests/test_nn_hooks.py checks the
+same hooks more broadly.
 
 Test names: ``test_<seed number>_<section>``; the docstring names the seed file and section.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import jaxgrad
 from differential import Raised, attempt, captured_warnings, same, torch
 
 
@@ -28,6 +30,8 @@ def snapshot(v):
         return ("T", v.detach().clone(), v.requires_grad, None if fn is None else type(fn).__name__)
     if isinstance(v, (tuple, list)):
         return type(v)(snapshot(x) for x in v)
+    if isinstance(v, (_torch.nn.Module, jaxgrad.nn.Module)):
+        return ("M", repr(v))
     return v
 
 
@@ -130,6 +134,22 @@ def test_000_intermediate_grad_3_register_hook():
         show("y grad: ", global_grad)
         show("x grad: ", x.grad)
         y_hook.remove()
+
+    check(program)
+
+
+def test_000_model_weight_grads():
+    """000 §获取模型权重的梯度: named_parameters() gives each weight's gradient in ``param.grad``,
+    while ``param.data.grad`` is None (``.data`` is a fresh leaf without a gradient). The post
+    elides the model (``# ...``); seed 002's two-layer model stands in for it."""
+
+    def program(T, show):
+        model = _seed002_model(T)
+        model(T.Tensor([[1.0, 1.0, 1.0]])).backward()
+        for name, param in model.named_parameters():
+            show(name)
+            show(param.grad)  # 真实梯度 (the real gradient)
+            show(param.data.grad)  # None
 
     check(program)
 
@@ -493,6 +513,158 @@ def test_002_hook():
             show(grads[name])
 
     check(program)
+
+
+def _seed002_model(T):
+    """002 §3.1/§3.2's ``Model``, as the post writes it (weights replaced under no_grad)."""
+    torch, nn = T, T.nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super(Model, self).__init__()  # noqa: UP008 - as the post writes it
+            self.fc1 = nn.Linear(3, 4)
+            self.relu1 = nn.ReLU()
+            self.fc2 = nn.Linear(4, 1)
+            self.initialize()
+
+        def initialize(self):
+            with torch.no_grad():
+                self.fc1.weight = torch.nn.Parameter(
+                    torch.Tensor([[1., 2., 3.],
+                                  [-4., -5., -6.],
+                                  [7., 8., 9.],
+                                  [-10., -11., -12.]]))
+                self.fc1.bias = torch.nn.Parameter(torch.Tensor([1.0, 2.0, 3.0, 4.0]))
+                self.fc2.weight = torch.nn.Parameter(torch.Tensor([[1.0, 2.0, 3.0, 4.0]]))
+                self.fc2.bias = torch.nn.Parameter(torch.Tensor([1.0]))
+
+        def forward(self, x):
+            o = self.fc1(x)
+            o = self.relu1(o)
+            o = self.fc2(o)
+            return o
+
+    return Model()
+
+
+def test_002_s3_2_forward_pre_hook_drops_keyword():
+    """002 §3.2 (pre forward hook): the hook sees only the positional inputs (a, b) and returns
+    (a + 10, b), so forward is called without ``c`` and raises the post's TypeError."""
+
+    def program(T, show):
+        nn = T.nn
+
+        class sumnet(nn.Module):
+            def __init__(self):
+                super(sumnet, self).__init__()  # noqa: UP008
+
+            @staticmethod
+            def forward(a, b, c):
+                d = a + b + c
+                show("a:", a)
+                show("b:", b)
+                show("c:", c)
+                return d
+
+        def forward_pre_hook(module, input):
+            a, b = input
+            show("pre b:", b)
+            return a + 10, b
+
+        def forward_hook(module, inputs, outputs):
+            show("inputs: ", inputs)
+            show("outputs: ", outputs)
+            return outputs + 100
+
+        sum_net = sumnet()
+        sum_net.register_forward_pre_hook(forward_pre_hook)
+        sum_net.register_forward_hook(forward_hook)
+        a = T.tensor(2., requires_grad=True)
+        b = T.tensor(3., requires_grad=True)
+        c = T.tensor(4., requires_grad=True)
+        try:
+            d = sum_net(a, b, c=c)
+        except TypeError as exc:
+            show("TypeError", str(exc))
+            return
+        d.backward()
+        show(d)
+
+    check(program)
+
+
+def test_002_s3_1_forward_hook():
+    """002 §3.1 (register forward hook): each child's hook prints the module, its input tuple
+    and output; the features are saved in lists and printed again after backward."""
+
+    def program(T, show):
+        total_feat_out = []
+        total_feat_in = []
+
+        def hook_fn_forward(module, input, output):
+            show(module)
+            show("input", input)
+            show("output", output)
+            total_feat_out.append(output)
+            total_feat_in.append(input)
+
+        model = _seed002_model(T)
+        modules = model.named_children()
+        for _name, module in modules:
+            module.register_forward_hook(hook_fn_forward)
+        x = T.Tensor([[1.0, 1.0, 1.0]]).requires_grad_()
+        o = model(x)
+        o.backward()
+        show("==========Saved inputs and outputs==========")
+        for idx in range(len(total_feat_in)):
+            show("input: ", total_feat_in[idx])
+            show("output: ", total_feat_out[idx])
+
+    check(program)
+
+
+def _seed002_backward_hook_program(T, show, whole_model):
+    total_grad_out = []
+    total_grad_in = []
+
+    def hook_fn_backward(module, grad_input, grad_output):
+        show(module)
+        show("grad_output", grad_output)
+        show("grad_input", grad_input)
+        total_grad_in.append(grad_input)
+        total_grad_out.append(grad_output)
+
+    model = _seed002_model(T)
+    if whole_model:
+        model.register_backward_hook(hook_fn_backward)
+    else:
+        modules = model.named_children()
+        for _name, module in modules:
+            module.register_backward_hook(hook_fn_backward)
+    x = T.Tensor([[1.0, 1.0, 1.0]]).requires_grad_()
+    o = model(x)
+    o.backward()
+    show("==========Saved inputs and outputs==========")
+    for idx in range(len(total_grad_in)):
+        show("grad output: ", total_grad_out[idx])
+        show("grad input: ", total_grad_in[idx])
+
+
+@pytest.mark.parametrize("whole_model", [False, True], ids=["children", "whole_model"])
+def test_002_s3_2_backward_hook(whole_model):
+    """002 §3.2 (register backward hook) on each child, and §注意事项's variant with the hook on
+    the whole model, which only sees the last simple op's gradients (fc2's addmm): torch's
+    documented pitfall, with its deprecation warnings."""
+
+    def program(T, show):
+        _seed002_backward_hook_program(T, show, whole_model)
+
+    check(program)
+
+    def warned(T):
+        _seed002_backward_hook_program(T, lambda *args: None, whole_model)
+
+    assert captured_warnings(warned, jaxgrad) == captured_warnings(warned, torch)
 
 
 # === 003_8f4aee35a4a2fd0a.txt: 中间梯度的查询 / hook ============================================
