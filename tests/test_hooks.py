@@ -652,3 +652,37 @@ def test_node_hook_keeps_gradients_that_are_later_summed():
         return [val(g) for g in saved[0]], val(kept[0]), val(a.grad)
 
     ok(program)
+
+
+NODE_HOOK_RESULTS = {
+    "post_list": lambda gi, go: list(gi),
+    "post_count": lambda gi, go: gi + gi,
+    "post_size": lambda gi, go: (gi[0][:1], gi[1]),
+    "post_dtype": lambda gi, go: (gi[0].double(), gi[1]),
+    "post_not_tensor": lambda gi, go: (1.0, gi[1]),
+    "post_none_kept": lambda gi, go: (None, gi[1] * 3),
+}
+NODE_PRE_HOOK_RESULTS = {
+    "pre_int": lambda go: 3,
+    "pre_count": lambda go: (),
+    "pre_size": lambda go: (go[0].sum(),),
+    "pre_scaled": lambda go: (go[0] * 2,),
+}
+
+
+@pytest.mark.parametrize("name", [*NODE_HOOK_RESULTS, *NODE_PRE_HOOK_RESULTS])
+def test_node_hook_results_are_checked(name):
+    """torch checks what a grad_fn hook returns: a tuple of the right length whose tensors keep
+    each gradient's dtype and size (errors name the hook)."""
+
+    def program(T):
+        a, b = leaf(T, [1.0, 2.0]), leaf(T, [3.0, 4.0])
+        out = a * b
+        if name in NODE_HOOK_RESULTS:
+            out.grad_fn.register_hook(NODE_HOOK_RESULTS[name])
+        else:
+            out.grad_fn.register_prehook(NODE_PRE_HOOK_RESULTS[name])
+        result = attempt(lambda: out.sum().backward())
+        return result, val(a.grad), val(b.grad)
+
+    ok(program)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import jaxgrad
-from differential import captured_warnings, ok, raises, same, val
+from differential import Raised, attempt, captured_warnings, ok, raises, same, val
 from test_nn_module import B1, B2, W1, W2, seed_model, set_linear
 
 
@@ -418,3 +418,31 @@ def test_seed_002_pre_hook_drops_keyword_argument_error():
         return net(a, b, c=c)
 
     ok(program)
+
+
+MODULE_HOOK_RESULTS = {
+    "full_size": ("full", lambda m, gi, go: (gi[0][:, :1],)),
+    "full_dtype": ("full", lambda m, gi, go: (gi[0].double(),)),
+    "pre_size": ("pre", lambda m, go: (go[0][:, :1],)),
+    "legacy_size": ("legacy", lambda m, gi, go: (gi[0], gi[1][:, :1], gi[2])),
+    "legacy_count": ("legacy", lambda m, gi, go: (gi[0],)),
+    "legacy_list": ("legacy", lambda m, gi, go: list(gi)),
+}
+
+
+@pytest.mark.parametrize("name", MODULE_HOOK_RESULTS)
+def test_backward_hook_results_with_wrong_size_or_count(name):
+    """A module backward hook's replacement gradients go through the engine's checks of Node
+    hook results: torch's errors name the wrapper ('hook') or, for legacy hooks, the user's."""
+    kind, hook = MODULE_HOOK_RESULTS[name]
+
+    def program(T):
+        m = set_linear(T, T.nn.Linear(2, 2), [[1.0, 2.0], [3.0, 4.0]], [0.5, -0.5])
+        register = {"full": m.register_full_backward_hook, "legacy": m.register_backward_hook,
+                    "pre": m.register_full_backward_pre_hook}[kind]
+        register(hook)
+        x = T.ones(3, 2, requires_grad=True)
+        return attempt(lambda: m(x).sum().backward()), val(x.grad)
+
+    torch_result, _ = ok(program)
+    assert isinstance(torch_result[0], Raised)

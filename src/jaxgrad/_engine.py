@@ -20,7 +20,14 @@ import jax.numpy as jnp
 from . import _profiler
 from ._compiled_backward import try_backward
 from ._grad_mode import set_grad_enabled
-from ._graph import AccumulateGrad, GraphRoot, Node, call_hook, run_tensor_hooks
+from ._graph import (
+    AccumulateGrad,
+    GraphRoot,
+    Node,
+    call_hook,
+    check_node_hook_result,
+    run_tensor_hooks,
+)
 from ._tensor import Tensor
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
@@ -146,7 +153,7 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
         for hook in list(fn._pre_hooks.values()):
             out = call_hook(hook, (tuple(grads),), shared)
             if out is not None:
-                grads = list(out)
+                grads = check_node_hook_result(hook, tuple(grads), out)
     if isinstance(fn, AccumulateGrad):
         _run_node(fn, lambda: fn.accumulate(grads[0], create_graph, id(grads[0]) in owned))
         outputs = []
@@ -159,7 +166,7 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
         for hook in list(fn._post_hooks.values()):
             out = call_hook(hook, (tuple(outputs), tuple(grads)), shared)
             if out is not None:
-                outputs = list(out)
+                outputs = check_node_hook_result(hook, tuple(outputs), out)
     if not keep_graph:
         fn.release_variables()
     return outputs

@@ -70,13 +70,30 @@ def check_hook_result(hook: Callable, old, new: Any):
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{_type_name(new)}'")
-    name = getattr(hook, "__name__", type(hook).__name__)
+    name = hook_name(hook)
     if new.dtype is not old.dtype:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was "
                            f"jaxgrad.{type_name(old.dtype)} got jaxgrad.{type_name(new.dtype)})")
     if tuple(new.shape) != tuple(old.shape):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
     return new
+
+
+def check_node_hook_result(hook: Callable, old: tuple, new: Any) -> list:
+    """torch's checks on a Node hook's return value: a tuple as long as ``old`` whose tensors
+    each pass :func:`check_hook_result` (None entries are kept as None)."""
+    from ._api import _type_name
+
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{_type_name(new)}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {len(old)})")
+    return [n if n is None else check_hook_result(hook, o, n) for o, n in zip(old, new)]
+
+
+def hook_name(hook: Callable) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
 
 
 def run_tensor_hooks(hooks: HookDict, grad, kept: set | None = None):

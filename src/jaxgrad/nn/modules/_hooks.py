@@ -3,6 +3,7 @@ and the wrapper that binds a legacy backward hook to its module."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 from collections.abc import Callable
@@ -50,6 +51,7 @@ class WrappedHook:
     def __init__(self, hook: Callable, module: Any) -> None:
         self.hook = hook
         self.module = weakref.ref(module)
+        functools.update_wrapper(self, hook)  # torch's hook-result errors name the user's hook
 
     def __call__(self, *args: Any) -> Any:
         module = self.module()
@@ -87,8 +89,11 @@ class BackwardHook:
     def setup_output_hook(self, result: Any) -> Any:
         is_tuple = isinstance(result, tuple)
         args = result if is_tuple else (result,)
+        def hook(grad_input: tuple, grad_output: tuple) -> tuple | None:
+            return self._on_grad_output(grad_output)
+
         res, self.output_tensors_index = self._apply_on_tensors(
-            lambda grad_fn: grad_fn.register_hook(self._output_hook), args)
+            lambda grad_fn: grad_fn.register_hook(hook), args)
         self.n_outputs = len(args)
         return res if is_tuple else res[0]
 
@@ -113,9 +118,13 @@ class BackwardHook:
         return (tuple(arg_list) if type(args) is tuple else type(args)(*arg_list)), indices
 
     def _set_user_hook(self, grad_fn: Any) -> None:
-        grad_fn.register_hook(self._input_hook)
+        # named ``hook`` as torch's: the engine's checks of its result name it
+        def hook(grad_input: tuple, grad_output: tuple) -> tuple | None:
+            return self._on_grad_input(grad_input)
 
-    def _input_hook(self, grad_input: tuple, _grad_output: tuple) -> tuple | None:
+        grad_fn.register_hook(hook)
+
+    def _on_grad_input(self, grad_input: tuple) -> tuple | None:
         if self.grad_outputs is None:  # gradient reached the inputs without the outputs
             return None
         res = _pack_with_none(self.input_tensors_index, grad_input, self.n_inputs)
@@ -130,7 +139,7 @@ class BackwardHook:
         self.grad_outputs = None
         return tuple(res[i] for i in self.input_tensors_index)
 
-    def _output_hook(self, _grad_input: tuple, grad_output: tuple) -> tuple | None:
+    def _on_grad_output(self, grad_output: tuple) -> tuple | None:
         self.grad_outputs = _pack_with_none(self.output_tensors_index, grad_output,
                                             self.n_outputs)
         self._run_pre_hooks()
