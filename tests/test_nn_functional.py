@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import bug, captured_warnings, next_functions, ok, raises, same, val
+from differential import captured_warnings, next_functions, ok, raises, same, val
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as TF  # noqa: E402
@@ -219,18 +219,15 @@ def test_saved_tensors_are_torchs():
         ln = F(T).layer_norm(pooled, (2, 2))
         loss = F(T).cross_entropy(ln.flatten(1), T.tensor([0, 3]))
         fn = loss.grad_fn
-        # saved non-differentiable outputs are compared by value (see the xfail below)
         return (conv.grad_fn._saved_input, conv.grad_fn._saved_weight,
-                pooled.grad_fn._saved_result1.detach(), ln.grad_fn._saved_result1.detach(),
-                ln.grad_fn._saved_result2.detach(), fn._saved_target,
-                fn._saved_total_weight.detach(), fn._saved_reduction,
+                pooled.grad_fn._saved_result1, ln.grad_fn._saved_result1,
+                ln.grad_fn._saved_result2, fn._saved_target,
+                fn._saved_total_weight, fn._saved_reduction,
                 idx)
 
     ok(program)
 
 
-@bug("SavedTensor.unpack gives a saved non-differentiable output (max_pool2d's indices, the "
-     "norms' mean/rstd) requires_grad=True and the owner as grad_fn; torch gives neither")
 def test_saved_non_differentiable_output_has_no_history():
     x = randn(1, 1, 4, 4)
 

@@ -230,7 +230,9 @@ def _save(op: Op, needs, args, aux, results) -> dict:
     saved = {}
     for name, source, i in op.save_plan(needs, len(args)):
         if source == "output":
-            saved[name] = SavedTensor(results[i], i)
+            r = results[i]
+            saved[name] = SavedTensor(r, i, r._value.dtype in DIFFERENTIABLE_DTYPES
+                                      and i not in op.nondiff_outputs)
             continue
         value = args[i] if source == "input" else aux[i]
         if isinstance(value, Tensor):

@@ -142,11 +142,16 @@ class SavedTensor:
     grad_fn is the owner again, as torch's ``grad_fn._saved_result`` does.
     """
 
-    __slots__ = ("is_output", "output_nr", "tensor", "version")
+    __slots__ = ("has_history", "is_output", "output_nr", "tensor", "version")
 
-    def __init__(self, tensor, output_nr: int | None = None) -> None:
+    def __init__(self, tensor, output_nr: int | None = None,
+                 differentiable: bool | None = None) -> None:
         self.version = tensor._vc.value
         self.is_output = output_nr is not None  # the owner's output number, for outputs
+        # a non-differentiable output (max_pool2d's indices) unpacks without history, as torch
+        if differentiable is None:
+            differentiable = tensor._requires_grad
+        self.has_history = self.is_output and differentiable
         self.tensor = tensor._alias(share_version=True) if self.is_output else tensor
         self.output_nr = output_nr
 
@@ -156,7 +161,8 @@ class SavedTensor:
             raise RuntimeError(self._modified_message(owner))
         if self.is_output:
             t = t._alias(share_version=True)
-            t._requires_grad, t._grad_fn, t._output_nr = True, owner, self.output_nr
+            if self.has_history:
+                t._requires_grad, t._grad_fn, t._output_nr = True, owner, self.output_nr
         return t
 
     def _modified_message(self, owner: Node) -> str:
