@@ -44,4 +44,11 @@ class Parameter(Tensor):
         return tensor_repr(self, prefix="Parameter containing:\ntensor(")
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (Parameter, (Tensor._make(self._value), self.requires_grad))
+        return (_rebuild_parameter, (self.detach(), self.requires_grad, dict(self.__dict__)))
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool, state: dict) -> Parameter:
+    """Unpickle a Parameter as torch does: over the rebuilt data, with its Python attributes."""
+    param = Parameter(data, requires_grad)
+    param.__dict__.update(state)
+    return param
