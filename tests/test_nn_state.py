@@ -5,11 +5,12 @@ lookup, dtype casts, ``__dir__`` and pickling."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 
 import pytest
 
-from differential import ok, same
+from differential import ok, raises, same
 from test_nn_module import nested, seed_model
 
 # -- what already matched torch before this file: lookups, listings, reprs -------------------
@@ -118,3 +119,83 @@ def test_pickled_tensor_and_parameter():
         return t2, t2.note, t2._version, p2, p2.note, p2._version, type(p2).__name__
 
     ok(program)
+
+
+# -- nn.Buffer -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.nn.Buffer(),
+    lambda T: T.nn.Buffer(T.ones(2, requires_grad=True) * 2),
+    lambda T: T.nn.Buffer(T.tensor([1, 2]), persistent=False).__dict__,
+    lambda T: T.nn.Buffer(T.ones(1), False),
+    lambda T: type(T.nn.Buffer(T.nn.Parameter(T.ones(1)))).__name__,
+    lambda T: [isinstance(T.nn.Buffer(T.ones(1)), T.nn.Buffer),
+               isinstance(T.ones(1), T.nn.Buffer), issubclass(T.nn.Buffer, T.Tensor),
+               isinstance(T.nn.Buffer(T.ones(1)), T.Tensor)],
+    lambda T: [t.__dict__ for t in (T.nn.Buffer(T.ones(1)) * 2,
+                                    T.nn.Buffer(T.ones(1)).detach(),
+                                    T.nn.Parameter(T.nn.Buffer(T.ones(1))))],
+    lambda T: repr(T.nn.Buffer(T.ones(1))),
+])
+def test_buffer_construction(program):
+    same(program)
+
+
+def buffer_host(T):
+    m = T.nn.Module()
+    m.w = T.nn.Parameter(T.ones(1))
+    m.sub = T.nn.Identity()
+    m.plain = 1
+    m.b = T.nn.Buffer(T.zeros(2))
+    m.nb = T.nn.Buffer(T.ones(1), persistent=False)
+    return m
+
+
+@pytest.mark.parametrize("action", [
+    lambda T, m: (list(m.state_dict()), [n for n, _ in m.named_buffers()], m.b, m.nb),
+    lambda T, m: (type(m.b).__name__, isinstance(m.b, T.nn.Buffer), m.b.persistent),
+    lambda T, m: (setattr(m, "b", T.ones(2)), list(m.state_dict()), m.b)[1:],
+    lambda T, m: (setattr(m, "nb", T.ones(3)), list(m.state_dict()), m.nb)[1:],
+    lambda T, m: (setattr(m, "b", T.nn.Buffer(T.ones(2), persistent=False)),
+                  list(m.state_dict()))[1],
+    lambda T, m: (setattr(m, "nb", T.nn.Buffer(T.ones(2))), list(m.state_dict()))[1],
+    lambda T, m: (setattr(m, "b", None), list(m.state_dict()), list(m._buffers))[1:],
+    lambda T, m: setattr(m, "b", 3),
+    lambda T, m: setattr(m, "w", T.nn.Buffer(T.ones(1))),
+    lambda T, m: setattr(m, "sub", T.nn.Buffer(T.ones(1))),
+    lambda T, m: setattr(m, "plain", T.nn.Buffer(T.ones(1))),
+    lambda T, m: setattr(m, "a.b", T.nn.Buffer(T.ones(1))),
+    lambda T, m: (setattr(m, "b", T.nn.Parameter(T.ones(1))), list(m._buffers),
+                  list(m._parameters))[1:],
+    lambda T, m: (m.double(), isinstance(m.b, T.nn.Buffer), m.b.dtype)[1:],
+    lambda T, m: (m.float(), isinstance(m.b, T.nn.Buffer))[1:],
+    lambda T, m: (isinstance(copy.deepcopy(m).b, T.nn.Buffer),
+                  list(copy.deepcopy(m).state_dict())),
+    lambda T, m: sorted(pickle.loads(pickle.dumps(m)).b.__dict__.items()),
+])
+def test_buffer_assignment(action):
+    same(lambda T: action(T, buffer_host(T)))
+
+
+def test_buffer_before_init_and_legacy_register_buffer():
+    def early(T):
+        class Early(T.nn.Module):
+            def __init__(self):
+                self.b = T.nn.Buffer(T.ones(1))
+                super().__init__()
+
+        return Early()
+
+    def legacy(T, persistent):
+        class Legacy(T.nn.Module):
+            def register_buffer(self, name, tensor):
+                super().register_buffer(name, tensor)
+
+        m = Legacy()
+        m.b = T.nn.Buffer(T.ones(1), persistent=persistent)
+        return list(m.state_dict())
+
+    raises(early)
+    ok(lambda T: legacy(T, True))
+    raises(lambda T: legacy(T, False))

@@ -3,6 +3,7 @@ state dicts, and forward/backward hooks run in torch's order (``_call_impl``).""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import warnings
 from collections import OrderedDict
@@ -14,7 +15,7 @@ from ..._dtypes import dtype as _dtype
 from ..._dtypes import type_name
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from ._hooks import BackwardHook, RemovableHandle, WrappedHook
 
 __all__ = [
@@ -381,13 +382,28 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(jaxgrad.nn.Module or None expected)")
             modules[name] = value
-        elif buffers is not None and name in buffers:
+        elif isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(jaxgrad.nn.Buffer, jaxgrad.Tensor or None expected)")
-            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+            persistent = (value.persistent if isinstance(value, Buffer)
+                          else name not in self._non_persistent_buffers_set)
+            self._register_buffer_compat(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
+
+    def _register_buffer_compat(self, name: str, value: Tensor | None, persistent: bool) -> None:
+        """torch's allowance for subclasses whose ``register_buffer`` lacks ``persistent``."""
+        method = self.register_buffer
+        if (getattr(method, "__func__", None) is Module.register_buffer
+                or "persistent" in inspect.signature(method).parameters):
+            method(name, value, persistent)
+        elif not persistent:
+            raise RuntimeError("Registering a non-persistent buffer on a Module subclass that "
+                               "implements register_buffer() without the persistent argument "
+                               "is not allowed.")
+        else:
+            method(name, value)
 
     def _remove_member(self, name: str, *registries: str) -> None:
         for registry in registries:
