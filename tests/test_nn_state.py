@@ -593,3 +593,26 @@ def test_setstate_fills_registries_missing_from_old_checkpoints():
                 type(old._non_persistent_buffers_set).__name__, state is lin.__dict__)
 
     ok(program)
+
+
+PICKLED_HOOK_CALLS: list = []
+
+
+def module_level_load_pre_hook(*args):
+    """Picklable (by reference) load_state_dict pre-hook for the pickling test."""
+    PICKLED_HOOK_CALLS.append((type(args[0]).__name__, args[2]))
+
+
+@pytest.mark.parametrize("with_module", [False, True])
+def test_pickled_module_keeps_load_state_dict_pre_hooks(with_module):
+    def program(T):
+        PICKLED_HOOK_CALLS.clear()
+        lin = fixed(T, T.nn.Linear(1, 1))
+        lin._register_load_state_dict_pre_hook(module_level_load_pre_hook, with_module)
+        revived = pickle.loads(pickle.dumps(lin))
+        revived.load_state_dict(lin.state_dict())
+        wrapped = next(iter(revived._load_state_dict_pre_hooks.values()))
+        return (list(PICKLED_HOOK_CALLS), wrapped.with_module, hasattr(wrapped, "__name__"),
+                with_module and wrapped.module() is revived)
+
+    ok(program)

@@ -45,7 +45,7 @@ class BackwardHookFunction(Function):
         return grads
 
 
-class WrappedHook:
+class _WrappedHook:
     """torch's ``_WrappedHook``: calls ``hook(module, *args)`` when bound to a module (held by a
     weak reference), ``hook(*args)`` otherwise; pickles with its module."""
 

@@ -16,7 +16,7 @@ from ..._dtypes import type_name
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
-from ._hooks import BackwardHook, RemovableHandle, WrappedHook
+from ._hooks import BackwardHook, RemovableHandle, _WrappedHook
 
 __all__ = [
     "Module",
@@ -896,7 +896,7 @@ class Module:
         """Like :meth:`register_load_state_dict_pre_hook`, but the hook receives the module
         only ``with_module``."""
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = WrappedHook(
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
             hook, self if with_module else None)
         return handle
 
@@ -1319,7 +1319,7 @@ class _HookedCall:
         if grad_fn is None:
             return
         for hook in hooks:
-            grad_fn.register_hook(WrappedHook(hook, self.module))
+            grad_fn.register_hook(_WrappedHook(hook, self.module))
         _warn_legacy_backward_hook(self.args, self.result, grad_fn)
 
 
