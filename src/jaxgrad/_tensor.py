@@ -494,7 +494,7 @@ class Tensor:
         return iter(self.unbind(0))
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (np.asarray(self._value), self._requires_grad))
+        return (_rebuild, (np.asarray(self._value), self._requires_grad, dict(self.__dict__)))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -693,10 +693,14 @@ class Tensor:
         return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
+def _rebuild(array: np.ndarray, requires_grad: bool, state: dict | None = None) -> Tensor:
+    """Unpickle: torch rebuilds through ``set_()`` (version 1) and restores Python attributes."""
     import jax.numpy as jnp
 
-    return Tensor._make(jnp.asarray(array), requires_grad)
+    t = Tensor._make(jnp.asarray(array), requires_grad)
+    t._vc.value = 1
+    t.__dict__.update(state or {})
+    return t
 
 
 def as_subclass(t: Tensor, cls: type) -> Tensor:

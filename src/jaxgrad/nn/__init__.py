@@ -41,4 +41,5 @@ from .modules import Sigmoid as Sigmoid
 from .modules import SiLU as SiLU
 from .modules import Softmax as Softmax
 from .modules import Tanh as Tanh
+from .parameter import Buffer as Buffer
 from .parameter import Parameter as Parameter

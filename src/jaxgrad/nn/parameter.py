@@ -1,4 +1,5 @@
-"""``jaxgrad.nn.Parameter``: a leaf Tensor that a Module registers as one of its parameters."""
+"""``jaxgrad.nn.Parameter`` and ``jaxgrad.nn.Buffer``: tensors that a Module registers as one of
+its parameters or buffers when they are assigned as attributes."""
 
 from __future__ import annotations
 
@@ -44,4 +45,47 @@ class Parameter(Tensor):
         return tensor_repr(self, prefix="Parameter containing:\ntensor(")
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        return (Parameter, (Tensor._make(self._value), self.requires_grad))
+        return (_rebuild_parameter, (self.detach(), self.requires_grad, dict(self.__dict__)))
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool, state: dict) -> Parameter:
+    """Unpickle a Parameter as torch does: over the rebuilt data, with its Python attributes."""
+    param = Parameter(data, requires_grad)
+    param.__dict__.update(state)
+    return param
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` is true for any Tensor that ``Buffer(...)`` marked, as in torch."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer",
+                                                                      False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """Marks a tensor as a buffer: assigned as a Module attribute, it is registered with
+    ``register_buffer(name, t, persistent)``.
+
+    As in torch, the result is a plain Tensor (``data.detach()``, keeping ``requires_grad``)
+    carrying ``persistent`` and ``_is_buffer`` attributes; ``isinstance(t, Buffer)`` is true.
+
+    >>> import jaxgrad
+    >>> m = jaxgrad.nn.Module()
+    >>> m.steps = jaxgrad.nn.Buffer(jaxgrad.zeros(1))
+    >>> m.cache = jaxgrad.nn.Buffer(jaxgrad.ones(1), persistent=False)
+    >>> list(m.state_dict()), [name for name, _ in m.named_buffers()]
+    (['steps'], ['steps', 'cache'])
+    >>> type(m.steps).__name__, isinstance(m.steps, jaxgrad.nn.Buffer)
+    ('Tensor', True)
+    """
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:
+        if data is None:
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

@@ -45,19 +45,38 @@ class BackwardHookFunction(Function):
         return grads
 
 
-class WrappedHook:
-    """A legacy backward hook registered on a grad_fn: called as ``hook(module, *args)``."""
+class _WrappedHook:
+    """torch's ``_WrappedHook``: calls ``hook(module, *args)`` when bound to a module (held by a
+    weak reference), ``hook(*args)`` otherwise; pickles with its module."""
 
-    def __init__(self, hook: Callable, module: Any) -> None:
+    def __init__(self, hook: Callable, module: Any = None) -> None:
         self.hook = hook
-        self.module = weakref.ref(module)
         functools.update_wrapper(self, hook)  # torch's hook-result errors name the user's hook
+        self.with_module = module is not None
+        if module is not None:
+            self.module = weakref.ref(module)
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.with_module:
+            return self.hook(*args, **kwargs)
         module = self.module()
         if module is None:
             raise RuntimeError("You are trying to call the hook of a dead Module!")
-        return self.hook(module, *args)
+        return self.hook(module, *args, **kwargs)
+
+    def __getstate__(self) -> dict:
+        state = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            state["module"] = self.module()
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
 
 
 def _pack_with_none(indices: list, values: Any, size: int) -> tuple:

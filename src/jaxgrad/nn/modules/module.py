@@ -3,6 +3,7 @@ state dicts, and forward/backward hooks run in torch's order (``_call_impl``).""
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import warnings
 from collections import OrderedDict
@@ -14,8 +15,8 @@ from ..._dtypes import dtype as _dtype
 from ..._dtypes import type_name
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
-from ..parameter import Parameter
-from ._hooks import BackwardHook, RemovableHandle, WrappedHook
+from ..parameter import Buffer, Parameter
+from ._hooks import BackwardHook, RemovableHandle, _WrappedHook
 
 __all__ = [
     "Module",
@@ -349,6 +350,55 @@ class Module:
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
 
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target``.
+
+        >>> import jaxgrad
+        >>> net = jaxgrad.nn.Sequential(jaxgrad.nn.Module())
+        >>> net[0].register_buffer("steps", jaxgrad.zeros(1))
+        >>> net.get_buffer("0.steps")
+        tensor([0.])
+        >>> net.get_buffer("0.training")
+        Traceback (most recent call last):
+        AttributeError: `training` is not a buffer
+        """
+        module_path, _, buffer_name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, buffer_name):
+            raise AttributeError(module._get_name() + " has no attribute `" + buffer_name + "`")
+        buffer = getattr(module, buffer_name)
+        if buffer_name not in module._buffers:
+            raise AttributeError("`" + buffer_name + "` is not a buffer")
+        return buffer
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put ``module`` at the dotted path ``target``: its parent must exist; with ``strict``
+        the target must already exist too. Only a module (or nothing) may be replaced.
+
+        >>> import jaxgrad
+        >>> net = jaxgrad.nn.Sequential(jaxgrad.nn.Sequential(jaxgrad.nn.ReLU()))
+        >>> net.set_submodule("0.0", jaxgrad.nn.Tanh())
+        >>> net.set_submodule("0.act", jaxgrad.nn.Sigmoid())
+        >>> net
+        Sequential(
+          (0): Sequential(
+            (0): Tanh()
+            (act): Sigmoid()
+          )
+        )
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        *parent_atoms, name = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self.get_submodule(".".join(parent_atoms)) if parent_atoms else self
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
     # -- attribute access ------------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
         for registry in ("_parameters", "_buffers", "_modules"):
@@ -381,13 +431,28 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(jaxgrad.nn.Module or None expected)")
             modules[name] = value
-        elif buffers is not None and name in buffers:
+        elif isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(jaxgrad.nn.Buffer, jaxgrad.Tensor or None expected)")
-            self.register_buffer(name, value, name not in self._non_persistent_buffers_set)
+            persistent = (value.persistent if isinstance(value, Buffer)
+                          else name not in self._non_persistent_buffers_set)
+            self._register_buffer_compat(name, value, persistent)
         else:
             object.__setattr__(self, name, value)
+
+    def _register_buffer_compat(self, name: str, value: Tensor | None, persistent: bool) -> None:
+        """torch's allowance for subclasses whose ``register_buffer`` lacks ``persistent``."""
+        method = self.register_buffer
+        if (getattr(method, "__func__", None) is Module.register_buffer
+                or "persistent" in inspect.signature(method).parameters):
+            method(name, value, persistent)
+        elif not persistent:
+            raise RuntimeError("Registering a non-persistent buffer on a Module subclass that "
+                               "implements register_buffer() without the persistent argument "
+                               "is not allowed.")
+        else:
+            method(name, value)
 
     def _remove_member(self, name: str, *registries: str) -> None:
         for registry in registries:
@@ -406,8 +471,25 @@ class Module:
         else:
             object.__delattr__(self, name)
 
+    def __getstate__(self) -> dict:
+        return self.__dict__.copy()
+
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        # Old checkpoints may lack the newer registries; torch fills them in.
+        for name, default in (("_forward_pre_hooks", OrderedDict),
+                              ("_forward_pre_hooks_with_kwargs", OrderedDict),
+                              ("_forward_hooks_with_kwargs", OrderedDict),
+                              ("_forward_hooks_always_called", OrderedDict),
+                              ("_state_dict_hooks", OrderedDict),
+                              ("_state_dict_pre_hooks", OrderedDict),
+                              ("_load_state_dict_pre_hooks", OrderedDict),
+                              ("_load_state_dict_post_hooks", OrderedDict),
+                              ("_non_persistent_buffers_set", set),
+                              ("_is_full_backward_hook", lambda: None),
+                              ("_backward_pre_hooks", OrderedDict)):
+            if name not in self.__dict__:
+                object.__setattr__(self, name, default())
 
     def __dir__(self) -> list[str]:
         keys = (dir(type(self)) + list(self.__dict__) + list(self._parameters)
@@ -622,6 +704,24 @@ class Module:
         """
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
+    def half(self) -> Module:
+        """Cast floating point parameters and buffers to float16.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Linear(1, 1).half().weight.dtype
+        jaxgrad.float16
+        """
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self) -> Module:
+        """Cast floating point parameters and buffers to bfloat16.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Linear(1, 1).bfloat16().weight.dtype
+        jaxgrad.bfloat16
+        """
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast floating point parameters and buffers: ``to(dtype)``,
         ``to(device)``, ``to(tensor)``, ``to(device, dtype)``.
@@ -652,6 +752,91 @@ class Module:
         return self._apply(convert)
 
     # -- state dict --------------------------------------------------------------------------
+    def get_extra_state(self) -> Any:
+        """Extra (picklable) state for ``state_dict`` under ``<prefix>_extra_state``; override
+        together with :meth:`set_extra_state`. The base method is never called.
+
+        >>> import jaxgrad
+        >>> class Counter(jaxgrad.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.count = 0
+        ...     def get_extra_state(self):
+        ...         return {"count": self.count}
+        ...     def set_extra_state(self, state):
+        ...         self.count = state["count"]
+        >>> a, b = Counter(), Counter()
+        >>> a.count = 5
+        >>> dict(a.state_dict())
+        {'_extra_state': {'count': 5}}
+        >>> _ = b.load_state_dict(a.state_dict()); b.count
+        5
+        """
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Restore what :meth:`get_extra_state` saved (see its example).
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Module().set_extra_state({})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        RuntimeError: Reached a code path in Module.set_extra_state() that should never be ...
+        """
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
+
+    def _has_extra_state(self, method: str) -> bool:
+        return getattr(type(self), method, None) is not getattr(Module, method)
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., None]) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` runs when ``state_dict`` reaches this module,
+        before its own entries are saved; its return value is ignored.
+
+        >>> import jaxgrad
+        >>> net = jaxgrad.nn.Sequential(jaxgrad.nn.Linear(1, 1))
+        >>> h = net[0].register_state_dict_pre_hook(lambda m, prefix, keep: print(prefix, keep))
+        >>> _ = net.state_dict()
+        0. False
+        """
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable[..., None]) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after this module and its
+        children are saved; it may edit ``state_dict`` in place and must return None.
+
+        >>> import jaxgrad
+        >>> lin = jaxgrad.nn.Linear(1, 1)
+        >>> h = lin.register_state_dict_post_hook(lambda m, sd, prefix, meta: sd.pop("bias"))
+        >>> lin.state_dict()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        RuntimeError: state_dict post-hook must return None
+        >>> h.remove()
+        >>> h = lin.register_state_dict_post_hook(lambda m, sd, prefix, meta: sd.clear())
+        >>> len(lin.state_dict())
+        0
+        """
+        hook._from_public_api = True  # type: ignore[attr-defined]
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Legacy post-hook: a non-None return replaces the state dict (only the one that the
+        root module's ``state_dict`` returns)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         for name, param in self._parameters.items():
             if param is not None:
@@ -659,55 +844,162 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if self._has_extra_state("get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
-    def state_dict(self, *, destination: Any = None, prefix: str = "",
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
                    keep_vars: bool = False) -> dict[str, Any]:
-        """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``).
+        """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``),
+        with ``_metadata`` holding each module's ``version``. State-dict pre-hooks run before
+        a module's entries are saved, post-hooks after its children's.
 
         >>> import jaxgrad
-        >>> list(jaxgrad.nn.Sequential(jaxgrad.nn.Linear(1, 1)).state_dict())
-        ['0.weight', '0.bias']
+        >>> sd = jaxgrad.nn.Sequential(jaxgrad.nn.Linear(1, 1)).state_dict()
+        >>> list(sd), dict(sd._metadata)
+        (['0.weight', '0.bias'], {'': {'version': 1}, '0': {'version': 1}})
         """
+        if args:
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
         local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable[..., None],
+                                           with_module: bool = False) -> RemovableHandle:
+        """Like :meth:`register_load_state_dict_pre_hook`, but the hook receives the module
+        only ``with_module``."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
+            hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., None]) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before this module loads its entries; it may edit
+        ``state_dict`` (this module's copy) and the three lists. ``strict`` is always True
+        here, as in torch; the caller's ``strict`` is applied at the end.
+
+        >>> import jaxgrad
+        >>> lin = jaxgrad.nn.Linear(1, 1)
+        >>> def rename(module, sd, prefix, *rest):
+        ...     sd[prefix + "weight"] = sd.pop(prefix + "w")
+        >>> h = lin.register_load_state_dict_pre_hook(rename)
+        >>> lin.load_state_dict({"w": jaxgrad.ones(1, 1), "bias": jaxgrad.zeros(1)})
+        <All keys matched successfully>
+        """
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., None]) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` runs after this module and its children loaded;
+        it may edit ``incompatible_keys.missing_keys`` / ``unexpected_keys`` in place (which
+        the ``strict`` check then sees) and must return None.
+
+        >>> import jaxgrad
+        >>> lin = jaxgrad.nn.Linear(1, 1)
+        >>> h = lin.register_load_state_dict_post_hook(
+        ...     lambda m, keys: keys.missing_keys.clear())
+        >>> lin.load_state_dict({"weight": jaxgrad.ones(1, 1)})
+        <All keys matched successfully>
+        """
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict,
                               strict: bool, missing_keys: list, unexpected_keys: list,
                               error_msgs: list) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
                                                          persistent.items()) if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
-            if key not in state_dict:
+            if key in state_dict:
+                error = self._load_one(name, key, param, state_dict[key], assign)
+                if error is not None:
+                    error_msgs.append(error)
+            elif strict:
                 missing_keys.append(key)
-                continue
-            error = _copy_checkpoint_value(key, param, state_dict[key])
-            if error is not None:
-                error_msgs.append(error)
         extra_state_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if extra_state_key in state_dict:
+        if self._has_extra_state("set_extra_state"):
+            if extra_state_key in state_dict:
+                self.set_extra_state(state_dict[extra_state_key])
+            elif strict:
+                missing_keys.append(extra_state_key)
+        elif strict and extra_state_key in state_dict:
             unexpected_keys.append(extra_state_key)
-        for key in state_dict:
-            if key.startswith(prefix) and key != extra_state_key:
-                head, *rest = key[len(prefix):].split(".", 1)
-                if (head not in self._modules) if rest else (head not in local_state):
-                    unexpected_keys.append(key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_state_key:
+                    head, *rest = key[len(prefix):].split(".", 1)
+                    if (head not in self._modules) if rest else (head not in local_state):
+                        unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True
-                        ) -> _IncompatibleKeys:
-        """Copy values from ``state_dict`` into parameters and buffers (under no_grad).
+    def _load_one(self, name: str, key: str, param: Tensor, value: Any, assign: bool
+                  ) -> str | None:
+        """Copy (or with ``assign``, assign) one checkpoint entry; torch's error text if not."""
+        if not isinstance(value, Tensor):
+            return (f'While copying the parameter named "{key}", expected jaxgrad.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(value)}")
+        if len(param.shape) == 0 and len(value.shape) == 1 and value.shape[0] == 1:
+            value = value[0]  # 1-element checkpoints of scalars (torch 0.3)
+        if value.shape != param.shape:
+            return (f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                    f"checkpoint, the shape in current model is {param.shape}.")
+        try:
+            with no_grad():
+                if not assign:
+                    param.copy_(value)
+                else:
+                    if isinstance(param, Parameter):
+                        if isinstance(value, Parameter):
+                            value.requires_grad_(param.requires_grad)
+                        else:
+                            value = Parameter(value, requires_grad=param.requires_grad)
+                    setattr(self, name, value)
+        except Exception as exc:
+            return (f'While copying the parameter named "{key}", whose dimensions in the model '
+                    f"are {param.size()} and whose dimensions in the checkpoint are "
+                    f"{value.size()}, an exception occurred : {exc.args}.")
+        return None
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy values from ``state_dict`` into parameters and buffers (under no_grad); with
+        ``assign`` the state dict's tensors replace them instead (parameters keep their
+        ``requires_grad``). Pre-hooks run per module before it loads, post-hooks after it and
+        its children; ``strict`` then turns missing or unexpected keys into an error.
 
         >>> import jaxgrad
         >>> a, b = jaxgrad.nn.Linear(2, 1), jaxgrad.nn.Linear(2, 1)
@@ -715,6 +1007,12 @@ class Module:
         <All keys matched successfully>
         >>> bool((a.weight == b.weight).all())
         True
+        >>> sd = {"weight": jaxgrad.ones(1, 2, dtype=jaxgrad.float64)}
+        >>> b.load_state_dict(sd, strict=False, assign=True)
+        _IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])
+        >>> b.weight
+        Parameter containing:
+        tensor([[1., 1.]], dtype=jaxgrad.float64, requires_grad=True)
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
@@ -722,8 +1020,11 @@ class Module:
         unexpected_keys: list[str] = []
         error_msgs: list[str] = []
         metadata = getattr(state_dict, "_metadata", None)
-        self._load_recursively(OrderedDict(state_dict), "", metadata, strict, missing_keys,
-                               unexpected_keys, error_msgs)
+        state_dict = OrderedDict(state_dict)  # a copy that _load_from_state_dict may edit
+        if metadata is not None:
+            state_dict._metadata = metadata
+        self._load_recursively(state_dict, "", metadata, assign, missing_keys, unexpected_keys,
+                               error_msgs)
         if strict:
             if unexpected_keys:
                 error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -737,15 +1038,27 @@ class Module:
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     def _load_recursively(self, state_dict: dict, prefix: str, metadata: dict | None,
-                          strict: bool, *key_lists: list) -> None:
+                          assign: bool, missing_keys: list, unexpected_keys: list,
+                          error_msgs: list) -> None:
+        # torch edits the checkpoint's own metadata entry here (observable after assign=True)
         local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-        self._load_from_state_dict(state_dict, prefix, local_metadata, strict, *key_lists)
+        if assign:
+            local_metadata["assign_to_params_buffers"] = assign
+        self._load_from_state_dict(state_dict, prefix, local_metadata, True, missing_keys,
+                                   unexpected_keys, error_msgs)
         for name, child in self._modules.items():
             if child is not None:
                 child_prefix = prefix + name + "."
                 child_state = {k: v for k, v in state_dict.items() if k.startswith(child_prefix)}
-                child._load_recursively(child_state, child_prefix, metadata, strict,
-                                        *key_lists)
+                child._load_recursively(child_state, child_prefix, metadata, assign,
+                                        missing_keys, unexpected_keys, error_msgs)
+        incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+        for hook in self._load_state_dict_post_hooks.values():
+            if hook(self, incompatible_keys) is not None:
+                raise AssertionError(
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                    "expected to return new values, if incompatible_keys need to be modified, "
+                    "it should be done inplace.")
 
     # -- repr --------------------------------------------------------------------------------
     def _get_name(self) -> str:
@@ -1006,7 +1319,7 @@ class _HookedCall:
         if grad_fn is None:
             return
         for hook in hooks:
-            grad_fn.register_hook(WrappedHook(hook, self.module))
+            grad_fn.register_hook(_WrappedHook(hook, self.module))
         _warn_legacy_backward_hook(self.args, self.result, grad_fn)
 
 
@@ -1067,23 +1380,3 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, _dtype | None]:
     if tensor is not None:
         device, dtype = tensor.device, tensor.dtype
     return device, dtype
-
-
-def _copy_checkpoint_value(key: str, param: Tensor, value: Any) -> str | None:
-    """Copy ``value`` into ``param`` under no_grad; torch's error text if it cannot."""
-    if not isinstance(value, Tensor):
-        return (f'While copying the parameter named "{key}", expected jaxgrad.Tensor or '
-                f"Tensor-like object from checkpoint but received {type(value)}")
-    if len(param.shape) == 0 and len(value.shape) == 1 and value.shape[0] == 1:
-        value = value[0]
-    if value.shape != param.shape:
-        return (f"size mismatch for {key}: copying a param with shape {value.shape} from "
-                f"checkpoint, the shape in current model is {param.shape}.")
-    try:
-        with no_grad():
-            param.copy_(value)
-    except Exception as exc:
-        return (f'While copying the parameter named "{key}", whose dimensions in the model are '
-                f"{param.size()} and whose dimensions in the checkpoint are {value.size()}, an "
-                f"exception occurred : {exc.args}.")
-    return None
