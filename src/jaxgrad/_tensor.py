@@ -284,7 +284,8 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if self._grad_fn is not None and not self._retains_grad and not self.is_leaf:
+        if (self._grad is None and self._grad_fn is not None and not self._retains_grad
+                and not self.is_leaf):
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
