@@ -289,7 +289,13 @@ class Optimizer:
 
     # -- stepping ---------------------------------------------------------------------------
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters from their gradients (subclasses implement it)."""
+        """Update the parameters from their gradients (subclasses implement it).
+
+        >>> import jaxgrad
+        >>> jaxgrad.optim.Optimizer([jaxgrad.zeros(1, requires_grad=True)], {}).step()
+        Traceback (most recent call last):
+        NotImplementedError
+        """
         raise NotImplementedError
 
     def _step_groups(self, closure: Callable[[], Any] | None) -> Any:
@@ -320,7 +326,21 @@ class Optimizer:
 
     @staticmethod
     def profile_hook_step(func: Callable) -> Callable:
-        """Wrap a ``step`` function: a profiler range around the step hooks and the step."""
+        """Wrap a ``step`` function: a profiler range around the step hooks and the step.
+
+        Each optimizer class's ``step`` is wrapped so on first construction (torch does the
+        same); the range is named ``Optimizer.step#<Class>.step``.
+
+        >>> import jaxgrad
+        >>> from jaxgrad.autograd.profiler import profile
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)])
+        >>> type(opt).step.hooked
+        True
+        >>> with profile() as prof:
+        ...     opt.step()
+        >>> [e.name for e in prof.function_events]
+        ['Optimizer.step#SGD.step']
+        """
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
