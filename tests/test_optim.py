@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import jaxgrad
-from differential import attempt, captured_warnings, ok, raises, same, torch
+from differential import captured_warnings, ok, raises, same, torch
 
 STEPS = 20
 _rng = np.random.default_rng(0)
@@ -358,13 +358,6 @@ def test_duplicate_params_warn():
         T.optim.SGD([p, p])
 
     assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch) != []
-
-
-def test_differentiable_is_not_supported():
-    # jaxgrad runs the update as one jitted JAX function outside autograd
-    out = attempt(lambda: jaxgrad.optim.SGD([jaxgrad.ones(1, requires_grad=True)],
-                                            differentiable=True))
-    assert out.cls == "NotImplementedError"
 
 
 # --- learning-rate schedulers --------------------------------------------------------------

@@ -18,6 +18,8 @@ from . import optim as optim
 from . import return_types as return_types
 from ._api import abs as abs
 from ._api import add as add
+from ._api import addcdiv as addcdiv
+from ._api import addcmul as addcmul
 from ._api import all as all
 from ._api import allclose as allclose
 from ._api import amax as amax
@@ -42,6 +44,7 @@ from ._api import ge as ge
 from ._api import gt as gt
 from ._api import isclose as isclose
 from ._api import le as le
+from ._api import lerp as lerp
 from ._api import log as log
 from ._api import log_softmax as log_softmax
 from ._api import logical_not as logical_not
@@ -72,6 +75,7 @@ from ._api import sign as sign
 from ._api import sin as sin
 from ._api import softmax as softmax
 from ._api import sqrt as sqrt
+from ._api import square as square
 from ._api import squeeze as squeeze
 from ._api import stack as stack
 from ._api import std as std

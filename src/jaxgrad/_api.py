@@ -468,6 +468,57 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM)
 
 
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (AddcmulBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.addcmul(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([3.0, 4.0]),
+    ...                 value=0.5)
+    tensor([2.5000, 5.0000])
+    """
+    _check_broadcast(input, tensor1)
+    _check_broadcast(tensor1, tensor2)
+    return apply(E.ADDCMUL, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (AddcdivBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([4.0, 4.0]))
+    tensor([1.2500, 1.5000])
+    """
+    _check_broadcast(input, tensor1)
+    _check_broadcast(tensor1, tensor2)
+    return apply(E.ADDCDIV, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``, computed as ATen does (exact at both ends).
+
+    A number ``weight`` records LerpBackward0, a tensor one LerpBackward1.
+
+    >>> import jaxgrad
+    >>> jaxgrad.lerp(jaxgrad.zeros(2), jaxgrad.tensor([1.0, 4.0]), 0.25)
+    tensor([0.2500, 1.0000])
+    """
+    _check_broadcast(input, end)
+    if isinstance(weight, Tensor):
+        _check_broadcast(end, weight)
+        return apply(E.LERP_TENSOR, input, end, weight)
+    return apply(E.LERP, input, end, weight=_scalar_or_tensor(weight))
+
+
+def square(input: Tensor) -> Tensor:
+    """``input ** 2`` (recorded as torch records it: PowBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.square(jaxgrad.tensor([1.0, -3.0]))
+    tensor([1., 9.])
+    """
+    return pow(input, 2)
+
+
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum (NaN propagates; ties split the gradient, as in torch)."""
     _check_broadcast(input, other)
@@ -1167,6 +1218,24 @@ def fill_(input: Tensor, value: Any) -> Tensor:
                                f"{value.ndim} dimensions.")
         return apply_inplace(E.FILL_TENSOR, input, value)
     return apply_inplace(E.FILL, input, value=_scalar_or_tensor(value))
+
+
+def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    _check_inplace_broadcast(input, tensor1, tensor2)
+    return apply_inplace(E.ADDCMUL, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+
+
+def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    _check_inplace_broadcast(input, tensor1, tensor2)
+    return apply_inplace(E.ADDCDIV, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+
+
+def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    if isinstance(weight, Tensor):
+        _check_inplace_broadcast(input, end, weight)
+        return apply_inplace(E.LERP_TENSOR, input, end, weight)
+    _check_inplace_broadcast(input, end)
+    return apply_inplace(E.LERP, input, end, weight=_scalar_or_tensor(weight))
 
 
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:

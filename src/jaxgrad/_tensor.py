@@ -284,7 +284,8 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if self._grad_fn is not None and not self._retains_grad and not self.is_leaf:
+        if (self._grad is None and self._grad_fn is not None and not self._retains_grad
+                and not self.is_leaf):
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -554,6 +555,12 @@ class Tensor:
     def exp(self): return F.exp(self)
     def log(self): return F.log(self)
     def sqrt(self): return F.sqrt(self)
+    def square(self): return F.square(self)
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return F.addcmul(self, tensor1, tensor2, value=value)
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return F.addcdiv(self, tensor1, tensor2, value=value)
+    def lerp(self, end, weight): return F.lerp(self, end, weight)
     def sin(self): return F.sin(self)
     def cos(self): return F.cos(self)
     def tanh(self): return F.tanh(self)
@@ -640,6 +647,11 @@ class Tensor:
     def zero_(self): return F.zero_(self)
     def fill_(self, value): return F.fill_(self, value)
     def copy_(self, src, non_blocking=False): return F.copy_(self, src)
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return F.addcmul_(self, tensor1, tensor2, value=value)
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return F.addcdiv_(self, tensor1, tensor2, value=value)
+    def lerp_(self, end, weight): return F.lerp_(self, end, weight)
     def exp_(self): return F.exp_(self)
     def clamp_(self, min=None, max=None): return F.clamp_(self, min, max)
     def clip_(self, min=None, max=None): return F.clamp_(self, min, max)

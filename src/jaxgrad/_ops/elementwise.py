@@ -128,6 +128,35 @@ COPY = Op("copy", "CopyBackwards",
           inputs=("self", "src"),
           grads={"self": lambda grad: jnp.zeros_like(grad), "src": identity_grad})
 
+def lerp(x, end, weight):
+    """ATen's lerp: exact at both ends (``|weight| < 0.5`` counts from ``x``, else from ``end``)."""
+    weight = jnp.asarray(weight, x.dtype)
+    return jnp.where(jnp.abs(weight) < 0.5, x + weight * (end - x),
+                     end - (end - x) * (1 - weight))
+
+
+# addcmul/addcdiv/lerp: ATen's kernels' evaluation order (``value * t1 * t2``, ``value * t1 / t2``)
+ADDCMUL = Op("addcmul", "AddcmulBackward0", lambda x, t1, t2, value: x + value * t1 * t2,
+             inputs=("self", "tensor1", "tensor2"), promote="common",
+             grads={"self": identity_grad,
+                    "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
+                    "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)})
+ADDCDIV = Op("addcdiv", "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2,
+             inputs=("self", "tensor1", "tensor2"), promote="common",
+             grads={"self": identity_grad,
+                    "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
+                    "tensor2": lambda grad, tensor1, tensor2, value:
+                        -grad * (value * tensor1 / (tensor2 * tensor2))})
+LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), promote="common",
+          grads={"self": lambda grad, weight: grad * (1 - weight),
+                 "end": lambda grad, weight: grad * weight})
+LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight"),
+                 promote="common",
+                 grads={"self": lambda grad, weight: grad * (1 - weight),
+                        "end": lambda grad, weight: grad * weight,
+                        "weight": lambda grad, self, end: grad * (end - self)})
+
+
 WHERE = Op("where", "WhereBackward0", lambda x, y, condition: jnp.where(condition, x, y),
            inputs=("self", "other"), aux=("condition",), promote="common",
            grads={"self": lambda grad, condition: jnp.where(condition, grad, 0),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import jax
@@ -10,16 +10,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._creation import tensor as new_tensor
+from .._ops.elementwise import lerp as _lerp
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
-    check_differentiable,
     check_fused,
     host_float,
     jitted_kernel,
     scalar_dtype,
     store,
     to_scalar,
+    use_grad_for_differentiable,
 )
 
 _STATE_ARRAYS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
@@ -73,7 +74,6 @@ class Adam(Optimizer):
                     "foreach": foreach, "capturable": capturable,
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
-        check_differentiable(differentiable)
         super().__init__(params, defaults)
         check_fused(fused, differentiable, foreach)
 
@@ -101,10 +101,77 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = Tensor._make(zeros)
         return state
 
-    def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+    @use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One Adam step for every parameter with a gradient; ``closure`` (re)computes the loss.
+
+        Returns the closure's loss (None without a closure). With ``differentiable=True`` the
+        step runs with grad mode on and autograd records the update.
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0, -1.0], requires_grad=True)
+        >>> opt = jaxgrad.optim.Adam([w], lr=0.5)
+        >>> w.grad = jaxgrad.tensor([0.1, -3.0]); opt.step(); w
+        tensor([ 0.5000, -0.5000], requires_grad=True)
+        """
+        return self._step_groups(closure)
+
+    def _update_group_differentiable(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        """torch's _single_tensor_adam (its capturable/differentiable branch), op for op, as
+        recorded jaxgrad tensor ops."""
+        states = [self._init_state(group, p) for p in params]
+        for state in states:
+            if state["step"].requires_grad:
+                raise RuntimeError(
+                    "`requires_grad` is not supported for `step` in differentiable mode")
+        self._check_tensor_lr(group)
+        if group["foreach"]:
+            raise AssertionError("_foreach ops don't support autograd")
+        if any(p.is_complex() for p in params):
+            raise NotImplementedError("jaxgrad's differentiable Adam does not support complex "
+                                      "parameters (torch views them as real)")
+        lr, decay, eps, amsgrad = (to_scalar(group["lr"]), group["weight_decay"], group["eps"],
+                                   group["amsgrad"])
+        beta1, beta2 = (to_scalar(b) for b in group["betas"])
+        for p, state in zip(params, states):
+            grad = -p.grad if group["maximize"] else p.grad
+            exp_avg, exp_avg_sq, step = state["exp_avg"], state["exp_avg_sq"], state["step"]
+            step += 1
+            if decay != 0:
+                if group["decoupled_weight_decay"]:
+                    p.mul_(1 - lr * decay)
+                elif isinstance(decay, Tensor) and decay.requires_grad:
+                    grad = grad.addcmul_(p.clone(), decay)
+                else:
+                    grad = grad.add(p, alpha=host_float(decay))
+            device_beta1 = beta1.to(dtype=p.dtype) if isinstance(beta1, Tensor) else beta1
+            exp_avg.lerp_(grad, 1 - device_beta1)
+            if isinstance(beta2, Tensor) and beta2.requires_grad:
+                exp_avg_sq.lerp_(grad.square(), 1 - beta2)
+            else:
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=host_float(1 - beta2))
+            grad_beta = (isinstance(beta1, Tensor) and beta1.requires_grad,
+                         isinstance(beta2, Tensor) and beta2.requires_grad)
+            bias_correction1 = 1 - beta1 ** (step.clone() if grad_beta[0] else step)
+            bias_correction2 = 1 - beta2 ** (step.clone() if grad_beta[1] else step)
+            step_size_neg = (lr / bias_correction1).neg()
+            bias_correction2_sqrt = bias_correction2.sqrt()
+            second = exp_avg_sq
+            if amsgrad:
+                max_sq = state["max_exp_avg_sq"]
+                max_sq.copy_(max_sq.clone().maximum(exp_avg_sq))
+                second = max_sq
+            denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(
+                eps / step_size_neg)
+            p.addcdiv_(exp_avg.clone(), denom)
+
+    def _check_tensor_lr(self, group: dict[str, Any]) -> None:
         if group["foreach"] and isinstance(group["lr"], Tensor) and not group["capturable"]:
             raise RuntimeError(
                 "lr as a Tensor is not supported for capturable=False and foreach=True")
+
+    def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        self._check_tensor_lr(group)
         states = [self._init_state(group, p) for p in params]
         names = _STATE_ARRAYS if group["amsgrad"] else _STATE_ARRAYS[:2]
         decays = group["weight_decay"] != 0
@@ -146,12 +213,6 @@ def _check_betas(betas: tuple, foreach: bool | None, capturable: bool) -> None:
                                  "capturable=False and foreach=True")
             if beta.numel() != 1:
                 raise ValueError(f"Tensor betas[{i}] must be 1-element")
-
-
-def _lerp(start, end, weight):
-    """ATen's lerp: exact at both ends (``weight`` below 0.5 counts from ``start``)."""
-    return jnp.where(jnp.abs(weight) < 0.5, start + weight * (end - start),
-                     end - (end - start) * (1 - weight))
 
 
 def _real_view(x):

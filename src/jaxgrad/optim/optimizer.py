@@ -3,7 +3,14 @@
 Subclasses compute each step as one jitted JAX function per param group (new parameter and
 state arrays from the old ones) and store the results with ``store``, which writes through the
 tensors' storage cells and bumps their version counters by as many in-place ops as torch's
-single-tensor implementation runs, so ``_version`` and views stay right.
+single-tensor implementation runs, so ``_version`` and views stay right. With
+``differentiable=True`` they instead run torch's single-tensor update as ordinary jaxgrad tensor
+ops under grad mode, so autograd records it (meta-learning through the update).
+
+Hooks follow torch: ``step`` is wrapped once per class (``profile_hook_step``) in a
+``record_function("Optimizer.step#<Class>.step")`` range that runs the global and per-instance
+step pre-hooks, the step, then the per-instance and global post-hooks; ``state_dict`` and
+``load_state_dict`` run their own pre- and post-hooks.
 """
 
 from __future__ import annotations
@@ -21,9 +28,74 @@ import jax
 from .._accumulate import reset_grad
 from .._dispatch import check_inplace
 from .._dtypes import float32, float64, get_default_dtype
-from .._grad_mode import enable_grad, set_grad_enabled
+from .._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from .._graph import HookDict, RemovableHandle, add_hook
 from .._profiler import record_function
 from .._tensor import Tensor
+
+StateDict = dict[str, Any]
+Args = tuple[Any, ...]
+Kwargs = dict[str, Any]
+StepPreHook = Callable[["Optimizer", Args, Kwargs], "tuple[Args, Kwargs] | None"]
+StepPostHook = Callable[["Optimizer", Args, Kwargs], None]
+
+_global_optimizer_pre_hooks: HookDict = HookDict()
+_global_optimizer_post_hooks: HookDict = HookDict()
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+               "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+               "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+
+def register_optimizer_step_pre_hook(hook: StepPreHook) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)`` to run before every optimizer's ``step``.
+
+    Global pre-hooks run before the optimizer's own; like those, a hook may return
+    ``(new_args, new_kwargs)`` to replace the arguments ``step`` gets (``args[0]`` is the
+    optimizer itself).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.optim.optimizer import register_optimizer_step_pre_hook
+    >>> w = jaxgrad.tensor([1.0], requires_grad=True)
+    >>> opt = jaxgrad.optim.SGD([w])
+    >>> handle = register_optimizer_step_pre_hook(
+    ...     lambda o, args, kwargs: print(type(o).__name__, len(args), kwargs))
+    >>> opt.step()
+    SGD 1 {}
+    >>> handle.remove(); opt.step()
+    """
+    return add_hook(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: StepPostHook) -> RemovableHandle:
+    """Register ``hook(optimizer, args, kwargs)`` to run after every optimizer's ``step``.
+
+    Global post-hooks run after the optimizer's own post-hooks.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.optim.optimizer import register_optimizer_step_post_hook
+    >>> w = jaxgrad.tensor([1.0], requires_grad=True)
+    >>> w.grad = jaxgrad.tensor([1.0])
+    >>> opt = jaxgrad.optim.SGD([w], lr=0.5)
+    >>> with register_optimizer_step_post_hook(lambda o, args, kwargs: print(w)):
+    ...     opt.step()
+    tensor([0.5000], requires_grad=True)
+    """
+    return add_hook(_global_optimizer_post_hooks, hook)
+
+
+def use_grad_for_differentiable(func: Callable) -> Callable:
+    """Run ``step`` with grad mode set to the optimizer's ``differentiable`` default."""
+
+    @functools.wraps(func)
+    def use_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        previous = is_grad_enabled()
+        try:
+            set_grad_enabled(bool(self.defaults["differentiable"]))
+            return func(self, *args, **kwargs)
+        finally:
+            set_grad_enabled(previous)
+
+    return use_grad
 
 
 class _RequiredParameter:
@@ -77,14 +149,6 @@ def store(tensor: Tensor, array: jax.Array, inplace_ops: int) -> None:
     tensor._vc.value += inplace_ops
 
 
-def check_differentiable(differentiable: bool) -> None:
-    """jaxgrad's optimizers run their update outside autograd: no ``differentiable=True``."""
-    if differentiable:
-        raise NotImplementedError(
-            "differentiable=True is not supported by jaxgrad.optim: the update runs as one "
-            "jitted JAX function outside autograd")
-
-
 def check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
     """torch's checks of ``fused=True`` against the other implementation flags."""
     if fused:
@@ -118,6 +182,9 @@ class Optimizer:
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]],
                  defaults: dict[str, Any]) -> None:
         self.defaults = defaults
+        for name in _HOOK_DICTS:
+            setattr(self, name, HookDict())
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             "Tensors or dicts, but got " + typename(params))
@@ -137,6 +204,10 @@ class Optimizer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:  # hooks are not pickled (nor deep-copied), as in torch
+            if name not in self.__dict__:
+                setattr(self, name, HookDict())
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
@@ -209,48 +280,196 @@ class Optimizer:
         >>> opt.zero_grad(); print(w.grad)
         None
         """
-        with record_function(f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"):
+        if not hasattr(self, "_zero_grad_profile_name"):
+            self._patch_step_function()
+        with record_function(self._zero_grad_profile_name):
             for group in self.param_groups:
                 for p in group["params"]:
                     reset_grad(p, set_to_none)
 
     # -- stepping ---------------------------------------------------------------------------
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters from their gradients; ``closure`` (re)computes the loss.
-
-        Returns the closure's loss (None without a closure).
+        """Update the parameters from their gradients (subclasses implement it).
 
         >>> import jaxgrad
-        >>> w = jaxgrad.tensor([1.0, -1.0], requires_grad=True)
-        >>> opt = jaxgrad.optim.SGD([w], lr=0.5)
-        >>> def closure():
-        ...     opt.zero_grad()
-        ...     loss = (w * w).sum()
-        ...     loss.backward()
-        ...     return loss
-        >>> opt.step(closure)
-        tensor(2., grad_fn=<SumBackward0>)
-        >>> w
-        tensor([0., 0.], requires_grad=True)
+        >>> jaxgrad.optim.Optimizer([jaxgrad.zeros(1, requires_grad=True)], {}).step()
+        Traceback (most recent call last):
+        NotImplementedError
         """
-        with record_function(f"Optimizer.step#{self.__class__.__name__}.step"):
-            loss = None
-            if closure is not None:
-                with enable_grad():
-                    loss = closure()
-            with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
-                for group in self.param_groups:
-                    params = [p for p in group["params"] if p.grad is not None]
-                    if params:
-                        self._update_group(group, params)
-            return loss
+        raise NotImplementedError
+
+    def _step_groups(self, closure: Callable[[], Any] | None) -> Any:
+        """The body of the optimizers' ``step``: the closure (with grad), then each group."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if params:
+                if group.get("differentiable"):
+                    self._update_group_differentiable(group, params)
+                else:
+                    self._update_group(group, params)
+        return loss
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         """One step for the ``params`` of ``group`` that have a gradient."""
         raise NotImplementedError
 
+    def _update_group_differentiable(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        """One step as jaxgrad tensor ops that autograd records (``differentiable=True``)."""
+        raise NotImplementedError
+
+    def _optimizer_step_code(self) -> None:
+        """Called after each ``step`` (torch's entry point for its Python tracer); no-op."""
+
+    @staticmethod
+    def profile_hook_step(func: Callable) -> Callable:
+        """Wrap a ``step`` function: a profiler range around the step hooks and the step.
+
+        Each optimizer class's ``step`` is wrapped so on first construction (torch does the
+        same); the range is named ``Optimizer.step#<Class>.step``.
+
+        >>> import jaxgrad
+        >>> from jaxgrad.autograd.profiler import profile
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)])
+        >>> type(opt).step.hooked
+        True
+        >>> with profile() as prof:
+        ...     opt.step()
+        >>> [e.name for e in prof.function_events]
+        ['Optimizer.step#SGD.step']
+        """
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            self = args[0]
+            with record_function(f"Optimizer.step#{self.__class__.__name__}.step"):
+                for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                                      self._optimizer_step_pre_hooks.values()):
+                    result = pre_hook(self, args, kwargs)
+                    if result is not None:
+                        if isinstance(result, tuple) and len(result) == 2:
+                            args, kwargs = result
+                        else:
+                            raise RuntimeError(f"{func} must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {result}.")
+                out = func(*args, **kwargs)
+                self._optimizer_step_code()
+                for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                                       _global_optimizer_post_hooks.values()):
+                    post_hook(self, args, kwargs)
+                return out
+
+        return wrapper
+
+    def _patch_step_function(self) -> None:
+        """Wrap the class's ``step`` once (torch does it on first construction)."""
+        self._zero_grad_profile_name = (
+            f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad")
+        if not getattr(self.__class__.step, "hooked", None):
+            self.__class__.step = self.profile_hook_step(self.__class__.step)  # type: ignore[method-assign]
+            self.__class__.step.hooked = True  # type: ignore[attr-defined]
+
+    # -- hooks ------------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook: StepPreHook) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs)`` to run before ``step``.
+
+        ``args`` holds the optimizer itself and the positional arguments of ``step``; a hook
+        may return ``(new_args, new_kwargs)`` to replace them, or None. Anything else raises.
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0], requires_grad=True)
+        >>> w.grad = jaxgrad.tensor([2.0])
+        >>> opt = jaxgrad.optim.SGD([w], lr=0.5)
+        >>> def closure():
+        ...     return "loss"
+        >>> def pass_closure(o, args, kwargs):
+        ...     return (o,), {"closure": closure}
+        >>> handle = opt.register_step_pre_hook(pass_closure)
+        >>> opt.step()
+        'loss'
+        >>> handle.remove(); print(opt.step())
+        None
+        """
+        return add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: StepPostHook) -> RemovableHandle:
+        """Register ``hook(optimizer, args, kwargs)`` to run after ``step`` (its result is ignored).
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0], requires_grad=True)
+        >>> opt = jaxgrad.optim.SGD([w], lr=0.5)
+        >>> w.grad = jaxgrad.tensor([1.0])
+        >>> handle = opt.register_step_post_hook(lambda o, args, kwargs: print(w))
+        >>> opt.step()
+        tensor([0.5000], requires_grad=True)
+        """
+        return add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable[[Optimizer], None],
+                                     prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer)`` to run at the start of ``state_dict()``.
+
+        ``prepend=True`` runs it before the pre-hooks already registered.
+
+        >>> import jaxgrad
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=0.1)
+        >>> _ = opt.register_state_dict_pre_hook(lambda o: print("second"))
+        >>> _ = opt.register_state_dict_pre_hook(lambda o: print("first"), prepend=True)
+        >>> _ = opt.state_dict()
+        first
+        second
+        """
+        return add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(
+            self, hook: Callable[[Optimizer, StateDict], StateDict | None],
+            prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict)`` to run at the end of ``state_dict()``.
+
+        The hook may edit the state dict in place or return a new one, which is then used.
+
+        >>> import jaxgrad
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=0.1)
+        >>> _ = opt.register_state_dict_post_hook(lambda o, sd: {"wrapped": sd["param_groups"]})
+        >>> list(opt.state_dict())
+        ['wrapped']
+        """
+        return add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(
+            self, hook: Callable[[Optimizer, StateDict], StateDict | None],
+            prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer, state_dict)`` to run before ``load_state_dict`` loads.
+
+        It gets a shallow copy of the given state dict; a returned dict is loaded instead.
+
+        >>> import jaxgrad
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=0.1)
+        >>> def halve_lr(o, sd):
+        ...     sd["param_groups"] = [dict(g, lr=g["lr"] / 2) for g in sd["param_groups"]]
+        >>> _ = opt.register_load_state_dict_pre_hook(halve_lr)
+        >>> opt.load_state_dict(opt.state_dict()); opt.param_groups[0]["lr"]
+        0.05
+        """
+        return add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[[Optimizer], None],
+                                           prepend: bool = False) -> RemovableHandle:
+        """Register ``hook(optimizer)`` to run after ``load_state_dict`` has loaded.
+
+        >>> import jaxgrad
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=0.1)
+        >>> _ = opt.register_load_state_dict_post_hook(lambda o: print(o.param_groups[0]["lr"]))
+        >>> opt.load_state_dict(opt.state_dict())
+        0.1
+        """
+        return add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # -- state dicts ------------------------------------------------------------------------
-    def state_dict(self) -> dict[str, Any]:
+    def state_dict(self) -> StateDict:
         """The optimizer's state: ``state`` and ``param_groups`` with parameters as int ids.
 
         >>> import jaxgrad
@@ -260,6 +479,8 @@ class Optimizer:
         >>> opt.state_dict()["state"]
         {0: {'momentum_buffer': tensor([1.])}}
         """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         mapping: dict[int, int] = {}
         start = 0
 
@@ -275,9 +496,14 @@ class Optimizer:
         param_groups = [pack_group(g) for g in self.param_groups]
         packed_state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v
                         for k, v in self.state.items()}
-        return {"state": packed_state, "param_groups": param_groups}
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+    def load_state_dict(self, state_dict: StateDict) -> None:
         """Load a state dict made by ``state_dict()`` (groups must have the same sizes).
 
         >>> import jaxgrad
@@ -288,6 +514,10 @@ class Optimizer:
         0.5
         """
         state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -309,6 +539,8 @@ class Optimizer:
             if "param_names" in group and "param_names" not in new_group:
                 new_group["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
 
 def _set_params_and_names(param_group: dict[str, Any], params: list) -> None:

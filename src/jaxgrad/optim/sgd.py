@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -10,11 +10,12 @@ import numpy as np
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
-    check_differentiable,
     check_fused,
     host_float,
     jitted_kernel,
     store,
+    to_scalar,
+    use_grad_for_differentiable,
 )
 
 
@@ -56,7 +57,6 @@ class SGD(Optimizer):
                     "foreach": foreach, "differentiable": differentiable, "fused": fused}
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        check_differentiable(differentiable)
         super().__init__(params, defaults)
         check_fused(fused, differentiable, foreach)
 
@@ -68,6 +68,51 @@ class SGD(Optimizer):
             group.setdefault("foreach", None)
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
+
+    @use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One SGD step for every parameter with a gradient; ``closure`` (re)computes the loss.
+
+        Returns the closure's loss (None without a closure). With ``differentiable=True`` the
+        step runs with grad mode on and autograd records the update.
+
+        >>> import jaxgrad
+        >>> w = jaxgrad.tensor([1.0, -1.0], requires_grad=True)
+        >>> opt = jaxgrad.optim.SGD([w], lr=0.5)
+        >>> def closure():
+        ...     opt.zero_grad()
+        ...     loss = (w * w).sum()
+        ...     loss.backward()
+        ...     return loss
+        >>> opt.step(closure)
+        tensor(2., grad_fn=<SumBackward0>)
+        >>> w
+        tensor([0., 0.], requires_grad=True)
+        """
+        return self._step_groups(closure)
+
+    def _update_group_differentiable(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        """torch's _single_tensor_sgd, op for op, as recorded jaxgrad tensor ops."""
+        lr, decay, momentum = to_scalar(group["lr"]), group["weight_decay"], group["momentum"]
+        for p in params:
+            grad = -p.grad if group["maximize"] else p.grad
+            if decay != 0:
+                if isinstance(decay, Tensor) and decay.requires_grad:
+                    grad = grad.addcmul_(p.clone(), decay)
+                else:
+                    grad = grad.add(p, alpha=host_float(decay))
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = grad.detach().clone()
+                else:
+                    buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+                grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+            if isinstance(lr, Tensor) and lr.requires_grad:
+                p.addcmul_(grad, lr, value=-1)
+            else:
+                p.add_(grad, alpha=-host_float(lr))
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
         use_momentum = group["momentum"] != 0

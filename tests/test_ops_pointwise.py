@@ -1,0 +1,77 @@
+"""addcmul, addcdiv, lerp and square (the pointwise ops torch's optimizers are written in)
+against torch: values, grad_fn, gradients of every input, in-place versions and second order."""
+
+from __future__ import annotations
+
+import pytest
+
+from differential import leaf, ok, raises
+
+A, B, C = [0.5, -1.5, 2.0], [1.25, 0.75, -3.0], [2.0, -0.5, 4.0]
+
+
+def grads_of(T, out, inputs):
+    grads = T.autograd.grad(out.square().sum(), inputs, create_graph=True, allow_unused=True)
+    grads = [T.zeros(3, dtype=T.float64) if g is None else g for g in grads]
+    second = T.autograd.grad(sum(g.sum() for g in grads), inputs, allow_unused=True)
+    # create_graph gradients: values only (their grad_fn is jaxgrad's generic double-backward node)
+    # (and the engine's accumulation buffers' versions are tested elsewhere)
+    return out, [g.detach() for g in grads], [None if g is None else g.clone() for g in second]
+
+
+OPS = {
+    "addcmul": lambda T, a, b, c: T.addcmul(a, b, c, value=0.3),
+    "addcmul_method": lambda T, a, b, c: a.addcmul(b, c),
+    "addcdiv": lambda T, a, b, c: T.addcdiv(a, b, c, value=-2),
+    "addcdiv_method": lambda T, a, b, c: a.addcdiv(b, c),
+    "lerp_scalar_low": lambda T, a, b, c: T.lerp(a, b, 0.1),
+    "lerp_scalar_high": lambda T, a, b, c: a.lerp(b, 0.9),
+    "lerp_tensor": lambda T, a, b, c: T.lerp(a, b, c / 5),
+    "square": lambda T, a, b, c: T.square(a) + b.square() * c,
+}
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_pointwise_op_values_and_gradients(name):
+    def program(T):
+        a, b, c = leaf(T, A), leaf(T, B), leaf(T, C)
+        return grads_of(T, OPS[name](T, a, b, c), (a, b, c))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_pointwise_op_float32(name):
+    def program(T):
+        a, b, c = (T.tensor(v, requires_grad=True) for v in (A, B, C))
+        out = OPS[name](T, a, b, c)
+        return out, T.autograd.grad(out.sum(), (a, b, c), allow_unused=True)
+
+    ok(program)
+
+
+INPLACE = {
+    "addcmul_": lambda a, b, c: a.addcmul_(b, c, value=-1),
+    "addcdiv_": lambda a, b, c: a.addcdiv_(b, c, value=0.5),
+    "lerp_scalar_": lambda a, b, c: a.lerp_(b, 0.7),
+    "lerp_tensor_": lambda a, b, c: a.lerp_(b, c),
+}
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_pointwise_ops(name):
+    def program(T):
+        a0, b, c = leaf(T, A), leaf(T, B), leaf(T, C)
+        a = a0 * 1
+        out = INPLACE[name](a, b, c)
+        return out is a, a, a._version, T.autograd.grad(a.sum(), (a0, b, c), allow_unused=True)
+
+    ok(program)
+
+
+def test_inplace_pointwise_op_on_a_leaf_requiring_grad_raises():
+    raises(lambda T: leaf(T, A).addcmul_(leaf(T, B), leaf(T, C)))
+
+
+def test_inplace_pointwise_op_broadcast_error():
+    raises(lambda T: leaf(T, A).detach().lerp_(T.ones(2, 3, dtype=T.float64), 0.5))
