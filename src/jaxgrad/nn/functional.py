@@ -512,8 +512,6 @@ def _check_pad_input(input: Tensor, pad: tuple[int, ...], mode: str) -> None:
         raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
                            "batch size and other non-zero dimensions for input, but got: "
                            f"{shape}")
-    if input.dtype.name == "bool":
-        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     dims = range(input.ndim - 1, input.ndim - 1 - n, -1)  # W, H, D
     sizes = [shape[d] for d in dims]
     outs = [shape[d] + pad[2 * i] + pad[2 * i + 1] for i, d in enumerate(dims)]
@@ -536,11 +534,13 @@ def _check_pad_input(input: Tensor, pad: tuple[int, ...], mode: str) -> None:
         raise RuntimeError(f"input ({inputs}) is too small. Calculated output {outputs}")
     if builtins.any(o < 0 for o in outs):
         out_shape = shape[:input.ndim - n] + outs[::-1]
-        if mode == "reflect" and n == 2:
+        if mode == "reflect" and n == 2:  # torch's 2-D reflection kernel allocates unchecked
             raise RuntimeError("numel: integer multiplication overflow")
         negative = next(o for o in out_shape if o < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: "
                            f"{out_shape}")
+    if input.dtype.name == "bool":  # the kernels' dtype dispatch comes after the size checks
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
 def _pad_circular(input: Tensor, pad: tuple[int, ...]) -> Tensor:
