@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import captured_warnings, next_functions, ok, raises, same, val
+from differential import captured_warnings, next_functions, normalise, ok, raises, same, val
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as TF  # noqa: E402
@@ -131,6 +131,61 @@ CASES = {
     "embedding": (lambda T, w, i: F(T).embedding(i, w), [randn(5, 3), np.array([[0, 2], [4, 2]])]),
     "embedding_padding": (lambda T, w, i: F(T).embedding(i, w, padding_idx=-3),
                           [randn(5, 3), np.array([[0, 2], [4, 2]])]),
+    "embedding_int32": (lambda T, w, i: F(T).embedding(i.int(), w),
+                        [randn(5, 3), np.array([[0, 2], [4, 2]])]),
+    "conv1d_same_even": (lambda T, x, w, b: F(T).conv1d(x, w, b, padding="same"),
+                         [randn(2, 4, 9), randn(3, 4, 4), randn(3)]),
+    "conv2d_same_even_dilated": (lambda T, x, w: F(T).conv2d(x, w, padding="same", dilation=(1, 3)),
+                                 [randn(2, 2, 6, 7), randn(3, 2, 2, 2)]),
+    "conv1d_same_even_unbatched": (lambda T, x, w: F(T).conv1d(x, w, padding="same"),
+                                   [randn(4, 9), randn(3, 4, 2)]),
+    "adaptive_avg_pool2d_1_5d": (lambda T, x: F(T).adaptive_avg_pool2d(x, (1, 1)),
+                                 [randn(2, 2, 3, 4, 5)]),
+    "adaptive_avg_pool2d_1_2d": (lambda T, x: F(T).adaptive_avg_pool2d(x, 1), [randn(4, 5)]),
+    "cross_entropy_probs_smoothing": (
+        lambda T, x, t: F(T).cross_entropy(x, t, label_smoothing=0.2), [randn(3, 4), rand(3, 4)]),
+    "cross_entropy_negative_smoothing": (
+        lambda T, x, t: F(T).cross_entropy(x, t, label_smoothing=-0.5),
+        [randn(3, 4), np.array([0, 3, 1])]),
+    # padding: one row per mode and number of padded dims, batched and unbatched
+    "pad_constant": (lambda T, x: F(T).pad(x, (1, 2)), [randn(2, 3)]),
+    "pad_constant_value_nd": (lambda T, x: F(T).pad(x, [0, 1, 2, 0, 1, 1], value=-1.5),
+                              [randn(2, 3, 2, 2)]),
+    "pad_constant_negative": (lambda T, x: F(T).pad(x, (-1, 2, 1, -2), "constant", 3.0),
+                              [randn(2, 3, 4)]),
+    "pad_constant_crop_only": (lambda T, x: F(T).pad(x, (-1, 0, 0, -1)), [randn(3, 4)]),
+    "pad_constant_empty": (lambda T, x: F(T).pad(x, ()), [randn(3)]),
+    "pad_reflect_1d": (lambda T, x: F(T).pad(x, (3, 1), mode="reflect"), [randn(2, 3, 5)]),
+    "pad_reflect_1d_unbatched": (lambda T, x: F(T).pad(x, (1, 4), mode="reflect"),
+                                 [randn(3, 5)]),
+    "pad_reflect_1d_negative": (lambda T, x: F(T).pad(x, (-3, 4), mode="reflect"),
+                                [randn(2, 3, 5)]),
+    "pad_reflect_2d": (lambda T, x: F(T).pad(x, (2, 1, 0, 3), mode="reflect"),
+                       [randn(2, 3, 4, 5)]),
+    "pad_reflect_2d_unbatched": (lambda T, x: F(T).pad(x, [1, 1, 1, 1], mode="reflect"),
+                                 [randn(3, 2, 2)]),
+    "pad_reflect_3d": (lambda T, x: F(T).pad(x, (1, 0, 2, 1, 1, 1), mode="reflect"),
+                       [randn(2, 1, 2, 3, 4)]),
+    "pad_reflect_3d_unbatched": (lambda T, x: F(T).pad(x, (1, 2, 0, 0, -1, 1), mode="reflect"),
+                                 [randn(2, 3, 3, 3)]),
+    "pad_replicate_1d": (lambda T, x: F(T).pad(x, (4, 2), mode="replicate"), [randn(2, 3, 3)]),
+    "pad_replicate_1d_unbatched": (lambda T, x: F(T).pad(x, (0, 7), mode="replicate"),
+                                   [randn(3, 2)]),
+    "pad_replicate_2d": (lambda T, x: F(T).pad(x, (2, 5, 3, -1), mode="replicate"),
+                         [randn(2, 3, 4, 5)]),
+    "pad_replicate_3d": (lambda T, x: F(T).pad(x, (1, 2, 3, 0, 1, 1), mode="replicate"),
+                         [randn(1, 2, 2, 3, 2)]),
+    "pad_replicate_value_zero": (lambda T, x: F(T).pad(x, (1, 1), "replicate", 0.0),
+                                 [randn(2, 3)]),
+    "pad_circular_1d": (lambda T, x: F(T).pad(x, (2, 3), mode="circular"), [randn(2, 3, 4)]),
+    "pad_circular_1d_unbatched": (lambda T, x: F(T).pad(x, (-1, 3), mode="circular"),
+                                  [randn(2, 4)]),
+    "pad_circular_2d": (lambda T, x: F(T).pad(x, (1, 2, 2, 0), mode="circular"),
+                        [randn(2, 2, 3, 4)]),
+    "pad_circular_2d_unbatched": (lambda T, x: F(T).pad(x, (0, 0, 1, -2), mode="circular"),
+                                  [randn(2, 3, 4)]),
+    "pad_circular_3d": (lambda T, x: F(T).pad(x, (1, 1, 0, 2, 1, 0), mode="circular"),
+                        [randn(1, 2, 2, 3, 2)]),
 }
 
 
@@ -278,12 +333,149 @@ ERRORS = {
     "embedding_padding_idx": lambda T: F(T).embedding(T.tensor([0]), T.rand(3, 2), padding_idx=3),
     "embedding_index": lambda T: F(T).embedding(T.tensor([3]), T.rand(3, 2)),
     "gelu_approximate": lambda T: F(T).gelu(T.rand(3), approximate="fast"),
+    "embedding_float_index": lambda T: F(T).embedding(T.tensor([1.0]), T.rand(3, 2)),
+    "embedding_double_index": lambda T: F(T).embedding(T.tensor([1.0], dtype=T.float64),
+                                                       T.rand(3, 2)),
+    "embedding_short_index": lambda T: F(T).embedding(T.tensor([1], dtype=T.int16),
+                                                      T.rand(3, 2)),
+    "embedding_byte_index": lambda T: F(T).embedding(T.tensor([1], dtype=T.uint8), T.rand(3, 2)),
+    "embedding_bool_index": lambda T: F(T).embedding(T.tensor([True]), T.rand(3, 2)),
+    "cross_entropy_smoothing_big": lambda T: F(T).cross_entropy(T.rand(2, 3), T.tensor([0, 1]),
+                                                                label_smoothing=1.0000001),
+    "cross_entropy_smoothing_huge": lambda T: F(T).cross_entropy(
+        T.rand(2, 3), T.rand(2, 3), label_smoothing=1e20),
+    "cross_entropy_probs_ignore_index": lambda T: F(T).cross_entropy(T.rand(2, 3), T.rand(2, 3),
+                                                                     ignore_index=1),
+    "conv1d_kernel_too_big": lambda T: F(T).conv1d(T.ones(1, 1, 3), T.ones(1, 1, 5), padding=0),
+    "conv2d_kernel_too_big_dilated": lambda T: F(T).conv2d(T.ones(1, 1, 3, 3),
+                                                           T.ones(1, 1, 2, 3), dilation=2),
+    "conv2d_kernel_too_big_unbatched": lambda T: F(T).conv2d(T.ones(1, 3, 3),
+                                                             T.ones(1, 1, 2, 5)),
+    "adaptive_5d": lambda T: F(T).adaptive_avg_pool2d(T.rand(2, 2, 2, 3, 3), 2),
+    "adaptive_1d_mean": lambda T: F(T).adaptive_avg_pool2d(T.rand(3), 1),
+    "adaptive_output_size_3": lambda T: F(T).adaptive_avg_pool2d(T.rand(2, 3, 3), (1, 1, 1)),
+    "adaptive_output_size_negative": lambda T: F(T).adaptive_avg_pool2d(T.rand(2, 3, 3),
+                                                                        (-1, 2)),
+    "adaptive_none_too_long": lambda T: F(T).adaptive_avg_pool2d(T.rand(3, 3), (None, 2)),
+    "adaptive_empty": lambda T: F(T).adaptive_avg_pool2d(T.rand(2, 0, 3), 2),
+    "adaptive_int": lambda T: F(T).adaptive_avg_pool2d(T.ones(2, 3, 3, dtype=T.int64), 1),
+    # F.pad: argument checks, then each kernel's own
+    "pad_mode": lambda T: F(T).pad(T.rand(2, 3), (1, 1), mode="mirror"),
+    "pad_odd": lambda T: F(T).pad(T.rand(2, 3), (1, 2, 3), mode="reflect"),
+    "pad_too_long": lambda T: F(T).pad(T.rand(2, 3), (1, 1, 1, 1, 1, 1)),
+    "pad_float": lambda T: F(T).pad(T.rand(2, 3), (1.0, 1)),
+    "pad_value_reflect": lambda T: F(T).pad(T.rand(2, 3), (1, 1), mode="reflect", value=1.0),
+    "pad_value_circular": lambda T: F(T).pad(T.rand(2, 3), (1, 1), mode="circular", value=2),
+    "pad_constant_negative_size": lambda T: F(T).pad(T.rand(2, 3), (-2, -2)),
+    "pad_constant_negative_left": lambda T: F(T).pad(T.rand(2, 3), (-4, 2)),
+    "pad_reflect_1d_input": lambda T: F(T).pad(T.rand(3), (1, 1), mode="reflect"),
+    "pad_reflect_4d_pad2": lambda T: F(T).pad(T.rand(1, 1, 1, 3), (1, 1), mode="reflect"),
+    "pad_circular_5d_pad2": lambda T: F(T).pad(T.rand(1, 1, 1, 1, 3), (1, 1), mode="circular"),
+    "pad_replicate_pad8": lambda T: F(T).pad(T.rand(1, 1, 1, 1, 3), (1,) * 8, mode="replicate"),
+    "pad_reflect_big_left": lambda T: F(T).pad(T.rand(1, 2, 3), (3, 1), mode="reflect"),
+    "pad_reflect_big_right": lambda T: F(T).pad(T.rand(1, 2, 3), (1, 3), mode="reflect"),
+    "pad_reflect_big_h": lambda T: F(T).pad(T.rand(1, 2, 3), (1, 1, 2, 0), mode="reflect"),
+    "pad_reflect_big_d": lambda T: F(T).pad(T.rand(2, 3, 3, 4), (0, 0, 0, 0, 0, 3),
+                                            mode="reflect"),
+    "pad_reflect_big_w_3d": lambda T: F(T).pad(T.rand(1, 2, 3, 4, 2), (0, 2, 0, 0, 0, 0),
+                                               mode="reflect"),
+    "pad_reflect_too_small_1d": lambda T: F(T).pad(T.rand(1, 2, 3), (-2, -2), mode="reflect"),
+    "pad_reflect_zero_1d": lambda T: F(T).pad(T.rand(1, 3), (-2, -1), mode="reflect"),
+    "pad_reflect_too_small_2d": lambda T: F(T).pad(T.rand(1, 3, 3), (-2, -1, -2, -1),
+                                                   mode="reflect"),
+    "pad_reflect_negative_w_2d": lambda T: F(T).pad(T.rand(1, 3, 3), (-2, -2, 0, 0),
+                                                    mode="reflect"),
+    "pad_reflect_too_small_3d": lambda T: F(T).pad(T.rand(1, 3, 3, 3), (-2,) * 6,
+                                                   mode="reflect"),
+    "pad_reflect_negative_w_3d": lambda T: F(T).pad(T.rand(1, 3, 3, 3), (-2, -2, 0, 0, 0, 0),
+                                                    mode="reflect"),
+    "pad_replicate_too_small_2d": lambda T: F(T).pad(T.rand(1, 3, 3), (-2, -2, -2, -2),
+                                                     mode="replicate"),
+    "pad_replicate_negative_h_2d": lambda T: F(T).pad(T.rand(1, 3, 3), (0, 0, -2, -2),
+                                                      mode="replicate"),
+    "pad_replicate_too_small_1d": lambda T: F(T).pad(T.rand(1, 3), (-2, -1), mode="replicate"),
+    "pad_replicate_too_small_3d": lambda T: F(T).pad(T.rand(1, 3, 3, 3), (-2,) * 6,
+                                                     mode="replicate"),
+    "pad_reflect_empty_channels": lambda T: F(T).pad(T.rand(1, 0, 3), (1, 1), mode="reflect"),
+    "pad_replicate_empty_unbatched": lambda T: F(T).pad(T.rand(0, 3, 3), (1, 1, 1, 1),
+                                                        mode="replicate"),
+    "pad_reflect_empty_3d": lambda T: F(T).pad(T.rand(1, 1, 3, 0, 3), (1,) * 6,
+                                               mode="reflect"),
+    "pad_reflect_bool": lambda T: F(T).pad(T.ones(1, 2, 3, dtype=T.bool), (1, 1),
+                                           mode="reflect"),
+    "pad_replicate_bool": lambda T: F(T).pad(T.ones(1, 2, 3, 3, dtype=T.bool), (1, 1, 1, 1),
+                                             mode="replicate"),
+    "pad_circular_wrap": lambda T: F(T).pad(T.rand(1, 2, 3), (4, 1), mode="circular"),
+    "pad_circular_wrap_h": lambda T: F(T).pad(T.rand(1, 2, 3), (1, 1, 0, 3), mode="circular"),
+    "pad_circular_negative": lambda T: F(T).pad(T.rand(1, 2, 3), (-2, -2), mode="circular"),
 }
 
 
 @pytest.mark.parametrize("name", list(ERRORS))
 def test_errors_match_torch(name):
     raises(ERRORS[name])
+
+
+PAD_EDGES = {
+    "reflect_int": lambda T: F(T).pad(T.arange(6).reshape(1, 2, 3), (2, 1), mode="reflect"),
+    "replicate_int32": lambda T: F(T).pad(T.arange(6, dtype=T.int32).reshape(2, 3), (2, 1),
+                                          mode="replicate"),
+    "circular_int": lambda T: F(T).pad(T.arange(6).reshape(1, 2, 3), (2, 1), mode="circular"),
+    "constant_int_value": lambda T: F(T).pad(T.arange(6).reshape(2, 3), (1, 1), value=-2.5),
+    "constant_bool": lambda T: F(T).pad(T.ones(2, dtype=T.bool), (1, 1), value=0.0),
+    "constant_0d": lambda T: F(T).pad(T.tensor(1.5), ()),
+    "constant_to_empty": lambda T: F(T).pad(T.ones(2, 3), (-2, -1)),
+    "reflect_empty_batch": lambda T: F(T).pad(T.ones(0, 2, 3, requires_grad=True), (1, 1),
+                                              mode="reflect"),
+    "replicate_empty_batch_3d": lambda T: F(T).pad(T.ones(0, 1, 3, 2, 3), (1,) * 6,
+                                                   mode="replicate"),
+    "replicate_zero_width_2d": lambda T: F(T).pad(T.ones(1, 3, 3), (-2, -1, 0, 0),
+                                                  mode="replicate"),
+    "reflect_zero_depth_3d": lambda T: F(T).pad(T.ones(1, 3, 3, 3), (0, 0, 0, 0, -2, -1),
+                                                mode="reflect"),
+    "circular_empty_channels": lambda T: F(T).pad(T.ones(1, 0, 3), (1, 1), mode="circular"),
+    "circular_to_empty": lambda T: F(T).pad(T.ones(1, 2, 3), (-2, -1), mode="circular"),
+    "replicate_no_grad": lambda T: F(T).pad(T.ones(1, 2, 3, requires_grad=True).detach(),
+                                            (1, 1), mode="replicate"),
+}
+
+
+@pytest.mark.parametrize("name", list(PAD_EDGES))
+def test_pad_edge_cases_match_torch(name):
+    ok(PAD_EDGES[name])
+
+
+def test_pad_saves_its_input_as_torch_does():
+    """reflection/replication pads save ``self``: modifying it in place breaks their backward;
+    constant and circular padding save nothing of it."""
+
+    def program(T, mode):
+        x = T.ones(1, 2, 3, requires_grad=True)
+        h = x * 1
+        y = F(T).pad(h, (1, 1), mode=mode)
+        h.add_(1)
+        y.sum().backward()
+        return y, x.grad
+
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        same(lambda T, mode=mode: program(T, mode))
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_pad_double_backward_matches_torch(mode):
+    """Values of the second derivative (the double-backward nodes' names are jaxgrad's own
+    ``<Node>Backward`` convention, and versions of gradients are test_grad_versions.py's, so
+    neither is compared here)."""
+    x0 = randn(2, 3, 4)
+
+    def program(T):
+        x = T.tensor(x0, requires_grad=True)
+        y = F(T).pad(x, (2, 1, 1, 2), mode=mode) ** 2
+        (g,) = T.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad((g * g).sum(), x)
+        return g.detach(), gg.clone()
+
+    ok(program)
 
 
 WARNINGS = {
@@ -297,6 +489,35 @@ WARNINGS = {
 @pytest.mark.parametrize("name", list(WARNINGS))
 def test_warnings_match_torch(name):
     assert captured_warnings(WARNINGS[name], torch) == captured_warnings(WARNINGS[name], J)
+
+
+_SAME_PADDING_SCRIPT = """
+import json, warnings
+import {lib} as T
+import {lib}.nn.functional as F
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(2):
+        F.conv1d(T.ones(1, 1, 5), T.ones(1, 1, 4), padding="same")
+    F.conv2d(T.ones(1, 1, 5, 5), T.ones(1, 1, 3, 2), padding="same")
+print(json.dumps([(w.category.__name__, w.filename, str(w.message)) for w in caught]))
+"""
+
+
+def test_same_padding_warns_once_like_torch():
+    """torch's TORCH_WARN_ONCE about an even 'same' kernel: once per process, pointing at the
+    caller of F.conv1d. Run in fresh processes, since the first warning is the only one."""
+    import json
+    import subprocess
+    import sys
+
+    def warnings_of(lib):
+        done = subprocess.run([sys.executable, "-c", _SAME_PADDING_SCRIPT.format(lib=lib)],
+                              capture_output=True, text=True, check=True)
+        caught = json.loads(done.stdout.strip().splitlines()[-1])
+        return [(cls, where, normalise(message)) for cls, where, message in caught]
+
+    assert warnings_of("jaxgrad") == warnings_of("torch")
 
 
 def test_mse_broadcast_graph_expands_target():

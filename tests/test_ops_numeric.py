@@ -442,6 +442,27 @@ FD = {
                       [((2, 3), "randn"), ((3,), "randn"), ((3,), "randn")]),
     "nn_embedding": (lambda T, w: T.nn.functional.embedding(T.tensor([[0, 2], [2, 1]]), w) ** 2,
                      [((3, 2), "randn")]),
+    "nn_cross_entropy_probs_smoothing": (lambda T, a, t: T.nn.functional.cross_entropy(
+        a, t, label_smoothing=0.3), [((2, 3), "randn"), ((2, 3), "prob")]),
+    "nn_conv1d_same_even": (lambda T, x, w: T.nn.functional.conv1d(x, w, padding="same"),
+                            [((1, 2, 5), "randn"), ((1, 2, 2), "randn")]),
+    # padding rows (squared: the pads are linear, so their second derivative needs a nonlinearity)
+    "nn_pad_constant": (lambda T, a: T.nn.functional.pad(a, (2, -1, 1, 0), value=0.5) ** 2,
+                        [((2, 3, 3), "randn")]),
+    "nn_pad_reflect_1d": (lambda T, a: T.nn.functional.pad(a, (2, 1), "reflect") ** 2,
+                          [((2, 4), "randn")]),
+    "nn_pad_reflect_2d": (lambda T, a: T.nn.functional.pad(a, (1, 2, 2, -1), "reflect") ** 2,
+                          [((1, 3, 3), "randn")]),
+    "nn_pad_reflect_3d": (lambda T, a: T.nn.functional.pad(a, (1, 0, 0, 1, 1, 1), "reflect") ** 2,
+                          [((1, 2, 2, 2), "randn")]),
+    "nn_pad_replicate_1d": (lambda T, a: T.nn.functional.pad(a, (3, 1), "replicate") ** 2,
+                            [((2, 3), "randn")]),
+    "nn_pad_replicate_2d": (lambda T, a: T.nn.functional.pad(a, (2, 0, -1, 2), "replicate") ** 2,
+                            [((1, 1, 3, 3), "randn")]),
+    "nn_pad_replicate_3d": (lambda T, a: T.nn.functional.pad(
+        a, (1, 1, 1, 0, 0, 2), "replicate") ** 2, [((1, 2, 2, 2), "randn")]),
+    "nn_pad_circular_2d": (lambda T, a: T.nn.functional.pad(a, (1, 2, 1, -1), "circular") ** 2,
+                           [((1, 3, 3), "randn")]),
     # composites
     "mlp": (lambda T, x, w: (x @ w).tanh().sum(1).sigmoid(), [((2, 3), "randn"), ((3, 2), "randn")]),
     "logsumexp_like": (lambda T, a: (a - a.amax(1, keepdim=True)).exp().sum(1).log(),

@@ -60,6 +60,7 @@ TRILINEAR = Op(
            "i2": lambda grad, i1, i3: jnp.einsum("bo,bi,bj->oij", grad, i1, i3),
            "i3": lambda grad, i1, i2: jnp.einsum("bo,bi,oij->bj", grad, i1, i2)})
 
+ADD_SCALAR = Op("add", "AddBackward1", lambda x, other: x + other, grads={"self": identity_grad})
 MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other,
                 grads={"self": lambda grad, other: grad * other})
 DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other,
@@ -212,6 +213,72 @@ CONVOLUTION = Op(
     promote="common",
     grads={"input": _conv_grad(0), "weight": _conv_grad(1),
            "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))})
+
+# --- padding --------------------------------------------------------------------------------
+# ``pad`` / ``padding`` is torch's flat list, last dim first: (left, right, top, bottom, ...).
+
+
+def _pairs(pad, ndim):
+    """torch's flat pad list as one (before, after) pair per dim of an ``ndim``-D array."""
+    pairs = [(0, 0)] * (ndim - len(pad) // 2)
+    pairs += [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(len(pad) // 2))]
+    return pairs
+
+
+def _constant_pad_nd(x, pad, value):
+    config = [(lo, hi, 0) for lo, hi in _pairs(pad, x.ndim)]
+    return jax.lax.pad(x, jnp.asarray(value, x.dtype), config)
+
+
+def _constant_pad_nd_grad(grad, pad):
+    """constant_pad_nd_backward: the gradient cropped back (or zero-padded where the forward
+    cropped), i.e. constant_pad_nd with the pads negated."""
+    config = [(-lo, -hi, 0) for lo, hi in _pairs(pad, grad.ndim)]
+    return jax.lax.pad(grad, jnp.zeros((), grad.dtype), config)
+
+
+CONSTANT_PAD_ND = Op("constant_pad_nd", "ConstantPadNdBackward0", _constant_pad_nd,
+                     grads={"self": _constant_pad_nd_grad})
+
+
+def _reflect_index(size, lo, hi):
+    """Input position read by each output position of torch's reflection_pad kernels."""
+    j = np.arange(size + lo + hi)
+    i = np.where(j < lo, 2 * lo - j, np.where(j < size + lo, j, 2 * (size + lo - 1) - j))
+    return i - max(lo, 0) + max(-lo, 0)
+
+
+def _replicate_index(size, lo, hi):
+    """Input position read by each output position of torch's replication_pad kernels."""
+    j = np.arange(size + lo + hi)
+    i = np.clip(j, lo, size + lo - 1)
+    return i - max(lo, 0) + max(-lo, 0)
+
+
+def _gather_pad(index_fn):
+    def forward(x, padding):
+        for axis, (lo, hi) in enumerate(_pairs(padding, x.ndim)):
+            if (lo, hi) != (0, 0):
+                x = jnp.take(x, index_fn(x.shape[axis], lo, hi), axis=axis)
+        return x
+
+    return forward
+
+
+_reflection_pad = _gather_pad(_reflect_index)
+_replication_pad = _gather_pad(_replicate_index)
+
+
+def _pad_op(forward, name, n):
+    """A reflection/replication row: both save ``self`` (derivatives.yaml) and scatter-add the
+    gradient back to the positions each output read."""
+    return Op(f"{name}_pad{n}d", f"{name.capitalize()}Pad{n}DBackward0", forward,
+              grads={"self": lambda grad, self, padding: _vjp(forward, 0, grad, self,
+                                                              padding=padding)})
+
+
+REFLECTION_PAD = {n: _pad_op(_reflection_pad, "reflection", n) for n in (1, 2, 3)}
+REPLICATION_PAD = {n: _pad_op(_replication_pad, "replication", n) for n in (1, 2, 3)}
 
 # --- pooling --------------------------------------------------------------------------------
 

@@ -342,6 +342,13 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
                  apply(N.MUL_SCALAR, ret, other=label_smoothing / n_classes))
 
 
+def _check_label_smoothing(label_smoothing: float) -> None:
+    """torch checks only a positive label_smoothing, and prints it as C++ streams a double."""
+    if label_smoothing > 1.0:
+        raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")
+
+
 def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tensor | None,
                                  reduction: int, label_smoothing: float,
                                  class_dim: int) -> Tensor:
@@ -351,7 +358,9 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
                            f"got {target.dtype.name}".replace("int64", "Long"))
     n_classes = log_probs.shape[class_dim]
     if label_smoothing > 0:
-        target = A.add(A.mul(target, 1 - label_smoothing), label_smoothing / n_classes)
+        _check_label_smoothing(label_smoothing)
+        target = apply(N.ADD_SCALAR, apply(N.MUL_SCALAR, target, other=1 - label_smoothing),
+                       other=label_smoothing / n_classes)
     terms = A.mul(log_probs, target)
     if weight is not None:
         terms = A.mul(terms, _class_weight_view(weight, log_probs, class_dim))
@@ -374,14 +383,15 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     tensor(0.6931)
     """
     red = _reduction(reduction, size_average, reduce)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.ndim == 1 else 1
     log_probs = A.log_softmax(input, class_dim)
     if input.shape == target.shape:
+        if target.is_floating_point() and ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(log_probs, target, weight, red, label_smoothing,
                                             class_dim)
     if label_smoothing > 0:
+        _check_label_smoothing(label_smoothing)
         return _label_smoothed(log_probs, target, weight, red, ignore_index, label_smoothing,
                                class_dim)
     return _nll_loss_nd(log_probs, target, weight, red, ignore_index)
@@ -424,6 +434,150 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                          f"({input.shape})")
     return apply(N.BINARY_CROSS_ENTROPY_WITH_LOGITS, input, target, aux=(weight, pos_weight),
                  reduction=red)
+
+
+# --- padding --------------------------------------------------------------------------------
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+_PAD_SUPPORT = (
+    "Supported combinations for non-constant padding:\n"
+    "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+    "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+    "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dims of ``input``; ``pad`` lists (left, right) pairs from
+    the last dim backwards. ``mode`` is 'constant' (any dims, ``value`` fills, negative pads
+    crop), or 'reflect', 'replicate', 'circular' (the last 1-3 dims of a batched or unbatched
+    input), each with torch's graph: ``ConstantPadNdBackward0``, ``ReflectionPad{1,2,3}DBackward0``,
+    ``ReplicationPad{1,2,3}DBackward0``, and for 'circular' torch's slice copies (``CopySlices``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> x = jaxgrad.arange(4.0).reshape(1, 4)
+    >>> F.pad(x, (2, 1), mode="reflect")
+    tensor([[2., 1., 0., 1., 2., 3., 2.]])
+    >>> F.pad(x, (1, 1), value=-1.0)
+    tensor([[-1.,  0.,  1.,  2.,  3., -1.]])
+    """
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    for i, p in enumerate(pad):
+        if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+            raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but "
+                            f"found element of type {type(p).__name__} at pos {i}")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.ndim}")
+    if mode == "constant":
+        return _constant_pad_nd(input, pad, 0.0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    n = len(pad) // 2
+    if n not in (1, 2, 3) or input.ndim not in (n + 1, n + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D "
+                                  f"input tensor.\n{_PAD_SUPPORT}")
+    if mode == "circular":
+        return _pad_circular(input, pad)
+    _check_pad_input(input, pad, mode)
+    row = (N.REFLECTION_PAD if mode == "reflect" else N.REPLICATION_PAD)[n]
+    return apply(row, input, padding=pad)
+
+
+def _constant_pad_nd(input: Tensor, pad: tuple[int, ...], value: float) -> Tensor:
+    """torch's constant_pad_nd: negative pads narrow first, so their errors are narrow's."""
+    sizes = list(input.shape)
+    for dim in range(input.ndim - len(pad) // 2, input.ndim):
+        k = 2 * (input.ndim - dim - 1)
+        for p in pad[k:k + 2]:
+            if p < 0:
+                if sizes[dim] + p < 0:
+                    raise RuntimeError("narrow(): length must be non-negative.")
+                sizes[dim] += p
+    return apply(N.CONSTANT_PAD_ND, input, pad=pad, value=value)
+
+
+def _check_pad_input(input: Tensor, pad: tuple[int, ...], mode: str) -> None:
+    """The checks of torch's reflection_pad{1,2,3}d / replication_pad{1,2,3}d kernels."""
+    n = len(pad) // 2
+    name = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{n}d"
+    shape = list(input.shape)
+    nonempty = shape[1:] if input.ndim == n + 2 else shape
+    if 0 in nonempty:
+        raise RuntimeError(f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 "
+                           "batch size and other non-zero dimensions for input, but got: "
+                           f"{shape}")
+    dims = range(input.ndim - 1, input.ndim - 1 - n, -1)  # W, H, D
+    sizes = [shape[d] for d in dims]
+    outs = [shape[d] + pad[2 * i] + pad[2 * i + 1] for i, d in enumerate(dims)]
+    if mode == "reflect":
+        for i, d in enumerate(dims):
+            if pad[2 * i] >= shape[d] or pad[2 * i + 1] >= shape[d]:
+                raise RuntimeError(
+                    f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
+                    f"input dimension, but got: padding ({pad[2 * i]}, {pad[2 * i + 1]}) at "
+                    f"dimension {d} of input {shape}")
+    if builtins.all(o < 1 for o in outs):
+        if n == 1:
+            inputs, outputs = f"W: {sizes[0]}", f"W: {outs[0]}"
+        elif n == 2:
+            inputs = f"H: {sizes[1]}, W: {sizes[0]}" + (" " if mode == "replicate" else "")
+            outputs = f"H: {outs[1]} W: {outs[0]}"
+        else:
+            inputs = f"D: {sizes[2]} H: {sizes[1]}, W: {sizes[0]}"
+            outputs = f"D: {outs[2]} H: {outs[1]} W: {outs[0]}"
+        raise RuntimeError(f"input ({inputs}) is too small. Calculated output {outputs}")
+    if builtins.any(o < 0 for o in outs):
+        out_shape = shape[:input.ndim - n] + outs[::-1]
+        if mode == "reflect" and n == 2:  # torch's 2-D reflection kernel allocates unchecked
+            raise RuntimeError("numel: integer multiplication overflow")
+        negative = next(o for o in out_shape if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: "
+                           f"{out_shape}")
+    if input.dtype.name == "bool":  # the kernels' dtype dispatch comes after the size checks
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
+def _pad_circular(input: Tensor, pad: tuple[int, ...]) -> Tensor:
+    """torch's _pad_circular, op for op: an empty output, the input copied into its middle, then
+    each padded dim's borders copied from the opposite side (so the graph is CopySlices)."""
+    n = len(pad) // 2
+    lead = input.ndim - n
+    out_shape = list(input.shape)
+    for i in range(n):
+        lo, hi = pad[2 * (n - i - 1)], pad[2 * (n - i - 1) + 1]
+        size = input.shape[lead + i]
+        out_shape[lead + i] = size + lo + hi
+        if lo > size or hi > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[lead + i] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = input.new_empty(tuple(out_shape))
+    out_slice, in_slice = out, input
+    for i in range(n):
+        dim = n - i + lead - 1
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_slice = A.narrow_slice(out_slice, dim, builtins.max(lo, 0),
+                                   out_shape[dim] - builtins.max(hi, 0), 1)
+        in_slice = A.narrow_slice(in_slice, dim, builtins.max(-lo, 0),
+                                  input.shape[dim] - builtins.max(-hi, 0), 1)
+    A.copy_(out_slice, in_slice)
+    for i in range(n):
+        dim = n - i + lead - 1
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo > 0:
+            end = out_shape[dim] - builtins.max(hi, 0)
+            A.copy_(A.narrow_slice(out, dim, 0, lo, 1), A.narrow_slice(out, dim, end - lo, end, 1))
+        if hi > 0:
+            start = builtins.max(lo, 0)
+            A.copy_(A.narrow_slice(out, dim, out_shape[dim] - hi, out_shape[dim], 1),
+                    A.narrow_slice(out, dim, start, start + hi, 1))
+    return out
 
 
 # --- convolution ----------------------------------------------------------------------------
@@ -470,9 +624,36 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     stride_ = _tuple(stride, n, "stride")
     dilation_ = _tuple(dilation, n, "dilation")
     pads = _conv_padding(padding, n, stride_, dilation_, tuple(weight.shape[2:]))
+    if builtins.any(lo != hi for lo, hi in pads):
+        x, pads = _pad_same(x, pads)
+    kernel = [d * (k - 1) + 1 for d, k in zip(dilation_, weight.shape[2:])]
+    padded = [size + 2 * lo for size, (lo, _) in zip(x.shape[2:], pads)]
+    if builtins.any(p < k for p, k in zip(padded, kernel)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
+            "actual input size")
     out = apply(N.CONVOLUTION, x, weight, bias, stride=stride_, padding=pads,
                 dilation=dilation_, groups=groups)
     return out if batched else A.squeeze(out, 0)
+
+
+_warned_same_padding = False
+
+
+def _pad_same(x: Tensor, pads: tuple[tuple[int, int], ...]) -> tuple[Tensor, tuple]:
+    """torch's _convolution_same for an even kernel: zero-pad the extra right-hand element of
+    each dim first (``ConstantPadNdBackward0``), leaving a symmetric padding for the
+    convolution; warns once per process, as torch's TORCH_WARN_ONCE does."""
+    global _warned_same_padding
+    if not _warned_same_padding:
+        _warned_same_padding = True
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                      "require a zero-padded copy of the input be created", stacklevel=4)
+    flat: list[int] = []
+    for lo, hi in reversed(pads):
+        flat += [0, hi - lo]
+    return _constant_pad_nd(x, tuple(flat), 0.0), tuple((lo, lo) for lo, _ in pads)
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
@@ -556,20 +737,37 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    """Average pooling to a fixed output size (``None`` keeps that input size).
+    """Average pooling to a fixed output size (``None`` keeps that input size). A 1x1 output is
+    torch's shortcut ``input.mean((-1, -2), keepdim=True)``, taken before the input's dims are
+    checked, so it accepts any input with two or more dims, as torch does.
 
     >>> import jaxgrad, jaxgrad.nn.functional as F
     >>> F.adaptive_avg_pool2d(jaxgrad.ones(1, 3, 5), (2, 2)).shape
     jaxgrad.Size([1, 2, 2])
     """
+    if isinstance(output_size, (list, tuple)):
+        if len(input.shape) <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        sizes = [input.shape[input.ndim - len(output_size) + i] if s is None else int(s)
+                 for i, s in enumerate(output_size)]
+    else:
+        sizes = [int(output_size)] * 2
+    if len(sizes) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if sizes[0] < 0 or sizes[1] < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than "
+                           f"or equal to 0 but received {{{sizes[0]}, {sizes[1]}}}")
+    if sizes == [1, 1]:
+        return A.mean(input, (-1, -2), keepdim=True)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
-    sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * 2
-    size = tuple(input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(sizes))
-    if size == (1, 1):
-        return A.mean(input, (-1, -2), keepdim=True)
-    return apply(N.ADAPTIVE_AVG_POOL2D, input, output_size=size)
+    for i in (-2, -1):
+        if input.shape[i] == 0:
+            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {i + input.ndim} being empty")
+    return apply(N.ADAPTIVE_AVG_POOL2D, input, output_size=tuple(sizes))
 
 
 # --- normalisation --------------------------------------------------------------------------
@@ -675,6 +873,22 @@ def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
         A.copy_(weight, Tensor._make(weight._value.at[rows].set(selected * scale)))
 
 
+_LEGACY_TYPES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                 "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def _legacy_type(tensor: Tensor) -> str:
+    """How torch's argument checks name a CPU tensor's type: ``torch.FloatTensor`` (here
+    ``jaxgrad.FloatTensor``) for the legacy tensor types, ``CPUBoolType`` and the like for the
+    others."""
+    name = _LEGACY_TYPES.get(tensor.dtype.name)
+    if name is not None:
+        return f"jaxgrad.{name}Tensor"
+    other = {"bool": "Bool", "bfloat16": "BFloat16", "complex64": "ComplexFloat",
+             "complex128": "ComplexDouble"}.get(tensor.dtype.name, tensor.dtype.name)
+    return f"CPU{other}Type"
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               max_norm: float | None = None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
@@ -694,10 +908,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("jaxgrad's embedding has no scale_grad_by_freq/sparse "
                                   "gradients")
-    indices = np.asarray(input._value)
-    if indices.dtype.kind not in "iu":
+    if input.dtype.name not in ("int64", "int32"):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           f"following scalar types: Long, Int; but got {input.dtype.name}")
+                           f"following scalar types: Long, Int; but got {_legacy_type(input)} "
+                           "instead (while checking arguments for embedding)")
+    indices = np.asarray(input._value)
     if indices.size and (indices.min() < 0 or indices.max() >= num):
         raise IndexError("index out of range in self")
     if max_norm is not None:

@@ -41,6 +41,8 @@ class _ConvNd(Module):
         self.output_padding = (0,) * len(kernel_size)
         self.groups = groups
         self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = _reversed_padding(padding, kernel_size,
+                                                                  dilation)
         self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size),
                                       device=device, dtype=dtype))
         if bias:
@@ -60,6 +62,11 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            padded = functional.pad(input, self._reversed_padding_repeated_twice,
+                                    mode=self.padding_mode)
+            return self._conv_function(padded, weight, bias, self.stride,
+                                       (0,) * len(self.kernel_size), self.dilation, self.groups)
         return self._conv_function(input, weight, bias, self.stride, self.padding,
                                    self.dilation, self.groups)
 
@@ -100,9 +107,20 @@ def _check_conv_arguments(in_channels: int, out_channels: int, stride: tuple[int
     if padding_mode not in _PADDING_MODES:
         raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
                          f"padding_mode='{padding_mode}'")
-    if padding_mode != "zeros":
-        raise NotImplementedError(f"jaxgrad's convolutions support only padding_mode='zeros', "
-                                  f"not '{padding_mode}'")
+
+
+def _reversed_padding(padding: str | tuple[int, ...], kernel_size: tuple[int, ...],
+                      dilation: tuple[int, ...]) -> list[int] | tuple[int, ...]:
+    """The ``F.pad`` argument (last dim first, each side) for a non-zeros ``padding_mode``;
+    'same' puts the odd extra element on the right, as torch does."""
+    if isinstance(padding, str):
+        out = [0, 0] * len(kernel_size)
+        if padding == "same":
+            for i, (d, k) in enumerate(zip(reversed(dilation), reversed(kernel_size))):
+                total = d * (k - 1)
+                out[2 * i], out[2 * i + 1] = total // 2, total - total // 2
+        return out
+    return tuple(p for p in reversed(padding) for _ in range(2))
 
 
 def _conv_arguments(n: int, kernel_size: Any, stride: Any, padding: Any,
