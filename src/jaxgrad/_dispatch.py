@@ -139,7 +139,7 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
         compute_dtype = _compute_dtype(op, args)  # checks args[0] on a cache miss
     else:
         compute_dtype = None
-        if not isinstance(args[0], Tensor) and isinstance(args[0], _NOT_TENSORS):
+        if not isinstance(args[0], Tensor) and op.inputs and isinstance(args[0], _NOT_TENSORS):
             raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
     out = jitted_forward(op, skey, compute_dtype, None)(
@@ -192,7 +192,8 @@ def _compute_dtype(op: Op, args: tuple):
 _promotion_cache: dict[tuple, Any] = {}
 
 
-# what torch's parser rejects as a first input (jax arrays are backward ops' inputs)
+# what torch's parser rejects as a first input (of an op with named inputs: backward ops under
+# create_graph take saved numbers and arrays)
 _NOT_TENSORS = (numbers.Number, str, list, tuple, np.ndarray, type(None))
 
 
