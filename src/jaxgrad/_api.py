@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes, return_types
+from ._argcheck import not_a_tensor_in_caller, tensor_args, type_name
 from ._dispatch import apply, apply_inplace, apply_view, view_creation_meta
 from ._ops import elementwise as E
 from ._ops import indexing as X
@@ -74,12 +75,15 @@ def _raw_shape(t: Tensor) -> tuple:
     return layout.shape if layout is not None else t._cell.array.shape
 
 
-def _check_broadcast(input: Tensor, other: Any) -> None:
-    """Raise torch's error if tensor ``other`` does not broadcast with ``input``."""
+def _check_broadcast(input: Tensor, other: Any, tensor_only: bool = False) -> None:
+    """Raise torch's error if tensor ``other`` does not broadcast with ``input`` (or, if
+    ``tensor_only``, is not a tensor: ``@tensor_args`` then names the argument)."""
     if isinstance(other, Tensor):
         a, b = _raw_shape(input), _raw_shape(other)
         if a != b:
             _infer_size(a, b)
+    elif tensor_only:
+        raise TypeError(f"expected Tensor, not {type_name(other)}")
 
 
 def _check_inplace_broadcast(input: Tensor, *others: Any) -> None:
@@ -101,11 +105,11 @@ def _scalar_or_tensor(x: Any) -> Any:
     # numpy scalars first: np.float64 is a float, but JAX would compute in float64 with it
     if isinstance(x, np.generic):
         return x.item()
-    if isinstance(x, (Tensor, bool, int, float, complex)) or x is None:
+    if isinstance(x, (Tensor, bool, int, float, complex)):
         return x
     if isinstance(x, numbers.Number):
         return x.item()
-    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+    raise not_a_tensor_in_caller(x)
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -207,12 +211,14 @@ def true_divide(input: Any, other: Any) -> Tensor:
     return div(input, other)
 
 
+@tensor_args
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
     _check_neg(input)
     return apply(E.NEG, input)
 
 
+@tensor_args
 def reciprocal(input: Tensor) -> Tensor:
     """``1 / input``."""
     return apply(E.RECIPROCAL, input)
@@ -231,42 +237,52 @@ def pow(input: Any, exponent: Any) -> Tensor:
     return apply(E.POW, _promote_with_scalars(input, exponent), exponent=exponent)
 
 
+@tensor_args
 def abs(input: Tensor) -> Tensor:
     return apply(E.ABS, input)
 
 
+@tensor_args
 def exp(input: Tensor) -> Tensor:
     return apply(E.EXP, input)
 
 
+@tensor_args
 def log(input: Tensor) -> Tensor:
     return apply(E.LOG, input)
 
 
+@tensor_args
 def sqrt(input: Tensor) -> Tensor:
     return apply(E.SQRT, input)
 
 
+@tensor_args
 def sin(input: Tensor) -> Tensor:
     return apply(E.SIN, input)
 
 
+@tensor_args
 def cos(input: Tensor) -> Tensor:
     return apply(E.COS, input)
 
 
+@tensor_args
 def tanh(input: Tensor) -> Tensor:
     return apply(E.TANH, input)
 
 
+@tensor_args
 def sigmoid(input: Tensor) -> Tensor:
     return apply(E.SIGMOID, input)
 
 
+@tensor_args
 def relu(input: Tensor) -> Tensor:
     return apply(E.RELU, input)
 
 
+@tensor_args
 def sign(input: Tensor) -> Tensor:
     return apply(E.SIGN, input)
 
@@ -278,7 +294,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         broadcast_shapes(*[_raw_shape(t) for t in (input, min, max) if isinstance(t, Tensor)])
         return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
-    lo, hi = _scalar_or_tensor(min), _scalar_or_tensor(max)
+    lo = None if min is None else _scalar_or_tensor(min)
+    hi = None if max is None else _scalar_or_tensor(max)
     return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), min=lo, max=hi)
 
 
@@ -340,21 +357,25 @@ def ge(input: Tensor, other: Any) -> Tensor:
     return apply(E.GE, input, _scalar_or_tensor(other))
 
 
+@tensor_args
 def logical_not(input: Tensor) -> Tensor:
     return apply(E.LOGICAL_NOT, input)
 
 
+@tensor_args
 def equal(input: Tensor, other: Tensor) -> bool:
     """True if both have the same shape and elements."""
     return tuple(input.shape) == tuple(other.shape) and bool(jnp.all(input._value == other._value))
 
 
+@tensor_args
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     return bool(jnp.allclose(input._value, other._value, rtol=rtol, atol=atol,
                              equal_nan=equal_nan))
 
 
+@tensor_args
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     _check_broadcast(input, other)
@@ -362,6 +383,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
                                     equal_nan=equal_nan))
 
 
+@tensor_args
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     idx = np.nonzero(np.asarray(input._value))
     if as_tuple:
@@ -379,6 +401,7 @@ def _reduce_dtype(input: Tensor, dtype: Any):
     return None
 
 
+@tensor_args
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         dtype: Any = None) -> Tensor:
     """Sum of all elements, or over ``dim``."""
@@ -388,6 +411,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     return apply(R.SUM_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
+@tensor_args
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum ``input`` down to ``size``, which must broadcast to its shape (torch's sum_to).
 
@@ -413,6 +437,7 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
     return builtins.all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
 
 
+@tensor_args
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim`` (floating inputs only, as in torch)."""
@@ -427,6 +452,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     return apply(R.MEAN_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=nd)
 
 
+@tensor_args
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     d = _reduce_dtype(input, dtype)
@@ -435,11 +461,13 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
     return apply(R.PROD_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
+@tensor_args
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMAX, input, dim=dims, keepdim=keepdim)
 
 
+@tensor_args
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMIN, input, dim=dims, keepdim=keepdim)
@@ -458,16 +486,19 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
     return getattr(return_types, name)(values, indices)
 
 
+@tensor_args
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The maximum, or ``(values, indices)`` along ``dim``."""
     return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM)
 
 
+@tensor_args
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The minimum, or ``(values, indices)`` along ``dim``."""
     return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM)
 
 
+@tensor_args
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (AddcmulBackward0).
 
@@ -476,11 +507,12 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     ...                 value=0.5)
     tensor([2.5000, 5.0000])
     """
-    _check_broadcast(input, tensor1)
-    _check_broadcast(tensor1, tensor2)
+    _check_broadcast(input, tensor1, tensor_only=True)
+    _check_broadcast(tensor1, tensor2, tensor_only=True)
     return apply(E.ADDCMUL, input, tensor1, tensor2, value=_scalar_or_tensor(value))
 
 
+@tensor_args
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (AddcdivBackward0).
 
@@ -488,8 +520,8 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     >>> jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([4.0, 4.0]))
     tensor([1.2500, 1.5000])
     """
-    _check_broadcast(input, tensor1)
-    _check_broadcast(tensor1, tensor2)
+    _check_broadcast(input, tensor1, tensor_only=True)
+    _check_broadcast(tensor1, tensor2, tensor_only=True)
     return apply(E.ADDCDIV, input, tensor1, tensor2, value=_scalar_or_tensor(value))
 
 
@@ -509,6 +541,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     return apply(E.LERP, input, end, weight=_scalar_or_tensor(weight))
 
 
+@tensor_args
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (recorded as torch records it: PowBackward0).
 
@@ -519,22 +552,26 @@ def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
 
+@tensor_args
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum (NaN propagates; ties split the gradient, as in torch)."""
-    _check_broadcast(input, other)
+    _check_broadcast(input, other, tensor_only=True)
     return apply(E.MAXIMUM, input, other)
 
 
+@tensor_args
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum (NaN propagates; ties split the gradient, as in torch)."""
-    _check_broadcast(input, other)
+    _check_broadcast(input, other, tensor_only=True)
     return apply(E.MINIMUM, input, other)
 
 
+@tensor_args
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(R.ARGMAX, input, dim, keepdim)
 
 
+@tensor_args
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(R.ARGMIN, input, dim, keepdim)
 
@@ -550,11 +587,13 @@ def _arg_extreme(op, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
     return apply(op, input, dim=dim, keepdim=keepdim)
 
 
+@tensor_args
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return apply(R.ANY, input, dim=None if dim is None else _dims(dim, input.ndim),
                  keepdim=keepdim)
 
 
+@tensor_args
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return apply(R.ALL, input, dim=None if dim is None else _dims(dim, input.ndim),
                  keepdim=keepdim)
@@ -603,18 +642,21 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
                  keepdim=keepdim)
 
 
+@tensor_args
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
 
 
+@tensor_args
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.LOG_SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
 
 
+@tensor_args
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along an existing dimension."""
     tensors = list(tensors)
@@ -646,6 +688,7 @@ def _check_cat_shapes(shapes: list, dim: int) -> None:
 concat = cat
 
 
+@tensor_args
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Stack along a new dimension."""
     tensors = list(tensors)
@@ -660,6 +703,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return apply(R.STACK, *tensors, dim=_wrap_dim(dim, len(shape) + 1))
 
 
+@tensor_args
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Slices along ``dim``, as views of ``input``."""
     dim = _wrap_dim(dim, input.ndim)
@@ -692,6 +736,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
+@tensor_args
 def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape; errors if the strides do not allow it (use reshape)."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
@@ -705,6 +750,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
 
 
+@tensor_args
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """torch's reshape: ``view`` of a contiguous tensor, ``_reshape_alias`` (a view too) when the
     strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
@@ -717,6 +763,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     return _unsafe_view(clone(input), shape)
 
 
+@tensor_args
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if input.ndim == 0:
         return reshape(input, (1,))
@@ -729,6 +776,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
 
+@tensor_args
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return apply_view(V.SQUEEZE, V.squeeze_geometry, input, dims=tuple(range(input.ndim)))
@@ -738,11 +786,13 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     return apply_view(V.SQUEEZE_DIMS, V.squeeze_geometry, input, dims=_dims(dim, input.ndim))
 
 
+@tensor_args
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return apply_view(V.UNSQUEEZE, V.unsqueeze_geometry, input,
                       dim=_wrap_dim(dim, input.ndim + 1))
 
 
+@tensor_args
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = input.ndim
     return apply_view(V.TRANSPOSE, V.transpose_geometry, input, dim0=_wrap_dim(dim0, n),
@@ -752,6 +802,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes = transpose
 
 
+@tensor_args
 def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
@@ -759,6 +810,7 @@ def t(input: Tensor) -> Tensor:
     return apply_view(V.T, V.t_geometry, input)
 
 
+@tensor_args
 def permute(input: Tensor, *dims: Any) -> Tensor:
     dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
     if sorted(dims) != list(range(input.ndim)):
@@ -770,6 +822,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return apply_view(V.PERMUTE, V.permute_geometry, input, dims=dims)
 
 
+@tensor_args
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
     if len(sizes) < input.ndim:
@@ -791,10 +844,12 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return apply_view(V.EXPAND, V.expand_geometry, input, shape=tuple(shape))
 
 
+@tensor_args
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return apply(V.CLONE, input)
 
 
+@tensor_args
 def contiguous(input: Tensor) -> Tensor:
     return input if input.is_contiguous() else clone(input)
 
@@ -803,6 +858,7 @@ def alias(input: Tensor) -> Tensor:
     return apply_view(V.ALIAS, V.alias_geometry, input)
 
 
+@tensor_args
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -907,7 +963,7 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
             real_dim += len(arrays)
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
-                             f"byte Variables are valid indices (got {_type_name(item)})")
+                             f"byte Variables are valid indices (got {type_name(item)})")
     if not builtins.any(a is not None for a in advanced):
         return out, ()
     while advanced[-1] is None:
@@ -922,17 +978,6 @@ def _bool_index(item: Any) -> bool | None:
     if isinstance(item, Tensor) and item.ndim == 0 and item.dtype is _dtypes.bool_:
         return bool(item.item())
     return None
-
-
-def _type_name(obj: Any) -> str:
-    """The type name Python's C API prints: module-qualified for types defined in C."""
-    t = type(obj)
-    if t.__module__ == "builtins" or t.__flags__ & _HEAPTYPE:
-        return t.__name__
-    return f"{t.__module__}.{t.__name__}"
-
-
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, printed by bare name
 
 
 def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
@@ -1032,6 +1077,7 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
                            .replace("float64", "double"))
 
 
+@tensor_args
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 2 or mat2.ndim != 2:
         bad = input if input.ndim != 2 else mat2
@@ -1044,6 +1090,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(L.MM, input, mat2)
 
 
+@tensor_args
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3
@@ -1058,6 +1105,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(L.BMM, input, mat2)
 
 
+@tensor_args
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
@@ -1073,6 +1121,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return apply(L.MV, input, vec)
 
 
+@tensor_args
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
@@ -1089,6 +1138,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return apply(L.DOT, input, tensor)
 
 
+@tensor_args
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch's ``_matmul_impl``."""
     d1, d2 = input.ndim, other.ndim
@@ -1207,6 +1257,7 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
     return apply_inplace(E.POW, input, exponent=exponent)
 
 
+@tensor_args
 def zero_(input: Tensor) -> Tensor:
     return apply_inplace(E.ZERO, input)
 
@@ -1220,11 +1271,13 @@ def fill_(input: Tensor, value: Any) -> Tensor:
     return apply_inplace(E.FILL, input, value=_scalar_or_tensor(value))
 
 
+@tensor_args
 def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     _check_inplace_broadcast(input, tensor1, tensor2)
     return apply_inplace(E.ADDCMUL, input, tensor1, tensor2, value=_scalar_or_tensor(value))
 
 
+@tensor_args
 def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     _check_inplace_broadcast(input, tensor1, tensor2)
     return apply_inplace(E.ADDCDIV, input, tensor1, tensor2, value=_scalar_or_tensor(value))
@@ -1243,6 +1296,7 @@ def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return apply_inplace(E.COPY, input, _scalar_or_tensor(src))
 
 
+@tensor_args
 def exp_(input: Tensor) -> Tensor:
     return apply_inplace(E.EXP, input)
 
@@ -1255,18 +1309,22 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply_inplace(E.CLAMP, input, min=min, max=max)
 
 
+@tensor_args
 def relu_(input: Tensor) -> Tensor:
     return apply_inplace(E.RELU, input)
 
 
+@tensor_args
 def sigmoid_(input: Tensor) -> Tensor:
     return apply_inplace(E.SIGMOID, input)
 
 
+@tensor_args
 def tanh_(input: Tensor) -> Tensor:
     return apply_inplace(E.TANH, input)
 
 
+@tensor_args
 def neg_(input: Tensor) -> Tensor:
     _check_neg(input)
     return apply_inplace(E.NEG, input)

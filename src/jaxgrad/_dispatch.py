@@ -8,13 +8,16 @@ history of in-place-modified views (``CopySlices``) and report to the profiler.
 from __future__ import annotations
 
 import functools
+import numbers
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from . import _dtypes, _profiler
+from ._argcheck import type_name
 from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
@@ -132,7 +135,12 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
 
 
 def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
-    compute_dtype = _compute_dtype(op, args) if op.promote else None
+    if op.promote:
+        compute_dtype = _compute_dtype(op, args)  # checks args[0] on a cache miss
+    else:
+        compute_dtype = None
+        if not isinstance(args[0], Tensor) and op.inputs and isinstance(args[0], _NOT_TENSORS):
+            raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
     out = jitted_forward(op, skey, compute_dtype, None)(
         *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, None) for x in aux])
@@ -177,18 +185,31 @@ def _compute_dtype(op: Op, args: tuple):
         if isinstance(a, Tensor) else type(a) for a in args])
     d = _promotion_cache.get(key)
     if d is None:
-        d = _promotion_cache[key] = _promote(op.promote, args)
+        d = _promotion_cache[key] = _promote(op, args)
     return d
 
 
 _promotion_cache: dict[tuple, Any] = {}
 
 
-def _promote(mode: str, args: tuple):
+# what torch's parser rejects as a first input (of an op with named inputs: backward ops under
+# create_graph take saved numbers and arrays)
+_NOT_TENSORS = (numbers.Number, str, list, tuple, np.ndarray, type(None))
+
+
+def _not_a_tensor(op: Op, value: Any) -> TypeError:
+    """The generic error for a non-tensor first input; ``@tensor_args`` names the argument."""
+    return TypeError(f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
+                     f"{type_name(value)}")
+
+
+def _promote(op: Op, args: tuple):
+    if not isinstance(args[0], Tensor):  # exp(3): torch's parser wants a Tensor (on a cache miss)
+        raise _not_a_tensor(op, args[0])
     tensors = [(a.dtype, a.ndim) for a in args if isinstance(a, Tensor)]
     scalars = [a for a in args if a is not None and not isinstance(a, Tensor)]
     d = _dtypes.result_type(tensors, scalars)
-    if mode == "float" and not (d.is_floating_point or d.is_complex):
+    if op.promote == "float" and not (d.is_floating_point or d.is_complex):
         d = _dtypes.get_default_dtype()
     return d.np
 

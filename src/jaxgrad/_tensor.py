@@ -610,6 +610,8 @@ class Tensor:
     def equal(self, other): return F.equal(self, other)
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return F.allclose(self, other, rtol, atol, equal_nan)
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return F.isclose(self, other, rtol, atol, equal_nan)
     def nonzero(self, *, as_tuple=False): return F.nonzero(self, as_tuple=as_tuple)
 
     def view(self, *shape): return F.view(self, *shape)

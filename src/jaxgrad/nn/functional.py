@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _api as A
 from .. import _random
+from .._argcheck import tensor_args
 from .._dispatch import apply, apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
 from .._ops import nn as N
@@ -46,6 +47,7 @@ def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     return apply(N.ADDMM, bias, mat1, mat2)
 
 
+@tensor_args
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, with torch's graph (addmm for 2-D, flattened otherwise).
 
@@ -63,6 +65,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out if bias is None else A.add_(out, bias)
 
 
+@tensor_args
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Tensor | None = None) -> Tensor:
     """``x1^T W[o] x2 + b[o]`` for every output feature ``o`` (torch's ``_trilinear``).
@@ -99,6 +102,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return A.relu_(input) if inplace else A.relu(input)
 
 
+@tensor_args
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit, exact (``'none'``) or with the tanh approximation.
 
@@ -300,6 +304,7 @@ def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction
     return out if reduction != N.NONE else A.view(out, (n, *input.shape[2:]))
 
 
+@tensor_args(name="nll_loss_nd")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: bool | None = None, ignore_index: int = -100,
              reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -372,6 +377,7 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
     return apply(N.DIV_SCALAR, total, other=log_probs.numel() / n_classes)
 
 
+@tensor_args(name="cross_entropy_loss")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -446,6 +452,7 @@ _PAD_SUPPORT = (
     "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
+@tensor_args
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims of ``input``; ``pad`` lists (left, right) pairs from
@@ -702,6 +709,7 @@ def _pool_args(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilat
     return kernel, stride_, pad, dil
 
 
+@tensor_args
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Any:
@@ -719,6 +727,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return (out, indices) if return_indices else out
 
 
+@tensor_args
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
@@ -817,6 +826,7 @@ def _running_stats(running_mean, running_var, mean, invstd, momentum, eps, besse
             ((1 - momentum) * running_var + momentum * batch_var).astype(running_var.dtype))
 
 
+@tensor_args
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims.
@@ -839,6 +849,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 # --- dropout and embedding --------------------------------------------------------------------
 
 
+@tensor_args
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; the mask

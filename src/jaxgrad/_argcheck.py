@@ -1,0 +1,117 @@
+"""torch's TypeError for a non-tensor given where torch's argument parser requires a Tensor.
+
+``@tensor_args`` marks a public function whose parameters annotated ``Tensor`` (``Tensor | None``:
+or None; ``Sequence[Tensor]``: a list of tensors) take only tensors. The arguments are looked at
+only after the function raised: a non-tensor fails at its first attribute access or at the
+dispatcher's type checks, so right arguments cost one call frame and nothing else. The message
+is built from the signature as torch builds it: the function form counts ``input`` as position
+1, the method form (called from a ``Tensor`` method) does not count ``self``, a keyword argument
+has no position, and an operator (``t @ None``) gives Python's "unsupported operand type(s)".
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+_KINDS = {"Tensor": "Tensor", "Tensor | None": "optional", "Sequence[Tensor]": "tuple of Tensors"}
+_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "matmul": "@",
+              "pow": "** or pow()"}
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, printed by bare name
+
+
+def tensor_args(fn: Callable | None = None, *, name: str | None = None) -> Callable:
+    """Give ``fn`` (printed as torch's ``name`` if given) torch's argument type errors."""
+    if fn is None:
+        return functools.partial(tensor_args, name=name)
+    signature = inspect.signature(fn)
+    kinds = {p: _KINDS[q.annotation] for p, q in signature.parameters.items()
+             if q.annotation in _KINDS}
+    label = name or fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            error = _argument_error(label, signature, kinds, args, kwargs, sys._getframe(1))
+            if error is not None:
+                raise error from None
+            raise
+
+    return wrapper
+
+
+def _argument_error(name: str, signature: inspect.Signature, kinds: dict, args: tuple,
+                    kwargs: dict, caller: FrameType) -> TypeError | None:
+    """torch's error for the first argument that does not fit its parameter, if any does not."""
+    try:
+        bound = signature.bind(*args, **kwargs).arguments
+    except TypeError:
+        return None
+    params = list(signature.parameters)
+    for param, value in bound.items():
+        index = params.index(param)
+        expected = _check(kinds.get(param), value, index)
+        if expected is not None:
+            return not_a_tensor(name, param, index, value, caller, param in kwargs, expected)
+    return None
+
+
+def _check(kind: str | None, value: Any, index: int) -> Any:
+    """None if ``value`` fits ``kind``; else what torch's parser says it expected."""
+    from ._tensor import Tensor
+
+    if kind is None or isinstance(value, Tensor) or (value is None and kind == "optional"):
+        return None
+    if kind == "tuple of Tensors" and isinstance(value, (list, tuple)):
+        bad = next((i for i, v in enumerate(value) if not isinstance(v, Tensor)), None)
+        if bad is None:
+            return None
+        return TypeError(f"expected Tensor as element {bad} in argument {index}, but got "
+                         f"{type_name(value[bad])}")
+    return "Tensor" if kind == "optional" else kind
+
+
+def not_a_tensor(name: str, param: str, index: int, value: Any, caller: FrameType,
+                 keyword: bool = False, expected: Any = "Tensor") -> TypeError:
+    """torch's error for ``value`` given as parameter ``param`` (``index`` in the function form)
+    of ``name``, called from the frame ``caller`` (a Tensor method, an operator or user code)."""
+    if isinstance(expected, TypeError):
+        return expected
+    code = caller.f_code
+    method = code.co_qualname.startswith("Tensor.")
+    op = code.co_name.strip("_")
+    if method and code.co_name.startswith("__") and op.lstrip("ir") in _OPERATORS:
+        left, right = "Tensor", type_name(value)
+        symbol = _OPERATORS.get(op) or _OPERATORS.get(op[1:])
+        if op not in _OPERATORS and op[0] == "r":
+            left, right = right, left
+        elif op not in _OPERATORS:
+            symbol += "="
+        return TypeError(f"unsupported operand type(s) for {symbol}: '{left}' and '{right}'")
+    where = "" if keyword else f" (position {index + 1 - method})"
+    return TypeError(f"{name}(): argument '{param}'{where} must be {expected}, not "
+                     f"{type_name(value)}")
+
+
+def not_a_tensor_in_caller(value: Any) -> TypeError:
+    """torch's error for ``value``, an argument of the public function that called the caller
+    (for hot functions left undecorated, e.g. ``mul``, whose scalar checks already branch)."""
+    frame = sys._getframe(2)
+    code = frame.f_code
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    index, param = next((i, p) for i, p in enumerate(params) if frame.f_locals.get(p) is value)
+    return not_a_tensor(code.co_name, param, index, value, frame.f_back)
+
+
+def type_name(obj: Any) -> str:
+    """The type name Python's C API prints: module-qualified for types defined in C."""
+    t = type(obj)
+    if t.__module__ == "builtins" or t.__flags__ & _HEAPTYPE:
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
