@@ -1,4 +1,5 @@
-"""torch's TypeError for a non-tensor given where torch's argument parser requires a Tensor.
+"""torch's TypeError for a non-tensor given where torch's argument parser requires a Tensor,
+and the type names torch prints in its errors (``type_name``, ``typename``).
 
 ``@tensor_args`` marks a public function whose parameters annotated ``Tensor`` (``Tensor | None``:
 or None; ``Sequence[Tensor]``: a list of tensors) take only tensors. The arguments are looked at
@@ -100,13 +101,18 @@ def not_a_tensor(name: str, param: str, index: int, value: Any, caller: FrameTyp
 
 
 def not_a_tensor_in_caller(value: Any) -> TypeError:
-    """torch's error for ``value``, an argument of the public function that called the caller
-    (for hot functions left undecorated, e.g. ``mul``, whose scalar checks already branch)."""
-    frame = sys._getframe(2)
+    """torch's error for ``value``, an argument of the nearest public (not underscored) function
+    on the stack (for hot functions left undecorated, e.g. ``mul``, whose scalar checks already
+    branch)."""
+    frame = sys._getframe(1)
+    while frame.f_code.co_name.startswith("_"):
+        frame = frame.f_back
     code = frame.f_code
     params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-    index, param = next((i, p) for i, p in enumerate(params) if frame.f_locals.get(p) is value)
-    return not_a_tensor(code.co_name, param, index, value, frame.f_back)
+    found = next(((i, p) for i, p in enumerate(params) if frame.f_locals.get(p) is value), None)
+    if found is None:
+        return TypeError(f"expected Tensor or a number, not {type_name(value)}")
+    return not_a_tensor(code.co_name, found[1], found[0], value, frame.f_back)
 
 
 def type_name(obj: Any) -> str:
@@ -115,3 +121,17 @@ def type_name(obj: Any) -> str:
     if t.__module__ == "builtins" or t.__flags__ & _HEAPTYPE:
         return t.__name__
     return f"{t.__module__}.{t.__name__}"
+
+
+def typename(obj: Any) -> str:
+    """torch.typename: ``jaxgrad.FloatTensor`` for a tensor; for a class or function its
+    qualified name, for anything else its class's (``builtins`` names unqualified)."""
+    from ._tensor import Tensor
+
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qualname is None:
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

@@ -26,6 +26,7 @@ from typing import Any
 import jax
 
 from .._accumulate import reset_grad
+from .._argcheck import typename
 from .._dispatch import check_inplace
 from .._dtypes import float32, float64, get_default_dtype
 from .._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
@@ -106,21 +107,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-def typename(obj: Any) -> str:
-    """torch.typename: ``jaxgrad.FloatTensor`` for a tensor, the qualified type name otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def scalar_dtype(fused: bool | None = None):

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ..._accumulate import reset_grad
+from ..._argcheck import typename
 from ..._dtypes import dtype as _dtype
-from ..._dtypes import type_name
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
@@ -155,20 +155,9 @@ def _addindent(text: str, spaces: int) -> str:
     return "\n".join([first] + [" " * spaces + line if line.strip() else "" for line in rest])
 
 
-def _typename(obj: Any) -> str:
-    """torch.typename: ``jaxgrad.FloatTensor`` for tensors, the qualified class name otherwise."""
-    if isinstance(obj, Tensor):
-        return f"jaxgrad.{type_name(obj.dtype)}"
-    module = getattr(obj, "__module__", "") or ""
-    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
-    if qualname is None:
-        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
-
-
 def _check_member_name(kind: str, name: Any) -> None:
     if not isinstance(name, str):
-        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
     if "." in name:
         raise KeyError(f"{kind} name can't contain \".\"")
     if name == "":
@@ -244,7 +233,7 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(jaxgrad Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -270,7 +259,7 @@ class Module:
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(jaxgrad.nn.Parameter or None required)")
         elif param.grad_fn:
             raise ValueError(
@@ -292,9 +281,9 @@ class Module:
         )
         """
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -418,7 +407,7 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(jaxgrad.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
@@ -428,12 +417,12 @@ class Module:
             modules[name] = value
         elif modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(jaxgrad.nn.Module or None expected)")
             modules[name] = value
         elif isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(jaxgrad.nn.Buffer, jaxgrad.Tensor or None expected)")
             persistent = (value.persistent if isinstance(value, Buffer)
                           else name not in self._non_persistent_buffers_set)
