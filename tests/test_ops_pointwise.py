@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import leaf, ok, raises
+from differential import leaf, ok, raises, val
 
 A, B, C = [0.5, -1.5, 2.0], [1.25, 0.75, -3.0], [2.0, -0.5, 4.0]
 
@@ -75,3 +75,48 @@ def test_inplace_pointwise_op_on_a_leaf_requiring_grad_raises():
 
 def test_inplace_pointwise_op_broadcast_error():
     raises(lambda T: leaf(T, A).detach().lerp_(T.ones(2, 3, dtype=T.float64), 0.5))
+
+
+SCALAR_ARGUMENTS = {
+    "add_alpha": lambda T, a, b: T.add(a, b, alpha=0.25),
+    "sub_alpha": lambda T, a, b: a.sub(b, alpha=-3),
+    "rsub": lambda T, a, b: T.rsub(a, 2.5, alpha=0.5),
+    "addcmul_tensor_value": lambda T, a, b: T.addcmul(a, a, b, value=T.tensor(0.5)),
+    "addcdiv": lambda T, a, b: T.addcdiv(a, b, a.exp(), value=1.5),
+    "add_tensor_alpha": lambda T, a, b: T.add(a, b, alpha=T.tensor(2.0)),
+    "lerp": lambda T, a, b: T.lerp(a, b, 0.75),
+}
+
+
+@pytest.mark.parametrize("name", SCALAR_ARGUMENTS)
+def test_scalar_arguments_saved_and_differentiated(name):
+    """Scalar factors (alpha, value, weight) are traced kernel arguments: values, gradients and
+    ``grad_fn._saved_<name>`` as torch's (a 0-d tensor counts as its value)."""
+
+    def program(T):
+        a, b = leaf(T, A), leaf(T, B)
+        out = SCALAR_ARGUMENTS[name](T, a, b)
+        fn = out.grad_fn
+        saved = {k: getattr(fn, "_saved_" + k) for k in ("alpha", "value", "weight")
+                 if hasattr(fn, "_saved_" + k)}
+        out.sum().backward()
+        return out, val(a.grad), val(b.grad), saved  # .grad versions: test_grad_versions.py
+
+    ok(program)
+
+
+def test_new_scalar_values_reuse_the_compiled_kernels():
+    """A scheduled learning rate in ``p.add_(g, alpha=-lr)`` must not compile a kernel per step."""
+    import jaxgrad
+    from jaxgrad._ops._table import _forward_cache
+
+    p, g = jaxgrad.ones(3), jaxgrad.full((3,), 0.5)
+    p.add_(g, alpha=-0.1)
+    p.lerp_(g, 0.1)
+    p.addcmul_(g, g, value=0.1)
+    before = len(_forward_cache)
+    for lr in (0.2, 0.3, 0.4):
+        p.add_(g, alpha=-lr)
+        p.lerp_(g, lr)
+        p.addcmul_(g, g, value=lr)
+    assert len(_forward_cache) == before

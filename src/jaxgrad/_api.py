@@ -112,6 +112,11 @@ def _scalar_or_tensor(x: Any) -> Any:
     raise not_a_tensor_in_caller(x)
 
 
+def _scalar(x: Any) -> Any:
+    """A Scalar argument (``alpha``, ``value``): a tensor counts as its value, as in torch."""
+    return _scalar_or_tensor(x.item() if isinstance(x, Tensor) else x)
+
+
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion."""
     if not isinstance(input, Tensor):
@@ -120,7 +125,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_broadcast(input, other)
     if alpha == 1:
         return apply(E.ADD, input, _scalar_or_tensor(other))
-    return apply(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
+    return apply(E.ADD_ALPHA, input, _scalar_or_tensor(other), aux=(_scalar(alpha),))
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -130,7 +135,9 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_sub(input, other)
     other = _scalar_or_tensor(other)
     _check_broadcast(input, other)
-    return apply(E.SUB, input, other, alpha=alpha)
+    if alpha == 1:
+        return apply(E.SUB, input, other)
+    return apply(E.SUB_ALPHA, input, other, aux=(_scalar(alpha),))
 
 
 _BOOL = np.dtype(np.bool_)
@@ -180,7 +187,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
         return sub(other, input, alpha=alpha)
     _check_sub(input, other)
     other = _scalar_or_tensor(other)
-    return apply(E.RSUB, _promote_with_scalars(input, other, alpha), other=other, alpha=alpha)
+    alpha = _scalar(alpha)
+    return apply(E.RSUB, _promote_with_scalars(input, other, alpha), aux=(other, alpha))
 
 
 def mul(input: Any, other: Any) -> Tensor:
@@ -509,7 +517,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     """
     _check_broadcast(input, tensor1, tensor_only=True)
     _check_broadcast(tensor1, tensor2, tensor_only=True)
-    return apply(E.ADDCMUL, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+    return apply(E.ADDCMUL, input, tensor1, tensor2, aux=(_scalar(value),))
 
 
 @tensor_args
@@ -522,7 +530,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     """
     _check_broadcast(input, tensor1, tensor_only=True)
     _check_broadcast(tensor1, tensor2, tensor_only=True)
-    return apply(E.ADDCDIV, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+    return apply(E.ADDCDIV, input, tensor1, tensor2, aux=(_scalar(value),))
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -538,7 +546,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     if isinstance(weight, Tensor):
         _check_broadcast(end, weight)
         return apply(E.LERP_TENSOR, input, end, weight)
-    return apply(E.LERP, input, end, weight=_scalar_or_tensor(weight))
+    return apply(E.LERP, input, end, aux=(_scalar_or_tensor(weight),))
 
 
 @tensor_args
@@ -1228,14 +1236,16 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_inplace_broadcast(input, other)
     if alpha == 1:
         return apply_inplace(E.ADD, input, _scalar_or_tensor(other))
-    return apply_inplace(E.ADD_ALPHA, input, _scalar_or_tensor(other), alpha=alpha)
+    return apply_inplace(E.ADD_ALPHA, input, _scalar_or_tensor(other), aux=(_scalar(alpha),))
 
 
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_sub(input, other)
     other = _scalar_or_tensor(other)
     _check_inplace_broadcast(input, other)
-    return apply_inplace(E.SUB, input, other, alpha=alpha)
+    if alpha == 1:
+        return apply_inplace(E.SUB, input, other)
+    return apply_inplace(E.SUB_ALPHA, input, other, aux=(_scalar(alpha),))
 
 
 def mul_(input: Tensor, other: Any) -> Tensor:
@@ -1268,19 +1278,19 @@ def fill_(input: Tensor, value: Any) -> Tensor:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         return apply_inplace(E.FILL_TENSOR, input, value)
-    return apply_inplace(E.FILL, input, value=_scalar_or_tensor(value))
+    return apply_inplace(E.FILL, input, aux=(_scalar_or_tensor(value),))
 
 
 @tensor_args
 def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     _check_inplace_broadcast(input, tensor1, tensor2)
-    return apply_inplace(E.ADDCMUL, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+    return apply_inplace(E.ADDCMUL, input, tensor1, tensor2, aux=(_scalar(value),))
 
 
 @tensor_args
 def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     _check_inplace_broadcast(input, tensor1, tensor2)
-    return apply_inplace(E.ADDCDIV, input, tensor1, tensor2, value=_scalar_or_tensor(value))
+    return apply_inplace(E.ADDCDIV, input, tensor1, tensor2, aux=(_scalar(value),))
 
 
 def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
@@ -1288,7 +1298,7 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
         _check_inplace_broadcast(input, end, weight)
         return apply_inplace(E.LERP_TENSOR, input, end, weight)
     _check_inplace_broadcast(input, end)
-    return apply_inplace(E.LERP, input, end, weight=_scalar_or_tensor(weight))
+    return apply_inplace(E.LERP, input, end, aux=(_scalar_or_tensor(weight),))
 
 
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:

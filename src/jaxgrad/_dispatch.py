@@ -105,7 +105,8 @@ class OpNode(Node):
             if saved is None:
                 raise RuntimeError(FREED_MESSAGE)
             if key in saved:
-                return saved[key].unpack(self)
+                value = saved[key]
+                return value._value if type(value) is SavedConstant else value.unpack(self)
             static = dict(object.__getattribute__(self, "static"))
             if key in static:
                 return static[key]
@@ -143,7 +144,7 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
             raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
     out = jitted_forward(op, skey, compute_dtype, None)(
-        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, None) for x in aux])
+        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, compute_dtype) for x in aux])
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
     if _state.grad and (op.grads or op.variadic) and any(
@@ -393,7 +394,7 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
     new = jitted_forward(op, skey, compute_dtype, out_dtype)(
-        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, None) for x in aux])
+        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, compute_dtype) for x in aux])
     record = _state.grad and any(
         isinstance(a, Tensor) and a._requires_grad for a in args)
     node = None

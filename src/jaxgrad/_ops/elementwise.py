@@ -13,14 +13,19 @@ from ._table import Op, identity_grad
 
 ADD = Op("add", "AddBackward0", jnp.add, inputs=("self", "other"), promote="common",
          grads={"self": identity_grad, "other": identity_grad})
+# Scalar factors (alpha, value, weight, a scalar ``other``) are ``aux`` arguments: traced, so a
+# new value (a scheduled learning rate) reuses the compiled kernel, and saved like torch's Scalars
 ADD_ALPHA = Op("add", "AddBackward0", lambda x, y, alpha: x + alpha * y,
-               inputs=("self", "other"), promote="common",
+               inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
                grads={"self": identity_grad, "other": lambda grad, alpha: grad * alpha})
-SUB = Op("sub", "SubBackward0", lambda x, y, alpha: x - alpha * y if alpha != 1 else x - y,
-         inputs=("self", "other"), promote="common",
-         grads={"self": identity_grad, "other": lambda grad, alpha: -grad * alpha})
+SUB = Op("sub", "SubBackward0", jnp.subtract, inputs=("self", "other"), promote="common",
+         grads={"self": identity_grad, "other": lambda grad: -grad})
+SUB_ALPHA = Op("sub", "SubBackward0", lambda x, y, alpha: x - alpha * y,
+               inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
+               grads={"self": identity_grad, "other": lambda grad, alpha: -grad * alpha})
 RSUB = Op("rsub", "RsubBackward1", lambda x, other, alpha: other - alpha * x,
-          promote="common", grads={"self": lambda grad, alpha: -grad * alpha})
+          aux=("other", "alpha"), saves=("alpha",), promote="common",
+          grads={"self": lambda grad, alpha: -grad * alpha})
 MUL = Op("mul", "MulBackward0", jnp.multiply, inputs=("self", "other"), promote="common",
          grads={"self": lambda grad, other: grad * other,
                 "other": lambda grad, self: grad * self})
@@ -115,7 +120,7 @@ CLAMP_TENSOR = Op("clamp", "ClampBackward0", _clamp_fwd, inputs=("self", "min", 
                   promote="common",
                   grads={"self": _clamp_grad, "min": _clamp_min_grad, "max": _clamp_max_grad})
 
-FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value),
+FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value), aux=("value",),
           grads={"self": lambda grad: jnp.zeros_like(grad)})
 FILL_TENSOR = Op("fill", "FillBackward3", lambda x, value: jnp.full_like(x, value),
                  inputs=("self", "value"),
@@ -137,17 +142,20 @@ def lerp(x, end, weight):
 
 # addcmul/addcdiv/lerp: ATen's kernels' evaluation order (``value * t1 * t2``, ``value * t1 / t2``)
 ADDCMUL = Op("addcmul", "AddcmulBackward0", lambda x, t1, t2, value: x + value * t1 * t2,
-             inputs=("self", "tensor1", "tensor2"), promote="common",
+             inputs=("self", "tensor1", "tensor2"), aux=("value",), saves=("value",),
+             promote="common",
              grads={"self": identity_grad,
                     "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
                     "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)})
 ADDCDIV = Op("addcdiv", "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2,
-             inputs=("self", "tensor1", "tensor2"), promote="common",
+             inputs=("self", "tensor1", "tensor2"), aux=("value",), saves=("value",),
+             promote="common",
              grads={"self": identity_grad,
                     "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
                     "tensor2": lambda grad, tensor1, tensor2, value:
                         -grad * (value * tensor1 / (tensor2 * tensor2))})
-LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), promote="common",
+LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), aux=("weight",),
+          saves=("weight",), promote="common",
           grads={"self": lambda grad, weight: grad * (1 - weight),
                  "end": lambda grad, weight: grad * weight})
 LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight"),
