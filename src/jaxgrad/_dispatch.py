@@ -420,15 +420,19 @@ def _rebase_history(self: Tensor, node: OpNode) -> None:
     for name, s in (node.saved or {}).items():
         if name in node.op.outputs:  # saved results are the modified self, at the new version
             s.tensor, s.version = self._alias(share_version=True), self._vc.value
-    base = self._base
+    rebase_history(self, node, 0)
+
+
+def rebase_history(tensor: Tensor, node: Node, output_nr: int) -> None:
+    """``node`` becomes the history of in-place-modified ``tensor``: its grad_fn, or for a view
+    its base's through torch's CopySlices (which takes the view as the node's input 0)."""
+    base = tensor._base
     if base is None:
-        self._set_history(node, 0)
-        self._requires_grad = True
-        return
-    copy = CopySlices(base._gradient_edge(), self._layout, node, base)
-    base._set_history(copy, 0)
-    base._requires_grad = True
-    self._requires_grad = True
+        tensor._set_history(node, output_nr)
+    else:
+        base._set_history(CopySlices(base._gradient_edge(), tensor._layout, node, base), 0)
+        base._requires_grad = True
+    tensor._requires_grad = True
 
 
 class CopySlices(Node):

@@ -23,7 +23,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from . import _api, _profiler
-from ._dispatch import DIFFERENTIABLE_DTYPES, CopySlices
+from ._dispatch import DIFFERENTIABLE_DTYPES, rebase_history
 from ._grad_mode import _state, no_grad
 from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
 from ._tensor import Tensor
@@ -289,7 +289,7 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
                                "in-place operation.")
         if out._base is not None and num_outputs > 1:
             raise RuntimeError(MODIFIED_VIEW_MESSAGE)
-        _rebase_onto(ctx, out, output_nr)
+        rebase_history(out, ctx, output_nr)
         return out
     if is_input:  # an input returned as-is: torch hands back a view of it
         with no_grad():
@@ -299,17 +299,6 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
     if out._base is not None:
         out._creation_meta = "custom_function"
     return out
-
-
-def _rebase_onto(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> None:
-    """A ``mark_dirty`` input gets ``ctx`` as its history (through CopySlices for a view)."""
-    base = tensor._base
-    if base is None:
-        tensor._set_history(ctx, output_nr)
-    else:  # torch's CopySlices, which (like torch) takes the view as the node's input 0
-        base._set_history(CopySlices(base._gradient_edge(), tensor._layout, ctx, base), 0)
-        base._requires_grad = True
-    tensor._requires_grad = True
 
 
 def once_differentiable(backward: Callable) -> Callable:
