@@ -431,8 +431,7 @@ def rebase_history(tensor: Tensor, node: Node, output_nr: int) -> None:
         tensor._set_history(node, output_nr)
     else:
         base._set_history(CopySlices(base._gradient_edge(), tensor._layout, node, base), 0)
-        base._requires_grad = True
-    tensor._requires_grad = True
+        tensor._requires_grad = True
 
 
 class CopySlices(Node):

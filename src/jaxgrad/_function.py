@@ -295,7 +295,6 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
         with no_grad():
             out = _api.alias(out)
     out._set_history(ctx, output_nr)
-    out._requires_grad = True
     if out._base is not None:
         out._creation_meta = "custom_function"
     return out
@@ -355,6 +354,5 @@ DELAYED_ERROR = node_class("Error", DelayedError)  # torch's DelayedError node i
 def _delayed_output(fake: Tensor, node: DelayedError, output_nr: int) -> Tensor:
     out = Tensor._make(fake._value)
     out._set_history(node, output_nr)
-    out._requires_grad = True
     return out
 

@@ -345,7 +345,8 @@ class Tensor:
         return self._grad_fn
 
     def _set_history(self, node, output_nr: int) -> None:
-        """Make ``node`` this tensor's grad_fn (rebasing hooks that follow the tensor)."""
+        """Make ``node`` this tensor's grad_fn (so it requires grad), rebasing hooks that follow
+        the tensor."""
         old = self._grad_fn
         if old is not None and self._retains_grad and old._retains:
             ref = old._retains.pop(self._output_nr, None)
@@ -355,6 +356,7 @@ class Tensor:
                 node._retains[output_nr] = ref
         self._grad_fn = node
         self._output_nr = output_nr
+        self._requires_grad = True
         self._backward_hooks = None  # hooks registered before stay with the old grad_fn
         self._view_version = self._vc.value
 
