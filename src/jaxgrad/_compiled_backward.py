@@ -158,8 +158,7 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool) -> bool:
             var._grad = Tensor._make(array)
             var._grad._vc.value = version
         elif not was_none and version:  # existing .grad updated in place `version` times
-            var._grad._write(array)
-            var._grad._vc.value += version
+            var._grad._write_inplace(array, version)
     if not keep_graph:
         for fn in nodes:
             fn.release_variables()

@@ -401,8 +401,7 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     if record:
         node = _record(op, skey, (_snapshot(self), *others), aux, [self],
                        attach=False)
-    self._write(new)
-    self._vc.value += 1
+    self._write_inplace(new)
     if node is not None:
         _rebase_history(self, node)
     return self

@@ -211,11 +211,9 @@ def _accumulate(buffer: list, slot: int, grad: Tensor, create_graph: bool, owned
     elif create_graph:
         buffer[slot] = old + grad
     elif id(old) in owned and old is not grad and id(old) not in shared:
-        old._write(old._value + grad._value)
-        old._vc.value += 1
+        old._write_inplace(old._value + grad._value)
     elif id(grad) in owned and old is not grad and id(grad) not in shared:
-        grad._write(grad._value + old._value)
-        grad._vc.value += 1
+        grad._write_inplace(grad._value + old._value)
         buffer[slot] = grad
     else:
         buffer[slot] = summed = Tensor._make(old._value + grad._value)

@@ -138,6 +138,11 @@ class Tensor:
             cell.write(scatter(cell.array, self._layout, array))
             self._arr, self._arr_gen = array, cell.generation
 
+    def _write_inplace(self, array: jax.Array, ops: int = 1) -> None:
+        """:meth:`_write` as ``ops`` of torch's in-place ops: contents, then version counter."""
+        self._write(array)
+        self._vc.value += ops
+
     @property
     def data(self) -> Tensor:
         """A tensor sharing storage but not history or version counter (torch's ``.data``)."""

@@ -131,8 +131,7 @@ def to_scalar(value: Any) -> Any:
 def store(tensor: Tensor, array: jax.Array, inplace_ops: int) -> None:
     """Write ``array`` into ``tensor`` as ``inplace_ops`` of torch's in-place ops would."""
     check_inplace(tensor)
-    tensor._write(array)
-    tensor._vc.value += inplace_ops
+    tensor._write_inplace(array, inplace_ops)
 
 
 def check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
