@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._creation import tensor as new_tensor
+from .._dtypes import float32, float64, get_default_dtype
 from .._ops.elementwise import lerp as _lerp
 from .._tensor import Tensor
 from .optimizer import (
@@ -17,7 +18,6 @@ from .optimizer import (
     check_fused,
     host_float,
     jitted_kernel,
-    scalar_dtype,
     store,
     to_scalar,
     use_grad_for_differentiable,
@@ -197,8 +197,10 @@ _STATE_OPS = {"exp_avg": 1, "exp_avg_sq": 2, "max_exp_avg_sq": 1}
 
 
 def _step_dtype(group: dict[str, Any]):
-    return scalar_dtype(group["fused"]) if group["capturable"] or group["fused"] \
-        else scalar_dtype()
+    """The ``step`` counter's dtype: float32, or float64 under a float64 default (unless fused)."""
+    if group["fused"]:
+        return float32
+    return float64 if get_default_dtype() is float64 else float32
 
 
 def _check_betas(betas: tuple, foreach: bool | None, capturable: bool) -> None:

@@ -28,8 +28,8 @@ import jax
 from .._accumulate import reset_grad
 from .._argcheck import typename
 from .._dispatch import check_inplace
-from .._dtypes import float32, float64, get_default_dtype
-from .._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from .._dtypes import float32
+from .._grad_mode import enable_grad, set_grad_enabled
 from .._graph import HookDict, RemovableHandle, add_hook
 from .._profiler import record_function
 from .._tensor import Tensor
@@ -89,12 +89,8 @@ def use_grad_for_differentiable(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def use_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
-        previous = is_grad_enabled()
-        try:
-            set_grad_enabled(bool(self.defaults["differentiable"]))
+        with set_grad_enabled(bool(self.defaults["differentiable"])):
             return func(self, *args, **kwargs)
-        finally:
-            set_grad_enabled(previous)
 
     return use_grad
 
@@ -107,13 +103,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-def scalar_dtype(fused: bool | None = None):
-    """The dtype of a ``step`` counter: float32, or float64 under a float64 default dtype."""
-    if fused:
-        return float32
-    return float64 if get_default_dtype() is float64 else float32
 
 
 def host_float(value: float | Tensor) -> float:
@@ -265,8 +254,6 @@ class Optimizer:
         >>> opt.zero_grad(); print(w.grad)
         None
         """
-        if not hasattr(self, "_zero_grad_profile_name"):
-            self._patch_step_function()
         with record_function(self._zero_grad_profile_name):
             for group in self.param_groups:
                 for p in group["params"]:
@@ -306,9 +293,6 @@ class Optimizer:
         """One step as jaxgrad tensor ops that autograd records (``differentiable=True``)."""
         raise NotImplementedError
 
-    def _optimizer_step_code(self) -> None:
-        """Called after each ``step`` (torch's entry point for its Python tracer); no-op."""
-
     @staticmethod
     def profile_hook_step(func: Callable) -> Callable:
         """Wrap a ``step`` function: a profiler range around the step hooks and the step.
@@ -341,7 +325,6 @@ class Optimizer:
                             raise RuntimeError(f"{func} must return None or a tuple of "
                                                f"(new_args, new_kwargs), but got {result}.")
                 out = func(*args, **kwargs)
-                self._optimizer_step_code()
                 for post_hook in chain(self._optimizer_step_post_hooks.values(),
                                        _global_optimizer_post_hooks.values()):
                     post_hook(self, args, kwargs)
