@@ -585,3 +585,45 @@ def test_dropout_inplace_bumps_version_and_records_mul():
         return z is y, y._version, next_functions(y.grad_fn)
 
     ok(program)
+
+
+# --- shapes that do not broadcast: torch's errors and warnings ----------------------------------
+
+BROADCAST_ERRORS = {
+    "mse_mismatch": lambda T: F(T).mse_loss(T.ones(3), T.ones(2)),
+    "l1_mismatch": lambda T: F(T).l1_loss(T.ones(3), T.ones(2)),
+    "mse_mismatch_2d": lambda T: F(T).mse_loss(T.ones(2, 3), T.ones(4, 3), reduction="sum"),
+    "l1_mismatch_none": lambda T: F(T).l1_loss(T.ones(2, 3), T.ones(4, 3), reduction="none"),
+    "mse_mismatch_weight": lambda T: F(T).mse_loss(T.ones(3), T.ones(2), weight=T.ones(3)),
+    "bce_weight_mismatch": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(4)),
+    "bce_weight_mismatch_2d": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(5, 2)),
+    "bce_weight_mismatch_3d": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(5, 4, 2)),
+    "bce_weight_grows_output": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(2, 1, 3), reduction="sum"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROADCAST_ERRORS))
+def test_broadcast_errors_match_torch(name):
+    raises(BROADCAST_ERRORS[name])
+    assert (captured_warnings(BROADCAST_ERRORS[name], torch)
+            == captured_warnings(BROADCAST_ERRORS[name], J))
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (1, 3), (3,)])
+def test_broadcasting_losses_match_torch(shape):
+    a, b, c = randn(2, 3), rand(*shape), rand(2, 3)
+
+    def program(T):
+        x = T.tensor(a, requires_grad=True)
+        w = T.tensor(b)
+        p = T.tensor(c, requires_grad=True)
+        out = [F(T).mse_loss(x, T.ones(*shape)), F(T).l1_loss(x, T.ones(*shape)),
+               F(T).binary_cross_entropy(p, T.ones(2, 3, dtype=T.float64), weight=w)]
+        sum(out).backward()
+        return out, x.grad, p.grad
+
+    ok(program)

@@ -203,8 +203,9 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
 
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """torch.broadcast_tensors: only a tensor whose shape changes gets an ``expand``."""
-    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    """torch.broadcast_tensors: only a tensor whose shape changes gets an ``expand``; shapes
+    that do not broadcast raise torch's "The size of tensor a ... must match" error."""
+    shape = A.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     return tuple(t if tuple(t.shape) == shape else A.expand(t, shape) for t in (a, b))
 
 
@@ -403,6 +404,24 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return _nll_loss_nd(log_probs, target, weight, red, ignore_index)
 
 
+def _python_broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """torch.broadcast_shapes (Python, torch._refs._broadcast_shapes), with its message; the
+    common shape it prints is the one built so far."""
+    common = [1] * builtins.max(len(s) for s in shapes)
+    for index, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i]:
+                continue
+            if common[i] == 1:
+                common[i] = shape[i]
+            if shape[i] != 1 and common[i] != shape[i]:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! "
+                    f"Mismatching argument at index {index} had {shape}; but expected shape "
+                    f"should be broadcastable to {common}")
+    return tuple(common)
+
+
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -418,8 +437,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     if weight is not None:
-        weight = A.expand(weight, tuple(np.broadcast_shapes(tuple(target.shape),
-                                                            tuple(weight.shape))))
+        weight = A.expand(weight, _python_broadcast_shapes(target.shape, weight.shape))
+        if tuple(weight.shape) != tuple(input.shape):  # the kernel's TensorIterator check
+            raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                               f"broadcast shape {list(weight.shape)}")
     return apply(N.BINARY_CROSS_ENTROPY, input, target, aux=(weight,), reduction=red)
 
 
