@@ -627,3 +627,88 @@ def test_broadcasting_losses_match_torch(shape):
         return out, x.grad, p.grad
 
     ok(program)
+
+
+# --- class-index targets: torch 2.13's dtype and shape checks, in its order ----------------------
+
+_TARGET_DTYPES = ["float32", "float64", "float16", "int32", "int16", "int8", "bool", "uint8"]
+
+
+def _target(T, shape, dtype):
+    return T.zeros(shape, dtype=getattr(T, dtype))
+
+
+@pytest.mark.parametrize("dtype", _TARGET_DTYPES)
+@pytest.mark.parametrize("where", ["nll_2d", "nll_1d", "nll_3d", "nll_4d", "cross_entropy",
+                                   "cross_entropy_smoothing", "cross_entropy_probs",
+                                   "embedding"])
+def test_target_dtypes_match_torch(where, dtype):
+    x2, x3, x4 = randn(3, 4), randn(3, 4, 5), randn(3, 4, 2, 2)
+
+    def program(T):
+        f = F(T)
+        if where == "nll_2d":
+            return f.nll_loss(T.tensor(x2), _target(T, 3, dtype))
+        if where == "nll_1d":
+            return f.nll_loss(T.tensor(x2[0]), _target(T, (), dtype))
+        if where == "nll_3d":
+            return f.nll_loss(T.tensor(x3), _target(T, (3, 5), dtype))
+        if where == "nll_4d":
+            return f.nll_loss(T.tensor(x4), _target(T, (3, 2, 2), dtype))
+        if where == "cross_entropy":
+            return f.cross_entropy(T.tensor(x2), _target(T, 3, dtype))
+        if where == "cross_entropy_smoothing":
+            return f.cross_entropy(T.tensor(x2), _target(T, 3, dtype), label_smoothing=0.1)
+        if where == "cross_entropy_probs":
+            return f.cross_entropy(T.tensor(x2), _target(T, (3, 4), dtype))
+        return f.embedding(_target(T, 3, dtype), T.tensor(x2))
+
+    same(program)
+
+
+NLL_CHECK_ORDER = {
+    "float_target_bad_weight": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3),
+                                                       weight=T.ones(2)),
+    "float_target_2d": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3, 2)),
+    "long_target_2d": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3, 2, dtype=T.int64)),
+    "float_target_weight_requires_grad": lambda T: F(T).nll_loss(
+        T.randn(3, 4), T.zeros(3), weight=T.ones(4, requires_grad=True)),
+    "weight_2d": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3, dtype=T.int64),
+                                         weight=T.ones(2, 2)),
+    "byte_target_out_of_bounds": lambda T: F(T).nll_loss(T.randn(3, 4),
+                                                         T.full((3,), 7, dtype=T.uint8)),
+    "3d_target_size_float": lambda T: F(T).nll_loss(T.randn(3, 4, 5), T.zeros(3, 6)),
+    "3d_target_size_byte": lambda T: F(T).nll_loss(T.randn(3, 4, 5),
+                                                   T.zeros(3, 6, dtype=T.uint8)),
+    "4d_target_dims": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2), T.zeros(3, 2)),
+    "4d_target_size": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2),
+                                              T.zeros(3, 2, 3, dtype=T.int64)),
+    "4d_bad_weight": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2), T.zeros(3, 2, 2, dtype=T.uint8),
+                                             weight=T.ones(2)),
+    "4d_weight_requires_grad": lambda T: F(T).nll_loss(
+        T.randn(3, 4, 2, 2), T.zeros(3, 2), weight=T.ones(4, requires_grad=True)),
+    "4d_out_of_bounds": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2),
+                                                T.full((3, 2, 2), 7, dtype=T.int64)),
+    "4d_byte_out_of_bounds": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2),
+                                                     T.full((3, 2, 2), 7, dtype=T.uint8)),
+}
+
+
+@pytest.mark.parametrize("name", list(NLL_CHECK_ORDER))
+def test_nll_check_order_matches_torch(name):
+    raises(NLL_CHECK_ORDER[name])
+
+
+def test_byte_targets_match_torch():
+    x = randn(3, 4)
+
+    def program(T):
+        xt = T.tensor(x, requires_grad=True)
+        target = T.tensor([0, 3, 255], dtype=T.uint8)
+        losses = [F(T).cross_entropy(xt, target, ignore_index=255),
+                  F(T).cross_entropy(xt, target, ignore_index=255, label_smoothing=0.2),
+                  F(T).nll_loss(xt, target, ignore_index=255, reduction="none")]
+        sum(loss.sum() for loss in losses).backward()
+        return losses, xt.grad
+
+    ok(program)

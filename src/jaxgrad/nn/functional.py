@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _api as A
-from .. import _random
+from .. import _dtypes, _random
 from .._argcheck import tensor_args
 from .._dispatch import apply, apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
@@ -271,38 +271,77 @@ def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:
         raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
 
 
+def _check_nll_target_dtype(target: Tensor) -> None:
+    """The target check of torch's nll_loss/nll_loss2d kernels (Long or Byte class indices)."""
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{_dtypes.scalar_type_name(target.dtype)}")
+
+
+def _check_weight_grad(weight: Tensor | None, kernel: str) -> None:
+    """autograd's check, before the kernel's own: nll_loss has no gradient for ``weight``."""
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to "
+                           "argument 'weight'. This input cannot have requires_grad True.")
+
+
+def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
+    """torch's nll_loss_forward: its meta checks, then the kernel's bounds check."""
+    _check_weight_grad(weight, "nll_loss_forward")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    _check_nll_target_dtype(target)
+    n_classes = input.shape[-1]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    _check_targets(target, n_classes, static["ignore_index"])
+    return apply(N.NLL_LOSS, input, aux=(target, weight), **static)
+
+
+def _nll_loss2d(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
+    """torch's nll_loss2d_forward: check_inputs_nll_loss2d, then the kernel (Long targets only,
+    in bounds)."""
+    _check_weight_grad(weight, "nll_loss2d_forward")
+    if target.ndim != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    _check_nll_target_dtype(target)
+    if weight is not None and weight.numel() != input.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (input.shape[0], *input.shape[2:]) != tuple(target.shape):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                           f"{list(target.shape)}")
+    if target.dtype.name != "int64":
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{_dtypes.scalar_type_name(target.dtype)}")
+    _check_targets(target, input.shape[1], static["ignore_index"])
+    return apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)
+
+
 def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
-                 ignore_index: int) -> Tensor:
-    """torch's nll_loss_nd: nll_loss for 1-2 dims, nll_loss2d for 4, folded to 4 otherwise."""
+                 ignore_index: int) -> tuple[Tensor, Tensor]:
+    """torch's nll_loss_nd: nll_loss for 1-2 dims, nll_loss2d for 4, folded to 4 otherwise.
+    Returns the loss and the row's ``total_weight`` output (the summed class weights of the
+    targets not ignored)."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
-    if target.is_floating_point():
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name}"
-                           .replace("float32", "Float").replace("float64", "Double"))
-    n_classes = input.shape[0 if input.ndim == 1 else 1]
-    if weight is not None and weight.numel() != n_classes:
-        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
-                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
-    _check_targets(target, n_classes, ignore_index)
-    if weight is not None and weight.requires_grad and is_grad_enabled():
-        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect "
-                           "to argument 'weight'. This input cannot have requires_grad True.")
     static = {"reduction": reduction, "ignore_index": ignore_index}
     if input.ndim <= 2:
-        return apply(N.NLL_LOSS, input, aux=(target, weight), **static)[0]
+        return _nll_loss(input, target, weight, static)
     if input.ndim == 4:
-        return apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)[0]
+        return _nll_loss2d(input, target, weight, static)
     n, c = input.shape[:2]
     if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise ValueError(f"Expected target size {list((n, *input.shape[2:]))}, got "
-                         f"{list(target.shape)}")
+        raise RuntimeError(f"Expected target size {list((n, *input.shape[2:]))}, got "
+                           f"{list(target.shape)}")
     folded = A.view(A.contiguous(input), (n, c, 1, -1))
     folded_target = A.view(A.contiguous(target), (n, 1, -1))
-    out = apply(N.NLL_LOSS2D, folded, aux=(folded_target, weight), **static)[0]
-    return out if reduction != N.NONE else A.view(out, (n, *input.shape[2:]))
+    out, total_weight = _nll_loss2d(folded, folded_target, weight, static)
+    return (out if reduction != N.NONE else A.view(out, (n, *input.shape[2:]))), total_weight
 
 
 @tensor_args(name="nll_loss_nd")
@@ -316,7 +355,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     tensor(2.)
     """
     return _nll_loss_nd(input, target, weight, _reduction(reduction, size_average, reduce),
-                        ignore_index)
+                        ignore_index)[0]
 
 
 def _class_weight_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
@@ -329,7 +368,7 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
                     ignore_index: int, label_smoothing: float, class_dim: int) -> Tensor:
     """torch's cross_entropy_loss_label_smoothing, node for node."""
     n_classes = log_probs.shape[class_dim]
-    nll = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
+    nll = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)[0]
     ignore = target._value == ignore_index
     weighted = log_probs if weight is None else A.mul(
         log_probs, _class_weight_view(weight, log_probs, class_dim))
@@ -361,7 +400,7 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
     """torch's cross_entropy_loss_prob_target."""
     if not target.is_floating_point():
         raise RuntimeError("Expected floating point type for target with class probabilities, "
-                           f"got {target.dtype.name}".replace("int64", "Long"))
+                           f"got {_dtypes.scalar_type_name(target.dtype)}")
     n_classes = log_probs.shape[class_dim]
     if label_smoothing > 0:
         _check_label_smoothing(label_smoothing)
@@ -401,7 +440,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         _check_label_smoothing(label_smoothing)
         return _label_smoothed(log_probs, target, weight, red, ignore_index, label_smoothing,
                                class_dim)
-    return _nll_loss_nd(log_probs, target, weight, red, ignore_index)
+    return _nll_loss_nd(log_probs, target, weight, red, ignore_index)[0]
 
 
 def _python_broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
@@ -905,20 +944,13 @@ def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
         A.copy_(weight, Tensor._make(weight._value.at[rows].set(selected * scale)))
 
 
-_LEGACY_TYPES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                 "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
-
-
 def _legacy_type(tensor: Tensor) -> str:
-    """How torch's argument checks name a CPU tensor's type: ``torch.FloatTensor`` (here
-    ``jaxgrad.FloatTensor``) for the legacy tensor types, ``CPUBoolType`` and the like for the
-    others."""
-    name = _LEGACY_TYPES.get(tensor.dtype.name)
-    if name is not None:
-        return f"jaxgrad.{name}Tensor"
-    other = {"bool": "Bool", "bfloat16": "BFloat16", "complex64": "ComplexFloat",
-             "complex128": "ComplexDouble"}.get(tensor.dtype.name, tensor.dtype.name)
-    return f"CPU{other}Type"
+    """How torch's argument checks name a CPU tensor's type: ``Tensor.type()`` (e.g.
+    ``jaxgrad.FloatTensor``) for the legacy tensor types, ``CPUBoolType`` and the like for
+    bool, bfloat16 and complex, which have none."""
+    if tensor.dtype.name in ("bool", "bfloat16") or tensor.dtype.is_complex:
+        return f"CPU{_dtypes.scalar_type_name(tensor.dtype)}Type"
+    return tensor.type()
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
