@@ -712,3 +712,19 @@ def test_byte_targets_match_torch():
         return losses, xt.grad
 
     ok(program)
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (8, 3, 5), (4, 3, 2, 5)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_norm_running_var_of_a_small_std_input(shape, dtype):
+    """momentum=1 makes the running variance the batch's unbiased variance; at std 1e-4 it
+    must come from the input, not from the saved 1/sqrt(var + eps)."""
+    x = (randn(*shape) * 1e-4 + 1.0).astype(dtype)
+
+    def program(T):
+        mean = T.zeros(3, dtype=getattr(T, dtype))
+        var = T.ones(3, dtype=getattr(T, dtype))
+        F(T).batch_norm(T.tensor(x), mean, var, training=True, momentum=1.0)
+        return mean, var * 1e8  # ~1, so that the comparison's atol does not hide the error
+
+    ok(program, rtol=1e-6)

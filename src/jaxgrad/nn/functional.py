@@ -861,27 +861,25 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                              f"size {input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    out, mean, invstd = apply(N.NATIVE_BATCH_NORM, input, weight, bias,
-                              aux=(running_mean, running_var), training=bool(training),
-                              eps=float(eps))
+    out, mean, _ = apply(N.NATIVE_BATCH_NORM, input, weight, bias,
+                         aux=(running_mean, running_var), training=bool(training),
+                         eps=float(eps))
     if training and running_mean is not None and running_var is not None:
-        _update_running_stats(input, running_mean, running_var, mean, invstd, momentum, eps)
+        new_mean, new_var = _running_stats(running_mean._value, running_var._value, mean._value,
+                                           input._value, momentum)
+        running_mean._write(new_mean)
+        running_var._write(new_var)
     return out
 
 
-def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor,
-                          mean: Tensor, invstd: Tensor, momentum: float, eps: float) -> None:
-    n = input.numel() // input.shape[1]
-    new_mean, new_var = _running_stats(running_mean._value, running_var._value, mean._value,
-                                       invstd._value, momentum, eps, n / (n - 1))
-    running_mean._write(new_mean)
-    running_var._write(new_var)
-
-
 @jax.jit
-def _running_stats(running_mean, running_var, mean, invstd, momentum, eps, bessel):
-    """torch's running-stat update (unbiased batch variance), one XLA call per step."""
-    batch_var = (1.0 / invstd ** 2 - eps) * bessel
+def _running_stats(running_mean, running_var, mean, input, momentum):
+    """torch's running-stat update, one XLA call per step: the batch variance is the unbiased
+    variance of ``input`` itself (recovering it from the saved 1/std would lose precision when
+    the std is small next to ``eps``), accumulated in double for float32 as torch's CPU kernel
+    does."""
+    acc = jnp.float64 if input.dtype in (jnp.float32, jnp.float64) else jnp.float32
+    batch_var = jnp.var(input.astype(acc), axis=(0, *range(2, input.ndim)), ddof=1)
     return (((1 - momentum) * running_mean + momentum * mean).astype(running_mean.dtype),
             ((1 - momentum) * running_var + momentum * batch_var).astype(running_var.dtype))
 
