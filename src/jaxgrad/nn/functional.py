@@ -15,6 +15,7 @@ tensor([[1., 0.]], grad_fn=<ReluBackward0>)
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -925,10 +926,22 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         noise = Tensor._make(jnp.zeros((), input._value.dtype))
     else:
-        keep = jax.random.bernoulli(_random._key(None), 1 - p, tuple(input.shape))
-        noise = Tensor._make(keep.astype(input._value.dtype) / jnp.asarray(
-            1 - p, input._value.dtype))
+        generator = _random.default_generator
+        with generator._lock:  # the generator's split and the draw, as one XLA call
+            generator._key, mask = _dropout_noise(generator._key, float(p), tuple(input.shape),
+                                                  input._value.dtype)
+        noise = Tensor._make(mask)
     return A.mul_(input, noise) if inplace else A.mul(input, noise)
+
+
+@functools.partial(jax.jit, static_argnames=("shape", "dtype"))
+def _dropout_noise(key, p, shape, dtype):
+    """(next key, scaled keep mask): the default generator's ``next_key`` split and a
+    Bernoulli(1 - p) mask divided by 1 - p, cached per (shape, dtype); the same stream as
+    ``jax.random.bernoulli(_random._key(None), 1 - p, shape)``."""
+    key, sub = jax.random.split(key)
+    keep = jax.random.bernoulli(sub, 1 - p, shape)
+    return key, keep.astype(dtype) / (1 - p).astype(dtype)
 
 
 def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
