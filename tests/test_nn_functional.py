@@ -728,3 +728,21 @@ def test_batch_norm_running_var_of_a_small_std_input(shape, dtype):
         return mean, var * 1e8  # ~1, so that the comparison's atol does not hide the error
 
     ok(program, rtol=1e-6)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.25])
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (3, 4, 2, 2)])
+def test_all_targets_ignored_matches_torch(shape, smoothing, weighted):
+    """A mean over no targets is 0 / 0 = nan, but the ignored targets' gradient is 0."""
+    x, w = randn(*shape), rand(4)
+
+    def program(T):
+        xt = T.tensor(x, requires_grad=True)
+        target = T.full((shape[0], *shape[2:]) if len(shape) > 1 else (), 2)
+        loss = F(T).cross_entropy(xt, target, weight=T.tensor(w) if weighted else None,
+                                  ignore_index=2, label_smoothing=smoothing)
+        loss.backward()
+        return loss, xt.grad
+
+    ok(program)
