@@ -731,6 +731,25 @@ def test_batch_norm_running_var_of_a_small_std_input(shape, dtype):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (3, 4, 5), (3, 4, 2, 2), (2, 4, 2, 1, 3)])
+def test_label_smoothing_mean_denominator_matches_torch(shape, weighted):
+    """The smoothing term's mean divides by the targets' summed class weights (their int64
+    count without ``weight``); DivBackward0 saves that denominator."""
+    x, w = randn(*shape), rand(4)
+    t = RS.randint(0, 4, (shape[0], *shape[2:]) if len(shape) > 1 else ())
+
+    def program(T):
+        xt = T.tensor(x, requires_grad=True)
+        loss = F(T).cross_entropy(xt, T.tensor(t), weight=T.tensor(w) if weighted else None,
+                                  ignore_index=2, label_smoothing=0.25)
+        denominator = loss.grad_fn.next_functions[1][0].next_functions[0][0]._saved_other
+        loss.backward()
+        return loss, next_functions(loss.grad_fn), denominator, xt.grad
+
+    ok(program)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("smoothing", [0.0, 0.25])
 @pytest.mark.parametrize("shape", [(4,), (3, 4), (3, 4, 2, 2)])
 def test_all_targets_ignored_matches_torch(shape, smoothing, weighted):

@@ -369,19 +369,17 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
                     ignore_index: int, label_smoothing: float, class_dim: int) -> Tensor:
     """torch's cross_entropy_loss_label_smoothing, node for node."""
     n_classes = log_probs.shape[class_dim]
-    nll = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)[0]
+    nll, total_weight = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
     ignore = target._value == ignore_index
     weighted = log_probs if weight is None else A.mul(
         log_probs, _class_weight_view(weight, log_probs, class_dim))
     smooth = A.neg(A.sum(weighted, class_dim))
     apply_inplace(N.MASKED_FILL, smooth, aux=(ignore,), value=0.0)
     if reduction == N.MEAN:
-        if weight is None:
-            denominator = jnp.sum(~ignore)
-        else:
-            denominator = jnp.sum(jnp.where(ignore, 0, weight._value[jnp.where(ignore, 0,
-                                                                               target._value)]))
-        ret = A.div(A.sum(smooth), Tensor._make(denominator))
+        # torch divides by the summed class weights of the targets not ignored, or without
+        # ``weight`` by their count (an int64 tensor): the nll row's ``total_weight`` output
+        denominator = total_weight if weight is not None else total_weight.long()
+        ret = A.div(A.sum(smooth), denominator)
     else:
         ret = A.sum(smooth) if reduction == N.SUM else smooth
     return A.add(apply(N.MUL_SCALAR, nll, other=1 - label_smoothing),
