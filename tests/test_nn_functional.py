@@ -585,3 +585,183 @@ def test_dropout_inplace_bumps_version_and_records_mul():
         return z is y, y._version, next_functions(y.grad_fn)
 
     ok(program)
+
+
+# --- shapes that do not broadcast: torch's errors and warnings ----------------------------------
+
+BROADCAST_ERRORS = {
+    "mse_mismatch": lambda T: F(T).mse_loss(T.ones(3), T.ones(2)),
+    "l1_mismatch": lambda T: F(T).l1_loss(T.ones(3), T.ones(2)),
+    "mse_mismatch_2d": lambda T: F(T).mse_loss(T.ones(2, 3), T.ones(4, 3), reduction="sum"),
+    "l1_mismatch_none": lambda T: F(T).l1_loss(T.ones(2, 3), T.ones(4, 3), reduction="none"),
+    "mse_mismatch_weight": lambda T: F(T).mse_loss(T.ones(3), T.ones(2), weight=T.ones(3)),
+    "bce_weight_mismatch": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(4)),
+    "bce_weight_mismatch_2d": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(5, 2)),
+    "bce_weight_mismatch_3d": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(5, 4, 2)),
+    "bce_weight_grows_output": lambda T: F(T).binary_cross_entropy(
+        T.full((2, 3), 0.5), T.ones(2, 3), weight=T.ones(2, 1, 3), reduction="sum"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROADCAST_ERRORS))
+def test_broadcast_errors_match_torch(name):
+    raises(BROADCAST_ERRORS[name])
+    assert (captured_warnings(BROADCAST_ERRORS[name], torch)
+            == captured_warnings(BROADCAST_ERRORS[name], J))
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (1, 3), (3,)])
+def test_broadcasting_losses_match_torch(shape):
+    a, b, c = randn(2, 3), rand(*shape), rand(2, 3)
+
+    def program(T):
+        x = T.tensor(a, requires_grad=True)
+        w = T.tensor(b)
+        p = T.tensor(c, requires_grad=True)
+        out = [F(T).mse_loss(x, T.ones(*shape)), F(T).l1_loss(x, T.ones(*shape)),
+               F(T).binary_cross_entropy(p, T.ones(2, 3, dtype=T.float64), weight=w)]
+        sum(out).backward()
+        return out, x.grad, p.grad
+
+    ok(program)
+
+
+# --- class-index targets: torch 2.13's dtype and shape checks, in its order ----------------------
+
+_TARGET_DTYPES = ["float32", "float64", "float16", "int32", "int16", "int8", "bool", "uint8"]
+
+
+def _target(T, shape, dtype):
+    return T.zeros(shape, dtype=getattr(T, dtype))
+
+
+@pytest.mark.parametrize("dtype", _TARGET_DTYPES)
+@pytest.mark.parametrize("where", ["nll_2d", "nll_1d", "nll_3d", "nll_4d", "cross_entropy",
+                                   "cross_entropy_smoothing", "cross_entropy_probs",
+                                   "embedding"])
+def test_target_dtypes_match_torch(where, dtype):
+    x2, x3, x4 = randn(3, 4), randn(3, 4, 5), randn(3, 4, 2, 2)
+
+    def program(T):
+        f = F(T)
+        if where == "nll_2d":
+            return f.nll_loss(T.tensor(x2), _target(T, 3, dtype))
+        if where == "nll_1d":
+            return f.nll_loss(T.tensor(x2[0]), _target(T, (), dtype))
+        if where == "nll_3d":
+            return f.nll_loss(T.tensor(x3), _target(T, (3, 5), dtype))
+        if where == "nll_4d":
+            return f.nll_loss(T.tensor(x4), _target(T, (3, 2, 2), dtype))
+        if where == "cross_entropy":
+            return f.cross_entropy(T.tensor(x2), _target(T, 3, dtype))
+        if where == "cross_entropy_smoothing":
+            return f.cross_entropy(T.tensor(x2), _target(T, 3, dtype), label_smoothing=0.1)
+        if where == "cross_entropy_probs":
+            return f.cross_entropy(T.tensor(x2), _target(T, (3, 4), dtype))
+        return f.embedding(_target(T, 3, dtype), T.tensor(x2))
+
+    same(program)
+
+
+NLL_CHECK_ORDER = {
+    "float_target_bad_weight": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3),
+                                                       weight=T.ones(2)),
+    "float_target_2d": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3, 2)),
+    "long_target_2d": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3, 2, dtype=T.int64)),
+    "float_target_weight_requires_grad": lambda T: F(T).nll_loss(
+        T.randn(3, 4), T.zeros(3), weight=T.ones(4, requires_grad=True)),
+    "weight_2d": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3, dtype=T.int64),
+                                         weight=T.ones(2, 2)),
+    "byte_target_out_of_bounds": lambda T: F(T).nll_loss(T.randn(3, 4),
+                                                         T.full((3,), 7, dtype=T.uint8)),
+    "3d_target_size_float": lambda T: F(T).nll_loss(T.randn(3, 4, 5), T.zeros(3, 6)),
+    "3d_target_size_byte": lambda T: F(T).nll_loss(T.randn(3, 4, 5),
+                                                   T.zeros(3, 6, dtype=T.uint8)),
+    "4d_target_dims": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2), T.zeros(3, 2)),
+    "4d_target_size": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2),
+                                              T.zeros(3, 2, 3, dtype=T.int64)),
+    "4d_bad_weight": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2), T.zeros(3, 2, 2, dtype=T.uint8),
+                                             weight=T.ones(2)),
+    "4d_weight_requires_grad": lambda T: F(T).nll_loss(
+        T.randn(3, 4, 2, 2), T.zeros(3, 2), weight=T.ones(4, requires_grad=True)),
+    "4d_out_of_bounds": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2),
+                                                T.full((3, 2, 2), 7, dtype=T.int64)),
+    "4d_byte_out_of_bounds": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2),
+                                                     T.full((3, 2, 2), 7, dtype=T.uint8)),
+}
+
+
+@pytest.mark.parametrize("name", list(NLL_CHECK_ORDER))
+def test_nll_check_order_matches_torch(name):
+    raises(NLL_CHECK_ORDER[name])
+
+
+def test_byte_targets_match_torch():
+    x = randn(3, 4)
+
+    def program(T):
+        xt = T.tensor(x, requires_grad=True)
+        target = T.tensor([0, 3, 255], dtype=T.uint8)
+        losses = [F(T).cross_entropy(xt, target, ignore_index=255),
+                  F(T).cross_entropy(xt, target, ignore_index=255, label_smoothing=0.2),
+                  F(T).nll_loss(xt, target, ignore_index=255, reduction="none")]
+        sum(loss.sum() for loss in losses).backward()
+        return losses, xt.grad
+
+    ok(program)
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (8, 3, 5), (4, 3, 2, 5)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_norm_running_var_of_a_small_std_input(shape, dtype):
+    """momentum=1 makes the running variance the batch's unbiased variance; at std 1e-4 it
+    must come from the input, not from the saved 1/sqrt(var + eps)."""
+    x = (randn(*shape) * 1e-4 + 1.0).astype(dtype)
+
+    def program(T):
+        mean = T.zeros(3, dtype=getattr(T, dtype))
+        var = T.ones(3, dtype=getattr(T, dtype))
+        F(T).batch_norm(T.tensor(x), mean, var, training=True, momentum=1.0)
+        return mean, var * 1e8  # ~1, so that the comparison's atol does not hide the error
+
+    ok(program, rtol=1e-6)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (3, 4, 5), (3, 4, 2, 2), (2, 4, 2, 1, 3)])
+def test_label_smoothing_mean_denominator_matches_torch(shape, weighted):
+    """The smoothing term's mean divides by the targets' summed class weights (their int64
+    count without ``weight``); DivBackward0 saves that denominator."""
+    x, w = randn(*shape), rand(4)
+    t = RS.randint(0, 4, (shape[0], *shape[2:]) if len(shape) > 1 else ())
+
+    def program(T):
+        xt = T.tensor(x, requires_grad=True)
+        loss = F(T).cross_entropy(xt, T.tensor(t), weight=T.tensor(w) if weighted else None,
+                                  ignore_index=2, label_smoothing=0.25)
+        denominator = loss.grad_fn.next_functions[1][0].next_functions[0][0]._saved_other
+        loss.backward()
+        return loss, next_functions(loss.grad_fn), denominator, xt.grad
+
+    ok(program)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.25])
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (3, 4, 2, 2)])
+def test_all_targets_ignored_matches_torch(shape, smoothing, weighted):
+    """A mean over no targets is 0 / 0 = nan, but the ignored targets' gradient is 0."""
+    x, w = randn(*shape), rand(4)
+
+    def program(T):
+        xt = T.tensor(x, requires_grad=True)
+        target = T.full((shape[0], *shape[2:]) if len(shape) > 1 else (), 2)
+        loss = F(T).cross_entropy(xt, target, weight=T.tensor(w) if weighted else None,
+                                  ignore_index=2, label_smoothing=smoothing)
+        loss.backward()
+        return loss, xt.grad
+
+    ok(program)

@@ -786,3 +786,15 @@ def test_conv_padding_modes_pad_first(conv, mode):
                 grads(layer), next_functions(out.grad_fn))
 
     ok(program)
+
+
+def test_linear_zero_in_features_warns_like_torch():
+    """Linear.reset_parameters is kaiming_uniform_(a=sqrt(5)): a zero-element weight warns."""
+
+    def program(T):
+        layer = T.nn.Linear(0, 3)
+        return layer.weight, layer.bias, layer.weight._version, layer.bias._version
+
+    ok(program)
+    assert (captured_warnings(lambda T: T.nn.Linear(0, 3), torch)
+            == captured_warnings(lambda T: T.nn.Linear(0, 3), jaxgrad))

@@ -120,9 +120,11 @@ def _nll_loss(x, target, weight, reduction, ignore_index):
 def _nll_loss_grad(grad, self, target, weight, total_weight, reduction, ignore_index):
     class_dim = 0 if self.ndim == 1 else 1
     w, safe = _class_weights(target, weight, ignore_index, self.dtype)
-    if reduction == MEAN:
-        w = w / total_weight
     scale = -w * grad
+    if reduction == MEAN:
+        scale = scale / total_weight
+    # torch's kernel skips ignored targets: their gradient is 0, even when all are (0 / 0)
+    scale = jnp.where(target != ignore_index, scale, jnp.zeros((), self.dtype))
     one_hot = jnp.expand_dims(safe, class_dim) == jnp.arange(self.shape[class_dim]).reshape(
         (-1,) + (1,) * (self.ndim - class_dim - 1))
     return jnp.where(one_hot, jnp.expand_dims(scale, class_dim), jnp.zeros((), self.dtype))

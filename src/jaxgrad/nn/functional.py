@@ -15,6 +15,7 @@ tensor([[1., 0.]], grad_fn=<ReluBackward0>)
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -25,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _api as A
-from .. import _random
+from .. import _dtypes, _random
 from .._argcheck import tensor_args
 from .._dispatch import apply, apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
@@ -203,8 +204,9 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
 
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """torch.broadcast_tensors: only a tensor whose shape changes gets an ``expand``."""
-    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    """torch.broadcast_tensors: only a tensor whose shape changes gets an ``expand``; shapes
+    that do not broadcast raise torch's "The size of tensor a ... must match" error."""
+    shape = A.broadcast_shapes(tuple(a.shape), tuple(b.shape))
     return tuple(t if tuple(t.shape) == shape else A.expand(t, shape) for t in (a, b))
 
 
@@ -270,38 +272,77 @@ def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:
         raise IndexError(f"Target {int(bad.flat[0])} is out of bounds.")
 
 
+def _check_nll_target_dtype(target: Tensor) -> None:
+    """The target check of torch's nll_loss/nll_loss2d kernels (Long or Byte class indices)."""
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{_dtypes.scalar_type_name(target.dtype)}")
+
+
+def _check_weight_grad(weight: Tensor | None, kernel: str) -> None:
+    """autograd's check, before the kernel's own: nll_loss has no gradient for ``weight``."""
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError(f"The function '{kernel}' is not differentiable with respect to "
+                           "argument 'weight'. This input cannot have requires_grad True.")
+
+
+def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
+    """torch's nll_loss_forward: its meta checks, then the kernel's bounds check."""
+    _check_weight_grad(weight, "nll_loss_forward")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    _check_nll_target_dtype(target)
+    n_classes = input.shape[-1]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    _check_targets(target, n_classes, static["ignore_index"])
+    return apply(N.NLL_LOSS, input, aux=(target, weight), **static)
+
+
+def _nll_loss2d(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
+    """torch's nll_loss2d_forward: check_inputs_nll_loss2d, then the kernel (Long targets only,
+    in bounds)."""
+    _check_weight_grad(weight, "nll_loss2d_forward")
+    if target.ndim != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    _check_nll_target_dtype(target)
+    if weight is not None and weight.numel() != input.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (input.shape[0], *input.shape[2:]) != tuple(target.shape):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                           f"{list(target.shape)}")
+    if target.dtype.name != "int64":
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{_dtypes.scalar_type_name(target.dtype)}")
+    _check_targets(target, input.shape[1], static["ignore_index"])
+    return apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)
+
+
 def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
-                 ignore_index: int) -> Tensor:
-    """torch's nll_loss_nd: nll_loss for 1-2 dims, nll_loss2d for 4, folded to 4 otherwise."""
+                 ignore_index: int) -> tuple[Tensor, Tensor]:
+    """torch's nll_loss_nd: nll_loss for 1-2 dims, nll_loss2d for 4, folded to 4 otherwise.
+    Returns the loss and the row's ``total_weight`` output (the summed class weights of the
+    targets not ignored)."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
-    if target.is_floating_point():
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name}"
-                           .replace("float32", "Float").replace("float64", "Double"))
-    n_classes = input.shape[0 if input.ndim == 1 else 1]
-    if weight is not None and weight.numel() != n_classes:
-        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
-                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
-    _check_targets(target, n_classes, ignore_index)
-    if weight is not None and weight.requires_grad and is_grad_enabled():
-        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect "
-                           "to argument 'weight'. This input cannot have requires_grad True.")
     static = {"reduction": reduction, "ignore_index": ignore_index}
     if input.ndim <= 2:
-        return apply(N.NLL_LOSS, input, aux=(target, weight), **static)[0]
+        return _nll_loss(input, target, weight, static)
     if input.ndim == 4:
-        return apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)[0]
+        return _nll_loss2d(input, target, weight, static)
     n, c = input.shape[:2]
     if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise ValueError(f"Expected target size {list((n, *input.shape[2:]))}, got "
-                         f"{list(target.shape)}")
+        raise RuntimeError(f"Expected target size {list((n, *input.shape[2:]))}, got "
+                           f"{list(target.shape)}")
     folded = A.view(A.contiguous(input), (n, c, 1, -1))
     folded_target = A.view(A.contiguous(target), (n, 1, -1))
-    out = apply(N.NLL_LOSS2D, folded, aux=(folded_target, weight), **static)[0]
-    return out if reduction != N.NONE else A.view(out, (n, *input.shape[2:]))
+    out, total_weight = _nll_loss2d(folded, folded_target, weight, static)
+    return (out if reduction != N.NONE else A.view(out, (n, *input.shape[2:]))), total_weight
 
 
 @tensor_args(name="nll_loss_nd")
@@ -315,7 +356,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     tensor(2.)
     """
     return _nll_loss_nd(input, target, weight, _reduction(reduction, size_average, reduce),
-                        ignore_index)
+                        ignore_index)[0]
 
 
 def _class_weight_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
@@ -328,19 +369,17 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
                     ignore_index: int, label_smoothing: float, class_dim: int) -> Tensor:
     """torch's cross_entropy_loss_label_smoothing, node for node."""
     n_classes = log_probs.shape[class_dim]
-    nll = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
+    nll, total_weight = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
     ignore = target._value == ignore_index
     weighted = log_probs if weight is None else A.mul(
         log_probs, _class_weight_view(weight, log_probs, class_dim))
     smooth = A.neg(A.sum(weighted, class_dim))
     apply_inplace(N.MASKED_FILL, smooth, aux=(ignore,), value=0.0)
     if reduction == N.MEAN:
-        if weight is None:
-            denominator = jnp.sum(~ignore)
-        else:
-            denominator = jnp.sum(jnp.where(ignore, 0, weight._value[jnp.where(ignore, 0,
-                                                                               target._value)]))
-        ret = A.div(A.sum(smooth), Tensor._make(denominator))
+        # torch divides by the summed class weights of the targets not ignored, or without
+        # ``weight`` by their count (an int64 tensor): the nll row's ``total_weight`` output
+        denominator = total_weight if weight is not None else total_weight.long()
+        ret = A.div(A.sum(smooth), denominator)
     else:
         ret = A.sum(smooth) if reduction == N.SUM else smooth
     return A.add(apply(N.MUL_SCALAR, nll, other=1 - label_smoothing),
@@ -360,7 +399,7 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
     """torch's cross_entropy_loss_prob_target."""
     if not target.is_floating_point():
         raise RuntimeError("Expected floating point type for target with class probabilities, "
-                           f"got {target.dtype.name}".replace("int64", "Long"))
+                           f"got {_dtypes.scalar_type_name(target.dtype)}")
     n_classes = log_probs.shape[class_dim]
     if label_smoothing > 0:
         _check_label_smoothing(label_smoothing)
@@ -400,7 +439,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         _check_label_smoothing(label_smoothing)
         return _label_smoothed(log_probs, target, weight, red, ignore_index, label_smoothing,
                                class_dim)
-    return _nll_loss_nd(log_probs, target, weight, red, ignore_index)
+    return _nll_loss_nd(log_probs, target, weight, red, ignore_index)[0]
+
+
+def _python_broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """torch.broadcast_shapes (Python, torch._refs._broadcast_shapes), with its message; the
+    common shape it prints is the one built so far."""
+    common = [1] * builtins.max(len(s) for s in shapes)
+    for index, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i]:
+                continue
+            if common[i] == 1:
+                common[i] = shape[i]
+            if shape[i] != 1 and common[i] != shape[i]:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! "
+                    f"Mismatching argument at index {index} had {shape}; but expected shape "
+                    f"should be broadcastable to {common}")
+    return tuple(common)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -418,8 +475,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     if weight is not None:
-        weight = A.expand(weight, tuple(np.broadcast_shapes(tuple(target.shape),
-                                                            tuple(weight.shape))))
+        weight = A.expand(weight, _python_broadcast_shapes(target.shape, weight.shape))
+        if tuple(weight.shape) != tuple(input.shape):  # the kernel's TensorIterator check
+            raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                               f"broadcast shape {list(weight.shape)}")
     return apply(N.BINARY_CROSS_ENTROPY, input, target, aux=(weight,), reduction=red)
 
 
@@ -801,27 +860,25 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                              f"size {input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    out, mean, invstd = apply(N.NATIVE_BATCH_NORM, input, weight, bias,
-                              aux=(running_mean, running_var), training=bool(training),
-                              eps=float(eps))
+    out, mean, _ = apply(N.NATIVE_BATCH_NORM, input, weight, bias,
+                         aux=(running_mean, running_var), training=bool(training),
+                         eps=float(eps))
     if training and running_mean is not None and running_var is not None:
-        _update_running_stats(input, running_mean, running_var, mean, invstd, momentum, eps)
+        new_mean, new_var = _running_stats(running_mean._value, running_var._value, mean._value,
+                                           input._value, momentum)
+        running_mean._write(new_mean)
+        running_var._write(new_var)
     return out
 
 
-def _update_running_stats(input: Tensor, running_mean: Tensor, running_var: Tensor,
-                          mean: Tensor, invstd: Tensor, momentum: float, eps: float) -> None:
-    n = input.numel() // input.shape[1]
-    new_mean, new_var = _running_stats(running_mean._value, running_var._value, mean._value,
-                                       invstd._value, momentum, eps, n / (n - 1))
-    running_mean._write(new_mean)
-    running_var._write(new_var)
-
-
 @jax.jit
-def _running_stats(running_mean, running_var, mean, invstd, momentum, eps, bessel):
-    """torch's running-stat update (unbiased batch variance), one XLA call per step."""
-    batch_var = (1.0 / invstd ** 2 - eps) * bessel
+def _running_stats(running_mean, running_var, mean, input, momentum):
+    """torch's running-stat update, one XLA call per step: the batch variance is the unbiased
+    variance of ``input`` itself (recovering it from the saved 1/std would lose precision when
+    the std is small next to ``eps``), accumulated in double for float32 as torch's CPU kernel
+    does."""
+    acc = jnp.float64 if input.dtype in (jnp.float32, jnp.float64) else jnp.float32
+    batch_var = jnp.var(input.astype(acc), axis=(0, *range(2, input.ndim)), ddof=1)
     return (((1 - momentum) * running_mean + momentum * mean).astype(running_mean.dtype),
             ((1 - momentum) * running_var + momentum * batch_var).astype(running_var.dtype))
 
@@ -867,10 +924,22 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         noise = Tensor._make(jnp.zeros((), input._value.dtype))
     else:
-        keep = jax.random.bernoulli(_random._key(None), 1 - p, tuple(input.shape))
-        noise = Tensor._make(keep.astype(input._value.dtype) / jnp.asarray(
-            1 - p, input._value.dtype))
+        generator = _random.default_generator
+        with generator._lock:  # the generator's split and the draw, as one XLA call
+            generator._key, mask = _dropout_noise(generator._key, float(p), tuple(input.shape),
+                                                  input._value.dtype)
+        noise = Tensor._make(mask)
     return A.mul_(input, noise) if inplace else A.mul(input, noise)
+
+
+@functools.partial(jax.jit, static_argnames=("shape", "dtype"))
+def _dropout_noise(key, p, shape, dtype):
+    """(next key, scaled keep mask): the default generator's ``next_key`` split and a
+    Bernoulli(1 - p) mask divided by 1 - p, cached per (shape, dtype); the same stream as
+    ``jax.random.bernoulli(_random._key(None), 1 - p, shape)``."""
+    key, sub = jax.random.split(key)
+    keep = jax.random.bernoulli(sub, 1 - p, shape)
+    return key, keep.astype(dtype) / (1 - p).astype(dtype)
 
 
 def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
@@ -884,20 +953,13 @@ def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
         A.copy_(weight, Tensor._make(weight._value.at[rows].set(selected * scale)))
 
 
-_LEGACY_TYPES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                 "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
-
-
 def _legacy_type(tensor: Tensor) -> str:
-    """How torch's argument checks name a CPU tensor's type: ``torch.FloatTensor`` (here
-    ``jaxgrad.FloatTensor``) for the legacy tensor types, ``CPUBoolType`` and the like for the
-    others."""
-    name = _LEGACY_TYPES.get(tensor.dtype.name)
-    if name is not None:
-        return f"jaxgrad.{name}Tensor"
-    other = {"bool": "Bool", "bfloat16": "BFloat16", "complex64": "ComplexFloat",
-             "complex128": "ComplexDouble"}.get(tensor.dtype.name, tensor.dtype.name)
-    return f"CPU{other}Type"
+    """How torch's argument checks name a CPU tensor's type: ``Tensor.type()`` (e.g.
+    ``jaxgrad.FloatTensor``) for the legacy tensor types, ``CPUBoolType`` and the like for
+    bool, bfloat16 and complex, which have none."""
+    if tensor.dtype.name in ("bool", "bfloat16") or tensor.dtype.is_complex:
+        return f"CPU{_dtypes.scalar_type_name(tensor.dtype)}Type"
+    return tensor.type()
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,

@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 from ..._creation import empty
-from ..._grad_mode import no_grad
 from ..._tensor import Tensor
 from .. import functional, init
 from ..parameter import Parameter
@@ -53,14 +52,14 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Redraw weight and bias from U(-1/sqrt(in_features), 1/sqrt(in_features))."""
-        # kaiming_uniform_(a=sqrt(5)) on fan_in gives bound sqrt(6 / ((1 + 5) * fan_in)).
-        fan_in = self.in_features
-        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-        with no_grad():
-            self.weight.uniform_(-bound, bound)
-            if self.bias is not None:
-                self.bias.uniform_(-bound, bound)
+        """Redraw the weight with ``kaiming_uniform_(a=sqrt(5))`` (U(-1/sqrt(in_features),
+        1/sqrt(in_features)); a zero-element weight warns that initializing it is a no-op) and
+        the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as torch does."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
         return functional.linear(input, self.weight, self.bias)

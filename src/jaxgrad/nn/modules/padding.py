@@ -9,11 +9,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional
 from .module import Module
-
-
-def _sides(padding: Any, n: int) -> tuple[int, ...]:
-    """torch's ``_ntuple(2 * n)``: an int repeated on every side, a sequence kept as a tuple."""
-    return tuple(padding) if isinstance(padding, (list, tuple)) else (padding,) * (2 * n)
+from .utils import _ntuple
 
 
 class _PadNd(Module):
@@ -25,7 +21,7 @@ class _PadNd(Module):
 
     def __init__(self, padding: Any) -> None:
         super().__init__()
-        self.padding = _sides(padding, self.n)
+        self.padding = _ntuple(padding, 2 * self.n)
 
     def forward(self, input: Tensor) -> Tensor:
         return functional.pad(input, self.padding, self.mode)
