@@ -8,6 +8,7 @@ reproduced); the distributions are the same.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -61,6 +62,13 @@ class Generator:
         with self._lock:
             self._key, sub = jax.random.split(self._key)
         return sub
+
+    def draw(self, sample: Callable[[jax.Array], tuple[jax.Array, Any]]) -> Any:
+        """``sample(key) -> (next key, values)`` under the lock: a jitted sampler that splits
+        the key itself (as :meth:`next_key` does) draws in one XLA call instead of two."""
+        with self._lock:
+            self._key, values = sample(self._key)
+        return values
 
 
 default_generator = Generator()

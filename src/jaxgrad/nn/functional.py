@@ -924,11 +924,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         noise = Tensor._make(jnp.zeros((), input._value.dtype))
     else:
-        generator = _random.default_generator
-        with generator._lock:  # the generator's split and the draw, as one XLA call
-            generator._key, mask = _dropout_noise(generator._key, float(p), tuple(input.shape),
-                                                  input._value.dtype)
-        noise = Tensor._make(mask)
+        noise = Tensor._make(_random.default_generator.draw(functools.partial(
+            _dropout_noise, p=float(p), shape=tuple(input.shape), dtype=input._value.dtype)))
     return A.mul_(input, noise) if inplace else A.mul(input, noise)
 
 
