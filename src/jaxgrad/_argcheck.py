@@ -19,10 +19,11 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from ._typename import type_name
+
 _KINDS = {"Tensor": "Tensor", "Tensor | None": "optional", "Sequence[Tensor]": "tuple of Tensors"}
 _OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "matmul": "@",
               "pow": "** or pow()"}
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python, printed by bare name
 
 
 def tensor_args(fn: Callable | None = None, *, name: str | None = None) -> Callable:
@@ -114,13 +115,6 @@ def not_a_tensor_in_caller(value: Any) -> TypeError:
         return TypeError(f"expected Tensor or a number, not {type_name(value)}")
     return not_a_tensor(code.co_name, found[1], found[0], value, frame.f_back)
 
-
-def type_name(obj: Any) -> str:
-    """The type name Python's C API prints: module-qualified for types defined in C."""
-    t = type(obj)
-    if t.__module__ == "builtins" or t.__flags__ & _HEAPTYPE:
-        return t.__name__
-    return f"{t.__module__}.{t.__name__}"
 
 
 def typename(obj: Any) -> str:

@@ -17,12 +17,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes, _profiler
-from ._argcheck import type_name
 from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
 from ._storage import Layout
 from ._tensor import Tensor
+from ._typename import type_name
 
 DIFFERENTIABLE_DTYPES = frozenset(
     d.np for d in _dtypes.ALL_DTYPES if d.is_floating_point or d.is_complex)

@@ -62,9 +62,9 @@ def add_hook(hooks: HookDict, fn: Callable, prepend: bool = False) -> RemovableH
 
 def check_hook_result(hook: Callable, old, new: Any):
     """torch's checks on a tensor hook's return value (same class, dtype and size as ``old``)."""
-    from ._argcheck import type_name as _type_name
     from ._dtypes import type_name
     from ._tensor import Tensor
+    from ._typename import type_name as _type_name
 
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
@@ -82,7 +82,7 @@ def check_hook_result(hook: Callable, old, new: Any):
 def check_node_hook_result(hook: Callable, old: tuple, new: Any) -> list:
     """torch's checks on a Node hook's return value: a tuple as long as ``old`` whose tensors
     each pass :func:`check_hook_result` (None entries are kept as None)."""
-    from ._argcheck import type_name as _type_name
+    from ._typename import type_name as _type_name
 
     if not isinstance(new, tuple):
         raise TypeError(f"expected tuple, but hook returned '{_type_name(new)}'")
