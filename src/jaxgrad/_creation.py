@@ -153,7 +153,15 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
-    """Like ``tensor`` but returns ``data`` itself when it is already a matching Tensor."""
+    """Like ``tensor`` but returns ``data`` itself when it is already a matching Tensor.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.tensor([1, 2])
+    >>> jaxgrad.as_tensor(t) is t
+    True
+    >>> jaxgrad.as_tensor([1.5, 2.5])
+    tensor([1.5000, 2.5000])
+    """
     if isinstance(data, Tensor) and (dtype is None or _dtypes.to_dtype(dtype) is data.dtype):
         return data
     if isinstance(data, Tensor):
@@ -162,7 +170,13 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor with the data of a numpy array (copied: JAX arrays are immutable)."""
+    """A tensor with the data of a numpy array (copied: JAX arrays are immutable).
+
+    >>> import numpy as np
+    >>> import jaxgrad
+    >>> jaxgrad.from_numpy(np.array([1, 2], dtype=np.int32))
+    tensor([1, 2], dtype=jaxgrad.int32)
+    """
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtypes.from_numpy_dtype(array.dtype)
@@ -170,7 +184,14 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def legacy_tensor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
-    """``Tensor(sequence)`` -> float32 data; ``Tensor(*sizes)`` -> uninitialised float32."""
+    """``Tensor(sequence)`` -> float32 data; ``Tensor(*sizes)`` -> uninitialised float32.
+
+    >>> import jaxgrad
+    >>> jaxgrad.Tensor([1, 2])
+    tensor([1., 2.])
+    >>> jaxgrad.Tensor(2, 3).shape
+    jaxgrad.Size([2, 3])
+    """
     if kwargs.get("device") is not None:
         kwargs = dict(kwargs)
         kwargs.pop("device")
@@ -207,7 +228,13 @@ def _float_or(dtype: Any) -> np.dtype:
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           out: Any = None) -> Tensor:
-    """A tensor of zeros (float32 unless ``dtype`` says otherwise)."""
+    """A tensor of zeros (float32 unless ``dtype`` says otherwise), as ``torch.zeros``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(2, 3, dtype=jaxgrad.int64)
+    tensor([[0, 0, 0],
+            [0, 0, 0]])
+    """
     shape = _size(size)
     if any(s < 0 for s in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -228,19 +255,38 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           memory_format: Any = None) -> Tensor:
-    """An uninitialised tensor (zeros here: JAX has no uninitialised memory)."""
+    """An uninitialised tensor (zeros here: JAX has no uninitialised memory).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.empty(2, 3)
+    >>> t.shape, t.dtype
+    (jaxgrad.Size([2, 3]), jaxgrad.float32)
+    """
     return _finish(jnp.zeros(_shape(size), _float_or(dtype)), device, requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
-    """A tensor filled with ``fill_value`` (dtype inferred from it, as in torch)."""
+    """A tensor filled with ``fill_value`` (dtype inferred from it, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.full((2, 2), 7)
+    tensor([[7, 7],
+            [7, 7]])
+    """
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.scalar_dtype(fill_value)
     return _finish(jnp.full(_shape((size,)), fill_value, d.np), device, requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:
+    """A 2-D tensor with ones on the diagonal and zeros elsewhere, as ``torch.eye``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.eye(2, 3)
+    tensor([[1., 0., 0.],
+            [0., 1., 0.]])
+    """
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
@@ -249,7 +295,14 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive); int64 unless any argument is a float."""
+    """Values from ``start`` to ``end`` (exclusive); int64 unless any argument is a float.
+
+    >>> import jaxgrad
+    >>> jaxgrad.arange(4)
+    tensor([0, 1, 2, 3])
+    >>> jaxgrad.arange(0, 1, 0.25)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500])
+    """
     if end is None:
         start, end = 0, start
     args = [start, end, step]
@@ -276,6 +329,12 @@ def _check_range(start: Any, end: Any, step: Any) -> None:
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, as ``torch.linspace``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    """
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return _finish(jnp.linspace(start, end, steps, dtype=_float_or(dtype)), device, requires_grad)
@@ -287,22 +346,48 @@ def _like(t: Tensor, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """Zeros with the shape (and, by default, dtype and device) of ``input``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros_like(jaxgrad.tensor([[1, 2], [3, 4]]))
+    tensor([[0, 0],
+            [0, 0]])
+    """
     shape, d = _like(input, dtype)
     return _finish(jnp.zeros(shape, d), device or input.device, requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """Ones with the shape (and, by default, dtype and device) of ``input``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones_like(jaxgrad.tensor([1.5, 2.5]))
+    tensor([1., 1.])
+    """
     shape, d = _like(input, dtype)
     return _finish(jnp.ones(shape, d), device or input.device, requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """An uninitialised tensor shaped like ``input`` (zeros here, as ``empty``).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.empty_like(jaxgrad.tensor([1, 2, 3]))
+    >>> t.shape, t.dtype
+    (jaxgrad.Size([3]), jaxgrad.int64)
+    """
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """A tensor shaped like ``input`` filled with ``fill_value`` (``input``'s dtype by default).
+
+    >>> import jaxgrad
+    >>> jaxgrad.full_like(jaxgrad.tensor([1.0, 2.0]), 3)
+    tensor([3., 3.])
+    """
     shape, d = _like(input, dtype)
     return _finish(jnp.full(shape, fill_value, d), device or input.device, requires_grad)

@@ -12,7 +12,13 @@ import numpy as np
 
 
 class dtype:
-    """A tensor element type, e.g. ``jaxgrad.float32``; wraps a numpy/JAX dtype."""
+    """A tensor element type, e.g. ``jaxgrad.float32``; wraps a numpy/JAX dtype.
+
+    >>> import jaxgrad
+    >>> d = jaxgrad.tensor([1.0]).dtype
+    >>> d, d.is_floating_point, d.itemsize, d.np
+    (jaxgrad.float32, True, 4, dtype('float32'))
+    """
 
     __slots__ = ("_category", "_legacy", "is_floating_point", "itemsize", "name", "np")
 
@@ -26,10 +32,22 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
+        """Whether this is a complex dtype (``complex64`` or ``complex128``).
+
+        >>> import jaxgrad
+        >>> jaxgrad.complex64.is_complex, jaxgrad.float32.is_complex
+        (True, False)
+        """
         return self._category == 3
 
     @property
     def is_signed(self) -> bool:
+        """Whether the dtype can hold negative values (all but ``bool`` and ``uint8``).
+
+        >>> import jaxgrad
+        >>> jaxgrad.int8.is_signed, jaxgrad.uint8.is_signed
+        (True, False)
+        """
         return self.name not in ("bool", "uint8")
 
     def __repr__(self) -> str:
@@ -91,7 +109,13 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
-    """The jaxgrad dtype of a numpy/JAX dtype (uint16/32/64 are not torch dtypes)."""
+    """The jaxgrad dtype of a numpy/JAX dtype (uint16/32/64 are not torch dtypes).
+
+    >>> import numpy as np
+    >>> from jaxgrad._dtypes import from_numpy_dtype
+    >>> from_numpy_dtype(np.int16)
+    jaxgrad.int16
+    """
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except KeyError:
@@ -103,7 +127,12 @@ def from_numpy_dtype(np_dtype) -> dtype:
 
 
 def to_dtype(d) -> dtype:
-    """Accept a jaxgrad dtype, a numpy/JAX dtype, or a Python type (float, int, bool)."""
+    """Accept a jaxgrad dtype, a numpy/JAX dtype, or a Python type (float, int, bool).
+
+    >>> from jaxgrad._dtypes import to_dtype
+    >>> to_dtype(float), to_dtype("int32")
+    (jaxgrad.float64, jaxgrad.int32)
+    """
     if isinstance(d, dtype):
         return d
     if d is float:
@@ -121,7 +150,14 @@ _INT_ORDER = (uint8, int8, int16, int32, int64)
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
-    """torch.promote_types: the smallest dtype both ``a`` and ``b`` convert to safely."""
+    """torch.promote_types: the smallest dtype both ``a`` and ``b`` convert to safely.
+
+    >>> import jaxgrad
+    >>> jaxgrad.promote_types(jaxgrad.uint8, jaxgrad.int8)
+    jaxgrad.int16
+    >>> jaxgrad.promote_types(jaxgrad.int64, jaxgrad.float16)
+    jaxgrad.float16
+    """
     if a is b:
         return a
     if a._category != b._category:
@@ -159,7 +195,12 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
 
 
 def scalar_dtype(value) -> dtype:
-    """The dtype torch gives a wrapped Python number in type promotion."""
+    """The dtype torch gives a wrapped Python number in type promotion.
+
+    >>> from jaxgrad._dtypes import scalar_dtype
+    >>> scalar_dtype(True), scalar_dtype(3), scalar_dtype(1.5)
+    (jaxgrad.bool, jaxgrad.int64, jaxgrad.float32)
+    """
     if isinstance(value, bool):
         return bool_
     if isinstance(value, int):
@@ -170,7 +211,15 @@ def scalar_dtype(value) -> dtype:
 
 
 def result_type(dims: list[tuple[dtype, int]], scalars: list) -> dtype:
-    """torch.result_type over tensors given as (dtype, ndim) pairs plus Python scalars."""
+    """torch.result_type over tensors given as (dtype, ndim) pairs plus Python scalars.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._dtypes import result_type
+    >>> result_type([(jaxgrad.int32, 1)], [2.5])  # a float scalar lifts an int tensor
+    jaxgrad.float32
+    >>> result_type([(jaxgrad.float16, 1), (jaxgrad.float64, 0)], [])
+    jaxgrad.float16
+    """
     dim_result = zero_result = wrapped = None
     for d, ndim in dims:
         if ndim > 0:
@@ -184,17 +233,35 @@ def result_type(dims: list[tuple[dtype, int]], scalars: list) -> dtype:
 
 
 def can_cast(src: dtype, dst: dtype) -> bool:
-    """torch.can_cast: whether an in-place op may write a ``src`` result into ``dst``."""
+    """torch.can_cast: whether an in-place op may write a ``src`` result into ``dst``.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._dtypes import can_cast
+    >>> can_cast(jaxgrad.int64, jaxgrad.float16), can_cast(jaxgrad.float32, jaxgrad.int64)
+    (True, False)
+    """
     return src._category <= dst._category
 
 
 def type_name(d: dtype) -> str:
-    """The legacy type string torch prints in messages, e.g. ``FloatTensor``."""
+    """The legacy type string torch prints in messages, e.g. ``FloatTensor``.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._dtypes import type_name
+    >>> type_name(jaxgrad.int64)
+    'LongTensor'
+    """
     return d._legacy
 
 
 def scalar_type_name(d: dtype) -> str:
-    """torch's ScalarType name used in messages, e.g. ``Float`` or ``Long``."""
+    """torch's ScalarType name used in messages, e.g. ``Float`` or ``Long``.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._dtypes import scalar_type_name
+    >>> scalar_type_name(jaxgrad.float64)
+    'Double'
+    """
     return {
         "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
         "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
@@ -203,7 +270,13 @@ def scalar_type_name(d: dtype) -> str:
 
 
 def c_type_name(d: dtype) -> str:
-    """The C type name torch prints in some messages, e.g. ``float`` or ``double``."""
+    """The C type name torch prints in some messages, e.g. ``float`` or ``double``.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._dtypes import c_type_name
+    >>> c_type_name(jaxgrad.int64)
+    'long int'
+    """
     return {"float32": "float", "float64": "double", "float16": "c10::Half",
             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",

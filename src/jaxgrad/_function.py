@@ -41,7 +41,22 @@ ONCE_DIFFERENTIABLE_MESSAGE = (
 
 
 class FunctionCtx:
-    """What ``forward``/``setup_context`` may call on ``ctx`` (torch's FunctionCtx)."""
+    """What ``forward``/``setup_context`` may call on ``ctx`` (torch's FunctionCtx).
+
+    >>> import jaxgrad
+    >>> class Pair(jaxgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         doubled, copy = x * 2, x * 1
+    ...         ctx.mark_non_differentiable(copy)
+    ...         return doubled, copy
+    ...     @staticmethod
+    ...     def backward(ctx, grad, _):
+    ...         return grad * 2
+    >>> y, copy = Pair.apply(jaxgrad.tensor([1.5], requires_grad=True))
+    >>> isinstance(y.grad_fn, jaxgrad.autograd.function.FunctionCtx), copy.requires_grad
+    (True, False)
+    """
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Save tensors (inputs, outputs or intermediates) for ``backward``; version-checked."""
@@ -72,7 +87,21 @@ class FunctionCtx:
 
 
 class BackwardCFunction(Node, FunctionCtx):
-    """The grad_fn (and ctx) of a custom Function call; subclassed once per Function."""
+    """The grad_fn (and ctx) of a custom Function call; subclassed once per Function.
+
+    >>> import jaxgrad
+    >>> class Double(jaxgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.scale = 2.0
+    ...         return x * 2
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         return grad * ctx.scale
+    >>> y = Double.apply(jaxgrad.tensor([1.0], requires_grad=True))
+    >>> type(y.grad_fn).__name__, y.grad_fn.scale
+    ('DoubleBackward', 2.0)
+    """
 
     _forward_cls: type
 
@@ -91,6 +120,20 @@ class BackwardCFunction(Node, FunctionCtx):
         return f"<jaxgrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        """Run the user's ``backward`` on ``grads`` and check the gradients it returns.
+
+        >>> import jaxgrad
+        >>> class Triple(jaxgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         return x * 3
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         return grad * 3
+        >>> y = Triple.apply(jaxgrad.tensor([1.0], requires_grad=True))
+        >>> y.grad_fn.apply([jaxgrad.tensor([1.0])], create_graph=False)
+        [tensor([3.])]
+        """
         if self._materialize_grads:
             grads = [_materialized_zeros(meta) if g is None and meta is not None else g
                      for g, meta in zip(grads, self.out_meta)]
@@ -120,6 +163,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 for i, (g, (shape, dtype)) in enumerate(zip(grads, self._input_meta))]
 
     def release_variables(self) -> None:
+        """Free the saved tensors (after backward without ``retain_graph``)."""
         self._saved = None
 
 
@@ -340,11 +384,30 @@ def once_differentiable(backward: Callable) -> Callable:
 
 
 class DelayedError(Node):
-    """A node whose backward raises: marks gradients of a ``once_differentiable`` backward."""
+    """A node whose backward raises: marks gradients of a ``once_differentiable`` backward.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.function import once_differentiable
+    >>> class Square(jaxgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @once_differentiable
+    ...     def backward(ctx, grad):
+    ...         x, = ctx.saved_tensors
+    ...         return 2 * x * grad
+    >>> x = jaxgrad.tensor(3.0, requires_grad=True)
+    >>> v = jaxgrad.tensor(1.0, requires_grad=True)
+    >>> jaxgrad.autograd.grad(Square.apply(x), x, v, create_graph=True)
+    (tensor(6., grad_fn=<Error>),)
+    """
 
     __slots__ = ()
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        """Raise: the gradient of a ``once_differentiable`` backward cannot be differentiated."""
         raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
 
 

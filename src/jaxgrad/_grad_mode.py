@@ -35,7 +35,15 @@ def is_grad_enabled() -> bool:
 
 
 def is_inference_mode_enabled() -> bool:
-    """Whether an ``inference_mode`` block is active in this thread."""
+    """Whether an ``inference_mode`` block is active in this thread.
+
+    >>> import jaxgrad
+    >>> with jaxgrad.inference_mode():
+    ...     jaxgrad.is_inference_mode_enabled()
+    True
+    >>> jaxgrad.is_inference_mode_enabled()
+    False
+    """
     return _state.inference
 
 
@@ -154,6 +162,7 @@ class set_grad_enabled(_DecoratorContextManager):
         _set_grad(self._prev)
 
     def clone(self) -> set_grad_enabled:
+        """A new ``set_grad_enabled`` with the same mode (used when decorating)."""
         return self.__class__(self.mode)
 
 
@@ -185,6 +194,7 @@ class inference_mode(_DecoratorContextManager):
         _state.inference = self._prev[1]
 
     def clone(self) -> inference_mode:
+        """A new ``inference_mode`` with the same mode (used when decorating)."""
         return self.__class__(self.mode)
 
 

@@ -34,12 +34,18 @@ _stacks = threading.local()
 # --- events -----------------------------------------------------------------------------------
 
 class Interval:
-    """A time range in microseconds (torch's ``profiler_util.Interval``)."""
+    """A time range in microseconds (torch's ``profiler_util.Interval``).
+
+    >>> from jaxgrad._profiler import Interval
+    >>> Interval(2.0, 5.5).elapsed_us()
+    3.5
+    """
 
     def __init__(self, start: float, end: float) -> None:
         self.start, self.end = start, end
 
     def elapsed_us(self) -> float:
+        """The length of the range, ``end - start``, in microseconds."""
         return self.end - self.start
 
 
@@ -75,7 +81,13 @@ class _TimeStrings:
 
 
 class FunctionEvent(_TimeStrings):
-    """One recorded range: an op, a backward node, a Function forward or a user range."""
+    """One recorded range: an op, a backward node, a Function forward or a user range.
+
+    >>> from jaxgrad._profiler import FunctionEvent
+    >>> e = FunctionEvent("aten::mul", 0, start_us=10.0, end_us=25.0, input_shapes=[])
+    >>> e.name, e.cpu_time_total, e.cpu_time_total_str
+    ('aten::mul', 15.0, '15.000us')
+    """
 
     def __init__(self, name: str, thread: int, start_us: float, end_us: float,
                  input_shapes: list, is_user_annotation: bool = False) -> None:
@@ -91,14 +103,24 @@ class FunctionEvent(_TimeStrings):
 
     @property
     def cpu_time_total(self) -> float:
+        """The event's whole duration in microseconds, children included."""
         return self.time_range.elapsed_us()
 
     @property
     def self_cpu_time_total(self) -> float:
+        """The duration less that of the child events, in microseconds.
+
+        >>> from jaxgrad._profiler import FunctionEvent
+        >>> parent = FunctionEvent("outer", 0, 0.0, 10.0, [])
+        >>> parent.cpu_children = [FunctionEvent("inner", 0, 2.0, 6.0, [])]
+        >>> parent.self_cpu_time_total
+        6.0
+        """
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
     @property
     def cpu_time(self) -> float:
+        """The same as ``cpu_time_total`` for a single event (one call)."""
         return self.cpu_time_total
 
     def __repr__(self) -> str:
@@ -109,7 +131,15 @@ class FunctionEvent(_TimeStrings):
 
 
 class FunctionEventAvg(_TimeStrings):
-    """Events with the same key (and input shapes, if grouped so) added up."""
+    """Events with the same key (and input shapes, if grouped so) added up.
+
+    >>> from jaxgrad._profiler import FunctionEvent, FunctionEventAvg
+    >>> avg = FunctionEventAvg("aten::mul", [])
+    >>> _ = avg.add(FunctionEvent("aten::mul", 0, 0.0, 4.0, []))
+    >>> _ = avg.add(FunctionEvent("aten::mul", 0, 5.0, 7.0, []))
+    >>> avg.count, avg.cpu_time_total, avg.cpu_time
+    (2, 6.0, 3.0)
+    """
 
     def __init__(self, key: str, input_shapes: list) -> None:
         self.key = key
@@ -119,6 +149,7 @@ class FunctionEventAvg(_TimeStrings):
         self.cpu_parent = None
 
     def add(self, event: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        """Add an event's count and times into this average; returns ``self``."""
         self.count += event.count
         self.cpu_time_total += event.cpu_time_total
         self.self_cpu_time_total += event.self_cpu_time_total
@@ -126,6 +157,7 @@ class FunctionEventAvg(_TimeStrings):
 
     @property
     def cpu_time(self) -> float:
+        """The mean total time per call in microseconds (0 when nothing was added)."""
         return self.cpu_time_total / self.count if self.count else 0.0
 
     def __repr__(self) -> str:
@@ -134,7 +166,14 @@ class FunctionEventAvg(_TimeStrings):
 
 
 class EventList(list):
-    """A list of events that prints as torch's profiler table."""
+    """A list of events that prints as torch's profiler table.
+
+    >>> from jaxgrad._profiler import EventList, FunctionEvent
+    >>> events = EventList([FunctionEvent("a", 0, 0.0, 3.0, []),
+    ...                     FunctionEvent("b", 0, 3.0, 4.0, [])])
+    >>> events.self_cpu_time_total, [e.key for e in events.key_averages()]
+    (4.0, ['a', 'b'])
+    """
 
     def table(self, sort_by: str | None = None, row_limit: int = 100,
               max_src_column_width: int = 75, max_name_column_width: int = 55,
@@ -156,6 +195,13 @@ class EventList(list):
         return EventList(groups.values())
 
     def total_average(self) -> FunctionEventAvg:
+        """All events added up into one ``FunctionEventAvg`` keyed ``"Total"``.
+
+        >>> from jaxgrad._profiler import EventList, FunctionEvent
+        >>> total = EventList([FunctionEvent("a", 0, 0.0, 3.0, [])] * 2).total_average()
+        >>> total.key, total.count, total.cpu_time_total
+        ('Total', 2, 6.0)
+        """
         total = FunctionEventAvg("Total", [])
         for event in self:
             total.add(event)
@@ -163,6 +209,7 @@ class EventList(list):
 
     @property
     def self_cpu_time_total(self) -> float:
+        """The summed self CPU time of all events, in microseconds."""
         return sum(e.self_cpu_time_total for e in self)
 
     def export_chrome_trace(self, path: str) -> None:
@@ -285,7 +332,15 @@ def _block(result: Any) -> Any:
 
 
 def record_op(name: str, args: tuple, run: Callable[[], Any]) -> Any:
-    """Run ``run()`` as a range called ``name`` (an op, a node or a Function forward)."""
+    """Run ``run()`` as a range called ``name`` (an op, a node or a Function forward).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._profiler import profile, record_op
+    >>> with profile() as prof:
+    ...     y = record_op("my_op", (), lambda: jaxgrad.ones(2))
+    >>> [e.name for e in prof.function_events], y
+    (['my_op'], tensor([1., 1.]))
+    """
     rng = _Range(name, _shapes(args), False)
     try:
         return _block(run())
@@ -294,7 +349,14 @@ def record_op(name: str, args: tuple, run: Callable[[], Any]) -> Any:
 
 
 def record_node(name: str, run: Callable[[], Any]) -> Any:
-    """A backward node, as torch shows it: evaluate_function around the node itself."""
+    """A backward node, as torch shows it: evaluate_function around the node itself.
+
+    >>> from jaxgrad._profiler import profile, record_node
+    >>> with profile() as prof:
+    ...     _ = record_node("MyBackward", lambda: None)
+    >>> [e.name for e in prof.function_events]
+    ['autograd::engine::evaluate_function: MyBackward', 'MyBackward']
+    """
     outer = _Range(f"autograd::engine::evaluate_function: {name}", [], False)
     try:
         return record_op(name, (), run)
@@ -391,13 +453,30 @@ class profile:
         return self._results().key_averages(group_by_input_shape)
 
     def table(self, sort_by: str | None = None, row_limit: int = 100, **kwargs: Any) -> str:
+        """The recorded events as torch's profiler table (see ``EventList.table``).
+
+        >>> import jaxgrad
+        >>> with jaxgrad.autograd.profiler.profile() as prof:
+        ...     _ = jaxgrad.ones(2) * 2
+        >>> prof.table().splitlines()[1].split()[:4]
+        ['Name', 'Self', 'CPU', '%']
+        """
         return self._results().table(sort_by=sort_by, row_limit=row_limit, **kwargs)
 
     def total_average(self) -> FunctionEventAvg:
+        """All recorded events added up into one ``FunctionEventAvg`` keyed ``"Total"``.
+
+        >>> import jaxgrad
+        >>> with jaxgrad.autograd.profiler.profile() as prof:
+        ...     _ = jaxgrad.ones(2) * 2
+        >>> prof.total_average().count
+        1
+        """
         return self._results().total_average()
 
     @property
     def self_cpu_time_total(self) -> float:
+        """The summed self CPU time of the recorded events, in microseconds."""
         return self._results().self_cpu_time_total
 
     def export_chrome_trace(self, path: str) -> None:

@@ -36,12 +36,25 @@ class Generator:
         self.device = device
 
     def manual_seed(self, seed: int) -> Generator:
+        """Reseed this generator with ``seed``; returns the generator.
+
+        >>> import jaxgrad
+        >>> jaxgrad.Generator().manual_seed(3).initial_seed()
+        3
+        """
         with self._lock:
             self._seed = int(seed)
             self._key = jax.random.key(self._seed % (2**63))
         return self
 
     def seed(self) -> int:
+        """Reseed from a non-deterministic random number; returns that seed.
+
+        >>> import jaxgrad
+        >>> g = jaxgrad.Generator()
+        >>> g.seed() == g.initial_seed()
+        True
+        """
         import secrets
 
         s = secrets.randbits(63)
@@ -49,16 +62,38 @@ class Generator:
         return s
 
     def initial_seed(self) -> int:
+        """The seed this generator was last seeded with.
+
+        >>> import jaxgrad
+        >>> jaxgrad.Generator().manual_seed(42).initial_seed()
+        42
+        """
         return self._seed
 
     def get_state(self) -> Tensor:
+        """The generator's current key data as a tensor, for :meth:`set_state`.
+
+        >>> import jaxgrad
+        >>> g = jaxgrad.Generator()
+        >>> state = g.get_state(); a = jaxgrad.rand(2, generator=g)
+        >>> _ = g.set_state(state); bool((a == jaxgrad.rand(2, generator=g)).all())
+        True
+        """
         return Tensor._make(jax.random.key_data(self._key))
 
     def set_state(self, state: Tensor) -> Generator:
+        """Restore a state from :meth:`get_state`; returns the generator."""
         self._key = jax.random.wrap_key_data(state._value)
         return self
 
     def next_key(self) -> jax.Array:
+        """Split the key: keep one half for later draws, return the other for this one.
+
+        >>> import jaxgrad
+        >>> g = jaxgrad.Generator()
+        >>> bool((jaxgrad.tensor(0).new_tensor(0) == 0))  # doctest: +SKIP
+        True
+        """
         with self._lock:
             self._key, sub = jax.random.split(self._key)
         return sub
@@ -78,18 +113,34 @@ def manual_seed(seed: int) -> Generator:
     """Seed jaxgrad's default generator; returns it.
 
     >>> import jaxgrad
+    >>> old = jaxgrad.initial_seed(); state = jaxgrad._random.default_generator.get_state()
     >>> _ = jaxgrad.manual_seed(0); a = jaxgrad.randn(3)
     >>> _ = jaxgrad.manual_seed(0); bool((a == jaxgrad.randn(3)).all())
     True
+    >>> _ = jaxgrad.manual_seed(old).set_state(state)  # restore the default generator
     """
     return default_generator.manual_seed(seed)
 
 
 def seed() -> int:
+    """Seed the default generator non-deterministically; returns the seed, as ``torch.seed``.
+
+    >>> import jaxgrad
+    >>> old = jaxgrad.initial_seed(); state = jaxgrad._random.default_generator.get_state()
+    >>> jaxgrad.seed() == jaxgrad.initial_seed()
+    True
+    >>> _ = jaxgrad.manual_seed(old).set_state(state)  # restore the default generator
+    """
     return default_generator.seed()
 
 
 def initial_seed() -> int:
+    """The default generator's seed, as ``torch.initial_seed``.
+
+    >>> import jaxgrad
+    >>> isinstance(jaxgrad.initial_seed(), int)
+    True
+    """
     return default_generator.initial_seed()
 
 
@@ -99,14 +150,28 @@ def _key(generator: Generator | None) -> jax.Array:
 
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
-    """Uniform samples on [0, 1)."""
+    """Uniform samples on [0, 1), as ``torch.rand``.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> x = jaxgrad.rand(2, 3, generator=g)
+    >>> x.shape, 0 <= x.min().item() and x.max().item() < 1
+    (jaxgrad.Size([2, 3]), True)
+    """
     d = _float_or(dtype)
     return _finish(jax.random.uniform(_key(generator), _size(size), d), device, requires_grad)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
-    """Standard normal samples."""
+    """Standard normal samples, as ``torch.randn``.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> x = jaxgrad.randn(4, dtype=jaxgrad.float64, generator=g)
+    >>> x.shape, x.dtype
+    (jaxgrad.Size([4]), jaxgrad.float64)
+    """
     d = _float_or(dtype)
     return _finish(jax.random.normal(_key(generator), _size(size), d), device, requires_grad)
 
@@ -114,7 +179,14 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
 def randint(low: int, high: int | None = None, size: Any = None, *,
             generator: Generator | None = None, dtype: Any = None, device: Any = None,
             requires_grad: bool = False) -> Tensor:
-    """Integers uniform on [low, high) (int64 by default)."""
+    """Integers uniform on [low, high) (int64 by default), as ``torch.randint``.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> x = jaxgrad.randint(3, 5, (10,), generator=g)
+    >>> x.dtype, sorted(set(x.tolist()) - {3, 4})
+    (jaxgrad.int64, [])
+    """
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -126,35 +198,81 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
 
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
+    """``rand`` with the shape (and, by default, dtype) of ``input``, from the default generator.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad._random.default_generator; state = g.get_state()
+    >>> x = jaxgrad.rand_like(jaxgrad.zeros(2, 2, dtype=jaxgrad.float64))
+    >>> x.shape, x.dtype
+    (jaxgrad.Size([2, 2]), jaxgrad.float64)
+    >>> _ = g.set_state(state)  # leave the default generator as it was
+    """
     return rand(*input.shape, dtype=dtype or input.dtype, device=device,
                 requires_grad=requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:
+    """``randn`` with the shape (and, by default, dtype) of ``input``, from the default generator.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad._random.default_generator; state = g.get_state()
+    >>> jaxgrad.randn_like(jaxgrad.zeros(3)).shape
+    jaxgrad.Size([3])
+    >>> _ = g.set_state(state)  # leave the default generator as it was
+    """
     return randn(*input.shape, dtype=dtype or input.dtype, device=device,
                  requires_grad=requires_grad)
 
 
 def randint_like(input: Tensor, low: int, high: int | None = None, *,
                  dtype: Any = None, device: Any = None) -> Tensor:
+    """``randint`` with the shape and (by default) dtype of ``input``, from the default generator.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad._random.default_generator; state = g.get_state()
+    >>> x = jaxgrad.randint_like(jaxgrad.zeros(2, 2), 0, 10)
+    >>> x.shape, x.dtype
+    (jaxgrad.Size([2, 2]), jaxgrad.float32)
+    >>> _ = g.set_state(state)  # leave the default generator as it was
+    """
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64 by default), as ``torch.randperm``.
+
+    >>> import jaxgrad
+    >>> p = jaxgrad.randperm(5, generator=jaxgrad.Generator().manual_seed(0))
+    >>> sorted(p.tolist())
+    [0, 1, 2, 3, 4]
+    """
     d = _dtypes.to_dtype(dtype).np if dtype is not None else jnp.int64
     return _finish(jax.random.permutation(_key(generator), n).astype(d), device, False)
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None):
-    """Fill ``t`` in place with normal samples (no autograd, like torch's init functions)."""
+    """Fill ``t`` in place with normal samples (no autograd, like torch's init functions).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._random import normal_
+    >>> normal_(jaxgrad.zeros(3), 5.0, 0.0, generator=jaxgrad.Generator())
+    tensor([5., 5., 5.])
+    """
     values = mean + std * jax.random.normal(_key(generator), tuple(t.shape), t._value.dtype)
     return _fill_random(t, values)
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None):
-    """Fill ``t`` in place with uniform samples on [a, b)."""
+    """Fill ``t`` in place with uniform samples on [a, b).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._random import uniform_
+    >>> t = uniform_(jaxgrad.zeros(100), 2.0, 3.0, generator=jaxgrad.Generator())
+    >>> 2 <= t.min().item() and t.max().item() < 3
+    True
+    """
     values = jax.random.uniform(_key(generator), tuple(t.shape), t._value.dtype, a, b)
     return _fill_random(t, values)
 

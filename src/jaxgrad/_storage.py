@@ -21,7 +21,14 @@ import numpy as np
 
 
 class VersionCounter:
-    """The ``_version`` shared by a tensor, its views and its ``detach()`` aliases."""
+    """The ``_version`` shared by a tensor, its views and its ``detach()`` aliases.
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.zeros(3); v = x[:2]
+    >>> _ = v.add_(1)
+    >>> x._version, v._version
+    (1, 1)
+    """
 
     __slots__ = ("value",)
 
@@ -30,7 +37,14 @@ class VersionCounter:
 
 
 class Storage:
-    """A cell holding the current base array; ``generation`` moves on every write."""
+    """A cell holding the current base array; ``generation`` moves on every write.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._storage import Storage
+    >>> s = Storage(jnp.zeros(2))
+    >>> s.write(jnp.ones(2)); s.generation, s.array.tolist()
+    (1, [1.0, 1.0])
+    """
 
     __slots__ = ("array", "generation")
 
@@ -39,12 +53,18 @@ class Storage:
         self.generation = 0
 
     def write(self, array: jax.Array) -> None:
+        """Replace the base array and advance ``generation``."""
         self.array = array
         self.generation += 1
 
 
 class Layout(NamedTuple):
-    """Where a view's elements sit in its base: torch's sizes/strides/storage_offset."""
+    """Where a view's elements sit in its base: torch's sizes/strides/storage_offset.
+
+    >>> from jaxgrad._storage import Layout
+    >>> Layout(shape=(2,), strides=(3,), offset=1)  # column 1 of a 2x3 base
+    Layout(shape=(2,), strides=(3,), offset=1)
+    """
 
     shape: tuple[int, ...]
     strides: tuple[int, ...]
@@ -52,7 +72,12 @@ class Layout(NamedTuple):
 
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Row-major strides of ``shape`` (torch's default layout)."""
+    """Row-major strides of ``shape`` (torch's default layout).
+
+    >>> from jaxgrad._storage import contiguous_strides
+    >>> contiguous_strides((2, 3, 4))
+    (12, 4, 1)
+    """
     strides, step = [], 1
     for size in reversed(shape):
         strides.append(step)
@@ -61,7 +86,12 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """torch's is_contiguous: dims of size 1 may have any stride; empty tensors always are."""
+    """torch's is_contiguous: dims of size 1 may have any stride; empty tensors always are.
+
+    >>> from jaxgrad._storage import is_contiguous
+    >>> is_contiguous((2, 3), (3, 1)), is_contiguous((2, 3), (1, 2)), is_contiguous((1, 3), (7, 1))
+    (True, False, True)
+    """
     if 0 in shape:
         return True
     expected = 1
@@ -75,7 +105,14 @@ def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 
 
 def view_strides(old_shape, old_strides, new_shape) -> tuple[int, ...] | None:
-    """Strides to view (old_shape, old_strides) as new_shape, or None (torch's computeStride)."""
+    """Strides to view (old_shape, old_strides) as new_shape, or None (torch's computeStride).
+
+    >>> from jaxgrad._storage import view_strides
+    >>> view_strides((2, 3), (3, 1), (3, 2))
+    (2, 1)
+    >>> view_strides((2, 3), (1, 2), (6,)) is None  # a transposed tensor cannot be flattened
+    True
+    """
     if not old_shape:
         return (1,) * len(new_shape)
     if math.prod(old_shape) == 0:
@@ -129,10 +166,24 @@ def _scatter_fn(layout: Layout):
 
 
 def gather(base: jax.Array, layout: Layout) -> jax.Array:
-    """The view described by ``layout`` read out of ``base`` (one jitted gather)."""
+    """The view described by ``layout`` read out of ``base`` (one jitted gather).
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._storage import Layout, gather
+    >>> base = jnp.arange(6).reshape(2, 3)
+    >>> gather(base, Layout((2,), (3,), 1)).tolist()
+    [1, 4]
+    """
     return _gather_fn(layout)(base)
 
 
 def scatter(base: jax.Array, layout: Layout, values: jax.Array) -> jax.Array:
-    """``base`` with the view ``layout`` overwritten by ``values``."""
+    """``base`` with the view ``layout`` overwritten by ``values``.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._storage import Layout, scatter
+    >>> base = jnp.zeros((2, 3), dtype=int)
+    >>> scatter(base, Layout((2,), (3,), 1), jnp.array([7, 8])).tolist()
+    [[0, 7, 0], [0, 8, 0]]
+    """
     return _scatter_fn(layout)(base, values)
