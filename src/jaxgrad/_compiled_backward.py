@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import jax
 
-from ._dispatch import OpNode, SavedConstant
+from ._dispatch import OpNode, SavedConstant, node_class_for
 from ._grad_mode import no_grad
 from ._graph import AccumulateGrad, GraphRoot, SavedTensor
 from ._tensor import Tensor
@@ -109,8 +109,7 @@ def _build(structure: tuple, root_slots: tuple) -> tuple[Callable, list]:
                 leaves.append((i, var, grad_meta))
             else:
                 op, static, needs, in_meta, out_meta, names, kinds, _ = part
-                node = op.node_class((), out_meta, seq=rank[i])
-                node.op, node.static, node.needs, node.in_meta = op, static, needs, in_meta
+                node = node_class_for(op)((), out_meta, op, static, needs, in_meta, seq=rank[i])
                 node.saved = {
                     name: SavedConstant(next(it)) if kind is SavedConstant
                     else SavedTensor(Tensor._make(next(it)))

@@ -7,7 +7,6 @@ history of in-place-modified views (``CopySlices``) and report to the profiler.
 
 from __future__ import annotations
 
-import functools
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -17,8 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes, _profiler
+from ._caches import Memo, cache
 from ._grad_mode import _state, is_inference_mode_enabled
-from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name
+from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
 from ._storage import Layout
 from ._tensor import Tensor
@@ -36,9 +36,20 @@ INFERENCE_SAVE_MESSAGE = (
 
 
 class OpNode(Node):
-    """The grad_fn of an op-table row: runs the row's formulas on the saved tensors."""
+    """The grad_fn of an op-table row: runs the row's formulas on the saved tensors.
+
+    ``op`` is the row, ``static`` its static arguments (a key), ``needs`` which inputs need a
+    gradient, ``in_meta`` their (shape, dtype), ``saved`` the saved values by formula name.
+    """
 
     __slots__ = ("in_meta", "needs", "op", "saved", "static")
+
+    def __init__(self, next_edges: tuple, out_meta: tuple, op: Op, static: tuple,
+                 needs: tuple, in_meta: tuple, saved: dict | None = None,
+                 seq: float | None = None) -> None:
+        super().__init__(next_edges, out_meta, seq)
+        self.op, self.static, self.needs, self.in_meta, self.saved = (
+            op, static, needs, in_meta, saved)
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if all(g is None for g in grads):
@@ -73,13 +84,13 @@ class OpNode(Node):
 
     def _apply_differentiable(self, saved: dict, grads: list, needs: tuple) -> list:
         names = tuple(n for n in self.op.saved_names(needs) if n in saved)
-        bop = differentiable_backward_op(self.op, self.static, needs, self.in_meta, names,
-                                         type(self).__name__)
+        bop, mask = differentiable_backward_op(self.op, self.static, needs, self.in_meta, names,
+                                               type(self).__name__)
         results = apply(bop, *[saved[n]._value if isinstance(saved[n], SavedConstant)
                                else saved[n] for n in names], *grads)
         results = results if isinstance(results, tuple) else (results,)
         it = iter(results)
-        return [next(it) if need else None for need in bop.needed_mask]
+        return [next(it) if need else None for need in mask]
 
     def _materialize(self, grads: list) -> list:
         if len(grads) == 1 or all(g is not None for g in grads):
@@ -111,6 +122,12 @@ class OpNode(Node):
             if key in static:
                 return static[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+@cache(maxsize=4096)
+def node_class_for(op: Op) -> type:
+    """The grad_fn class of ``op``, named as torch names it (``MulBackward0``)."""
+    return node_class(op.node, OpNode)
 
 
 class SavedConstant:
@@ -164,18 +181,14 @@ def _as_array(a: Any, compute_dtype) -> Any:
 
 def _device_scalar(value: Any, dtype) -> Any:
     """A Python number as an array of ``dtype``, cached: jit converts a bare float per call."""
-    key = (type(value), value, dtype)
-    array = _scalar_cache.get(key)
-    if array is None:
-        array = jnp.asarray(value, dtype)
-        if value and value == value:  # -0.0 would hit 0.0's entry and NaN never hits
-            if len(_scalar_cache) >= 4096:
-                _scalar_cache.clear()
-            _scalar_cache[key] = array
-    return array
+    if value and value == value:  # -0.0 would hit 0.0's entry and NaN never hits
+        return _cached_device_scalar(type(value), value, dtype)
+    return jnp.asarray(value, dtype)
 
 
-_scalar_cache: dict[tuple, jax.Array] = {}
+@cache(maxsize=4096)
+def _cached_device_scalar(kind: type, value: Any, dtype) -> jax.Array:
+    return jnp.asarray(value, dtype)
 
 
 def _compute_dtype(op: Op, args: tuple):
@@ -190,7 +203,7 @@ def _compute_dtype(op: Op, args: tuple):
     return d
 
 
-_promotion_cache: dict[tuple, Any] = {}
+_promotion_cache = Memo(maxsize=4096)
 
 
 # what torch's parser rejects as a first input (of an op with named inputs: backward ops under
@@ -233,9 +246,8 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
         edges.append(None)
     needs = tuple(needs)
     out_meta = tuple((r._value.shape, r._value.dtype) for r in results)
-    node = op.node_class(tuple(edges), out_meta)
-    node.op, node.static, node.needs, node.in_meta = op, skey, needs, tuple(in_meta)
-    node.saved = _save(op, needs, args, aux, results)
+    node = node_class_for(op)(tuple(edges), out_meta, op, skey, needs, tuple(in_meta),
+                              _save(op, needs, args, aux, results))
     if attach:
         for j, r in enumerate(results):
             if out_meta[j][1] in DIFFERENTIABLE_DTYPES and j not in op.nondiff_outputs:
@@ -297,9 +309,9 @@ def regenerate_view_node(view: Tensor) -> None:
     if edge is None:
         return
     layout = view._layout
-    node = AS_STRIDED.node_class((edge,), ((layout.shape, view._value.dtype),))
-    node.op, node.static = AS_STRIDED, static_key({"layout_out": layout})
-    node.needs, node.in_meta, node.saved = (True,), ((base.shape, base._value.dtype),), {}
+    node = node_class_for(AS_STRIDED)(
+        (edge,), ((layout.shape, view._value.dtype),), AS_STRIDED,
+        static_key({"layout_out": layout}), (True,), ((base.shape, base._value.dtype),), {})
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
     view._backward_hooks = None
 
@@ -460,10 +472,11 @@ class CopySlices(Node):
 
 # --- differentiable backward (create_graph=True) -----------------------------------------------
 
-@functools.lru_cache(maxsize=4096)
+@cache(maxsize=4096)
 def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple,
-                               saved_names: tuple, node_name: str) -> Op:
-    """An op whose forward is ``op``'s backward and whose backward is that function's VJP."""
+                               saved_names: tuple, node_name: str) -> tuple[Op, tuple]:
+    """An op whose forward is ``op``'s backward and whose backward is that function's VJP;
+    and which of ``op``'s inputs its outputs are the gradients of."""
     core = backward_function(op, skey, needs, in_meta)
     k = len(saved_names)
     mask = tuple(need and (op.variadic is not None or name in op.grads)
@@ -473,9 +486,7 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
         out = core(dict(zip(saved_names, arrays[:k])), tuple(arrays[k:]))
         return tuple(o for o, m in zip(out, mask) if m)
 
-    bop = vjp_op(node_name + "Backward", forward)
-    bop.needed_mask = mask
-    return bop
+    return vjp_op(node_name + "Backward", forward), mask
 
 
 def vjp_op(node_name: str, fn: Callable) -> Op:

@@ -15,13 +15,15 @@ here, when the backward is jitted.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+
+from .._caches import cache
+from ._schema import parse_schema
 
 
 def _params(fn: Callable) -> tuple[str, ...]:
@@ -33,108 +35,154 @@ def identity_grad(grad):
     return grad
 
 
-class Op:
-    """One row of the op table."""
+_DERIVE = object()
+_ENGINE_NAMES = frozenset({"grad", "grads", "in_shapes"})
 
-    def __init__(self, name: str, node: str | None, forward: Callable, *,
-                 inputs: tuple[str, ...] | None = ("self",), outputs: tuple[str, ...] = ("result",),
-                 grads: dict[str, Callable] | None = None, aux: tuple[str, ...] = (),
+
+class Op:
+    """One row of the op table: an immutable value.
+
+    ``signature`` is torch's schema (``"exp(Tensor self) -> Tensor"``) for a row that is (or
+    backs) a public op, or a bare name for an internal row. From a schema come the row's
+    ``inputs`` (its ``Tensor`` parameters), its traced ``aux`` operands (its ``Scalar``
+    parameters) and its static parameters; ``variants`` (``"function"``, ``"method"``) and
+    ``inplace`` (the same for the ``exp_`` form) say which public forms are generated from the
+    row (see ``jaxgrad._opgen``); ``doc`` becomes their docstring. A formula may only name what
+    the row provides (an input, output, aux or static argument, ``grad``/``grads``,
+    ``<input>_shape``/``<input>_dtype``): a misspelt name fails when the row is built.
+    """
+
+    __slots__ = ("aux", "doc", "extra_saves", "formula_params", "forward", "grad_layout", "grads",
+                 "identity", "inplace", "inputs", "name", "node", "nondiff_outputs",
+                 "numbers_as_tensors", "outputs", "promote", "schema", "variadic", "variants")
+
+    def __init__(self, signature: str, node: str | None, forward: Callable, *,
+                 inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
+                 grads: dict[str, Callable] | None = None, aux: Any = _DERIVE,
                  variadic: Callable | None = None, saves: tuple[str, ...] = (),
                  promote: str | None = None, nondiff_outputs: tuple[int, ...] = (),
-                 grad_layout: str = "fresh") -> None:
-        self.name = name
-        self.node = node
-        self.forward = forward
-        self.inputs = inputs
-        self.outputs = outputs
-        self.aux = aux
-        self.grads = grads or {}
-        self.variadic = variadic  # formula returning a tuple, for ops with *tensors inputs
-        self.promote = promote  # None | "common" | "float" (int inputs become float)
-        self.nondiff_outputs = nondiff_outputs
+                 grad_layout: str = "fresh", variants: str = "", inplace: str = "",
+                 numbers_as_tensors: bool = False, doc: str = "") -> None:
+        schema = parse_schema(signature) if "(" in signature else None
+        init = object.__setattr__
+        init(self, "schema", schema)
+        init(self, "name", schema.name if schema else signature)
+        init(self, "node", node)
+        init(self, "forward", forward)
+        if inputs is _DERIVE:
+            inputs = schema.of_kind("tensor") if schema else ("self",)
+        if aux is _DERIVE:
+            aux = schema.of_kind("scalar") if schema else ()
+        init(self, "inputs", inputs)
+        init(self, "outputs", outputs)
+        init(self, "aux", tuple(aux))
+        init(self, "grads", dict(grads or {}))
+        init(self, "variadic", variadic)  # formula returning a tuple, for *tensors inputs
+        init(self, "promote", promote)  # None | "common" | "float" (int inputs become float)
+        init(self, "nondiff_outputs", nondiff_outputs)
         # what torch's formula returns: a fresh dense tensor, an "expand"ed (non-dense) view of
         # grad, or a "view" of grad; decides whether AccumulateGrad may steal it (see _engine)
-        self.grad_layout = grad_layout
-        self.extra_saves = saves
-        self.formula_params = {k: _params(f) for k, f in self.grads.items()}
+        init(self, "grad_layout", grad_layout)
+        init(self, "extra_saves", saves)
+        init(self, "variants", tuple(variants.split()))
+        init(self, "inplace", tuple(inplace.split()))
+        init(self, "numbers_as_tensors", numbers_as_tensors)
+        init(self, "doc", doc)
+        params = {k: _params(f) for k, f in self.grads.items()}
         if variadic is not None:
-            self.formula_params["*"] = _params(variadic)
-        self._savable = set(inputs or ()) | set(outputs) | set(aux)
-        self.identity = {k for k, f in self.grads.items() if f is identity_grad}
-        self._save_cache: dict[tuple[bool, ...], tuple[str, ...]] = {}
-        self._plan_cache: dict[tuple, tuple] = {}
+            params["*"] = _params(variadic)
+        init(self, "formula_params", params)
+        init(self, "identity", frozenset(k for k, f in self.grads.items() if f is identity_grad))
+        self._check_formula_names()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Op rows are immutable (tried to set {name!r} of {self})")
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
 
-    @functools.cached_property
-    def node_class(self) -> type:
-        """The grad_fn class of this op, named as torch names it (``MulBackward0``)."""
-        from .._dispatch import OpNode
-        from .._graph import node_class
+    def static_names(self) -> tuple[str, ...]:
+        """The static (cache-key) arguments: the schema's, or the forward's keyword tail."""
+        if self.schema is not None:
+            return self.schema.of_kind("static")
+        try:
+            params = _params(self.forward)
+        except (TypeError, ValueError):  # a builtin or ufunc: positional operands only
+            return ()
+        return params[len(self.inputs or ()) + len(self.aux):]
 
-        return node_class(self.node, OpNode)
+    def _check_formula_names(self) -> None:
+        known = set(_ENGINE_NAMES) | set(self.outputs) | set(self.aux) | set(self.static_names())
+        if self.inputs is None:
+            known.add("inputs")
+        else:
+            known |= {f"{i}{suffix}" for i in self.inputs for suffix in ("", "_shape", "_dtype")}
+        for key, params in self.formula_params.items():
+            unknown = [p for p in params if p not in known]
+            if unknown or (key != "*" and self.inputs is not None and key not in self.inputs):
+                raise TypeError(f"{self}: the formula for {key!r} names {unknown or key!r}, which "
+                                f"the row does not provide (it has {sorted(known)})")
+        for name in self.extra_saves:
+            if name not in known:
+                raise TypeError(f"{self}: saves={name!r} is not an input, output or aux")
 
     def input_names(self, n: int) -> tuple[str, ...]:
         """Names of the inputs; a variadic op (``inputs=None``) calls them in0, in1, ..."""
         return self.inputs if self.inputs is not None else tuple(f"in{i}" for i in range(n))
 
-    def save_plan(self, needs: tuple[bool, ...], n_inputs: int) -> tuple:
-        """``(name, "input"|"output"|"aux", position)`` of each value to save."""
-        key = (needs, n_inputs)
-        plan = self._plan_cache.get(key)
-        if plan is None:
-            inputs = self.input_names(n_inputs)
-            plan = self._plan_cache[key] = tuple(
-                (name, "output", self.outputs.index(name)) if name in self.outputs
-                else (name, "input", inputs.index(name)) if name in inputs
-                else (name, "aux", self.aux.index(name))
-                for name in self.saved_names(needs))
-        return plan
-
     def saved_names(self, needs: tuple[bool, ...]) -> tuple[str, ...]:
         """Names of the inputs/outputs to save, given which inputs need a gradient."""
-        names = self._save_cache.get(needs)
-        if names is None:
-            found: list[str] = []
-            if self.variadic is not None:
-                params = self.formula_params["*"] + self.extra_saves
-                if "inputs" in params:
-                    found.extend(self.input_names(len(needs)))
-                keys = [params]
-            else:
-                keys = [self.formula_params[k] + self.extra_saves
-                        for k, need in zip(self.inputs, needs) if need and k in self.grads]
-            for params in keys:
-                for p in params:
-                    if p in self._savable and p not in found:
-                        found.append(p)
-            names = self._save_cache[needs] = tuple(found)
-        return names
+        return _saved_names(self, needs)
+
+    def save_plan(self, needs: tuple[bool, ...], n_inputs: int) -> tuple:
+        """``(name, "input"|"output"|"aux", position)`` of each value to save."""
+        return _save_plan(self, needs, n_inputs)
+
+
+@cache(maxsize=8192)
+def _saved_names(op: Op, needs: tuple[bool, ...]) -> tuple[str, ...]:
+    savable = set(op.inputs or ()) | set(op.outputs) | set(op.aux)
+    if op.variadic is not None:
+        params = op.formula_params["*"] + op.extra_saves
+        found = list(op.input_names(len(needs))) if "inputs" in params else []
+        keys = [params]
+    else:
+        found = []
+        keys = [op.formula_params[k] + op.extra_saves
+                for k, need in zip(op.inputs, needs) if need and k in op.grads]
+    for params in keys:
+        for p in params:
+            if p in savable and p not in found:
+                found.append(p)
+    return tuple(found)
+
+
+@cache(maxsize=8192)
+def _save_plan(op: Op, needs: tuple[bool, ...], n_inputs: int) -> tuple:
+    inputs = op.input_names(n_inputs)
+    return tuple(
+        (name, "output", op.outputs.index(name)) if name in op.outputs
+        else (name, "input", inputs.index(name)) if name in inputs
+        else (name, "aux", op.aux.index(name))
+        for name in _saved_names(op, needs))
 
 
 # --- jitted forward -----------------------------------------------------------------------
 
-_forward_cache: dict[tuple, Callable] = {}
-
-
+@cache(maxsize=8192)
 def jitted_forward(op: Op, static: tuple, compute_dtype, out_dtype) -> Callable:
     """``op.forward`` with static args bound, inputs cast to ``compute_dtype``, jitted once."""
-    key = (op, static, compute_dtype, out_dtype)
-    fn = _forward_cache.get(key)
-    if fn is None:
-        kwargs = dict(static)
+    kwargs = dict(static)
 
-        def forward(*arrays):
-            if compute_dtype is not None:
-                arrays = [a if a is None else jnp.asarray(a, compute_dtype) for a in arrays]
-            out = op.forward(*arrays, **kwargs)
-            if out_dtype is not None:
-                out = out.astype(out_dtype)
-            return out
+    def forward(*arrays):
+        if compute_dtype is not None:
+            arrays = [a if a is None else jnp.asarray(a, compute_dtype) for a in arrays]
+        out = op.forward(*arrays, **kwargs)
+        if out_dtype is not None:
+            out = out.astype(out_dtype)
+        return out
 
-        fn = _forward_cache[key] = jax.jit(forward)
-    return fn
+    return jax.jit(forward)
 
 
 # --- jitted backward ----------------------------------------------------------------------
@@ -187,7 +235,7 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
     return compute
 
 
-@functools.lru_cache(maxsize=8192)
+@cache(maxsize=8192)
 def jitted_backward(op: Op, static: tuple, needs: tuple[bool, ...], in_meta: tuple) -> Callable:
     return jax.jit(backward_function(op, static, needs, in_meta))
 
