@@ -9,87 +9,19 @@ tensor([2., 4.])
 """
 
 from . import (
-    _jax_setup,  # noqa: F401  (enables 64-bit types before anything else)
-    _tensor,  # noqa: F401  (Tensor before _dispatch: _tensor and _api import each other)
+                  _api,
+                  _jax_setup,  # noqa: F401  (enables 64-bit types before anything else)
+                  _methods,
+                  _opgen,
 )
 from . import autograd as autograd
 from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
-from ._api import abs as abs
-from ._api import add as add
-from ._api import addcdiv as addcdiv
-from ._api import addcmul as addcmul
-from ._api import all as all
-from ._api import allclose as allclose
-from ._api import amax as amax
-from ._api import amin as amin
-from ._api import any as any
-from ._api import argmax as argmax
-from ._api import argmin as argmin
-from ._api import bmm as bmm
-from ._api import cat as cat
-from ._api import clamp as clamp
 from ._api import clip as clip
-from ._api import clone as clone
 from ._api import concat as concat
-from ._api import cos as cos
-from ._api import div as div
-from ._api import dot as dot
-from ._api import eq as eq
-from ._api import equal as equal
-from ._api import exp as exp
-from ._api import flatten as flatten
-from ._api import ge as ge
-from ._api import gt as gt
-from ._api import isclose as isclose
-from ._api import le as le
-from ._api import lerp as lerp
-from ._api import log as log
-from ._api import log_softmax as log_softmax
-from ._api import logical_not as logical_not
-from ._api import lt as lt
-from ._api import matmul as matmul
-from ._api import max as max
-from ._api import maximum as maximum
-from ._api import mean as mean
-from ._api import min as min
-from ._api import minimum as minimum
-from ._api import mm as mm
-from ._api import mul as mul
-from ._api import mv as mv
-from ._api import ne as ne
-from ._api import neg as neg
-from ._api import nonzero as nonzero
-from ._api import norm as norm
-from ._api import permute as permute
-from ._api import pow as pow
-from ._api import prod as prod
-from ._api import reciprocal as reciprocal
-from ._api import relu as relu
-from ._api import reshape as reshape
-from ._api import rsub as rsub
-from ._api import select as select
-from ._api import sigmoid as sigmoid
-from ._api import sign as sign
-from ._api import sin as sin
-from ._api import softmax as softmax
-from ._api import sqrt as sqrt
-from ._api import square as square
-from ._api import squeeze as squeeze
-from ._api import stack as stack
-from ._api import std as std
-from ._api import sub as sub
-from ._api import sum as sum
 from ._api import swapaxes as swapaxes
-from ._api import t as t
-from ._api import tanh as tanh
-from ._api import transpose as transpose
-from ._api import true_divide as true_divide
-from ._api import unbind as unbind
-from ._api import unsqueeze as unsqueeze
-from ._api import var as var
-from ._api import where as where
+from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor
 from ._creation import empty as empty
@@ -142,6 +74,12 @@ from ._tensor import Size as Size
 from ._tensor import Tensor as Tensor
 from ._tensor import is_tensor as is_tensor
 from ._tensor_str import set_printoptions as set_printoptions
+
+# Every op declared with a function variant (``jaxgrad.exp``, ``jaxgrad.add``, ...), generated
+# from its declaration; ``__init__.pyi`` lists them for editors and type checkers.
+globals().update({name: _api.__dict__[name] for name, decl in _opgen.DECLARED.items()
+                  if "function" in decl.variants})
+_methods.attach_tensor_methods()
 
 float = float32
 double = float64

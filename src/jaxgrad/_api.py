@@ -9,9 +9,7 @@ torch's nodes.
 from __future__ import annotations
 
 import builtins
-import functools
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,8 +17,18 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes, return_types
-from ._argcheck import not_a_tensor_in_caller, tensor_args, type_name
+from ._argparse import (
+    broadcast_operands,
+    broadcast_shapes,
+    check_broadcast,
+    check_inplace_broadcast,
+    number_or_tensor,
+    raw_shape,
+    scalar,
+    wrap_dims,
+)
 from ._dispatch import apply, apply_inplace, apply_view, view_creation_meta
+from ._opgen import declare, generate
 from ._ops import elementwise as E
 from ._ops import indexing as X
 from ._ops import linalg as L
@@ -28,17 +36,11 @@ from ._ops import reductions as R
 from ._ops import views as V
 from ._storage import view_strides
 from ._tensor import Size, Tensor, _wrap_dim
+from ._typename import type_name
 
-
-def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    """Sorted non-negative dims; a 0-d tensor accepts dim 0/-1 and has no dims to reduce."""
-    if isinstance(dim, int):
-        dim = (dim,)
-    dims = [_wrap_dim(d, ndim) for d in dim]
-    if len(dims) > 1 and len(set(dims)) != len(dims):
-        repeated = next(d for i, d in enumerate(dims) if d in dims[:i])
-        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
-    return tuple(sorted(dims)) if ndim else ()
+# The ops a row declares whole (``variants=``/``inplace=`` in ``_ops``): exp, exp_, mul_, maximum,
+# eq, addcmul, ... are generated here from their schemas (see ``_opgen``).
+globals().update(generate(E, R, L, V, X))
 
 
 def _shape_arg(shape: tuple) -> tuple:
@@ -47,97 +49,35 @@ def _shape_arg(shape: tuple) -> tuple:
     return tuple(int(s) for s in shape)
 
 
-# --- broadcasting ---------------------------------------------------------------------------------
-
-def broadcast_shapes(*shapes: tuple) -> tuple:
-    """torch's broadcast of ``shapes``, folded left to right, with its error for a mismatch."""
-    out = tuple(shapes[0])
-    for shape in shapes[1:]:
-        if shape != out:
-            out = _infer_size(out, tuple(shape))
-    return out
-
-
-@functools.lru_cache(maxsize=1024)
-def _infer_size(a: tuple, b: tuple) -> tuple:
-    n = builtins.max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    for i in range(n - 1, -1, -1):
-        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
-                               f"({b[i]}) at non-singleton dimension {i}")
-    return tuple(y if x == 1 else x for x, y in zip(a, b))
-
-
-def _raw_shape(t: Tensor) -> tuple:
-    """``t.shape`` as a plain tuple, without building a Size (the checks below are hot)."""
-    layout = t._layout
-    return layout.shape if layout is not None else t._cell.array.shape
-
-
-def _check_broadcast(input: Tensor, other: Any, tensor_only: bool = False) -> None:
-    """Raise torch's error if tensor ``other`` does not broadcast with ``input`` (or, if
-    ``tensor_only``, is not a tensor: ``@tensor_args`` then names the argument)."""
-    if isinstance(other, Tensor):
-        a, b = _raw_shape(input), _raw_shape(other)
-        if a != b:
-            _infer_size(a, b)
-    elif tensor_only:
-        raise TypeError(f"expected Tensor, not {type_name(other)}")
-
-
-def _check_inplace_broadcast(input: Tensor, *others: Any) -> None:
-    """torch's errors for an in-place op whose operands do not broadcast to ``input``'s shape."""
-    shape = out = _raw_shape(input)
-    for other in others:
-        if isinstance(other, Tensor):
-            s = _raw_shape(other)
-            if s != out:
-                out = _infer_size(out, s)
-    if out != shape:
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
-                           f"{list(out)}")
-
-
 # --- arithmetic ---------------------------------------------------------------------------------
 
-def _scalar_or_tensor(x: Any) -> Any:
-    # numpy scalars first: np.float64 is a float, but JAX would compute in float64 with it
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, (Tensor, bool, int, float, complex)):
-        return x
-    if isinstance(x, numbers.Number):
-        return x.item()
-    raise not_a_tensor_in_caller(x)
-
-
-def _scalar(x: Any) -> Any:
-    """A Scalar argument (``alpha``, ``value``): a tensor counts as its value, as in torch."""
-    return _scalar_or_tensor(x.item() if isinstance(x, Tensor) else x)
-
-
+@declare(
+    'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    numbers_as_tensors=True)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion."""
     if not isinstance(input, Tensor):
         return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
                                                           alpha=alpha)
-    _check_broadcast(input, other)
+    check_broadcast(input, other)
     if alpha == 1:
-        return apply(E.ADD, input, _scalar_or_tensor(other))
-    return apply(E.ADD_ALPHA, input, _scalar_or_tensor(other), aux=(_scalar(alpha),))
+        return apply(E.ADD, input, number_or_tensor(other))
+    return apply(E.ADD_ALPHA, input, number_or_tensor(other), aux=(scalar(alpha),))
 
 
+@declare(
+    'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    numbers_as_tensors=True)
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     _check_sub(input, other)
-    other = _scalar_or_tensor(other)
-    _check_broadcast(input, other)
+    other = number_or_tensor(other)
+    check_broadcast(input, other)
     if alpha == 1:
         return apply(E.SUB, input, other)
-    return apply(E.SUB_ALPHA, input, other, aux=(_scalar(alpha),))
+    return apply(E.SUB_ALPHA, input, other, aux=(scalar(alpha),))
 
 
 _BOOL = np.dtype(np.bool_)
@@ -181,29 +121,37 @@ def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
     return input if d is input.dtype else to_dtype(input, d)
 
 
+@declare(
+    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    variants='function',
+    numbers_as_tensors=True)
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
     _check_sub(input, other)
-    other = _scalar_or_tensor(other)
-    alpha = _scalar(alpha)
+    other = number_or_tensor(other)
+    alpha = scalar(alpha)
     return apply(E.RSUB, _promote_with_scalars(input, other, alpha), aux=(other, alpha))
 
 
+@declare('mul.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True)
 def mul(input: Any, other: Any) -> Tensor:
     """Elementwise product."""
     if not isinstance(input, Tensor):
         input, other = other, input
-    _check_broadcast(input, other)
-    return apply(E.MUL, input, _scalar_or_tensor(other))
+    check_broadcast(input, other)
+    return apply(E.MUL, input, number_or_tensor(other))
 
 
+@declare(
+    'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor',
+    numbers_as_tensors=True)
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable)."""
     if not isinstance(input, Tensor):
-        return mul(reciprocal(other), input)
-    _check_broadcast(input, other)
+        return mul(apply(E.RECIPROCAL, other), input)
+    check_broadcast(input, other)
     if rounding_mode is not None:
         q = div(input.detach(), other.detach() if isinstance(other, Tensor) else other)
         fn = jnp.floor if rounding_mode == "floor" else jnp.trunc
@@ -212,98 +160,58 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
             [(input.dtype, input.ndim)] + ([(other.dtype, other.ndim)] if isinstance(
                 other, Tensor) else []), [] if isinstance(other, Tensor) else [other])
         return out.to(common)
-    return apply(E.DIV, input, _scalar_or_tensor(other))
+    return apply(E.DIV, input, number_or_tensor(other))
 
 
+@declare('true_divide.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True)
 def true_divide(input: Any, other: Any) -> Tensor:
     return div(input, other)
 
 
-@tensor_args
+@declare('neg(Tensor self) -> Tensor')
 def neg(input: Tensor) -> Tensor:
     """``-input``."""
     _check_neg(input)
     return apply(E.NEG, input)
 
 
-@tensor_args
-def reciprocal(input: Tensor) -> Tensor:
-    """``1 / input``."""
-    return apply(E.RECIPROCAL, input)
 
-
+@declare('pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor', numbers_as_tensors=True)
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` (tensor or scalar on either side)."""
     if not isinstance(input, Tensor):
-        base = _scalar_or_tensor(input)
+        base = number_or_tensor(input)
         return apply(E.POW_SCALAR_BASE, _promote_with_scalars(exponent, base), base=base)
     if isinstance(exponent, Tensor):
-        _check_broadcast(input, exponent)
+        check_broadcast(input, exponent)
         return apply(E.POW_TENSOR, input, exponent)
-    exponent = _scalar_or_tensor(exponent)
+    exponent = number_or_tensor(exponent)
     _check_pow_exponent(input, exponent)
     return apply(E.POW, _promote_with_scalars(input, exponent), exponent=exponent)
 
 
-@tensor_args
-def abs(input: Tensor) -> Tensor:
-    return apply(E.ABS, input)
 
 
-@tensor_args
-def exp(input: Tensor) -> Tensor:
-    return apply(E.EXP, input)
 
 
-@tensor_args
-def log(input: Tensor) -> Tensor:
-    return apply(E.LOG, input)
 
 
-@tensor_args
-def sqrt(input: Tensor) -> Tensor:
-    return apply(E.SQRT, input)
 
 
-@tensor_args
-def sin(input: Tensor) -> Tensor:
-    return apply(E.SIN, input)
 
 
-@tensor_args
-def cos(input: Tensor) -> Tensor:
-    return apply(E.COS, input)
-
-
-@tensor_args
-def tanh(input: Tensor) -> Tensor:
-    return apply(E.TANH, input)
-
-
-@tensor_args
-def sigmoid(input: Tensor) -> Tensor:
-    return apply(E.SIGMOID, input)
-
-
-@tensor_args
-def relu(input: Tensor) -> Tensor:
-    return apply(E.RELU, input)
-
-
-@tensor_args
-def sign(input: Tensor) -> Tensor:
-    return apply(E.SIGN, input)
-
-
+@declare(
+    'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
+    numbers_as_tensors=True)
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamp into [min, max]; scalar bounds give ClampBackward1, tensor bounds ClampBackward0."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        broadcast_shapes(*[_raw_shape(t) for t in (input, min, max) if isinstance(t, Tensor)])
+        broadcast_shapes(*[raw_shape(t) for t in (input, min, max) if isinstance(t, Tensor)])
         return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
-    lo = None if min is None else _scalar_or_tensor(min)
-    hi = None if max is None else _scalar_or_tensor(max)
+    lo = None if min is None else number_or_tensor(min)
+    hi = None if max is None else number_or_tensor(max)
     return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), min=lo, max=hi)
 
 
@@ -316,16 +224,20 @@ def _as_tensor(x: Any, like: Tensor) -> Tensor | None:
     return Tensor._make(jnp.asarray(x, like._value.dtype))
 
 
+@declare(
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    variants='function',
+    numbers_as_tensors=True)
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
-    broadcast_shapes(*[_raw_shape(t) for t in (condition, input, other) if isinstance(t, Tensor)])
+    broadcast_shapes(*[raw_shape(t) for t in (condition, input, other) if isinstance(t, Tensor)])
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor._make(jnp.asarray(input, _dtypes.scalar_dtype(input).np))
     if not isinstance(input, Tensor):
         input = Tensor._make(jnp.asarray(input, other._value.dtype))
-    return apply(E.WHERE, input, _scalar_or_tensor(other), aux=(condition,))
+    return apply(E.WHERE, input, number_or_tensor(other), aux=(condition,))
 
 
 def tensor_like(value: Any, like: Tensor) -> Tensor:
@@ -335,63 +247,38 @@ def tensor_like(value: Any, like: Tensor) -> Tensor:
 
 # --- comparisons (no autograd) -------------------------------------------------------------------
 
-def eq(input: Tensor, other: Any) -> Tensor:
-    _check_broadcast(input, other)
-    return apply(E.EQ, input, _scalar_or_tensor(other))
 
 
-def ne(input: Tensor, other: Any) -> Tensor:
-    _check_broadcast(input, other)
-    return apply(E.NE, input, _scalar_or_tensor(other))
 
 
-def lt(input: Tensor, other: Any) -> Tensor:
-    _check_broadcast(input, other)
-    return apply(E.LT, input, _scalar_or_tensor(other))
 
 
-def le(input: Tensor, other: Any) -> Tensor:
-    _check_broadcast(input, other)
-    return apply(E.LE, input, _scalar_or_tensor(other))
-
-
-def gt(input: Tensor, other: Any) -> Tensor:
-    _check_broadcast(input, other)
-    return apply(E.GT, input, _scalar_or_tensor(other))
-
-
-def ge(input: Tensor, other: Any) -> Tensor:
-    _check_broadcast(input, other)
-    return apply(E.GE, input, _scalar_or_tensor(other))
-
-
-@tensor_args
-def logical_not(input: Tensor) -> Tensor:
-    return apply(E.LOGICAL_NOT, input)
-
-
-@tensor_args
+@declare('equal(Tensor self, Tensor other) -> bool')
 def equal(input: Tensor, other: Tensor) -> bool:
     """True if both have the same shape and elements."""
     return tuple(input.shape) == tuple(other.shape) and bool(jnp.all(input._value == other._value))
 
 
-@tensor_args
+@declare(
+    'allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, '
+    'bool equal_nan=False) -> bool')
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     return bool(jnp.allclose(input._value, other._value, rtol=rtol, atol=atol,
                              equal_nan=equal_nan))
 
 
-@tensor_args
+@declare(
+    'isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, '
+    'bool equal_nan=False) -> Tensor')
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
-    _check_broadcast(input, other)
+    check_broadcast(input, other)
     return Tensor._make(jnp.isclose(input._value, other._value, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
 
 
-@tensor_args
+@declare('nonzero(Tensor self, *, bool as_tuple=False) -> Tensor')
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     idx = np.nonzero(np.asarray(input._value))
     if as_tuple:
@@ -409,17 +296,19 @@ def _reduce_dtype(input: Tensor, dtype: Any):
     return None
 
 
-@tensor_args
+@declare(
+    'sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, '
+    'ScalarType? dtype=None) -> Tensor')
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         dtype: Any = None) -> Tensor:
     """Sum of all elements, or over ``dim``."""
     d = _reduce_dtype(input, dtype)
     if dim is None:
         return apply(R.SUM, input, dtype=d)
-    return apply(R.SUM_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
+    return apply(R.SUM_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
-@tensor_args
+@declare('sum_to_size(Tensor self, SymInt[] size) -> Tensor', variants='method')
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum ``input`` down to ``size``, which must broadcast to its shape (torch's sum_to).
 
@@ -445,7 +334,9 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
     return builtins.all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(target)))
 
 
-@tensor_args
+@declare(
+    'mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, '
+    'ScalarType? dtype=None) -> Tensor')
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim`` (floating inputs only, as in torch)."""
@@ -457,82 +348,61 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     nd = d.np if dtype is not None else None
     if dim is None:
         return apply(R.MEAN, input, dtype=nd)
-    return apply(R.MEAN_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=nd)
+    return apply(R.MEAN_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=nd)
 
 
-@tensor_args
+@declare(
+    'prod.dim_int(Tensor self, int? dim=None, bool keepdim=False, *, '
+    'ScalarType? dtype=None) -> Tensor')
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     d = _reduce_dtype(input, dtype)
     if dim is None:
         return apply(R.PROD, input, dtype=d)
-    return apply(R.PROD_DIM, input, dim=_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
+    return apply(R.PROD_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
-@tensor_args
+@declare('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
+    dims = wrap_dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMAX, input, dim=dims, keepdim=keepdim)
 
 
-@tensor_args
+@declare('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = _dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
+    dims = wrap_dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMIN, input, dim=dims, keepdim=keepdim)
 
 
 def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
     if isinstance(dim, Tensor):
-        return (maximum if name == "max" else minimum)(input, dim)
+        broadcast_operands(input, dim)
+        return apply(E.MAXIMUM if name == "max" else E.MINIMUM, input, dim)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError(
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument.")
         return apply(full, input)
-    values, indices = apply(along, input, dim=_dims(dim, input.ndim), keepdim=keepdim)
+    values, indices = apply(along, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim)
     return getattr(return_types, name)(values, indices)
 
 
-@tensor_args
+@declare('max.dim(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The maximum, or ``(values, indices)`` along ``dim``."""
     return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM)
 
 
-@tensor_args
+@declare('min.dim(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The minimum, or ``(values, indices)`` along ``dim``."""
     return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM)
 
 
-@tensor_args
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    """``input + value * tensor1 * tensor2`` (AddcmulBackward0).
-
-    >>> import jaxgrad
-    >>> jaxgrad.addcmul(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([3.0, 4.0]),
-    ...                 value=0.5)
-    tensor([2.5000, 5.0000])
-    """
-    _check_broadcast(input, tensor1, tensor_only=True)
-    _check_broadcast(tensor1, tensor2, tensor_only=True)
-    return apply(E.ADDCMUL, input, tensor1, tensor2, aux=(_scalar(value),))
 
 
-@tensor_args
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    """``input + value * tensor1 / tensor2`` (AddcdivBackward0).
-
-    >>> import jaxgrad
-    >>> jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([4.0, 4.0]))
-    tensor([1.2500, 1.5000])
-    """
-    _check_broadcast(input, tensor1, tensor_only=True)
-    _check_broadcast(tensor1, tensor2, tensor_only=True)
-    return apply(E.ADDCDIV, input, tensor1, tensor2, aux=(_scalar(value),))
-
-
+@declare('lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', numbers_as_tensors=True)
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``, computed as ATen does (exact at both ends).
 
@@ -542,14 +412,14 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     >>> jaxgrad.lerp(jaxgrad.zeros(2), jaxgrad.tensor([1.0, 4.0]), 0.25)
     tensor([0.2500, 1.0000])
     """
-    _check_broadcast(input, end)
+    check_broadcast(input, end)
     if isinstance(weight, Tensor):
-        _check_broadcast(end, weight)
+        check_broadcast(end, weight)
         return apply(E.LERP_TENSOR, input, end, weight)
-    return apply(E.LERP, input, end, aux=(_scalar_or_tensor(weight),))
+    return apply(E.LERP, input, end, aux=(number_or_tensor(weight),))
 
 
-@tensor_args
+@declare('square(Tensor self) -> Tensor')
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (recorded as torch records it: PowBackward0).
 
@@ -560,26 +430,14 @@ def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
 
-@tensor_args
-def maximum(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise maximum (NaN propagates; ties split the gradient, as in torch)."""
-    _check_broadcast(input, other, tensor_only=True)
-    return apply(E.MAXIMUM, input, other)
 
 
-@tensor_args
-def minimum(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise minimum (NaN propagates; ties split the gradient, as in torch)."""
-    _check_broadcast(input, other, tensor_only=True)
-    return apply(E.MINIMUM, input, other)
-
-
-@tensor_args
+@declare('argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(R.ARGMAX, input, dim, keepdim)
 
 
-@tensor_args
+@declare('argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(R.ARGMIN, input, dim, keepdim)
 
@@ -595,15 +453,15 @@ def _arg_extreme(op, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
     return apply(op, input, dim=dim, keepdim=keepdim)
 
 
-@tensor_args
+@declare('any.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor')
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return apply(R.ANY, input, dim=None if dim is None else _dims(dim, input.ndim),
+    return apply(R.ANY, input, dim=None if dim is None else wrap_dims(dim, input.ndim),
                  keepdim=keepdim)
 
 
-@tensor_args
+@declare('all.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor')
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    return apply(R.ALL, input, dim=None if dim is None else _dims(dim, input.ndim),
+    return apply(R.ALL, input, dim=None if dim is None else wrap_dims(dim, input.ndim),
                  keepdim=keepdim)
 
 
@@ -613,6 +471,7 @@ def _correction(unbiased: Any, correction: Any) -> int:
     return 1 if unbiased is None or unbiased else 0
 
 
+@declare('norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor')
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
     """The vector p-norm over ``dim`` (all elements by default); "fro" is the 2-norm.
@@ -625,46 +484,52 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
         p = 2
     if not isinstance(p, (int, float)):
         raise RuntimeError(f"norm(): unsupported p={p!r} (matrix norms are not implemented)")
-    dims = tuple(range(input.ndim)) if dim is None else _dims(dim, input.ndim)
+    dims = tuple(range(input.ndim)) if dim is None else wrap_dims(dim, input.ndim)
     out = apply(R.VECTOR_NORM, input, ord=float(p), dim=dims, keepdim=keepdim)
     return out if dtype is None else out.to(dtype)
 
 
+@declare(
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, '
+    'bool keepdim=False) -> Tensor')
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Variance (Bessel-corrected by default, as in torch)."""
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    dims = None if dim is None else _dims(dim, input.ndim)
+    dims = None if dim is None else wrap_dims(dim, input.ndim)
     return apply(R.VAR, input, dim=dims, correction=_correction(unbiased, correction),
                  keepdim=keepdim)
 
 
+@declare(
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, '
+    'bool keepdim=False) -> Tensor')
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Standard deviation (Bessel-corrected by default)."""
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    dims = None if dim is None else _dims(dim, input.ndim)
+    dims = None if dim is None else wrap_dims(dim, input.ndim)
     return apply(R.STD, input, dim=dims, correction=_correction(unbiased, correction),
                  keepdim=keepdim)
 
 
-@tensor_args
+@declare('softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
 
 
-@tensor_args
+@declare('log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.LOG_SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
 
 
-@tensor_args
+@declare('cat(Tensor[] tensors, int dim=0) -> Tensor', variants='function')
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along an existing dimension."""
     tensors = list(tensors)
@@ -696,7 +561,7 @@ def _check_cat_shapes(shapes: list, dim: int) -> None:
 concat = cat
 
 
-@tensor_args
+@declare('stack(Tensor[] tensors, int dim=0) -> Tensor', variants='function')
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Stack along a new dimension."""
     tensors = list(tensors)
@@ -711,7 +576,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return apply(R.STACK, *tensors, dim=_wrap_dim(dim, len(shape) + 1))
 
 
-@tensor_args
+@declare('unbind.int(Tensor self, int dim=0) -> Tensor[]')
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Slices along ``dim``, as views of ``input``."""
     dim = _wrap_dim(dim, input.ndim)
@@ -744,7 +609,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
     return shape
 
 
-@tensor_args
+@declare('view(Tensor(a) self, SymInt[] size) -> Tensor(a)', variants='method')
 def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape; errors if the strides do not allow it (use reshape)."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Size)):
@@ -758,7 +623,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
 
 
-@tensor_args
+@declare('reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)')
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """torch's reshape: ``view`` of a contiguous tensor, ``_reshape_alias`` (a view too) when the
     strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
@@ -771,7 +636,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     return _unsafe_view(clone(input), shape)
 
 
-@tensor_args
+@declare('flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)')
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if input.ndim == 0:
         return reshape(input, (1,))
@@ -784,23 +649,23 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
 
-@tensor_args
+@declare('squeeze.dims(Tensor(a) self, int[]? dim=None) -> Tensor(a)')
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return apply_view(V.SQUEEZE, V.squeeze_geometry, input, dims=tuple(range(input.ndim)))
     if isinstance(dim, int):
         return apply_view(V.SQUEEZE_DIM, V.squeeze_geometry, input,
                           dims=(_wrap_dim(dim, input.ndim),))
-    return apply_view(V.SQUEEZE_DIMS, V.squeeze_geometry, input, dims=_dims(dim, input.ndim))
+    return apply_view(V.SQUEEZE_DIMS, V.squeeze_geometry, input, dims=wrap_dims(dim, input.ndim))
 
 
-@tensor_args
+@declare('unsqueeze(Tensor(a) self, int dim) -> Tensor(a)')
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     return apply_view(V.UNSQUEEZE, V.unsqueeze_geometry, input,
                       dim=_wrap_dim(dim, input.ndim + 1))
 
 
-@tensor_args
+@declare('transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)')
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     n = input.ndim
     return apply_view(V.TRANSPOSE, V.transpose_geometry, input, dim0=_wrap_dim(dim0, n),
@@ -810,7 +675,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes = transpose
 
 
-@tensor_args
+@declare('t(Tensor(a) self) -> Tensor(a)')
 def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
@@ -818,7 +683,7 @@ def t(input: Tensor) -> Tensor:
     return apply_view(V.T, V.t_geometry, input)
 
 
-@tensor_args
+@declare('permute(Tensor(a) self, int[] dims) -> Tensor(a)')
 def permute(input: Tensor, *dims: Any) -> Tensor:
     dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
     if sorted(dims) != list(range(input.ndim)):
@@ -830,7 +695,9 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return apply_view(V.PERMUTE, V.permute_geometry, input, dims=dims)
 
 
-@tensor_args
+@declare(
+    'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
+    variants='method')
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     sizes = _shape_arg(sizes)
     if len(sizes) < input.ndim:
@@ -852,12 +719,14 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return apply_view(V.EXPAND, V.expand_geometry, input, shape=tuple(shape))
 
 
-@tensor_args
+@declare('clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor')
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return apply(V.CLONE, input)
 
 
-@tensor_args
+@declare(
+    'contiguous(Tensor(a) self, *, MemoryFormat? memory_format=None) -> Tensor(a)',
+    variants='method')
 def contiguous(input: Tensor) -> Tensor:
     return input if input.is_contiguous() else clone(input)
 
@@ -866,7 +735,7 @@ def alias(input: Tensor) -> Tensor:
     return apply_view(V.ALIAS, V.alias_geometry, input)
 
 
-@tensor_args
+@declare('select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)')
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -1085,7 +954,7 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
                            .replace("float64", "double"))
 
 
-@tensor_args
+@declare('mm(Tensor self, Tensor mat2) -> Tensor')
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 2 or mat2.ndim != 2:
         bad = input if input.ndim != 2 else mat2
@@ -1098,7 +967,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(L.MM, input, mat2)
 
 
-@tensor_args
+@declare('bmm(Tensor self, Tensor mat2) -> Tensor')
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3
@@ -1113,7 +982,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(L.BMM, input, mat2)
 
 
-@tensor_args
+@declare('mv(Tensor self, Tensor vec) -> Tensor')
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
@@ -1129,7 +998,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return apply(L.MV, input, vec)
 
 
-@tensor_args
+@declare('dot(Tensor self, Tensor tensor) -> Tensor')
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
@@ -1146,7 +1015,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return apply(L.DOT, input, tensor)
 
 
-@tensor_args
+@declare('matmul(Tensor self, Tensor other) -> Tensor')
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch's ``_matmul_impl``."""
     d1, d2 = input.ndim, other.ndim
@@ -1232,109 +1101,94 @@ def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
 
 # --- in-place -------------------------------------------------------------------------------------
 
+@declare(
+    'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
+    variants='method',
+    numbers_as_tensors=True)
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    _check_inplace_broadcast(input, other)
+    check_inplace_broadcast(input, other)
     if alpha == 1:
-        return apply_inplace(E.ADD, input, _scalar_or_tensor(other))
-    return apply_inplace(E.ADD_ALPHA, input, _scalar_or_tensor(other), aux=(_scalar(alpha),))
+        return apply_inplace(E.ADD, input, number_or_tensor(other))
+    return apply_inplace(E.ADD_ALPHA, input, number_or_tensor(other), aux=(scalar(alpha),))
 
 
+@declare(
+    'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
+    variants='method',
+    numbers_as_tensors=True)
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_sub(input, other)
-    other = _scalar_or_tensor(other)
-    _check_inplace_broadcast(input, other)
+    other = number_or_tensor(other)
+    check_inplace_broadcast(input, other)
     if alpha == 1:
         return apply_inplace(E.SUB, input, other)
-    return apply_inplace(E.SUB_ALPHA, input, other, aux=(_scalar(alpha),))
+    return apply_inplace(E.SUB_ALPHA, input, other, aux=(scalar(alpha),))
 
 
-def mul_(input: Tensor, other: Any) -> Tensor:
-    _check_inplace_broadcast(input, other)
-    return apply_inplace(E.MUL, input, _scalar_or_tensor(other))
 
 
-def div_(input: Tensor, other: Any) -> Tensor:
-    _check_inplace_broadcast(input, other)
-    return apply_inplace(E.DIV, input, _scalar_or_tensor(other))
-
-
+@declare(
+    'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
+    variants='method',
+    numbers_as_tensors=True)
 def pow_(input: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
-        _check_inplace_broadcast(input, exponent)
+        check_inplace_broadcast(input, exponent)
         return apply_inplace(E.POW_TENSOR, input, exponent)
-    exponent = _scalar_or_tensor(exponent)
+    exponent = number_or_tensor(exponent)
     _check_pow_exponent(input, exponent)
     return apply_inplace(E.POW, input, exponent=exponent)
 
 
-@tensor_args
-def zero_(input: Tensor) -> Tensor:
-    return apply_inplace(E.ZERO, input)
 
-
+@declare('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)', numbers_as_tensors=True)
 def fill_(input: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         return apply_inplace(E.FILL_TENSOR, input, value)
-    return apply_inplace(E.FILL, input, aux=(_scalar_or_tensor(value),))
+    return apply_inplace(E.FILL, input, aux=(number_or_tensor(value),))
 
 
-@tensor_args
-def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    _check_inplace_broadcast(input, tensor1, tensor2)
-    return apply_inplace(E.ADDCMUL, input, tensor1, tensor2, aux=(_scalar(value),))
 
 
-@tensor_args
-def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    _check_inplace_broadcast(input, tensor1, tensor2)
-    return apply_inplace(E.ADDCDIV, input, tensor1, tensor2, aux=(_scalar(value),))
-
-
+@declare(
+    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
+    variants='method', numbers_as_tensors=True)
 def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     if isinstance(weight, Tensor):
-        _check_inplace_broadcast(input, end, weight)
+        check_inplace_broadcast(input, end, weight)
         return apply_inplace(E.LERP_TENSOR, input, end, weight)
-    _check_inplace_broadcast(input, end)
-    return apply_inplace(E.LERP, input, end, aux=(_scalar_or_tensor(weight),))
+    check_inplace_broadcast(input, end)
+    return apply_inplace(E.LERP, input, end, aux=(number_or_tensor(weight),))
 
 
+@declare(
+    'copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)',
+    variants='method',
+    numbers_as_tensors=True)
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    _check_inplace_broadcast(input, src)
-    return apply_inplace(E.COPY, input, _scalar_or_tensor(src))
+    check_inplace_broadcast(input, src)
+    return apply_inplace(E.COPY, input, number_or_tensor(src))
 
 
-@tensor_args
-def exp_(input: Tensor) -> Tensor:
-    return apply_inplace(E.EXP, input)
 
-
+@declare(
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    numbers_as_tensors=True)
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        _check_inplace_broadcast(input, min, max)
+        check_inplace_broadcast(input, min, max)
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
                              _as_tensor(max, input))
     return apply_inplace(E.CLAMP, input, min=min, max=max)
 
 
-@tensor_args
-def relu_(input: Tensor) -> Tensor:
-    return apply_inplace(E.RELU, input)
 
 
-@tensor_args
-def sigmoid_(input: Tensor) -> Tensor:
-    return apply_inplace(E.SIGMOID, input)
 
-
-@tensor_args
-def tanh_(input: Tensor) -> Tensor:
-    return apply_inplace(E.TANH, input)
-
-
-@tensor_args
+@declare('neg_(Tensor(a!) self) -> Tensor(a!)')
 def neg_(input: Tensor) -> Tensor:
     _check_neg(input)
     return apply_inplace(E.NEG, input)

@@ -2,8 +2,8 @@
 
 The data lives in a ``Storage`` cell (shared by views, ``detach()`` and ``.data``); the version
 counter is shared by views and ``detach()``. Autograd state (``requires_grad``, ``grad_fn``,
-``grad``, hooks) follows torch. Arithmetic and methods delegate to ``jaxgrad._api``, where
-every op goes through the one dispatcher.
+``grad``, hooks) follows torch. This layer knows no ops: their methods (``t.exp()``, ``t + u``)
+are attached by ``jaxgrad._methods`` from the op declarations, once, when jaxgrad is imported.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes
@@ -23,6 +24,7 @@ from ._grad_mode import is_inference_mode_enabled
 from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
 from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather, scatter
 from ._storage import is_contiguous as _is_contiguous
+from ._tensor_repr import tensor_repr
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -81,12 +83,6 @@ class Tensor:
                  "_vc", "_view_version")
 
     # -- construction -----------------------------------------------------------------------
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """Legacy constructor: ``Tensor([1, 2])`` (float32 data) or ``Tensor(2, 3)`` (shape)."""
-        from ._creation import legacy_tensor
-
-        return legacy_tensor(cls, *args, **kwargs)
-
     @classmethod
     def _make(cls, array: jax.Array | None, requires_grad: bool = False,
               cell: Storage | None = None, vc: VersionCounter | None = None) -> Tensor:
@@ -342,13 +338,6 @@ class Tensor:
             return (self._grad_accumulator, 0)
         return None
 
-    def _regenerate_view_grad_fn(self):
-        """After an in-place op touched a view or its base: AsStridedBackward0 on the base."""
-        from ._dispatch import regenerate_view_node
-
-        regenerate_view_node(self)
-        return self._grad_fn
-
     def _set_history(self, node, output_nr: int) -> None:
         """Make ``node`` this tensor's grad_fn (so it requires grad), rebasing hooks that follow
         the tensor."""
@@ -406,14 +395,6 @@ class Tensor:
             fn._retains = {}
         fn._retains[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
-
-    # -- autograd entry points ------------------------------------------------------------------
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (torch.Tensor.backward)."""
-        from ._engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A new tensor sharing storage and version counter, with no history."""
@@ -487,8 +468,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from ._tensor_repr import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -520,203 +499,9 @@ class Tensor:
         return new
 
 
-    # -- ops (each delegates to jaxgrad._api, where it reaches the dispatcher) -------------------
-    def __add__(self, other): return F.add(self, other)
-    def __radd__(self, other): return F.add(self, other)
-    def __sub__(self, other): return F.sub(self, other)
-    def __rsub__(self, other): return F.rsub(self, other)
-    def __mul__(self, other): return F.mul(self, other)
-    def __rmul__(self, other): return F.mul(self, other)
-    def __truediv__(self, other): return F.div(self, other)
-    def __rtruediv__(self, other): return F.mul(F.reciprocal(self), other)
-    def __pow__(self, exponent): return F.pow(self, exponent)
-    def __rpow__(self, base): return F.pow(base, self)
-    def __matmul__(self, other): return F.matmul(self, other)
-    def __rmatmul__(self, other): return F.matmul(other, self)
-    def __neg__(self): return F.neg(self)
-    def __pos__(self): return self
-    def __abs__(self): return F.abs(self)
-    def __invert__(self): return F.logical_not(self)
-    def __eq__(self, other): return other is not None and F.eq(self, other)  # type: ignore[override]
-    def __ne__(self, other): return other is None or F.ne(self, other)  # type: ignore[override]
-    def __lt__(self, other): return F.lt(self, other)
-    def __le__(self, other): return F.le(self, other)
-    def __gt__(self, other): return F.gt(self, other)
-    def __ge__(self, other): return F.ge(self, other)
-    def __iadd__(self, other): return F.add_(self, other)
-    def __isub__(self, other): return F.sub_(self, other)
-    def __imul__(self, other): return F.mul_(self, other)
-    def __itruediv__(self, other): return F.div_(self, other)
-    def __getitem__(self, index): return F.getitem(self, index)
-    def __setitem__(self, index, value): F.setitem(self, index, value)
-
-    def add(self, other, *, alpha=1): return F.add(self, other, alpha=alpha)
-    def sub(self, other, *, alpha=1): return F.sub(self, other, alpha=alpha)
-    def mul(self, other): return F.mul(self, other)
-    def div(self, other, *, rounding_mode=None):
-        return F.div(self, other, rounding_mode=rounding_mode)
-    def neg(self): return F.neg(self)
-    def pow(self, exponent): return F.pow(self, exponent)
-    def reciprocal(self): return F.reciprocal(self)
-    def abs(self): return F.abs(self)
-    def exp(self): return F.exp(self)
-    def log(self): return F.log(self)
-    def sqrt(self): return F.sqrt(self)
-    def square(self): return F.square(self)
-    def addcmul(self, tensor1, tensor2, *, value=1):
-        return F.addcmul(self, tensor1, tensor2, value=value)
-    def addcdiv(self, tensor1, tensor2, *, value=1):
-        return F.addcdiv(self, tensor1, tensor2, value=value)
-    def lerp(self, end, weight): return F.lerp(self, end, weight)
-    def sin(self): return F.sin(self)
-    def cos(self): return F.cos(self)
-    def tanh(self): return F.tanh(self)
-    def sigmoid(self): return F.sigmoid(self)
-    def relu(self): return F.relu(self)
-    def sign(self): return F.sign(self)
-    def clamp(self, min=None, max=None): return F.clamp(self, min, max)
-    def clip(self, min=None, max=None): return F.clamp(self, min, max)
-    def where(self, condition, other): return F.where(condition, self, other)
-    def matmul(self, other): return F.matmul(self, other)
-    def mm(self, mat2): return F.mm(self, mat2)
-    def bmm(self, mat2): return F.bmm(self, mat2)
-    def mv(self, vec): return F.mv(self, vec)
-    def dot(self, other): return F.dot(self, other)
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        return F.sum(self, dim, keepdim, dtype=dtype)
-    def sum_to_size(self, *size): return F.sum_to_size(self, *size)
-    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-        return F.norm(self, p, dim, keepdim, dtype)
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        return F.mean(self, dim, keepdim, dtype=dtype)
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
-        return F.prod(self, dim, keepdim, dtype=dtype)
-    def amax(self, dim=(), keepdim=False): return F.amax(self, dim, keepdim)
-    def amin(self, dim=(), keepdim=False): return F.amin(self, dim, keepdim)
-    def max(self, dim=None, keepdim=False): return F.max(self, dim, keepdim)
-    def min(self, dim=None, keepdim=False): return F.min(self, dim, keepdim)
-    def maximum(self, other): return F.maximum(self, other)
-    def minimum(self, other): return F.minimum(self, other)
-    def argmax(self, dim=None, keepdim=False): return F.argmax(self, dim, keepdim)
-    def argmin(self, dim=None, keepdim=False): return F.argmin(self, dim, keepdim)
-    def any(self, dim=None, keepdim=False): return F.any(self, dim, keepdim)
-    def all(self, dim=None, keepdim=False): return F.all(self, dim, keepdim)
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return F.var(self, dim, unbiased, keepdim, correction=correction)
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return F.std(self, dim, unbiased, keepdim, correction=correction)
-    def softmax(self, dim, dtype=None): return F.softmax(self, dim, dtype)
-    def log_softmax(self, dim, dtype=None): return F.log_softmax(self, dim, dtype)
-    def eq(self, other): return F.eq(self, other)
-    def ne(self, other): return F.ne(self, other)
-    def lt(self, other): return F.lt(self, other)
-    def le(self, other): return F.le(self, other)
-    def gt(self, other): return F.gt(self, other)
-    def ge(self, other): return F.ge(self, other)
-    def logical_not(self): return F.logical_not(self)
-    def equal(self, other): return F.equal(self, other)
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return F.allclose(self, other, rtol, atol, equal_nan)
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return F.isclose(self, other, rtol, atol, equal_nan)
-    def nonzero(self, *, as_tuple=False): return F.nonzero(self, as_tuple=as_tuple)
-
-    def view(self, *shape): return F.view(self, *shape)
-    def view_as(self, other): return F.view(self, tuple(other.shape))
-    def reshape(self, *shape): return F.reshape(self, *shape)
-    def reshape_as(self, other): return F.reshape(self, tuple(other.shape))
-    def flatten(self, start_dim=0, end_dim=-1): return F.flatten(self, start_dim, end_dim)
-    def squeeze(self, dim=None): return F.squeeze(self, dim)
-    def unsqueeze(self, dim): return F.unsqueeze(self, dim)
-    def transpose(self, dim0, dim1): return F.transpose(self, dim0, dim1)
-    def swapaxes(self, dim0, dim1): return F.transpose(self, dim0, dim1)
-    def t(self): return F.t(self)
-    def permute(self, *dims): return F.permute(self, *dims)
-    def expand(self, *sizes): return F.expand(self, *sizes)
-    def expand_as(self, other): return F.expand(self, tuple(other.shape))
-    def clone(self, *, memory_format=None): return F.clone(self)
-    def contiguous(self, memory_format=None): return F.contiguous(self)
-    def select(self, dim, index): return F.select(self, dim, index)
-    def unbind(self, dim=0): return F.unbind(self, dim)
-
-    @property
-    def T(self) -> Tensor:
-        return F.permute(self, tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self) -> Tensor:
-        return F.transpose(self, -2, -1)
-
-    def add_(self, other, *, alpha=1): return F.add_(self, other, alpha=alpha)
-    def sub_(self, other, *, alpha=1): return F.sub_(self, other, alpha=alpha)
-    def mul_(self, other): return F.mul_(self, other)
-    def div_(self, other): return F.div_(self, other)
-    def pow_(self, exponent): return F.pow_(self, exponent)
-    def neg_(self): return F.neg_(self)
-    def zero_(self): return F.zero_(self)
-    def fill_(self, value): return F.fill_(self, value)
-    def copy_(self, src, non_blocking=False): return F.copy_(self, src)
-    def addcmul_(self, tensor1, tensor2, *, value=1):
-        return F.addcmul_(self, tensor1, tensor2, value=value)
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
-        return F.addcdiv_(self, tensor1, tensor2, value=value)
-    def lerp_(self, end, weight): return F.lerp_(self, end, weight)
-    def exp_(self): return F.exp_(self)
-    def clamp_(self, min=None, max=None): return F.clamp_(self, min, max)
-    def clip_(self, min=None, max=None): return F.clamp_(self, min, max)
-    def relu_(self): return F.relu_(self)
-    def sigmoid_(self): return F.sigmoid_(self)
-    def tanh_(self): return F.tanh_(self)
-    def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        return _random.normal_(self, mean, std, generator)
-    def uniform_(self, a=0.0, b=1.0, *, generator=None):
-        return _random.uniform_(self, a, b, generator)
-
-    # -- dtype and device --------------------------------------------------------------------------
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Move to a device and/or cast to a dtype: ``.to('cuda')``, ``.to(jaxgrad.float64)``."""
-        return _to(self, *args, **kwargs)
-
-    def cpu(self) -> Tensor: return self.to("cpu")
-    def cuda(self, device=None, non_blocking=False) -> Tensor:
-        return self.to("cuda" if device is None else _device_mod.device("cuda", device)
-                       if isinstance(device, int) else device)
-    def type(self, dtype=None):
-        if dtype is None:
-            return f"jaxgrad.{_dtypes.type_name(self.dtype)}"
-        return self.to(dtype)
-    def type_as(self, other): return self.to(other.dtype)
-    def float(self): return F.to_dtype(self, _dtypes.float32)
-    def double(self): return F.to_dtype(self, _dtypes.float64)
-    def half(self): return F.to_dtype(self, _dtypes.float16)
-    def bfloat16(self): return F.to_dtype(self, _dtypes.bfloat16)
-    def long(self): return F.to_dtype(self, _dtypes.int64)
-    def int(self): return F.to_dtype(self, _dtypes.int32)
-    def short(self): return F.to_dtype(self, _dtypes.int16)
-    def bool(self): return F.to_dtype(self, _dtypes.bool_)
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-        from ._creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad)
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import empty  # zero-filled; checks sizes with new_zeros' message
-        return empty(*size, dtype=dtype or self.dtype, device=device or self.device,
-                     requires_grad=requires_grad)
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        from ._creation import ones
-        return ones(*size, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-        from ._creation import full
-        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
 def _rebuild(array: np.ndarray, requires_grad: bool, state: dict | None = None) -> Tensor:
     """Unpickle: torch rebuilds through ``set_()`` (version 1) and restores Python attributes."""
-    import jax.numpy as jnp
+
 
     t = Tensor._make(jnp.asarray(array), requires_grad)
     t._vc.value = 1
@@ -746,30 +531,3 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 def is_tensor(obj: Any) -> bool:
     """Whether ``obj`` is a jaxgrad Tensor."""
     return isinstance(obj, Tensor)
-
-
-
-def _to(t: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Tensor.to: parse (device, dtype, other-tensor) arguments like torch."""
-    dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("copy", None)
-    for a in args:
-        if isinstance(a, Tensor):
-            dev, dt = a.device, a.dtype
-        elif isinstance(a, (str, _device_mod.device)) or (isinstance(a, int)
-                                                          and not isinstance(a, bool)):
-            dev = a
-        elif a is not None:
-            dt = a
-    out = t if dt is None else F.to_dtype(t, dt)
-    if dev is not None:
-        target = _device_mod.to_jax(dev)
-        if target not in out._cell.array.devices():
-            out = F.to_device(out, target)
-    return out
-
-
-from . import _api as F  # noqa: E402 - bound after Tensor exists (F imports this module)
-from . import _device as _device_mod  # noqa: E402
-from . import _random  # noqa: E402

@@ -9,6 +9,12 @@ import jax.numpy as jnp
 
 from ._table import Op, identity_grad
 
+
+def _doc(summary: str, call: str, output: str) -> str:
+    """A generated op's docstring: one line and a runnable example."""
+    return f"{summary}\n\n>>> import jaxgrad\n>>> {call}\n{output}"
+
+
 # --- arithmetic ---------------------------------------------------------------------------
 
 ADD = Op("add", "AddBackward0", jnp.add, inputs=("self", "other"), promote="common",
@@ -26,15 +32,15 @@ SUB_ALPHA = Op("sub", "SubBackward0", lambda x, y, alpha: x - alpha * y,
 RSUB = Op("rsub", "RsubBackward1", lambda x, other, alpha: other - alpha * x,
           aux=("other", "alpha"), saves=("alpha",), promote="common",
           grads={"self": lambda grad, alpha: -grad * alpha})
-MUL = Op("mul", "MulBackward0", jnp.multiply, inputs=("self", "other"), promote="common",
+MUL = Op("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", jnp.multiply,
+         promote="common", numbers_as_tensors=True, inplace="method",
          grads={"self": lambda grad, other: grad * other,
                 "other": lambda grad, self: grad * self})
-DIV = Op("div", "DivBackward0", jnp.true_divide, inputs=("self", "other"), promote="float",
+DIV = Op("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", jnp.true_divide,
+         promote="float", numbers_as_tensors=True, inplace="method",
          grads={"self": lambda grad, other: grad / other,
                 "other": lambda grad, self, other: -grad * self / (other * other)})
 NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad})
-RECIPROCAL = Op("reciprocal", "ReciprocalBackward0", jnp.reciprocal, promote="float",
-                grads={"self": lambda grad, result: -grad * result * result})
 
 
 def _pow_scalar_grad(grad, self, exponent):
@@ -62,24 +68,48 @@ POW_SCALAR_BASE = Op(
         base, result.dtype)) if base != 0 else jnp.zeros_like(grad)})
 
 # --- unary math --------------------------------------------------------------------------------
+# torch has these as functions and methods, each with an in-place ``exp_`` function and method
 
-ABS = Op("abs", "AbsBackward0", jnp.abs, grads={"self": lambda grad, self: grad * jnp.sign(self)})
-EXP = Op("exp", "ExpBackward0", jnp.exp, promote="float",
-         grads={"self": lambda grad, result: grad * result})
-LOG = Op("log", "LogBackward0", jnp.log, promote="float",
-         grads={"self": lambda grad, self: grad / self})
-SQRT = Op("sqrt", "SqrtBackward0", jnp.sqrt, promote="float",
-          grads={"self": lambda grad, result: grad / (2 * result)})
-SIN = Op("sin", "SinBackward0", jnp.sin, promote="float",
-         grads={"self": lambda grad, self: grad * jnp.cos(self)})
-COS = Op("cos", "CosBackward0", jnp.cos, promote="float",
-         grads={"self": lambda grad, self: -grad * jnp.sin(self)})
-TANH = Op("tanh", "TanhBackward0", jnp.tanh, promote="float",
-          grads={"self": lambda grad, result: grad * (1 - result * result)})
-SIGMOID = Op("sigmoid", "SigmoidBackward0", jax.nn.sigmoid, promote="float",
-             grads={"self": lambda grad, result: grad * result * (1 - result)})
-RELU = Op("relu", "ReluBackward0", lambda x: jnp.maximum(x, jnp.zeros((), x.dtype)),
-          grads={"self": lambda grad, result: jnp.where(result <= 0, jnp.zeros_like(grad), grad)})
+def _unary(schema: str, node: str, forward, formula, doc: str, call: str, output: str,
+           promote: str | None = "float") -> Op:
+    return Op(schema, node, forward, promote=promote, grads={"self": formula},
+              variants="function method", inplace="function method", doc=_doc(doc, call, output))
+
+
+ABS = _unary("abs(Tensor self) -> Tensor", "AbsBackward0", jnp.abs,
+             lambda grad, self: grad * jnp.sign(self), "The absolute value of each element.",
+             "jaxgrad.abs(jaxgrad.tensor([-1.5, 2.0]))", "tensor([1.5000, 2.0000])", promote=None)
+EXP = _unary("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp,
+             lambda grad, result: grad * result, "The exponential of each element.",
+             "jaxgrad.exp(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 2.7183])")
+LOG = _unary("log(Tensor self) -> Tensor", "LogBackward0", jnp.log,
+             lambda grad, self: grad / self, "The natural logarithm of each element.",
+             "jaxgrad.log(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.3863])")
+SQRT = _unary("sqrt(Tensor self) -> Tensor", "SqrtBackward0", jnp.sqrt,
+              lambda grad, result: grad / (2 * result), "The square root of each element.",
+              "jaxgrad.sqrt(jaxgrad.tensor([4.0, 2.0]))", "tensor([2.0000, 1.4142])")
+SIN = _unary("sin(Tensor self) -> Tensor", "SinBackward0", jnp.sin,
+             lambda grad, self: grad * jnp.cos(self), "The sine of each element.",
+             "jaxgrad.sin(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8415])")
+COS = _unary("cos(Tensor self) -> Tensor", "CosBackward0", jnp.cos,
+             lambda grad, self: -grad * jnp.sin(self), "The cosine of each element.",
+             "jaxgrad.cos(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.5403])")
+TANH = _unary("tanh(Tensor self) -> Tensor", "TanhBackward0", jnp.tanh,
+              lambda grad, result: grad * (1 - result * result),
+              "The hyperbolic tangent of each element.",
+              "jaxgrad.tanh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7616])")
+SIGMOID = _unary("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", jax.nn.sigmoid,
+                 lambda grad, result: grad * result * (1 - result),
+                 "The logistic sigmoid ``1 / (1 + exp(-x))`` of each element.",
+                 "jaxgrad.sigmoid(jaxgrad.tensor([0.0, 2.0]))", "tensor([0.5000, 0.8808])")
+RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",
+              lambda x: jnp.maximum(x, jnp.zeros((), x.dtype)),
+              lambda grad, result: jnp.where(result <= 0, jnp.zeros_like(grad), grad),
+              "``max(x, 0)`` of each element.", "jaxgrad.relu(jaxgrad.tensor([-1.0, 2.0]))",
+              "tensor([0., 2.])", promote=None)
+RECIPROCAL = _unary("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", jnp.reciprocal,
+                    lambda grad, result: -grad * result * result, "``1 / x`` of each element.",
+                    "jaxgrad.reciprocal(jaxgrad.tensor([2.0, 4.0]))", "tensor([0.5000, 0.2500])")
 
 
 def _clamp_fwd(x, min, max):
@@ -126,8 +156,9 @@ FILL_TENSOR = Op("fill", "FillBackward3", lambda x, value: jnp.full_like(x, valu
                  inputs=("self", "value"),
                  grads={"self": lambda grad: jnp.zeros_like(grad),
                         "value": lambda grad: grad.sum()})
-ZERO = Op("zero", "ZeroBackward0", jnp.zeros_like,
-          grads={"self": lambda grad: jnp.zeros_like(grad)})
+ZERO = Op("zero(Tensor self) -> Tensor", "ZeroBackward0", jnp.zeros_like,
+          grads={"self": lambda grad: jnp.zeros_like(grad)}, inplace="function method",
+          doc=_doc("Fill with zeros, in place.", "jaxgrad.ones(2).zero_()", "tensor([0., 0.])"))
 COPY = Op("copy", "CopyBackwards",
           lambda x, src: jnp.broadcast_to(jnp.asarray(src, x.dtype), x.shape),
           inputs=("self", "src"),
@@ -141,15 +172,21 @@ def lerp(x, end, weight):
 
 
 # addcmul/addcdiv/lerp: ATen's kernels' evaluation order (``value * t1 * t2``, ``value * t1 / t2``)
-ADDCMUL = Op("addcmul", "AddcmulBackward0", lambda x, t1, t2, value: x + value * t1 * t2,
-             inputs=("self", "tensor1", "tensor2"), aux=("value",), saves=("value",),
-             promote="common",
+ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+             "AddcmulBackward0", lambda x, t1, t2, value: x + value * t1 * t2, saves=("value",),
+             promote="common", variants="function method", inplace="method",
+             doc=_doc("``input + value * tensor1 * tensor2`` (AddcmulBackward0).",
+                      "jaxgrad.addcmul(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
+                      "jaxgrad.tensor([3.0, 4.0]), value=0.5)", "tensor([2.5000, 5.0000])"),
              grads={"self": identity_grad,
                     "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
                     "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)})
-ADDCDIV = Op("addcdiv", "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2,
-             inputs=("self", "tensor1", "tensor2"), aux=("value",), saves=("value",),
-             promote="common",
+ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+             "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2, saves=("value",),
+             promote="common", variants="function method", inplace="method",
+             doc=_doc("``input + value * tensor1 / tensor2`` (AddcdivBackward0).",
+                      "jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
+                      "jaxgrad.tensor([4.0, 4.0]))", "tensor([1.2500, 1.5000])"),
              grads={"self": identity_grad,
                     "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
                     "tensor2": lambda grad, tensor1, tensor2, value:
@@ -178,24 +215,50 @@ def _split_ties(grad, self, other, drop):
 
 
 MAXIMUM = Op(
-    "maximum", "MaximumBackward0", jnp.maximum, inputs=("self", "other"), promote="common",
+    "maximum(Tensor self, Tensor other) -> Tensor", "MaximumBackward0", jnp.maximum,
+    promote="common", variants="function method",
+    doc=_doc("Elementwise maximum (NaN propagates; ties split the gradient, as in torch).",
+             "jaxgrad.maximum(jaxgrad.tensor([1.0, 5.0]), jaxgrad.tensor([3.0, 2.0]))",
+             "tensor([3., 5.])"),
     grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self < other),
            "other": lambda grad, self, other: _split_ties(grad, self, other, self > other)})
 MINIMUM = Op(
-    "minimum", "MinimumBackward0", jnp.minimum, inputs=("self", "other"), promote="common",
+    "minimum(Tensor self, Tensor other) -> Tensor", "MinimumBackward0", jnp.minimum,
+    promote="common", variants="function method",
+    doc=_doc("Elementwise minimum (NaN propagates; ties split the gradient, as in torch).",
+             "jaxgrad.minimum(jaxgrad.tensor([1.0, 5.0]), jaxgrad.tensor([3.0, 2.0]))",
+             "tensor([1., 2.])"),
     grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self > other),
            "other": lambda grad, self, other: _split_ties(grad, self, other, self < other)})
 
 # --- non-differentiable -------------------------------------------------------------------------
 
-EQ = Op("eq", None, jnp.equal, inputs=("self", "other"), promote="common")
-NE = Op("ne", None, jnp.not_equal, inputs=("self", "other"), promote="common")
-LT = Op("lt", None, jnp.less, inputs=("self", "other"), promote="common")
-LE = Op("le", None, jnp.less_equal, inputs=("self", "other"), promote="common")
-GT = Op("gt", None, jnp.greater, inputs=("self", "other"), promote="common")
-GE = Op("ge", None, jnp.greater_equal, inputs=("self", "other"), promote="common")
-LOGICAL_NOT = Op("logical_not", None, jnp.logical_not)
-SIGN = Op("sign", "SignBackward0", jnp.sign, grads={"self": lambda grad: jnp.zeros_like(grad)})
+def _comparison(name: str, forward, symbol: str) -> Op:
+    return Op(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor", None, forward,
+              promote="common", numbers_as_tensors=True, variants="function method",
+              doc=_doc(f"Elementwise ``input {symbol} other`` as a bool tensor (a number "
+                       "broadcasts).", f"jaxgrad.{name}(jaxgrad.tensor([1.0, 2.0]), 2)",
+                       {"eq": "tensor([False,  True])", "ne": "tensor([ True, False])",
+                        "lt": "tensor([ True, False])", "le": "tensor([True, True])",
+                        "gt": "tensor([False, False])", "ge": "tensor([False,  True])"}[name]))
+
+
+EQ = _comparison("eq", jnp.equal, "==")
+NE = _comparison("ne", jnp.not_equal, "!=")
+LT = _comparison("lt", jnp.less, "<")
+LE = _comparison("le", jnp.less_equal, "<=")
+GT = _comparison("gt", jnp.greater, ">")
+GE = _comparison("ge", jnp.greater_equal, ">=")
+LOGICAL_NOT = Op("logical_not(Tensor self) -> Tensor", None, jnp.logical_not,
+                 variants="function method",
+                 doc=_doc("True where the element is zero.",
+                          "jaxgrad.logical_not(jaxgrad.tensor([0.0, 2.0]))",
+                          "tensor([ True, False])"))
+SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", jnp.sign,
+          grads={"self": lambda grad: jnp.zeros_like(grad)}, variants="function method",
+          inplace="method", doc=_doc("-1, 0 or 1: the sign of each element.",
+                                     "jaxgrad.sign(jaxgrad.tensor([-2.0, 0.0, 3.0]))",
+                                     "tensor([-1.,  0.,  1.])"))
 CAST = Op("to", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
           grads={"self": identity_grad})
 TO_DEVICE = Op("to", "ToCopyBackward0", lambda x, device: jax.device_put(x, device),

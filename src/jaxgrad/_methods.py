@@ -1,0 +1,205 @@
+"""``Tensor``'s op methods, attached once by :func:`attach_tensor_methods` (the top layer, as
+JAX attaches its array methods with ``register_jax_array_methods()``).
+
+The methods of declared ops (``t.exp()``, ``t.exp_()``, ``t.add(...)``) come from
+``_opgen.DECLARED``; written here by hand are only what torch defines in Python or as aliases:
+the operators (a ``TypeError`` becomes ``NotImplemented``, as torch's binary operators do, so
+Python reports ``unsupported operand type(s)``), ``view_as``/``expand_as``/``T``, the dtype
+shortcuts (``t.float()``), ``to``/``cpu``/``cuda``/``type``, ``new_*``, ``backward`` and the
+legacy constructor ``Tensor([1, 2])``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import _api as F
+from . import _creation, _dtypes, _random
+from . import _device as _device_mod
+from ._dispatch import regenerate_view_node
+from ._engine import backward as _backward
+from ._opgen import DECLARED, method_form
+from ._tensor import Tensor
+
+
+def attach_tensor_methods() -> None:
+    """Give ``Tensor`` its op methods: one per declared op with a method variant, plus the
+    hand-written ones below.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0]).exp()
+    tensor([1.])
+    """
+    for name, decl in DECLARED.items():
+        if "method" in decl.variants:
+            setattr(Tensor, name, method_form(decl))
+    for name, value in _HAND_WRITTEN.items():
+        setattr(Tensor, name, value)
+
+
+def _operator(fn: Callable, reflected: bool = False) -> Callable:
+    """A binary operator: torch turns a TypeError into NotImplemented."""
+
+    def operator(self: Tensor, other: Any) -> Any:
+        try:
+            return fn(other, self) if reflected else fn(self, other)
+        except TypeError:
+            return NotImplemented
+
+    return operator
+
+
+def _cast(dtype: _dtypes.dtype) -> Callable:
+    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
+        return F.to_dtype(self, dtype)
+
+    cast.__doc__ = f"``self.to(jaxgrad.{dtype})``."
+    return cast
+
+
+def _new(factory: Callable) -> Callable:
+    """``t.new_zeros(...)`` & co.: the factory with ``t``'s dtype and device by default."""
+
+    def new(self: Tensor, *args: Any, dtype: Any = None, device: Any = None,
+            requires_grad: bool = False) -> Tensor:
+        return factory(*args, dtype=dtype or self.dtype, device=device or self.device,
+                       requires_grad=requires_grad)
+
+    new.__doc__ = f"``jaxgrad.{factory.__name__}`` with this tensor's dtype and device."
+    return new
+
+
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Move to a device and/or cast to a dtype: ``.to('cpu')``, ``.to(jaxgrad.float64)``,
+    ``.to(other)``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1, 2]).to(jaxgrad.float64)
+    tensor([1., 2.], dtype=jaxgrad.float64)
+    """
+    dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("copy", None)
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, (str, _device_mod.device)) or (isinstance(a, int)
+                                                          and not isinstance(a, bool)):
+            dev = a
+        elif a is not None:
+            dt = a
+    out = self if dt is None else F.to_dtype(self, dt)
+    if dev is not None:
+        target = _device_mod.to_jax(dev)
+        if target not in out._cell.array.devices():
+            out = F.to_device(out, target)
+    return out
+
+
+def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False) -> Tensor:
+    """A copy on the GPU (torch's ``Tensor.cuda``)."""
+    return self.to("cuda" if device is None else _device_mod.device("cuda", device)
+                   if isinstance(device, int) else device)
+
+
+def _type(self: Tensor, dtype: Any = None) -> Any:
+    """The legacy type string (``'jaxgrad.FloatTensor'``), or a cast to ``dtype``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(1).type()
+    'jaxgrad.FloatTensor'
+    """
+    if dtype is None:
+        return f"jaxgrad.{_dtypes.type_name(self.dtype)}"
+    return self.to(dtype)
+
+
+def _tensor_backward(self: Tensor, gradient: Tensor | None = None,
+                     retain_graph: bool | None = None, create_graph: bool = False,
+                     inputs: Any = None) -> None:
+    """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (torch.Tensor.backward).
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward(); x.grad
+    tensor([2., 4.])
+    """
+    _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _regenerate_view_grad_fn(self: Tensor) -> Any:
+    """After an in-place op touched a view or its base: AsStridedBackward0 on the base."""
+    regenerate_view_node(self)
+    return self._grad_fn
+
+
+_HAND_WRITTEN: dict[str, Any] = {
+    "__new__": staticmethod(_creation.legacy_tensor),
+    "backward": _tensor_backward,
+    "_regenerate_view_grad_fn": _regenerate_view_grad_fn,
+    # operators
+    "__add__": _operator(F.add),
+    "__radd__": _operator(F.add),
+    "__sub__": _operator(F.sub),
+    "__rsub__": _operator(F.rsub),
+    "__mul__": _operator(F.mul),
+    "__rmul__": _operator(F.mul),
+    "__truediv__": _operator(F.div),
+    "__rtruediv__": _operator(lambda self, other: F.mul(F.reciprocal(self), other)),
+    "__pow__": _operator(F.pow),
+    "__rpow__": _operator(F.pow, reflected=True),
+    "__matmul__": _operator(F.matmul),
+    "__rmatmul__": _operator(F.matmul, reflected=True),
+    "__iadd__": _operator(F.add_),
+    "__isub__": _operator(F.sub_),
+    "__imul__": _operator(F.mul_),
+    "__itruediv__": _operator(F.div_),
+    "__eq__": _operator(lambda self, other: other is not None and F.eq(self, other)),
+    "__ne__": _operator(lambda self, other: other is None or F.ne(self, other)),
+    "__lt__": _operator(F.lt),
+    "__le__": _operator(F.le),
+    "__gt__": _operator(F.gt),
+    "__ge__": _operator(F.ge),
+    "__neg__": F.neg,
+    "__pos__": lambda self: self,
+    "__abs__": F.abs,
+    "__invert__": F.logical_not,
+    "__getitem__": F.getitem,
+    "__setitem__": F.setitem,
+    # aliases and shortcuts torch defines
+    "clip": method_form(DECLARED["clamp"]),
+    "clip_": method_form(DECLARED["clamp_"]),
+    "swapaxes": method_form(DECLARED["transpose"]),
+    "where": lambda self, condition, other: F.where(condition, self, other),
+    "view_as": lambda self, other: F.view(self, tuple(other.shape)),
+    "reshape_as": lambda self, other: F.reshape(self, tuple(other.shape)),
+    "expand_as": lambda self, other: F.expand(self, tuple(other.shape)),
+    "T": property(lambda self: F.permute(self, tuple(reversed(range(self.ndim))))),
+    "mT": property(lambda self: F.transpose(self, -2, -1)),
+    "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _random.normal_(
+        self, mean, std, generator),
+    "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _random.uniform_(
+        self, a, b, generator),
+    # dtype and device
+    "to": _to,
+    "cpu": lambda self: self.to("cpu"),
+    "cuda": _cuda,
+    "type": _type,
+    "type_as": lambda self, other: self.to(other.dtype),
+    "float": _cast(_dtypes.float32),
+    "double": _cast(_dtypes.float64),
+    "half": _cast(_dtypes.float16),
+    "bfloat16": _cast(_dtypes.bfloat16),
+    "long": _cast(_dtypes.int64),
+    "int": _cast(_dtypes.int32),
+    "short": _cast(_dtypes.int16),
+    "bool": _cast(_dtypes.bool_),
+    "new_tensor": lambda self, data, *, dtype=None, device=None, requires_grad=False:
+        _creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad),
+    "new_zeros": _new(_creation.empty),  # zero-filled; checks sizes with new_zeros' message
+    "new_empty": _new(_creation.empty),
+    "new_ones": _new(_creation.ones),
+    "new_full": _new(_creation.full),
+}

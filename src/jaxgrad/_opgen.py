@@ -1,0 +1,225 @@
+"""The public surface generated from op declarations: ``jaxgrad.exp``, ``Tensor.exp``,
+``Tensor.exp_``, their signatures, docstrings and torch's argument-type errors.
+
+An op is declared once, by its schema (torch's ``native_functions.yaml`` line):
+
+- a row of the op table with ``variants`` is *generated* whole: :func:`generate` writes the
+  function from the schema (``Tensor`` parameters become the kernel's operands, ``Scalar`` ones
+  its traced ``aux`` operands, the rest static arguments) and, with ``inplace``, its ``exp_``;
+- an op torch decomposes or whose arguments need normalising (``add``'s alpha, ``sum``'s dims,
+  ``matmul``) is written by hand in ``_api`` and declared with :func:`declare`.
+
+Either way the op is registered here under its public name; ``jaxgrad/__init__`` exports the
+functions and ``_methods`` attaches the methods, both from :data:`DECLARED`. The argument-type
+error (``exp(): argument 'input' (position 1) must be Tensor, not int``) is worked out from the
+schema, and only after the call failed, so a correct call costs one extra frame: the generated
+wrapper knows whether it is the function or the method form, so no frame is inspected.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._argparse import (
+    broadcast_operands,
+    check_inplace_broadcast,
+    number_or_tensor,
+    require_tensors,
+    scalar,
+)
+from ._dispatch import apply, apply_inplace
+from ._ops._schema import Param, Schema, parse_schema
+from ._ops._table import Op
+from ._tensor import Tensor
+from ._typename import type_name
+
+_EXPECTED = {"tensor": "Tensor", "tensors": "tuple of Tensors"}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One public op: its schema, the implementation, and which forms torch has."""
+
+    name: str
+    schema: Schema
+    impl: Callable
+    variants: tuple[str, ...]
+    numbers_as_tensors: bool
+    doc: str
+
+    @property
+    def kinds(self) -> dict[str, str]:
+        """Python parameter name -> kind, for the parameters whose type torch's parser checks."""
+        return {p.python_name: p.kind for p in self.schema.params if p.kind in _EXPECTED}
+
+    def argument_error(self, args: tuple, kwargs: dict, method: bool) -> TypeError | None:
+        """torch's TypeError for the first argument that does not fit its parameter, if any."""
+        try:
+            bound = _signature(self.impl).bind(*args, **kwargs).arguments
+        except TypeError:
+            return None
+        params = list(_signature(self.impl).parameters)
+        kinds = self.kinds
+        for param, value in bound.items():
+            kind = kinds.get(param)
+            if kind is None or self._fits(kind, value, param):
+                continue
+            index = params.index(param)
+            if kind == "tensors" and isinstance(value, (list, tuple)):
+                bad = next(i for i, v in enumerate(value) if not isinstance(v, Tensor))
+                return TypeError(f"expected Tensor as element {bad} in argument {index}, but got "
+                                 f"{type_name(value[bad])}")
+            where = "" if param in kwargs else f" (position {index + 1 - method})"
+            return TypeError(f"{self.name}(): argument '{param}'{where} must be "
+                             f"{_EXPECTED[kind]}, not {type_name(value)}")
+        return None
+
+    def _fits(self, kind: str, value: Any, param: str) -> bool:
+        if isinstance(value, Tensor):
+            return True
+        if kind == "tensors":
+            return isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value)
+        if value is None:
+            return self._param(param).optional
+        return self.numbers_as_tensors and isinstance(value, (numbers.Number, np.generic))
+
+    def _param(self, python_name: str) -> Param:
+        return next(p for p in self.schema.params if p.python_name == python_name)
+
+
+DECLARED: dict[str, Declared] = {}
+
+
+def _signature(fn: Callable) -> inspect.Signature:
+    return inspect.signature(fn)
+
+
+def declare(schema: str, *, variants: str = "function method", numbers_as_tensors: bool = False,
+            name: str | None = None) -> Callable[[Callable], Callable]:
+    """Register a hand-written op under torch's ``schema``; returns its public function form.
+
+    >>> from jaxgrad._opgen import DECLARED
+    >>> str(DECLARED["matmul"].schema)
+    'matmul(Tensor self, Tensor other) -> Tensor'
+    """
+
+    def register(impl: Callable) -> Callable:
+        parsed = parse_schema(schema)
+        decl = Declared(name or parsed.name, parsed, impl, tuple(variants.split()),
+                        numbers_as_tensors, impl.__doc__ or "")
+        DECLARED[decl.name] = decl
+        return function_form(decl)
+
+    return register
+
+
+def function_form(decl: Declared) -> Callable:
+    """``jaxgrad.<name>``: the implementation, with torch's argument errors."""
+    impl = decl.impl
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return impl(*args, **kwargs)
+        except Exception:
+            error = decl.argument_error(args, kwargs, method=False)
+            if error is None:
+                raise
+            raise error from None
+
+    return _named(function, decl, _signature(impl))
+
+
+def method_form(decl: Declared) -> Callable:
+    """``Tensor.<name>``: the implementation with the tensor as its first argument."""
+    impl = decl.impl
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return impl(self, *args, **kwargs)
+        except Exception:
+            error = decl.argument_error((self, *args), kwargs, method=True)
+            if error is None:
+                raise
+            raise error from None
+
+    signature = _signature(impl)
+    params = list(signature.parameters.values())
+    params[0] = params[0].replace(name="self")
+    return _named(method, decl, signature.replace(parameters=params))
+
+
+def _named(fn: Callable, decl: Declared, signature: inspect.Signature) -> Callable:
+    fn.__name__ = fn.__qualname__ = decl.name
+    fn.__signature__ = signature  # type: ignore[attr-defined]
+    fn.__doc__ = (f"{decl.name}{signature}\n\n{decl.doc.strip()}\n\n"
+                  f"torch's schema: ``{decl.schema}``")
+    fn.__module__ = "jaxgrad"
+    return fn
+
+
+# --- ops generated whole from their rows -----------------------------------------------------
+
+def generate(*tables: Any) -> dict[str, Callable]:
+    """Declare every row with ``variants`` in the op-table modules ``tables``; returns the
+    function forms by name (``exp``, ``exp_``, ...)."""
+    functions: dict[str, Callable] = {}
+    for table in tables:
+        for row in vars(table).values():
+            if isinstance(row, Op) and (row.variants or row.inplace):
+                functions.update(_declare_row(row))
+    return functions
+
+
+def _declare_row(op: Op) -> dict[str, Callable]:
+    out = {}
+    for inplace, variants in ((False, op.variants), (True, op.inplace)):
+        if not variants:
+            continue
+        name = op.name + "_" if inplace else op.name
+        decl = Declared(name, op.schema, _row_impl(op, name, inplace), variants,
+                        op.numbers_as_tensors, op.doc)
+        DECLARED[name] = decl
+        out[name] = function_form(decl)
+    return out
+
+
+def _row_impl(op: Op, name: str, inplace: bool) -> Callable:
+    """The implementation of a row, written from its schema: checks, then one dispatch."""
+    params = op.schema.params
+    signature, tensors, aux, static = [], [], [], []
+    star = False
+    for p in params:
+        if p.kwarg_only and not star:
+            signature.append("*")
+            star = True
+        py = p.python_name
+        signature.append(f"{py}={p.default!r}" if p.has_default else py)
+        if p.kind == "tensor":
+            tensors.append(f"number_or_tensor({py})" if op.numbers_as_tensors and tensors else py)
+        elif p.kind == "scalar":
+            aux.append(f"scalar({py})")
+        else:
+            static.append(f"{p.name}={py}")
+    operands = [p.python_name for p in params if p.kind == "tensor"]
+    lines = [f"def {name}({', '.join(signature)}):"]
+    if len(operands) > 1 and not op.numbers_as_tensors:
+        lines.append(f"    require_tensors({', '.join(operands[1:])})")
+    if inplace and len(operands) > 1:
+        lines.append(f"    check_inplace_broadcast({', '.join(operands)})")
+    elif op.promote and len(operands) > 1:
+        lines.append(f"    broadcast_operands({', '.join(operands)})")
+    call = ", ".join([f"_OP, {', '.join(tensors)}",
+                      *([f"aux=({', '.join(aux)},)"] if aux else []), *static])
+    lines.append(f"    return {'apply_inplace' if inplace else 'apply'}({call})")
+    namespace = {"_OP": op, "apply": apply, "apply_inplace": apply_inplace, "scalar": scalar,
+                 "number_or_tensor": number_or_tensor, "broadcast_operands": broadcast_operands,
+                 "require_tensors": require_tensors,
+                 "check_inplace_broadcast": check_inplace_broadcast}
+    exec("\n".join(lines), namespace)
+    return namespace[name]
