@@ -21,6 +21,7 @@ from . import return_types as return_types
 from ._api import clip as clip
 from ._api import concat as concat
 from ._api import swapaxes as swapaxes
+from ._api import typename as typename
 from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor

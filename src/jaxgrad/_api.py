@@ -240,6 +240,23 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return apply(E.WHERE, input, number_or_tensor(other), aux=(condition,))
 
 
+def typename(obj: Any) -> str:
+    """torch.typename: ``jaxgrad.FloatTensor`` for a tensor; for a class or function its
+    qualified name, for anything else its class's (``builtins`` names unqualified).
+
+    >>> import jaxgrad
+    >>> jaxgrad.typename(jaxgrad.ones(1)), jaxgrad.typename(3)
+    ('jaxgrad.FloatTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qualname is None:
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
 def tensor_like(value: Any, like: Tensor) -> Tensor:
     return Tensor._make(jnp.asarray(value, _dtypes.result_type(
         [(like.dtype, like.ndim)], [value]).np))

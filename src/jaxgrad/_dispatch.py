@@ -19,6 +19,7 @@ from . import _dtypes, _profiler
 from ._caches import Memo, cache
 from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
+from ._ops import views as V
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
 from ._storage import Layout
 from ._tensor import Tensor
@@ -299,8 +300,6 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
 
 def regenerate_view_node(view: Tensor) -> None:
     """Give a view whose base (or itself) was modified in place an AsStridedBackward0 grad_fn."""
-    from ._ops.views import AS_STRIDED
-
     base = view._base
     if view._creation_meta is not None and (view._grad_fn is not None or base._requires_grad):
         raise RuntimeError(view_rebase_message(view, indirect=True))
@@ -309,8 +308,8 @@ def regenerate_view_node(view: Tensor) -> None:
     if edge is None:
         return
     layout = view._layout
-    node = node_class_for(AS_STRIDED)(
-        (edge,), ((layout.shape, view._value.dtype),), AS_STRIDED,
+    node = node_class_for(V.AS_STRIDED)(
+        (edge,), ((layout.shape, view._value.dtype),), V.AS_STRIDED,
         static_key({"layout_out": layout}), (True,), ((base.shape, base._value.dtype),), {})
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
     view._backward_hooks = None
@@ -456,15 +455,13 @@ class CopySlices(Node):
         self.base_meta = (tuple(base.shape), base._value.dtype)
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
-        from ._ops.views import as_strided_gather, as_strided_scatter
-
         g = grads[0]
         if g is None:
             return [None] * len(self.next_edges)
-        view_grad = as_strided_gather(g, self.layout)
+        view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
         res = self.fn.apply([view_grad], create_graph)
         slot = res[0] if res[0] is not None else Tensor._make(jnp.zeros_like(view_grad._value))
-        return [as_strided_scatter(g, slot, self.layout), *res[1:]]
+        return [apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout), *res[1:]]
 
     def release_variables(self) -> None:
         self.fn.release_variables()

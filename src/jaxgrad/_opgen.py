@@ -34,7 +34,7 @@ from ._argparse import (
     scalar,
 )
 from ._dispatch import apply, apply_inplace
-from ._ops._schema import Param, Schema, parse_schema
+from ._ops._schema import Schema, parse_schema
 from ._ops._table import Op
 from ._tensor import Tensor
 from ._typename import type_name
@@ -44,30 +44,37 @@ _EXPECTED = {"tensor": "Tensor", "tensors": "tuple of Tensors"}
 
 @dataclass(frozen=True)
 class Declared:
-    """One public op: its schema, the implementation, and which forms torch has."""
+    """One public op: the implementation, which forms torch has, and per parameter torch's
+    parser checks, its kind (``"tensor"`` or ``"tensors"``); ``optional`` ones take None."""
 
     name: str
-    schema: Schema
+    schema: Schema | None
     impl: Callable
     variants: tuple[str, ...]
     numbers_as_tensors: bool
     doc: str
+    kinds: dict[str, str]
+    optional: frozenset[str]
 
-    @property
-    def kinds(self) -> dict[str, str]:
-        """Python parameter name -> kind, for the parameters whose type torch's parser checks."""
-        return {p.python_name: p.kind for p in self.schema.params if p.kind in _EXPECTED}
+    @classmethod
+    def of_schema(cls, name: str, schema: Schema, impl: Callable, variants: tuple[str, ...],
+                  numbers_as_tensors: bool, doc: str) -> Declared:
+        """The declaration of ``impl`` under torch's ``schema``."""
+        checked = [p for p in schema.params if p.kind in _EXPECTED]
+        return cls(name, schema, impl, variants, numbers_as_tensors, doc,
+                   {p.python_name: p.kind for p in checked},
+                   frozenset(p.python_name for p in checked if p.optional))
 
     def argument_error(self, args: tuple, kwargs: dict, method: bool) -> TypeError | None:
         """torch's TypeError for the first argument that does not fit its parameter, if any."""
+        signature = _signature(self.impl)
         try:
-            bound = _signature(self.impl).bind(*args, **kwargs).arguments
+            bound = signature.bind(*args, **kwargs).arguments
         except TypeError:
             return None
-        params = list(_signature(self.impl).parameters)
-        kinds = self.kinds
+        params = list(signature.parameters)
         for param, value in bound.items():
-            kind = kinds.get(param)
+            kind = self.kinds.get(param)
             if kind is None or self._fits(kind, value, param):
                 continue
             index = params.index(param)
@@ -86,11 +93,8 @@ class Declared:
         if kind == "tensors":
             return isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value)
         if value is None:
-            return self._param(param).optional
+            return param in self.optional
         return self.numbers_as_tensors and isinstance(value, (numbers.Number, np.generic))
-
-    def _param(self, python_name: str) -> Param:
-        return next(p for p in self.schema.params if p.python_name == python_name)
 
 
 DECLARED: dict[str, Declared] = {}
@@ -111,8 +115,8 @@ def declare(schema: str, *, variants: str = "function method", numbers_as_tensor
 
     def register(impl: Callable) -> Callable:
         parsed = parse_schema(schema)
-        decl = Declared(name or parsed.name, parsed, impl, tuple(variants.split()),
-                        numbers_as_tensors, impl.__doc__ or "")
+        decl = Declared.of_schema(name or parsed.name, parsed, impl, tuple(variants.split()),
+                                  numbers_as_tensors, impl.__doc__ or "")
         DECLARED[decl.name] = decl
         return function_form(decl)
 
@@ -154,6 +158,32 @@ def method_form(decl: Declared) -> Callable:
     return _named(method, decl, signature.replace(parameters=params))
 
 
+_ANNOTATED_KINDS = {"Tensor": "tensor", "Tensor | None": "tensor", "Sequence[Tensor]": "tensors"}
+
+
+def tensor_args(fn: Callable | None = None, *, name: str | None = None) -> Callable:
+    """torch's argument-type errors for a function without a schema (``nn.functional``): its
+    parameters annotated ``Tensor`` (``Tensor | None``: or None; ``Sequence[Tensor]``: a list
+    of tensors) are checked, after a failed call, as torch's parser checks them.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.functional.linear(3, jaxgrad.ones(2, 2))
+    Traceback (most recent call last):
+    TypeError: linear(): argument 'input' (position 1) must be Tensor, not int
+    """
+    if fn is None:
+        return lambda f: tensor_args(f, name=name)
+    annotated = {p: (_ANNOTATED_KINDS[q.annotation], q.annotation == "Tensor | None")
+                 for p, q in _signature(fn).parameters.items() if q.annotation in _ANNOTATED_KINDS}
+    decl = Declared(name or fn.__name__, None, fn, ("function",), False, fn.__doc__ or "",
+                    {p: kind for p, (kind, _) in annotated.items()},
+                    frozenset(p for p, (_, optional) in annotated.items() if optional))
+    wrapper = function_form(decl)
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__, wrapper.__module__ = fn.__doc__, fn.__module__
+    return wrapper
+
+
 def _named(fn: Callable, decl: Declared, signature: inspect.Signature) -> Callable:
     fn.__name__ = fn.__qualname__ = decl.name
     fn.__signature__ = signature  # type: ignore[attr-defined]
@@ -182,8 +212,8 @@ def _declare_row(op: Op) -> dict[str, Callable]:
         if not variants:
             continue
         name = op.name + "_" if inplace else op.name
-        decl = Declared(name, op.schema, _row_impl(op, name, inplace), variants,
-                        op.numbers_as_tensors, op.doc)
+        decl = Declared.of_schema(name, op.schema, _row_impl(op, name, inplace), variants,
+                                  op.numbers_as_tensors, op.doc)
         DECLARED[name] = decl
         out[name] = function_form(decl)
     return out

@@ -314,20 +314,22 @@ class _Range:
             prof._events.append(event)
 
 
-def _shapes(args: tuple) -> list:
-    from ._tensor import Tensor
+def _array(value: Any) -> jax.Array | None:
+    """The array of a tensor (anything with a ``_value`` array: this layer knows no Tensor)."""
+    array = getattr(value, "_value", None)
+    return array if isinstance(array, jax.Array) else None
 
+
+def _shapes(args: tuple) -> list:
     if not any(p.record_shapes for p in active):
         return []
-    return [list(a.shape) if isinstance(a, Tensor) else [] for a in args]
+    return [list(array.shape) if (array := _array(a)) is not None else [] for a in args]
 
 
 def _block(result: Any) -> Any:
     """Wait for the arrays behind ``result`` so the range measures the work itself."""
-    from ._tensor import Tensor
-
     items = result if isinstance(result, (tuple, list)) else (result,)
-    jax.block_until_ready([t._value for t in items if isinstance(t, Tensor)])
+    jax.block_until_ready([a for a in map(_array, items) if a is not None])
     return result
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from . import _dtypes
+from . import _api, _dtypes
 from ._creation import _finish, _float_or, _size
 from ._tensor import Tensor
 
@@ -278,6 +278,4 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
 
 
 def _fill_random(t: Tensor, values: jax.Array) -> Tensor:
-    from . import _api
-
     return _api.copy_(t, Tensor._make(values))

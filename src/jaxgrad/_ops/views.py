@@ -156,7 +156,7 @@ UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.resha
                  grads={"self": lambda grad, self_shape: grad.reshape(self_shape)},
                  grad_layout="view")
 CLONE = Op("clone", "CloneBackward0", lambda x: x, grads={"self": identity_grad})
-_AS_STRIDED_SCATTER = Op(
+AS_STRIDED_SCATTER = Op(
     "as_strided_scatter", "AsStridedScatterBackward0",
     lambda x, src, layout_out: x.reshape(-1).at[_flat_index(layout_out).reshape(-1)].set(
         src.reshape(-1)).reshape(x.shape),
@@ -166,17 +166,3 @@ _AS_STRIDED_SCATTER = Op(
             _flat_index(layout_out).reshape(-1)].set(0).reshape(grad.shape),
         "src": lambda grad, layout_out: _gather_layout(grad, layout_out),
     })
-
-
-def as_strided_gather(t, layout: Layout):
-    """The part of ``t`` (laid out like a base) that ``layout`` views; differentiable."""
-    from .._dispatch import apply
-
-    return apply(AS_STRIDED, t, layout_out=layout)
-
-
-def as_strided_scatter(t, src, layout: Layout):
-    """``t`` with the ``layout`` region replaced by ``src``; differentiable."""
-    from .._dispatch import apply
-
-    return apply(_AS_STRIDED_SCATTER, t, src, layout_out=layout)

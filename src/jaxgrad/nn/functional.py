@@ -27,9 +27,9 @@ import numpy as np
 
 from .. import _api as A
 from .. import _dtypes, _random
-from .._argcheck import tensor_args
 from .._dispatch import apply, apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
+from .._opgen import tensor_args
 from .._ops import nn as N
 from .._tensor import Tensor
 

@@ -26,7 +26,7 @@ from typing import Any
 import jax
 
 from .._accumulate import reset_grad
-from .._argcheck import typename
+from .._api import typename
 from .._dispatch import check_inplace
 from .._dtypes import float32
 from .._grad_mode import enable_grad, set_grad_enabled

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from ..._accumulate import reset_grad
-from ..._argcheck import typename
+from ..._api import typename
 from ..._dtypes import dtype as _dtype
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
