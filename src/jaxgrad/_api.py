@@ -181,13 +181,21 @@ def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` (tensor or scalar on either side)."""
     if not isinstance(input, Tensor):
         base = number_or_tensor(input)
-        return apply(E.POW_SCALAR_BASE, _promote_with_scalars(exponent, base), base=base)
+        return apply(E.POW_SCALAR_BASE, _promote_with_scalars(exponent, base), aux=(base,))
     if isinstance(exponent, Tensor):
         check_broadcast(input, exponent)
         return apply(E.POW_TENSOR, input, exponent)
     exponent = number_or_tensor(exponent)
     _check_pow_exponent(input, exponent)
-    return apply(E.POW, _promote_with_scalars(input, exponent), exponent=exponent)
+    return apply(E.POW, _promote_with_scalars(input, exponent), aux=(exponent,),
+                 fast=_pow_fast(exponent))
+
+
+def _pow_fast(exponent: Any) -> tuple | None:
+    """The static fast path of a Scalar exponent (see ``E.POW_FAST_EXPONENTS``), or None."""
+    if type(exponent) in (int, float) and exponent in E.POW_FAST_EXPONENTS:
+        return type(exponent), exponent
+    return None
 
 
 
@@ -212,7 +220,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
     lo = None if min is None else number_or_tensor(min)
     hi = None if max is None else number_or_tensor(max)
-    return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), min=lo, max=hi)
+    return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), aux=(lo, hi))
 
 
 clip = clamp
@@ -1154,7 +1162,7 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
         return apply_inplace(E.POW_TENSOR, input, exponent)
     exponent = number_or_tensor(exponent)
     _check_pow_exponent(input, exponent)
-    return apply_inplace(E.POW, input, exponent=exponent)
+    return apply_inplace(E.POW, input, aux=(exponent,), fast=_pow_fast(exponent))
 
 
 
@@ -1199,7 +1207,8 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         check_inplace_broadcast(input, min, max)
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
                              _as_tensor(max, input))
-    return apply_inplace(E.CLAMP, input, min=min, max=max)
+    return apply_inplace(E.CLAMP, input, aux=tuple(
+        None if bound is None else number_or_tensor(bound) for bound in (min, max)))
 
 
 

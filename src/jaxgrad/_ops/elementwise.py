@@ -43,10 +43,22 @@ DIV = Op("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", jnp.
 NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad})
 
 
-def _pow_scalar_grad(grad, self, exponent):
-    if exponent == 0:
-        return jnp.zeros_like(grad)
-    return grad * exponent * jnp.power(self, exponent - 1)
+# A Scalar exponent is a traced operand: a new value never compiles a new kernel. The exponents
+# torch's pow kernel computes in closed form (x*x, x*x*x, sqrt, rsqrt, 1/x, 1/(x*x), ones, a copy)
+# are also given as the static ``fast`` (type, value), so they keep XLA's exact special cases.
+POW_FAST_EXPONENTS = frozenset({0, 1, 2, 3, -1, -2, 0.5, -0.5})
+
+
+def _pow_scalar_fwd(x, exponent, fast):
+    return jnp.power(x, exponent if fast is None else fast[1])
+
+
+def _pow_scalar_grad(grad, self, exponent, fast):
+    if fast is not None:
+        e = fast[1]
+        return jnp.zeros_like(grad) if e == 0 else grad * e * jnp.power(self, e - 1)
+    return jnp.where(exponent == 0, jnp.zeros_like(grad),
+                     grad * exponent * jnp.power(self, exponent - 1))
 
 
 def _pow_tensor_exponent_grad(grad, self, exponent, result):
@@ -55,17 +67,21 @@ def _pow_tensor_exponent_grad(grad, self, exponent, result):
     return grad * safe
 
 
-POW = Op("pow", "PowBackward0", lambda x, exponent: jnp.power(x, exponent), promote="common",
+def _pow_scalar_base_grad(grad, result, base):
+    # a zero base has no gradient (torch's pow_backward_exponent); log(1) keeps that branch finite
+    safe_base = jnp.where(base == 0, jnp.ones_like(result), base.astype(result.dtype))
+    return jnp.where(base == 0, jnp.zeros_like(grad), grad * result * jnp.log(safe_base))
+
+
+POW = Op("pow", "PowBackward0", _pow_scalar_fwd, aux=("exponent",), promote="common",
          grads={"self": _pow_scalar_grad})
 POW_TENSOR = Op("pow", "PowBackward1", jnp.power, inputs=("self", "exponent"), promote="common",
                 grads={"self": lambda grad, self, exponent: jnp.where(
                     exponent == 0, 0.0, grad * exponent * jnp.power(self, exponent - 1)),
                     "exponent": _pow_tensor_exponent_grad})
-POW_SCALAR_BASE = Op(
-    "pow", "PowBackward2", lambda exponent, base: jnp.power(base, exponent),
-    inputs=("exponent",), promote="common",
-    grads={"exponent": lambda grad, result, base: grad * result * jnp.log(jnp.asarray(
-        base, result.dtype)) if base != 0 else jnp.zeros_like(grad)})
+POW_SCALAR_BASE = Op("pow", "PowBackward2", lambda exponent, base: jnp.power(base, exponent),
+                     inputs=("exponent",), aux=("base",), promote="common",
+                     grads={"exponent": _pow_scalar_base_grad})
 
 # --- unary math --------------------------------------------------------------------------------
 # torch has these as functions and methods, each with an in-place ``exp_`` function and method
@@ -129,7 +145,9 @@ def _clamp_grad(grad, self, min, max):
     return jnp.where(keep, grad, jnp.zeros_like(grad))
 
 
-CLAMP = Op("clamp", "ClampBackward1", _clamp_fwd, grads={"self": _clamp_grad})
+# Scalar bounds are traced operands (None, "no bound", is part of the kernel's structure)
+CLAMP = Op("clamp", "ClampBackward1", _clamp_fwd, aux=("min", "max"), promote="common",
+           grads={"self": _clamp_grad})
 
 
 def _clamp_min_grad(grad, self, min, max):
