@@ -92,6 +92,7 @@ class _BatchNorm(_NormBase):
     statistics in eval mode."""
 
     def forward(self, input: Tensor) -> Tensor:
+        """Normalise ``input`` per channel, updating the running statistics in training mode."""
         self._check_input_dim(input)
         average_factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:

@@ -71,6 +71,7 @@ class _ConvNd(Module):
                                    self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Convolve ``input`` with ``weight`` (padded by ``padding_mode``) and add ``bias``."""
         return self._conv_forward(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
