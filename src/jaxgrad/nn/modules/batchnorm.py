@@ -70,6 +70,7 @@ class _NormBase(Module):
         raise NotImplementedError
 
     def extra_repr(self) -> str:
+        """The feature count, eps, momentum and flags, as shown in the repr."""
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")

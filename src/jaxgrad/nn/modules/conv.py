@@ -75,6 +75,7 @@ class _ConvNd(Module):
         return self._conv_forward(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The channels, kernel size, stride and the non-default options, as shown in the repr."""
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
         if self.padding != (0,) * len(self.padding):
