@@ -8,27 +8,26 @@
    the next node's input buffer (summing), and queue that node once all its inputs arrived.
 With ``inputs`` (``autograd.grad`` or ``backward(inputs=...)``) only nodes on a path to the
 inputs run, and the inputs' gradients are captured where they arrive.
+
+The hooks run here, and AccumulateGrad nodes are run here (``accumulate_grad``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax.numpy as jnp
 
 from . import _profiler
+from ._accumulate import accumulate_into_leaf
 from ._compiled_backward import try_backward
+from ._dtypes import type_name
 from ._grad_mode import set_grad_enabled
-from ._graph import (
-    AccumulateGrad,
-    GraphRoot,
-    Node,
-    call_hook,
-    check_node_hook_result,
-    run_tensor_hooks,
-)
+from ._graph import AccumulateGrad, GraphRoot, HookDict, Node
 from ._tensor import Tensor
+from ._typename import type_name as python_type_name
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
 
@@ -65,6 +64,98 @@ def _pop(heap: list) -> Node:
         hole = child - 1
     _sift_up(heap, hole, 0, last)
     return top
+
+
+# --- hooks ---------------------------------------------------------------------------------------
+
+def hook_name(hook: Callable) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def check_hook_result(hook: Callable, old: Tensor | None, new: Any) -> Tensor:
+    """torch's checks on a tensor hook's return value (same class, dtype and size as ``old``)."""
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{python_type_name(new)}'")
+    name = hook_name(hook)
+    if new.dtype is not old.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"jaxgrad.{type_name(old.dtype)} got jaxgrad.{type_name(new.dtype)})")
+    if tuple(new.shape) != tuple(old.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return new
+
+
+def check_node_hook_result(hook: Callable, old: tuple, new: Any) -> list:
+    """torch's checks on a Node hook's return value: a tuple as long as ``old`` whose tensors
+    each pass :func:`check_hook_result` (None entries are kept as None)."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{python_type_name(new)}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{hook_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(new)}, but expected {len(old)})")
+    return [n if n is None else check_hook_result(hook, o, n) for o, n in zip(old, new)]
+
+
+def call_hook(hook: Callable, args: tuple, kept: set | None) -> Any:
+    """``hook(*args)``; adds to ``kept`` the ids of argument tensors the hook held on to.
+
+    torch only steals or updates a gradient in place when nothing else references it (its
+    use_count); a hook that stores a gradient (or the tuple holding it) makes it shared.
+    """
+    if kept is None:
+        return hook(*args)
+    watched = [a for a in args if a is not None]
+    counts = [sys.getrefcount(w) for w in watched]
+    out = hook(*args)
+    returned = out if isinstance(out, (tuple, list)) else (out,)
+    for w, count in zip(watched, counts):
+        if sys.getrefcount(w) - any(r is w for r in returned) > count:
+            kept.update(id(t) for t in (w if isinstance(w, tuple) else (w,)))
+    return out
+
+
+def run_tensor_hooks(hooks: HookDict, grad: Tensor | None, kept: set | None = None) -> Any:
+    """Call each hook with the gradient (None if undefined); a returned tensor replaces it."""
+    for hook in list(hooks.values()):
+        out = call_hook(hook, (grad,), kept)
+        if out is not None:
+            grad = check_hook_result(hook, grad, out)
+    return grad
+
+
+def run_post_accumulate_hooks(variable: Tensor) -> None:
+    """``hook(variable)`` after accumulation; they must return None (checked like torch)."""
+    if variable._post_acc_hooks:
+        for hook in list(variable._post_acc_hooks.values()):
+            out = hook(variable)
+            if out is not None:
+                check_hook_result(hook, variable, out)
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
+# --- AccumulateGrad ------------------------------------------------------------------------------
+
+def accumulate_grad(fn: AccumulateGrad, grad: Tensor | None, create_graph: bool,
+                    stealable: bool) -> None:
+    """Run an AccumulateGrad node: add ``grad`` (None: nothing arrived) into the leaf's
+    ``.grad`` (``stealable``: the engine owns ``grad`` exclusively), then run the leaf's
+    post-accumulate-grad hooks."""
+    if grad is not None:
+        accumulate_into_leaf(fn.variable, grad, create_graph, stealable)
+    run_post_accumulate_hooks(fn.variable)
+
+
+def _accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
+                           wanted: tuple | None = None) -> list:
+    accumulate_grad(self, grads[0], create_graph, stealable=False)
+    return []
+
+
+# The graph layer cannot run ops; the engine gives AccumulateGrad the ``apply`` that a direct
+# call (``acc(grad)``, torch's Python ``Node.__call__``) runs.
+AccumulateGrad.apply = _accumulate_grad_apply
 
 
 # --- graph analysis ------------------------------------------------------------------------------
@@ -155,7 +246,7 @@ def _call_function(fn: Node, grads: list, keep_graph: bool, create_graph: bool,
             if out is not None:
                 grads = check_node_hook_result(hook, tuple(grads), out)
     if isinstance(fn, AccumulateGrad):
-        _run_node(fn, lambda: fn.accumulate(grads[0], create_graph, id(grads[0]) in owned))
+        _run_node(fn, lambda: accumulate_grad(fn, grads[0], create_graph, id(grads[0]) in owned))
         outputs = []
     elif isinstance(fn, GraphRoot):
         outputs = fn.apply(grads, create_graph, wanted)
