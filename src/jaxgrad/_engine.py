@@ -517,9 +517,11 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     if grad_variables is not None:
         grad_tensors = grad_variables
     task, _ = _prepare(tensors, grad_tensors, inputs, retain_graph, create_graph, True)
+    # graphs without user hooks run as one cached XLA program (_compiled_backward), which runs
+    # this engine over a shadow graph: the engine hands it ``execute``
     if not create_graph and task.outputs is None and compiled_backward_enabled[0] and \
             not _profiler.active and \
-            try_backward(task.root.next_edges, task.root.grads, task.keep_graph):
+            try_backward(task.root.next_edges, task.root.grads, task.keep_graph, execute):
         return
     task.run()
 
