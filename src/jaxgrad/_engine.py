@@ -15,8 +15,10 @@ The hooks run here, and AccumulateGrad nodes are run here (``accumulate_grad``).
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -404,9 +406,37 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
     return GraphTask(root, keep_graph, create_graph, outputs, accumulate).run()
 
 
-# Graphs without user hooks run their backward as one cached XLA program (_compiled_backward).
-# Tests flip this to compare the two paths.
-compiled_backward_enabled = [True]
+# --- switches -------------------------------------------------------------------------------------
+
+class _EngineState(threading.local):
+    """Per-thread engine switches; class attributes are each new thread's defaults."""
+
+    compiled_backward = True  # graphs without user hooks run as one cached XLA program
+
+
+_state = _EngineState()
+
+
+@contextlib.contextmanager
+def compiled_backward(enabled: bool) -> Iterator[None]:
+    """Within the block (in this thread), ``backward()`` uses the cached compiled backward for
+    eligible graphs (``enabled=True``, the default outside any block) or always runs the eager
+    engine (``False``). Tests use it to compare the two paths.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._engine import compiled_backward
+    >>> x = jaxgrad.ones(2, requires_grad=True)
+    >>> with compiled_backward(False):
+    ...     (x * 2).sum().backward()
+    >>> x.grad
+    tensor([2., 2.])
+    """
+    prev = _state.compiled_backward
+    _state.compiled_backward = bool(enabled)
+    try:
+        yield
+    finally:
+        _state.compiled_backward = prev
 
 
 # --- public entry points --------------------------------------------------------------------------
@@ -519,7 +549,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     task, _ = _prepare(tensors, grad_tensors, inputs, retain_graph, create_graph, True)
     # graphs without user hooks run as one cached XLA program (_compiled_backward), which runs
     # this engine over a shadow graph: the engine hands it ``execute``
-    if not create_graph and task.outputs is None and compiled_backward_enabled[0] and \
+    if not create_graph and task.outputs is None and _state.compiled_backward and \
             not _profiler.active and \
             try_backward(task.root.next_edges, task.root.grads, task.keep_graph, execute):
         return
