@@ -86,14 +86,11 @@ def test_random_graphs_match_torch_through_compiled_backward(steps, twice):
 @given(random_graphs())
 def test_compiled_and_eager_engines_agree(steps):
     def grads(enabled):
-        _engine.compiled_backward_enabled[0] = enabled
-        try:
+        with _engine.compiled_backward(enabled):
             leaves, loss = build(steps, jaxgrad)
             loss.backward()
             return [(None, None) if leaf.grad is None else
                     (np.asarray(leaf.grad._value), leaf.grad._version) for leaf in leaves]
-        finally:
-            _engine.compiled_backward_enabled[0] = True
 
     for (a, va), (b, vb) in zip(grads(True), grads(False)):
         assert (a is None) == (b is None)

@@ -42,11 +42,8 @@ def test_grad_version_and_value(case, compiled):
         CASES[case](T, x)
         return x.grad
 
-    _engine.compiled_backward_enabled[0] = compiled
-    try:
+    with _engine.compiled_backward(compiled):
         same(prog)
-    finally:
-        _engine.compiled_backward_enabled[0] = True
 
 
 def test_leaf_grad_object_is_kept_across_backward_calls():

@@ -5,14 +5,18 @@
   whose grad_fn is ``CopyBackwards``;
 - later gradients without ``create_graph``: added in place, so ``.grad`` stays the same object;
 - later gradients with ``create_graph``: ``.grad = .grad + new`` (out of place, with history).
-The leaf's post-accumulate-grad hooks run afterwards (``AccumulateGrad.accumulate``).
+The leaf's post-accumulate-grad hooks run afterwards (the engine's ``accumulate_grad``).
+The in-place copy and add go straight to the dispatcher, so they record and bump versions as
+``.copy_``/``.add_`` do (``CopyBackwards`` under ``create_graph``).
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 
+from ._dispatch import apply_inplace
 from ._grad_mode import no_grad
+from ._ops import elementwise as E
 from ._tensor import Tensor
 
 
@@ -34,12 +38,10 @@ def reset_grad(tensor, set_to_none: bool) -> None:
 def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
                          stealable: bool = False) -> None:
     """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``."""
-    from . import _api
-
     if variable._grad is None:
         if create_graph:
             target = Tensor._make(jnp.empty(grad._value.shape, variable._value.dtype))
-            variable._grad = _api.copy_(target, grad)
+            variable._grad = apply_inplace(E.COPY, target, grad)
         elif stealable and grad._value.dtype == variable._value.dtype:
             variable._grad = grad.detach()  # torch steals the gradient: same storage and version
         else:
@@ -47,6 +49,6 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
             variable._grad._vc.value = 1  # torch copies with new_empty_strided().copy_()
     elif not create_graph:
         with no_grad():
-            _api.add_(variable._grad, grad)
+            apply_inplace(E.ADD, variable._grad, grad)
     else:
         variable._grad = variable._grad + grad

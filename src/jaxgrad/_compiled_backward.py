@@ -8,9 +8,10 @@ hooks) and consists of op-table nodes and leaf accumulators, we:
    edges and its rank in torch's execution order; each leaf's shape/dtype and whether it has a
    ``.grad``);
 2. on a miss, build a *shadow* copy of the graph whose saved tensors and leaf gradients are JAX
-   tracers and run the ordinary engine (``_engine.execute``) over it under ``jax.jit``. The very
-   same engine code decides order, buffer accumulation and steal-or-copy, so the compiled
-   backward cannot drift from the eager one;
+   tracers and run the ordinary engine over it under ``jax.jit`` (the engine hands its
+   ``execute`` to ``try_backward``; this module does not import the engine). The very same
+   engine code decides order, buffer accumulation and steal-or-copy, so the compiled backward
+   cannot drift from the eager one;
 3. on a hit, call the cached program with the saved arrays and replay its effect on each leaf's
    ``.grad`` (new tensor, or an in-place update of the existing one, with torch's version count).
 
@@ -28,6 +29,9 @@ from ._dispatch import OpNode, SavedConstant, node_class_for
 from ._grad_mode import no_grad
 from ._graph import AccumulateGrad, GraphRoot, SavedTensor
 from ._tensor import Tensor
+
+# the engine's entry point: execute(root, keep_graph, create_graph) runs the graph below root
+Execute = Callable[[GraphRoot, bool, bool], object]
 
 _cache: dict[tuple, tuple[Callable, tuple]] = {}
 MAX_NODES = 5000
@@ -85,10 +89,9 @@ def _analyse(root_edges: tuple):
     return (tuple(parts), order), nodes, leaves, values
 
 
-def _build(structure: tuple, root_slots: tuple) -> tuple[Callable, list]:
-    """Trace the engine over a shadow graph built from ``structure``; (jitted fn, effects)."""
-    from ._engine import execute
-
+def _build(structure: tuple, root_slots: tuple, execute: Execute) -> tuple[Callable, list]:
+    """Trace the engine (``execute``) over a shadow graph built from ``structure``;
+    (jitted fn, effects)."""
     parts, order = structure
     rank = {i: r for r, i in enumerate(order)}
     effects: list = []
@@ -134,8 +137,12 @@ def _build(structure: tuple, root_slots: tuple) -> tuple[Callable, list]:
     return jax.jit(run), effects
 
 
-def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool) -> bool:
-    """Run the backward as one cached XLA program if the graph allows; False to fall back."""
+def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,
+                 execute: Execute) -> bool:
+    """Run the backward as one cached XLA program if the graph allows; False to fall back.
+
+    ``execute(root, keep_graph, create_graph)`` is the engine, run over the shadow graph when a
+    graph structure is first seen."""
     if any(g is None for g in root_grads):
         return False
     analysis = _analyse(root_edges)
@@ -147,7 +154,7 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool) -> bool:
     key = (structure, root_slots, tuple((g._value.shape, g._value.dtype) for g in root_grads))
     entry = _cache.get(key)
     if entry is None:
-        entry = _cache[key] = _build(structure, root_slots)
+        entry = _cache[key] = _build(structure, root_slots, execute)
     program, effects = entry
     old = [nodes[i].variable._grad._value for i in leaves if nodes[i].variable._grad is not None]
     outs = program(saved_values, [g._value for g in root_grads], old)

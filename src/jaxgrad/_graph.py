@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
+
+from ._dtypes import type_name
 
 _sequence = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # torch gives AccumulateGrad UINT64_MAX: it runs as soon as ready
@@ -60,79 +61,6 @@ def add_hook(hooks: HookDict, fn: Callable, prepend: bool = False) -> RemovableH
     return handle
 
 
-def check_hook_result(hook: Callable, old, new: Any):
-    """torch's checks on a tensor hook's return value (same class, dtype and size as ``old``)."""
-    from ._dtypes import type_name
-    from ._tensor import Tensor
-    from ._typename import type_name as _type_name
-
-    if old is None:
-        raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not isinstance(new, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{_type_name(new)}'")
-    name = hook_name(hook)
-    if new.dtype is not old.dtype:
-        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                           f"jaxgrad.{type_name(old.dtype)} got jaxgrad.{type_name(new.dtype)})")
-    if tuple(new.shape) != tuple(old.shape):
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
-    return new
-
-
-def check_node_hook_result(hook: Callable, old: tuple, new: Any) -> list:
-    """torch's checks on a Node hook's return value: a tuple as long as ``old`` whose tensors
-    each pass :func:`check_hook_result` (None entries are kept as None)."""
-    from ._typename import type_name as _type_name
-
-    if not isinstance(new, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{_type_name(new)}'")
-    if len(new) != len(old):
-        raise RuntimeError(f"hook '{hook_name(hook)}' has returned an incorrect number of values "
-                           f"(got {len(new)}, but expected {len(old)})")
-    return [n if n is None else check_hook_result(hook, o, n) for o, n in zip(old, new)]
-
-
-def hook_name(hook: Callable) -> str:
-    return getattr(hook, "__name__", type(hook).__name__)
-
-
-def run_tensor_hooks(hooks: HookDict, grad, kept: set | None = None):
-    """Call each hook with the gradient (None if undefined); a returned tensor replaces it."""
-    for hook in list(hooks.values()):
-        out = call_hook(hook, (grad,), kept)
-        if out is not None:
-            grad = check_hook_result(hook, grad, out)
-    return grad
-
-
-def call_hook(hook: Callable, args: tuple, kept: set | None) -> Any:
-    """``hook(*args)``; adds to ``kept`` the ids of argument tensors the hook held on to.
-
-    torch only steals or updates a gradient in place when nothing else references it (its
-    use_count); a hook that stores a gradient (or the tuple holding it) makes it shared.
-    """
-    if kept is None:
-        return hook(*args)
-    watched = [a for a in args if a is not None]
-    counts = [sys.getrefcount(w) for w in watched]
-    out = hook(*args)
-    returned = out if isinstance(out, (tuple, list)) else (out,)
-    for w, count in zip(watched, counts):
-        if sys.getrefcount(w) - any(r is w for r in returned) > count:
-            kept.update(id(t) for t in (w if isinstance(w, tuple) else (w,)))
-    return out
-
-
-def run_post_accumulate_hooks(variable) -> None:
-    """``hook(variable)`` after accumulation; they must return None (checked like torch)."""
-    if variable._post_acc_hooks:
-        for hook in list(variable._post_acc_hooks.values()):
-            out = hook(variable)
-            if out is not None:
-                check_hook_result(hook, variable, out)
-                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
-
-
 class SavedTensor:
     """A tensor saved for backward plus the version it had then (torch's SavedVariable).
 
@@ -166,8 +94,6 @@ class SavedTensor:
         return t
 
     def _modified_message(self, owner: Node) -> str:
-        from ._dtypes import type_name
-
         t = self.tensor
         producer, output_nr = owner, self.output_nr
         if not self.is_output:  # a saved input: torch names its current producer
@@ -268,7 +194,12 @@ def node_class(name: str, base: type) -> type:
 
 
 class AccumulateGrad(Node):
-    """The node that accumulates a leaf's gradient into its ``.grad``."""
+    """The node that accumulates a leaf's gradient into its ``.grad``.
+
+    It only holds the leaf: accumulating runs ops, which live above the graph, so the engine
+    (``_engine.accumulate_grad``) does the work for these nodes and gives the class its
+    ``apply`` (a direct call ``acc(grad)`` accumulates, as in torch).
+    """
 
     __slots__ = ("variable",)
 
@@ -278,18 +209,6 @@ class AccumulateGrad(Node):
 
     def name(self) -> str:
         return "jaxgrad::autograd::AccumulateGrad"
-
-    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
-        self.accumulate(grads[0], create_graph, stealable=False)
-        return []
-
-    def accumulate(self, grad, create_graph: bool, stealable: bool) -> None:
-        """Add ``grad`` (None: nothing arrived) into ``.grad``, then run post-accumulate hooks."""
-        from ._accumulate import accumulate_into_leaf
-
-        if grad is not None:
-            accumulate_into_leaf(self.variable, grad, create_graph, stealable)
-        run_post_accumulate_hooks(self.variable)
 
 
 class GraphRoot(Node):

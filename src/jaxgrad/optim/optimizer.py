@@ -85,7 +85,18 @@ def register_optimizer_step_post_hook(hook: StepPostHook) -> RemovableHandle:
 
 
 def use_grad_for_differentiable(func: Callable) -> Callable:
-    """Run ``step`` with grad mode set to the optimizer's ``differentiable`` default."""
+    """Run ``step`` with grad mode set to the optimizer's ``differentiable`` default.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.optim.optimizer import use_grad_for_differentiable
+    >>> class Probe:
+    ...     defaults = {"differentiable": False}
+    ...     @use_grad_for_differentiable
+    ...     def step(self):
+    ...         return jaxgrad.is_grad_enabled()
+    >>> Probe().step(), jaxgrad.is_grad_enabled()
+    (False, True)
+    """
 
     @functools.wraps(func)
     def use_grad(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
@@ -106,25 +117,54 @@ required = _RequiredParameter()
 
 
 def host_float(value: float | Tensor) -> float:
-    """A hyper-parameter (a number or a one-element tensor) as a Python float."""
+    """A hyper-parameter (a number or a one-element tensor) as a Python float.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.optim.optimizer import host_float
+    >>> host_float(jaxgrad.tensor([0.5])), host_float(1)
+    (0.5, 1.0)
+    """
     return float(value.item() if isinstance(value, Tensor) else value)
 
 
 def to_scalar(value: Any) -> Any:
-    """A one-element tensor hyper-parameter squeezed to 0-d; anything else unchanged."""
+    """A one-element tensor hyper-parameter squeezed to 0-d; anything else unchanged.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.optim.optimizer import to_scalar
+    >>> to_scalar(jaxgrad.tensor([0.5])), to_scalar(0.1)
+    (tensor(0.5000), 0.1)
+    """
     if isinstance(value, Tensor) and value.dim() != 0:
         return value.squeeze()
     return value
 
 
 def store(tensor: Tensor, array: jax.Array, inplace_ops: int) -> None:
-    """Write ``array`` into ``tensor`` as ``inplace_ops`` of torch's in-place ops would."""
+    """Write ``array`` into ``tensor`` as ``inplace_ops`` of torch's in-place ops would.
+
+    >>> import jax.numpy as jnp
+    >>> import jaxgrad
+    >>> from jaxgrad.optim.optimizer import store
+    >>> t = jaxgrad.zeros(2)
+    >>> store(t, jnp.ones(2, dtype=jnp.float32), inplace_ops=2)
+    >>> t, t._version
+    (tensor([1., 1.]), 2)
+    """
     check_inplace(tensor)
     tensor._write_inplace(array, inplace_ops)
 
 
 def check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
-    """torch's checks of ``fused=True`` against the other implementation flags."""
+    """torch's checks of ``fused=True`` against the other implementation flags.
+
+    >>> from jaxgrad.optim.optimizer import check_fused
+    >>> check_fused(True, differentiable=False, foreach=None)
+    >>> check_fused(True, differentiable=False, foreach=True)
+    Traceback (most recent call last):
+        ...
+    RuntimeError: `fused` and `foreach` cannot be `True` together.
+    """
     if fused:
         if differentiable:
             raise RuntimeError("`fused` does not support `differentiable`")
@@ -133,7 +173,14 @@ def check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) 
 
 
 def jitted_kernel(update: Callable) -> Callable:
-    """``update(flags)`` returning a JAX function, made into a cached jitted kernel per flags."""
+    """``update(flags)`` returning a JAX function, made into a cached jitted kernel per flags.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad.optim.optimizer import jitted_kernel
+    >>> kernel = jitted_kernel(lambda scale: lambda x: x * scale)
+    >>> kernel(2)(jnp.arange(3)).tolist(), kernel(2) is kernel(2)
+    ([0, 2, 4], True)
+    """
     return functools.lru_cache(maxsize=256)(lambda *flags: jax.jit(update(*flags)))
 
 

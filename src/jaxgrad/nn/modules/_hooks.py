@@ -16,7 +16,18 @@ from ..._tensor import Tensor
 
 
 class RemovableHandle(_NodeHandle):
-    """A hook handle whose ``remove()`` also clears the hook's flags kept in ``extra_dict``."""
+    """A hook handle whose ``remove()`` also clears the hook's flags kept in ``extra_dict``.
+
+    >>> import jaxgrad
+    >>> act = jaxgrad.nn.ReLU()
+    >>> h = act.register_forward_hook(lambda m, args, out: out * 2, always_call=True)
+    >>> act(jaxgrad.ones(1))
+    tensor([2.])
+    >>> h.remove(); act(jaxgrad.ones(1))
+    tensor([1.])
+    >>> len(act._forward_hooks_always_called)
+    0
+    """
 
     def __init__(self, hooks_dict: Any, *, extra_dict: Any = None) -> None:
         super().__init__(hooks_dict)
@@ -25,6 +36,7 @@ class RemovableHandle(_NodeHandle):
         self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
 
     def remove(self) -> None:
+        """Unregister the hook and drop its entries from the ``extra_dict`` dicts."""
         super().remove()
         for ref in self.extra_dict_ref:
             extra = ref()
@@ -33,15 +45,24 @@ class RemovableHandle(_NodeHandle):
 
 
 class BackwardHookFunction(Function):
-    """Identity on tensors; its ``BackwardHookFunctionBackward`` node is where hooks attach."""
+    """Identity on tensors; its ``BackwardHookFunctionBackward`` node is where hooks attach.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.nn.modules._hooks import BackwardHookFunction
+    >>> y, = BackwardHookFunction.apply(jaxgrad.ones(2, requires_grad=True))
+    >>> y.grad_fn.name()
+    'BackwardHookFunctionBackward'
+    """
 
     @staticmethod
     def forward(ctx: Any, *args: Tensor) -> tuple:
+        """Return the tensors as they are (those not requiring grad marked non-differentiable)."""
         ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
         return args
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple:
+        """Pass the gradients through unchanged (hooks on this node see and may replace them)."""
         return grads
 
 
@@ -88,7 +109,15 @@ def _pack_with_none(indices: list, values: Any, size: int) -> tuple:
 
 class BackwardHook:
     """torch's ``BackwardHook``: identity Functions around a module's tensor inputs and outputs
-    capture grad_output (output side) and grad_input (input side) for the user's hooks."""
+    capture grad_output (output side) and grad_input (input side) for the user's hooks.
+
+    >>> import jaxgrad
+    >>> act, seen = jaxgrad.nn.Tanh(), []
+    >>> _ = act.register_full_backward_hook(lambda m, gin, gout: seen.append((gin, gout)))
+    >>> act(jaxgrad.zeros(2, requires_grad=True)).sum().backward()
+    >>> seen
+    [((tensor([1., 1.]),), (tensor([1., 1.]),))]
+    """
 
     def __init__(self, module: Any, user_hooks: list, user_pre_hooks: list) -> None:
         self.module = module
@@ -101,11 +130,13 @@ class BackwardHook:
         self.input_tensors_index: list | None = None
 
     def setup_input_hook(self, args: tuple) -> tuple:
+        """Route the tensors in ``args`` through a ``BackwardHookFunction`` to catch grad_input."""
         res, self.input_tensors_index = self._apply_on_tensors(self._set_user_hook, args)
         self.n_inputs = len(args)
         return res
 
     def setup_output_hook(self, result: Any) -> Any:
+        """Route the tensors of ``result`` through a ``BackwardHookFunction`` for grad_output."""
         is_tuple = isinstance(result, tuple)
         args = result if is_tuple else (result,)
         def hook(grad_input: tuple, grad_output: tuple) -> tuple | None:

@@ -16,6 +16,12 @@ class _InplaceActivation(Module):
         self.inplace = inplace
 
     def extra_repr(self) -> str:
+        """The ``inplace=True`` shown in the repr, or nothing.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.ReLU(inplace=True)
+        ReLU(inplace=True)
+        """
         return "inplace=True" if self.inplace else ""
 
 
@@ -28,6 +34,7 @@ class ReLU(_InplaceActivation):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """``relu`` of ``input`` (written into it when ``inplace``)."""
         return input.relu_() if self.inplace else input.relu()
 
 
@@ -40,6 +47,7 @@ class Sigmoid(Module):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """``sigmoid`` of ``input``."""
         return input.sigmoid()
 
 
@@ -52,6 +60,7 @@ class Tanh(Module):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """``tanh`` of ``input``."""
         return input.tanh()
 
 
@@ -71,9 +80,16 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.gelu`` of ``input`` with this module's ``approximate``."""
         return functional.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
+        """The ``approximate`` argument, as shown in the repr.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.GELU().extra_repr()
+        "approximate='none'"
+        """
         return f"approximate={self.approximate!r}"
 
 
@@ -86,6 +102,7 @@ class SiLU(_InplaceActivation):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.silu`` of ``input`` (written into it when ``inplace``)."""
         return functional.silu(input, inplace=self.inplace)
 
 
@@ -102,9 +119,16 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:
+        """Softmax of ``input`` along ``dim``."""
         return input.softmax(self.dim)
 
     def extra_repr(self) -> str:
+        """The ``dim`` argument, as shown in the repr.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Softmax(dim=-1).extra_repr()
+        'dim=-1'
+        """
         return f"dim={self.dim}"
 
 
@@ -117,4 +141,10 @@ class LogSoftmax(Softmax):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """Log-softmax of ``input`` along ``dim``.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.LogSoftmax(dim=0)(jaxgrad.zeros(2)).exp()
+        tensor([0.5000, 0.5000])
+        """
         return input.log_softmax(self.dim)

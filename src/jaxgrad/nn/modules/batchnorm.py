@@ -70,6 +70,7 @@ class _NormBase(Module):
         raise NotImplementedError
 
     def extra_repr(self) -> str:
+        """The feature count, eps, momentum and flags, as shown in the repr."""
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
@@ -92,6 +93,7 @@ class _BatchNorm(_NormBase):
     statistics in eval mode."""
 
     def forward(self, input: Tensor) -> Tensor:
+        """Normalise ``input`` per channel, updating the running statistics in training mode."""
         self._check_input_dim(input)
         average_factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:

@@ -112,6 +112,13 @@ class Sequential(Module):
         return value
 
     def forward(self, input: Any) -> Any:
+        """Call each module in order on the previous one's output; returns the last output.
+
+        >>> import jaxgrad
+        >>> net = jaxgrad.nn.Sequential(jaxgrad.nn.Tanh(), jaxgrad.nn.Flatten(0))
+        >>> net(jaxgrad.zeros(1, 2))
+        tensor([0., 0.])
+        """
         for module in self:
             input = module(input)
         return input

@@ -71,9 +71,11 @@ class _ConvNd(Module):
                                    self.dilation, self.groups)
 
     def forward(self, input: Tensor) -> Tensor:
+        """Convolve ``input`` with ``weight`` (padded by ``padding_mode``) and add ``bias``."""
         return self._conv_forward(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The channels, kernel size, stride and the non-default options, as shown in the repr."""
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
         if self.padding != (0,) * len(self.padding):

@@ -19,6 +19,12 @@ class _DropoutNd(Module):
         self.inplace = inplace
 
     def extra_repr(self) -> str:
+        """The ``p`` and ``inplace`` arguments, as shown in the repr.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Dropout(0.2).extra_repr()
+        'p=0.2, inplace=False'
+        """
         return f"p={self.p}, inplace={self.inplace}"
 
 
@@ -38,4 +44,5 @@ class Dropout(_DropoutNd):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.dropout`` of ``input`` with ``p``; the input itself in eval mode."""
         return functional.dropout(input, self.p, self.training, self.inplace)

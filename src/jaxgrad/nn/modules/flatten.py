@@ -20,7 +20,14 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input: Tensor) -> Tensor:
+        """``input.flatten(start_dim, end_dim)``."""
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
+        """The ``start_dim`` and ``end_dim`` arguments, as shown in the repr.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Flatten()
+        Flatten(start_dim=1, end_dim=-1)
+        """
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -24,6 +24,7 @@ class Identity(Module):
         super().__init__()
 
     def forward(self, input: Tensor) -> Tensor:
+        """Return ``input`` itself."""
         return input
 
 
@@ -62,9 +63,19 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
+        """``input @ weight.T + bias``.
+
+        >>> import jaxgrad
+        >>> lin = jaxgrad.nn.Linear(2, 1)
+        >>> with jaxgrad.no_grad():
+        ...     _ = lin.weight.fill_(1.0), lin.bias.fill_(0.5)
+        >>> lin(jaxgrad.tensor([[1.0, 2.0]]))
+        tensor([[3.5000]], grad_fn=<AddmmBackward0>)
+        """
         return functional.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The feature sizes and whether there is a bias, as shown in the repr."""
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
 
@@ -106,8 +117,10 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        """``functional.bilinear(input1, input2, weight, bias)``."""
         return functional.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The feature sizes and whether there is a bias, as shown in the repr."""
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")

@@ -50,6 +50,7 @@ class L1Loss(_Loss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.l1_loss`` of ``input`` and ``target`` with this loss's ``reduction``."""
         return functional.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -62,6 +63,7 @@ class MSELoss(_Loss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.mse_loss`` of ``input`` and ``target`` with this loss's ``reduction``."""
         return functional.mse_loss(input, target, reduction=self.reduction)
 
 
@@ -81,6 +83,7 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.nll_loss`` with this loss's weight, ignore_index and reduction."""
         return functional.nll_loss(input, target, weight=self.weight,
                                    ignore_index=self.ignore_index, reduction=self.reduction)
 
@@ -105,6 +108,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.cross_entropy`` with this loss's weight, ignore_index, reduction etc."""
         return functional.cross_entropy(input, target, weight=self.weight,
                                         ignore_index=self.ignore_index,
                                         reduction=self.reduction,
@@ -120,6 +124,7 @@ class BCELoss(_WeightedLoss):
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.binary_cross_entropy`` with this loss's ``weight`` and ``reduction``."""
         return functional.binary_cross_entropy(input, target, weight=self.weight,
                                                reduction=self.reduction)
 
@@ -144,6 +149,7 @@ class BCEWithLogitsLoss(_Loss):
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.binary_cross_entropy_with_logits`` with this loss's buffers, reduction."""
         return functional.binary_cross_entropy_with_logits(input, target, self.weight,
                                                            pos_weight=self.pos_weight,
                                                            reduction=self.reduction)

@@ -165,6 +165,16 @@ def _check_member_name(kind: str, name: Any) -> None:
 
 
 def _forward_unimplemented(self: Module, *input: Any) -> None:
+    """Define the computation done at every call; every subclass must override it.
+
+    Call the module instance rather than ``forward``: the call runs the registered hooks.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Module()(jaxgrad.ones(1))
+    Traceback (most recent call last):
+        ...
+    NotImplementedError: Module [Module] is missing the required "forward" function
+    """
     raise NotImplementedError(
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -1222,6 +1232,7 @@ class _HookedCall:
         self.called_always_hooks: set[int] = set()
 
     def run(self) -> Any:
+        """Pre-hooks, ``forward``, forward hooks and the backward-hook setup; returns the output."""
         module = self.module
         backward_pre_hooks = (module._get_backward_pre_hooks() if module._backward_pre_hooks
                               or _global_backward_pre_hooks else [])

@@ -53,9 +53,11 @@ class LayerNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.layer_norm`` of ``input`` over ``normalized_shape``, with weight, bias."""
         return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias,
                                      self.eps)
 
     def extra_repr(self) -> str:
+        """The shape, ``eps``, ``elementwise_affine`` and ``bias`` flags, as shown in the repr."""
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")

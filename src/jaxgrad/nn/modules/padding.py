@@ -24,9 +24,11 @@ class _PadNd(Module):
         self.padding = _ntuple(padding, 2 * self.n)
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.pad`` of ``input`` with this layer's ``padding`` and ``mode``."""
         return functional.pad(input, self.padding, self.mode)
 
     def extra_repr(self) -> str:
+        """The ``padding`` tuple, as shown in the repr."""
         return f"{self.padding}"
 
 
@@ -38,9 +40,11 @@ class _ConstantPadNd(_PadNd):
         self.value = value
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.pad`` of ``input`` with ``padding``, filled with ``value``."""
         return functional.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self) -> str:
+        """The ``padding`` and ``value``, as shown in the repr."""
         return f"padding={self.padding}, value={self.value}"
 
 
@@ -84,6 +88,12 @@ class _ZeroPadNd(_ConstantPadNd):
         super().__init__(padding, 0.0)
 
     def extra_repr(self) -> str:
+        """The ``padding`` tuple, as shown in the repr (no ``value``: it is always 0).
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.ZeroPad1d(2)
+        ZeroPad1d((2, 2))
+        """
         return f"{self.padding}"
 
 
@@ -194,6 +204,7 @@ class _CircularPadNd(_PadNd):
     mode = "circular"
 
     def forward(self, input: Tensor) -> Tensor:
+        """``input`` padded by wrapping around (batched or unbatched input only)."""
         if input.ndim not in (self.n + 1, self.n + 2):
             raise ValueError(f"expected {self.n + 1}D or {self.n + 2}D input (got {input.ndim}D "
                              "input)")

@@ -24,6 +24,7 @@ class _MaxPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def extra_repr(self) -> str:
+        """The kernel, stride, padding, dilation and ceil_mode, as shown in the repr."""
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
@@ -41,6 +42,13 @@ class MaxPool2d(_MaxPoolNd):
     """
 
     def forward(self, input: Tensor) -> Any:
+        """``functional.max_pool2d`` of ``input`` (with the indices when ``return_indices``).
+
+        >>> import jaxgrad
+        >>> pool = jaxgrad.nn.MaxPool2d(2, return_indices=True)
+        >>> pool(jaxgrad.arange(4.0).reshape(1, 2, 2))
+        (tensor([[[3.]]]), tensor([[[3]]]))
+        """
         return functional.max_pool2d(input, self.kernel_size, self.stride, self.padding,
                                      self.dilation, ceil_mode=self.ceil_mode,
                                      return_indices=self.return_indices)
@@ -50,6 +58,7 @@ class _AvgPoolNd(Module):
     """Repr of the average-pooling layers."""
 
     def extra_repr(self) -> str:
+        """The kernel, stride and padding, as shown in the repr."""
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
@@ -76,6 +85,7 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.avg_pool2d`` of ``input`` with this layer's arguments."""
         return functional.avg_pool2d(input, self.kernel_size, self.stride, self.padding,
                                      self.ceil_mode, self.count_include_pad,
                                      self.divisor_override)
@@ -89,6 +99,7 @@ class _AdaptiveAvgPoolNd(Module):
         self.output_size = output_size
 
     def extra_repr(self) -> str:
+        """The ``output_size``, as shown in the repr."""
         return f"output_size={self.output_size}"
 
 
@@ -105,4 +116,5 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """``functional.adaptive_avg_pool2d`` of ``input`` to ``output_size``."""
         return functional.adaptive_avg_pool2d(input, self.output_size)

@@ -69,10 +69,20 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
+        """The rows of ``weight`` at the indices ``input`` (``functional.embedding``).
+
+        >>> import jaxgrad
+        >>> emb = jaxgrad.nn.Embedding.from_pretrained(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> emb(jaxgrad.tensor([1, 0, 1]))
+        tensor([[3., 4.],
+                [1., 2.],
+                [3., 4.]])
+        """
         return functional.embedding(input, self.weight, self.padding_idx, self.max_norm,
                                     self.norm_type, self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
+        """The sizes and the non-default options, as shown in the repr."""
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"

@@ -1,0 +1,124 @@
+"""The engine's own state and switches: the compiled-backward switch is a scoped, thread-local
+context manager; an AccumulateGrad node called directly accumulates as torch's does; the engine
+modules import only downward (no import inside a function)."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import threading
+
+import pytest
+
+import jaxgrad
+from differential import bug, same
+from jaxgrad import _compiled_backward, _engine
+
+SRC = pathlib.Path(jaxgrad.__file__).parent
+
+
+def _backward_of_new_structure(n: int) -> None:
+    """A backward whose graph structure (a length-``n`` leaf) no other test builds."""
+    x = jaxgrad.ones(n, requires_grad=True)
+    (x * 3).tanh().sum().backward()
+
+
+def test_compiled_backward_switch_is_scoped_and_thread_local():
+    cache = _compiled_backward._cache
+    before = len(cache)
+    with _engine.compiled_backward(False):
+        _backward_of_new_structure(7919)
+        assert len(cache) == before  # eager engine: nothing compiled
+        worker = threading.Thread(target=_backward_of_new_structure, args=(7907,))
+        worker.start()
+        worker.join()
+        assert len(cache) == before + 1  # another thread keeps the default (on)
+        with _engine.compiled_backward(True):
+            _backward_of_new_structure(7901)
+        assert len(cache) == before + 2
+        _backward_of_new_structure(7883)  # the inner block restored "off"
+        assert len(cache) == before + 2
+    _backward_of_new_structure(7879)
+    assert len(cache) == before + 3
+
+
+def test_compiled_backward_switch_restores_after_an_exception():
+    cache = _compiled_backward._cache
+    with pytest.raises(KeyError), _engine.compiled_backward(False):
+        raise KeyError("raised inside the block")
+    before = len(cache)
+    _backward_of_new_structure(7873)
+    assert len(cache) == before + 1
+
+
+def _direct_accumulate_calls(T, values):
+    a = T.ones(2, requires_grad=True)
+    calls = []
+    a.register_post_accumulate_grad_hook(lambda t: calls.append(t.grad.clone()))
+    acc = (a * 2).sum().grad_fn.next_functions[0][0].next_functions[0][0]
+    results = [acc(T.tensor(v)) for v in values]
+    return type(acc).__name__, results, a.grad, calls
+
+
+def test_calling_accumulate_grad_node_directly_accumulates():
+    same(lambda T: _direct_accumulate_calls(T, [[1.0, 2.0]]))
+
+
+@bug("a direct call of an AccumulateGrad node (grad mode on) adds into an existing .grad in "
+     "place; torch adds out of place (a new .grad at version 0), as under create_graph")
+def test_calling_accumulate_grad_node_directly_twice():
+    same(lambda T: _direct_accumulate_calls(T, [[1.0, 2.0], [3.0, 4.0]]))
+
+
+@bug("autograd.grad with empty inputs runs a full backward into the leaves' .grad and returns "
+     "(); torch raises '`inputs` argument to `grad()` cannot be empty.'")
+def test_grad_with_empty_inputs():
+    def prog(T):
+        a = T.ones(2, requires_grad=True)
+        try:
+            result = T.autograd.grad((a * 2).sum(), ())
+        except RuntimeError as e:
+            result = str(e).replace("torch", "jaxgrad")
+        return result, a.grad
+    same(prog)
+
+
+@bug("backward() converts `tensors` before checking that `inputs` is not empty; torch checks "
+     "inputs first")
+def test_backward_checks_empty_inputs_before_tensors():
+    def prog(T):
+        try:
+            T.autograd.backward(5, inputs=[])
+        except (RuntimeError, TypeError) as e:
+            return type(e).__name__, str(e).replace("torch", "jaxgrad")
+    same(prog)
+
+
+ENGINE_MODULES = ["_engine", "_compiled_backward", "_graph", "_accumulate"]
+
+
+def _imports(name: str) -> tuple[list[str], list[int]]:
+    """(modules ``jaxgrad.<name>`` imports from the package, lines of imports in functions)."""
+    tree = ast.parse((SRC / f"{name}.py").read_text())
+    found, nested = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            found += [node.module] if node.module else [a.name for a in node.names]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            nested += [n.lineno for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return found, nested
+
+
+@pytest.mark.parametrize("name", ENGINE_MODULES)
+def test_engine_modules_import_nothing_inside_functions(name):
+    assert _imports(name)[1] == []
+
+
+def test_engine_layers_point_down():
+    # the graph (layer 1) sits on layer-0 helpers only; the engine hands itself to the
+    # compiled backward instead of being imported by it
+    assert set(_imports("_graph")[0]) <= {"_dtypes", "_storage", "_device", "_grad_mode",
+                                          "_profiler", "_typename"}
+    assert "_engine" not in _imports("_compiled_backward")[0]
+    assert "_engine" not in _imports("_accumulate")[0]
+    assert "_api" not in _imports("_accumulate")[0]
