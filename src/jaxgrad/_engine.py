@@ -174,15 +174,12 @@ def accumulate_grad(fn: AccumulateGrad, grad: Tensor | None, create_graph: bool,
     run_post_accumulate_hooks(fn.variable)
 
 
-def _accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
-                           wanted: tuple | None = None) -> list:
+def accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
+                          wanted: tuple | None = None) -> list:
+    """``AccumulateGrad.apply``, what a direct call (``acc(grad)``, torch's Python
+    ``Node.__call__``) runs; ``_methods`` attaches it (the graph layer cannot run ops)."""
     accumulate_grad(self, grads[0], create_graph, stealable=False)
     return []
-
-
-# The graph layer cannot run ops; the engine gives AccumulateGrad the ``apply`` that a direct
-# call (``acc(grad)``, torch's Python ``Node.__call__``) runs.
-AccumulateGrad.apply = _accumulate_grad_apply
 
 
 def _run_node(fn: Node, run: Any) -> Any:

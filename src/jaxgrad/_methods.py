@@ -18,14 +18,16 @@ from . import _api as F
 from . import _creation, _dtypes, _random
 from . import _device as _device_mod
 from ._dispatch import regenerate_view_node
+from ._engine import accumulate_grad_apply
 from ._engine import backward as _backward
+from ._graph import AccumulateGrad
 from ._opgen import DECLARED, method_form
 from ._tensor import Tensor
 
 
 def attach_tensor_methods() -> None:
     """Give ``Tensor`` its op methods: one per declared op with a method variant, plus the
-    hand-written ones below.
+    hand-written ones below (and ``AccumulateGrad`` the engine's ``apply``).
 
     >>> import jaxgrad
     >>> jaxgrad.tensor([0.0]).exp()
@@ -36,6 +38,7 @@ def attach_tensor_methods() -> None:
             setattr(Tensor, name, method_form(decl))
     for name, value in _HAND_WRITTEN.items():
         setattr(Tensor, name, value)
+    AccumulateGrad.apply = accumulate_grad_apply
 
 
 def _operator(fn: Callable, reflected: bool = False) -> Callable:
