@@ -1,16 +1,17 @@
 """A new Scalar argument every call must reuse the compiled kernel: a scheduled learning rate in
 ``p.add_(g, alpha=-lr)``, a moving clamp bound, a pow exponent, addcmul's value, lerp's weight, a
-fill value. Median time per call on a 512x512 tensor with a new value every call, contenders
+fill value. Median time per call on a 512x512 tensor (``--size``) with a new value every call, contenders
 interleaved; the reference is ``x * v`` (a Python number as a Tensor operand, always traced),
 with torch eager and a hand-written ``jax.jit`` beside it. The last column counts the kernels
 compiled during the timed calls (0: every new value reused the kernel). Run:
 
-    PYTHONPATH=src python benchmarks/bench_scalar_args.py [--calls 30]
+    PYTHONPATH=src python benchmarks/bench_scalar_args.py [--calls 30] [--size 512]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import time
 
@@ -69,19 +70,25 @@ def _block(out):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=30)
-    calls = parser.parse_args().calls
+    parser.add_argument("--size", type=int, default=N, help="the tensors are size x size")
+    args = parser.parse_args()
+    calls, n = args.calls, args.size
     jax.monitoring.register_event_duration_secs_listener(_count_compiles)
-    p, g = jaxgrad.ones(N, N), jaxgrad.full((N, N), 1e-3)
-    tp, tg = torch.ones(N, N), torch.full((N, N), 1e-3)
+    p, g = jaxgrad.ones(n, n), jaxgrad.full((n, n), 1e-3)
+    tp, tg = torch.ones(n, n), torch.full((n, n), 1e-3)
     cases = _cases(p, g, tp, tg)
     for contenders in cases.values():
         for run in contenders:
             _block(run(0.5))  # compile once
+    gc.collect()
+    gc.disable()  # as timeit does: a collection landing in one contender's call is noise
     times = {name: ([], [], []) for name in cases}
     compiled = dict.fromkeys(cases, 0)
     for i in range(calls):
-        v = 0.1 * (1 + i / 100)  # a new value every call
-        for name, contenders in cases.items():
+        for c, (name, contenders) in enumerate(cases.items()):
+            # a new value every call, and each case its own (a value used a second time is
+            # turned into a cached device array once, ~20 us; see _dispatch._device_scalar)
+            v = 0.1 * (1 + i / 100) + c * 1e-7
             for k, run in enumerate(contenders):
                 before = _compiles[0]
                 start = time.perf_counter()
@@ -89,6 +96,7 @@ def main() -> None:
                 times[name][k].append(time.perf_counter() - start)
                 if k == 0:
                     compiled[name] += _compiles[0] - before
+    gc.enable()
     base = statistics.median(times["x * v"][0])
     print(f"{'jaxgrad eager, new value each call':36s} {'median':>9s} {'vs x*v':>7s} "
           f"{'torch':>9s} {'jax.jit':>9s} {'kernels compiled':>17s}")
