@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 import jax
 
+from ._caches import Memo
 from ._dispatch import OpNode, SavedConstant, node_class_for
 from ._grad_mode import no_grad
 from ._graph import AccumulateGrad, GraphRoot, SavedTensor
@@ -33,7 +34,7 @@ from ._tensor import Tensor
 # the engine's entry point: execute(root, keep_graph, create_graph) runs the graph below root
 Execute = Callable[[GraphRoot, bool, bool], object]
 
-_cache: dict[tuple, tuple[Callable, tuple]] = {}
+_cache = Memo(maxsize=1024)  # structure -> (jitted backward, leaf slots)
 MAX_NODES = 5000
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from . import _api, _profiler
+from ._caches import cache
 from ._dispatch import DIFFERENTIABLE_DTYPES, rebase_history
 from ._grad_mode import _state, no_grad
 from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
@@ -266,7 +267,7 @@ class Function:
         return _wrap_outputs(ctx, args, outputs, differentiable)
 
 
-@functools.lru_cache(maxsize=1024)
+@cache(maxsize=1024)
 def _signature(forward: Callable) -> inspect.Signature:
     return inspect.signature(forward)
 

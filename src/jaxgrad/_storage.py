@@ -12,12 +12,13 @@ Version counters are separate objects: views and ``detach()`` share their base's
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import NamedTuple
 
 import jax
 import numpy as np
+
+from ._caches import cache
 
 
 class VersionCounter:
@@ -152,13 +153,13 @@ def _flat_index(layout: Layout) -> np.ndarray:
     return idx
 
 
-@functools.lru_cache(maxsize=4096)
+@cache(maxsize=4096)
 def _gather_fn(layout: Layout):
     idx = _flat_index(layout)
     return jax.jit(lambda base: base.reshape(-1)[idx])
 
 
-@functools.lru_cache(maxsize=4096)
+@cache(maxsize=4096)
 def _scatter_fn(layout: Layout):
     idx = _flat_index(layout).reshape(-1)
     return jax.jit(lambda base, values: base.reshape(-1).at[idx].set(

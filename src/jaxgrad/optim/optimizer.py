@@ -27,6 +27,7 @@ import jax
 
 from .._accumulate import reset_grad
 from .._api import typename
+from .._caches import cache
 from .._dispatch import check_inplace
 from .._dtypes import float32
 from .._grad_mode import enable_grad, set_grad_enabled
@@ -181,7 +182,7 @@ def jitted_kernel(update: Callable) -> Callable:
     >>> kernel(2)(jnp.arange(3)).tolist(), kernel(2) is kernel(2)
     ([0, 2, 4], True)
     """
-    return functools.lru_cache(maxsize=256)(lambda *flags: jax.jit(update(*flags)))
+    return cache(maxsize=256)(lambda *flags: jax.jit(update(*flags)))
 
 
 class Optimizer:

@@ -1,0 +1,48 @@
+"""One cache policy: every memo is bounded and registered, and ``jaxgrad._clear_caches()`` empties
+them all without changing any result."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import jaxgrad
+from jaxgrad import _caches, _compiled_backward, _dispatch
+from jaxgrad._ops._table import jitted_backward, jitted_forward
+
+
+def _step():
+    x = jaxgrad.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = (x.clamp(min=-0.5) * 3.0).exp().sum()
+    y.backward()
+    return y.detach().numpy(), x.grad.numpy()
+
+
+def test_clear_caches_empties_every_registered_cache_and_results_stay():
+    before = _step()
+    _step()  # a second step hits the compiled backward and the cached device scalar
+    assert jitted_forward.cache_info().currsize > 0
+    assert len(_dispatch._promotion_cache) > 0
+    assert len(_compiled_backward._cache) > 0
+    jaxgrad._clear_caches()
+    assert all(len(c) == 0 if isinstance(c, dict) else c.cache_info().currsize == 0
+               for c in _caches._registry)
+    assert jitted_backward.cache_info().currsize == 0
+    after = _step()
+    np.testing.assert_array_equal(before[0], after[0])
+    np.testing.assert_array_equal(before[1], after[1])
+
+
+def test_every_cache_is_bounded():
+    for c in _caches._registry:
+        size = c.maxsize if isinstance(c, dict) else c.cache_info().maxsize
+        assert size is not None and size > 0
+
+
+def test_a_full_memo_drops_its_oldest_entry():
+    memo = _caches.Memo(maxsize=3)
+    for i in range(10):
+        memo[i] = i
+    assert list(memo) == [7, 8, 9]
+    memo[8] = "again"  # an existing key does not evict
+    assert list(memo) == [7, 8, 9]
+    _caches._registry.remove(memo)
