@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import inspect
 import pkgutil
 
 import pytest
 
 import jaxgrad
 
-# _tensor_str's examples need its own globals and print options: test_tensor_str runs them
-MODULES = sorted(m.name for m in pkgutil.walk_packages(jaxgrad.__path__, "jaxgrad.")
-                 if m.name != "jaxgrad._tensor_str")
+# _tensor_str's examples need its own globals and print options: test_tensor_str runs them.
+# "jaxgrad" itself holds the functions generated from op declarations (their __module__).
+MODULES = ["jaxgrad"] + sorted(m.name for m in pkgutil.walk_packages(jaxgrad.__path__, "jaxgrad.")
+                               if m.name != "jaxgrad._tensor_str")
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -22,3 +24,22 @@ def test_docstring_examples_run(name):
     for test in doctest.DocTestFinder().find(module, name, globs={}):
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.nn.init",
+                     "jaxgrad.optim", "jaxgrad.optim.lr_scheduler", "jaxgrad.autograd",
+                     "jaxgrad.autograd.functional", "jaxgrad.autograd.graph",
+                     "jaxgrad.autograd.profiler", "jaxgrad.autograd.function",
+                     "jaxgrad.autograd.gradcheck"]
+
+
+@pytest.mark.parametrize("name", PUBLIC_NAMESPACES)
+def test_public_functions_and_classes_have_a_runnable_example(name):
+    """Every public function and class a namespace exports has a docstring with an example
+    (generated ops get theirs from their declaration)."""
+    module = importlib.import_module(name)
+    missing = [attr for attr in dir(module) if not attr.startswith("_")
+               and (inspect.isfunction(obj := getattr(module, attr)) or inspect.isclass(obj))
+               and (obj.__module__ or "").startswith("jaxgrad")
+               and ">>>" not in (obj.__doc__ or "")]
+    assert not missing, missing

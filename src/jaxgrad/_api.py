@@ -55,7 +55,12 @@ def _shape_arg(shape: tuple) -> tuple:
     'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     numbers_as_tensors=True)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input + alpha * other`` with broadcasting and type promotion."""
+    """``input + alpha * other`` with broadcasting and type promotion.
+
+    >>> import jaxgrad
+    >>> jaxgrad.add(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([10.0, 20.0]), alpha=0.5)
+    tensor([ 6., 12.])
+    """
     if not isinstance(input, Tensor):
         return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
                                                           alpha=alpha)
@@ -69,7 +74,12 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     numbers_as_tensors=True)
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input - alpha * other``."""
+    """``input - alpha * other``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.sub(jaxgrad.tensor([1.0, 2.0]), 1)
+    tensor([0., 1.])
+    """
     if not isinstance(input, Tensor):
         return rsub(other, input, alpha=alpha)
     _check_sub(input, other)
@@ -126,7 +136,12 @@ def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
     variants='function',
     numbers_as_tensors=True)
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``other - alpha * input``."""
+    """``other - alpha * input``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.rsub(jaxgrad.tensor([1.0, 2.0]), 5)
+    tensor([4., 3.])
+    """
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
     _check_sub(input, other)
@@ -137,7 +152,12 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 @declare('mul.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True)
 def mul(input: Any, other: Any) -> Tensor:
-    """Elementwise product."""
+    """Elementwise product.
+
+    >>> import jaxgrad
+    >>> jaxgrad.mul(jaxgrad.tensor([1.0, 2.0]), 3)
+    tensor([3., 6.])
+    """
     if not isinstance(input, Tensor):
         input, other = other, input
     check_broadcast(input, other)
@@ -148,7 +168,12 @@ def mul(input: Any, other: Any) -> Tensor:
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor',
     numbers_as_tensors=True)
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable)."""
+    """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable).
+
+    >>> import jaxgrad
+    >>> jaxgrad.div(jaxgrad.tensor([5.0, -5.0]), 2, rounding_mode='floor')
+    tensor([ 2., -3.])
+    """
     if not isinstance(input, Tensor):
         return mul(apply(E.RECIPROCAL, other), input)
     check_broadcast(input, other)
@@ -165,12 +190,23 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 @declare('true_divide.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True)
 def true_divide(input: Any, other: Any) -> Tensor:
+    """``div`` without a rounding mode.
+
+    >>> import jaxgrad
+    >>> jaxgrad.true_divide(jaxgrad.tensor([1.0, 3.0]), 2)
+    tensor([0.5000, 1.5000])
+    """
     return div(input, other)
 
 
 @declare('neg(Tensor self) -> Tensor')
 def neg(input: Tensor) -> Tensor:
-    """``-input``."""
+    """``-input``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.neg(jaxgrad.tensor([1.0, -2.0]))
+    tensor([-1.,  2.])
+    """
     _check_neg(input)
     return apply(E.NEG, input)
 
@@ -178,7 +214,12 @@ def neg(input: Tensor) -> Tensor:
 
 @declare('pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor', numbers_as_tensors=True)
 def pow(input: Any, exponent: Any) -> Tensor:
-    """``input ** exponent`` (tensor or scalar on either side)."""
+    """``input ** exponent`` (tensor or scalar on either side).
+
+    >>> import jaxgrad
+    >>> jaxgrad.pow(jaxgrad.tensor([1.0, 2.0, 3.0]), 2)
+    tensor([1., 4., 9.])
+    """
     if not isinstance(input, Tensor):
         base = number_or_tensor(input)
         return apply(E.POW_SCALAR_BASE, _promote_with_scalars(exponent, base), aux=(base,))
@@ -212,7 +253,12 @@ def _pow_fast(exponent: Any) -> tuple | None:
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     numbers_as_tensors=True)
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """Clamp into [min, max]; scalar bounds give ClampBackward1, tensor bounds ClampBackward0."""
+    """Clamp into [min, max]; scalar bounds give ClampBackward1, tensor bounds ClampBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.clamp(jaxgrad.tensor([-2.0, 0.5, 3.0]), min=0.0, max=1.0)
+    tensor([0.0000, 0.5000, 1.0000])
+    """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -237,7 +283,12 @@ def _as_tensor(x: Any, like: Tensor) -> Tensor | None:
     variants='function',
     numbers_as_tensors=True)
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
-    """``input`` where ``condition`` holds, else ``other``."""
+    """``input`` where ``condition`` holds, else ``other``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.where(jaxgrad.tensor([True, False]), jaxgrad.tensor([1.0, 2.0]), 0.0)
+    tensor([1., 0.])
+    """
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     broadcast_shapes(*[raw_shape(t) for t in (condition, input, other) if isinstance(t, Tensor)])
@@ -280,7 +331,12 @@ def tensor_like(value: Any, like: Tensor) -> Tensor:
 
 @declare('equal(Tensor self, Tensor other) -> bool')
 def equal(input: Tensor, other: Tensor) -> bool:
-    """True if both have the same shape and elements."""
+    """True if both have the same shape and elements.
+
+    >>> import jaxgrad
+    >>> jaxgrad.equal(jaxgrad.tensor([1, 2]), jaxgrad.tensor([1, 2]))
+    True
+    """
     return tuple(input.shape) == tuple(other.shape) and bool(jnp.all(input._value == other._value))
 
 
@@ -289,6 +345,12 @@ def equal(input: Tensor, other: Tensor) -> bool:
     'bool equal_nan=False) -> bool')
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
+    """True if every element is close: ``|input - other| <= atol + rtol * |other|``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.allclose(jaxgrad.tensor([1.0]), jaxgrad.tensor([1.0 + 1e-9]))
+    True
+    """
     return bool(jnp.allclose(input._value, other._value, rtol=rtol, atol=atol,
                              equal_nan=equal_nan))
 
@@ -298,6 +360,12 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     'bool equal_nan=False) -> Tensor')
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.isclose(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([1.0, 2.1]))
+    tensor([ True, False])
+    """
     check_broadcast(input, other)
     return Tensor._make(jnp.isclose(input._value, other._value, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
@@ -305,6 +373,13 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
 @declare('nonzero(Tensor self, *, bool as_tuple=False) -> Tensor')
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """Indices of the non-zero elements (a tuple of index tensors with ``as_tuple``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nonzero(jaxgrad.tensor([0.0, 3.0, 0.0, 4.0]))
+    tensor([[1],
+            [3]])
+    """
     idx = np.nonzero(np.asarray(input._value))
     if as_tuple:
         return tuple(Tensor._make(jnp.asarray(i, jnp.int64)) for i in idx)
@@ -326,7 +401,12 @@ def _reduce_dtype(input: Tensor, dtype: Any):
     'ScalarType? dtype=None) -> Tensor')
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         dtype: Any = None) -> Tensor:
-    """Sum of all elements, or over ``dim``."""
+    """Sum of all elements, or over ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.sum(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=0)
+    tensor([4., 6.])
+    """
     d = _reduce_dtype(input, dtype)
     if dim is None:
         return apply(R.SUM, input, dtype=d)
@@ -364,7 +444,13 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
     'ScalarType? dtype=None) -> Tensor')
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
-    """Mean of all elements, or over ``dim`` (floating inputs only, as in torch)."""
+    """Mean of all elements, or over ``dim`` (floating inputs only, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(1, keepdim=True)
+    tensor([[1.5000],
+            [3.5000]])
+    """
     d = _dtypes.to_dtype(dtype) if dtype is not None else input.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(
@@ -381,6 +467,12 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     'ScalarType? dtype=None) -> Tensor')
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
+    """Product of all elements, or along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.prod(jaxgrad.tensor([1.0, 2.0, 3.0]))
+    tensor(6.)
+    """
     d = _reduce_dtype(input, dtype)
     if dim is None:
         return apply(R.PROD, input, dtype=d)
@@ -389,12 +481,24 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
 
 @declare('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """Maximum over ``dim`` (all dims by default); ties share the gradient.
+
+    >>> import jaxgrad
+    >>> jaxgrad.amax(jaxgrad.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1)
+    tensor([5., 3.])
+    """
     dims = wrap_dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMAX, input, dim=dims, keepdim=keepdim)
 
 
 @declare('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """Minimum over ``dim`` (all dims by default); ties share the gradient.
+
+    >>> import jaxgrad
+    >>> jaxgrad.amin(jaxgrad.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=0)
+    tensor([1., 2.])
+    """
     dims = wrap_dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
     return apply(R.AMIN, input, dim=dims, keepdim=keepdim)
 
@@ -415,13 +519,25 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
 
 @declare('max.dim(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """The maximum, or ``(values, indices)`` along ``dim``."""
+    """The maximum, or ``(values, indices)`` along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.max(jaxgrad.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1)
+    jaxgrad.return_types.max(
+    values=tensor([5., 3.]),
+    indices=tensor([1, 0]))
+    """
     return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM)
 
 
 @declare('min.dim(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """The minimum, or ``(values, indices)`` along ``dim``."""
+    """The minimum, or ``(values, indices)`` along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.min(jaxgrad.tensor([1.0, 5.0, -3.0]))
+    tensor(-3.)
+    """
     return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM)
 
 
@@ -459,11 +575,23 @@ def square(input: Tensor) -> Tensor:
 
 @declare('argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the maximum (of the flattened tensor without ``dim``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.argmax(jaxgrad.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1)
+    tensor([1, 0])
+    """
     return _arg_extreme(R.ARGMAX, input, dim, keepdim)
 
 
 @declare('argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the minimum (of the flattened tensor without ``dim``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.argmin(jaxgrad.tensor([[1.0, 5.0], [3.0, 2.0]]))
+    tensor(0)
+    """
     return _arg_extreme(R.ARGMIN, input, dim, keepdim)
 
 
@@ -480,12 +608,24 @@ def _arg_extreme(op, input: Tensor, dim: int | None, keepdim: bool) -> Tensor:
 
 @declare('any.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor')
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """True if any element (over ``dim``) is non-zero.
+
+    >>> import jaxgrad
+    >>> jaxgrad.any(jaxgrad.tensor([[0.0, 1.0], [0.0, 0.0]]), dim=1)
+    tensor([ True, False])
+    """
     return apply(R.ANY, input, dim=None if dim is None else wrap_dims(dim, input.ndim),
                  keepdim=keepdim)
 
 
 @declare('all.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor')
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """True if every element (over ``dim``) is non-zero.
+
+    >>> import jaxgrad
+    >>> jaxgrad.all(jaxgrad.tensor([[1.0, 1.0], [0.0, 1.0]]), dim=1)
+    tensor([ True, False])
+    """
     return apply(R.ALL, input, dim=None if dim is None else wrap_dims(dim, input.ndim),
                  keepdim=keepdim)
 
@@ -519,7 +659,12 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     'bool keepdim=False) -> Tensor')
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    """Variance (Bessel-corrected by default, as in torch)."""
+    """Variance (Bessel-corrected by default, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.var(jaxgrad.tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor(1.6667)
+    """
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     dims = None if dim is None else wrap_dims(dim, input.ndim)
@@ -532,7 +677,12 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     'bool keepdim=False) -> Tensor')
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    """Standard deviation (Bessel-corrected by default)."""
+    """Standard deviation (Bessel-corrected by default).
+
+    >>> import jaxgrad
+    >>> jaxgrad.std(jaxgrad.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
+    tensor(1.1180)
+    """
     if isinstance(dim, bool):
         unbiased, dim = dim, None
     dims = None if dim is None else wrap_dims(dim, input.ndim)
@@ -542,6 +692,12 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 @declare('softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``exp(x) / exp(x).sum(dim)``, computed stably.
+
+    >>> import jaxgrad
+    >>> jaxgrad.softmax(jaxgrad.tensor([1.0, 2.0, 3.0]), dim=0)
+    tensor([0.0900, 0.2447, 0.6652])
+    """
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
@@ -549,6 +705,12 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 @declare('log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """``log(softmax(x, dim))``, computed stably.
+
+    >>> import jaxgrad
+    >>> jaxgrad.log_softmax(jaxgrad.tensor([1.0, 2.0, 3.0]), dim=0)
+    tensor([-2.4076, -1.4076, -0.4076])
+    """
     if dtype is not None:
         input = input.to(dtype)
     return apply(R.LOG_SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
@@ -556,7 +718,13 @@ def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 @declare('cat(Tensor[] tensors, int dim=0) -> Tensor', variants='function')
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Concatenate along an existing dimension."""
+    """Concatenate along an existing dimension.
+
+    >>> import jaxgrad
+    >>> jaxgrad.cat([jaxgrad.ones(1, 2), jaxgrad.zeros(1, 2)])
+    tensor([[1., 1.],
+            [0., 0.]])
+    """
     tensors = list(tensors)
     if not tensors:
         raise ValueError("jaxgrad.cat(): expected a non-empty list of Tensors")
@@ -588,7 +756,13 @@ concat = cat
 
 @declare('stack(Tensor[] tensors, int dim=0) -> Tensor', variants='function')
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Stack along a new dimension."""
+    """Stack along a new dimension.
+
+    >>> import jaxgrad
+    >>> jaxgrad.stack([jaxgrad.ones(2), jaxgrad.zeros(2)], dim=1)
+    tensor([[1., 0.],
+            [1., 0.]])
+    """
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -603,7 +777,12 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 @declare('unbind.int(Tensor self, int dim=0) -> Tensor[]')
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    """Slices along ``dim``, as views of ``input``."""
+    """Slices along ``dim``, as views of ``input``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.unbind(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    (tensor([1., 2.]), tensor([3., 4.]))
+    """
     dim = _wrap_dim(dim, input.ndim)
     outs = apply(R.UNBIND, input, dim=dim)
     outs = outs if isinstance(outs, tuple) else (outs,)
@@ -651,7 +830,13 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 @declare('reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)')
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """torch's reshape: ``view`` of a contiguous tensor, ``_reshape_alias`` (a view too) when the
-    strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0)."""
+    strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.reshape(jaxgrad.arange(6), (2, 3))
+    tensor([[0, 1, 2],
+            [3, 4, 5]])
+    """
     shape = _infer_shape(_shape_arg(shape), input.numel())
     if input.is_contiguous():
         return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
@@ -663,6 +848,12 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 @declare('flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)')
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Flatten dims ``start_dim..end_dim`` into one.
+
+    >>> import jaxgrad
+    >>> jaxgrad.flatten(jaxgrad.ones(2, 3, 4), start_dim=1).shape
+    jaxgrad.Size([2, 12])
+    """
     if input.ndim == 0:
         return reshape(input, (1,))
     start, end = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
@@ -676,6 +867,12 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @declare('squeeze.dims(Tensor(a) self, int[]? dim=None) -> Tensor(a)')
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Drop dims of size 1 (all, or those in ``dim``); a view.
+
+    >>> import jaxgrad
+    >>> jaxgrad.squeeze(jaxgrad.ones(2, 1, 3)).shape
+    jaxgrad.Size([2, 3])
+    """
     if dim is None:
         return apply_view(V.SQUEEZE, V.squeeze_geometry, input, dims=tuple(range(input.ndim)))
     if isinstance(dim, int):
@@ -686,12 +883,24 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 @declare('unsqueeze(Tensor(a) self, int dim) -> Tensor(a)')
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dim of size 1 at ``dim``; a view.
+
+    >>> import jaxgrad
+    >>> jaxgrad.unsqueeze(jaxgrad.ones(2, 3), 0).shape
+    jaxgrad.Size([1, 2, 3])
+    """
     return apply_view(V.UNSQUEEZE, V.unsqueeze_geometry, input,
                       dim=_wrap_dim(dim, input.ndim + 1))
 
 
 @declare('transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)')
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap dims ``dim0`` and ``dim1``; a view.
+
+    >>> import jaxgrad
+    >>> jaxgrad.transpose(jaxgrad.ones(2, 3), 0, 1).shape
+    jaxgrad.Size([3, 2])
+    """
     n = input.ndim
     return apply_view(V.TRANSPOSE, V.transpose_geometry, input, dim0=_wrap_dim(dim0, n),
                       dim1=_wrap_dim(dim1, n))
@@ -702,6 +911,13 @@ swapaxes = transpose
 
 @declare('t(Tensor(a) self) -> Tensor(a)')
 def t(input: Tensor) -> Tensor:
+    """Transpose a matrix (a 0-d or 1-d tensor is returned as a view of itself).
+
+    >>> import jaxgrad
+    >>> jaxgrad.t(jaxgrad.tensor([[1.0, 2.0]]))
+    tensor([[1.],
+            [2.]])
+    """
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")
@@ -710,6 +926,12 @@ def t(input: Tensor) -> Tensor:
 
 @declare('permute(Tensor(a) self, int[] dims) -> Tensor(a)')
 def permute(input: Tensor, *dims: Any) -> Tensor:
+    """Reorder the dims; a view.
+
+    >>> import jaxgrad
+    >>> jaxgrad.permute(jaxgrad.ones(2, 3, 4), (2, 0, 1)).shape
+    jaxgrad.Size([4, 2, 3])
+    """
     dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
     if sorted(dims) != list(range(input.ndim)):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
@@ -746,6 +968,12 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
 
 @declare('clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor')
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own storage that stays in the graph (CloneBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.clone(jaxgrad.tensor([1.0, 2.0]))
+    tensor([1., 2.])
+    """
     return apply(V.CLONE, input)
 
 
@@ -762,6 +990,12 @@ def alias(input: Tensor) -> Tensor:
 
 @declare('select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)')
 def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice ``index`` of dim ``dim``, without that dim; a view.
+
+    >>> import jaxgrad
+    >>> jaxgrad.select(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), 1, 0)
+    tensor([1., 3.])
+    """
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, input.ndim)
@@ -981,6 +1215,13 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
 
 @declare('mm(Tensor self, Tensor mat2) -> Tensor')
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of two 2-d tensors.
+
+    >>> import jaxgrad
+    >>> jaxgrad.mm(jaxgrad.ones(2, 3), jaxgrad.ones(3, 1))
+    tensor([[3.],
+            [3.]])
+    """
     if input.ndim != 2 or mat2.ndim != 2:
         bad = input if input.ndim != 2 else mat2
         raise RuntimeError(f"{'self' if bad is input else 'mat2'} must be a matrix")
@@ -994,6 +1235,12 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 @declare('bmm(Tensor self, Tensor mat2) -> Tensor')
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-d tensors.
+
+    >>> import jaxgrad
+    >>> jaxgrad.bmm(jaxgrad.ones(4, 2, 3), jaxgrad.ones(4, 3, 5)).shape
+    jaxgrad.Size([4, 2, 5])
+    """
     if input.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3
                            else "batch2 must be a 3D tensor")
@@ -1009,6 +1256,12 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 @declare('mv(Tensor self, Tensor vec) -> Tensor')
 def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix-vector product.
+
+    >>> import jaxgrad
+    >>> jaxgrad.mv(jaxgrad.ones(2, 3), jaxgrad.tensor([1.0, 2.0, 3.0]))
+    tensor([6., 6.])
+    """
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     rows, cols = input.shape
@@ -1025,6 +1278,12 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 @declare('dot(Tensor self, Tensor tensor) -> Tensor')
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Dot product of two 1-d tensors.
+
+    >>> import jaxgrad
+    >>> jaxgrad.dot(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D "
                            "tensors")
@@ -1042,7 +1301,12 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 @declare('matmul(Tensor self, Tensor other) -> Tensor')
 def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch's ``_matmul_impl``."""
+    """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch's ``_matmul_impl``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.matmul(jaxgrad.ones(5, 2, 3), jaxgrad.ones(3)).shape
+    jaxgrad.Size([5, 2])
+    """
     d1, d2 = input.ndim, other.ndim
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -1131,6 +1395,12 @@ def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
     variants='method',
     numbers_as_tensors=True)
 def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input += alpha * other``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2).add_(jaxgrad.tensor([1.0, 2.0]), alpha=2)
+    tensor([3., 5.])
+    """
     check_inplace_broadcast(input, other)
     if alpha == 1:
         return apply_inplace(E.ADD, input, number_or_tensor(other))
@@ -1142,6 +1412,12 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     variants='method',
     numbers_as_tensors=True)
 def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input -= alpha * other``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2).sub_(0.5)
+    tensor([0.5000, 0.5000])
+    """
     _check_sub(input, other)
     other = number_or_tensor(other)
     check_inplace_broadcast(input, other)
@@ -1157,6 +1433,12 @@ def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     variants='method',
     numbers_as_tensors=True)
 def pow_(input: Tensor, exponent: Any) -> Tensor:
+    """``input **= exponent``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([2.0, 3.0]).pow_(2)
+    tensor([4., 9.])
+    """
     if isinstance(exponent, Tensor):
         check_inplace_broadcast(input, exponent)
         return apply_inplace(E.POW_TENSOR, input, exponent)
@@ -1168,6 +1450,12 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
 
 @declare('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)', numbers_as_tensors=True)
 def fill_(input: Tensor, value: Any) -> Tensor:
+    """Fill with ``value`` (a number or a 0-d tensor), in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).fill_(2.5)
+    tensor([2.5000, 2.5000, 2.5000])
+    """
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
@@ -1182,6 +1470,12 @@ def fill_(input: Tensor, value: Any) -> Tensor:
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     variants='method', numbers_as_tensors=True)
 def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``lerp``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(2).lerp_(jaxgrad.tensor([1.0, 4.0]), 0.5)
+    tensor([0.5000, 2.0000])
+    """
     if isinstance(weight, Tensor):
         check_inplace_broadcast(input, end, weight)
         return apply_inplace(E.LERP_TENSOR, input, end, weight)
@@ -1194,6 +1488,13 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     variants='method',
     numbers_as_tensors=True)
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast, cast) into this tensor, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(2, 2).copy_(jaxgrad.tensor([1.0, 2.0]))
+    tensor([[1., 2.],
+            [1., 2.]])
+    """
     check_inplace_broadcast(input, src)
     return apply_inplace(E.COPY, input, number_or_tensor(src))
 
@@ -1203,6 +1504,12 @@ def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     numbers_as_tensors=True)
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """``clamp``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([-2.0, 0.5, 3.0]).clamp_(max=1.0)
+    tensor([-2.0000,  0.5000,  1.0000])
+    """
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         check_inplace_broadcast(input, min, max)
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
@@ -1216,6 +1523,12 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 @declare('neg_(Tensor(a!) self) -> Tensor(a!)')
 def neg_(input: Tensor) -> Tensor:
+    """``-input``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1.0, -2.0]).neg_()
+    tensor([-1.,  2.])
+    """
     _check_neg(input)
     return apply_inplace(E.NEG, input)
 

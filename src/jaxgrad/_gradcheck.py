@@ -44,7 +44,13 @@ __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 
 class GradcheckError(RuntimeError):
-    r"""Error raised by :func:`gradcheck` and :func:`gradgradcheck`."""
+    r"""Error raised by :func:`gradcheck` and :func:`gradgradcheck`.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.gradcheck import GradcheckError
+    >>> issubclass(GradcheckError, RuntimeError)
+    True
+    """
 
 
 FAILED_NONDET_MSG = """\n

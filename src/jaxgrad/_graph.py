@@ -115,7 +115,13 @@ def _op_name(node: Node) -> str:
 
 
 class Node:
-    """A backward function (``grad_fn``). Subclasses implement ``apply(grads) -> grads``."""
+    """A backward function (``grad_fn``). Subclasses implement ``apply(grads) -> grads``.
+
+    >>> import jaxgrad
+    >>> y = jaxgrad.ones(2, requires_grad=True) * 2
+    >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
+    ('MulBackward0', 'jaxgrad::autograd::AccumulateGrad')
+    """
 
     __slots__ = ("__weakref__", "_post_hooks", "_pre_hooks", "_retains", "_tensor_hooks",
                  "metadata_", "next_edges", "out_meta", "seq")

@@ -36,7 +36,13 @@ NON_LEAF_GRAD_WARNING = (
 
 
 class Size(tuple):
-    """A tensor's shape: a tuple that prints like torch's ``Size``."""
+    """A tensor's shape: a tuple that prints like torch's ``Size``.
+
+    >>> import jaxgrad
+    >>> s = jaxgrad.ones(2, 3).shape
+    >>> s, s.numel(), s[1:]
+    (jaxgrad.Size([2, 3]), 6, jaxgrad.Size([3]))
+    """
 
     def __repr__(self) -> str:
         return f"jaxgrad.Size({list(self)})"
@@ -529,5 +535,10 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 def is_tensor(obj: Any) -> bool:
-    """Whether ``obj`` is a jaxgrad Tensor."""
+    """Whether ``obj`` is a jaxgrad Tensor.
+
+    >>> import jaxgrad
+    >>> jaxgrad.is_tensor(jaxgrad.ones(1)), jaxgrad.is_tensor([1.0])
+    (True, False)
+    """
     return isinstance(obj, Tensor)

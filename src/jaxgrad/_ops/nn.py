@@ -60,14 +60,16 @@ TRILINEAR = Op(
            "i2": lambda grad, i1, i3: jnp.einsum("bo,bi,bj->oij", grad, i1, i3),
            "i3": lambda grad, i1, i2: jnp.einsum("bo,bi,oij->bj", grad, i1, i2)})
 
-ADD_SCALAR = Op("add", "AddBackward1", lambda x, other: x + other, grads={"self": identity_grad})
-MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other,
+# torch's Scalar overloads (add.Scalar, ...): the number is a traced operand, saved as a Scalar
+ADD_SCALAR = Op("add", "AddBackward1", lambda x, other: x + other, aux=("other",),
+                grads={"self": identity_grad})
+MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other, aux=("other",),
                 grads={"self": lambda grad, other: grad * other})
-DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other,
+DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other, aux=("other",),
                 grads={"self": lambda grad, other: grad / other})
 MASKED_FILL = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: jnp.where(mask, jnp.asarray(value, x.dtype), x),
-                 aux=("mask",),
+                 aux=("mask", "value"),
                  grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad)})
 
 # --- activations ----------------------------------------------------------------------------
@@ -227,7 +229,7 @@ def _pairs(pad, ndim):
     return pairs
 
 
-def _constant_pad_nd(x, pad, value):
+def _constant_pad_nd(x, value, pad):
     config = [(lo, hi, 0) for lo, hi in _pairs(pad, x.ndim)]
     return jax.lax.pad(x, jnp.asarray(value, x.dtype), config)
 
@@ -240,7 +242,7 @@ def _constant_pad_nd_grad(grad, pad):
 
 
 CONSTANT_PAD_ND = Op("constant_pad_nd", "ConstantPadNdBackward0", _constant_pad_nd,
-                     grads={"self": _constant_pad_nd_grad})
+                     aux=("value",), grads={"self": _constant_pad_nd_grad})
 
 
 def _reflect_index(size, lo, hi):

@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import _api as A
 from .. import _dtypes, _random
-from .._dispatch import apply, apply_inplace
+from .._dispatch import apply as _apply
+from .._dispatch import apply_inplace as _apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
 from .._opgen import tensor_args
 from .._ops import nn as N
@@ -45,7 +46,7 @@ def _check_mm(mat1: Tensor, mat2: Tensor) -> None:
 
 def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     _check_mm(mat1, mat2)
-    return apply(N.ADDMM, bias, mat1, mat2)
+    return _apply(N.ADDMM, bias, mat1, mat2)
 
 
 @tensor_args
@@ -84,7 +85,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
                        else (2, input2.shape[-1]))
         raise RuntimeError(f"bilinear(): input{which} size does not match weight size: got "
                            f"{size} but expected {weight.shape[which]}")
-    out = apply(N.TRILINEAR, A.reshape(input1, (-1, input1.shape[-1])), weight,
+    out = _apply(N.TRILINEAR, A.reshape(input1, (-1, input1.shape[-1])), weight,
                 A.reshape(input2, (-1, input2.shape[-1])))
     out = A.reshape(out, (*input1.shape[:-1], weight.shape[0]))
     return out if bias is None else A.add(out, bias)
@@ -113,7 +114,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return apply(N.GELU, input, approximate=approximate)
+    return _apply(N.GELU, input, approximate=approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -123,7 +124,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.silu(jaxgrad.tensor([0.0]))
     tensor([0.])
     """
-    return apply_inplace(N.SILU, input) if inplace else apply(N.SILU, input)
+    return _apply_inplace(N.SILU, input) if inplace else _apply(N.SILU, input)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -236,7 +237,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     if weight is not None:
         errors = A.pow(A.sub(expanded_input, expanded_target), 2)
         return _weighted_reduce(errors, weight, input, red)
-    return apply(N.MSE_LOSS, expanded_input, expanded_target, reduction=red)
+    return _apply(N.MSE_LOSS, expanded_input, expanded_target, reduction=red)
 
 
 def _reduce(loss: Tensor, reduction: int) -> Tensor:
@@ -297,7 +298,7 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
     _check_targets(target, n_classes, static["ignore_index"])
-    return apply(N.NLL_LOSS, input, aux=(target, weight), **static)
+    return _apply(N.NLL_LOSS, input, aux=(target, weight), **static)
 
 
 def _nll_loss2d(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
@@ -317,7 +318,7 @@ def _nll_loss2d(input: Tensor, target: Tensor, weight: Tensor | None, static: di
         raise RuntimeError("expected scalar type Long but found "
                            f"{_dtypes.scalar_type_name(target.dtype)}")
     _check_targets(target, input.shape[1], static["ignore_index"])
-    return apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)
+    return _apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)
 
 
 def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
@@ -374,7 +375,7 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
     weighted = log_probs if weight is None else A.mul(
         log_probs, _class_weight_view(weight, log_probs, class_dim))
     smooth = A.neg(A.sum(weighted, class_dim))
-    apply_inplace(N.MASKED_FILL, smooth, aux=(ignore,), value=0.0)
+    _apply_inplace(N.MASKED_FILL, smooth, aux=(ignore, 0.0))
     if reduction == N.MEAN:
         # torch divides by the summed class weights of the targets not ignored, or without
         # ``weight`` by their count (an int64 tensor): the nll row's ``total_weight`` output
@@ -382,8 +383,8 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
         ret = A.div(A.sum(smooth), denominator)
     else:
         ret = A.sum(smooth) if reduction == N.SUM else smooth
-    return A.add(apply(N.MUL_SCALAR, nll, other=1 - label_smoothing),
-                 apply(N.MUL_SCALAR, ret, other=label_smoothing / n_classes))
+    return A.add(_apply(N.MUL_SCALAR, nll, aux=(1 - label_smoothing,)),
+                 _apply(N.MUL_SCALAR, ret, aux=(label_smoothing / n_classes,)))
 
 
 def _check_label_smoothing(label_smoothing: float) -> None:
@@ -403,8 +404,8 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
     n_classes = log_probs.shape[class_dim]
     if label_smoothing > 0:
         _check_label_smoothing(label_smoothing)
-        target = apply(N.ADD_SCALAR, apply(N.MUL_SCALAR, target, other=1 - label_smoothing),
-                       other=label_smoothing / n_classes)
+        target = _apply(N.ADD_SCALAR, _apply(N.MUL_SCALAR, target, aux=(1 - label_smoothing,)),
+                       aux=(label_smoothing / n_classes,))
     terms = A.mul(log_probs, target)
     if weight is not None:
         terms = A.mul(terms, _class_weight_view(weight, log_probs, class_dim))
@@ -413,7 +414,7 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
     total = A.neg(A.sum(terms))
     if reduction == N.SUM:
         return total
-    return apply(N.DIV_SCALAR, total, other=log_probs.numel() / n_classes)
+    return _apply(N.DIV_SCALAR, total, aux=(log_probs.numel() / n_classes,))
 
 
 @tensor_args(name="cross_entropy_loss")
@@ -479,7 +480,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         if tuple(weight.shape) != tuple(input.shape):  # the kernel's TensorIterator check
             raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
                                f"broadcast shape {list(weight.shape)}")
-    return apply(N.BINARY_CROSS_ENTROPY, input, target, aux=(weight,), reduction=red)
+    return _apply(N.BINARY_CROSS_ENTROPY, input, target, aux=(weight,), reduction=red)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
@@ -497,7 +498,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
-    return apply(N.BINARY_CROSS_ENTROPY_WITH_LOGITS, input, target, aux=(weight, pos_weight),
+    return _apply(N.BINARY_CROSS_ENTROPY_WITH_LOGITS, input, target, aux=(weight, pos_weight),
                  reduction=red)
 
 
@@ -552,7 +553,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         return _pad_circular(input, pad)
     _check_pad_input(input, pad, mode)
     row = (N.REFLECTION_PAD if mode == "reflect" else N.REPLICATION_PAD)[n]
-    return apply(row, input, padding=pad)
+    return _apply(row, input, padding=pad)
 
 
 def _constant_pad_nd(input: Tensor, pad: tuple[int, ...], value: float) -> Tensor:
@@ -565,7 +566,7 @@ def _constant_pad_nd(input: Tensor, pad: tuple[int, ...], value: float) -> Tenso
                 if sizes[dim] + p < 0:
                     raise RuntimeError("narrow(): length must be non-negative.")
                 sizes[dim] += p
-    return apply(N.CONSTANT_PAD_ND, input, pad=pad, value=value)
+    return _apply(N.CONSTANT_PAD_ND, input, aux=(value,), pad=pad)
 
 
 def _check_pad_input(input: Tensor, pad: tuple[int, ...], mode: str) -> None:
@@ -699,7 +700,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
             f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
             f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
             "actual input size")
-    out = apply(N.CONVOLUTION, x, weight, bias, stride=stride_, padding=pads,
+    out = _apply(N.CONVOLUTION, x, weight, bias, stride=stride_, padding=pads,
                 dilation=dilation_, groups=groups)
     return out if batched else A.squeeze(out, 0)
 
@@ -781,7 +782,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """
     kernel, stride_, pad, dil = _pool_args(input, kernel_size, stride, padding, dilation,
                                            ceil_mode)
-    out, indices = apply(N.MAX_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
+    out, indices = _apply(N.MAX_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
                          dilation=dil, ceil_mode=bool(ceil_mode))
     return (out, indices) if return_indices else out
 
@@ -799,7 +800,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     kernel, stride_, pad, _ = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode)
-    return apply(N.AVG_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
+    return _apply(N.AVG_POOL2D, input, kernel_size=kernel, stride=stride_, padding=pad,
                  ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
                  divisor_override=divisor_override)
 
@@ -835,7 +836,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
             raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {list(input.shape)} "
                                f"with dimension {i + input.ndim} being empty")
-    return apply(N.ADAPTIVE_AVG_POOL2D, input, output_size=tuple(sizes))
+    return _apply(N.ADAPTIVE_AVG_POOL2D, input, output_size=tuple(sizes))
 
 
 # --- normalisation --------------------------------------------------------------------------
@@ -860,7 +861,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                              f"size {input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    out, mean, _ = apply(N.NATIVE_BATCH_NORM, input, weight, bias,
+    out, mean, _ = _apply(N.NATIVE_BATCH_NORM, input, weight, bias,
                          aux=(running_mean, running_var), training=bool(training),
                          eps=float(eps))
     if training and running_mean is not None and running_var is not None:
@@ -898,7 +899,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
-    out, _, _ = apply(N.NATIVE_LAYER_NORM, input, weight, bias, normalized_shape=shape,
+    out, _, _ = _apply(N.NATIVE_LAYER_NORM, input, weight, bias, normalized_shape=shape,
                       eps=float(eps))
     return out
 
@@ -987,5 +988,5 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm(weight, input, max_norm, norm_type)
-    return apply(N.EMBEDDING, weight, aux=(input,), weight_sym_argsize_0=num,
+    return _apply(N.EMBEDDING, weight, aux=(input,), weight_sym_argsize_0=num,
                  padding_idx=padding_idx)
