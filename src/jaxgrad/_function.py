@@ -385,24 +385,12 @@ def once_differentiable(backward: Callable) -> Callable:
 
 
 class DelayedError(Node):
-    """A node whose backward raises: marks gradients of a ``once_differentiable`` backward.
+    """A node whose backward raises: marks gradients of a ``once_differentiable`` backward
+    (torch names it ``Error``; see :func:`once_differentiable` for how it appears).
 
-    >>> import jaxgrad
-    >>> from jaxgrad.autograd.function import once_differentiable
-    >>> class Square(jaxgrad.autograd.Function):
-    ...     @staticmethod
-    ...     def forward(ctx, x):
-    ...         ctx.save_for_backward(x)
-    ...         return x * x
-    ...     @staticmethod
-    ...     @once_differentiable
-    ...     def backward(ctx, grad):
-    ...         x, = ctx.saved_tensors
-    ...         return 2 * x * grad
-    >>> x = jaxgrad.tensor(3.0, requires_grad=True)
-    >>> v = jaxgrad.tensor(1.0, requires_grad=True)
-    >>> jaxgrad.autograd.grad(Square.apply(x), x, v, create_graph=True)
-    (tensor(6., grad_fn=<Error>),)
+    >>> from jaxgrad._function import DELAYED_ERROR
+    >>> DELAYED_ERROR((), ()).name()
+    'Error'
     """
 
     __slots__ = ()

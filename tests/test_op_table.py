@@ -1,0 +1,114 @@
+"""Op rows: schemas parse as torch writes them, rows are immutable, a formula that names what the
+row does not provide fails when the row is built, and a row with variants generates the function,
+the method and the in-place form (checked against torch)."""
+
+from __future__ import annotations
+
+import types
+
+import jax.numpy as jnp
+import pytest
+
+import jaxgrad
+from differential import raises, same
+from jaxgrad import _opgen
+from jaxgrad._ops._schema import parse_schema
+from jaxgrad._ops._table import Op
+
+# lines of torch's native_functions.yaml
+SCHEMAS = {
+    "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor":
+        [("self", "tensor", False, None), ("other", "tensor", False, None),
+         ("alpha", "scalar", True, 1)],
+    "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor":
+        [("self", "tensor", False, None), ("min", "scalar", False, None),
+         ("max", "scalar", False, None)],
+    "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)"
+    " -> Tensor":
+        [("self", "tensor", False, None), ("dim", "static", False, None),
+         ("keepdim", "static", False, False), ("dtype", "static", True, None)],
+    "cat(Tensor[] tensors, int dim=0) -> Tensor":
+        [("tensors", "tensors", False, None), ("dim", "static", False, 0)],
+    "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)":
+        [("self", "tensor", False, None), ("other", "tensor", False, None),
+         ("alpha", "scalar", True, 1)],
+    "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor":
+        [("self", "tensor", False, None), ("p", "scalar", False, None),
+         ("dim", "static", False, None), ("keepdim", "static", False, False)],
+}
+
+
+@pytest.mark.parametrize("text", SCHEMAS)
+def test_schemas_parse_as_torch_writes_them(text):
+    schema = parse_schema(text)
+    got = [(p.name, p.kind, p.kwarg_only, p.default if p.has_default else None)
+           for p in schema.params]
+    assert got == SCHEMAS[text]
+    assert str(schema) == text
+    assert schema.inplace == schema.name.endswith("_")
+
+
+def test_a_formula_naming_what_the_row_lacks_fails_when_built():
+    with pytest.raises(TypeError, match="reslt"):
+        Op("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp,
+           grads={"self": lambda grad, reslt: grad * reslt})
+    with pytest.raises(TypeError, match="'other'"):
+        Op("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp,
+           grads={"other": lambda grad: grad})
+    # a static argument of a schema-less row is its forward's keyword tail
+    row = Op("sum", "SumBackward1", lambda x, dim, keepdim: jnp.sum(x, dim, keepdims=keepdim),
+             grads={"self": lambda grad, self_shape, dim, keepdim: grad})
+    assert row.static_names() == ("dim", "keepdim")
+
+
+def test_rows_are_immutable():
+    with pytest.raises(AttributeError, match="immutable"):
+        jaxgrad._ops.elementwise.EXP.grads = {}
+
+
+def test_a_schema_derives_operands_traced_scalars_and_statics():
+    row = Op("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", "LerpBackward0",
+             lambda x, end, weight: x + weight * (end - x),
+             grads={"self": lambda grad, weight: grad * (1 - weight)})
+    assert (row.inputs, row.aux, row.static_names()) == (("self", "end"), ("weight",), ())
+
+
+@pytest.fixture
+def cube():
+    """A new pointwise op declared by one row: ``cube`` (torch has none, so the test compares
+    with ``x * x * x`` written out in torch)."""
+    row = Op("cube(Tensor self) -> Tensor", "PowBackward0", lambda x: x * x * x,
+             grads={"self": lambda grad, self: grad * 3 * self * self},
+             variants="function method", inplace="method", doc="``x ** 3``.")
+    functions = _opgen.generate(types.SimpleNamespace(CUBE=row))
+    method, inplace = _opgen.method_form(_opgen.DECLARED["cube"]), \
+        _opgen.method_form(_opgen.DECLARED["cube_"])
+    yield functions["cube"], method, inplace
+    del _opgen.DECLARED["cube"], _opgen.DECLARED["cube_"]
+
+
+def test_one_row_generates_function_method_and_inplace(cube):
+    function, method, inplace = cube
+
+    def program(T):
+        x = T.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        if T is jaxgrad:
+            y, z = function(x), method(x)
+            w = inplace(x.detach().clone())
+        else:
+            y, z = x * x * x, x * x * x
+            w = x.detach().clone().mul_(x.detach()).mul_(x.detach())
+        (y.sum() + z.sum()).backward()
+        return y.tolist(), w.tolist(), x.grad.tolist()
+
+    same(program)
+    assert function.__name__ == "cube" and "cube(Tensor self) -> Tensor" in function.__doc__
+    with pytest.raises(TypeError, match=r"cube\(\): argument 'input' \(position 1\) must be "
+                                        r"Tensor, not int"):
+        function(3)
+
+
+def test_generated_errors_name_the_form_torch_names():
+    raises(lambda T: T.exp(input=3))
+    raises(lambda T: T.ones(2).addcmul_(T.ones(2), 2))
+    raises(lambda T: T.maximum(T.ones(2), 3))
