@@ -67,7 +67,7 @@ class Declared:
 
     def argument_error(self, args: tuple, kwargs: dict, method: bool) -> TypeError | None:
         """torch's TypeError for the first argument that does not fit its parameter, if any."""
-        signature = _signature(self.impl)
+        signature = inspect.signature(self.impl)
         try:
             bound = signature.bind(*args, **kwargs).arguments
         except TypeError:
@@ -100,12 +100,8 @@ class Declared:
 DECLARED: dict[str, Declared] = {}
 
 
-def _signature(fn: Callable) -> inspect.Signature:
-    return inspect.signature(fn)
-
-
-def declare(schema: str, *, variants: str = "function method", numbers_as_tensors: bool = False,
-            name: str | None = None) -> Callable[[Callable], Callable]:
+def declare(schema: str, *, variants: str = "function method",
+            numbers_as_tensors: bool = False) -> Callable[[Callable], Callable]:
     """Register a hand-written op under torch's ``schema``; returns its public function form.
 
     >>> from jaxgrad._opgen import DECLARED
@@ -115,7 +111,7 @@ def declare(schema: str, *, variants: str = "function method", numbers_as_tensor
 
     def register(impl: Callable) -> Callable:
         parsed = parse_schema(schema)
-        decl = Declared.of_schema(name or parsed.name, parsed, impl, tuple(variants.split()),
+        decl = Declared.of_schema(parsed.name, parsed, impl, tuple(variants.split()),
                                   numbers_as_tensors, impl.__doc__ or "")
         DECLARED[decl.name] = decl
         return function_form(decl)
@@ -136,7 +132,7 @@ def function_form(decl: Declared) -> Callable:
                 raise
             raise error from None
 
-    return _named(function, decl, _signature(impl))
+    return _named(function, decl, inspect.signature(impl))
 
 
 def method_form(decl: Declared) -> Callable:
@@ -152,7 +148,7 @@ def method_form(decl: Declared) -> Callable:
                 raise
             raise error from None
 
-    signature = _signature(impl)
+    signature = inspect.signature(impl)
     params = list(signature.parameters.values())
     params[0] = params[0].replace(name="self")
     return _named(method, decl, signature.replace(parameters=params))
@@ -173,8 +169,9 @@ def tensor_args(fn: Callable | None = None, *, name: str | None = None) -> Calla
     """
     if fn is None:
         return lambda f: tensor_args(f, name=name)
+    params = inspect.signature(fn).parameters.items()
     annotated = {p: (_ANNOTATED_KINDS[q.annotation], q.annotation == "Tensor | None")
-                 for p, q in _signature(fn).parameters.items() if q.annotation in _ANNOTATED_KINDS}
+                 for p, q in params if q.annotation in _ANNOTATED_KINDS}
     decl = Declared(name or fn.__name__, None, fn, ("function",), False, fn.__doc__ or "",
                     {p: kind for p, (kind, _) in annotated.items()},
                     frozenset(p for p, (_, optional) in annotated.items() if optional))
