@@ -42,12 +42,12 @@ def test_every_public_function_and_tensor_method_is_in_the_stubs():
 
 def test_a_generated_op_has_torch_s_signature_in_the_stub_and_at_runtime():
     exp = _defs(_stubgen.init_stub())["exp"]
-    assert ast.unparse(exp.args) == "input: Tensor"
+    assert ast.unparse(exp.args) == "input: Tensor, *, out: Tensor | None=..."
     assert ast.unparse(exp.returns) == "Tensor"
-    assert str(inspect.signature(jaxgrad.exp)) == "(input)"
+    assert str(inspect.signature(jaxgrad.exp)) == "(input, *, out: 'Tensor | None' = None)"
     assert str(inspect.signature(jaxgrad.Tensor.exp)) == "(self)"
     assert "exp(Tensor self) -> Tensor" in jaxgrad.exp.__doc__
     assert jaxgrad.Tensor.exp.__doc__.startswith("exp(self)\n")
     assert jaxgrad.Tensor.exp.__doc__.split("\n", 1)[1] == jaxgrad.exp.__doc__.split("\n", 1)[1]
     add = _defs(_stubgen.init_stub())["add"]
-    assert [a.arg for a in add.args.kwonlyargs] == ["alpha"]
+    assert [a.arg for a in add.args.kwonlyargs] == ["alpha", "out"]

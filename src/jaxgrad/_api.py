@@ -53,7 +53,7 @@ def _shape_arg(shape: tuple) -> tuple:
 
 @declare(
     'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
-    numbers_as_tensors=True)
+    numbers_as_tensors=True, variants='function method out')
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion.
 
@@ -72,7 +72,7 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 @declare(
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
-    numbers_as_tensors=True)
+    numbers_as_tensors=True, variants='function method out')
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``.
 
@@ -150,7 +150,9 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply(E.RSUB, _promote_with_scalars(input, other, alpha), aux=(other, alpha))
 
 
-@declare('mul.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True)
+@declare(
+    'mul.Tensor(Tensor self, Tensor other) -> Tensor',
+    numbers_as_tensors=True, variants='function method out')
 def mul(input: Any, other: Any) -> Tensor:
     """Elementwise product.
 
@@ -166,7 +168,7 @@ def mul(input: Any, other: Any) -> Tensor:
 
 @declare(
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor',
-    numbers_as_tensors=True)
+    numbers_as_tensors=True, variants='function method out')
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable).
 
@@ -188,7 +190,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     return apply(E.DIV, input, number_or_tensor(other))
 
 
-@declare('true_divide.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True)
+@declare(
+    'true_divide.Tensor(Tensor self, Tensor other) -> Tensor',
+    numbers_as_tensors=True, variants='function method out')
 def true_divide(input: Any, other: Any) -> Tensor:
     """``div`` without a rounding mode.
 
@@ -199,7 +203,7 @@ def true_divide(input: Any, other: Any) -> Tensor:
     return div(input, other)
 
 
-@declare('neg(Tensor self) -> Tensor')
+@declare('neg(Tensor self) -> Tensor', variants='function method out')
 def neg(input: Tensor) -> Tensor:
     """``-input``.
 
@@ -212,7 +216,9 @@ def neg(input: Tensor) -> Tensor:
 
 
 
-@declare('pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor', numbers_as_tensors=True)
+@declare(
+    'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    numbers_as_tensors=True, variants='function method out')
 def pow(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` (tensor or scalar on either side).
 
@@ -251,7 +257,7 @@ def _pow_fast(exponent: Any) -> tuple | None:
 
 @declare(
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
-    numbers_as_tensors=True)
+    numbers_as_tensors=True, variants='function method out')
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamp into [min, max]; scalar bounds give ClampBackward1, tensor bounds ClampBackward0.
 
@@ -280,7 +286,7 @@ def _as_tensor(x: Any, like: Tensor) -> Tensor | None:
 
 @declare(
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
-    variants='function',
+    variants='function out',
     numbers_as_tensors=True)
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``.
@@ -441,7 +447,7 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
 
 @declare(
     'mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, '
-    'ScalarType? dtype=None) -> Tensor')
+    'ScalarType? dtype=None) -> Tensor', variants='function method out')
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim`` (floating inputs only, as in torch).
@@ -479,7 +485,9 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *,
     return apply(R.PROD_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
 
 
-@declare('amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
+@declare(
+    'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
+    variants='function method out')
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Maximum over ``dim`` (all dims by default); ties share the gradient.
 
@@ -491,7 +499,9 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return apply(R.AMAX, input, dim=dims, keepdim=keepdim)
 
 
-@declare('amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor')
+@declare(
+    'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
+    variants='function method out')
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """Minimum over ``dim`` (all dims by default); ties share the gradient.
 
@@ -543,7 +553,9 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 
-@declare('lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', numbers_as_tensors=True)
+@declare(
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    numbers_as_tensors=True, variants='function method out')
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``, computed as ATen does (exact at both ends).
 
@@ -560,7 +572,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     return apply(E.LERP, input, end, aux=(number_or_tensor(weight),))
 
 
-@declare('square(Tensor self) -> Tensor')
+@declare('square(Tensor self) -> Tensor', variants='function method out')
 def square(input: Tensor) -> Tensor:
     """``input ** 2`` (recorded as torch records it: PowBackward0).
 
@@ -636,7 +648,9 @@ def _correction(unbiased: Any, correction: Any) -> int:
     return 1 if unbiased is None or unbiased else 0
 
 
-@declare('norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor')
+@declare(
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+    variants='function method out')
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
     """The vector p-norm over ``dim`` (all elements by default); "fro" is the 2-norm.
@@ -656,7 +670,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 @declare(
     'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, '
-    'bool keepdim=False) -> Tensor')
+    'bool keepdim=False) -> Tensor', variants='function method out')
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Variance (Bessel-corrected by default, as in torch).
@@ -674,7 +688,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 @declare(
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, '
-    'bool keepdim=False) -> Tensor')
+    'bool keepdim=False) -> Tensor', variants='function method out')
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Standard deviation (Bessel-corrected by default).
@@ -690,7 +704,9 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
                  keepdim=keepdim)
 
 
-@declare('softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
+@declare(
+    'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    variants='function method out')
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``, computed stably.
 
@@ -703,7 +719,9 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return apply(R.SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
 
 
-@declare('log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor')
+@declare(
+    'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    variants='function method out')
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``log(softmax(x, dim))``, computed stably.
 
@@ -716,7 +734,7 @@ def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return apply(R.LOG_SOFTMAX, input, dim=_wrap_dim(dim, input.ndim))
 
 
-@declare('cat(Tensor[] tensors, int dim=0) -> Tensor', variants='function')
+@declare('cat(Tensor[] tensors, int dim=0) -> Tensor', variants='function out')
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenate along an existing dimension.
 
@@ -754,7 +772,7 @@ def _check_cat_shapes(shapes: list, dim: int) -> None:
 concat = cat
 
 
-@declare('stack(Tensor[] tensors, int dim=0) -> Tensor', variants='function')
+@declare('stack(Tensor[] tensors, int dim=0) -> Tensor', variants='function out')
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Stack along a new dimension.
 
@@ -1213,7 +1231,7 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
                            .replace("float64", "double"))
 
 
-@declare('mm(Tensor self, Tensor mat2) -> Tensor')
+@declare('mm(Tensor self, Tensor mat2) -> Tensor', variants='function method out')
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product of two 2-d tensors.
 
@@ -1233,7 +1251,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(L.MM, input, mat2)
 
 
-@declare('bmm(Tensor self, Tensor mat2) -> Tensor')
+@declare('bmm(Tensor self, Tensor mat2) -> Tensor', variants='function method out')
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-d tensors.
 
@@ -1254,7 +1272,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(L.BMM, input, mat2)
 
 
-@declare('mv(Tensor self, Tensor vec) -> Tensor')
+@declare('mv(Tensor self, Tensor vec) -> Tensor', variants='function method out')
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix-vector product.
 
@@ -1276,7 +1294,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return apply(L.MV, input, vec)
 
 
-@declare('dot(Tensor self, Tensor tensor) -> Tensor')
+@declare('dot(Tensor self, Tensor tensor) -> Tensor', variants='function method out')
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """Dot product of two 1-d tensors.
 
@@ -1299,7 +1317,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return apply(L.DOT, input, tensor)
 
 
-@declare('matmul(Tensor self, Tensor other) -> Tensor')
+@declare('matmul(Tensor self, Tensor other) -> Tensor', variants='function method out')
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul, composed of dot/mv/mm/bmm and views exactly as torch's ``_matmul_impl``.
 

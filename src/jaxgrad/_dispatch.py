@@ -8,6 +8,7 @@ history of in-place-modified views (``CopySlices``) and report to the profiler.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from ._ops import views as V
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
-from ._storage import Layout
+from ._storage import Layout, Storage
 from ._tensor import Tensor
 from ._typename import type_name
 
@@ -425,6 +426,32 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     if node is not None:
         _rebase_history(self, node)
     return self
+
+
+RESIZE_WARNING = (
+    "An output with one or more elements was resized since it had shape {}, which does not match "
+    "the required output shape {}. This behavior is deprecated, and in a future PyTorch release "
+    "outputs will not be resized unless they have zero elements. You can explicitly reuse an out "
+    "tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+
+
+def write_out(out: Tensor, result: Tensor) -> Tensor:
+    """Store an op's ``result`` into the ``out=`` tensor as torch does: cast to its dtype (if
+    torch's casting rules allow), resized (with torch's warning unless it was empty) to a fresh
+    storage when the shapes differ, one version bump."""
+    if not _dtypes.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {_dtypes.scalar_type_name(result.dtype)} can't be cast to "
+                           f"the desired output type {_dtypes.scalar_type_name(out.dtype)}")
+    value = result._value.astype(out._value.dtype)
+    if value.shape == tuple(out.shape):
+        out._write_inplace(value)
+        return out
+    if out.numel():
+        warnings.warn(RESIZE_WARNING.format(list(out.shape), list(value.shape)), UserWarning,
+                      stacklevel=3)
+    out._cell, out._layout, out._arr, out._base = Storage(value), None, None, None
+    out._vc.value += 1
+    return out
 
 
 def _snapshot(self: Tensor) -> Tensor:

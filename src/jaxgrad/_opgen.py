@@ -3,9 +3,10 @@
 
 An op is declared once, by its schema (torch's ``native_functions.yaml`` line):
 
-- a row of the op table with ``variants`` is *generated* whole: :func:`generate` writes the
-  function from the schema (``Tensor`` parameters become the kernel's operands, ``Scalar`` ones
-  its traced ``aux`` operands, the rest static arguments) and, with ``inplace``, its ``exp_``;
+- a row of the op table with ``variants`` (``"function method out"``) is *generated* whole:
+  :func:`generate` writes the function from the schema (``Tensor`` parameters become the
+  kernel's operands, ``Scalar`` ones its traced ``aux`` operands, the rest static arguments)
+  and, with ``inplace``, its ``exp_``; ``out`` adds torch's ``out=`` to the function;
 - an op torch decomposes or whose arguments need normalising (``add``'s alpha, ``sum``'s dims,
   ``matmul``) is written by hand in ``_api`` and declared with :func:`declare`.
 
@@ -33,7 +34,8 @@ from ._argparse import (
     require_tensors,
     scalar,
 )
-from ._dispatch import apply, apply_inplace
+from ._dispatch import apply, apply_inplace, write_out
+from ._grad_mode import is_grad_enabled
 from ._ops._schema import Schema, parse_schema
 from ._ops._table import Op
 from ._tensor import Tensor
@@ -120,10 +122,14 @@ def declare(schema: str, *, variants: str = "function method",
 
 
 def function_form(decl: Declared) -> Callable:
-    """``jaxgrad.<name>``: the implementation, with torch's argument errors."""
+    """``jaxgrad.<name>``: the implementation, with torch's argument errors (and ``out=`` where
+    the op declares that variant)."""
     impl = decl.impl
+    with_out = "out" in decl.variants
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if with_out and kwargs and "out" in kwargs:
+            return _call_with_out(function, decl.name, args, kwargs)
         try:
             return impl(*args, **kwargs)
         except Exception:
@@ -132,7 +138,32 @@ def function_form(decl: Declared) -> Callable:
                 raise
             raise error from None
 
-    return _named(function, decl, inspect.signature(impl))
+    signature = inspect.signature(impl)
+    if with_out:
+        out = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                annotation="Tensor | None")
+        params = list(signature.parameters.values())
+        at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+        signature = signature.replace(parameters=[*params[:at], out, *params[at:]])
+    return _named(function, decl, signature)
+
+
+def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> Any:
+    """``op(..., out=t)``: torch refuses it where autograd would record, else writes the result
+    into ``t`` (see ``_dispatch.write_out``) and returns ``t``."""
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    if out is None:
+        return function(*args, **kwargs)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
+    operands = [*args, *kwargs.values()]
+    operands += [t for a in operands if isinstance(a, (list, tuple)) for t in a]
+    if is_grad_enabled() and (out.requires_grad or any(
+            isinstance(a, Tensor) and a.requires_grad for a in operands)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    return write_out(out, function(*args, **kwargs))
 
 
 def method_form(decl: Declared) -> Callable:

@@ -87,9 +87,9 @@ POW_SCALAR_BASE = Op("pow", "PowBackward2", lambda exponent, base: jnp.power(bas
 # torch has these as functions and methods, each with an in-place ``exp_`` function and method
 
 def _unary(schema: str, node: str, forward, formula, doc: str, call: str, output: str,
-           promote: str | None = "float") -> Op:
+           promote: str | None = "float", variants: str = "function method out") -> Op:
     return Op(schema, node, forward, promote=promote, grads={"self": formula},
-              variants="function method", inplace="function method", doc=_doc(doc, call, output))
+              variants=variants, inplace="function method", doc=_doc(doc, call, output))
 
 
 ABS = _unary("abs(Tensor self) -> Tensor", "AbsBackward0", jnp.abs,
@@ -122,7 +122,7 @@ RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",
               lambda x: jnp.maximum(x, jnp.zeros((), x.dtype)),
               lambda grad, result: jnp.where(result <= 0, jnp.zeros_like(grad), grad),
               "``max(x, 0)`` of each element.", "jaxgrad.relu(jaxgrad.tensor([-1.0, 2.0]))",
-              "tensor([0., 2.])", promote=None)
+              "tensor([0., 2.])", promote=None, variants="function method")  # torch: no out=
 RECIPROCAL = _unary("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", jnp.reciprocal,
                     lambda grad, result: -grad * result * result, "``1 / x`` of each element.",
                     "jaxgrad.reciprocal(jaxgrad.tensor([2.0, 4.0]))", "tensor([0.5000, 0.2500])")
@@ -192,7 +192,7 @@ def lerp(x, end, weight):
 # addcmul/addcdiv/lerp: ATen's kernels' evaluation order (``value * t1 * t2``, ``value * t1 / t2``)
 ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              "AddcmulBackward0", lambda x, t1, t2, value: x + value * t1 * t2, saves=("value",),
-             promote="common", variants="function method", inplace="method",
+             promote="common", variants="function method out", inplace="method",
              doc=_doc("``input + value * tensor1 * tensor2`` (AddcmulBackward0).",
                       "jaxgrad.addcmul(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
                       "jaxgrad.tensor([3.0, 4.0]), value=0.5)", "tensor([2.5000, 5.0000])"),
@@ -201,7 +201,7 @@ ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
                     "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)})
 ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2, saves=("value",),
-             promote="common", variants="function method", inplace="method",
+             promote="common", variants="function method out", inplace="method",
              doc=_doc("``input + value * tensor1 / tensor2`` (AddcdivBackward0).",
                       "jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
                       "jaxgrad.tensor([4.0, 4.0]))", "tensor([1.2500, 1.5000])"),
@@ -234,7 +234,7 @@ def _split_ties(grad, self, other, drop):
 
 MAXIMUM = Op(
     "maximum(Tensor self, Tensor other) -> Tensor", "MaximumBackward0", jnp.maximum,
-    promote="common", variants="function method",
+    promote="common", variants="function method out",
     doc=_doc("Elementwise maximum (NaN propagates; ties split the gradient, as in torch).",
              "jaxgrad.maximum(jaxgrad.tensor([1.0, 5.0]), jaxgrad.tensor([3.0, 2.0]))",
              "tensor([3., 5.])"),
@@ -242,7 +242,7 @@ MAXIMUM = Op(
            "other": lambda grad, self, other: _split_ties(grad, self, other, self > other)})
 MINIMUM = Op(
     "minimum(Tensor self, Tensor other) -> Tensor", "MinimumBackward0", jnp.minimum,
-    promote="common", variants="function method",
+    promote="common", variants="function method out",
     doc=_doc("Elementwise minimum (NaN propagates; ties split the gradient, as in torch).",
              "jaxgrad.minimum(jaxgrad.tensor([1.0, 5.0]), jaxgrad.tensor([3.0, 2.0]))",
              "tensor([1., 2.])"),
@@ -253,7 +253,7 @@ MINIMUM = Op(
 
 def _comparison(name: str, forward, symbol: str) -> Op:
     return Op(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor", None, forward,
-              promote="common", numbers_as_tensors=True, variants="function method",
+              promote="common", numbers_as_tensors=True, variants="function method out",
               doc=_doc(f"Elementwise ``input {symbol} other`` as a bool tensor (a number "
                        "broadcasts).", f"jaxgrad.{name}(jaxgrad.tensor([1.0, 2.0]), 2)",
                        {"eq": "tensor([False,  True])", "ne": "tensor([ True, False])",
@@ -268,12 +268,12 @@ LE = _comparison("le", jnp.less_equal, "<=")
 GT = _comparison("gt", jnp.greater, ">")
 GE = _comparison("ge", jnp.greater_equal, ">=")
 LOGICAL_NOT = Op("logical_not(Tensor self) -> Tensor", None, jnp.logical_not,
-                 variants="function method",
+                 variants="function method out",
                  doc=_doc("True where the element is zero.",
                           "jaxgrad.logical_not(jaxgrad.tensor([0.0, 2.0]))",
                           "tensor([ True, False])"))
 SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", jnp.sign,
-          grads={"self": lambda grad: jnp.zeros_like(grad)}, variants="function method",
+          grads={"self": lambda grad: jnp.zeros_like(grad)}, variants="function method out",
           inplace="method", doc=_doc("-1, 0 or 1: the sign of each element.",
                                      "jaxgrad.sign(jaxgrad.tensor([-2.0, 0.0, 3.0]))",
                                      "tensor([-1.,  0.,  1.])"))
