@@ -112,3 +112,11 @@ def test_generated_errors_name_the_form_torch_names():
     raises(lambda T: T.exp(input=3))
     raises(lambda T: T.ones(2).addcmul_(T.ones(2), 2))
     raises(lambda T: T.maximum(T.ones(2), 3))
+
+
+def test_generated_functions_and_methods_pickle_by_reference():
+    import pickle
+
+    for fn in (jaxgrad.exp, jaxgrad.clip, jaxgrad.Tensor.exp, jaxgrad.Tensor.add_,
+               jaxgrad.Tensor.clip, jaxgrad.nn.functional.linear):
+        assert pickle.loads(pickle.dumps(fn)) is fn

@@ -38,6 +38,8 @@ def attach_tensor_methods() -> None:
             setattr(Tensor, name, method_form(decl))
     for name, value in _HAND_WRITTEN.items():
         setattr(Tensor, name, value)
+    for alias, name in _ALIASES.items():
+        setattr(Tensor, alias, getattr(Tensor, name))
     AccumulateGrad.apply = accumulate_grad_apply
 
 
@@ -137,6 +139,8 @@ def _regenerate_view_grad_fn(self: Tensor) -> Any:
     return self._grad_fn
 
 
+_ALIASES = {"clip": "clamp", "clip_": "clamp_", "swapaxes": "transpose"}
+
 _HAND_WRITTEN: dict[str, Any] = {
     "__new__": staticmethod(_creation.legacy_tensor),
     "backward": _tensor_backward,
@@ -170,10 +174,7 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__invert__": F.logical_not,
     "__getitem__": F.getitem,
     "__setitem__": F.setitem,
-    # aliases and shortcuts torch defines
-    "clip": method_form(DECLARED["clamp"]),
-    "clip_": method_form(DECLARED["clamp_"]),
-    "swapaxes": method_form(DECLARED["transpose"]),
+    # shortcuts torch defines
     "where": lambda self, condition, other: F.where(condition, self, other),
     "view_as": lambda self, other: F.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: F.reshape(self, tuple(other.shape)),

@@ -182,7 +182,10 @@ def method_form(decl: Declared) -> Callable:
     signature = inspect.signature(impl)
     params = list(signature.parameters.values())
     params[0] = params[0].replace(name="self")
-    return _named(method, decl, signature.replace(parameters=params))
+    _named(method, decl, signature.replace(parameters=params))
+    # found again where it lives, as pickle and doctest look for it
+    method.__qualname__, method.__module__ = f"Tensor.{decl.name}", "jaxgrad._tensor"
+    return method
 
 
 _ANNOTATED_KINDS = {"Tensor": "tensor", "Tensor | None": "tensor", "Sequence[Tensor]": "tensors"}
