@@ -120,3 +120,28 @@ def test_generated_functions_and_methods_pickle_by_reference():
     for fn in (jaxgrad.exp, jaxgrad.clip, jaxgrad.Tensor.exp, jaxgrad.Tensor.add_,
                jaxgrad.Tensor.clip, jaxgrad.nn.functional.linear):
         assert pickle.loads(pickle.dumps(fn)) is fn
+
+
+INPLACE_UNARY = ["abs_", "exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_",
+                 "reciprocal_", "sign_", "zero_"]
+
+
+@pytest.mark.parametrize("name", INPLACE_UNARY)
+@pytest.mark.parametrize("form", ["method", "function"])
+def test_generated_inplace_variants_like_torch(name, form):
+    """Every in-place form a row generates: values, gradients, the node and saved values torch
+    records, versions; the function form only where torch has one (``torch.sign_`` does not)."""
+
+    def program(T):
+        x = T.tensor([0.5, 1.5, 2.0], requires_grad=True)
+        y = x * 1
+        out = getattr(y, name)() if form == "method" else getattr(T, name)(y)
+        out.sum().backward()
+        return out is y, y, y._version, type(y.grad_fn).__name__, x.grad
+
+    same(program)
+
+
+@pytest.mark.parametrize("name", INPLACE_UNARY)
+def test_generated_inplace_variants_refuse_leaves_like_torch(name):
+    raises(lambda T: getattr(T.ones(2, requires_grad=True), name)())
