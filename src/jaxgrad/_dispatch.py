@@ -122,8 +122,18 @@ class OpNode(Node):
                 return value._value if type(value) is SavedConstant else value.unpack(self)
             static = dict(object.__getattribute__(self, "static"))
             if key in static:
-                return static[key]
+                return _as_torch_exposes(static[key])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def _as_torch_exposes(value: Any) -> Any:
+    """A saved int as torch's ``_saved_<name>`` shows it: through an unsigned 64-bit conversion,
+    so ``-1`` reads 18446744073709551615 (ints in tuples too)."""
+    if isinstance(value, tuple):
+        return tuple(_as_torch_exposes(v) for v in value)
+    if type(value) is int and value < 0:
+        return value + 2**64
+    return value
 
 
 @cache(maxsize=4096)

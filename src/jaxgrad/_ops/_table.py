@@ -167,6 +167,11 @@ def _save_plan(op: Op, needs: tuple[bool, ...], n_inputs: int) -> tuple:
         for name in _saved_names(op, needs))
 
 
+def example_doc(summary: str, call: str, output: str) -> str:
+    """A row's docstring: a summary line and a runnable example (``call`` prints ``output``)."""
+    return f"{summary}\n\n>>> import jaxgrad\n>>> {call}\n{output}"
+
+
 # --- jitted forward -----------------------------------------------------------------------
 
 @cache(maxsize=8192)

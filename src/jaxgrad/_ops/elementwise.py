@@ -8,12 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from ._table import Op, identity_grad
-
-
-def _doc(summary: str, call: str, output: str) -> str:
-    """A generated op's docstring: one line and a runnable example."""
-    return f"{summary}\n\n>>> import jaxgrad\n>>> {call}\n{output}"
-
+from ._table import example_doc as _doc
 
 # --- arithmetic ---------------------------------------------------------------------------
 
@@ -123,6 +118,20 @@ RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",
               lambda grad, result: jnp.where(result <= 0, jnp.zeros_like(grad), grad),
               "``max(x, 0)`` of each element.", "jaxgrad.relu(jaxgrad.tensor([-1.0, 2.0]))",
               "tensor([0., 2.])", promote=None, variants="function method")  # torch: no out=
+LOG10 = _unary("log10(Tensor self) -> Tensor", "Log10Backward0", jnp.log10,
+               lambda grad, self: grad / (self * 2.302585092994046),
+               "The base-10 logarithm of each element.",
+               "jaxgrad.log10(jaxgrad.tensor([1.0, 100.0]))", "tensor([0., 2.])")
+LOG2 = _unary("log2(Tensor self) -> Tensor", "Log2Backward0", jnp.log2,
+              lambda grad, self: grad / (self * 0.6931471805599453),
+              "The base-2 logarithm of each element.",
+              "jaxgrad.log2(jaxgrad.tensor([1.0, 8.0]))", "tensor([0., 3.])")
+LOG1P = _unary("log1p(Tensor self) -> Tensor", "Log1PBackward0", jnp.log1p,
+               lambda grad, self: grad / (self + 1), "``log(1 + x)``, accurate for small x.",
+               "jaxgrad.log1p(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])")
+EXPM1 = _unary("expm1(Tensor self) -> Tensor", "Expm1Backward0", jnp.expm1,
+               lambda grad, result: grad * (result + 1), "``exp(x) - 1``, accurate for small x.",
+               "jaxgrad.expm1(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])")
 RECIPROCAL = _unary("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", jnp.reciprocal,
                     lambda grad, result: -grad * result * result, "``1 / x`` of each element.",
                     "jaxgrad.reciprocal(jaxgrad.tensor([2.0, 4.0]))", "tensor([0.5000, 0.2500])")

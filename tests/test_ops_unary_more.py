@@ -1,0 +1,73 @@
+"""log10, log2, log1p, expm1 and tril/triu (each one row) against torch: values, grad_fn and its
+saved values, gradients to second order, the in-place and ``out=`` forms, torch's errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from differential import leaf, ok, raises
+
+POSITIVE = [0.5, 1.5, 2.0]
+MATRIX = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [2.0, 0.25, 1.5]]
+
+UNARY = ["log10", "log2", "log1p", "expm1"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_values_graph_and_gradients(name):
+    def program(T):
+        x = leaf(T, POSITIVE)
+        y = getattr(T, name)(x)
+        saved = [getattr(y.grad_fn, "_saved_" + k).detach() for k in ("self", "result")
+                 if hasattr(y.grad_fn, "_saved_" + k)]
+        (g,) = T.autograd.grad(y.square().sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), x)
+        return y, type(y.grad_fn).__name__, saved, g.detach(), gg
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_forms_like_torch(name):
+    def program(T):
+        x = leaf(T, POSITIVE)
+        y = x * 1
+        inplace = getattr(y, name + "_")()
+        function_inplace = getattr(T, name + "_")(x.detach().clone())
+        out = T.zeros(3)
+        returned = getattr(T, name)(T.tensor(POSITIVE), out=out)
+        ints = getattr(T, name)(T.tensor([1, 2, 3]))
+        inplace.sum().backward()
+        return (inplace is y, y, y._version, type(y.grad_fn).__name__, x.grad,
+                function_inplace, returned is out, out, ints)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", ["tril", "triu"])
+@pytest.mark.parametrize("diagonal", [0, 1, -1, 5])
+def test_triangles_like_torch(name, diagonal):
+    def program(T):
+        x = leaf(T, MATRIX)
+        y = getattr(T, name)(x, diagonal)
+        batched = getattr(T.ones(2, 2, 3), name)(diagonal=diagonal)
+        z = x * 1
+        getattr(z, name + "_")(diagonal)
+        (g,) = T.autograd.grad((y * y).sum() + z.sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), x)
+        return (y, type(y.grad_fn).__name__, y.grad_fn._saved_diagonal, batched, z, z._version,
+                type(z.grad_fn).__name__, g.detach(), gg, getattr(T, name)(T.tensor([[1, 2]])))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.tril(T.ones(3)),
+    lambda T: T.triu(T.tensor(1.0)),
+    lambda T: T.ones(3).tril_(),
+    lambda T: T.ones(2, 2, requires_grad=True).triu_(),
+    lambda T: T.log1p(3),
+    lambda T: T.expm1(T.ones(2, requires_grad=True), out=T.zeros(2)),
+], ids=["tril_1d", "triu_0d", "tril_inplace_1d", "triu_inplace_leaf", "log1p_int", "expm1_out_grad"])
+def test_errors_like_torch(program):
+    raises(program)
