@@ -284,6 +284,48 @@ def _as_tensor(x: Any, like: Tensor) -> Tensor | None:
     return Tensor._make(jnp.asarray(x, like._value.dtype))
 
 
+def _check_masked_fill(mask: Tensor, value: Any) -> None:
+    """torch's checks of masked_fill_, in its order: a 0-d value tensor, a bool mask."""
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    if mask.dtype is not _dtypes.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_dtypes.c_type_name(mask.dtype)}")
+
+
+@declare('masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
+         numbers_as_tensors=True)
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``value`` where ``mask`` is True, else ``input`` (the result has their broadcast shape).
+
+    >>> import jaxgrad
+    >>> jaxgrad.masked_fill(jaxgrad.zeros(3), jaxgrad.tensor([True, False, True]), 5.0)
+    tensor([5., 0., 5.])
+    """
+    _check_masked_fill(mask, value)
+    broadcast_operands(mask, input)  # torch: expand_outplace(mask, self)
+    if isinstance(value, Tensor):
+        return apply(E.MASKED_FILL_TENSOR, input, value, aux=(mask,))
+    return apply(E.MASKED_FILL, input, aux=(mask, number_or_tensor(value)))
+
+
+@declare('masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
+         variants='method', numbers_as_tensors=True)
+def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``masked_fill``, in place (``mask`` must broadcast to ``input``'s shape).
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).masked_fill_(jaxgrad.tensor([True, False, True]), 5.0)
+    tensor([5., 0., 5.])
+    """
+    _check_masked_fill(mask, value)
+    check_inplace_broadcast(input, mask)
+    if isinstance(value, Tensor):
+        return apply_inplace(E.MASKED_FILL_TENSOR, input, value, aux=(mask,))
+    return apply_inplace(E.MASKED_FILL, input, aux=(mask, number_or_tensor(value)))
+
+
 @declare(
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     variants='function out',

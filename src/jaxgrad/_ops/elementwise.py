@@ -229,6 +229,18 @@ LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight")
                         "weight": lambda grad, self, end: grad * (end - self)})
 
 
+# masked_fill: the mask is saved, never differentiated; a number value is a traced operand
+MASKED_FILL = Op("masked_fill", "MaskedFillBackward0",
+                 lambda x, mask, value: jnp.where(mask, jnp.asarray(value, x.dtype), x),
+                 aux=("mask", "value"),
+                 grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad)})
+MASKED_FILL_TENSOR = Op(
+    "masked_fill", "MaskedFillBackward1",
+    lambda x, value, mask: jnp.where(mask, value.astype(x.dtype), x),
+    inputs=("self", "value"), aux=("mask",),
+    grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad),
+           "value": lambda grad, mask: jnp.where(mask, grad, jnp.zeros_like(grad)).sum()})
+
 WHERE = Op("where", "WhereBackward0", lambda x, y, condition: jnp.where(condition, x, y),
            inputs=("self", "other"), aux=("condition",), promote="common",
            grads={"self": lambda grad, condition: jnp.where(condition, grad, 0),

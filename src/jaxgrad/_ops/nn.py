@@ -67,10 +67,6 @@ MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other, aux=("other",
                 grads={"self": lambda grad, other: grad * other})
 DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other, aux=("other",),
                 grads={"self": lambda grad, other: grad / other})
-MASKED_FILL = Op("masked_fill", "MaskedFillBackward0",
-                 lambda x, mask, value: jnp.where(mask, jnp.asarray(value, x.dtype), x),
-                 aux=("mask", "value"),
-                 grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad)})
 
 # --- activations ----------------------------------------------------------------------------
 

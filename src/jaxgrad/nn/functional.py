@@ -31,6 +31,7 @@ from .._dispatch import apply as _apply
 from .._dispatch import apply_inplace as _apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
 from .._opgen import tensor_args
+from .._ops import elementwise as E
 from .._ops import nn as N
 from .._tensor import Tensor
 
@@ -375,7 +376,7 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
     weighted = log_probs if weight is None else A.mul(
         log_probs, _class_weight_view(weight, log_probs, class_dim))
     smooth = A.neg(A.sum(weighted, class_dim))
-    _apply_inplace(N.MASKED_FILL, smooth, aux=(ignore, 0.0))
+    _apply_inplace(E.MASKED_FILL, smooth, aux=(ignore, 0.0))
     if reduction == N.MEAN:
         # torch divides by the summed class weights of the targets not ignored, or without
         # ``weight`` by their count (an int64 tensor): the nll row's ``total_weight`` output

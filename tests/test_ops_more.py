@@ -1,5 +1,6 @@
-"""log10, log2, log1p, expm1 and tril/triu (each one row) against torch: values, grad_fn and its
-saved values, gradients to second order, the in-place and ``out=`` forms, torch's errors."""
+"""log10, log2, log1p, expm1, tril/triu (each one row) and masked_fill against torch: values,
+grad_fn and its saved values, gradients to second order, the in-place and ``out=`` forms,
+torch's errors."""
 
 from __future__ import annotations
 
@@ -59,6 +60,42 @@ def test_triangles_like_torch(name, diagonal):
                 type(z.grad_fn).__name__, g.detach(), gg, getattr(T, name)(T.tensor([[1, 2]])))
 
     ok(program)
+
+
+MASKS = {
+    "number": lambda T, x: x.masked_fill(T.tensor([True, False, True]), -2.5),
+    "function": lambda T, x: T.masked_fill(x, T.tensor([[True], [False]]), 7),
+    "broadcast_self": lambda T, x: T.masked_fill(x[0], T.tensor([[True], [False]]), 1.0),
+    "tensor_value": lambda T, x: x.masked_fill(T.tensor([False, True, True]), x[1, 1] * 3),
+    "int_self": lambda T, x: T.tensor([1, 2, 3]).masked_fill(T.tensor([True, False, True]), 2.7),
+}
+
+
+@pytest.mark.parametrize("name", MASKS)
+def test_masked_fill_like_torch(name):
+    def program(T):
+        x = leaf(T, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        y = MASKS[name](T, x)
+        if not y.requires_grad:
+            return y
+        z = x * 1
+        z.masked_fill_(T.tensor([True, False, False]), 0.5)
+        (g,) = T.autograd.grad((y * y).sum() + z.sum(), x, create_graph=True)
+        return (y, type(y.grad_fn).__name__, y.grad_fn._saved_mask, z, z._version,
+                type(z.grad_fn).__name__, g.detach(), T.autograd.grad(g.sum(), x))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.ones(3).masked_fill(T.ones(3), 1),
+    lambda T: T.ones(3).masked_fill_(T.tensor([[True], [False]]), 1),
+    lambda T: T.ones(3).masked_fill(T.tensor([True, False, True]), T.ones(2)),
+    lambda T: T.ones(2, requires_grad=True).masked_fill_(T.tensor([True, False]), 1),
+    lambda T: T.ones(3).masked_fill(T.tensor([True, False]), 1),
+], ids=["float_mask", "inplace_broadcast", "value_not_0d", "leaf", "shapes"])
+def test_masked_fill_errors_like_torch(program):
+    raises(program)
 
 
 @pytest.mark.parametrize("program", [
