@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import leaf, ok, raises
+from differential import leaf, next_functions, ok, raises
 
 POSITIVE = [0.5, 1.5, 2.0]
 MATRIX = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [2.0, 0.25, 1.5]]
@@ -107,4 +107,45 @@ def test_masked_fill_errors_like_torch(program):
     lambda T: T.expm1(T.ones(2, requires_grad=True), out=T.zeros(2)),
 ], ids=["tril_1d", "triu_0d", "tril_inplace_1d", "triu_inplace_leaf", "log1p_int", "expm1_out_grad"])
 def test_errors_like_torch(program):
+    raises(program)
+
+
+CUMSUM = {
+    "last_dim": lambda T, x: x.cumsum(-1),
+    "first_dim": lambda T, x: T.cumsum(x, 0),
+    "dtype": lambda T, x: T.cumsum(x, 1, dtype=T.float64),
+    "zero_d": lambda T, x: x[0, 0].cumsum(0),
+}
+
+
+@pytest.mark.parametrize("name", CUMSUM)
+def test_cumsum_like_torch(name):
+    def program(T):
+        x = leaf(T, MATRIX)
+        y = CUMSUM[name](T, x)
+        (g,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
+        ints = T.cumsum(T.tensor([[1, 2], [3, 4]]), 1)
+        return y, type(y.grad_fn).__name__, y.grad_fn._saved_dim, g.detach(), \
+            T.autograd.grad(g.sum(), x), ints, T.cumsum(T.ones(3), 0, out=T.zeros(3))
+
+    ok(program)
+
+
+def test_outer_like_torch():
+    def program(T):
+        a, b = leaf(T, [1.0, -2.0]), leaf(T, [0.5, 3.0, -1.0])
+        y = T.outer(a, b)
+        y.sum().backward()
+        return y, next_functions(y.grad_fn), a.grad, b.grad, a.outer(b)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.ones(2, 3).cumsum(2),
+    lambda T: T.outer(T.ones(2, 2), T.ones(3)),
+    lambda T: T.outer(T.ones(2), T.ones(3, 1)),
+    lambda T: T.outer(T.ones(2), 3),
+], ids=["cumsum_dim", "outer_self_2d", "outer_vec2_2d", "outer_number"])
+def test_cumsum_outer_errors_like_torch(program):
     raises(program)

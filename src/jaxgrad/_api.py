@@ -24,6 +24,7 @@ from ._argparse import (
     check_inplace_broadcast,
     number_or_tensor,
     raw_shape,
+    require_tensors,
     scalar,
     wrap_dims,
 )
@@ -478,6 +479,37 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
                             if n == 1 and input.shape[i + lead] != 1)]
     out = sum(input, dims, keepdim=True) if dims else input
     return view(out, shape) if lead > 0 else out
+
+
+@declare(
+    'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    variants='function method out')
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running sums along ``dim`` (integer inputs sum in int64, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.cumsum(jaxgrad.tensor([[1.0, 2.0, 3.0]]), dim=-1)
+    tensor([[1., 3., 6.]])
+    """
+    _wrap_dim(dim, input.ndim)  # torch's IndexError; the node saves ``dim`` as given
+    return apply(R.CUMSUM, input, dim=dim, dtype=_reduce_dtype(input, dtype))
+
+
+@declare('outer(Tensor self, Tensor vec2) -> Tensor', variants='function method out')
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two 1-d tensors, as torch computes it:
+    ``input.reshape(n, 1) * vec2``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.outer(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([1.0, 10.0, 100.0]))
+    tensor([[  1.,  10., 100.],
+            [  2.,  20., 200.]])
+    """
+    require_tensors(vec2)
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    return mul(reshape(input, (input.shape[0], 1)), vec2)
 
 
 def is_expandable_to(shape: tuple, target: tuple) -> bool:

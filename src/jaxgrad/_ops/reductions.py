@@ -25,6 +25,18 @@ def _count(self_shape, dim):
 
 SUM = Op("sum", "SumBackward0", lambda x, dtype: jnp.sum(x, dtype=dtype), grad_layout="expand",
          grads={"self": lambda grad, self_shape: jnp.broadcast_to(grad, self_shape)})
+def _cumsum(x, dim, dtype):
+    return jnp.cumsum(x.reshape(-1) if x.ndim == 0 else x, axis=dim, dtype=dtype).reshape(x.shape)
+
+
+def _reverse_cumsum(grad, dim):
+    """cumsum's backward: the gradient summed from the end along ``dim`` (a 0-d one as is)."""
+    if grad.ndim == 0:
+        return grad
+    return jnp.flip(jnp.cumsum(jnp.flip(grad, dim), axis=dim), dim)
+
+
+CUMSUM = Op("cumsum", "CumsumBackward0", _cumsum, grads={"self": _reverse_cumsum})
 SUM_DIM = Op("sum", "SumBackward1",
              lambda x, dim, keepdim, dtype: jnp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype),
              grads={"self": _expand_back}, grad_layout="expand")
