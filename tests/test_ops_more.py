@@ -149,3 +149,59 @@ def test_outer_like_torch():
 ], ids=["cumsum_dim", "outer_self_2d", "outer_vec2_2d", "outer_number"])
 def test_cumsum_outer_errors_like_torch(program):
     raises(program)
+
+
+SPLITS = {
+    "split_int": lambda T, x: x.split(2),
+    "split_int_dim": lambda T, x: T.split(x, 1, dim=-1),
+    "split_larger": lambda T, x: x.split(7),
+    "split_sizes": lambda T, x: x.split([1, 3, 1]),
+    "split_sizes_with_zero": lambda T, x: T.split(x, [0, 5]),
+    "chunk": lambda T, x: x.chunk(3),
+    "chunk_more_than_size": lambda T, x: T.chunk(x, 4, dim=1),
+    "chunk_uneven": lambda T, x: x.chunk(2, 0),
+}
+
+
+def _saved(fn):
+    return {k: getattr(fn, k) for k in ("_saved_dim", "_saved_split_size", "_saved_split_sizes",
+                                        "_saved_self_sym_sizes") if hasattr(fn, k)}
+
+
+@pytest.mark.parametrize("name", SPLITS)
+def test_split_and_chunk_like_torch(name):
+    """Views sharing one node (output_nr per piece), torch's saved values, gradients of some
+    pieces only, and the multi-output views' in-place error."""
+
+    def program(T):
+        x = leaf(T, [[float(i + 3 * j) for i in range(3)] for j in range(5)])
+        pieces = SPLITS[name](T, x)
+        first = pieces[0]
+        info = [(p.shape, p.output_nr, p._base is x, p.grad_fn is first.grad_fn) for p in pieces]
+        loss = sum(((i + 1) * p.sum() for i, p in enumerate(pieces) if i % 2 == 0),
+                   T.tensor(0.0, dtype=T.float64))
+        loss.backward()
+        return pieces, type(first.grad_fn).__name__, _saved(first.grad_fn), info, x.grad
+
+    ok(program)
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.ones(5).split([-1, 6]),
+    lambda T: T.ones(5).split([1, 2]),
+    lambda T: T.ones(5).split(-1),
+    lambda T: T.ones(5).split(0),
+    lambda T: T.tensor(1.0).split(1),
+    lambda T: T.ones(5).chunk(0),
+    lambda T: T.tensor(1.0).chunk(1),
+    lambda T: T.ones(5, requires_grad=True).mul(1).split(2)[0].mul_(2),
+    lambda T: T.ones(5, 2).split(2, dim=2),
+    lambda T: T.ones(2, 5).split([1, 2], -1),
+], ids=["negative_size", "sizes_sum", "negative", "zero", "split_0d", "chunk_0", "chunk_0d",
+        "inplace_on_piece", "dim", "sizes_sum_negative_dim"])
+def test_split_errors_like_torch(program):
+    raises(program)
+
+
+def test_empty_splits_like_torch():
+    ok(lambda T: (T.ones(0).split(0), T.ones(0).chunk(3), T.ones(0, 2).chunk(2, 1)))

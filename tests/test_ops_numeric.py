@@ -339,6 +339,8 @@ FD = {
     "expm1": (lambda T, a: a.expm1(), [((2, 3), "randn")]),
     "tril": (lambda T, a: a.tril(-1) * a, [((2, 3, 3), "randn")]),
     "triu": (lambda T, a: a.triu(1) * a, [((3, 4), "randn")]),
+    "split": (lambda T, a: a.split(2)[0] * a.split(2)[-1].sum(), [((5, 2), "randn")]),
+    "chunk": (lambda T, a: T.cat(a.chunk(2, 1)[::-1], 1) * a, [((2, 3), "randn")]),
     "cumsum": (lambda T, a: a.cumsum(-1) * a, [((2, 3), "randn")]),
     "outer": (lambda T, a, b: T.outer(a, b), [((2,), "randn"), ((3,), "randn")]),
     "masked_fill": (lambda T, a: a.masked_fill(T.tensor([True, False, True]), 0.5) * a,

@@ -9,6 +9,7 @@ torch's nodes.
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -879,15 +880,90 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     outs = apply(R.UNBIND, input, dim=dim)
     outs = outs if isinstance(outs, tuple) else (outs,)
     geometry = input._geometry()
+    return _as_views(outs, input, [V.select_geometry(geometry, dim, i) for i in range(len(outs))])
+
+
+def _as_views(outs: tuple, input: Tensor, geometries: list) -> tuple[Tensor, ...]:
+    """Make the outputs of a multi-output view op (unbind, split) views of ``input``."""
     base = input._base if input._base is not None else input
-    for i, out in enumerate(outs):
+    for out, layout in zip(outs, geometries):
         value = out._cell.array
         out._cell, out._vc, out._base = input._cell, input._vc, base
-        out._layout = V.select_geometry(geometry, dim, i)
+        out._layout = layout
         out._arr, out._arr_gen = value, input._cell.generation
         out._view_version = input._vc.value
         out._creation_meta = view_creation_meta(input, multi_output=True)
     return outs
+
+
+@declare('split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]')
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into views along ``dim``: chunks of ``split_size_or_sections`` elements (the last
+    may be smaller), or of the sizes in a list.
+
+    >>> import jaxgrad
+    >>> jaxgrad.split(jaxgrad.arange(5), 2)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    """
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    size = input.shape[_wrap_dim(dim, input.ndim)]  # the nodes save ``dim`` as given
+    if isinstance(split_size_or_sections, int):
+        return _split_by_size(input, split_size_or_sections, dim, size)
+    return _split_with_sizes(input, [int(s) for s in split_size_or_sections], dim, size)
+
+
+def _split_with_sizes(input: Tensor, sizes: list, dim: int, size: int) -> tuple[Tensor, ...]:
+    if builtins.any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={sizes}")
+    if builtins.sum(sizes) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
+                           f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
+    outs = apply(R.SPLIT_WITH_SIZES, input, split_sizes=tuple(sizes), dim=dim,
+                 self_sym_sizes=tuple(input.shape))
+    return _split_views(input, outs, sizes, dim)
+
+
+def _split_by_size(input: Tensor, split_size: int, dim: int, size: int) -> tuple[Tensor, ...]:
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    if split_size == 0 and size != 0:
+        raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {size}")
+    outs = apply(R.SPLIT, input, split_size=split_size, dim=dim,
+                 self_sym_sizes=tuple(input.shape))
+    return _split_views(input, outs, R.split_sizes(split_size, size), dim)
+
+
+def _split_views(input: Tensor, outs: Any, sizes: list, dim: int) -> tuple[Tensor, ...]:
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    dim = _wrap_dim(dim, input.ndim)
+    geometry, starts = input._geometry(), [0]
+    for s in sizes:
+        starts.append(starts[-1] + s)
+    return _as_views(outs, input, [V.slice_geometry(geometry, dim, a, b, 1)
+                                   for a, b in itertools.pairwise(starts)])
+
+
+@declare('chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]')
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into ``chunks`` views along ``dim`` (torch's ``split`` with
+    ``ceil(size / chunks)`` elements each; there may be fewer chunks).
+
+    >>> import jaxgrad
+    >>> jaxgrad.chunk(jaxgrad.arange(5), 2)
+    (tensor([0, 1, 2]), tensor([3, 4]))
+    """
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = input.shape[_wrap_dim(dim, input.ndim)]
+    if size == 0:  # torch: ``chunks`` empty views
+        return _split_with_sizes(input, [0] * chunks, dim, size)
+    return _split_by_size(input, (size + chunks - 1) // chunks, dim, size)
 
 
 # --- shapes and views -----------------------------------------------------------------------------

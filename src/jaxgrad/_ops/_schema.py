@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_PARAM = re.compile(r"^(?P<type>[A-Za-z]+(?:\([a-z]!?\))?(?:\[\d*\])?\??)\s+(?P<name>\w+)"
+_ALIAS = r"\([a-z](?: -> \*)?!?\)"  # torch's alias annotations: (a), (a!), (a -> *)
+_PARAM = re.compile(rf"^(?P<type>[A-Za-z]+(?:{_ALIAS})?(?:\[\d*\])?\??)\s+(?P<name>\w+)"
                     r"(?:=(?P<default>.+))?$")
 _NO_DEFAULT = object()
 
@@ -41,7 +42,7 @@ class Param:
     def base_type(self) -> str:
         """The type without alias annotation and ``?``: ``Tensor(a!)?`` -> ``Tensor``,
         ``int[1]`` -> ``int[]``."""
-        t = re.sub(r"\([a-z]!?\)", "", self.type).rstrip("?")
+        t = re.sub(_ALIAS, "", self.type).rstrip("?")
         return re.sub(r"\[\d+\]", "[]", t)
 
     @property

@@ -4,10 +4,12 @@ softmax/log_softmax, cat/stack/unbind. ``dim`` is always a tuple of non-negative
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ._table import Op
 
@@ -199,6 +201,26 @@ STACK = Op("stack", "StackBackward0", lambda *xs, dim: jnp.stack(xs, axis=dim), 
            promote="common",
            variadic=lambda grad, dim, in_shapes: tuple(
                jnp.squeeze(g, dim) for g in jnp.split(grad, len(in_shapes), axis=dim)))
+def _split(x, split_sizes, dim, self_sym_sizes):
+    starts = np.cumsum((0, *split_sizes))
+    return tuple(jax.lax.slice_in_dim(x, int(a), int(b), axis=dim)
+                 for a, b in itertools.pairwise(starts))
+
+
+# split/split_with_sizes: one node for all the views; torch saves the input's sizes, the dim and
+# the split size(s) (``split_size`` for split, only there to be saved)
+def split_sizes(split_size: int, size: int) -> list[int]:
+    """The sizes torch's split cuts a dimension of ``size`` into (the last may be smaller)."""
+    count = max((size + split_size - 1) // split_size, 1) if split_size else 1
+    return [split_size] * (count - 1) + [size - split_size * (count - 1)]
+
+
+SPLIT = Op("split", "SplitBackward0",
+           lambda x, split_size, dim, self_sym_sizes: _split(
+               x, split_sizes(split_size, self_sym_sizes[dim]), dim, self_sym_sizes),
+           grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
+SPLIT_WITH_SIZES = Op("split_with_sizes", "SplitWithSizesBackward0", _split,
+                      grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
 UNBIND = Op("unbind", "UnbindBackward0",
             lambda x, dim: tuple(jnp.moveaxis(x, dim, 0)), outputs=("result",),
             grads={"self": lambda grads, dim: jnp.stack(grads, axis=dim)})
