@@ -236,15 +236,26 @@ def pow(input: Any, exponent: Any) -> Tensor:
         return apply(E.POW_TENSOR, input, exponent)
     exponent = number_or_tensor(exponent)
     _check_pow_exponent(input, exponent)
-    return apply(E.POW, _promote_with_scalars(input, exponent), aux=(exponent,),
-                 fast=_pow_fast(exponent))
+    input = _promote_with_scalars(input, exponent)
+    return apply(E.POW, input, aux=(exponent,), _fast=_pow_fast(input, exponent))
 
 
-def _pow_fast(exponent: Any) -> tuple | None:
+def _pow_fast(input: Tensor, exponent: Any) -> tuple | None:
     """The static fast path of a Scalar exponent (see ``E.POW_FAST_EXPONENTS``), or None."""
-    if type(exponent) in (int, float) and exponent in E.POW_FAST_EXPONENTS:
+    if type(exponent) in (int, float) and (exponent in E.POW_FAST_EXPONENTS
+                                           or not input.dtype.is_floating_point):
         return type(exponent), exponent
     return None
+
+
+def _check_inplace_result(input: Tensor, *scalars: Any, c_name: bool = False) -> None:
+    """torch's error for an in-place op whose Scalar operands promote past ``input``'s dtype
+    (clamp's kernel names the output type as C does: ``long int``)."""
+    result = _dtypes.result_type([(input.dtype, input.ndim)], [s for s in scalars if s is not None])
+    if not _dtypes.can_cast(result, input.dtype):
+        out = (_dtypes.c_type_name if c_name else _dtypes.scalar_type_name)(input.dtype)
+        raise RuntimeError(f"result type {_dtypes.scalar_type_name(result)} can't be cast to the "
+                           f"desired output type {out}")
 
 
 
@@ -1612,7 +1623,8 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
         return apply_inplace(E.POW_TENSOR, input, exponent)
     exponent = number_or_tensor(exponent)
     _check_pow_exponent(input, exponent)
-    return apply_inplace(E.POW, input, aux=(exponent,), fast=_pow_fast(exponent))
+    _check_inplace_result(input, exponent)
+    return apply_inplace(E.POW, input, aux=(exponent,), _fast=_pow_fast(input, exponent))
 
 
 
@@ -1682,8 +1694,9 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         check_inplace_broadcast(input, min, max)
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
                              _as_tensor(max, input))
-    return apply_inplace(E.CLAMP, input, aux=tuple(
-        None if bound is None else number_or_tensor(bound) for bound in (min, max)))
+    bounds = tuple(None if bound is None else number_or_tensor(bound) for bound in (min, max))
+    _check_inplace_result(input, *bounds, c_name=True)
+    return apply_inplace(E.CLAMP, input, aux=bounds)
 
 
 

@@ -8,7 +8,6 @@ A value that does not fit raises a bare ``TypeError`` here; the public function'
 from __future__ import annotations
 
 import builtins
-import numbers
 from typing import Any
 
 import numpy as np
@@ -21,12 +20,10 @@ from ._typename import type_name
 def number_or_tensor(x: Any) -> Any:
     """A Tensor, or a Python number where torch accepts one as a Tensor (``t * 2``)."""
     # numpy scalars first: np.float64 is a float, but JAX would compute in float64 with it
-    if isinstance(x, np.generic):
+    if isinstance(x, (np.number, np.bool_)):
         return x.item()
     if isinstance(x, (Tensor, bool, int, float, complex)):
         return x
-    if isinstance(x, numbers.Number):
-        return x.item()
     raise TypeError(f"expected Tensor or a number, not {type_name(x)}")
 
 
@@ -38,8 +35,13 @@ def require_tensors(*values: Any) -> None:
 
 
 def scalar(x: Any) -> Any:
-    """A ``Scalar`` argument (``alpha``, ``value``): a tensor counts as its value, as in torch."""
-    return number_or_tensor(x.item() if isinstance(x, Tensor) else x)
+    """A ``Scalar`` argument (``alpha``, ``value``): a 0-d tensor that does not require grad
+    counts as its value, as in torch; anything else raises (the wrapper names it)."""
+    if isinstance(x, Tensor):
+        if x.ndim or x.requires_grad:
+            raise TypeError(f"expected a number, not {type_name(x)}")
+        x = x.item()
+    return number_or_tensor(x)
 
 
 def raw_shape(t: Tensor) -> tuple:

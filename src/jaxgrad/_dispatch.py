@@ -121,7 +121,7 @@ class OpNode(Node):
                 value = saved[key]
                 return value._value if type(value) is SavedConstant else value.unpack(self)
             static = dict(object.__getattribute__(self, "static"))
-            if key in static:
+            if key in static and not key.startswith("_"):  # _name: the row's own, not torch's
                 return _as_torch_exposes(static[key])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
@@ -196,20 +196,30 @@ def _device_scalar(value: Any, dtype) -> Any:
 
     A value seen once goes to the kernel as a numpy scalar (~1 us; a new device array costs
     ~30 us: a new learning rate every step must not pay that); a value seen again becomes a
-    cached device array, the cheapest operand for jit (``x * 2`` in a loop).
+    cached device array, the cheapest operand for jit (``x * 2`` in a loop). One-off values are
+    remembered apart, so a new value every step never evicts the hot constants. An integer
+    wraps into a narrower integer dtype, as torch's casts do (``uint8 - 1`` is 255).
     """
     if not (value and value == value):  # -0.0 would hit 0.0's entry and NaN never hits
-        return np.asarray(value, dtype)
+        return _host_scalar(value, dtype)
     key = (type(value), value, dtype)
-    seen = _scalars.get(key)
-    if seen is None:
-        seen = _scalars[key] = np.asarray(value, dtype)
-    elif type(seen) is np.ndarray:
-        seen = _scalars[key] = jnp.asarray(seen)
-    return seen
+    cached = _device_scalars.get(key)
+    if cached is not None:
+        return cached
+    host = _host_scalar(value, dtype)
+    if _seen_once.pop(key, None) is None:
+        _seen_once[key] = True
+        return host
+    cached = _device_scalars[key] = jnp.asarray(host)
+    return cached
 
 
-_scalars = Memo(maxsize=4096)
+def _host_scalar(value: Any, dtype) -> np.ndarray:
+    return np.asarray(value).astype(dtype) if type(value) is int else np.asarray(value, dtype)
+
+
+_seen_once = Memo(maxsize=4096)
+_device_scalars = Memo(maxsize=4096)
 
 
 def _compute_dtype(op: Op, args: tuple):

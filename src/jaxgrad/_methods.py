@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import jax
+import numpy as np
+
 from . import _api as F
 from . import _creation, _dtypes, _random
 from . import _device as _device_mod
@@ -44,15 +47,39 @@ def attach_tensor_methods() -> None:
 
 
 def _operator(fn: Callable, reflected: bool = False) -> Callable:
-    """A binary operator: torch turns a TypeError into NotImplemented."""
+    """A binary operator: torch turns a TypeError into NotImplemented (numpy then computes with
+    ``__array__`` and wraps the result back, as with torch). A JAX array is refused outright:
+    JAX would compute with the raw array and drop the graph."""
 
     def operator(self: Tensor, other: Any) -> Any:
         try:
             return fn(other, self) if reflected else fn(self, other)
         except TypeError:
+            if isinstance(other, jax.Array):
+                raise
             return NotImplemented
 
     return operator
+
+
+def _equality(fn: Callable, none: bool) -> Callable:
+    """``==``/``!=``: None compares by identity; ``==`` takes a numpy array as a tensor, as
+    torch's does (its ``!=`` does not, so Python's identity fallback answers)."""
+
+    def compare(self: Tensor, other: Any) -> Any:
+        if other is None:
+            return none
+        if isinstance(other, np.ndarray) and not none:
+            other = _creation.as_tensor(other)
+        return fn(self, other)
+
+    return _operator(compare)
+
+
+def _array_wrap(self: Tensor, array: np.ndarray, context: Any = None,
+                return_scalar: bool = False) -> Tensor:
+    """A numpy ufunc's result on tensors comes back as a tensor (bool as uint8, as torch)."""
+    return _creation.from_numpy(array.astype(np.uint8) if array.dtype == bool else array)
 
 
 def _cast(dtype: _dtypes.dtype) -> Callable:
@@ -162,8 +189,9 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__isub__": _operator(F.sub_),
     "__imul__": _operator(F.mul_),
     "__itruediv__": _operator(F.div_),
-    "__eq__": _operator(lambda self, other: other is not None and F.eq(self, other)),
-    "__ne__": _operator(lambda self, other: other is None or F.ne(self, other)),
+    "__eq__": _equality(F.eq, none=False),
+    "__ne__": _equality(F.ne, none=True),
+    "__array_wrap__": _array_wrap,
     "__lt__": _operator(F.lt),
     "__le__": _operator(F.le),
     "__gt__": _operator(F.gt),

@@ -20,7 +20,6 @@ wrapper knows whether it is the function or the method form, so no frame is insp
 from __future__ import annotations
 
 import inspect
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +40,7 @@ from ._ops._table import Op
 from ._tensor import Tensor
 from ._typename import type_name
 
-_EXPECTED = {"tensor": "Tensor", "tensors": "tuple of Tensors"}
+_EXPECTED = {"tensor": "Tensor", "tensors": "tuple of Tensors", "scalar": "Number"}
 
 
 @dataclass(frozen=True)
@@ -90,13 +89,22 @@ class Declared:
         return None
 
     def _fits(self, kind: str, value: Any, param: str) -> bool:
+        if kind == "scalar":  # a number, or a 0-d tensor that does not require grad
+            if isinstance(value, Tensor):
+                return value.ndim == 0 and not value.requires_grad
+            return (value is None and param in self.optional) or _is_number(value)
         if isinstance(value, Tensor):
             return True
         if kind == "tensors":
             return isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value)
         if value is None:
             return param in self.optional
-        return self.numbers_as_tensors and isinstance(value, (numbers.Number, np.generic))
+        return self.numbers_as_tensors and _is_number(value)
+
+
+def _is_number(value: Any) -> bool:
+    """What torch's parser takes as a Number: Python's and numpy's numbers (not Fraction)."""
+    return isinstance(value, (bool, int, float, complex, np.number, np.bool_))
 
 
 DECLARED: dict[str, Declared] = {}

@@ -428,7 +428,8 @@ class Tensor:
         return np.asarray(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        arr = np.asarray(self._value)
+        """numpy's view of the data; like ``numpy()``, refused for a tensor requiring grad."""
+        arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype)
 
     def __jax_array__(self) -> jax.Array:

@@ -40,17 +40,19 @@ NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad}
 
 # A Scalar exponent is a traced operand: a new value never compiles a new kernel. The exponents
 # torch's pow kernel computes in closed form (x*x, x*x*x, sqrt, rsqrt, 1/x, 1/(x*x), ones, a copy)
-# are also given as the static ``fast`` (type, value), so they keep XLA's exact special cases.
+# are also given as the static ``_fast`` (type, value), so they keep XLA's exact special cases, as
+# is every exponent of an integral or complex tensor (torch has separate kernels for those; a
+# traced integer power would also lose bits). A leading underscore keeps it out of ``_saved_*``.
 POW_FAST_EXPONENTS = frozenset({0, 1, 2, 3, -1, -2, 0.5, -0.5})
 
 
-def _pow_scalar_fwd(x, exponent, fast):
-    return jnp.power(x, exponent if fast is None else fast[1])
+def _pow_scalar_fwd(x, exponent, _fast):
+    return jnp.power(x, exponent if _fast is None else _fast[1])
 
 
-def _pow_scalar_grad(grad, self, exponent, fast):
-    if fast is not None:
-        e = fast[1]
+def _pow_scalar_grad(grad, self, exponent, _fast):
+    if _fast is not None:
+        e = _fast[1]
         return jnp.zeros_like(grad) if e == 0 else grad * e * jnp.power(self, e - 1)
     return jnp.where(exponent == 0, jnp.zeros_like(grad),
                      grad * exponent * jnp.power(self, exponent - 1))
