@@ -118,7 +118,8 @@ def test_generated_functions_and_methods_pickle_by_reference():
     import pickle
 
     for fn in (jaxgrad.exp, jaxgrad.clip, jaxgrad.Tensor.exp, jaxgrad.Tensor.add_,
-               jaxgrad.Tensor.clip, jaxgrad.nn.functional.linear):
+               jaxgrad.Tensor.clip, jaxgrad.nn.functional.linear, jaxgrad.Tensor.__add__,
+               jaxgrad.Tensor.float, jaxgrad.Tensor.view_as, jaxgrad.clip_, jaxgrad.concat):
         assert pickle.loads(pickle.dumps(fn)) is fn
 
 
@@ -145,3 +146,35 @@ def test_generated_inplace_variants_like_torch(name, form):
 @pytest.mark.parametrize("name", INPLACE_UNARY)
 def test_generated_inplace_variants_refuse_leaves_like_torch(name):
     raises(lambda T: getattr(T.ones(2, requires_grad=True), name)())
+
+
+def test_declarations_are_checked_when_built():
+    with pytest.raises(TypeError, match="unknown variants"):
+        Op("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp, variants="function mehtod")
+    with pytest.raises(TypeError, match="does not take"):
+        _opgen.declare("frob(Tensor self, int dim, *, bool keepdim=False) -> Tensor")(
+            lambda input, dim, keepdim=False: input)  # keepdim must be keyword-only
+    with pytest.raises(TypeError, match="declared twice"):
+        _opgen.declare("exp(Tensor self) -> Tensor")(lambda input: input)
+
+
+def test_generated_optional_operands_take_none():
+    row = Op("scaled(Tensor self, Tensor? weight=None, Scalar? by=None) -> Tensor", "MulBackward0",
+             lambda x, weight, by: x * (1 if weight is None else weight) * (1 if by is None else by),
+             grads={"self": lambda grad: grad}, variants="function")
+    functions = _opgen.generate(types.SimpleNamespace(SCALED=row))
+    try:
+        scaled = functions["scaled"]
+        x = jaxgrad.tensor([1.0, 2.0])
+        assert scaled(x).tolist() == [1.0, 2.0]
+        assert scaled(x, jaxgrad.tensor([3.0, 3.0]), by=2).tolist() == [6.0, 12.0]
+    finally:
+        del _opgen.DECLARED["scaled"]
+
+
+def test_aliases_have_their_own_names_like_torch():
+    with pytest.raises(TypeError, match=r"^clip\(\): argument 'input'"):  # torch's text: README
+        jaxgrad.clip(3, 0, 1)
+    same(lambda T: (T.clip_(T.tensor([-2.0, 2.0]), -1, 1), T.ones(2, 3).swapaxes(0, 1).shape,
+                    T.concat([T.ones(1), T.zeros(1)]), T.ones(2).contiguous(memory_format=None)))
+    assert jaxgrad.Tensor.swapaxes.__name__ == "swapaxes" and jaxgrad.clip.__name__ == "clip"

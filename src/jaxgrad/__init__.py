@@ -8,19 +8,14 @@
 tensor([2., 4.])
 """
 
-from . import (
-                  _api,
-                  _jax_setup,  # noqa: F401  (enables 64-bit types before anything else)
-                  _methods,
-                  _opgen,
-)
+# isort: off
+from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything else)
+# isort: on
+from . import _api, _methods, _opgen
 from . import autograd as autograd
 from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
-from ._api import clip as clip
-from ._api import concat as concat
-from ._api import swapaxes as swapaxes
 from ._api import typename as typename
 from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
 from ._creation import arange as arange

@@ -30,7 +30,7 @@ from ._argparse import (
     wrap_dims,
 )
 from ._dispatch import apply, apply_inplace, apply_view, view_creation_meta
-from ._opgen import declare, generate
+from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
 from ._ops import indexing as X
 from ._ops import linalg as L
@@ -270,7 +270,7 @@ def _check_inplace_result(input: Tensor, *scalars: Any, c_name: bool = False) ->
 
 @declare(
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
-    numbers_as_tensors=True, variants='function method out')
+    numbers_as_tensors=('min', 'max'), variants='function method out')
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamp into [min, max]; scalar bounds give ClampBackward1, tensor bounds ClampBackward0.
 
@@ -288,7 +288,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), aux=(lo, hi))
 
 
-clip = clamp
+clip = declare_alias("clip", "clamp")
 
 
 def _as_tensor(x: Any, like: Tensor) -> Tensor | None:
@@ -308,7 +308,7 @@ def _check_masked_fill(mask: Tensor, value: Any) -> None:
 
 
 @declare('masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
-         numbers_as_tensors=True)
+         numbers_as_tensors=('value',))
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``value`` where ``mask`` is True, else ``input`` (the result has their broadcast shape).
 
@@ -324,7 +324,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 @declare('masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
-         variants='method', numbers_as_tensors=True)
+         variants='method', numbers_as_tensors=('value',))
 def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``masked_fill``, in place (``mask`` must broadcast to ``input``'s shape).
 
@@ -342,7 +342,7 @@ def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 @declare(
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     variants='function out',
-    numbers_as_tensors=True)
+    numbers_as_tensors=('input', 'other'))
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``.
 
@@ -350,6 +350,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     >>> jaxgrad.where(jaxgrad.tensor([True, False]), jaxgrad.tensor([1.0, 2.0]), 0.0)
     tensor([1., 0.])
     """
+    require_tensors(condition)
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     broadcast_shapes(*[raw_shape(t) for t in (condition, input, other) if isinstance(t, Tensor)])
@@ -613,7 +614,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, name: str, full, along):
     return getattr(return_types, name)(values, indices)
 
 
-@declare('max.dim(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
+@declare('max(Tensor self, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)')
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The maximum, or ``(values, indices)`` along ``dim``.
 
@@ -626,7 +627,7 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(input, dim, keepdim, "max", R.MAX_ALL, R.MAX_DIM)
 
 
-@declare('min.dim(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
+@declare('min(Tensor self, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)')
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The minimum, or ``(values, indices)`` along ``dim``.
 
@@ -641,7 +642,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 @declare(
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
-    numbers_as_tensors=True, variants='function method out')
+    numbers_as_tensors=('weight',), variants='function method out')
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``, computed as ATen does (exact at both ends).
 
@@ -651,6 +652,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     >>> jaxgrad.lerp(jaxgrad.zeros(2), jaxgrad.tensor([1.0, 4.0]), 0.25)
     tensor([0.2500, 1.0000])
     """
+    require_tensors(end)
     check_broadcast(input, end)
     if isinstance(weight, Tensor):
         check_broadcast(end, weight)
@@ -735,7 +737,8 @@ def _correction(unbiased: Any, correction: Any) -> int:
 
 
 @declare(
-    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+    'norm(Tensor self, Any p="fro", int[1]? dim=None, bool keepdim=False, '
+    'ScalarType? dtype=None) -> Tensor',
     variants='function method out')
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
@@ -755,8 +758,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 
 @declare(
-    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, '
-    'bool keepdim=False) -> Tensor', variants='function method out')
+    'var(Tensor self, int[1]? dim=None, bool? unbiased=None, bool keepdim=False, *, '
+    'Scalar? correction=None) -> Tensor', variants='function method out')
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Variance (Bessel-corrected by default, as in torch).
@@ -773,8 +776,8 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 
 @declare(
-    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, '
-    'bool keepdim=False) -> Tensor', variants='function method out')
+    'std(Tensor self, int[1]? dim=None, bool? unbiased=None, bool keepdim=False, *, '
+    'Scalar? correction=None) -> Tensor', variants='function method out')
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Standard deviation (Bessel-corrected by default).
@@ -855,7 +858,7 @@ def _check_cat_shapes(shapes: list, dim: int) -> None:
                     f"{expected} but got size {got} for tensor number {i} in the list.")
 
 
-concat = cat
+concat = declare_alias("concat", "cat")
 
 
 @declare('stack(Tensor[] tensors, int dim=0) -> Tensor', variants='function out')
@@ -907,7 +910,7 @@ def _as_views(outs: tuple, input: Tensor, geometries: list) -> tuple[Tensor, ...
     return outs
 
 
-@declare('split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]')
+@declare('split(Tensor(a -> *) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]')
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into views along ``dim``: chunks of ``split_size_or_sections`` elements (the last
     may be smaller), or of the sizes in a list.
@@ -1085,7 +1088,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
                       dim1=_wrap_dim(dim1, n))
 
 
-swapaxes = transpose
+swapaxes = declare_alias("swapaxes", "transpose")
 
 
 @declare('t(Tensor(a) self) -> Tensor(a)')
@@ -1157,9 +1160,16 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 @declare(
-    'contiguous(Tensor(a) self, *, MemoryFormat? memory_format=None) -> Tensor(a)',
+    'contiguous(Tensor(a) self, MemoryFormat? memory_format=None) -> Tensor(a)',
     variants='method')
-def contiguous(input: Tensor) -> Tensor:
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """``input`` itself if its elements are laid out contiguously, else a contiguous copy.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.ones(2, 3).t()
+    >>> t.is_contiguous(), t.contiguous().is_contiguous()
+    (False, True)
+    """
     return input if input.is_contiguous() else clone(input)
 
 
@@ -1628,7 +1638,7 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
 
 
 
-@declare('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)', numbers_as_tensors=True)
+@declare('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)', numbers_as_tensors=('value',))
 def fill_(input: Tensor, value: Any) -> Tensor:
     """Fill with ``value`` (a number or a 0-d tensor), in place.
 
@@ -1648,7 +1658,7 @@ def fill_(input: Tensor, value: Any) -> Tensor:
 
 @declare(
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
-    variants='method', numbers_as_tensors=True)
+    variants='method', numbers_as_tensors=('weight',))
 def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``lerp``, in place.
 
@@ -1656,6 +1666,7 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     >>> jaxgrad.zeros(2).lerp_(jaxgrad.tensor([1.0, 4.0]), 0.5)
     tensor([0.5000, 2.0000])
     """
+    require_tensors(end)
     if isinstance(weight, Tensor):
         check_inplace_broadcast(input, end, weight)
         return apply_inplace(E.LERP_TENSOR, input, end, weight)
@@ -1666,7 +1677,7 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 @declare(
     'copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)',
     variants='method',
-    numbers_as_tensors=True)
+    numbers_as_tensors=('src',))
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast) into this tensor, in place.
 
@@ -1682,7 +1693,7 @@ def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
 @declare(
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
-    numbers_as_tensors=True)
+    numbers_as_tensors=('min', 'max'))
 def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``clamp``, in place.
 
@@ -1727,3 +1738,6 @@ def to_dtype(input: Tensor, dtype: Any) -> Tensor:
 def to_device(input: Tensor, device: Any) -> Tensor:
     """A copy on another JAX device (ToCopyBackward0; the gradient flows back)."""
     return apply(E.TO_DEVICE, input, device=device)
+
+
+clip_ = declare_alias("clip_", "clamp_")

@@ -41,8 +41,10 @@ def attach_tensor_methods() -> None:
             setattr(Tensor, name, method_form(decl))
     for name, value in _HAND_WRITTEN.items():
         setattr(Tensor, name, value)
-    for alias, name in _ALIASES.items():
-        setattr(Tensor, alias, getattr(Tensor, name))
+    for name, value in vars(Tensor).items():  # found again where they live, as pickle does
+        if callable(value) and getattr(value, "__module__", "") == __name__:
+            value.__name__, value.__qualname__ = name, f"Tensor.{name}"
+            value.__module__ = "jaxgrad._tensor"
     AccumulateGrad.apply = accumulate_grad_apply
 
 
@@ -166,8 +168,6 @@ def _regenerate_view_grad_fn(self: Tensor) -> Any:
     return self._grad_fn
 
 
-_ALIASES = {"clip": "clamp", "clip_": "clamp_", "swapaxes": "transpose"}
-
 _HAND_WRITTEN: dict[str, Any] = {
     "__new__": staticmethod(_creation.legacy_tensor),
     "backward": _tensor_backward,
@@ -196,10 +196,10 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__le__": _operator(F.le),
     "__gt__": _operator(F.gt),
     "__ge__": _operator(F.ge),
-    "__neg__": F.neg,
+    "__neg__": lambda self: F.neg(self),
     "__pos__": lambda self: self,
-    "__abs__": F.abs,
-    "__invert__": F.logical_not,
+    "__abs__": lambda self: F.abs(self),
+    "__invert__": lambda self: F.logical_not(self),
     "__getitem__": F.getitem,
     "__setitem__": F.setitem,
     # shortcuts torch defines

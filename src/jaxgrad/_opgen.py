@@ -19,7 +19,9 @@ wrapper knows whether it is the function or the method form, so no frame is insp
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -52,14 +54,14 @@ class Declared:
     schema: Schema | None
     impl: Callable
     variants: tuple[str, ...]
-    numbers_as_tensors: bool
+    numbers_as_tensors: bool | tuple[str, ...]  # all Tensor parameters, or these ones
     doc: str
     kinds: dict[str, str]
     optional: frozenset[str]
 
     @classmethod
     def of_schema(cls, name: str, schema: Schema, impl: Callable, variants: tuple[str, ...],
-                  numbers_as_tensors: bool, doc: str) -> Declared:
+                  numbers_as_tensors: bool | tuple[str, ...], doc: str) -> Declared:
         """The declaration of ``impl`` under torch's ``schema``."""
         checked = [p for p in schema.params if p.kind in _EXPECTED]
         return cls(name, schema, impl, variants, numbers_as_tensors, doc,
@@ -99,7 +101,11 @@ class Declared:
             return isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value)
         if value is None:
             return param in self.optional
-        return self.numbers_as_tensors and _is_number(value)
+        return self.takes_numbers(param) and _is_number(value)
+
+    def takes_numbers(self, param: str) -> bool:
+        """Whether the Tensor parameter ``param`` also takes a Python number (``t * 2``)."""
+        return self.numbers_as_tensors is True or param in (self.numbers_as_tensors or ())
 
 
 def _is_number(value: Any) -> bool:
@@ -111,7 +117,7 @@ DECLARED: dict[str, Declared] = {}
 
 
 def declare(schema: str, *, variants: str = "function method",
-            numbers_as_tensors: bool = False) -> Callable[[Callable], Callable]:
+            numbers_as_tensors: bool | tuple[str, ...] = False) -> Callable[[Callable], Callable]:
     """Register a hand-written op under torch's ``schema``; returns its public function form.
 
     >>> from jaxgrad._opgen import DECLARED
@@ -121,12 +127,46 @@ def declare(schema: str, *, variants: str = "function method",
 
     def register(impl: Callable) -> Callable:
         parsed = parse_schema(schema)
+        _check_against_schema(parsed, impl)
         decl = Declared.of_schema(parsed.name, parsed, impl, tuple(variants.split()),
                                   numbers_as_tensors, impl.__doc__ or "")
-        DECLARED[decl.name] = decl
+        _register(decl)
         return function_form(decl)
 
     return register
+
+
+def declare_alias(name: str, target: str) -> Callable:
+    """Declare ``name`` as another name of the declared op ``target`` (torch's ``clip`` for
+    ``clamp``): the same implementation and forms, its own name in errors and reprs.
+
+    >>> import jaxgrad
+    >>> jaxgrad.clip(jaxgrad.tensor([-2.0, 3.0]), -1, 1)
+    tensor([-1.,  1.])
+    """
+    decl = dataclasses.replace(DECLARED[target], name=name)
+    _register(decl)
+    return function_form(decl)
+
+
+def _register(decl: Declared) -> None:
+    if decl.name in DECLARED:
+        raise TypeError(f"{decl.name} is declared twice")
+    DECLARED[decl.name] = decl
+
+
+def _check_against_schema(schema: Schema, impl: Callable) -> None:
+    """A hand-written op must take every parameter of its schema, by the same name and kind
+    (keyword-only where the schema says so), unless it gathers them in ``*args``."""
+    params = inspect.signature(impl).parameters
+    if any(p.kind is p.VAR_POSITIONAL for p in params.values()):
+        return
+    for p in schema.params:
+        found = params.get(p.python_name)
+        if found is None or (p.kwarg_only and found.kind is not found.KEYWORD_ONLY):
+            raise TypeError(f"{impl.__name__}{inspect.signature(impl)} does not take {p.type} "
+                            f"{p.name}{' as a keyword' if p.kwarg_only else ''} of its schema "
+                            f"{schema}")
 
 
 def function_form(decl: Declared) -> Callable:
@@ -226,8 +266,7 @@ def tensor_args(fn: Callable | None = None, *, name: str | None = None) -> Calla
 def _named(fn: Callable, decl: Declared, signature: inspect.Signature) -> Callable:
     fn.__name__ = fn.__qualname__ = decl.name
     fn.__signature__ = signature  # type: ignore[attr-defined]
-    fn.__doc__ = (f"{decl.name}{signature}\n\n{decl.doc.strip()}\n\n"
-                  f"torch's schema: ``{decl.schema}``")
+    fn.__doc__ = f"{decl.doc.strip()}\n\ntorch's schema: ``{decl.schema}``"
     fn.__module__ = "jaxgrad"
     return fn
 
@@ -251,11 +290,29 @@ def _declare_row(op: Op) -> dict[str, Callable]:
         if not variants:
             continue
         name = op.name + "_" if inplace else op.name
-        decl = Declared.of_schema(name, op.schema, _row_impl(op, name, inplace), variants,
-                                  op.numbers_as_tensors, op.doc)
-        DECLARED[name] = decl
+        schema, doc = (_inplace_schema(op.schema), _inplace_doc(op)) if inplace else (
+            op.schema, op.doc)
+        decl = Declared.of_schema(name, schema, _row_impl(op, name, inplace), variants,
+                                  op.numbers_as_tensors, doc)
+        _register(decl)
         out[name] = function_form(decl)
     return out
+
+
+def _inplace_schema(schema: Schema) -> Schema:
+    """``exp(Tensor self) -> Tensor`` -> ``exp_(Tensor(a!) self) -> Tensor(a!)``."""
+    text = re.sub(r"^(\w+)", r"\1_", str(schema), count=1)
+    text = text.replace("(Tensor self", "(Tensor(a!) self", 1)
+    return parse_schema(text.rsplit("->", 1)[0] + "-> Tensor(a!)")
+
+
+def _inplace_doc(op: Op) -> str:
+    """The row's docstring for its in-place form (its example calls the in-place function)."""
+    if not op.variants:  # the row only has its in-place form: its doc already is about it
+        return op.doc
+    form = "jaxgrad." if "function" in op.inplace else "jaxgrad.Tensor."
+    doc = op.doc.replace(f"jaxgrad.{op.name}(", f"{form}{op.name}_(")
+    return f"In place: writes into ``input`` and returns it. {doc}"
 
 
 def _row_impl(op: Op, name: str, inplace: bool) -> Callable:
@@ -272,13 +329,14 @@ def _row_impl(op: Op, name: str, inplace: bool) -> Callable:
         if p.kind == "tensor":
             tensors.append(f"number_or_tensor({py})" if op.numbers_as_tensors and tensors else py)
         elif p.kind == "scalar":
-            aux.append(f"scalar({py})")
+            aux.append(f"None if {py} is None else scalar({py})" if p.optional else f"scalar({py})")
         else:
             static.append(f"{p.name}={py}")
     operands = [p.python_name for p in params if p.kind == "tensor"]
+    required = [p.python_name for p in params if p.kind == "tensor" and not p.optional]
     lines = [f"def {name}({', '.join(signature)}):"]
-    if len(operands) > 1 and not op.numbers_as_tensors:
-        lines.append(f"    require_tensors({', '.join(operands[1:])})")
+    if len(required) > 1 and not op.numbers_as_tensors:
+        lines.append(f"    require_tensors({', '.join(required[1:])})")
     if inplace and len(operands) > 1:
         lines.append(f"    check_inplace_broadcast({', '.join(operands)})")
     elif op.promote and len(operands) > 1:

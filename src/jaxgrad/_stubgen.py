@@ -50,6 +50,8 @@ def param_type(param: Param, numbers: bool) -> str:
 
 def _return_type(decl: Declared) -> str:
     returns = decl.schema.returns if decl.schema else "Tensor"
+    if returns.startswith("("):  # several results (or one, by the arguments)
+        return "Any"
     if returns.startswith("Tensor") and returns.endswith("[]"):
         return "tuple[Tensor, ...]"
     return {"bool": "bool"}.get(returns, "Tensor" if returns.startswith("Tensor") else "Any")
@@ -59,7 +61,7 @@ def _signature_text(fn: Any, decl: Declared | None, method: bool) -> str:
     signature = inspect.signature(fn)
     types_by_name = {}
     if decl is not None and decl.schema is not None:
-        types_by_name = {p.python_name: param_type(p, decl.numbers_as_tensors)
+        types_by_name = {p.python_name: param_type(p, decl.takes_numbers(p.python_name))
                          for p in decl.schema.params}
     parts, star = [], False
     params = list(signature.parameters.values())

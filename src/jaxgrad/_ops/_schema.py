@@ -9,7 +9,8 @@ value reaches XLA (see :attr:`Param.kind`):
 - ``Tensor`` (``Tensor?``, ``Tensor(a!)``...): an operand of the jitted kernel;
 - ``Scalar`` (``Scalar?``): a *traced* operand too, so a new value never compiles a new kernel;
 - everything else (``int``, ``int[]``, ``bool``, ``str``, ``ScalarType``, ``float``...): static,
-  part of the kernel's cache key.
+  part of the kernel's cache key. ``Any`` stands for a parameter of one of torch's Python-level
+  functions that takes several types (``norm``'s ``p``: a number or ``"fro"``).
 """
 
 from __future__ import annotations

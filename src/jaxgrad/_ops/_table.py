@@ -84,8 +84,8 @@ class Op:
         # grad, or a "view" of grad; decides whether AccumulateGrad may steal it (see _engine)
         init(self, "grad_layout", grad_layout)
         init(self, "extra_saves", saves)
-        init(self, "variants", tuple(variants.split()))
-        init(self, "inplace", tuple(inplace.split()))
+        init(self, "variants", _forms(variants, ("function", "method", "out")))
+        init(self, "inplace", _forms(inplace, ("function", "method")))
         init(self, "numbers_as_tensors", numbers_as_tensors)
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
@@ -137,6 +137,15 @@ class Op:
     def save_plan(self, needs: tuple[bool, ...], n_inputs: int) -> tuple:
         """``(name, "input"|"output"|"aux", position)`` of each value to save."""
         return _save_plan(self, needs, n_inputs)
+
+
+def _forms(words: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The public forms a row asks for; a misspelt one fails when the row is built."""
+    forms = tuple(words.split())
+    unknown = [w for w in forms if w not in allowed]
+    if unknown:
+        raise TypeError(f"unknown variants {unknown}; a row may ask for {allowed}")
+    return forms
 
 
 @cache(maxsize=8192)
