@@ -27,7 +27,13 @@ PROGRAMS = {
     "returns_out_itself": lambda T: (lambda o: T.neg(T.ones(2), out=o) is o)(T.zeros(2)),
     "no_grad_inputs_requiring_grad": lambda T: _no_grad(T),
     "out_none": lambda T: T.exp(T.zeros(2), out=None),
+    "full_overlap": lambda T: (lambda x: (T.exp(x, out=x), x._version))(T.zeros(3)),
 }
+
+
+def _inference_zeros(T):
+    with T.inference_mode():
+        return T.zeros(2)
 
 
 def _no_grad(T):
@@ -49,6 +55,9 @@ ERRORS = {
     "cannot_cast": lambda T: T.add(T.ones(2), 1, out=T.zeros(2, dtype=T.int64)),
     "out_not_a_tensor": lambda T: T.exp(T.ones(2), out=3),
     "no_out_variant": lambda T: T.relu(T.ones(2), out=T.zeros(2)),
+    "partial_overlap": lambda T: (lambda x: T.exp(x[:2], out=x[1:]))(T.ones(3)),
+    "cat_into_its_input": lambda T: (lambda x: T.cat([x[:1], x[1:]], out=x))(T.ones(3)),
+    "inference_out": lambda T: (lambda o: T.exp(T.ones(2), out=o))(_inference_zeros(T)),
 }
 
 

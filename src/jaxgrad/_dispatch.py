@@ -29,6 +29,10 @@ from ._typename import type_name
 DIFFERENTIABLE_DTYPES = frozenset(
     d.np for d in _dtypes.ALL_DTYPES if d.is_floating_point or d.is_complex)
 
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+    "to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
 INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
     "inference mode in computation tracked by autograd. To work around this, you can make a "
@@ -350,10 +354,7 @@ def regenerate_view_node(view: Tensor) -> None:
 def check_inplace(self: Tensor, others: tuple = ()) -> None:
     """torch's errors for in-place ops on leaves, their views and non-default views."""
     if self._inference and not is_inference_mode_enabled():
-        raise RuntimeError(
-            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
-            "a clone to get a normal tensor before doing inplace update.See "
-            "https://github.com/pytorch/rfcs/pull/17 for more details.")
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     if not _state.grad or not (self._requires_grad or any(
             isinstance(o, Tensor) and o._requires_grad for o in others)):
         return
@@ -453,6 +454,19 @@ RESIZE_WARNING = (
     "the required output shape {}. This behavior is deprecated, and in a future PyTorch release "
     "outputs will not be resized unless they have zero elements. You can explicitly reuse an out "
     "tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+
+
+def check_out_overlap(out: Tensor, inputs: list) -> None:
+    """torch's refusal of an ``out=`` tensor that partly overlaps an input (the same elements,
+    ``exp(x, out=x)``, are allowed) or is an inference tensor outside inference mode."""
+    if out._inference and not is_inference_mode_enabled():
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+    for t in inputs:
+        if t._cell is out._cell and t._geometry() != out._geometry():
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
 
 
 def write_out(out: Tensor, result: Tensor) -> Tensor:

@@ -35,7 +35,7 @@ from ._argparse import (
     require_tensors,
     scalar,
 )
-from ._dispatch import apply, apply_inplace, write_out
+from ._dispatch import apply, apply_inplace, check_out_overlap, write_out
 from ._grad_mode import is_grad_enabled
 from ._ops._schema import Schema, parse_schema
 from ._ops._table import Op
@@ -206,11 +206,12 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> 
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
     operands = [*args, *kwargs.values()]
-    operands += [t for a in operands if isinstance(a, (list, tuple)) for t in a]
-    if is_grad_enabled() and (out.requires_grad or any(
-            isinstance(a, Tensor) and a.requires_grad for a in operands)):
+    operands = [t for a in operands for t in (a if isinstance(a, (list, tuple)) else (a,))
+                if isinstance(t, Tensor)]
+    if is_grad_enabled() and (out.requires_grad or any(a.requires_grad for a in operands)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+    check_out_overlap(out, operands)
     return write_out(out, function(*args, **kwargs))
 
 
