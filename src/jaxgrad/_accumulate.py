@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ._dispatch import apply_inplace
+from ._dispatch import apply, apply_inplace
 from ._grad_mode import no_grad
 from ._ops import elementwise as E
 from ._tensor import Tensor
@@ -32,7 +32,7 @@ def reset_grad(tensor, set_to_none: bool) -> None:
         grad.detach_()
     else:
         grad.requires_grad_(False)
-    grad.zero_()
+    apply_inplace(E.ZERO, grad)
 
 
 def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
@@ -51,4 +51,4 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
         with no_grad():
             apply_inplace(E.ADD, variable._grad, grad)
     else:
-        variable._grad = variable._grad + grad
+        variable._grad = apply(E.ADD, variable._grad, grad)

@@ -217,7 +217,6 @@ def neg(input: Tensor) -> Tensor:
     return apply(E.NEG, input)
 
 
-
 @declare(
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     numbers_as_tensors=True, variants='function method out')
@@ -256,16 +255,6 @@ def _check_inplace_result(input: Tensor, *scalars: Any, c_name: bool = False) ->
         out = (_dtypes.c_type_name if c_name else _dtypes.scalar_type_name)(input.dtype)
         raise RuntimeError(f"result type {_dtypes.scalar_type_name(result)} can't be cast to the "
                            f"desired output type {out}")
-
-
-
-
-
-
-
-
-
-
 
 
 @declare(
@@ -384,11 +373,6 @@ def tensor_like(value: Any, like: Tensor) -> Tensor:
 
 
 # --- comparisons (no autograd) -------------------------------------------------------------------
-
-
-
-
-
 
 
 @declare('equal(Tensor self, Tensor other) -> bool')
@@ -638,8 +622,6 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(input, dim, keepdim, "min", R.MIN_ALL, R.MIN_DIM)
 
 
-
-
 @declare(
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     numbers_as_tensors=('weight',), variants='function method out')
@@ -669,8 +651,6 @@ def square(input: Tensor) -> Tensor:
     tensor([1., 9.])
     """
     return pow(input, 2)
-
-
 
 
 @declare('argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor')
@@ -1615,8 +1595,6 @@ def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply_inplace(E.SUB_ALPHA, input, other, aux=(scalar(alpha),))
 
 
-
-
 @declare(
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     variants='method',
@@ -1637,7 +1615,6 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
     return apply_inplace(E.POW, input, aux=(exponent,), _fast=_pow_fast(input, exponent))
 
 
-
 @declare('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)', numbers_as_tensors=('value',))
 def fill_(input: Tensor, value: Any) -> Tensor:
     """Fill with ``value`` (a number or a 0-d tensor), in place.
@@ -1652,8 +1629,6 @@ def fill_(input: Tensor, value: Any) -> Tensor:
                                f"{value.ndim} dimensions.")
         return apply_inplace(E.FILL_TENSOR, input, value)
     return apply_inplace(E.FILL, input, aux=(number_or_tensor(value),))
-
-
 
 
 @declare(
@@ -1690,7 +1665,6 @@ def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return apply_inplace(E.COPY, input, number_or_tensor(src))
 
 
-
 @declare(
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     numbers_as_tensors=('min', 'max'))
@@ -1708,9 +1682,6 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     bounds = tuple(None if bound is None else number_or_tensor(bound) for bound in (min, max))
     _check_inplace_result(input, *bounds, c_name=True)
     return apply_inplace(E.CLAMP, input, aux=bounds)
-
-
-
 
 
 @declare('neg_(Tensor(a!) self) -> Tensor(a!)')

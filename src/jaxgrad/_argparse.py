@@ -79,15 +79,12 @@ def broadcast_operands(*operands: Any) -> None:
         broadcast_shapes(*shapes)
 
 
-def check_broadcast(input: Tensor, other: Any, tensor_only: bool = False) -> None:
-    """Raise torch's error if tensor ``other`` does not broadcast with ``input`` (or, if
-    ``tensor_only``, is not a tensor: the wrapper then names the argument)."""
+def check_broadcast(input: Tensor, other: Any) -> None:
+    """Raise torch's error if tensor ``other`` does not broadcast with ``input``."""
     if isinstance(other, Tensor):
         a, b = raw_shape(input), raw_shape(other)
         if a != b:
             infer_size(a, b)
-    elif tensor_only:
-        raise TypeError(f"expected Tensor, not {type_name(other)}")
 
 
 def check_inplace_broadcast(input: Tensor, *others: Any) -> None:

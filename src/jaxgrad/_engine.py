@@ -26,9 +26,12 @@ import jax.numpy as jnp
 from . import _profiler
 from ._accumulate import accumulate_into_leaf
 from ._compiled_backward import try_backward
+from ._dispatch import apply
 from ._dtypes import type_name
 from ._grad_mode import set_grad_enabled
 from ._graph import AccumulateGrad, GraphRoot, HookDict, Node
+from ._ops import elementwise as E
+from ._ops import views as V
 from ._tensor import Tensor
 from ._typename import type_name as python_type_name
 
@@ -156,9 +159,10 @@ def call_tensor_pre_hooks(fn: Node, grads: list, kept: set | None = None) -> lis
             if tensor is None or grad is None:
                 continue
             if tensor._grad is None:
-                tensor._grad = grad.clone() if grad.requires_grad else Tensor._make(grad._value)
+                tensor._grad = (apply(V.CLONE, grad) if grad.requires_grad
+                                else Tensor._make(grad._value))
             else:
-                tensor._grad = tensor._grad + grad
+                tensor._grad = apply(E.ADD, tensor._grad, grad)
     return grads
 
 
