@@ -21,9 +21,23 @@ MODULES = ["jaxgrad"] + sorted(m.name for m in pkgutil.walk_packages(jaxgrad.__p
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in doctest.DocTestFinder().find(module, name, globs={}):
+    finder = doctest.DocTestFinder()
+    tests = finder.find(module, name, globs={})
+    # classes shown under their public path (Tensor.__module__ is "jaxgrad") are still this
+    # module's: the finder would skip them (and their methods) everywhere
+    for obj in vars(module).values():
+        if inspect.isclass(obj) and obj.__module__ != name and _defined_in(obj, module):
+            tests += finder.find(obj, f"{name}.{obj.__name__}", module=module, globs={})
+    for test in tests:
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+def _defined_in(cls: type, module) -> bool:
+    try:
+        return inspect.getsourcefile(cls) == getattr(module, "__file__", None)
+    except TypeError:
+        return False
 
 
 PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.nn.init",

@@ -178,3 +178,9 @@ def test_aliases_have_their_own_names_like_torch():
     same(lambda T: (T.clip_(T.tensor([-2.0, 2.0]), -1, 1), T.ones(2, 3).swapaxes(0, 1).shape,
                     T.concat([T.ones(1), T.zeros(1)]), T.ones(2).contiguous()))
     assert jaxgrad.Tensor.swapaxes.__name__ == "swapaxes" and jaxgrad.clip.__name__ == "clip"
+
+
+def test_classes_print_their_public_path_like_torch():
+    same(lambda T: [str(c).replace("torch", "LIB").replace("jaxgrad", "LIB") for c in
+                    (type(T.ones(1)), T.Size, T.dtype, type(T.device("cpu")),
+                     type(T.nn.Linear(1, 1)), type(T.nn.Parameter(T.ones(1))))])

@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from . import _api as F
-from . import _creation, _dtypes, _random
+from . import _creation, _dtypes, _random, _tensor
 from . import _device as _device_mod
 from ._dispatch import regenerate_view_node
 from ._engine import accumulate_grad_apply
@@ -46,6 +46,8 @@ def attach_tensor_methods() -> None:
             value.__name__, value.__qualname__ = name, f"Tensor.{name}"
             value.__module__ = "jaxgrad._tensor"
     AccumulateGrad.apply = accumulate_grad_apply
+    for cls in (Tensor, _tensor.Size, _dtypes.dtype, _device_mod.device):
+        cls.__module__ = "jaxgrad"  # printed as torch prints its own: <class 'jaxgrad.Tensor'>
 
 
 def _operator(fn: Callable, reflected: bool = False) -> Callable:

@@ -117,7 +117,7 @@ def init_stub() -> str:
         obj = getattr(jaxgrad, name)
         if name.startswith("_") or isinstance(obj, types.ModuleType) or name == "Tensor":
             continue
-        if getattr(obj, "__module__", "") == "jaxgrad" and obj.__name__ in DECLARED:
+        if inspect.isfunction(obj) and obj.__module__ == "jaxgrad" and obj.__name__ in DECLARED:
             text = _signature_text(obj, DECLARED[obj.__name__], method=False)
             # jaxgrad.int, .float and .bool are dtypes: the builtins need their full names
             text = re.sub(r"\b(int|float|bool|complex|str)\b", r"builtins.\1", text)
@@ -133,9 +133,9 @@ def init_stub() -> str:
 def _import_line(name: str, obj: Any) -> str:
     """``from ._module import attr as name`` for a re-exported object (found by identity)."""
     candidates = [getattr(obj, "__module__", None)] if not isinstance(obj, _dtypes.dtype) else []
-    candidates += [f"jaxgrad.{m}" for m in ("_dtypes", "_api", "_creation", "_random",
-                                            "_grad_mode", "_tensor", "_device", "_caches",
-                                            "_tensor_str")]
+    candidates = [c for c in candidates if c != "jaxgrad"]  # classes shown at their public path
+    candidates += [f"jaxgrad.{m}" for m in ("_tensor", "_dtypes", "_device", "_api", "_creation",
+                                            "_random", "_grad_mode", "_caches", "_tensor_str")]
     for module_name in candidates:
         module = sys.modules.get(module_name or "")
         if module is None:

@@ -26,6 +26,10 @@ from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gathe
 from ._storage import is_contiguous as _is_contiguous
 from ._tensor_repr import tensor_repr
 
+SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                  "behavior.\nConsider using tensor.detach() first.")
+_scalar_warning_given = [False]
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -445,6 +449,9 @@ class Tensor:
         return np.asarray(self._value).tolist()
 
     def __float__(self) -> float:
+        if self._requires_grad and not _scalar_warning_given[0]:
+            _scalar_warning_given[0] = True  # torch warns once per process
+            warnings.warn(SCALAR_WARNING, UserWarning, stacklevel=2)
         return float(self._scalar())
 
     def __int__(self) -> int:
