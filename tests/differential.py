@@ -50,7 +50,12 @@ def describe(x: Any, lib) -> Any:
     """A comparable, library-independent description of a program's result."""
     if isinstance(x, lib.Tensor):
         fn = x.grad_fn
-        values = x.detach().cpu().numpy() if lib is torch else np.asarray(x.detach()._value)
+        if lib is torch:  # numpy has no bfloat16: compare its values as float32
+            plain = x.detach().cpu()
+            values = (plain.float() if plain.dtype == torch.bfloat16 else plain).numpy()
+        else:
+            values = np.asarray(x.detach()._value)
+            values = values.astype(np.float32) if values.dtype.name == "bfloat16" else values
         return ("tensor", tuple(x.shape), str(x.dtype).split(".")[-1], values, x.requires_grad,
                 x.is_leaf, type(fn).__name__ if fn is not None else None,
                 None if x.is_inference() else x._version)

@@ -13,6 +13,7 @@ from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything el
 # isort: on
 from . import _api, _methods, _opgen
 from . import autograd as autograd
+from . import cuda as cuda
 from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
@@ -33,6 +34,8 @@ from ._creation import tensor as tensor
 from ._creation import zeros as zeros
 from ._creation import zeros_like as zeros_like
 from ._device import device as device
+from ._device import get_default_device as get_default_device
+from ._device import set_default_device as set_default_device
 from ._dtypes import bfloat16 as bfloat16
 from ._dtypes import bool_ as bool  # noqa: F401 - torch.bool
 from ._dtypes import complex64 as complex64
@@ -55,6 +58,7 @@ from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._grad_mode import no_grad as no_grad
 from ._grad_mode import set_grad_enabled as set_grad_enabled
+from ._legacy_types import CPU_TYPES as _CPU_TYPES
 from ._random import Generator as Generator
 from ._random import initial_seed as initial_seed
 from ._random import manual_seed as manual_seed
@@ -76,6 +80,18 @@ from ._tensor_str import set_printoptions as set_printoptions
 globals().update({name: _api.__dict__[name] for name, decl in _opgen.DECLARED.items()
                   if "function" in decl.variants})
 _methods.attach_tensor_methods()
+
+# torch's legacy typed constructors: jaxgrad.FloatTensor, jaxgrad.LongTensor, ...
+BFloat16Tensor = _CPU_TYPES["BFloat16Tensor"]
+BoolTensor = _CPU_TYPES["BoolTensor"]
+ByteTensor = _CPU_TYPES["ByteTensor"]
+CharTensor = _CPU_TYPES["CharTensor"]
+DoubleTensor = _CPU_TYPES["DoubleTensor"]
+FloatTensor = _CPU_TYPES["FloatTensor"]
+HalfTensor = _CPU_TYPES["HalfTensor"]
+IntTensor = _CPU_TYPES["IntTensor"]
+LongTensor = _CPU_TYPES["LongTensor"]
+ShortTensor = _CPU_TYPES["ShortTensor"]
 
 float = float32
 double = float64

@@ -5,9 +5,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import autograd as autograd
+from . import cuda as cuda
 from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
+from ._legacy_types import tensortype
 from ._tensor import Tensor as Tensor
 
 from ._random import Generator as Generator
@@ -23,6 +25,7 @@ from ._creation import eye as eye
 from ._creation import from_numpy as from_numpy
 from ._creation import full as full
 from ._creation import full_like as full_like
+from ._device import get_default_device as get_default_device
 from ._dtypes import get_default_dtype as get_default_dtype
 from ._grad_mode import inference_mode as inference_mode
 from ._random import initial_seed as initial_seed
@@ -43,6 +46,7 @@ from ._random import randn as randn
 from ._random import randn_like as randn_like
 from ._random import randperm as randperm
 from ._random import seed as seed
+from ._device import set_default_device as set_default_device
 from ._dtypes import set_default_dtype as set_default_dtype
 from ._grad_mode import set_grad_enabled as set_grad_enabled
 from ._tensor_str import set_printoptions as set_printoptions
@@ -70,6 +74,16 @@ int8: dtype
 long: dtype
 short: dtype
 uint8: dtype
+BFloat16Tensor: tensortype
+BoolTensor: tensortype
+ByteTensor: tensortype
+CharTensor: tensortype
+DoubleTensor: tensortype
+FloatTensor: tensortype
+HalfTensor: tensortype
+IntTensor: tensortype
+LongTensor: tensortype
+ShortTensor: tensortype
 
 def abs(input: Tensor, *, out: Tensor | None = ...) -> Tensor: ...
 def abs_(input: Tensor) -> Tensor: ...

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from ._device import to_jax
-from ._tensor import Size, Tensor, as_subclass
+from ._tensor import Size, Tensor
 
 
 def _infer_dtype(data: Any) -> _dtypes.dtype:
@@ -181,29 +181,6 @@ def from_numpy(array: np.ndarray) -> Tensor:
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtypes.from_numpy_dtype(array.dtype)
     return Tensor._make(jnp.asarray(array))
-
-
-def legacy_tensor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
-    """``Tensor(sequence)`` -> float32 data; ``Tensor(*sizes)`` -> uninitialised float32.
-
-    >>> import jaxgrad
-    >>> jaxgrad.Tensor([1, 2])
-    tensor([1., 2.])
-    >>> jaxgrad.Tensor(2, 3).shape
-    jaxgrad.Size([2, 3])
-    """
-    if kwargs.get("device") is not None:
-        kwargs = dict(kwargs)
-        kwargs.pop("device")
-    if not args:
-        t = Tensor._make(jnp.zeros((0,), _dtypes.get_default_dtype().np))
-    elif len(args) == 1 and not isinstance(args[0], int):
-        data = args[0]
-        array = _to_numpy(data)
-        t = Tensor._make(jnp.asarray(array, _dtypes.get_default_dtype().np))
-    else:
-        t = Tensor._make(jnp.zeros(_shape(args), _dtypes.get_default_dtype().np))
-    return as_subclass(t, cls)
 
 
 def _size(size: Sequence[Any]) -> tuple[int, ...]:

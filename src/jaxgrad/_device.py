@@ -7,6 +7,8 @@ on a CPU, GPU or TPU runtime.
 
 from __future__ import annotations
 
+import threading
+
 import jax
 
 _JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
@@ -58,11 +60,19 @@ class device:
             )
         if not devices:
             raise RuntimeError(f"JAX has no {platform} devices in this runtime")
-        index = self.index or 0
+        index = current_index(self.type) if self.index is None else self.index
         if index >= len(devices):
             raise RuntimeError(f"CUDA error: invalid device ordinal (device {self} of "
                                f"{len(devices)} {platform} devices)")
         return devices[index]
+
+    def __enter__(self) -> device:
+        """``with jaxgrad.device('cuda'):`` makes factory calls without ``device=`` use it."""
+        _default.__dict__.setdefault("stack", []).append(self)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _default.stack.pop()
 
     def __eq__(self, other) -> bool:
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
@@ -85,10 +95,59 @@ def of_jax(d: jax.Device) -> device:
     return device(kind) if kind == "cpu" else device(kind, d.id)
 
 
-def to_jax(d) -> jax.Device | None:
-    """Resolve a ``device=`` argument (str, int, device or None) to a JAX device."""
+# torch keeps the default device per thread: ``set_default_device`` and ``with device(...)``
+_default = threading.local()
+
+
+def _default_device() -> device | None:
+    stack = getattr(_default, "stack", None)
+    return stack[-1] if stack else getattr(_default, "device", None)
+
+
+def current_index(kind: str) -> int:
+    """This thread's current device index of a device type (``torch.cuda.current_device``)."""
+    return getattr(_default, "current", {}).get(kind, 0)
+
+
+def set_current_index(kind: str, index: int) -> None:
+    """Make ``index`` this thread's current device of type ``kind``."""
+    _default.__dict__.setdefault("current", {})[kind] = index
+
+
+def set_default_device(d: str | device | int | None) -> None:
+    """Make factory functions called without ``device=`` allocate on ``d`` (in this thread), as
+    ``torch.set_default_device``; ``None`` restores JAX's default device.
+
+    >>> import jaxgrad
+    >>> jaxgrad.set_default_device("cpu")
+    >>> jaxgrad.zeros(2).device
+    device(type='cpu')
+    >>> jaxgrad.set_default_device(None)
+    """
+    _default.device = None if d is None else device("cuda", d) if isinstance(d, int) else device(d)
+
+
+def get_default_device() -> device:
+    """The device factory functions use when given none, with its index where it has one (as
+    ``torch.get_default_device``); without a setting, JAX's default device.
+
+    >>> import jaxgrad
+    >>> jaxgrad.get_default_device()
+    device(type='cpu')
+    """
+    d = _default_device()
     if d is None:
-        return None
+        return of_jax(jax.devices()[0])
+    return d if d.index is not None or d.type == "cpu" else of_jax(d.jax)
+
+
+def to_jax(d) -> jax.Device | None:
+    """Resolve a ``device=`` argument (str, int, device or None) to a JAX device; None is the
+    default device (``set_default_device``), or None when there is no setting."""
+    if d is None:
+        d = _default_device()
+        if d is None:
+            return None
     if isinstance(d, int):
         d = device("cuda", d)
     return device(d).jax

@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from . import _api as F
-from . import _creation, _dtypes, _random, _tensor
+from . import _creation, _dtypes, _legacy_types, _random, _tensor
 from . import _device as _device_mod
 from ._dispatch import regenerate_view_node
 from ._engine import accumulate_grad_apply
@@ -139,16 +139,22 @@ def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False) -> Tenso
                    if isinstance(device, int) else device)
 
 
-def _type(self: Tensor, dtype: Any = None) -> Any:
-    """The legacy type string (``'jaxgrad.FloatTensor'``), or a cast to ``dtype``.
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """The legacy type string (``'jaxgrad.FloatTensor'``), or a cast to a dtype, a legacy type
+    or its name (``'torch.DoubleTensor'`` is accepted as written for torch).
 
     >>> import jaxgrad
-    >>> jaxgrad.ones(1).type()
-    'jaxgrad.FloatTensor'
+    >>> jaxgrad.ones(1).type(), jaxgrad.ones(1).type(jaxgrad.LongTensor)
+    ('jaxgrad.FloatTensor', tensor([1]))
     """
     if dtype is None:
-        return f"jaxgrad.{_dtypes.type_name(self.dtype)}"
-    return self.to(dtype)
+        return _legacy_types.type_string(self)
+    if not isinstance(dtype, (str, _dtypes.dtype, _legacy_types.tensortype)):
+        raise TypeError("dtype must be a type, str, or dtype object")
+    target, device_type = _legacy_types.resolve_type(dtype)
+    if device_type is None or device_type == self.device.type:
+        return self.to(target)
+    return self.to(device_type, target)
 
 
 def _tensor_backward(self: Tensor, gradient: Tensor | None = None,
@@ -171,7 +177,7 @@ def _regenerate_view_grad_fn(self: Tensor) -> Any:
 
 
 _HAND_WRITTEN: dict[str, Any] = {
-    "__new__": staticmethod(_creation.legacy_tensor),
+    "__new__": staticmethod(_legacy_types.tensor_new),
     "backward": _tensor_backward,
     "_regenerate_view_grad_fn": _regenerate_view_grad_fn,
     # operators

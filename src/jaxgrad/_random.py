@@ -14,7 +14,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from . import _api, _dtypes
+from . import _api, _device, _dtypes
 from ._creation import _finish, _float_or, _size
 from ._tensor import Tensor
 
@@ -107,10 +107,39 @@ class Generator:
 
 
 default_generator = Generator()
+# torch keeps one default generator per GPU besides the CPU one; made on first use, seeded with
+# the last ``manual_seed``/``cuda.manual_seed_all`` seed
+_cuda_generators: dict[int, Generator] = {}
+_cuda_seed: list[int] = []
+
+
+def cuda_generator(index: int) -> Generator:
+    """The default generator of GPU ``index`` (``torch.cuda.default_generators[index]``)."""
+    if index not in _cuda_generators:
+        g = _cuda_generators[index] = Generator(device=_device.device("cuda", index))
+        if _cuda_seed:
+            g.manual_seed(_cuda_seed[-1])
+    return _cuda_generators[index]
+
+
+def seed_cuda_generators(seed: int) -> None:
+    """Seed every GPU's default generator (``torch.cuda.manual_seed_all``)."""
+    _cuda_seed[:] = [int(seed)]
+    for g in _cuda_generators.values():
+        g.manual_seed(seed)
+
+
+def generator_for(device: Any) -> Generator:
+    """The default generator that draws for tensors made on ``device`` (None: the default
+    device): the GPU's own for a GPU, else the CPU one."""
+    target = _device.to_jax(device)
+    if target is None or target.platform != "gpu":
+        return default_generator
+    return cuda_generator(_device.of_jax(target).index or 0)
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed jaxgrad's default generator; returns it.
+    """Seed jaxgrad's default generators (the CPU one and each GPU's); returns the CPU one.
 
     >>> import jaxgrad
     >>> old = jaxgrad.initial_seed(); state = jaxgrad._random.default_generator.get_state()
@@ -119,6 +148,7 @@ def manual_seed(seed: int) -> Generator:
     True
     >>> _ = jaxgrad.manual_seed(old).set_state(state)  # restore the default generator
     """
+    seed_cuda_generators(seed)
     return default_generator.manual_seed(seed)
 
 
@@ -131,7 +161,9 @@ def seed() -> int:
     True
     >>> _ = jaxgrad.manual_seed(old).set_state(state)  # restore the default generator
     """
-    return default_generator.seed()
+    s = default_generator.seed()
+    seed_cuda_generators(s)
+    return s
 
 
 def initial_seed() -> int:
@@ -144,8 +176,8 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def _key(generator: Generator | None) -> jax.Array:
-    return (generator or default_generator).next_key()
+def _key(generator: Generator | None, device: Any = None) -> jax.Array:
+    return (generator or generator_for(device)).next_key()
 
 
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
@@ -159,7 +191,8 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     (jaxgrad.Size([2, 3]), True)
     """
     d = _float_or(dtype)
-    return _finish(jax.random.uniform(_key(generator), _size(size), d), device, requires_grad)
+    values = jax.random.uniform(_key(generator, device), _size(size), d)
+    return _finish(values, device, requires_grad)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
@@ -173,7 +206,8 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     (jaxgrad.Size([4]), jaxgrad.float64)
     """
     d = _float_or(dtype)
-    return _finish(jax.random.normal(_key(generator), _size(size), d), device, requires_grad)
+    values = jax.random.normal(_key(generator, device), _size(size), d)
+    return _finish(values, device, requires_grad)
 
 
 def randint(low: int, high: int | None = None, size: Any = None, *,
@@ -192,7 +226,8 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
     if high is None:
         low, high = 0, low
     d = _dtypes.to_dtype(dtype).np if dtype is not None else jnp.int64
-    values = jax.random.randint(_key(generator), _size((size,)), low, high, jnp.int64).astype(d)
+    values = jax.random.randint(_key(generator, device), _size((size,)), low, high,
+                                jnp.int64).astype(d)
     return _finish(values, device, requires_grad)
 
 
@@ -207,7 +242,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     (jaxgrad.Size([2, 2]), jaxgrad.float64)
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
-    return rand(*input.shape, dtype=dtype or input.dtype, device=device,
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
@@ -221,7 +256,7 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     jaxgrad.Size([3])
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
-    return randn(*input.shape, dtype=dtype or input.dtype, device=device,
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                  requires_grad=requires_grad)
 
 
@@ -236,7 +271,8 @@ def randint_like(input: Tensor, low: int, high: int | None = None, *,
     (jaxgrad.Size([2, 2]), jaxgrad.float32)
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device)
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                   device=device or input.device)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
@@ -249,7 +285,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     [0, 1, 2, 3, 4]
     """
     d = _dtypes.to_dtype(dtype).np if dtype is not None else jnp.int64
-    return _finish(jax.random.permutation(_key(generator), n).astype(d), device, False)
+    return _finish(jax.random.permutation(_key(generator, device), n).astype(d), device, False)
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None):
@@ -260,7 +296,8 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator
     >>> normal_(jaxgrad.zeros(3), 5.0, 0.0, generator=jaxgrad.Generator())
     tensor([5., 5., 5.])
     """
-    values = mean + std * jax.random.normal(_key(generator), tuple(t.shape), t._value.dtype)
+    noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
+    values = mean + std * noise
     return _fill_random(t, values)
 
 
@@ -273,7 +310,7 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
     >>> 2 <= t.min().item() and t.max().item() < 3
     True
     """
-    values = jax.random.uniform(_key(generator), tuple(t.shape), t._value.dtype, a, b)
+    values = jax.random.uniform(_key(generator, t.device), tuple(t.shape), t._value.dtype, a, b)
     return _fill_random(t, values)
 
 

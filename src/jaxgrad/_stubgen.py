@@ -18,6 +18,7 @@ from typing import Any
 import jaxgrad
 
 from . import _dtypes, _tensor
+from ._legacy_types import tensortype
 from ._opgen import DECLARED, Declared
 from ._ops._schema import Param
 
@@ -108,14 +109,18 @@ def _declared_for(name: str, fn: Any) -> Declared | None:
 def init_stub() -> str:
     """The text of ``jaxgrad/__init__.pyi``."""
     lines = [_HEADER, "import builtins", "from collections.abc import Sequence",
-             "from typing import Any", "",
-             "from . import autograd as autograd", "from . import nn as nn",
-             "from . import optim as optim", "from . import return_types as return_types",
-             "from ._tensor import Tensor as Tensor", ""]
-    functions, dtypes = [], []
+             "from typing import Any", ""]
+    lines += [f"from . import {name} as {name}" for name, obj in sorted(vars(jaxgrad).items())
+              if isinstance(obj, types.ModuleType) and not name.startswith("_")
+              and obj.__name__ == f"jaxgrad.{name}"]
+    lines += ["from ._legacy_types import tensortype", "from ._tensor import Tensor as Tensor", ""]
+    functions, dtypes, legacy = [], [], []
     for name in sorted(vars(jaxgrad)):
         obj = getattr(jaxgrad, name)
         if name.startswith("_") or isinstance(obj, types.ModuleType) or name == "Tensor":
+            continue
+        if isinstance(obj, tensortype):
+            legacy.append(f"{name}: tensortype")
             continue
         if inspect.isfunction(obj) and obj.__module__ == "jaxgrad" and obj.__name__ in DECLARED:
             text = _signature_text(obj, DECLARED[obj.__name__], method=False)
@@ -126,7 +131,7 @@ def init_stub() -> str:
             dtypes.append(f"{name}: dtype")
         else:
             lines.append(_import_line(name, obj))
-    lines += ["", "__version__: str", *dtypes, "", *functions, ""]
+    lines += ["", "__version__: str", *dtypes, *legacy, "", *functions, ""]
     return "\n".join(lines)
 
 

@@ -721,6 +721,35 @@ class Module:
         """
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
+    def cuda(self, device: Any = None) -> Module:
+        """Move parameters and buffers to a GPU (``device``: an index or a cuda device; the
+        current one by default).
+
+        >>> import jaxgrad
+        >>> m = jaxgrad.nn.Linear(1, 1)
+        >>> m.cuda() is m if jaxgrad.cuda.is_available() else True
+        True
+        """
+        return self._apply(lambda t: t.cuda(device))
+
+    def cpu(self) -> Module:
+        """Move parameters and buffers to the CPU.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Linear(1, 1).cpu().weight.device
+        device(type='cpu')
+        """
+        return self._apply(lambda t: t.cpu())
+
+    def type(self, dst_type: Any) -> Module:
+        """Cast all parameters and buffers to ``dst_type`` (a dtype or a legacy type name).
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.Linear(1, 1).type(jaxgrad.float64).weight.dtype
+        jaxgrad.float64
+        """
+        return self._apply(lambda t: t.type(dst_type))
+
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast floating point parameters and buffers: ``to(dtype)``,
         ``to(device)``, ``to(tensor)``, ``to(device, dtype)``.
