@@ -371,6 +371,12 @@ class _ZipReader:
 
     def __init__(self, file: IO[bytes], path: str | None, mmap: bool) -> None:
         self.file = file
+        start = file.tell()
+        size = file.seek(0, io.SEEK_END) - start
+        file.seek(start)
+        if size < 22:  # shorter than a zip's end-of-directory record: miniz's first check
+            raise RuntimeError("PytorchStreamReader failed reading zip archive: not a ZIP "
+                               "archive" + MINIZ_ADVICE)
         try:
             self.zip = zipfile.ZipFile(file)
         except (zipfile.BadZipFile, ValueError, EOFError, struct.error):
