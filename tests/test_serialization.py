@@ -10,16 +10,14 @@ import os
 import pickle
 import subprocess
 import sys
+import tarfile
 import zipfile
 
 import jax
 import pytest
 
-from differential import Raised, assert_same, describe, ok, raises, same, torch
-
-import jaxgrad  # noqa: E402 - after differential's importorskip of torch
-
-LIBS = {"torch": torch, "jaxgrad": jaxgrad}
+import jaxgrad
+from differential import assert_same, attempt, captured_warnings, describe, ok, raises, torch
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -366,6 +364,19 @@ def test_jaxgrad_loads_torch_checkpoints_without_torch(tmp_path):
     assert got == want
 
 
+def hook(grad):
+    return grad
+
+
+def test_saving_a_tensor_with_hooks_warns_as_torch_does():
+    def program(T):
+        t = T.ones(2, requires_grad=True)
+        t.register_hook(hook)
+        T.save(t, io.BytesIO())
+    assert captured_warnings(program, torch) == captured_warnings(program, jaxgrad)
+    assert captured_warnings(program, torch)
+
+
 # --- weights only -------------------------------------------------------------------------------
 
 def test_weights_only_refuses_other_globals_with_torchs_message():
@@ -427,6 +438,15 @@ def test_bad_files(tmp_path, data):
     raises(lambda T: T.load(str(path), weights_only=False))
 
 
+def test_tar_checkpoints_are_refused_with_weights_only(tmp_path):
+    path = tmp_path / "old.tar"
+    with tarfile.open(path, "w") as tar:
+        info = tarfile.TarInfo("pickle")
+        info.size = 3
+        tar.addfile(info, io.BytesIO(b"abc"))
+    raises(lambda T: T.load(path))
+
+
 def test_missing_file(tmp_path):
     raises(lambda T: T.load(tmp_path / "missing.pt"))
     raises(lambda T: T.load(str(tmp_path / "missing.pt")))
@@ -452,9 +472,10 @@ def test_zip_without_an_archive_directory():
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
         z.writestr("foo.txt", b"hi")
-    torch_error = Raised(pytest.raises(RuntimeError, torch.load, io.BytesIO(out.getvalue())).value)
-    ours = Raised(pytest.raises(RuntimeError, jaxgrad.load, io.BytesIO(out.getvalue())).value)
-    assert torch_error.message.endswith(ours.message)  # torch's has a C++ source location first
+    theirs, ours = (attempt(lambda lib=lib: lib.load(io.BytesIO(out.getvalue())))
+                    for lib in (torch, jaxgrad))
+    assert theirs.cls == ours.cls == "RuntimeError"
+    assert theirs.message.endswith(ours.message)  # torch's starts with a C++ source location
 
 
 def test_a_record_missing_only_from_the_zip_directory_loads_as_torch_does():

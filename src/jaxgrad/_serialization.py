@@ -473,15 +473,15 @@ def _load_legacy(f: IO[bytes], map_location: MapLocation, pickle_module: Any, we
 
     if _is_real_file(f) and f.tell() == 0:
         try:
-            with tarfile.open(fileobj=f, mode="r:", format=tarfile.PAX_FORMAT) as tar:
-                tar.getmember("storages")
+            tarfile.open(fileobj=f, mode="r:", format=tarfile.PAX_FORMAT).close()
+        except tarfile.TarError:
+            f.seek(0)
+        else:
             if weights_only:
                 raise RuntimeError("Cannot use ``weights_only=True`` with files saved in the "
                                    "legacy .tar format. " + UNSAFE_MESSAGE)
             raise RuntimeError("jaxgrad.load does not read the legacy .tar checkpoint format "
                                "(written by torch before 0.4); load and re-save it with torch")
-        except (tarfile.TarError, KeyError):
-            f.seek(0)
     if read_one() != MAGIC_NUMBER:
         raise RuntimeError("Invalid magic number; corrupt file?")
     protocol_version = read_one()

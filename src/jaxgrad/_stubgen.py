@@ -111,6 +111,7 @@ def init_stub() -> str:
              "from typing import Any", "",
              "from . import autograd as autograd", "from . import nn as nn",
              "from . import optim as optim", "from . import return_types as return_types",
+             "from . import serialization as serialization",
              "from ._tensor import Tensor as Tensor", ""]
     functions, dtypes = [], []
     for name in sorted(vars(jaxgrad)):
