@@ -19,7 +19,6 @@ import pytest
 import jaxgrad
 from differential import assert_same, attempt, captured_warnings, describe, ok, raises, torch
 
-
 # --- helpers ------------------------------------------------------------------------------------
 
 def written_by(lib, build, **save_kw) -> bytes:
@@ -306,6 +305,22 @@ def test_pickle_protocols(protocol):
                             pickle_protocol=protocol) for lib in (torch, jaxgrad)}
     for written in data.values():
         ok(lambda T, written=written: T.load(io.BytesIO(written), weights_only=False))
+
+
+def test_weights_only_and_protocol_4_fail_and_warn_as_torchs():
+    for writer in (torch, jaxgrad):
+        data = written_by(writer, lambda T: T.ones(2), pickle_protocol=4)
+        raises(lambda T, data=data: T.load(io.BytesIO(data)))
+        def program(T, data=data):
+            return T.load(io.BytesIO(data))
+        assert captured_warnings(program, torch) == captured_warnings(program, jaxgrad)
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint64", "float8_e4m3fn"])
+def test_torch_dtypes_jaxgrad_lacks_are_refused_clearly(dtype):
+    data = written_by(torch, lambda T: T.zeros(2, dtype=getattr(T, dtype)))
+    with pytest.raises(RuntimeError, match=f"names torch.{dtype}, which jaxgrad does not have"):
+        jaxgrad.load(io.BytesIO(data))
 
 
 @pytest.mark.parametrize("where", [

@@ -279,6 +279,7 @@ _TORCH_GLOBALS: dict[str, Any] = {
         "_rebuild_qtensor", "_rebuild_sparse_tensor", "_rebuild_meta_tensor_no_storage",
         "_rebuild_nested_tensor", "_rebuild_wrapper_subclass")},
 }
+_TORCH_GLOBAL_IDS = {id(v) for v in _TORCH_GLOBALS.values()}
 # Allowed by torch, but naming a dtype, layout or tensor type jaxgrad does not have.
 _TORCH_ONLY = re.compile(
     r"torch\.(u?int[1-7]|uint(16|32|64)|float8_\w+|float4_\w+|complex32|bits\w+|q(u?int\w+)"
@@ -606,8 +607,7 @@ class WeightsOnlyUnpickler:
 
     @staticmethod
     def _allowed(obj: Any) -> bool:
-        return (any(obj is v or obj == v for v in _TORCH_GLOBALS.values())
-                or any(obj is v for v in _user_allowed().values()))
+        return id(obj) in _TORCH_GLOBAL_IDS or any(obj is v for v in _user_allowed().values())
 
     def _newobj(self) -> None:
         args = self.stack.pop()
