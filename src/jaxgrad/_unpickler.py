@@ -687,5 +687,10 @@ def find_class(module: str, name: str, fallback: Callable[[str, str], Any]) -> A
     with contextlib.suppress(KeyError):
         return _torch_global(f"{module}.{name}")
     if module == "torch" or module.startswith("torch."):
-        return fallback("jaxgrad" + module[len("torch"):], name)
+        ours = "jaxgrad" + module[len("torch"):]
+        try:
+            return fallback(ours, name)
+        except (ImportError, AttributeError) as e:
+            raise type(e)(f"jaxgrad.load: the checkpoint needs {module}.{name}, and jaxgrad has "
+                          f"no {ours}.{name}") from None
     return fallback(module, name)
