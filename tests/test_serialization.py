@@ -264,6 +264,20 @@ def test_whole_objects_of_classes_jaxgrad_lacks_are_refused_clearly():
         jaxgrad.load(io.BytesIO(data), weights_only=False)
 
 
+class OnDevice:
+    """Pickles as torch pickles tensors of storage-less backends (xla, mtia)."""
+
+    def __reduce__(self):
+        return (torch._utils._rebuild_device_tensor_from_cpu_tensor,
+                (torch.arange(3), torch.float64, "cpu", True))
+
+
+def test_device_tensors_rebuilt_from_cpu_tensors():
+    buf = io.BytesIO()
+    torch.save([OnDevice()], buf)
+    ok(lambda T: T.load(io.BytesIO(buf.getvalue())))
+
+
 # --- formats, files, locations -----------------------------------------------------------------------
 
 def test_paths_and_file_objects(tmp_path):

@@ -225,20 +225,20 @@ def _rebuild_from_type_v2(func: Callable, new_type: type, args: tuple, state: An
     return _set_state(result, state)
 
 
-def _on_device(t: Tensor, dtype: _dtypes.dtype, device: str, requires_grad: bool) -> Tensor:
-    out = Tensor._make(jax.device_put(t._value.astype(dtype.np), Device(device).jax))
+def _on_device(array: Any, dtype: _dtypes.dtype, device: str, requires_grad: bool) -> Tensor:
+    out = Tensor._make(jax.device_put(np.asarray(array).astype(dtype.np), Device(device).jax))
     out.requires_grad = requires_grad
     return out
 
 
 def _rebuild_device_tensor_from_cpu_tensor(data: Tensor, dtype: _dtypes.dtype, device: str,
                                            requires_grad: bool) -> Tensor:
-    return _on_device(data, dtype, device, requires_grad)
+    return _on_device(data._value, dtype, device, requires_grad)
 
 
 def _rebuild_device_tensor_from_numpy(data: np.ndarray, dtype: _dtypes.dtype, device: str,
                                       requires_grad: bool) -> Tensor:
-    return _on_device(Tensor._make(np.asarray(data)), dtype, device, requires_grad)
+    return _on_device(data, dtype, device, requires_grad)
 
 
 def _not_in_jaxgrad(path: str) -> Callable:
