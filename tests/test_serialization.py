@@ -292,6 +292,35 @@ def test_paths_and_file_objects(tmp_path):
     ok(program)
 
 
+def test_an_archive_after_other_bytes_in_a_stream():
+    def written(lib):
+        buf = io.BytesIO()
+        buf.write(b"header")
+        lib.save({"x": lib.arange(3.0)}, buf)
+        return buf.getvalue()
+    for data in (written(torch), written(jaxgrad)):
+        ok(lambda T, data=data: (lambda f: (f.seek(6), T.load(f))[1])(io.BytesIO(data)))
+
+
+def test_saving_to_a_write_only_stream():
+    class WriteOnly:
+        def __init__(self):
+            self.inner = io.BytesIO()
+
+        def write(self, data):
+            return self.inner.write(data)
+
+        def flush(self):
+            pass
+
+    def written(lib):
+        out = WriteOnly()
+        lib.save({"x": lib.arange(3.0), "v": lib.arange(4.0)[1:]}, out)
+        return out.inner.getvalue()
+    for data in (written(torch), written(jaxgrad)):
+        ok(lambda T, data=data: T.load(io.BytesIO(data)))
+
+
 def test_archive_layout_matches_torchs(tmp_path):
     torch.save(torch.ones(2), tmp_path / "model.v1.pt")
     jaxgrad.save(jaxgrad.ones(2), tmp_path / "mine.v1.pt")

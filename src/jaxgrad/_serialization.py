@@ -262,11 +262,41 @@ def _storage_bytes(cell: Storage) -> np.ndarray:
     return np.ascontiguousarray(host).view(np.uint8)
 
 
+class _FromHere:
+    """A writable stream seen from its current position: the zip's offsets count from where
+    the archive starts (as torch's writer's do), not from the start of the stream."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self.file = file
+        self.start = file.tell()
+
+    def write(self, data: Any) -> int:
+        return self.file.write(data)
+
+    def tell(self) -> int:
+        return self.file.tell() - self.start
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = self.start if whence == io.SEEK_SET else 0
+        return self.file.seek(offset + base, whence) - self.start
+
+    def flush(self) -> None:
+        self.file.flush()
+
+
+def _zip_target(file: IO[bytes]) -> Any:
+    try:
+        file.seek(file.tell())
+    except (OSError, AttributeError, ValueError):
+        return file  # not seekable: zipfile counts the bytes it writes itself
+    return _FromHere(file)
+
+
 class _ZipWriter:
     """torch's zip layout: stored records under one directory, data 64-byte aligned."""
 
     def __init__(self, file: IO[bytes], archive: str) -> None:
-        self.zip = zipfile.ZipFile(file, "w", zipfile.ZIP_STORED, allowZip64=True)
+        self.zip = zipfile.ZipFile(_zip_target(file), "w", zipfile.ZIP_STORED, allowZip64=True)
         self.start = self.zip.fp.tell()
         self.prefix = archive + "/"
 
