@@ -449,7 +449,7 @@ class WeightsOnlyUnpickler:
 
     def load(self) -> Any:
         self.stack, self.metastack = [], []
-        ops = self._OPS
+        ops = _OPCODES
         while True:
             key = self.read(1)
             if not key:
@@ -486,12 +486,6 @@ class WeightsOnlyUnpickler:
     def _tuple(self) -> None:
         items = tuple(self._pop_mark())  # before reading self.stack: popping the mark swaps it
         self.stack.append(items)
-
-    def _tuple_n(n: int) -> Callable:
-        def build(self: WeightsOnlyUnpickler) -> None:
-            items = tuple(self.stack[-n:]) if len(self.stack) >= n else self.stack[-n]
-            self.stack[-n:] = [items]
-        return build
 
     def _append(self) -> None:
         item = self.stack.pop()
@@ -538,11 +532,6 @@ class WeightsOnlyUnpickler:
         self.memo[struct.unpack("<I", self.read(4))[0]] = self.stack[-1]
 
     # -- opcodes: values ------------------------------------------------------------------------
-    def _push(value: Any) -> Callable:
-        def push(self: WeightsOnlyUnpickler) -> None:
-            self.stack.append(value() if callable(value) else value)
-        return push
-
     def _binint(self) -> None:
         self.stack.append(struct.unpack("<i", self.read(4))[0])
 
@@ -643,19 +632,32 @@ class WeightsOnlyUnpickler:
                 "Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
                 f"`add_safe_globals`, but got {type(inst)}")
 
-    _OPS: dict[int, Callable] = {}
+
+def _tuple_of(n: int) -> Callable[[WeightsOnlyUnpickler], None]:
+    """TUPLE1/2/3: the top ``n`` items become one tuple (IndexError on a shorter stack)."""
+    def build(self: WeightsOnlyUnpickler) -> None:
+        items = tuple(self.stack[-n:]) if len(self.stack) >= n else self.stack[-n]
+        self.stack[-n:] = [items]
+    return build
+
+
+def _push(make: Callable[[], Any]) -> Callable[[WeightsOnlyUnpickler], None]:
+    """NONE, NEWTRUE, EMPTY_LIST...: push a new constant or empty container."""
+    def push(self: WeightsOnlyUnpickler) -> None:
+        self.stack.append(make())
+    return push
 
 
 _W = WeightsOnlyUnpickler
-_W._OPS = {
+_OPCODES: dict[int, Callable[[WeightsOnlyUnpickler], None]] = {
     pickle.GLOBAL[0]: _W._global, pickle.NEWOBJ[0]: _W._newobj, pickle.REDUCE[0]: _W._reduce,
     pickle.BUILD[0]: _W._build, pickle.APPEND[0]: _W._append, pickle.APPENDS[0]: _W._appends,
     pickle.SETITEM[0]: _W._setitem, pickle.SETITEMS[0]: _W._setitems, pickle.MARK[0]: _W._mark,
-    pickle.TUPLE[0]: _W._tuple, pickle.TUPLE1[0]: _W._tuple_n(1), pickle.TUPLE2[0]: _W._tuple_n(2),
-    pickle.TUPLE3[0]: _W._tuple_n(3), pickle.NONE[0]: _W._push(None),
-    pickle.NEWFALSE[0]: _W._push(False), pickle.NEWTRUE[0]: _W._push(True),
-    pickle.EMPTY_TUPLE[0]: _W._push(()), pickle.EMPTY_LIST[0]: _W._push(list),
-    pickle.EMPTY_DICT[0]: _W._push(dict), pickle.EMPTY_SET[0]: _W._push(set),
+    pickle.TUPLE[0]: _W._tuple, pickle.TUPLE1[0]: _tuple_of(1), pickle.TUPLE2[0]: _tuple_of(2),
+    pickle.TUPLE3[0]: _tuple_of(3), pickle.NONE[0]: _push(lambda: None),
+    pickle.NEWFALSE[0]: _push(lambda: False), pickle.NEWTRUE[0]: _push(lambda: True),
+    pickle.EMPTY_TUPLE[0]: _push(tuple), pickle.EMPTY_LIST[0]: _push(list),
+    pickle.EMPTY_DICT[0]: _push(dict), pickle.EMPTY_SET[0]: _push(set),
     pickle.BININT[0]: _W._binint, pickle.BININT1[0]: _W._binint1, pickle.BININT2[0]: _W._binint2,
     pickle.BINFLOAT[0]: _W._binfloat, pickle.BINUNICODE[0]: _W._binunicode,
     pickle.SHORT_BINSTRING[0]: _W._short_binstring, pickle.BINPERSID[0]: _W._binpersid,
