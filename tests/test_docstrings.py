@@ -44,7 +44,8 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.optim", "jaxgrad.optim.lr_scheduler", "jaxgrad.autograd",
                      "jaxgrad.autograd.functional", "jaxgrad.autograd.graph",
                      "jaxgrad.autograd.profiler", "jaxgrad.autograd.function",
-                     "jaxgrad.autograd.gradcheck", "jaxgrad.cuda"]
+                     "jaxgrad.autograd.gradcheck", "jaxgrad.cuda",
+                     "jaxgrad.serialization"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_NAMESPACES)

@@ -17,6 +17,7 @@ from . import cuda as cuda
 from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
+from . import serialization as serialization
 from ._api import typename as typename
 from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
 from ._creation import arange as arange
@@ -70,6 +71,8 @@ from ._random import randn as randn
 from ._random import randn_like as randn_like
 from ._random import randperm as randperm
 from ._random import seed as seed
+from ._serialization import load as load
+from ._serialization import save as save
 from ._tensor import Size as Size
 from ._tensor import Tensor as Tensor
 from ._tensor import is_tensor as is_tensor

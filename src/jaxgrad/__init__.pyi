@@ -9,6 +9,7 @@ from . import cuda as cuda
 from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
+from . import serialization as serialization
 from ._legacy_types import tensortype
 from ._tensor import Tensor as Tensor
 
@@ -33,6 +34,7 @@ from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._tensor import is_tensor as is_tensor
 from ._creation import linspace as linspace
+from ._serialization import load as load
 from ._random import manual_seed as manual_seed
 from ._grad_mode import no_grad as no_grad
 from ._creation import ones as ones
@@ -45,6 +47,7 @@ from ._random import randint_like as randint_like
 from ._random import randn as randn
 from ._random import randn_like as randn_like
 from ._random import randperm as randperm
+from ._serialization import save as save
 from ._random import seed as seed
 from ._device import set_default_device as set_default_device
 from ._dtypes import set_default_dtype as set_default_dtype
