@@ -48,7 +48,7 @@ class OpNode(Node):
     gradient, ``in_meta`` their (shape, dtype), ``saved`` the saved values by formula name.
     """
 
-    __slots__ = ("in_meta", "needs", "op", "saved", "static")
+    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static")
 
     def __init__(self, next_edges: tuple, out_meta: tuple, op: Op, static: tuple,
                  needs: tuple, in_meta: tuple, saved: dict | None = None,
@@ -56,6 +56,7 @@ class OpNode(Node):
         super().__init__(next_edges, out_meta, seq)
         self.op, self.static, self.needs, self.in_meta, self.saved = (
             op, static, needs, in_meta, saved)
+        self.freed: dict | None = None
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if all(g is None for g in grads):
@@ -111,23 +112,49 @@ class OpNode(Node):
         return {name: s.unpack(self) for name, s in saved.items()}
 
     def release_variables(self) -> None:
-        if self.saved:
+        saved = self.saved
+        if saved:
+            for s in saved.values():
+                s.release()
+            self.freed = saved  # what _raw_saved_<name> still hands out
             self.saved = None
 
     def __getattr__(self, name: str) -> Any:
-        # torch exposes saved values as grad_fn._saved_<name>
-        if name.startswith("_saved_"):
-            key = name[len("_saved_"):]
+        # torch exposes saved values as grad_fn._saved_<name>, and saved tensors as
+        # SavedTensor objects as grad_fn._raw_saved_<name>
+        raw = name.startswith("_raw_saved_")
+        if raw or name.startswith("_saved_"):
+            key = name[len("_raw_saved_" if raw else "_saved_"):]
             saved = object.__getattribute__(self, "saved")
+            op = object.__getattribute__(self, "op")
+            tensors = _saved_tensor_names(op, len(object.__getattribute__(self, "needs")))
+            if raw:
+                held = saved if saved is not None else object.__getattribute__(self, "freed")
+                value = (held or {}).get(key)
+                if isinstance(value, SavedTensor):
+                    return value
+                if value is None and key in tensors:  # torch saves an undefined tensor
+                    return SavedTensor(None)
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
             if saved is None:
                 raise RuntimeError(FREED_MESSAGE)
             if key in saved:
                 value = saved[key]
                 return value._value if type(value) is SavedConstant else value.unpack(self)
+            if key in tensors:
+                return None
             static = dict(object.__getattribute__(self, "static"))
             if key in static and not key.startswith("_"):  # _name: the row's own, not torch's
                 return _as_torch_exposes(static[key])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+@cache(maxsize=4096)
+def _saved_tensor_names(op: Op, n_inputs: int) -> frozenset:
+    """The inputs and outputs ``op``'s node may save (as torch declares them on the node class,
+    whether or not this call saved them)."""
+    return frozenset(name for name, source, _ in op.save_plan((True,) * n_inputs, n_inputs)
+                     if source != "aux")
 
 
 def _as_torch_exposes(value: Any) -> Any:
@@ -156,6 +183,9 @@ class SavedConstant:
 
     def unpack(self, owner: Node) -> SavedConstant:
         return self
+
+    def release(self) -> None:
+        """Nothing to free beyond the node's reference."""
 
 
 # --- the choke point ------------------------------------------------------------------------
@@ -282,26 +312,26 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
     needs = tuple(needs)
     out_meta = tuple((r._value.shape, r._value.dtype) for r in results)
     node = node_class_for(op)(tuple(edges), out_meta, op, skey, needs, tuple(in_meta),
-                              _save(op, needs, args, aux, results))
+                              _save(op, needs, args, aux))
     if attach:
         for j, r in enumerate(results):
             if out_meta[j][1] in DIFFERENTIABLE_DTYPES and j not in op.nondiff_outputs:
                 r._requires_grad = True
                 r._grad_fn = node
                 r._output_nr = j
+        save_outputs(node, results)
     return node
 
 
 _NO_META = (None, None)
 
 
-def _save(op: Op, needs, args, aux, results) -> dict:
+def _save(op: Op, needs, args, aux) -> dict:
+    """The node's saved inputs and aux values (outputs are saved by :func:`save_outputs` once
+    they carry their history: a pack hook sees them as torch's do)."""
     saved = {}
     for name, source, i in op.save_plan(needs, len(args)):
         if source == "output":
-            r = results[i]
-            saved[name] = SavedTensor(r, i, r._value.dtype in DIFFERENTIABLE_DTYPES
-                                      and i not in op.nondiff_outputs)
             continue
         value = args[i] if source == "input" else aux[i]
         if isinstance(value, Tensor):
@@ -311,6 +341,17 @@ def _save(op: Op, needs, args, aux, results) -> dict:
         elif value is not None or source == "aux":  # numbers, index arrays: freed with the node
             saved[name] = SavedConstant(value)
     return saved
+
+
+def save_outputs(node: OpNode, results: list) -> None:
+    """Save the outputs ``node``'s formulas name (after the forward, and after the write of an
+    in-place op)."""
+    op, saved = node.op, node.saved
+    for name, source, i in op.save_plan(node.needs, len(node.needs)):
+        if source == "output":
+            r = results[i]
+            saved[name] = SavedTensor(r, i, r._value.dtype in DIFFERENTIABLE_DTYPES
+                                      and i not in op.nondiff_outputs)
 
 
 # --- views -----------------------------------------------------------------------------------
@@ -496,11 +537,10 @@ def _snapshot(self: Tensor) -> Tensor:
 
 
 def _rebase_history(self: Tensor, node: OpNode) -> None:
-    """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices."""
-    for name, s in (node.saved or {}).items():
-        if name in node.op.outputs:  # saved results are the modified self, at the new version
-            s.tensor, s.version = self._alias(share_version=True), self._vc.value
+    """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices;
+    then the node saves its result, the modified self at its new version."""
     rebase_history(self, node, 0)
+    save_outputs(node, [self])
 
 
 def rebase_history(tensor: Tensor, node: Node, output_nr: int) -> None:

@@ -84,7 +84,12 @@ class FunctionCtx:
         """The tensors given to ``save_for_backward``, checked against in-place changes."""
         if self._saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        return tuple(s.unpack(self) for s in self._saved)
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The saved tensors as ``SavedTensor`` objects (``register_hooks`` on each)."""
+        return tuple(self._saved if self._saved is not None else self._freed)
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -113,6 +118,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in inputs)
         self._to_save: tuple = ()
         self._saved: list | None = []
+        self._freed: list = []
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
         self._materialize_grads = True
@@ -165,7 +171,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def release_variables(self) -> None:
         """Free the saved tensors (after backward without ``retain_graph``)."""
-        self._saved = None
+        if self._saved is not None:
+            for s in self._saved:
+                s.release()
+            self._freed, self._saved = self._saved, None
 
 
 def _materialized_zeros(meta: tuple) -> Tensor:
@@ -312,7 +321,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, differentia
         wrapped.append(out)
     ctx.out_meta = tuple(meta)
     outputs_by_id = {id(o): i for i, o in enumerate(raw) if isinstance(o, Tensor)}
-    ctx._saved = [None if t is None else SavedTensor(t, outputs_by_id.get(id(t)))
+    ctx._saved = [SavedTensor(t, None if t is None else outputs_by_id.get(id(t)))
                   for t in ctx._to_save]
     ctx._to_save = ()
     return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
