@@ -302,8 +302,9 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
             value = a._value
             in_meta.append((value.shape, value.dtype))
             if a._requires_grad:
-                needs.append(True)
-                edges.append(a._gradient_edge())
+                edge = a._gradient_edge()  # None: torch's invalid edge, no gradient computed
+                needs.append(edge is not None)
+                edges.append(edge)
                 continue
         else:
             in_meta.append(_NO_META)
@@ -359,17 +360,25 @@ def save_outputs(node: OpNode, results: list) -> None:
 def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: Any) -> Tensor:
     """Run a view op: the result shares ``self``'s storage and version counter."""
     out = apply(op, self, **static)
+    return make_view(out, self, geometry(self._geometry(), **static))
+
+
+def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = False) -> Tensor:
+    """Make ``out`` (just computed from ``source``) a view of ``source`` with ``layout``: it
+    shares the storage and version counter, records torch's CreationMeta, and requires grad
+    when the base does (even when made under no_grad: torch's view requires_grad rule)."""
     value = out._cell.array
-    out._cell = self._cell
-    out._layout = geometry(self._geometry(), **static)
-    out._arr, out._arr_gen = value, self._cell.generation
-    out._vc = self._vc
-    out._base = self._base if self._base is not None else self
-    out._view_version = self._vc.value
-    out._inference = self._inference
-    out._creation_meta = view_creation_meta(self)
-    if out._grad_fn is None and self._requires_grad:  # made without recording (no_grad)
+    out._cell = source._cell
+    out._layout = layout
+    out._arr, out._arr_gen = value, source._cell.generation
+    out._vc = source._vc
+    out._base = source._base if source._base is not None else source
+    out._view_version = source._vc.value
+    out._inference = source._inference
+    out._creation_meta = view_creation_meta(source, multi_output)
+    if out._grad_fn is None and source._requires_grad:  # made without recording (no_grad)
         out._requires_grad = True  # torch: a view requires grad when its base does
+        out._rg_from_base = True
     return out
 
 
@@ -424,37 +433,34 @@ def view_creation_meta(source: Tensor, multi_output: bool = False) -> str | None
 
 
 def view_rebase_message(view: Tensor, indirect: bool) -> str:
-    """torch's error for an in-place change that a view with a non-default CreationMeta sees."""
+    """torch's error for an in-place change that a view with a non-default CreationMeta sees
+    (torch's handle_view_on_rebase)."""
     meta, fn = view._creation_meta, view._grad_fn
-    if meta in ("multi_output", "custom_function"):
-        start = f"Output {view._output_nr} of {_op_name(fn)} is a view and "
-    elif fn is not None:
+    what = ("its base or another view of its base has been" if indirect else "is being")
+    if meta in ("no_grad", "inference") or fn is None:
+        mode = "inference mode" if meta == "inference" else "no_grad mode"
         start = (f"Output {view._output_nr} of {_op_name(fn)} is a view of a view which was "
-                 f"created in {_MODE_NAMES[meta]} and ")
+                 f"created in {mode} and " if fn is not None
+                 else f"A view was created in {mode} and ")
+        start += f"{what} modified inplace " + (
+            "in normal mode." if meta == "inference" else "with grad mode enabled.")
     else:
-        start = f"A view was created in {_MODE_NAMES[meta]} and "
-    what = ("its base or another view of its base has been modified inplace" if indirect
-            else "is being modified inplace")
+        start = f"Output {view._output_nr} of {_op_name(fn)} is a view and {what} modified inplace."
     if meta == "multi_output":
-        return (f"{start}{what}. This view is the output of a function that returns multiple "
-                "views. Such functions do not allow the output views to be modified inplace. You "
-                "should replace the inplace operation by an out-of-place one.")
+        return (f"{start} This view is the output of a function that returns multiple views. "
+                "Such functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
     if meta == "custom_function":
-        return (f"{start}{what}. This view was created inside a custom Function (or because an "
-                "input was returned as-is) and the autograd logic to handle view+inplace would "
+        return (f"{start} This view was created inside a custom Function (or because an input "
+                "was returned as-is) and the autograd logic to handle view+inplace would "
                 "override the custom backward associated with the custom Function, leading to "
                 "incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
                 "output of the custom Function.")
-    if meta == "inference":
-        return (f"{start}{what} in normal mode. This is not supported. You should replace the "
-                "inplace operation by an out-of-place one.")
-    return (f"{start}{what} with grad mode enabled. Given that this use case is ambiguous and "
-            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
-            "the inplace either both inside the no_grad block (if you don't want the inplace to "
-            "be tracked) or both outside (if you want the inplace to be tracked).")
-
-
-_MODE_NAMES = {"no_grad": "no_grad mode", "inference": "inference mode"}
+    block = "inference_mode" if meta == "inference" else "no_grad"
+    return (f"{start} Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside "
+            f"the {block} block (if you don't want the inplace to be tracked) or both outside (if "
+            "you want the inplace to be tracked).")
 
 
 def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static: Any) -> Tensor:

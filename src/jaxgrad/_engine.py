@@ -500,9 +500,14 @@ def _input_edges(inputs: Sequence[Tensor]) -> list:
                                f"{type(t).__name__}")
         edge = t._gradient_edge()
         if edge is None:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            edge = (_UNREACHABLE, 0)  # a no_grad view: torch's edge to no node gets nothing
         edges.append(edge)
     return edges
+
+
+_UNREACHABLE = GraphRoot((), [])  # a node no graph leads to
 
 
 def _prepare(tensors: Any, grad_tensors: Any, inputs: Any, retain_graph: bool | None,

@@ -336,7 +336,11 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
                 with no_grad():
                     out = _api.alias(out)
             return out
-        return out.detach() if is_input else out
+        if is_input:
+            return out.detach()
+        if out._base is not None:  # a view made in forward: torch marks it as such
+            out._creation_meta = "custom_function"
+        return out
     if is_dirty:
         if out.requires_grad and out.is_leaf:
             raise RuntimeError("a leaf Variable that requires grad has been used in an "
