@@ -435,12 +435,14 @@ class Tensor:
 
     # -- conversion -----------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
+        """The data as a numpy array; refused for a tensor requiring grad while grad mode is on
+        (unless ``force``)."""
+        if self._requires_grad and _grad_state.grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return np.asarray(self._value)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype=None):  # no copy keyword: numpy then warns, as with torch's
         """numpy's view of the data; like ``numpy()``, refused for a tensor requiring grad."""
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype)
@@ -494,9 +496,9 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
+        if self.dim() == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self) if not spec else format(str(self), spec)
+        return object.__format__(self, spec)
 
     def __iter__(self):
         if self.dim() == 0:
