@@ -14,9 +14,10 @@ from typing import Any
 
 from .._creation import empty
 from .._graph import Node as Node
-from .._graph import SavedTensor as SavedTensor
 from .._graph import disable_saved_tensors_hooks as _disable
-from .._graph import pop_saved_tensors_hooks, push_saved_tensors_hooks, saved_hooks_state
+from .._graph import pop_saved_tensors_hooks as _pop
+from .._graph import push_saved_tensors_hooks as _push
+from .._graph import saved_hooks_state as _hooks_state
 from .._tensor import Tensor
 
 
@@ -44,10 +45,10 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> None:
-        push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        _push(self.pack_hook, self.unpack_hook)
 
     def __exit__(self, *args: object) -> None:
-        pop_saved_tensors_hooks()
+        _pop()
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -94,7 +95,7 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
     ...         print(e)
     no hooks here
     """
-    previous = saved_hooks_state.disabled_message
+    previous = _hooks_state.disabled_message
     try:
         _disable(error_message)
         yield
