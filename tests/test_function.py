@@ -10,9 +10,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import torch
 
 import jaxgrad
-from differential import attempt, leaf, next_functions, ok, val
+from differential import attempt, captured_warnings, leaf, next_functions, ok, val
 
 
 def seed_function(T):
@@ -560,3 +561,72 @@ def test_function_wrapping_a_jax_custom_vjp():
 
     expected = torch.clamp(torch.tensor([5.0, -0.5]), -1.0, 1.0)
     np.testing.assert_allclose(np.asarray(x.grad), expected.numpy())
+
+
+def test_clear_saved_tensors_on_access():
+    def program(T):
+        class Once(T.autograd.Function):
+            clear_saved_tensors_on_access = True
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (a,) = ctx.saved_tensors
+                seen.append(attempt(lambda: ctx.saved_tensors))
+                return g * a
+
+        seen = []
+        x = leaf(T, [1.0, 2.0])
+        y = Once.apply(x)
+        first, second = attempt(lambda: y.grad_fn.saved_tensors), attempt(
+            lambda: y.grad_fn.saved_tensors)
+        z = Once.apply(x)
+        z.sum().backward(retain_graph=True)
+        return first, second, x.grad, attempt(lambda: z.sum().backward()), seen
+
+    ok(program)
+
+
+def test_boxed_grads_call_passes_one_mutable_list():
+    def program(T):
+        seen = []
+
+        class Two(T.autograd.Function):
+            boxed_grads_call = True
+
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, grads):
+                seen.append((type(grads).__name__, len(grads)))
+                g0 = grads.pop(0)
+                return g0 * 2 + grads[0] * 3
+
+        x = leaf(T, [1.0, 2.0])
+        a, b = Two.apply(x)
+        (a.sum() + b.sum()).backward()
+        return seen, x.grad
+
+    ok(program)
+
+
+def test_legacy_instantiation_warns_and_calling_raises():
+    def program(T):
+        class Legacy(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+        f = Legacy()
+        return attempt(lambda: f(T.ones(1))), Legacy.clear_saved_tensors_on_access, \
+            Legacy.boxed_grads_call, Legacy.generate_vmap_rule
+
+    ok(program)
+    got = [captured_warnings(program, lib) for lib in (torch, jaxgrad)]
+    assert got[0] == got[1]

@@ -29,7 +29,7 @@ from ._argparse import (
     scalar,
     wrap_dims,
 )
-from ._dispatch import apply, apply_inplace, apply_view, view_creation_meta
+from ._dispatch import apply, apply_inplace, apply_view, make_view
 from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
 from ._ops import indexing as X
@@ -879,14 +879,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 def _as_views(outs: tuple, input: Tensor, geometries: list) -> tuple[Tensor, ...]:
     """Make the outputs of a multi-output view op (unbind, split) views of ``input``."""
-    base = input._base if input._base is not None else input
     for out, layout in zip(outs, geometries):
-        value = out._cell.array
-        out._cell, out._vc, out._base = input._cell, input._vc, base
-        out._layout = layout
-        out._arr, out._arr_gen = value, input._cell.generation
-        out._view_version = input._vc.value
-        out._creation_meta = view_creation_meta(input, multi_output=True)
+        make_view(out, input, layout, multi_output=True)
     return outs
 
 

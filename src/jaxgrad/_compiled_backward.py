@@ -69,8 +69,10 @@ def _analyse(root_edges: tuple):
         for s in saved.values():
             if type(s) is SavedConstant:
                 values.append(s._value)
-            elif s.tensor._vc.value != s.version:
-                return None  # let the eager engine raise torch's error at the right moment
+            elif s.hooks is not None or s.tensor._vc.value != s.version:
+                # unpack hooks are user Python; a moved version: let the eager engine raise
+                # torch's error at the right moment
+                return None
             else:
                 values.append(s.tensor._value)
         edges = []

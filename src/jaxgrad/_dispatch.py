@@ -48,7 +48,7 @@ class OpNode(Node):
     gradient, ``in_meta`` their (shape, dtype), ``saved`` the saved values by formula name.
     """
 
-    __slots__ = ("in_meta", "needs", "op", "saved", "static")
+    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static")
 
     def __init__(self, next_edges: tuple, out_meta: tuple, op: Op, static: tuple,
                  needs: tuple, in_meta: tuple, saved: dict | None = None,
@@ -56,6 +56,7 @@ class OpNode(Node):
         super().__init__(next_edges, out_meta, seq)
         self.op, self.static, self.needs, self.in_meta, self.saved = (
             op, static, needs, in_meta, saved)
+        self.freed: dict | None = None
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if all(g is None for g in grads):
@@ -111,23 +112,49 @@ class OpNode(Node):
         return {name: s.unpack(self) for name, s in saved.items()}
 
     def release_variables(self) -> None:
-        if self.saved:
+        saved = self.saved
+        if saved:
+            for s in saved.values():
+                s.release()
+            self.freed = saved  # what _raw_saved_<name> still hands out
             self.saved = None
 
     def __getattr__(self, name: str) -> Any:
-        # torch exposes saved values as grad_fn._saved_<name>
-        if name.startswith("_saved_"):
-            key = name[len("_saved_"):]
+        # torch exposes saved values as grad_fn._saved_<name>, and saved tensors as
+        # SavedTensor objects as grad_fn._raw_saved_<name>
+        raw = name.startswith("_raw_saved_")
+        if raw or name.startswith("_saved_"):
+            key = name[len("_raw_saved_" if raw else "_saved_"):]
             saved = object.__getattribute__(self, "saved")
+            op = object.__getattribute__(self, "op")
+            tensors = _saved_tensor_names(op, len(object.__getattribute__(self, "needs")))
+            if raw:
+                held = saved if saved is not None else object.__getattribute__(self, "freed")
+                value = (held or {}).get(key)
+                if isinstance(value, SavedTensor):
+                    return value
+                if value is None and key in tensors:  # torch saves an undefined tensor
+                    return SavedTensor(None)
+                raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
             if saved is None:
                 raise RuntimeError(FREED_MESSAGE)
             if key in saved:
                 value = saved[key]
                 return value._value if type(value) is SavedConstant else value.unpack(self)
+            if key in tensors:
+                return None
             static = dict(object.__getattribute__(self, "static"))
             if key in static and not key.startswith("_"):  # _name: the row's own, not torch's
                 return _as_torch_exposes(static[key])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+@cache(maxsize=4096)
+def _saved_tensor_names(op: Op, n_inputs: int) -> frozenset:
+    """The inputs and outputs ``op``'s node may save (as torch declares them on the node class,
+    whether or not this call saved them)."""
+    return frozenset(name for name, source, _ in op.save_plan((True,) * n_inputs, n_inputs)
+                     if source != "aux")
 
 
 def _as_torch_exposes(value: Any) -> Any:
@@ -156,6 +183,9 @@ class SavedConstant:
 
     def unpack(self, owner: Node) -> SavedConstant:
         return self
+
+    def release(self) -> None:
+        """Nothing to free beyond the node's reference."""
 
 
 # --- the choke point ------------------------------------------------------------------------
@@ -272,8 +302,9 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
             value = a._value
             in_meta.append((value.shape, value.dtype))
             if a._requires_grad:
-                needs.append(True)
-                edges.append(a._gradient_edge())
+                edge = a._gradient_edge()  # None: torch's invalid edge, no gradient computed
+                needs.append(edge is not None)
+                edges.append(edge)
                 continue
         else:
             in_meta.append(_NO_META)
@@ -282,26 +313,26 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
     needs = tuple(needs)
     out_meta = tuple((r._value.shape, r._value.dtype) for r in results)
     node = node_class_for(op)(tuple(edges), out_meta, op, skey, needs, tuple(in_meta),
-                              _save(op, needs, args, aux, results))
+                              _save(op, needs, args, aux))
     if attach:
         for j, r in enumerate(results):
             if out_meta[j][1] in DIFFERENTIABLE_DTYPES and j not in op.nondiff_outputs:
                 r._requires_grad = True
                 r._grad_fn = node
                 r._output_nr = j
+        save_outputs(node, results)
     return node
 
 
 _NO_META = (None, None)
 
 
-def _save(op: Op, needs, args, aux, results) -> dict:
+def _save(op: Op, needs, args, aux) -> dict:
+    """The node's saved inputs and aux values (outputs are saved by :func:`save_outputs` once
+    they carry their history: a pack hook sees them as torch's do)."""
     saved = {}
     for name, source, i in op.save_plan(needs, len(args)):
         if source == "output":
-            r = results[i]
-            saved[name] = SavedTensor(r, i, r._value.dtype in DIFFERENTIABLE_DTYPES
-                                      and i not in op.nondiff_outputs)
             continue
         value = args[i] if source == "input" else aux[i]
         if isinstance(value, Tensor):
@@ -313,22 +344,41 @@ def _save(op: Op, needs, args, aux, results) -> dict:
     return saved
 
 
+def save_outputs(node: OpNode, results: list) -> None:
+    """Save the outputs ``node``'s formulas name (after the forward, and after the write of an
+    in-place op)."""
+    op, saved = node.op, node.saved
+    for name, source, i in op.save_plan(node.needs, len(node.needs)):
+        if source == "output":
+            r = results[i]
+            saved[name] = SavedTensor(r, i, r._value.dtype in DIFFERENTIABLE_DTYPES
+                                      and i not in op.nondiff_outputs)
+
+
 # --- views -----------------------------------------------------------------------------------
 
 def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: Any) -> Tensor:
     """Run a view op: the result shares ``self``'s storage and version counter."""
     out = apply(op, self, **static)
+    return make_view(out, self, geometry(self._geometry(), **static))
+
+
+def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = False) -> Tensor:
+    """Make ``out`` (just computed from ``source``) a view of ``source`` with ``layout``: it
+    shares the storage and version counter, records torch's CreationMeta, and requires grad
+    when the base does (even when made under no_grad: torch's view requires_grad rule)."""
     value = out._cell.array
-    out._cell = self._cell
-    out._layout = geometry(self._geometry(), **static)
-    out._arr, out._arr_gen = value, self._cell.generation
-    out._vc = self._vc
-    out._base = self._base if self._base is not None else self
-    out._view_version = self._vc.value
-    out._inference = self._inference
-    out._creation_meta = view_creation_meta(self)
-    if out._grad_fn is None and self._requires_grad:  # made without recording (no_grad)
+    out._cell = source._cell
+    out._layout = layout
+    out._arr, out._arr_gen = value, source._cell.generation
+    out._vc = source._vc
+    out._base = source._base if source._base is not None else source
+    out._view_version = source._vc.value
+    out._inference = source._inference
+    out._creation_meta = view_creation_meta(source, multi_output)
+    if out._grad_fn is None and source._requires_grad:  # made without recording (no_grad)
         out._requires_grad = True  # torch: a view requires grad when its base does
+        out._rg_from_base = True
     return out
 
 
@@ -383,37 +433,34 @@ def view_creation_meta(source: Tensor, multi_output: bool = False) -> str | None
 
 
 def view_rebase_message(view: Tensor, indirect: bool) -> str:
-    """torch's error for an in-place change that a view with a non-default CreationMeta sees."""
+    """torch's error for an in-place change that a view with a non-default CreationMeta sees
+    (torch's handle_view_on_rebase)."""
     meta, fn = view._creation_meta, view._grad_fn
-    if meta in ("multi_output", "custom_function"):
-        start = f"Output {view._output_nr} of {_op_name(fn)} is a view and "
-    elif fn is not None:
+    what = ("its base or another view of its base has been" if indirect else "is being")
+    if meta in ("no_grad", "inference") or fn is None:
+        mode = "inference mode" if meta == "inference" else "no_grad mode"
         start = (f"Output {view._output_nr} of {_op_name(fn)} is a view of a view which was "
-                 f"created in {_MODE_NAMES[meta]} and ")
+                 f"created in {mode} and " if fn is not None
+                 else f"A view was created in {mode} and ")
+        start += f"{what} modified inplace " + (
+            "in normal mode." if meta == "inference" else "with grad mode enabled.")
     else:
-        start = f"A view was created in {_MODE_NAMES[meta]} and "
-    what = ("its base or another view of its base has been modified inplace" if indirect
-            else "is being modified inplace")
+        start = f"Output {view._output_nr} of {_op_name(fn)} is a view and {what} modified inplace."
     if meta == "multi_output":
-        return (f"{start}{what}. This view is the output of a function that returns multiple "
-                "views. Such functions do not allow the output views to be modified inplace. You "
-                "should replace the inplace operation by an out-of-place one.")
+        return (f"{start} This view is the output of a function that returns multiple views. "
+                "Such functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
     if meta == "custom_function":
-        return (f"{start}{what}. This view was created inside a custom Function (or because an "
-                "input was returned as-is) and the autograd logic to handle view+inplace would "
+        return (f"{start} This view was created inside a custom Function (or because an input "
+                "was returned as-is) and the autograd logic to handle view+inplace would "
                 "override the custom backward associated with the custom Function, leading to "
                 "incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
                 "output of the custom Function.")
-    if meta == "inference":
-        return (f"{start}{what} in normal mode. This is not supported. You should replace the "
-                "inplace operation by an out-of-place one.")
-    return (f"{start}{what} with grad mode enabled. Given that this use case is ambiguous and "
-            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
-            "the inplace either both inside the no_grad block (if you don't want the inplace to "
-            "be tracked) or both outside (if you want the inplace to be tracked).")
-
-
-_MODE_NAMES = {"no_grad": "no_grad mode", "inference": "inference mode"}
+    block = "inference_mode" if meta == "inference" else "no_grad"
+    return (f"{start} Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside "
+            f"the {block} block (if you don't want the inplace to be tracked) or both outside (if "
+            "you want the inplace to be tracked).")
 
 
 def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static: Any) -> Tensor:
@@ -496,11 +543,10 @@ def _snapshot(self: Tensor) -> Tensor:
 
 
 def _rebase_history(self: Tensor, node: OpNode) -> None:
-    """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices."""
-    for name, s in (node.saved or {}).items():
-        if name in node.op.outputs:  # saved results are the modified self, at the new version
-            s.tensor, s.version = self._alias(share_version=True), self._vc.value
+    """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices;
+    then the node saves its result, the modified self at its new version."""
     rebase_history(self, node, 0)
+    save_outputs(node, [self])
 
 
 def rebase_history(tensor: Tensor, node: Node, output_nr: int) -> None:

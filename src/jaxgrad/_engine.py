@@ -9,7 +9,8 @@
 With ``inputs`` (``autograd.grad`` or ``backward(inputs=...)``) only nodes on a path to the
 inputs run, and the inputs' gradients are captured where they arrive.
 
-One call's state lives in a ``GraphTask``; ``backward()`` and ``grad()`` share ``_prepare``.
+One call's state lives in a ``GraphTask``; ``backward()`` and ``grad()`` share ``_make_grads``
+and ``_task``.
 The hooks run here, and AccumulateGrad nodes are run here (``accumulate_grad``).
 """
 
@@ -18,7 +19,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import jax.numpy as jnp
@@ -28,11 +30,12 @@ from ._accumulate import accumulate_into_leaf
 from ._compiled_backward import try_backward
 from ._dispatch import apply
 from ._dtypes import type_name
-from ._grad_mode import set_grad_enabled
+from ._grad_mode import is_grad_enabled, set_grad_enabled
 from ._graph import AccumulateGrad, GraphRoot, HookDict, Node
 from ._ops import elementwise as E
+from ._ops import reductions as R
 from ._ops import views as V
-from ._tensor import Tensor
+from ._tensor import Size, Tensor
 from ._typename import type_name as python_type_name
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
@@ -182,7 +185,8 @@ def accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
                           wanted: tuple | None = None) -> list:
     """``AccumulateGrad.apply``, what a direct call (``acc(grad)``, torch's Python
     ``Node.__call__``) runs; ``_methods`` attaches it (the graph layer cannot run ops)."""
-    accumulate_grad(self, grads[0], create_graph, stealable=False)
+    # torch accumulates out of place whenever grad mode is on (as under create_graph)
+    accumulate_grad(self, grads[0], create_graph or is_grad_enabled(), stealable=False)
     return []
 
 
@@ -443,25 +447,52 @@ def compiled_backward(enabled: bool) -> Iterator[None]:
 # --- public entry points --------------------------------------------------------------------------
 
 def _as_tuple(x: Any) -> tuple:
-    if x is None:
-        return ()
-    if isinstance(x, Tensor):
-        return (x,)
-    return tuple(x)
+    """Roots (or inputs) as a tuple: a tensor alone, else ``tuple(x)`` (torch's own errors for
+    a non-iterable)."""
+    return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
-def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list:
-    """torch.autograd.__init__._make_grads: check or create the root gradients."""
+def _inputs_tuple(inputs: Any, caller: str) -> tuple:
+    """``inputs`` of ``grad``/``backward``: a tensor, a sequence, or a dict (its values)."""
+    if isinstance(inputs, Tensor):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{caller}()` must be a dict, not "
+                        f"{type(inputs).__name__}. Other Mapping types are not supported.")
+    return tuple(inputs)
+
+
+def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = False) -> list:
+    """torch.autograd.__init__._make_grads: check or create the root gradients (one per pair
+    of ``zip(outputs, grads)``; the engine checks the counts)."""
     new = []
     for out, grad in zip(outputs, grads):
+        if not isinstance(out, Tensor):
+            raise AssertionError("Expected output to be a jaxgrad.Tensor")
         if isinstance(grad, Tensor):
-            if tuple(grad.shape) != tuple(out.shape):
+            first_shape = tuple(grad.shape[1:] if batched else grad.shape)
+            if first_shape != tuple(out.shape):
                 # torch finds the positions with list.index, i.e. tensor ==: with several
                 # roots that comparison itself can raise, and we raise what torch raises
+                where = (f"grad_output[{list(grads).index(grad)}] has a shape of "
+                         f"{Size(first_shape)} and output[{list(outputs).index(out)}] has a "
+                         f"shape of {out.shape}")
+                if batched:
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, but "
+                        f"a mismatch was detected: {where}. If you only want some tensors in "
+                        "`grad_output` to be considered batched, consider using vmap.")
+                raise RuntimeError(f"Mismatch in shape: {where}.")
+            if out.dtype.is_complex != grad.dtype.is_complex:
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{list(grads).index(grad)}] has a shape of "
-                    f"{grad.shape} and output[{list(outputs).index(out)}] has a shape of "
-                    f"{out.shape}.")
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{list(grads).index(grad)}] has a "
+                    f"dtype of {grad.dtype} and output[{list(outputs).index(out)}] has a dtype of "
+                    f"{out.dtype}.")
             if grad.dtype is not out.dtype and out.dtype.is_floating_point:
                 grad = Tensor._make(grad._value.astype(out._value.dtype))
             new.append(grad)
@@ -500,30 +531,22 @@ def _input_edges(inputs: Sequence[Tensor]) -> list:
                                f"{type(t).__name__}")
         edge = t._gradient_edge()
         if edge is None:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            edge = (_UNREACHABLE, 0)  # a no_grad view: torch's edge to no node gets nothing
         edges.append(edge)
     return edges
 
 
-def _prepare(tensors: Any, grad_tensors: Any, inputs: Any, retain_graph: bool | None,
-             create_graph: bool, accumulate: bool) -> tuple[GraphTask, tuple | None]:
-    """The preparation ``backward()`` (``accumulate``) and ``grad()`` share: the roots and
-    inputs as tuples, the root gradients checked or created (``_make_grads``), ``retain_graph``
-    defaulting to ``create_graph``, the root and input edges. Returns the GraphTask, not yet
-    run, and the inputs (None for ``backward()`` without ``inputs``: every leaf)."""
-    tensors = _as_tuple(tensors)
-    if not accumulate:
-        inputs = _as_tuple(inputs)
-    elif inputs is not None:
-        inputs = _as_tuple(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
-    if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
-    root_grads = _make_grads(tensors, grads)
-    if retain_graph is None:
-        retain_graph = create_graph
+_UNREACHABLE = GraphRoot((), [])  # a node no graph leads to
+
+
+def _task(tensors: tuple, root_grads: list, inputs: tuple | None, keep_graph: bool,
+          create_graph: bool, accumulate: bool) -> GraphTask:
+    """The GraphTask of one call, ``backward()`` (``accumulate``) or ``grad()``: the counts
+    checked as torch's engine does, the root and input edges."""
+    if len(root_grads) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(root_grads)} gradients")
     root = GraphRoot(_root_edges(tensors), root_grads)
     outputs = None
     if inputs is not None:
@@ -532,7 +555,7 @@ def _prepare(tensors: Any, grad_tensors: Any, inputs: Any, retain_graph: bool | 
                 if isinstance(t, Tensor):
                     t.retain_grad()  # torch does this for every input (a no-op on leaves)
         outputs = _input_edges(inputs)
-    return GraphTask(root, retain_graph, create_graph, outputs, accumulate), inputs
+    return GraphTask(root, keep_graph, create_graph, outputs, accumulate)
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
@@ -546,8 +569,21 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     tensor([2., 2.])
     """
     if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
-    task, _ = _prepare(tensors, grad_tensors, inputs, retain_graph, create_graph, True)
+    inputs_tuple = None if inputs is None else _inputs_tuple(inputs, "backward")
+    if inputs is not None and not inputs_tuple:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    tensors = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    root_grads = _make_grads(tensors, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    task = _task(tensors, root_grads, inputs_tuple, retain_graph, create_graph, True)
     # graphs without user hooks run as one cached XLA program (_compiled_backward), which runs
     # this engine over a shadow graph: the engine hands it ``execute``
     if not create_graph and task.outputs is None and _state.compiled_backward and \
@@ -559,8 +595,10 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
-         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
-    """Gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated.
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple | dict:
+    """Gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated (a dict
+    of ``inputs``' keys when ``inputs`` is a dict). With ``is_grads_batched``, the first
+    dimension of each ``grad_outputs`` tensor is a batch of vectors, one gradient each.
 
     >>> import jaxgrad
     >>> x = jaxgrad.tensor(2.0, requires_grad=True)
@@ -568,22 +606,74 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     (tensor(12.), True)
     >>> jaxgrad.autograd.grad(g, x)
     (tensor(12.),)
+    >>> y = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> jaxgrad.autograd.grad(y * 3, y, jaxgrad.eye(2), is_grads_batched=True)
+    (tensor([[3., 0.],
+            [0., 3.]]),)
     """
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported yet")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
                          "True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    task, inputs = _prepare(outputs, grad_outputs, inputs, retain_graph, create_graph, False)
-    result = task.run()
-    for i, (g, t) in enumerate(zip(result, inputs)):
-        if g is None:
-            if materialize_grads:
-                result[i] = Tensor._make(jnp.zeros(t._value.shape, t._value.dtype))
-            elif not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
+    outputs = _as_tuple(outputs)
+    inputs_tuple = _inputs_tuple(inputs, "grad")
+    if not inputs_tuple:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                      "To accumulate gradient for other parts of the graph, please use "
+                      "jaxgrad.autograd.backward.", FutureWarning, stacklevel=2)
+    grads = (_as_tuple(grad_outputs) if grad_outputs is not None
+             else (None,) * len(outputs))
+    root_grads = _make_grads(outputs, grads, is_grads_batched)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if is_grads_batched:
+        result = _batched_grad(outputs, root_grads, inputs_tuple, retain_graph, create_graph,
+                               allow_unused)
+    else:
+        result = _task(outputs, root_grads, inputs_tuple, retain_graph, create_graph,
+                       False).run()
+        _check_unused(result, allow_unused)
+    if materialize_grads:
+        result = [r if r is not None else _zeros_like(t, create_graph)
+                  for r, t in zip(result, inputs_tuple)]
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
     return tuple(result)
+
+
+def _check_unused(result: list, allow_unused: bool) -> None:
+    if allow_unused:
+        return
+    for i, g in enumerate(result):
+        if g is None:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {i} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+
+
+def _zeros_like(t: Tensor, requires_grad: bool) -> Tensor:
+    return Tensor._make(jnp.zeros(t._value.shape, t._value.dtype), requires_grad)
+
+
+def _batched_grad(outputs: tuple, root_grads: list, inputs: tuple, retain_graph: bool,
+                  create_graph: bool, allow_unused: bool) -> list:
+    """``grad`` with ``is_grads_batched``: one backward per row of the grad_outputs (torch
+    vmaps one backward over them), the gradients stacked along a new first dimension."""
+    sizes = {g.shape[0] for g in root_grads if g is not None}
+    batch = sizes.pop() if len(sizes) == 1 else None
+    if batch is None:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         "dimension")
+    rows = []
+    for b in range(batch):
+        grads_b = [None if g is None else apply(V.SELECT, g, dim=0, index=b)
+                   for g in root_grads]
+        keep = retain_graph or b < batch - 1
+        result = _task(outputs, grads_b, inputs, keep, create_graph, False).run()
+        _check_unused(result, allow_unused)
+        rows.append(result)
+    return [None if rows[0][i] is None else apply(R.STACK, *[r[i] for r in rows], dim=0)
+            for i in range(len(inputs))]

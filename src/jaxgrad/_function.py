@@ -37,6 +37,10 @@ MODIFIED_VIEW_MESSAGE = (
     "doing the inplace that returns a single Tensor and a second one that does the other "
     "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
     "this change.")
+CLEARED_ON_ACCESS_MESSAGE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
+    "the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False.")
 ONCE_DIFFERENTIABLE_MESSAGE = (
     "trying to differentiate twice a function that was marked with @once_differentiable")
 
@@ -83,8 +87,19 @@ class FunctionCtx:
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward``, checked against in-place changes."""
         if self._saved is None:
+            if self._cleared_on_access:
+                raise RuntimeError(CLEARED_ON_ACCESS_MESSAGE)
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        tensors = tuple(s.unpack(self) for s in self._saved)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            self.release_variables()
+            self._cleared_on_access = True
+        return tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """The saved tensors as ``SavedTensor`` objects (``register_hooks`` on each)."""
+        return tuple(self._saved if self._saved is not None else self._freed)
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -113,6 +128,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in inputs)
         self._to_save: tuple = ()
         self._saved: list | None = []
+        self._freed: list = []
+        self._cleared_on_access = False
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
         self._materialize_grads = True
@@ -138,7 +155,10 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._materialize_grads:
             grads = [_materialized_zeros(meta) if g is None and meta is not None else g
                      for g, meta in zip(grads, self.out_meta)]
-        result = self._forward_cls._backward_rule(self, *grads)
+        if self._forward_cls.boxed_grads_call:  # backward(ctx, grads) with one mutable list
+            result = self._forward_cls._backward_rule(self, list(grads))
+        else:
+            result = self._forward_cls._backward_rule(self, *grads)
         return self._check_gradients(result if isinstance(result, tuple) else (result,))
 
     def _check_gradients(self, result: tuple) -> list:
@@ -165,7 +185,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def release_variables(self) -> None:
         """Free the saved tensors (after backward without ``retain_graph``)."""
-        self._saved = None
+        if self._saved is not None:
+            for s in self._saved:
+                s.release()
+            self._freed, self._saved = self._saved, None
 
 
 def _materialized_zeros(meta: tuple) -> Tensor:
@@ -204,6 +227,23 @@ class Function:
     >>> x.grad
     tensor([1.0000, 2.7183])
     """
+
+    clear_saved_tensors_on_access = False  # ctx.saved_tensors may be read once, then freed
+    boxed_grads_call = False  # backward(ctx, grads) receives one list instead of *grads
+    generate_vmap_rule = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -312,7 +352,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, differentia
         wrapped.append(out)
     ctx.out_meta = tuple(meta)
     outputs_by_id = {id(o): i for i, o in enumerate(raw) if isinstance(o, Tensor)}
-    ctx._saved = [None if t is None else SavedTensor(t, outputs_by_id.get(id(t)))
+    ctx._saved = [SavedTensor(t, None if t is None else outputs_by_id.get(id(t)))
                   for t in ctx._to_save]
     ctx._to_save = ()
     return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
@@ -327,7 +367,11 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
                 with no_grad():
                     out = _api.alias(out)
             return out
-        return out.detach() if is_input else out
+        if is_input:
+            return out.detach()
+        if out._base is not None:  # a view made in forward: torch marks it as such
+            out._creation_meta = "custom_function"
+        return out
     if is_dirty:
         if out.requires_grad and out.is_leaf:
             raise RuntimeError("a leaf Variable that requires grad has been used in an "

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from ._dtypes import type_name
+from ._grad_mode import _state as _grad_state
+from ._typename import type_name as _python_type_name
 
 _sequence = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # torch gives AccumulateGrad UINT64_MAX: it runs as soon as ready
@@ -61,39 +64,208 @@ def add_hook(hooks: HookDict, fn: Callable, prepend: bool = False) -> RemovableH
     return handle
 
 
+class _SavedHooksState(threading.local):
+    """The default saved-tensor hooks of this thread (torch's SavedTensorDefaultHooksTLS):
+    a stack of (pack, unpack) pairs, innermost last, and the message of an active
+    ``disable_saved_tensors_hooks`` (None: enabled)."""
+
+    disabled_message: str | None = None
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[Callable, Callable]] = []
+
+
+saved_hooks_state = _SavedHooksState()
+
+
+def push_saved_tensors_hooks(pack_hook: Callable, unpack_hook: Callable) -> None:
+    """Make (pack, unpack) the hooks of every tensor saved from now on (innermost wins)."""
+    state = saved_hooks_state
+    if state.disabled_message is not None:
+        raise RuntimeError(state.disabled_message)
+    state.stack.append((pack_hook, unpack_hook))
+
+
+def pop_saved_tensors_hooks() -> None:
+    saved_hooks_state.stack.pop()
+
+
+def disable_saved_tensors_hooks(message: str | None) -> None:
+    """Disable (``message``: the error to raise on use) or re-enable (None) default hooks."""
+    state = saved_hooks_state
+    state.disabled_message = message
+    if message is not None and state.stack:
+        raise RuntimeError(message)
+
+
+REGISTER_FREED_MESSAGE = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward."
+)
+DETACHED_INPLACE_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead"
+)
+PACK_INPLACE_MESSAGE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the input "
+    "to a pack hook."
+)
+
+
 class SavedTensor:
     """A tensor saved for backward plus the version it had then (torch's SavedVariable).
 
-    A saved *output* of the owning node is kept without its ``grad_fn`` (torch keeps a weak
-    reference there): holding the node would make a reference cycle, and graphs would then
-    only be freed by the cyclic garbage collector. Unpacking gives a fresh tensor whose
-    grad_fn is the owner again, as torch's ``grad_fn._saved_result`` does.
+    Without hooks, a saved input (or a leaf) is kept as the very tensor object; a saved *output*
+    of the owning node is kept without its ``grad_fn`` (torch keeps a weak reference there):
+    holding the node would make a reference cycle, and graphs would then only be freed by the
+    cyclic garbage collector. Unpacking gives a fresh tensor whose grad_fn is the owner again,
+    as torch's ``grad_fn._saved_result`` does.
+
+    With pack/unpack hooks (the innermost ``saved_tensors_hooks`` when the tensor is saved, or
+    ``grad_fn._raw_saved_<name>.register_hooks``) only what ``pack`` returned is kept, with the
+    tensor's autograd metadata (grad_fn, output number, requires_grad); each unpack calls
+    ``unpack`` and gives its result that metadata back. The version counter is then not checked:
+    torch cannot follow versions through the hooks. ``_raw_saved_<name>`` hands this object out.
     """
 
-    __slots__ = ("has_history", "is_output", "output_nr", "tensor", "version")
+    __slots__ = ("__weakref__", "freed", "grad_acc", "grad_fn", "has_history", "hooks",
+                 "is_leaf", "is_output", "output_nr", "packed", "requires_grad",
+                 "saved_original", "tensor", "version")
 
     def __init__(self, tensor, output_nr: int | None = None,
                  differentiable: bool | None = None) -> None:
+        self.freed = False
+        self.hooks = self.packed = self.grad_fn = self.grad_acc = None
+        self.requires_grad = False
+        if tensor is None:  # torch's default-constructed SavedVariable: unpacks as None
+            self.tensor, self.version, self.is_output, self.output_nr = None, 0, False, 0
+            self.is_leaf, self.has_history, self.saved_original = True, False, False
+            return
         self.version = tensor._vc.value
         self.is_output = output_nr is not None  # the owner's output number, for outputs
         # a non-differentiable output (max_pool2d's indices) unpacks without history, as torch
         if differentiable is None:
             differentiable = tensor._requires_grad
         self.has_history = self.is_output and differentiable
-        self.tensor = tensor._alias(share_version=True) if self.is_output else tensor
-        self.output_nr = output_nr
+        self.is_leaf = (not differentiable) if self.is_output else tensor.grad_fn is None
+        self.output_nr = output_nr if self.is_output else tensor._output_nr
+        state = saved_hooks_state
+        if state.stack and state.disabled_message is None:
+            pack, unpack = state.stack[-1]
+            self.saved_original = False
+            self._save_metadata(tensor)
+            self.tensor = None
+            self._pack(tensor, pack, unpack)
+            return
+        self.saved_original = not self.is_output or self.is_leaf
+        self.tensor = tensor if self.saved_original else tensor._alias(share_version=True)
 
-    def unpack(self, owner: Node):
-        t = self.tensor
-        if t._vc.value != self.version:
-            raise RuntimeError(self._modified_message(owner))
-        if self.is_output:
-            t = t._alias(share_version=True)
-            if self.has_history:
-                t._requires_grad, t._grad_fn, t._output_nr = True, owner, self.output_nr
-        return t
+    def _save_metadata(self, tensor) -> None:
+        if self.is_leaf:
+            self.requires_grad = tensor._requires_grad
+            if tensor._requires_grad and not self.is_output:
+                self.grad_acc = tensor._grad_accumulator
+        elif not self.is_output:
+            self.grad_fn = tensor.grad_fn
 
-    def _modified_message(self, owner: Node) -> str:
+    def _pack(self, tensor, pack: Callable, unpack: Callable) -> None:
+        """Call ``pack`` (under no_grad) and keep what it returns (torch's
+        set_hooks_and_pack_data)."""
+        self.hooks = (pack, unpack)
+        version = tensor._vc.value
+        previous = _grad_state.grad
+        _grad_state.grad = False
+        try:
+            self.packed = pack(tensor)
+        finally:
+            _grad_state.grad = previous
+        if tensor._vc.value != version:
+            raise RuntimeError(PACK_INPLACE_MESSAGE)
+
+    # -- torch's SavedTensor API (grad_fn._raw_saved_<name>) ----------------------------------
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """Pack this saved tensor now with ``pack_hook``; each later unpack (in backward, or
+        ``grad_fn._saved_<name>``) calls ``unpack_hook`` on what it returned."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (self: jaxgrad._C._autograd."
+                            "SavedTensor, arg0: collections.abc.Callable, arg1: collections.abc."
+                            "Callable) -> None")
+        if self.hooks is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        if self.tensor is None:
+            if self.freed:
+                raise RuntimeError(REGISTER_FREED_MESSAGE)
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        data = self.tensor
+        if self.saved_original:
+            self._save_metadata(data)
+            data = data._alias(share_version=True)  # torch packs a detached alias
+        self._pack(data, pack_hook, unpack_hook)
+        self.tensor = None
+
+    @property
+    def data(self) -> Any:
+        """What is kept: the saved tensor (an output without its history), what the pack hook
+        returned, or None once freed."""
+        return self.packed if self.hooks is not None else self.tensor
+
+    @property
+    def unpack_hook(self) -> Callable | None:
+        return None if self.hooks is None else self.hooks[1]
+
+    def release(self) -> None:
+        """Free the saved data (after a backward without retain_graph)."""
+        if self.tensor is not None or self.hooks is not None:
+            self.freed = True
+        self.tensor = self.hooks = self.packed = self.grad_fn = self.grad_acc = None
+
+    # -- unpacking ------------------------------------------------------------------------------
+    def unpack(self, owner: Node | None = None):
+        """The saved tensor, checked against in-place changes (torch's SavedVariable::unpack);
+        ``owner`` is the node it was saved for."""
+        hooks, t = self.hooks, self.tensor
+        if t is None and hooks is None:
+            if not self.freed:
+                return None
+            raise RuntimeError(FREED_MESSAGE)
+        if hooks is None:
+            grad_fn = t.grad_fn if self.saved_original else None
+        else:
+            grad_fn = self.grad_fn
+        if not self.is_leaf and grad_fn is None:
+            if owner is None:
+                raise RuntimeError(DETACHED_INPLACE_MESSAGE)
+            grad_fn = owner
+        if hooks is None:
+            if t._vc.value != self.version:
+                raise RuntimeError(self._modified_message(owner))
+            if self.saved_original:
+                return t
+            data = t
+        else:
+            data = hooks[1](self.packed)
+            if not _is_tensor(data):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {_python_type_name(data)}")
+        if grad_fn is None and not self.requires_grad and not data._requires_grad:
+            return data
+        var = data._alias(share_version=True)
+        if grad_fn is not None:
+            var._requires_grad, var._grad_fn, var._output_nr = True, grad_fn, self.output_nr
+        else:
+            var._requires_grad = self.requires_grad
+            if self.grad_acc is not None:
+                var._grad_acc = weakref.ref(self.grad_acc)
+        return var
+
+    def _modified_message(self, owner: Node | None) -> str:
         t = self.tensor
         producer, output_nr = owner, self.output_nr
         if not self.is_output:  # a saved input: torch names its current producer
@@ -108,6 +280,11 @@ class SavedTensor:
             "anomaly detection to find the operation that failed to compute its gradient, with "
             "jaxgrad.autograd.set_detect_anomaly(True, check_nan=False)."
         )
+
+
+def _is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a jaxgrad Tensor (the graph layer sits below the Tensor class)."""
+    return hasattr(type(x), "_vc") and hasattr(type(x), "_cell")
 
 
 def _op_name(node: Node) -> str:

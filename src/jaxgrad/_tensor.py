@@ -90,7 +90,7 @@ class Tensor:
     __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
                  "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_fn", "_inference",
                  "_layout", "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
-                 "_vc", "_view_version")
+                 "_rg_from_base", "_vc", "_view_version")
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
@@ -113,6 +113,7 @@ class Tensor:
         t._base = None
         t._view_version = 0
         t._creation_meta = None  # torch's CreationMeta of a view (None: DEFAULT)
+        t._rg_from_base = False  # a view requiring grad only because its base does
         t._inference = _grad_state.inference
         return t
 
@@ -270,6 +271,7 @@ class Tensor:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
+        self._rg_from_base = False
         return self
 
     @property
@@ -295,8 +297,8 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if (self._grad is None and self._grad_fn is not None and not self._retains_grad
-                and not self.is_leaf):
+        # torch tests the grad_fn field itself: reading .grad never regenerates a view's grad_fn
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -334,18 +336,22 @@ class Tensor:
     @property
     def _grad_accumulator(self) -> AccumulateGrad | None:
         acc = self._grad_acc() if self._grad_acc is not None else None
-        if acc is None and self._requires_grad and self._grad_fn is None:
+        if acc is None and self._requires_grad and self._grad_fn is None and \
+                not self._rg_from_base:  # torch: such a view has no accumulator
             acc = AccumulateGrad(self)
             self._grad_acc = weakref.ref(acc)
         return acc
 
     def _gradient_edge(self):
-        """(node, input_nr) through which a gradient reaches this tensor, or None."""
+        """(node, input_nr) through which a gradient reaches this tensor, or None (also for a
+        view made under no_grad that requires grad only through its base: torch's edge to no
+        node, where gradients are dropped)."""
         fn = self.grad_fn
         if fn is not None:
             return (fn, self._output_nr)
         if self._requires_grad:
-            return (self._grad_accumulator, 0)
+            acc = self._grad_accumulator
+            return None if acc is None else (acc, 0)
         return None
 
     def _set_history(self, node, output_nr: int) -> None:
@@ -411,7 +417,10 @@ class Tensor:
         return self._alias(share_version=True)
 
     def detach_(self) -> Tensor:
-        """Detach this tensor from the graph in place (not allowed on views)."""
+        """Detach this tensor from the graph in place (not allowed on views; inside
+        ``inference_mode`` autograd is bypassed and this does nothing, as in torch)."""
+        if _grad_state.inference:
+            return self
         if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
@@ -426,12 +435,14 @@ class Tensor:
 
     # -- conversion -----------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
+        """The data as a numpy array; refused for a tensor requiring grad while grad mode is on
+        (unless ``force``)."""
+        if self._requires_grad and _grad_state.grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return np.asarray(self._value)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype=None):  # no copy keyword: numpy then warns, as with torch's
         """numpy's view of the data; like ``numpy()``, refused for a tensor requiring grad."""
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype)
@@ -485,9 +496,9 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
+        if self.dim() == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self) if not spec else format(str(self), spec)
+        return object.__format__(self, spec)
 
     def __iter__(self):
         if self.dim() == 0:
