@@ -48,7 +48,7 @@ class OpNode(Node):
     gradient, ``in_meta`` their (shape, dtype), ``saved`` the saved values by formula name.
     """
 
-    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static")
+    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static", "viewed")
 
     def __init__(self, next_edges: tuple, out_meta: tuple, op: Op, static: tuple,
                  needs: tuple, in_meta: tuple, saved: dict | None = None,
@@ -57,6 +57,9 @@ class OpNode(Node):
         self.op, self.static, self.needs, self.in_meta, self.saved = (
             op, static, needs, in_meta, saved)
         self.freed: dict | None = None
+        # per input, whether the last backward handed its gradient on as a view (torch's
+        # sum_to over leading dims): the engine never sums into such a gradient in place
+        self.viewed: tuple[bool, ...] = ()
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if all(g is None for g in grads):
@@ -83,10 +86,14 @@ class OpNode(Node):
         if pending:
             pending = tuple(need and d is None for need, d in zip(needs, out))
             fn = jitted_backward(op, self.static, pending, self.in_meta)
-            arrays = fn({k: t._value for k, t in saved.items()}, tuple(g._value for g in grads))
+            arrays = fn.call({k: t._value for k, t in saved.items()},
+                             tuple(g._value for g in grads))
             for i, a in enumerate(arrays):
                 if a is not None:
                     out[i] = Tensor._make(a)
+            self.viewed = tuple(fn.viewed)
+        else:
+            self.viewed = ()
         return out
 
     def _apply_differentiable(self, saved: dict, grads: list, needs: tuple) -> list:

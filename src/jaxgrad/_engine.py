@@ -210,13 +210,14 @@ class GraphTask:
     - ``needed``, ``captures`` (torch's exec_info): the nodes that must run to reach ``outputs``
       (None: every node), and per node the (input_nr, output index) pairs it captures;
     - ``captured``: the gradients captured for ``outputs`` (what ``run`` returns);
-    - ``owned``, ``shared``: ownership of gradient tensors (see ``_track_ownership``);
+    - ``owned``, ``shared``, ``views``: ownership of gradient tensors (see
+      ``_track_ownership``);
     - ``heap``: the ready queue, highest sequence number first.
     """
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph",
                  "dependencies", "heap", "keep_graph", "needed", "outputs", "owned", "root",
-                 "shared")
+                 "shared", "views")
 
     def __init__(self, root: GraphRoot, keep_graph: bool, create_graph: bool,
                  outputs: list | None = None, accumulate: bool = True) -> None:
@@ -233,9 +234,12 @@ class GraphTask:
         # Ownership: torch's AccumulateGrad steals a gradient (``.grad`` keeps its storage and
         # version) only when nothing else references it and it is dense; otherwise it copies
         # (version 1). ``owned`` maps id -> tensor for the gradients only the engine holds;
-        # ``shared`` holds ids of gradients a hook kept a reference to.
+        # ``shared`` holds ids of gradients a hook kept a reference to; ``views`` the ids of
+        # owned gradients that are views (torch's sum_to over leading dims): stealable, but
+        # never summed into in place (their storage has a second owner, the view's base).
         self.owned: dict[int, Tensor] = {}
         self.shared: set[int] = set()
+        self.views: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.heap: list[Node] = []
 
     # -- preparation (torch's compute_dependencies and init_to_execute) ------------------------
@@ -368,10 +372,13 @@ class GraphTask:
         owned = self.owned
         layout = getattr(getattr(fn, "op", None), "grad_layout", "fresh")
         inherited = grads[0] is not None and id(grads[0]) in owned
+        viewed = getattr(fn, "viewed", ())
         seen: set[int] = set()
-        for out in outputs:
+        for i, out in enumerate(outputs):
             if out is None:
                 continue
+            if i < len(viewed) and viewed[i]:
+                self.views[id(out)] = out
             key = id(out)
             if key in seen:  # one tensor handed to several inputs: shared, never stolen
                 owned.pop(key, None)
@@ -394,11 +401,9 @@ class GraphTask:
             buffer[slot] = grad
         elif self.create_graph:
             buffer[slot] = old + grad
-        elif id(old) in owned and old is not grad and id(old) not in shared:
+        elif (id(old) in owned and old is not grad and id(old) not in shared
+              and id(old) not in self.views):
             old._write_inplace(old._value + grad._value)
-        elif id(grad) in owned and old is not grad and id(grad) not in shared:
-            grad._write_inplace(grad._value + old._value)
-            buffer[slot] = grad
         else:
             buffer[slot] = summed = Tensor._make(old._value + grad._value)
             owned[id(summed)] = summed

@@ -213,10 +213,13 @@ def unbroadcast(grad: jax.Array, shape: tuple[int, ...]) -> jax.Array:
 
 
 def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
-                      in_meta: tuple) -> Callable:
+                      in_meta: tuple, viewed: list | None = None) -> Callable:
     """Pure function (saved: dict, grads: tuple) -> tuple of input grads (None where not needed).
 
     ``in_meta`` holds (shape, dtype) per input; grads come back in those shapes and dtypes.
+    When traced, ``viewed`` (if given) is filled with, per input, whether torch would hand its
+    gradient on as a view: ``sum_to`` over leading dims ends in a ``view`` (see
+    ``JittedBackward``).
     """
     names = op.input_names(len(in_meta))
     env_static = dict(static)
@@ -244,14 +247,34 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
                 out.append(None)
             else:
                 out.append(unbroadcast(jnp.asarray(g), shape).astype(dtype))
+        if viewed is not None:
+            viewed[:] = [o is not None and jnp.ndim(g) > len(o.shape) for g, o in zip(raw, out)]
         return tuple(out)
 
     return compute
 
 
+class JittedBackward:
+    """A row's backward, jitted for one static signature, and which of its gradients torch
+    would return as views (``viewed``, known once traced).
+
+    torch un-broadcasts a gradient with ``sum_to``, which sums over the leading dims and then
+    ``view``s the result: such a gradient shares its storage with a base, so the engine may not
+    later sum into it in place (InputBuffer's ``can_accumulate_inplace``) and AccumulateGrad
+    keeps it as it is. That decides ``.grad._version``, which users can observe.
+    """
+
+    __slots__ = ("call", "viewed")
+
+    def __init__(self, op: Op, static: tuple, needs: tuple[bool, ...], in_meta: tuple) -> None:
+        self.viewed: list[bool] = []
+        self.call = jax.jit(backward_function(op, static, needs, in_meta, self.viewed))
+
+
 @cache(maxsize=8192)
-def jitted_backward(op: Op, static: tuple, needs: tuple[bool, ...], in_meta: tuple) -> Callable:
-    return jax.jit(backward_function(op, static, needs, in_meta))
+def jitted_backward(op: Op, static: tuple, needs: tuple[bool, ...],
+                    in_meta: tuple) -> JittedBackward:
+    return JittedBackward(op, static, needs, in_meta)
 
 
 def static_key(static: dict[str, Any]) -> tuple:
