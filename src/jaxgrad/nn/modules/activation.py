@@ -1,7 +1,9 @@
 """Element-wise and softmax activations: ``ReLU``, ``Sigmoid``, ``Tanh``, ``GELU``, ``SiLU``,
-``Softmax``, ``LogSoftmax``."""
+``LeakyReLU``, ``ELU``, ``Softplus``, ``Hardtanh``, ``ReLU6``, ``Softmax``, ``LogSoftmax``."""
 
 from __future__ import annotations
+
+import warnings
 
 from ..._tensor import Tensor
 from .. import functional
@@ -148,3 +150,139 @@ class LogSoftmax(Softmax):
         tensor([0.5000, 0.5000])
         """
         return input.log_softmax(self.dim)
+
+
+class LeakyReLU(Module):
+    """``x`` where positive, ``negative_slope * x`` elsewhere (``inplace=True`` writes into the
+    input).
+
+    >>> import jaxgrad
+    >>> act = jaxgrad.nn.LeakyReLU(0.2, inplace=True)
+    >>> act
+    LeakyReLU(negative_slope=0.2, inplace=True)
+    >>> act(jaxgrad.tensor([-1.0, 2.0]))
+    tensor([-0.2000,  2.0000])
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.leaky_relu`` of ``input``."""
+        return functional.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        """The slope (and ``inplace=True``), as shown in the repr."""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"negative_slope={self.negative_slope}{inplace_str}"
+
+
+class ELU(Module):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.ELU(alpha=0.5)
+    ELU(alpha=0.5)
+    >>> jaxgrad.nn.ELU()(jaxgrad.tensor([0.0, 1.0]))
+    tensor([0., 1.])
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.elu`` of ``input``."""
+        return functional.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``alpha`` (and ``inplace=True``), as shown in the repr."""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace_str}"
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Softplus(beta=2.0)
+    Softplus(beta=2.0, threshold=20.0)
+    >>> jaxgrad.nn.Softplus()(jaxgrad.zeros(1))
+    tensor([0.6931])
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.softplus`` of ``input``."""
+        return functional.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        """``beta`` and ``threshold``, as shown in the repr."""
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]`` (the deprecated ``min_value``/``max_value``
+    keywords still work, with torch's FutureWarning).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Hardtanh(-2, 2)
+    Hardtanh(min_val=-2, max_val=2)
+    >>> jaxgrad.nn.Hardtanh()(jaxgrad.tensor([-3.0, 0.5]))
+    tensor([-1.0000,  0.5000])
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val "
+                                 f"({self.min_val})")
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.hardtanh`` of ``input``."""
+        return functional.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        """The bounds (and ``inplace=True``), as shown in the repr."""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{inplace_str}"
+
+
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)``: ``Hardtanh(0.0, 6.0)``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.ReLU6()(jaxgrad.tensor([-1.0, 7.0]))
+    tensor([0., 6.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        """``inplace=True``, or nothing.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.ReLU6(inplace=True)
+        ReLU6(inplace=True)
+        """
+        return "inplace=True" if self.inplace else ""
