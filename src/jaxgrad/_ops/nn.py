@@ -364,8 +364,9 @@ CONVOLUTION = Op(
 
 
 def _conv_transpose(x, weight, bias, stride, padding, output_padding, dilation, groups):
-    """The gradient of a convolution w.r.t. its input: ``x`` dilated by ``stride`` and convolved
-    with the flipped kernel, in/out channels swapped per group (weight is (in, out/groups, k...))."""
+    """The gradient of a convolution w.r.t. its input: ``x`` dilated by ``stride`` and
+    convolved with the flipped kernel, in/out channels swapped per group (the weight is
+    (in, out / groups, k...))."""
     n = x.ndim - 2
     c_in, c_out_g = weight.shape[:2]
     kernel = weight.shape[2:]

@@ -1298,6 +1298,213 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
+def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_name: str,
+                    target_type: Any, check_other: bool = True) -> Tensor | None:
+    """torch's _canonical_mask: a bool mask becomes an additive float mask (-inf where True)."""
+    if mask is None:
+        return None
+    is_float = mask.is_floating_point()
+    if mask.dtype.name != "bool" and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+                      "same type for both instead.", stacklevel=3)
+    if not is_float:
+        mask = A.masked_fill_(_creation.zeros_like(mask, dtype=target_type), mask,
+                              float("-inf"))
+    return mask
+
+
+def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor,
+                     key_padding_mask: Tensor | None, attn_mask: Tensor | None,
+                     num_heads: int) -> bool:
+    """torch's _mha_shape_check: whether the input is batched, with its assertions."""
+    if query.ndim not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.ndim}-D query tensor")
+    batched = query.ndim == 3
+    kind = "batched (3-D)" if batched else "unbatched (2-D)"
+    if key.ndim != query.ndim or value.ndim != query.ndim:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be "
+                             f"{query.ndim}-D but found {key.ndim}-D and {value.ndim}-D tensors "
+                             "respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != query.ndim - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{query.ndim - 1}-D but found {key_padding_mask.ndim}-D tensor "
+                             "instead")
+    if attn_mask is not None:
+        if attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or "
+                                 f"3-D but found {attn_mask.ndim}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{attn_mask.shape}")
+    return batched
+
+
+def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
+                          b: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's _in_projection_packed: one linear for self-attention, two for a shared
+    key/value, three otherwise."""
+    e = q.shape[-1]
+
+    def unpack(proj: Tensor, n: int) -> Tensor:
+        proj = A.view(proj, (*proj.shape[:-1], n, e))
+        return A.contiguous(A.squeeze(A.transpose(A.unsqueeze(proj, 0), 0, -2), -2))
+
+    if k is v:
+        if q is k:
+            proj = unpack(linear(q, w, b), 3)
+            return A.select(proj, 0, 0), A.select(proj, 0, 1), A.select(proj, 0, 2)
+        w_q, w_kv = A.split(w, [e, 2 * e])
+        b_q, b_kv = (None, None) if b is None else A.split(b, [e, 2 * e])
+        kv = unpack(linear(k, w_kv, b_kv), 2)
+        return linear(q, w_q, b_q), A.select(kv, 0, 0), A.select(kv, 0, 1)
+    w_q, w_k, w_v = A.chunk(w, 3)
+    b_q, b_k, b_v = (None, None, None) if b is None else A.chunk(b, 3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(
+        query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+        in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
+        bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
+        out_proj_bias: Tensor | None, training: bool = True,
+        key_padding_mask: Tensor | None = None, need_weights: bool = True,
+        attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
+        q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
+        v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+        static_v: Tensor | None = None, average_attn_weights: bool = True,
+        is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    """Multi-head attention of (L, N, E) or (L, E) ``query`` over ``key``/``value``, step for
+    step as torch's: input projections, masks merged into one additive mask, explicit
+    softmax attention when ``need_weights`` (returning the weights, averaged over heads with
+    ``average_attn_weights``), ``scaled_dot_product_attention`` otherwise, output projection.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> x = jaxgrad.ones(3, 1, 4)
+    >>> out, w = F.multi_head_attention_forward(
+    ...     x, x, x, 4, 2, jaxgrad.ones(12, 4), None, None, None, False, 0.0,
+    ...     jaxgrad.eye(4), None)
+    >>> out.shape, w.shape
+    (jaxgrad.Size([3, 1, 4]), jaxgrad.Size([1, 3, 3]))
+    """
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = A.unsqueeze(query, 1), A.unsqueeze(key, 1), A.unsqueeze(value, 1)
+        if key_padding_mask is not None:
+            key_padding_mask = A.unsqueeze(key_padding_mask, 0)
+    tgt_len, bsz, embed_dim = query.shape
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       None if attn_mask is None else attn_mask.dtype,
+                                       "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                    check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else A.chunk(in_proj_bias, 3)
+        q, k, v = (linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k),
+                   linear(value, v_proj_weight, b_v))
+    else:
+        if key.shape != value.shape:
+            raise AssertionError(f"key shape {key.shape} does not match value shape "
+                                 f"{value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, key.shape[0]):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(tgt_len, key.shape[0])}.")
+            attn_mask = A.unsqueeze(attn_mask, 0)
+        elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, key.shape[0]):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(bsz * num_heads, tgt_len, key.shape[0])}.")
+    if bias_k is not None and bias_v is not None:
+        k = A.cat([k, A.expand(bias_k, (1, bsz, embed_dim))])
+        v = A.cat([v, A.expand(bias_v, (1, bsz, embed_dim))])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    q = A.transpose(A.view(q, (tgt_len, bsz * num_heads, head_dim)), 0, 1)
+    k = static_k if static_k is not None else A.transpose(
+        A.view(k, (k.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    v = static_v if static_v is not None else A.transpose(
+        A.view(v, (v.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    if add_zero_attn:
+        zeros = (bsz * num_heads, 1, head_dim)
+        k = A.cat([k, _creation.zeros(zeros, dtype=k.dtype)], 1)
+        v = A.cat([v, _creation.zeros(zeros, dtype=v.dtype)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = A.reshape(A.expand(A.view(key_padding_mask, (bsz, 1, 1, src_len)),
+                                              (-1, num_heads, -1, -1)),
+                                     (bsz * num_heads, 1, src_len))
+        attn_mask = key_padding_mask if attn_mask is None else A.add(attn_mask, key_padding_mask)
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = _apply(N.MUL_SCALAR, q, aux=(math.sqrt(1.0 / float(q.shape[-1])),))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        k_t = A.transpose(k, -2, -1)
+        weights = (A.bmm(q_scaled, k_t) if attn_mask is None
+                   else _apply(N.BADDBMM, attn_mask, q_scaled, k_t))
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = A.reshape(A.transpose(A.bmm(weights, v), 0, 1), (tgt_len * bsz, embed_dim))
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = A.view(out, (tgt_len, bsz, out.shape[1]))
+        weights = A.view(weights, (bsz, num_heads, tgt_len, src_len))
+        if average_attn_weights:
+            weights = A.mean(weights, 1)
+        if not batched:
+            out, weights = A.squeeze(out, 1), A.squeeze(weights, 0)
+        return out, weights
+    if attn_mask is not None:
+        attn_mask = (A.unsqueeze(attn_mask, 0) if attn_mask.shape[0] == 1 and attn_mask.ndim == 3
+                     else A.view(attn_mask, (bsz, num_heads, -1, src_len)))
+    q = A.view(q, (bsz, num_heads, tgt_len, head_dim))
+    k = A.view(k, (bsz, num_heads, src_len, head_dim))
+    v = A.view(v, (bsz, num_heads, src_len, head_dim))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = A.reshape(A.permute(out, (2, 0, 1, 3)), (bsz * tgt_len, embed_dim))
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = A.view(out, (tgt_len, bsz, out.shape[1]))
+    return (out if batched else A.squeeze(out, 1)), None
+
+
 # --- dropout and embedding --------------------------------------------------------------------
 
 
