@@ -111,7 +111,9 @@ class SavedTensor:
 
 
 def _op_name(node: Node) -> str:
-    return re.sub(r"Backwards?\d*$", "", type(node).__name__)
+    """How torch's message names a node: ``ExpBackward0`` is ``Exp``, ``EluBackward1``
+    ``Elu1``."""
+    return re.sub(r"Backwards?0?(\d*)$", r"\1", type(node).__name__)
 
 
 class Node:

@@ -1223,7 +1223,10 @@ def _use_fused_cpu_attention(query: Tensor, key: Tensor, value: Tensor,
         return False
     if 0 in (query.shape[-2], key.shape[-2]) or query.numel() == 0:
         return False
-    if attn_mask is not None and attn_mask.requires_grad:
+    if attn_mask is not None and (attn_mask.requires_grad or attn_mask.ndim not in (2, 4)):
+        if attn_mask.ndim < 2 and not attn_mask.requires_grad:  # torch's mask-shape check
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                             "got -2)")
         return False
     batch = query.shape[0] == key.shape[0] == value.shape[0]
     if enable_gqa:
@@ -1670,7 +1673,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         elif values.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     classes = np.arange(num_classes)
-    return Tensor._make(jnp.asarray(values[..., None] == classes, jnp.int64))
+    out = Tensor._make(jnp.asarray(values[..., None] == classes, jnp.int64))
+    if values.size:
+        out._vc.value += 2  # torch fills a zeros tensor and scatters the ones in: two writes
+    return out
 
 
 def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
