@@ -161,7 +161,7 @@ class SmoothL1Loss(_Loss):
 
     >>> import jaxgrad
     >>> jaxgrad.nn.SmoothL1Loss(beta=0.5)(jaxgrad.tensor([0.2, 2.0]), jaxgrad.zeros(2))
-    tensor(0.9200)
+    tensor(0.8950)
     """
 
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
