@@ -288,7 +288,9 @@ def _is_tensor(x: Any) -> bool:
 
 
 def _op_name(node: Node) -> str:
-    return re.sub(r"Backwards?\d*$", "", type(node).__name__)
+    """How torch's message names a node: ``ExpBackward0`` is ``Exp``, ``EluBackward1``
+    ``Elu1``."""
+    return re.sub(r"Backwards?0?(\d*)$", r"\1", type(node).__name__)
 
 
 class Node:

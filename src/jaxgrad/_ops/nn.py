@@ -82,6 +82,106 @@ SILU = Op("silu", "SiluBackward0", jax.nn.silu, promote="float",
           grads={"self": lambda grad, self: grad * jax.nn.sigmoid(self) * (
               1 + self * (1 - jax.nn.sigmoid(self)))})
 
+
+
+def _leaky_relu_grad(grad, x, negative_slope):
+    """leaky_relu_backward: ``grad`` where ``x > 0``, else ``grad * negative_slope``."""
+    return jnp.where(x > 0, grad, grad * negative_slope)
+
+
+LEAKY_RELU = Op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+                "LeakyReluBackward0",
+                lambda x, negative_slope: jnp.where(x > 0, x, x * negative_slope).astype(x.dtype),
+                grads={"self": lambda grad, self, negative_slope: _leaky_relu_grad(
+                    grad, self, negative_slope)})
+
+
+def _inplace_leaky_relu_grad(grad, result, negative_slope):
+    if negative_slope < 0:  # torch's leaky_relu_backward with is_result=true
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+            "not supported. This is caused by calling in-place forward function with a negative "
+            "slope, please call out-of-place version instead. File an issue at "
+            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+            "backward calculation with negative slope")
+    return _leaky_relu_grad(grad, result, negative_slope)
+
+
+# leaky_relu_ saves its result (derivatives.yaml); the slope is static so that the backward can
+# refuse a negative one as torch's does
+LEAKY_RELU_ = Op("leaky_relu_", "LeakyReluBackward1",
+                 lambda x, negative_slope: jnp.where(x > 0, x, x * negative_slope).astype(x.dtype),
+                 aux=(), grads={"self": _inplace_leaky_relu_grad})
+
+
+def _elu(x, alpha, scale, input_scale):
+    neg = alpha * scale * jnp.expm1(jnp.minimum(x, 0) * input_scale)
+    return jnp.where(x > 0, x * scale, neg).astype(x.dtype)
+
+
+def _elu_grad(grad, self, alpha, scale, input_scale):
+    """elu_backward with is_result=false."""
+    neg = grad * input_scale * alpha * scale * jnp.exp(jnp.minimum(self, 0) * input_scale)
+    return jnp.where(self > 0, grad * scale, neg)
+
+
+ELU = Op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+         "EluBackward0", _elu, grads={"self": _elu_grad})
+
+
+def _inplace_elu_grad(grad, result, alpha, scale, input_scale):
+    """elu_backward with is_result=true: the negative branch from the result."""
+    if alpha < 0:
+        raise RuntimeError(
+            "In-place elu backward calculation is triggered with a negative slope which is not "
+            "supported. This is caused by calling in-place forward function with a negative "
+            "slope, please call out-of-place version instead.")
+    return jnp.where(result > 0, grad * scale, grad * input_scale * (result + alpha * scale))
+
+
+ELU_ = Op("elu_", "EluBackward1", _elu, aux=(), grads={"self": _inplace_elu_grad})
+
+
+def _softplus(x, beta, threshold):
+    scaled = x * beta
+    soft = jnp.log1p(jnp.exp(jnp.minimum(scaled, threshold))) / beta
+    return jnp.where(scaled > threshold, x, soft).astype(x.dtype)
+
+
+def _softplus_grad(grad, self, beta, threshold):
+    """softplus_backward: ``grad * sigmoid(beta * x)``, ``grad`` past the threshold."""
+    scaled = self * beta
+    z = jnp.exp(jnp.minimum(scaled, threshold))
+    return jnp.where(scaled > threshold, grad, grad * z / (z + 1))
+
+
+SOFTPLUS = Op("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+              "SoftplusBackward0", _softplus, grads={"self": _softplus_grad})
+
+
+def _hardtanh_grad(grad, self, min_val, max_val):
+    """hardtanh_backward: zero where ``x <= min_val`` or ``x >= max_val``."""
+    return jnp.where((self <= min_val) | (self >= max_val), jnp.zeros((), grad.dtype), grad)
+
+
+# hardtanh_ has the same node: autograd saves a copy of the input for it (see apply_inplace)
+HARDTANH = Op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+              "HardtanhBackward0",
+              lambda x, min_val, max_val: jnp.clip(x, min_val, max_val).astype(x.dtype),
+              grads={"self": _hardtanh_grad})
+
+
+def _safe_softmax(x, dim):
+    """softmax that gives 0 (not NaN) on a slice that is entirely -inf (torch's _safe_softmax)."""
+    out = jax.nn.softmax(x, axis=dim)
+    masked = jnp.all(x == -jnp.inf, axis=dim, keepdims=True)
+    return jnp.where(masked, jnp.zeros((), out.dtype), out)
+
+
+SAFE_SOFTMAX = Op("_safe_softmax", "SafeSoftmaxBackward0", _safe_softmax,
+                  grads={"self": lambda grad, result, dim: result * (
+                      grad - jnp.sum(grad * result, axis=dim, keepdims=True))})
+
 # --- losses ---------------------------------------------------------------------------------
 
 MSE_LOSS = Op(
@@ -185,6 +285,53 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = Op(
     inputs=("self", "target"), aux=("weight", "pos_weight"),
     grads={"self": _bce_logits_grad(0), "target": _bce_logits_grad(1)})
 
+def _smooth_l1(x, target, reduction, beta):
+    diff = jnp.abs(x - target)
+    return _reduce(jnp.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta), reduction)
+
+
+def _smooth_l1_grad(sign):
+    def formula(grad, self, target, reduction, beta):
+        x = (self - target) * sign
+        g = _reduced_grad(grad, self.shape, reduction)
+        return jnp.where(x < -beta, -g, jnp.where(x > beta, g, x * g / beta))
+
+    return formula
+
+
+SMOOTH_L1_LOSS = Op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1,
+                    inputs=("self", "target"), promote="common",
+                    grads={"self": _smooth_l1_grad(1), "target": _smooth_l1_grad(-1)})
+
+
+def _huber(x, target, reduction, delta):
+    diff = jnp.abs(x - target)
+    return _reduce(jnp.where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta)),
+                   reduction)
+
+
+def _huber_grad(sign):
+    def formula(grad, self, target, reduction, delta):
+        x = (self - target) * sign
+        g = _reduced_grad(grad, self.shape, reduction)
+        return jnp.where(x < -delta, -delta * g, jnp.where(x > delta, delta * g, x * g))
+
+    return formula
+
+
+HUBER_LOSS = Op("huber_loss", "HuberLossBackward0", _huber, inputs=("self", "target"),
+                promote="common", grads={"self": _huber_grad(1), "target": _huber_grad(-1)})
+
+
+def _xlogy(x, y):
+    return jnp.where(x == 0, jnp.zeros((), jnp.result_type(x, y)), x * jnp.log(y))
+
+
+XLOGY = Op("xlogy", "XlogyBackward0", _xlogy, inputs=("self", "other"), promote="float",
+           grads={"self": lambda grad, self, other: jnp.where(
+               (self == 0) & (other <= 0), jnp.zeros((), grad.dtype), _xlogy(grad, other)),
+               "other": lambda grad, self, other: grad * self / other})
+
 # --- convolution ----------------------------------------------------------------------------
 
 _CONV_DIMS = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW")}
@@ -213,6 +360,108 @@ CONVOLUTION = Op(
     promote="common",
     grads={"input": _conv_grad(0), "weight": _conv_grad(1),
            "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))})
+
+
+
+def _conv_transpose(x, weight, bias, stride, padding, output_padding, dilation, groups):
+    """The gradient of a convolution w.r.t. its input: ``x`` dilated by ``stride`` and
+    convolved with the flipped kernel, in/out channels swapped per group (the weight is
+    (in, out / groups, k...))."""
+    n = x.ndim - 2
+    c_in, c_out_g = weight.shape[:2]
+    kernel = weight.shape[2:]
+    w = weight.reshape((groups, c_in // groups, c_out_g) + kernel)
+    w = jnp.swapaxes(w, 1, 2).reshape((groups * c_out_g, c_in // groups) + kernel)
+    w = jnp.flip(w, axis=tuple(range(2, 2 + n)))
+    pads = [(d * (k - 1) - p, d * (k - 1) - p + op)
+            for k, p, op, d in zip(kernel, padding, output_padding, dilation)]
+    out = jax.lax.conv_general_dilated(
+        x, w, window_strides=(1,) * n, padding=pads, lhs_dilation=stride, rhs_dilation=dilation,
+        feature_group_count=groups, dimension_numbers=_CONV_DIMS[n],
+        precision=jax.lax.Precision.HIGHEST)
+    if bias is not None:
+        out = out + bias.reshape((-1,) + (1,) * n)
+    return out
+
+
+def _conv_transpose_grad(argnum):
+    def formula(grad, input, weight, stride, padding, output_padding, dilation, groups):
+        return _vjp(_conv_transpose, argnum, grad, input, weight, None, stride=stride,
+                    padding=padding, output_padding=output_padding, dilation=dilation,
+                    groups=groups)
+
+    return formula
+
+
+# torch's ``convolution(..., transposed=True, ...)``: the same node as the forward convolution
+CONVOLUTION_TRANSPOSE = Op(
+    "convolution", "ConvolutionBackward0", _conv_transpose, inputs=("input", "weight", "bias"),
+    promote="common",
+    grads={"input": _conv_transpose_grad(0), "weight": _conv_transpose_grad(1),
+           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))})
+
+# --- attention ------------------------------------------------------------------------------
+
+
+def _attention(query, key, value, attn_mask, is_causal, scale):
+    """Softmax attention of (..., L, E) queries over (..., S, E) keys, with (..., S, Ev) values;
+    key/value heads are repeated to the query's (grouped-query attention). A bool mask keeps
+    True positions, a float mask is added; a row with nothing to attend to gives 0, as torch's
+    CPU kernel does. Returns the output and the log-sum-exp of each row."""
+    if key.shape[-3] != query.shape[-3]:
+        repeats = query.shape[-3] // key.shape[-3]
+        key = jnp.repeat(key, repeats, axis=-3)
+        value = jnp.repeat(value, repeats, axis=-3)
+    factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = jnp.einsum("...le,...se->...ls", query, key,
+                        precision=jax.lax.Precision.HIGHEST) * factor
+    neg_inf = jnp.asarray(-jnp.inf, scores.dtype)
+    if is_causal:
+        scores = jnp.where(np.tril(np.ones(scores.shape[-2:], bool)), scores, neg_inf)
+    if attn_mask is not None:
+        if attn_mask.dtype == jnp.bool_:
+            scores = jnp.where(attn_mask, scores, neg_inf)
+        else:
+            scores = scores + attn_mask.astype(scores.dtype)
+    top = jax.lax.stop_gradient(jnp.max(scores, axis=-1, keepdims=True))
+    top = jnp.where(jnp.isfinite(top), top, jnp.zeros((), scores.dtype))
+    weights = jnp.exp(scores - top)
+    total = jnp.sum(weights, axis=-1, keepdims=True)
+    safe_total = jnp.where(total == 0, jnp.ones((), total.dtype), total)
+    out = jnp.einsum("...ls,...sv->...lv", weights / safe_total, value,
+                     precision=jax.lax.Precision.HIGHEST)
+    return out, (top + jnp.log(total))[..., 0]
+
+
+def _attention_grad(argnum):
+    def formula(grad, query, key, value, attn_mask, is_causal, scale):
+        def output(*qkv):
+            return _attention(*qkv, attn_mask, is_causal, scale)[0]
+
+        qkv = [query, key, value]
+        return jax.vjp(lambda x: output(*qkv[:argnum], x, *qkv[argnum + 1:]), qkv[argnum])[1](
+            grad)[0]
+
+    return formula
+
+
+# torch's fused CPU kernel ``_scaled_dot_product_flash_attention_for_cpu``: the mask is not
+# differentiable; the backward saves the inputs, the mask and both outputs
+SDPA_FLASH_CPU = Op(
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "ScaledDotProductFlashAttentionForCpuBackward0", _attention,
+    inputs=("query", "key", "value"), aux=("attn_mask",), outputs=("output", "logsumexp"),
+    nondiff_outputs=(1,), saves=("output", "logsumexp"),
+    grads={"query": _attention_grad(0), "key": _attention_grad(1),
+           "value": _attention_grad(2)})
+
+BADDBMM = Op("baddbmm", "BaddbmmBackward0",
+             lambda x, batch1, batch2: x + jnp.matmul(batch1, batch2,
+                                                      precision=jax.lax.Precision.HIGHEST),
+             inputs=("self", "batch1", "batch2"), promote="common",
+             grads={"self": identity_grad,
+                    "batch1": lambda grad, batch2: jnp.matmul(grad, jnp.swapaxes(batch2, 1, 2)),
+                    "batch2": lambda grad, batch1: jnp.matmul(jnp.swapaxes(batch1, 1, 2), grad)})
 
 # --- padding --------------------------------------------------------------------------------
 # ``pad`` / ``padding`` is torch's flat list, last dim first: (left, right, top, bottom, ...).

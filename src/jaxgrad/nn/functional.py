@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _api as A
-from .. import _dtypes, _random
+from .. import _creation, _dtypes, _random
 from .._dispatch import apply as _apply
 from .._dispatch import apply_inplace as _apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
@@ -126,6 +126,115 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     tensor([0.])
     """
     return _apply_inplace(N.SILU, input) if inplace else _apply(N.SILU, input)
+
+
+def _check_float_kernel(input: Tensor, kernel: str) -> None:
+    """torch's dtype dispatch of the floating-point-only activation kernels."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(input.dtype)}'")
+
+
+@tensor_args
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``; in place
+    ``LeakyReluBackward1``, which saves the result and refuses a negative slope in backward).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.leaky_relu(jaxgrad.tensor([-2.0, 3.0]), 0.1)
+    tensor([-0.2000,  3.0000])
+    """
+    _check_float_kernel(input, "leaky_relu")
+    if inplace:
+        return _apply_inplace(N.LEAKY_RELU_, input, negative_slope=float(negative_slope))
+    return _apply(N.LEAKY_RELU, input, aux=(negative_slope,))
+
+
+@tensor_args
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``leaky_relu`` written into ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.leaky_relu_(jaxgrad.tensor([-2.0, 3.0]), 0.5)
+    tensor([-1.,  3.])
+    """
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+@tensor_args
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``EluBackward0``; in place
+    ``EluBackward1``, which saves the result).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.elu(jaxgrad.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+    _check_float_kernel(input, "elu")
+    if inplace:
+        return _apply_inplace(N.ELU_, input, alpha=float(alpha), scale=1.0, input_scale=1.0)
+    return _apply(N.ELU, input, aux=(alpha, 1.0, 1.0))
+
+
+@tensor_args
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``elu`` written into ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.elu_(jaxgrad.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return elu(input, alpha, inplace=True)
+
+
+@tensor_args
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, or ``x`` itself where ``beta * x > threshold``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softplus(jaxgrad.tensor([0.0, 30.0]))
+    tensor([ 0.6931, 30.0000])
+    """
+    _check_float_kernel(input, "softplus")
+    return _apply(N.SOFTPLUS, input, aux=(beta, threshold))
+
+
+@tensor_args
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    """``input`` clamped to ``[min_val, max_val]`` (``HardtanhBackward0``, in place too).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardtanh(jaxgrad.tensor([-3.0, 0.5, 3.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _apply_inplace(N.HARDTANH, input, aux=(min_val, max_val))
+    return _apply(N.HARDTANH, input, aux=(min_val, max_val))
+
+
+@tensor_args
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``hardtanh`` written into ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardtanh_(jaxgrad.tensor([-3.0, 3.0]))
+    tensor([-1.,  1.])
+    """
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+@tensor_args
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``: torch's ``hardtanh(x, 0, 6)`` (``HardtanhBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.relu6(jaxgrad.tensor([-1.0, 3.0, 8.0]))
+    tensor([0., 3., 6.])
+    """
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -264,6 +373,90 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     if weight is not None:
         return _weighted_reduce(errors, weight, input, red)
     return _reduce(errors, red)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """Squared error ``0.5 * x**2 / beta`` where ``|x| < beta``, ``|x| - 0.5 * beta`` elsewhere
+    (``x = input - target``); ``beta=0`` is torch's ``l1_loss``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.smooth_l1_loss(jaxgrad.tensor([0.5, 3.0]), jaxgrad.zeros(2))
+    tensor(1.3125)
+    """
+    _warn_target_size(input, target)
+    red = _reduction(reduction, size_average, reduce)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _reduce(A.abs(A.sub(expanded_input, expanded_target)), red)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _apply(N.SMOOTH_L1_LOSS, expanded_input, expanded_target, reduction=red,
+                  beta=float(beta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """Squared error ``0.5 * x**2`` where ``|x| < delta``, ``delta * (|x| - 0.5 * delta)``
+    elsewhere; an optional ``weight`` scales the elementwise losses before the reduction.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.huber_loss(jaxgrad.tensor([0.5, 3.0]), jaxgrad.zeros(2), delta=2.0)
+    tensor(2.0625)
+    """
+    _warn_target_size(input, target)
+    expanded_input, expanded_target = _broadcast_pair(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is None:
+        return _apply(N.HUBER_LOSS, expanded_input, expanded_target,
+                      reduction=_reduction(reduction), delta=float(delta))
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = A.mul(_apply(N.HUBER_LOSS, expanded_input, expanded_target, reduction=N.NONE,
+                        delta=float(delta)), weight)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return A.sum(loss)
+    if reduction == "mean":
+        return A.mean(loss)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``
+    (probabilities, or log-probabilities with ``log_target``): torch's composition
+    ``xlogy(t, t) - t * input`` (``exp(t) * (t - input)``) and the reduction ('batchmean'
+    divides the sum by the batch size; 'mean' warns that it divides by every element).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.kl_div(jaxgrad.tensor([[-1.0, -1.0]]), jaxgrad.tensor([[0.5, 0.5]]),
+    ...          reduction="batchmean")
+    tensor(0.3069)
+    """
+    if size_average is not None or reduce is not None:
+        red = _reduction(reduction, size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with the KL "
+                "div math definition.'mean' will be changed to behave the same as 'batchmean' in "
+                "the next major release.", stacklevel=2)
+        red = _reduction("sum" if reduction == "batchmean" else reduction)
+    if log_target:
+        loss = A.mul(A.exp(target), A.sub(target, input))
+    else:
+        loss = A.sub(_apply(N.XLOGY, target, target), A.mul(target, input))
+    reduced = _reduce(loss, red)
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = A.div(reduced, input.shape[0])
+    return reduced
 
 
 def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:
@@ -746,6 +939,88 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                    padding: Any, output_padding: Any, groups: int, dilation: Any,
+                    n: int) -> Tensor:
+    """torch's ``convolution(..., transposed=True, ...)`` with its argument checks; 1-D
+    messages read as torch's, which runs a 1-D transposed convolution as a 2-D one."""
+    name = f"conv_transpose{n}d"
+    for arg, value in (("padding", padding), ("output_padding", output_padding)):
+        if isinstance(value, str):
+            raise TypeError(f"{name}(): argument '{arg}' must be tuple of ints, not str")
+    batched = input.ndim == n + 2
+    if input.ndim != n + 1 and not batched:
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    x = input if batched else A.unsqueeze(input, 0)
+    stride_ = _tuple(stride, n, "stride")
+    padding_ = _tuple(padding, n, "padding")
+    output_padding_ = _tuple(output_padding, n, "output_padding")
+    dilation_ = _tuple(dilation, n, "dilation")
+    if builtins.any(v <= 0 for v in stride_):
+        raise RuntimeError("non-positive stride is not supported")
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{list(weight.shape)}] "
+                           "instead")
+    if weight.shape[0] != x.shape[1]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} "
+            "channels instead")
+    (oph, opw), (sh, sw), (dh, dw) = (
+        (output_padding_, stride_, dilation_) if n == 2
+        else ((0, *output_padding_), (1, *stride_), (1, *dilation_)))
+    if builtins.any(op >= s and op >= d
+                    for op, s, d in zip(output_padding_, stride_, dilation_)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {oph} output_padding_width: {opw} stride_height: {sh} "
+            f"stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
+    sizes = x.shape[2:]
+    out = [(size - 1) * s - 2 * p + d * (k - 1) + op + 1 for size, s, p, d, k, op in zip(
+        sizes, stride_, padding_, dilation_, weight.shape[2:], output_padding_)]
+    if builtins.any(o < 1 for o in out):
+        lead = ("1 x ",) if n == 1 else ("",)
+        raise RuntimeError(
+            f"Given input size per channel: ({lead[0]}{' x '.join(map(str, sizes))}). "
+            f"Calculated output size per channel: ({lead[0]}{' x '.join(map(str, out))}). "
+            "Output size is too small")
+    result = _apply(N.CONVOLUTION_TRANSPOSE, x, weight, bias, stride=stride_, padding=padding_,
+                    output_padding=output_padding_, dilation=dilation_, groups=groups)
+    return result if batched else A.squeeze(result, 0)
+
+
+@tensor_args
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """1-D transposed convolution ("deconvolution") of (N, C_in, L) or (C_in, L) input with a
+    (C_in, C_out / groups, k) weight (``ConvolutionBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.conv_transpose1d(jaxgrad.ones(1, 2, 3), jaxgrad.ones(2, 1, 2), stride=2)
+    tensor([[[2., 2., 2., 2., 2., 2.]]])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1)
+
+
+@tensor_args
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """2-D transposed convolution of (N, C_in, H, W) or (C_in, H, W) input with a
+    (C_in, C_out / groups, kh, kw) weight (``ConvolutionBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.conv_transpose2d(jaxgrad.ones(1, 1, 2, 2), jaxgrad.ones(1, 3, 2, 2), stride=2).shape
+    jaxgrad.Size([1, 3, 4, 4])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2)
+
+
 # --- pooling --------------------------------------------------------------------------------
 
 
@@ -905,6 +1180,334 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     return out
 
 
+# --- attention ------------------------------------------------------------------------------
+
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                 "bfloat16": "c10::BFloat16", "bool": "bool", "int64": "long int"}
+
+
+def _c_type_name(t: Tensor) -> str:
+    return _C_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+
+
+def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor,
+                         attn_mask: Tensor | None) -> None:
+    """torch's validate_sdpa_input, with its messages."""
+    if not (query.dtype == key.dtype == value.dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_c_type_name(query)} key.dtype: {_c_type_name(key)} and value.dtype: "
+            f"{_c_type_name(value)} instead.")
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got "
+            f"query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32") and (
+            attn_mask.dtype != query.dtype):
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_c_type_name(attn_mask)} and  query.dtype: "
+            f"{_c_type_name(query)} instead.")
+
+
+def _use_fused_cpu_attention(query: Tensor, key: Tensor, value: Tensor,
+                             attn_mask: Tensor | None, dropout_p: float,
+                             enable_gqa: bool) -> bool:
+    """torch's CPU backend choice: the fused flash kernel for 4-D float inputs without
+    dropout, equal head sizes, non-empty sequences, matching (or grouped) heads and a mask
+    that does not require grad; the math composition otherwise."""
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0.0:
+        return False
+    if not query.is_floating_point() or not (query.shape[-1] == key.shape[-1]
+                                             == value.shape[-1]):
+        return False
+    if 0 in (query.shape[-2], key.shape[-2]) or query.numel() == 0:
+        return False
+    if attn_mask is not None and (attn_mask.requires_grad or attn_mask.ndim not in (2, 4)):
+        if attn_mask.ndim < 2 and not attn_mask.requires_grad:  # torch's mask-shape check
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                             "got -2)")
+        return False
+    batch = query.shape[0] == key.shape[0] == value.shape[0]
+    if enable_gqa:
+        heads = key.shape[1] == value.shape[1] and query.shape[1] % key.shape[1] == 0
+    else:
+        heads = query.shape[1] == key.shape[1] == value.shape[1]
+    return batch and heads
+
+
+def _repeat_heads(t: Tensor, repeats: int) -> Tensor:
+    """``t.repeat_interleave(repeats, -3)``: each head ``repeats`` times in a row."""
+    expanded = A.expand(A.unsqueeze(t, -3), (*t.shape[:-2], repeats, *t.shape[-2:]))
+    return A.reshape(expanded, (*t.shape[:-3], t.shape[-3] * repeats, *t.shape[-2:]))
+
+
+def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+               dropout_p: float, is_causal: bool, scale: float | None,
+               enable_gqa: bool) -> Tensor:
+    """torch's _scaled_dot_product_attention_math, op for op: both operands scaled by the
+    square root of the scale, a bool mask turned into -inf, ``_safe_softmax``, dropout."""
+    if attn_mask is not None and attn_mask.dtype.name == "bool":
+        bias = _creation.zeros_like(attn_mask, dtype=query.dtype)
+        A.masked_fill_(bias, A.logical_not(attn_mask), float("-inf"))
+        attn_mask = bias
+    negative = scale is not None and scale < 0
+    factor = math.sqrt(builtins.abs(scale) if scale is not None
+                       else 1 / math.sqrt(query.shape[-1]))
+    query = _apply(N.MUL_SCALAR, query, aux=(-factor if negative else factor,))
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
+        causal = np.tril(np.ones((query.shape[-2], key.shape[-2]), bool))
+        attn_mask = Tensor._make(jnp.where(causal, 0.0, -jnp.inf).astype(query._value.dtype))
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        repeats = query.shape[-3] // key.shape[-3]
+        key, value = (_repeat_heads(t, repeats) for t in (key, value))
+    attn = A.matmul(query, _apply(N.MUL_SCALAR, A.transpose(key, -2, -1), aux=(factor,)))
+    if attn_mask is not None:
+        attn = A.add(attn, attn_mask) if attn_mask.requires_grad else A.add_(attn, attn_mask)
+    attn = _apply(N.SAFE_SOFTMAX, attn, dim=attn.ndim - 1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    return A.matmul(attn, value)
+
+
+@tensor_args
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims. A bool
+    ``attn_mask`` marks the positions that take part, a float one is added; ``is_causal``
+    masks the upper triangle; ``enable_gqa`` shares each key/value head among a group of
+    query heads. As torch on CPU, 4-D inputs without dropout run as one fused node
+    (``ScaledDotProductFlashAttentionForCpuBackward0``), other inputs as torch's math
+    composition.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> q = k = v = jaxgrad.ones(1, 2, 3, 4, requires_grad=True)
+    >>> F.scaled_dot_product_attention(q, k, v, is_causal=True).grad_fn.name()
+    'ScaledDotProductFlashAttentionForCpuBackward0'
+    """
+    _validate_sdpa_input(query, key, value, attn_mask)
+    if _use_fused_cpu_attention(query, key, value, attn_mask, dropout_p, enable_gqa):
+        mask = attn_mask
+        if mask is not None and mask.dtype.name != "bool" and mask.dtype != query.dtype:
+            mask = mask.to(query.dtype)
+        out, _ = _apply(N.SDPA_FLASH_CPU, query, key, value, aux=(mask,),
+                        is_causal=bool(is_causal), scale=None if scale is None else float(scale))
+        return out
+    return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_name: str,
+                    target_type: Any, check_other: bool = True) -> Tensor | None:
+    """torch's _canonical_mask: a bool mask becomes an additive float mask (-inf where True)."""
+    if mask is None:
+        return None
+    is_float = mask.is_floating_point()
+    if mask.dtype.name != "bool" and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
+                      "same type for both instead.", stacklevel=3)
+    if not is_float:
+        mask = A.masked_fill_(_creation.zeros_like(mask, dtype=target_type), mask,
+                              float("-inf"))
+    return mask
+
+
+def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor,
+                     key_padding_mask: Tensor | None, attn_mask: Tensor | None,
+                     num_heads: int) -> bool:
+    """torch's _mha_shape_check: whether the input is batched, with its assertions."""
+    if query.ndim not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.ndim}-D query tensor")
+    batched = query.ndim == 3
+    kind = "batched (3-D)" if batched else "unbatched (2-D)"
+    if key.ndim != query.ndim or value.ndim != query.ndim:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be "
+                             f"{query.ndim}-D but found {key.ndim}-D and {value.ndim}-D tensors "
+                             "respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != query.ndim - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{query.ndim - 1}-D but found {key_padding_mask.ndim}-D tensor "
+                             "instead")
+    if attn_mask is not None:
+        if attn_mask.ndim not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or "
+                                 f"3-D but found {attn_mask.ndim}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if not batched and attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{attn_mask.shape}")
+    return batched
+
+
+def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
+                          b: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's _in_projection_packed: one linear for self-attention, two for a shared
+    key/value, three otherwise."""
+    e = q.shape[-1]
+
+    def unpack(proj: Tensor, n: int) -> Tensor:
+        proj = A.view(proj, (*proj.shape[:-1], n, e))
+        return A.contiguous(A.squeeze(A.transpose(A.unsqueeze(proj, 0), 0, -2), -2))
+
+    if k is v:
+        if q is k:
+            proj = unpack(linear(q, w, b), 3)
+            return A.select(proj, 0, 0), A.select(proj, 0, 1), A.select(proj, 0, 2)
+        w_q, w_kv = A.split(w, [e, 2 * e])
+        b_q, b_kv = (None, None) if b is None else A.split(b, [e, 2 * e])
+        kv = unpack(linear(k, w_kv, b_kv), 2)
+        return linear(q, w_q, b_q), A.select(kv, 0, 0), A.select(kv, 0, 1)
+    w_q, w_k, w_v = A.chunk(w, 3)
+    b_q, b_k, b_v = (None, None, None) if b is None else A.chunk(b, 3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(
+        query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+        in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None,
+        bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
+        out_proj_bias: Tensor | None, training: bool = True,
+        key_padding_mask: Tensor | None = None, need_weights: bool = True,
+        attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
+        q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
+        v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+        static_v: Tensor | None = None, average_attn_weights: bool = True,
+        is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    """Multi-head attention of (L, N, E) or (L, E) ``query`` over ``key``/``value``, step for
+    step as torch's: input projections, masks merged into one additive mask, explicit
+    softmax attention when ``need_weights`` (returning the weights, averaged over heads with
+    ``average_attn_weights``), ``scaled_dot_product_attention`` otherwise, output projection.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> x = jaxgrad.ones(3, 1, 4)
+    >>> out, w = F.multi_head_attention_forward(
+    ...     x, x, x, 4, 2, jaxgrad.ones(12, 4), None, None, None, False, 0.0,
+    ...     jaxgrad.eye(4), None)
+    >>> out.shape, w.shape
+    (jaxgrad.Size([3, 1, 4]), jaxgrad.Size([1, 3, 3]))
+    """
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = A.unsqueeze(query, 1), A.unsqueeze(key, 1), A.unsqueeze(value, 1)
+        if key_padding_mask is not None:
+            key_padding_mask = A.unsqueeze(key_padding_mask, 0)
+    tgt_len, bsz, embed_dim = query.shape
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       None if attn_mask is None else attn_mask.dtype,
+                                       "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                    check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                                 f"value's {value.shape[:2]}")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else A.chunk(in_proj_bias, 3)
+        q, k, v = (linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k),
+                   linear(value, v_proj_weight, b_v))
+    else:
+        if key.shape != value.shape:
+            raise AssertionError(f"key shape {key.shape} does not match value shape "
+                                 f"{value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, key.shape[0]):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(tgt_len, key.shape[0])}.")
+            attn_mask = A.unsqueeze(attn_mask, 0)
+        elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, key.shape[0]):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
+                               f"be {(bsz * num_heads, tgt_len, key.shape[0])}.")
+    if bias_k is not None and bias_v is not None:
+        k = A.cat([k, A.expand(bias_k, (1, bsz, embed_dim))])
+        v = A.cat([v, A.expand(bias_v, (1, bsz, embed_dim))])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    q = A.transpose(A.view(q, (tgt_len, bsz * num_heads, head_dim)), 0, 1)
+    k = static_k if static_k is not None else A.transpose(
+        A.view(k, (k.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    v = static_v if static_v is not None else A.transpose(
+        A.view(v, (v.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    if add_zero_attn:
+        zeros = (bsz * num_heads, 1, head_dim)
+        k = A.cat([k, _creation.zeros(zeros, dtype=k.dtype)], 1)
+        v = A.cat([v, _creation.zeros(zeros, dtype=v.dtype)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = A.reshape(A.expand(A.view(key_padding_mask, (bsz, 1, 1, src_len)),
+                                              (-1, num_heads, -1, -1)),
+                                     (bsz * num_heads, 1, src_len))
+        attn_mask = key_padding_mask if attn_mask is None else A.add(attn_mask, key_padding_mask)
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = _apply(N.MUL_SCALAR, q, aux=(math.sqrt(1.0 / float(q.shape[-1])),))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        k_t = A.transpose(k, -2, -1)
+        weights = (A.bmm(q_scaled, k_t) if attn_mask is None
+                   else _apply(N.BADDBMM, attn_mask, q_scaled, k_t))
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = A.reshape(A.transpose(A.bmm(weights, v), 0, 1), (tgt_len * bsz, embed_dim))
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = A.view(out, (tgt_len, bsz, out.shape[1]))
+        weights = A.view(weights, (bsz, num_heads, tgt_len, src_len))
+        if average_attn_weights:
+            weights = A.mean(weights, 1)
+        if not batched:
+            out, weights = A.squeeze(out, 1), A.squeeze(weights, 0)
+        return out, weights
+    if attn_mask is not None:
+        attn_mask = (A.unsqueeze(attn_mask, 0) if attn_mask.shape[0] == 1 and attn_mask.ndim == 3
+                     else A.view(attn_mask, (bsz, num_heads, -1, src_len)))
+    q = A.view(q, (bsz, num_heads, tgt_len, head_dim))
+    k = A.view(k, (bsz, num_heads, src_len, head_dim))
+    v = A.view(v, (bsz, num_heads, src_len, head_dim))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = A.reshape(A.permute(out, (2, 0, 1, 3)), (bsz * tgt_len, embed_dim))
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = A.view(out, (tgt_len, bsz, out.shape[1]))
+    return (out if batched else A.squeeze(out, 1)), None
+
+
 # --- dropout and embedding --------------------------------------------------------------------
 
 
@@ -939,6 +1542,141 @@ def _dropout_noise(key, p, shape, dtype):
     key, sub = jax.random.split(key)
     keep = jax.random.bernoulli(sub, 1 - p, shape)
     return key, keep.astype(dtype) / (1 - p).astype(dtype)
+
+
+def _feature_noise(shape: tuple, p: float, dtype: Any) -> Tensor:
+    """One Bernoulli(1 - p) draw per (sample, channel) of an input of ``shape``, divided by
+    1 - p, shaped to broadcast over the remaining dims (torch's make_feature_noise)."""
+    if len(shape) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        return Tensor._make(jnp.zeros((), dtype))
+    return Tensor._make(_random.default_generator.draw(functools.partial(
+        _dropout_noise, p=float(p), shape=tuple(shape[:2]) + (1,) * (len(shape) - 2),
+        dtype=dtype)))
+
+
+def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool,
+                     batched: bool) -> Tensor:
+    """torch's feature_dropout of a batched input, or of an unbatched one given a batch dim of
+    1 (in place, jaxgrad multiplies the input directly instead of torch's unsqueeze_/squeeze_
+    pair)."""
+    if batched:
+        if p == 0 or not training or input.numel() == 0:
+            return input
+        noise = _feature_noise(tuple(input.shape), p, input._value.dtype)
+        return A.mul_(input, noise) if inplace else A.mul(input, noise)
+    if not inplace:
+        return A.squeeze(_channel_dropout(A.unsqueeze(input, 0), p, training, False, True), 0)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    noise = _feature_noise((1, *input.shape), p, input._value.dtype)
+    return A.mul_(input, A.squeeze(noise, 0) if noise.ndim else noise)
+
+
+@tensor_args
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, L) or (C, L) input with probability ``p`` and scale
+    the rest by ``1 / (1 - p)``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> out = F.dropout1d(jaxgrad.ones(4, 8, 3))
+    >>> sorted(set(out.sum(-1).flatten().tolist())) in ([0.0, 6.0], [0.0], [6.0])
+    True
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    return _channel_dropout(input, p, training, inplace, input.ndim == 3)
+
+
+@tensor_args
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, H, W) input with probability ``p`` (a 3-D input is
+    taken as (N, C, L), with torch's warning).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.dropout2d(jaxgrad.ones(1, 2, 2, 2), training=False).sum()
+    tensor(8.)
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=3)
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=3)
+    return _channel_dropout(input, p, training, inplace, True)
+
+
+@tensor_args
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability ``p``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.dropout3d(jaxgrad.ones(2, 1, 1, 1), p=0.0).shape
+    jaxgrad.Size([2, 1, 1, 1])
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=3)
+    return _channel_dropout(input, p, training, inplace, input.ndim == 5)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """An int64 tensor with a trailing dim of size ``num_classes`` (by default one more than
+    the largest class), 1 at each element's class and 0 elsewhere.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.one_hot(jaxgrad.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    if not isinstance(tensor, Tensor):
+        raise TypeError("one_hot(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    if tensor.dtype.name != "int64":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    values = np.asarray(tensor._value)
+    if values.size == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if values.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(values.max()) + 1
+        elif values.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = np.arange(num_classes)
+    out = Tensor._make(jnp.asarray(values[..., None] == classes, jnp.int64))
+    if values.size:
+        out._vc.value += 2  # torch fills a zeros tensor and scatters the ones in: two writes
+    return out
 
 
 def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,

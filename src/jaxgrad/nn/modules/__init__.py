@@ -1,21 +1,34 @@
 """Layers, losses and containers of ``jaxgrad.nn``, one family per module."""
 
 from . import module as module
+from .activation import ELU as ELU
 from .activation import GELU as GELU
+from .activation import Hardtanh as Hardtanh
+from .activation import LeakyReLU as LeakyReLU
 from .activation import LogSoftmax as LogSoftmax
+from .activation import MultiheadAttention as MultiheadAttention
 from .activation import ReLU as ReLU
+from .activation import ReLU6 as ReLU6
 from .activation import Sigmoid as Sigmoid
 from .activation import SiLU as SiLU
 from .activation import Softmax as Softmax
+from .activation import Softplus as Softplus
 from .activation import Tanh as Tanh
 from .batchnorm import BatchNorm1d as BatchNorm1d
 from .batchnorm import BatchNorm2d as BatchNorm2d
 from .container import ModuleDict as ModuleDict
 from .container import ModuleList as ModuleList
+from .container import ParameterDict as ParameterDict
+from .container import ParameterList as ParameterList
 from .container import Sequential as Sequential
 from .conv import Conv1d as Conv1d
 from .conv import Conv2d as Conv2d
+from .conv import ConvTranspose1d as ConvTranspose1d
+from .conv import ConvTranspose2d as ConvTranspose2d
 from .dropout import Dropout as Dropout
+from .dropout import Dropout1d as Dropout1d
+from .dropout import Dropout2d as Dropout2d
+from .dropout import Dropout3d as Dropout3d
 from .flatten import Flatten as Flatten
 from .linear import Bilinear as Bilinear
 from .linear import Identity as Identity
@@ -23,9 +36,12 @@ from .linear import Linear as Linear
 from .loss import BCELoss as BCELoss
 from .loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from .loss import CrossEntropyLoss as CrossEntropyLoss
+from .loss import HuberLoss as HuberLoss
+from .loss import KLDivLoss as KLDivLoss
 from .loss import L1Loss as L1Loss
 from .loss import MSELoss as MSELoss
 from .loss import NLLLoss as NLLLoss
+from .loss import SmoothL1Loss as SmoothL1Loss
 from .module import Module as Module
 from .normalization import LayerNorm as LayerNorm
 from .padding import CircularPad1d as CircularPad1d

@@ -1,10 +1,17 @@
 """Element-wise and softmax activations: ``ReLU``, ``Sigmoid``, ``Tanh``, ``GELU``, ``SiLU``,
-``Softmax``, ``LogSoftmax``."""
+``LeakyReLU``, ``ELU``, ``Softplus``, ``Hardtanh``, ``ReLU6``, ``Softmax``, ``LogSoftmax``, and
+``MultiheadAttention``."""
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+from ..._creation import empty
 from ..._tensor import Tensor
-from .. import functional
+from .. import functional, init
+from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 
@@ -148,3 +155,249 @@ class LogSoftmax(Softmax):
         tensor([0.5000, 0.5000])
         """
         return input.log_softmax(self.dim)
+
+
+class LeakyReLU(Module):
+    """``x`` where positive, ``negative_slope * x`` elsewhere (``inplace=True`` writes into the
+    input).
+
+    >>> import jaxgrad
+    >>> act = jaxgrad.nn.LeakyReLU(0.2, inplace=True)
+    >>> act
+    LeakyReLU(negative_slope=0.2, inplace=True)
+    >>> act(jaxgrad.tensor([-1.0, 2.0]))
+    tensor([-0.2000,  2.0000])
+    """
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.leaky_relu`` of ``input``."""
+        return functional.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        """The slope (and ``inplace=True``), as shown in the repr."""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"negative_slope={self.negative_slope}{inplace_str}"
+
+
+class ELU(Module):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.ELU(alpha=0.5)
+    ELU(alpha=0.5)
+    >>> jaxgrad.nn.ELU()(jaxgrad.tensor([0.0, 1.0]))
+    tensor([0., 1.])
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.elu`` of ``input``."""
+        return functional.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        """``alpha`` (and ``inplace=True``), as shown in the repr."""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace_str}"
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Softplus(beta=2.0)
+    Softplus(beta=2.0, threshold=20.0)
+    >>> jaxgrad.nn.Softplus()(jaxgrad.zeros(1))
+    tensor([0.6931])
+    """
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.softplus`` of ``input``."""
+        return functional.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        """``beta`` and ``threshold``, as shown in the repr."""
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]`` (the deprecated ``min_value``/``max_value``
+    keywords still work, with torch's FutureWarning).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Hardtanh(-2, 2)
+    Hardtanh(min_val=-2, max_val=2)
+    >>> jaxgrad.nn.Hardtanh()(jaxgrad.tensor([-3.0, 0.5]))
+    tensor([-1.0000,  0.5000])
+    """
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val "
+                                 f"({self.min_val})")
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.hardtanh`` of ``input``."""
+        return functional.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        """The bounds (and ``inplace=True``), as shown in the repr."""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"min_val={self.min_val}, max_val={self.max_val}{inplace_str}"
+
+
+class ReLU6(Hardtanh):
+    """``min(max(x, 0), 6)``: ``Hardtanh(0.0, 6.0)``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.ReLU6()(jaxgrad.tensor([-1.0, 7.0]))
+    tensor([0., 6.])
+    """
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        """``inplace=True``, or nothing.
+
+        >>> import jaxgrad
+        >>> jaxgrad.nn.ReLU6(inplace=True)
+        ReLU6(inplace=True)
+        """
+        return "inplace=True" if self.inplace else ""
+
+
+class MultiheadAttention(Module):
+    """Attention of ``num_heads`` heads over ``embed_dim`` features, with torch's parameters
+    (``in_proj_weight``/``in_proj_bias`` packed for q, k, v, or ``q_proj_weight``,
+    ``k_proj_weight``, ``v_proj_weight`` when ``kdim``/``vdim`` differ; ``out_proj``), their
+    initialisation (Xavier-uniform projections, zero biases) and ``forward``'s masks. Inputs are
+    (L, N, E), or (N, L, E) with ``batch_first``.
+
+    >>> import jaxgrad
+    >>> mha = jaxgrad.nn.MultiheadAttention(8, 2, batch_first=True)
+    >>> [name for name, _ in mha.named_parameters()]
+    ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias']
+    >>> x = jaxgrad.ones(3, 5, 8)
+    >>> out, weights = mha(x, x, x)
+    >>> out.shape, weights.shape
+    (jaxgrad.Size([3, 5, 8]), jaxgrad.Size([3, 5, 5]))
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False,
+                 kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError("embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **factory))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **factory))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **factory))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **factory))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **factory))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        **factory)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **factory))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **factory))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        """The attention output and (with ``need_weights``) the attention weights, averaged
+        over the heads unless ``average_attn_weights=False``."""
+        batched = query.ndim == 3
+        key_padding_mask = functional._canonical_mask(
+            key_padding_mask, "key_padding_mask",
+            None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
+        attn_mask = functional._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                               check_other=False)
+        if self.batch_first and batched:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {} if self._qkv_same_embed_dim else {
+            "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight,
+            "k_proj_weight": self.k_proj_weight, "v_proj_weight": self.v_proj_weight}
+        out, weights = functional.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
+        if self.batch_first and batched:
+            return out.transpose(1, 0), weights
+        return out, weights

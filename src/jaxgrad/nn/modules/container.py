@@ -1,5 +1,5 @@
-"""Containers: ``Sequential``, ``ModuleList`` and ``ModuleDict``, with torch's indexing rules,
-errors and reprs."""
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList`` and
+``ParameterDict``, with torch's indexing rules, errors and reprs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from typing import Any
 
+from ... import _api
+from ..._tensor import Tensor
+from ..parameter import Parameter
 from .module import Module, _addindent
 
 
@@ -313,3 +316,236 @@ class ModuleDict(Module):
                 raise ValueError("ModuleDict update sequence element #" + str(j)
                                  + " has length " + str(len(pair)) + "; 2 is required")
             self[pair[0]] = pair[1]
+
+
+def _parameter_line(key: Any, value: Any, type_name: str) -> str:
+    """One line of a parameter container's repr."""
+    if isinstance(value, Tensor):
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        size = "x".join(str(n) for n in value.size())
+        return f"  ({key}): {kind} containing: [{type_name} of size {size}]"
+    return f"  ({key}): Object of type: {type(value).__name__}"
+
+
+def _as_parameter(value: Any) -> Any:
+    """A plain Tensor becomes a Parameter; Parameters and other objects are kept."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """A list of parameters, registered as ``0``, ``1``, ... (a plain Tensor put in it becomes
+    a Parameter; other objects are stored as they are).
+
+    >>> import jaxgrad
+    >>> params = jaxgrad.nn.ParameterList([jaxgrad.zeros(2), jaxgrad.ones(1, 3)])
+    >>> params
+    ParameterList(
+        (0): Parameter containing: [jaxgrad.float32 of size 2]
+        (1): Parameter containing: [jaxgrad.float32 of size 1x3]
+    )
+    >>> [name for name, _ in params.named_parameters()]
+    ['0', '1']
+    """
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _key(self, idx: Any) -> str:
+        return str(_absolute_index(idx, len(self)))
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            out = type(self)()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, self._key(idx))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, self._key(idx), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def __dir__(self) -> list[str]:
+        return _without_digit_keys(super().__dir__())
+
+    def append(self, value: Any) -> ParameterList:
+        """Add ``value`` at the end (a Tensor becomes a Parameter)."""
+        index = len(self)
+        self._size += 1
+        self[index] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        """Append every value of ``values``."""
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        """One line per element: its kind, dtype and size."""
+        return "\n".join(_parameter_line(k, p, str(p.dtype) if isinstance(p, Tensor) else "")
+                         for k, p in enumerate(self))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters, registered under their (string) keys; a plain Tensor put
+    in it becomes a Parameter. ``update`` with a plain dict adds its items in sorted key order,
+    as torch does.
+
+    >>> import jaxgrad
+    >>> params = jaxgrad.nn.ParameterDict({"b": jaxgrad.zeros(2), "a": jaxgrad.ones(3)})
+    >>> params
+    ParameterDict(
+        (a): Parameter containing: [jaxgrad.FloatTensor of size 3]
+        (b): Parameter containing: [jaxgrad.FloatTensor of size 2]
+    )
+    >>> list(params.state_dict())
+    ['a', 'b']
+    """
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def _key_to_attr(self, key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a "
+                            f"string (type is '{type(key).__name__}'). Open an issue on github if "
+                            "you need non-string keys.")
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        setattr(self, self._key_to_attr(key), _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameters."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default: Any | None = None) -> Any:
+        """``self[key]``, first set to ``default`` if ``key`` is missing."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        """Remove every parameter."""
+        for key in self._keys.copy():
+            del self[key]
+
+    def pop(self, key: str) -> Any:
+        """Remove and return the parameter under ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last inserted (key, parameter) pair."""
+        key, _ = self._keys.popitem()
+        self._keys[key] = None
+        value = self[key]
+        del self[key]
+        return key, value
+
+    def get(self, key: str, default: Any | None = None) -> Any:
+        """The parameter under ``key``, or ``default``."""
+        return self[key] if key in self else default  # noqa: SIM401  (self.get is this)
+
+    def fromkeys(self, keys: Iterable[str], default: Any | None = None) -> ParameterDict:
+        """A new ParameterDict with ``keys``, each set to ``default``."""
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self) -> Any:
+        """The keys, in insertion order."""
+        return self._keys.keys()
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        """(key, parameter) pairs, in insertion order."""
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterable[Any]:
+        """The parameters, in insertion order."""
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters: Any) -> None:
+        """Add (or overwrite) parameters from a mapping or an iterable of (key, value) pairs."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of "
+                            "key/value pairs, but got " + type(parameters).__name__)
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            for key, parameter in parameters.items():
+                self[key] = parameter
+        elif isinstance(parameters, Mapping):
+            for key, parameter in sorted(parameters.items()):
+                self[key] = parameter
+        else:
+            for j, pair in enumerate(parameters):
+                if not isinstance(pair, Iterable):
+                    raise TypeError("ParameterDict update sequence element #" + str(j)
+                                    + " should be Iterable; is" + type(pair).__name__)
+                if len(pair) != 2:
+                    raise ValueError("ParameterDict update sequence element #" + str(j)
+                                     + " has length " + str(len(pair)) + "; 2 is required")
+                self[pair[0]] = pair[1]
+
+    def extra_repr(self) -> str:
+        """One line per entry: its kind, tensor type and size."""
+        return "\n".join(_parameter_line(k, p, _api.typename(p) if isinstance(p, Tensor)
+                                         else "") for k, p in self.items())
+
+    def __call__(self, input: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self

@@ -1,4 +1,5 @@
-"""Convolution layers ``Conv1d`` and ``Conv2d`` sharing torch's ``_ConvNd`` base."""
+"""Convolution layers ``Conv1d``, ``Conv2d``, ``ConvTranspose1d`` and ``ConvTranspose2d``
+sharing torch's ``_ConvNd`` base."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ class _ConvNd(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple[int, ...],
                  stride: tuple[int, ...], padding: str | tuple[int, ...],
                  dilation: tuple[int, ...], groups: int, bias: bool, padding_mode: str,
-                 device: Any = None, dtype: Any = None) -> None:
+                 device: Any = None, dtype: Any = None, transposed: bool = False,
+                 output_padding: tuple[int, ...] | None = None) -> None:
         super().__init__()
         _check_conv_arguments(in_channels, out_channels, stride, padding, groups, padding_mode)
         self.in_channels = in_channels
@@ -37,14 +39,15 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
-        self.output_padding = (0,) * len(kernel_size)
+        self.transposed = transposed
+        self.output_padding = output_padding or (0,) * len(kernel_size)
         self.groups = groups
         self.padding_mode = padding_mode
         self._reversed_padding_repeated_twice = _reversed_padding(padding, kernel_size,
                                                                   dilation)
-        self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size),
-                                      device=device, dtype=dtype))
+        shape = ((in_channels, out_channels // groups) if transposed
+                 else (out_channels, in_channels // groups))
+        self.weight = Parameter(empty((*shape, *kernel_size), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
         else:
@@ -82,6 +85,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -171,3 +176,82 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels,
                          *_conv_arguments(2, kernel_size, stride, padding, dilation), groups,
                          bias, padding_mode, device=device, dtype=dtype)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What ``ConvTranspose1d`` and ``ConvTranspose2d`` share: only 'zeros' padding, and the
+    ``output_padding`` that an ``output_size`` given to ``forward`` asks for."""
+
+    _n: ClassVar[int]
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        n = self._n
+        super().__init__(in_channels, out_channels,
+                         *_conv_arguments(n, kernel_size, stride, padding, dilation), groups,
+                         bias, padding_mode, device=device, dtype=dtype, transposed=True,
+                         output_padding=_ntuple(output_padding, n))
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple[int, ...]:
+        """The output padding giving ``output_size`` (torch's ``_output_padding``)."""
+        n = self._n
+        if output_size is None:
+            return self.output_padding
+        non_spatial = 2 if input.ndim == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.ndim}D input, output_size must "
+                             f"have {n} or {non_spatial + n} elements (got {len(output_size)})")
+        min_sizes = [(input.shape[d + non_spatial] - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, self.stride)]
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if size < low or size > high:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{min_sizes} to {max_sizes} (for an input of {input.shape[2:]})")
+        return tuple(size - low for size, low in zip(output_size, min_sizes))
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        """The transposed convolution of ``input`` (``output_size`` picks the output padding)."""
+        output_padding = self._output_padding(input, output_size)
+        return self._conv_function(input, self.weight, self.bias, self.stride, self.padding,
+                                   output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over (N, C_in, L) or (C_in, L) input; the weight is
+    (C_in, C_out / groups, k).
+
+    >>> import jaxgrad
+    >>> up = jaxgrad.nn.ConvTranspose1d(2, 3, 4, stride=2, padding=1)
+    >>> up
+    ConvTranspose1d(2, 3, kernel_size=(4,), stride=(2,), padding=(1,))
+    >>> up(jaxgrad.ones(1, 2, 5)).shape
+    jaxgrad.Size([1, 3, 10])
+    """
+
+    _n = 1
+    _conv_function = staticmethod(functional.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) input; the weight is
+    (C_in, C_out / groups, kh, kw).
+
+    >>> import jaxgrad
+    >>> up = jaxgrad.nn.ConvTranspose2d(4, 2, 3, stride=2, output_padding=1, bias=False)
+    >>> up
+    ConvTranspose2d(4, 2, kernel_size=(3, 3), stride=(2, 2), output_padding=(1, 1), bias=False)
+    >>> up(jaxgrad.ones(1, 4, 5, 5)).shape
+    jaxgrad.Size([1, 2, 12, 12])
+    """
+
+    _n = 2
+    _conv_function = staticmethod(functional.conv_transpose2d)

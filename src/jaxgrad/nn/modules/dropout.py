@@ -1,4 +1,5 @@
-"""``Dropout`` on torch's ``_DropoutNd`` base."""
+"""``Dropout`` and the channel dropouts ``Dropout1d``/``Dropout2d``/``Dropout3d`` on torch's
+``_DropoutNd`` base."""
 
 from __future__ import annotations
 
@@ -46,3 +47,48 @@ class Dropout(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         """``functional.dropout`` of ``input`` with ``p``; the input itself in eval mode."""
         return functional.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """In training mode, zero whole channels of an (N, C, L) or (C, L) input with probability
+    ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    >>> import jaxgrad
+    >>> drop = jaxgrad.nn.Dropout1d(0.3)
+    >>> drop
+    Dropout1d(p=0.3, inplace=False)
+    >>> drop.eval()(jaxgrad.ones(2, 3)).sum()
+    tensor(6.)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.dropout1d`` of ``input``."""
+        return functional.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """In training mode, zero whole channels of an (N, C, H, W) input with probability ``p``
+    (a 3-D input is taken as (N, C, L), with torch's warning).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Dropout2d(p=0.0)(jaxgrad.ones(1, 2, 2, 2)).sum()
+    tensor(8.)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.dropout2d`` of ``input``."""
+        return functional.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """In training mode, zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input with
+    probability ``p``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Dropout3d(p=1.0)(jaxgrad.ones(1, 2, 1, 1, 1)).sum()
+    tensor(0.)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.dropout3d`` of ``input``."""
+        return functional.dropout3d(input, self.p, self.training, self.inplace)

@@ -1,4 +1,5 @@
-"""``Identity``, ``Linear`` and ``Bilinear``."""
+"""``Identity``, ``Linear`` (and its ``NonDynamicallyQuantizableLinear`` alias class) and
+``Bilinear``."""
 
 from __future__ import annotations
 
@@ -78,6 +79,15 @@ class Linear(Module):
         """The feature sizes and whether there is a bias, as shown in the repr."""
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` under its own name: ``MultiheadAttention``'s ``out_proj``, as in torch.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.modules.linear.NonDynamicallyQuantizableLinear(2, 2)
+    NonDynamicallyQuantizableLinear(in_features=2, out_features=2, bias=True)
+    """
 
 
 class Bilinear(Module):

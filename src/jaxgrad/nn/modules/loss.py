@@ -1,5 +1,6 @@
 """Loss layers on torch's ``_Loss``/``_WeightedLoss`` bases: ``L1Loss``, ``MSELoss``,
-``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss`` and ``BCEWithLogitsLoss``."""
+``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``SmoothL1Loss``,
+``HuberLoss`` and ``KLDivLoss``."""
 
 from __future__ import annotations
 
@@ -153,3 +154,60 @@ class BCEWithLogitsLoss(_Loss):
         return functional.binary_cross_entropy_with_logits(input, target, self.weight,
                                                            pos_weight=self.pos_weight,
                                                            reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error above it (``functional.smooth_l1_loss``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.SmoothL1Loss(beta=0.5)(jaxgrad.tensor([0.2, 2.0]), jaxgrad.zeros(2))
+    tensor(0.8950)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.smooth_l1_loss`` with this loss's ``reduction`` and ``beta``."""
+        return functional.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above it
+    (``functional.huber_loss``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.HuberLoss(delta=2.0)(jaxgrad.tensor([0.5, 3.0]), jaxgrad.zeros(2))
+    tensor(2.0625)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.huber_loss`` with this loss's ``reduction`` and ``delta``."""
+        return functional.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target``
+    (``functional.kl_div``; ``reduction='batchmean'`` is the mathematical KL divergence).
+
+    >>> import jaxgrad
+    >>> loss = jaxgrad.nn.KLDivLoss(reduction="batchmean", log_target=True)
+    >>> loss(jaxgrad.zeros(1, 2), jaxgrad.zeros(1, 2))
+    tensor(0.)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.kl_div`` with this loss's ``reduction`` and ``log_target``."""
+        return functional.kl_div(input, target, reduction=self.reduction,
+                                 log_target=self.log_target)

@@ -1,0 +1,16 @@
+"""``jaxgrad.nn.utils``: gradient clipping and parameter/vector conversion, as
+``torch.nn.utils``.
+
+>>> import jaxgrad
+>>> p = jaxgrad.nn.Parameter(jaxgrad.ones(4))
+>>> p.grad = jaxgrad.full((4,), 3.0)
+>>> jaxgrad.nn.utils.clip_grad_norm_([p], max_norm=1.0)
+tensor(6.)
+"""
+
+from .clip_grad import clip_grad_norm_ as clip_grad_norm_
+from .clip_grad import clip_grad_value_ as clip_grad_value_
+from .clip_grad import clip_grads_with_norm_ as clip_grads_with_norm_
+from .clip_grad import get_total_norm as get_total_norm
+from .convert_parameters import parameters_to_vector as parameters_to_vector
+from .convert_parameters import vector_to_parameters as vector_to_parameters
