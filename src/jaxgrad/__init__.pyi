@@ -21,14 +21,14 @@ from ._device import device as device
 from ._dtypes import dtype as dtype
 from ._creation import empty as empty
 from ._creation import empty_like as empty_like
-from ._grad_mode import enable_grad as enable_grad
+from .autograd.grad_mode import enable_grad as enable_grad
 from ._creation import eye as eye
 from ._creation import from_numpy as from_numpy
 from ._creation import full as full
 from ._creation import full_like as full_like
 from ._device import get_default_device as get_default_device
 from ._dtypes import get_default_dtype as get_default_dtype
-from ._grad_mode import inference_mode as inference_mode
+from .autograd.grad_mode import inference_mode as inference_mode
 from ._random import initial_seed as initial_seed
 from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
@@ -36,7 +36,7 @@ from ._tensor import is_tensor as is_tensor
 from ._creation import linspace as linspace
 from ._serialization import load as load
 from ._random import manual_seed as manual_seed
-from ._grad_mode import no_grad as no_grad
+from .autograd.grad_mode import no_grad as no_grad
 from ._creation import ones as ones
 from ._creation import ones_like as ones_like
 from ._dtypes import promote_types as promote_types
@@ -51,7 +51,7 @@ from ._serialization import save as save
 from ._random import seed as seed
 from ._device import set_default_device as set_default_device
 from ._dtypes import set_default_dtype as set_default_dtype
-from ._grad_mode import set_grad_enabled as set_grad_enabled
+from .autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from ._tensor_str import set_printoptions as set_printoptions
 from ._creation import tensor as tensor
 from ._api import typename as typename

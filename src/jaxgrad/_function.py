@@ -63,6 +63,8 @@ class FunctionCtx:
     (True, False)
     """
 
+    __module__ = "jaxgrad.autograd.function"  # its public path, as torch prints it
+
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Save tensors (inputs, outputs or intermediates) for ``backward``; version-checked."""
         for i, t in enumerate(tensors):
@@ -118,6 +120,8 @@ class BackwardCFunction(Node, FunctionCtx):
     >>> type(y.grad_fn).__name__, y.grad_fn.scale
     ('DoubleBackward', 2.0)
     """
+
+    __module__ = "jaxgrad.autograd.function"  # its public path, as torch prints it
 
     _forward_cls: type
 
@@ -227,6 +231,8 @@ class Function:
     >>> x.grad
     tensor([1.0000, 2.7183])
     """
+
+    __module__ = "jaxgrad.autograd.function"  # its public path, as torch prints it
 
     clear_saved_tensors_on_access = False  # ctx.saved_tensors may be read once, then freed
     boxed_grads_call = False  # backward(ctx, grads) receives one list instead of *grads

@@ -111,6 +111,8 @@ class no_grad(_DecoratorContextManager):
     False
     """
 
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
+
     def __enter__(self) -> None:
         self._prev = is_grad_enabled()
         _set_grad(False)
@@ -129,6 +131,8 @@ class enable_grad(_DecoratorContextManager):
     True
     """
 
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
+
     def __enter__(self) -> None:
         self._prev = is_grad_enabled()
         _set_grad(True)
@@ -145,6 +149,8 @@ class set_grad_enabled(_DecoratorContextManager):
     False
     >>> _ = jaxgrad.set_grad_enabled(True)
     """
+
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __init__(self, mode: bool) -> None:
         self._prev = is_grad_enabled()
@@ -175,6 +181,8 @@ class inference_mode(_DecoratorContextManager):
     >>> t.is_inference()
     True
     """
+
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)

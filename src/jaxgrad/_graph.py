@@ -302,6 +302,8 @@ class Node:
     ('MulBackward0', 'jaxgrad::autograd::AccumulateGrad')
     """
 
+    __module__ = "jaxgrad.autograd.graph"  # its public path, as torch prints it
+
     __slots__ = ("__weakref__", "_post_hooks", "_pre_hooks", "_retains", "_tensor_hooks",
                  "metadata_", "next_edges", "out_meta", "seq")
 
@@ -369,11 +371,12 @@ _NODE_CLASSES: dict[str, type] = {}
 
 
 def node_class(name: str, base: type) -> type:
-    """A Node subclass called ``name`` (``MulBackward0``) so that reprs match torch's."""
+    """A Node subclass called ``name`` (``MulBackward0``) so that reprs match torch's (its C++
+    node classes print without a module: ``<class 'MulBackward0'>``)."""
     key = f"{base.__name__}.{name}"
     cls = _NODE_CLASSES.get(key)
     if cls is None:
-        cls = type(name, (base,), {"__slots__": ()})
+        cls = type(name, (base,), {"__slots__": (), "__module__": "builtins"})
         _NODE_CLASSES[key] = cls
     return cls
 
@@ -387,6 +390,7 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("variable",)
+    __module__ = "builtins"  # a C++ class in torch: <class 'AccumulateGrad'>
 
     def __init__(self, variable) -> None:
         super().__init__((), ((variable.shape, variable.dtype),), seq=ACCUMULATE_SEQ)
@@ -400,6 +404,7 @@ class GraphRoot(Node):
     """The engine's entry node: hands the root gradients to the roots' grad_fns."""
 
     __slots__ = ("grads",)
+    __module__ = "builtins"  # a C++ class in torch: <class 'GraphRoot'>
 
     def __init__(self, edges: tuple, grads: list) -> None:
         super().__init__(edges, (), seq=ACCUMULATE_SEQ)

@@ -89,6 +89,8 @@ class FunctionEvent(_TimeStrings):
     ('aten::mul', 15.0, '15.000us')
     """
 
+    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
+
     def __init__(self, name: str, thread: int, start_us: float, end_us: float,
                  input_shapes: list, is_user_annotation: bool = False) -> None:
         self.id = next(_ids)
@@ -141,6 +143,8 @@ class FunctionEventAvg(_TimeStrings):
     (2, 6.0, 3.0)
     """
 
+    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
+
     def __init__(self, key: str, input_shapes: list) -> None:
         self.key = key
         self.input_shapes = input_shapes
@@ -174,6 +178,8 @@ class EventList(list):
     >>> events.self_cpu_time_total, [e.key for e in events.key_averages()]
     (4.0, ['a', 'b'])
     """
+
+    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
 
     def table(self, sort_by: str | None = None, row_limit: int = 100,
               max_src_column_width: int = 75, max_name_column_width: int = 55,
@@ -380,6 +386,8 @@ class record_function(ContextDecorator):
     ['my_block', 'aten::mul']
     """
 
+    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
+
     def __init__(self, name: str, args: str | None = None) -> None:
         self.name, self.args = name, args
         self._range: _Range | None = None
@@ -408,6 +416,8 @@ class profile:
     >>> [e.key for e in prof.key_averages()][:3]
     ['aten::mul', 'aten::sum', 'autograd::engine::evaluate_function: SumBackward0']
     """
+
+    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
 
     def __init__(self, enabled: bool = True, *, use_cuda: bool = False,
                  use_device: str | None = None, record_shapes: bool = False,

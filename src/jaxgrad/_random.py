@@ -29,6 +29,8 @@ class Generator:
     True
     """
 
+    __module__ = "jaxgrad"  # its public path, as torch prints it
+
     def __init__(self, device: Any = "cpu") -> None:
         self._lock = threading.Lock()
         self._seed = 67280421310721

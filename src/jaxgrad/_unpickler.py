@@ -338,6 +338,8 @@ class safe_globals:
     []
     """
 
+    __module__ = "jaxgrad.serialization"  # its public path, as torch prints it
+
     def __init__(self, safe_globals: list) -> None:
         self.safe_globals = list(safe_globals)
 

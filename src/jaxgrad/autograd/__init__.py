@@ -10,7 +10,9 @@ from .._grad_mode import set_grad_enabled as set_grad_enabled
 from .._tensor import Tensor as Variable  # noqa: F401 - torch's legacy alias
 from . import function as function
 from . import functional as functional
+from . import grad_mode as grad_mode
 from . import graph as graph
 from . import profiler as profiler
+from . import profiler_util as profiler_util
 from .gradcheck import gradcheck as gradcheck
 from .gradcheck import gradgradcheck as gradgradcheck
