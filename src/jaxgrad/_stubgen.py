@@ -109,7 +109,8 @@ def init_stub() -> str:
     """The text of ``jaxgrad/__init__.pyi``."""
     lines = [_HEADER, "import builtins", "from collections.abc import Sequence",
              "from typing import Any", "",
-             "from . import autograd as autograd", "from . import nn as nn",
+             "from . import autograd as autograd", "from . import linalg as linalg",
+             "from . import nn as nn",
              "from . import optim as optim", "from . import return_types as return_types",
              "from ._tensor import Tensor as Tensor", ""]
     functions, dtypes = [], []

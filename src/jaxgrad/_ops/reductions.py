@@ -10,6 +10,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ._table import Op
 
@@ -146,7 +147,10 @@ STD = Op("std", "StdBackward0", lambda x, dim, correction, keepdim: jnp.sqrt(
         grad / (2 * result), self, dim, correction, keepdim)})
 
 
-def _vector_norm(x, ord, dim, keepdim):
+def _vector_norm(x, ord, dim, keepdim, dtype):
+    """torch's linalg_vector_norm (``dtype``: the dtype it computes and returns in)."""
+    if dtype is not None:
+        x = x.astype(dtype)
     return jnp.linalg.vector_norm(x, ord=ord, axis=dim, keepdims=keepdim)
 
 
@@ -224,3 +228,42 @@ SPLIT_WITH_SIZES = Op("split_with_sizes", "SplitWithSizesBackward0", _split,
 UNBIND = Op("unbind", "UnbindBackward0",
             lambda x, dim: tuple(jnp.moveaxis(x, dim, 0)), outputs=("result",),
             grads={"self": lambda grads, dim: jnp.stack(grads, axis=dim)})
+
+
+# --- sorting: sort, topk (values and int64 indices; stable, NaN sorts as the largest) ---------
+
+def _sort(x, dim, descending):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    indices = jnp.argsort(x, axis=dim, descending=descending, stable=True)
+    return jnp.take_along_axis(x, indices, axis=dim), indices.astype(jnp.int64)
+
+
+def _topk(x, k, dim, largest, sorted):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    values, indices = _sort(x, dim, largest)
+    return lax.slice_in_dim(values, 0, k, axis=dim), lax.slice_in_dim(indices, 0, k, axis=dim)
+
+
+def _put_back(grad, indices, self_shape, dim):
+    """The gradient of values picked by ``indices`` along ``dim``, back in ``self``'s shape
+    (torch's value_selecting_reduction_backward)."""
+    if not self_shape:
+        return grad
+    return _scatter_along(jnp.zeros(self_shape, grad.dtype), indices, dim, grad)
+
+
+def _scatter_along(base, indices, dim, values):
+    grids = list(jnp.indices(indices.shape, sparse=True))
+    grids[dim] = indices
+    return base.at[tuple(grids)].add(values)
+
+
+SORT = Op("sort", "SortBackward0", _sort, outputs=("values", "indices"), nondiff_outputs=(1,),
+          grads={"self": _put_back})
+SORT_STABLE = Op("sort", "SortBackward1", _sort, outputs=("values", "indices"),
+                 nondiff_outputs=(1,), grads={"self": _put_back})
+TOPK = Op("topk", "TopkBackward0", _topk, outputs=("values", "indices"), nondiff_outputs=(1,),
+          grads={"self": _put_back})
+ARGSORT = Op("argsort", None, lambda x, dim, descending: _sort(x, dim, descending)[1])
