@@ -778,10 +778,17 @@ def linalg_vector_norm(input: Tensor, ord: Any = 2, dim: Any = None, keepdim: bo
     compute = _norm_dtype(input, dtype, "linalg.vector_norm")
     dims = tuple(range(input.ndim)) if dim is None or (
         not isinstance(dim, int) and not len(dim)) else wrap_dims(dim, input.ndim)
-    if ((ord < 0 or math.isinf(ord)) and builtins.any(
-            input.shape[d] == 0 for d in dims)) or (not input.ndim and not input.numel()):
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {_format_scalar(ord)} norm on "
-                           "an empty tensor because the operation does not have an identity")
+    if (ord < 0 or math.isinf(ord)) and not input.numel():
+        if dim is None or not input.ndim:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_format_scalar(ord)} norm "
+                               "on an empty tensor because the operation does not have an "
+                               "identity")
+        for d in ([dim] if isinstance(dim, int) else dim):
+            if input.shape[d] == 0:  # torch's message lacks the space before "because"
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_format_scalar(ord)} "
+                                   f"norm on the dimension {_wrap_dim(d, input.ndim)}because this "
+                                   "dimension is empty and the operation does not have an "
+                                   "identity")
     return apply(R.VECTOR_NORM, input, ord=float(ord), dim=dims, keepdim=bool(keepdim),
                  dtype=compute)
 
@@ -1239,7 +1246,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
             f"or equal to the number of dimensions in the tensor ({input.ndim})")
     lead = len(sizes) - input.ndim
     shape = list(sizes)
-    for i, old in enumerate(input.shape):
+    for i, old in reversed(list(enumerate(input.shape))):  # torch checks from the last dim
         target = sizes[lead + i]
         if target == -1:
             shape[lead + i] = old
@@ -1336,7 +1343,7 @@ def _treat_as_tuple(index: Any) -> bool:
     is ``x[0, :]``); any other sequence is one index array."""
     if isinstance(index, tuple):
         return True
-    if not _is_sequence(index) or len(index) >= 32:
+    if not _is_sequence(index) or isinstance(index, np.ndarray) or len(index) >= 32:
         return False
     return builtins.any(isinstance(i, (Tensor, slice)) or _is_sequence(i) or i is None
                         or i is Ellipsis for i in index)
@@ -1970,7 +1977,7 @@ def _scatter_reduce_check(reduce: str, src_is_tensor: bool) -> None:
         _REDUCE_WARNED.append(True)
         warnings.warn("The reduce argument of jaxgrad.scatter with Tensor src is deprecated and "
                       "will be removed in a future PyTorch release. Use jaxgrad.scatter_reduce "
-                      "instead for more reduction options.", UserWarning, stacklevel=4)
+                      "instead for more reduction options.", UserWarning, stacklevel=5)
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
 
@@ -1988,7 +1995,8 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduc
         if index.numel():
             _check_index_range(index, _size_of(input, dim), dim)
         if reduce is not None:
-            return run(X.SCATTER_REDUCE_SRC, input, src, aux=(index,), dim=dim, reduce=reduce)
+            return run(X.SCATTER_REDUCE_SRC[inplace], input, src, aux=(index,), dim=dim,
+                       reduce=reduce)
         return run(X.SCATTER_SRC, input, src, aux=(index,), dim=dim)
     value = scalar(src)
     dim = _check_scatter(input, dim, index, None)
@@ -1997,7 +2005,8 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduc
     if index.numel():
         _check_index_range(index, _size_of(input, dim), dim)
     if reduce is not None:
-        return run(X.SCATTER_REDUCE_VALUE, input, aux=(index, value), dim=dim, reduce=reduce)
+        return run(X.SCATTER_REDUCE_VALUE[inplace], input, aux=(index, value), dim=dim,
+                   reduce=reduce)
     return run(X.SCATTER_VALUE, input, aux=(index, value), dim=dim)
 
 

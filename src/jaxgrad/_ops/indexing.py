@@ -86,14 +86,18 @@ def _scatter_add(x, src, index, dim):
     return _scatter_into(x, index, dim, _src_part(src, index).astype(x.dtype), "add")
 
 
-def _src_grad(grad, index, dim, src_shape):
-    """The gradient of scatter's ``src``: grad gathered at the written positions, zero beyond
-    the index's block."""
-    picked = _gather(grad, index, dim)
-    if not src_shape:
-        return picked.reshape(())
-    return jnp.zeros(src_shape, grad.dtype).at[tuple(slice(0, n) for n in index.shape)].set(
-        picked)
+def _src_grad(node):
+    """The gradient of scatter's ``src``: grad gathered at the written positions. It has the
+    index's shape; torch's check of it then fails for a ``src`` larger than the index."""
+
+    def formula(grad, index, dim, src_shape):
+        if tuple(index.shape) != tuple(src_shape) and (index.ndim or src_shape != (1,)):
+            raise RuntimeError(
+                f"Function {node} returned an invalid gradient at index 1 - got "
+                f"{list(index.shape)} but expected shape compatible with {list(src_shape)}")
+        return _gather(grad, index, dim).reshape(src_shape)
+
+    return formula
 
 
 def _zero_scattered(grad, index, dim):
@@ -104,11 +108,13 @@ GATHER = Op("gather", "GatherBackward0",
             lambda x, index, dim, sparse_grad: _gather(x, index, dim), inputs=("self",),
             aux=("index",), grads={"self": _gather_back})
 SCATTER_SRC = Op("scatter", "ScatterBackward0", _scatter_src, inputs=("self", "src"),
-                 aux=("index",), grads={"self": _zero_scattered, "src": _src_grad})
+                 aux=("index",), grads={"self": _zero_scattered,
+                                         "src": _src_grad("ScatterBackward0")})
 SCATTER_VALUE = Op("scatter", "ScatterBackward1", _scatter_value, inputs=("self",),
                    aux=("index", "value"), grads={"self": _zero_scattered})
 SCATTER_ADD = Op("scatter_add", "ScatterAddBackward0", _scatter_add, inputs=("self", "src"),
-                 aux=("index",), grads={"self": identity_grad, "src": _src_grad})
+                 aux=("index",), grads={"self": identity_grad,
+                                         "src": _src_grad("ScatterAddBackward0")})
 
 
 def _not_implemented(name):
@@ -127,12 +133,16 @@ def _scatter_reduce_value(x, index, value, dim, reduce):
                          "add" if reduce == "add" else "multiply")
 
 
-# scatter's reduce= forms: torch records a NotImplemented node whose backward raises
-SCATTER_REDUCE_SRC = Op("scatter", "NotImplemented", _scatter_reduce_src, inputs=("self", "src"),
-                        aux=("index",), grads={"self": _not_implemented("scatter"),
-                                               "src": _not_implemented("scatter")})
-SCATTER_REDUCE_VALUE = Op("scatter", "NotImplemented", _scatter_reduce_value, inputs=("self",),
-                          aux=("index", "value"), grads={"self": _not_implemented("scatter")})
+# scatter's reduce= forms: torch records a NotImplemented node whose backward raises; one row
+# per form (out of place, in place), as the message names aten::scatter or aten::scatter_
+SCATTER_REDUCE_SRC = tuple(
+    Op("scatter", "NotImplemented", _scatter_reduce_src, inputs=("self", "src"), aux=("index",),
+       grads={"self": _not_implemented(name), "src": _not_implemented(name)})
+    for name in ("scatter", "scatter_"))
+SCATTER_REDUCE_VALUE = tuple(
+    Op("scatter", "NotImplemented", _scatter_reduce_value, inputs=("self",),
+       aux=("index", "value"), grads={"self": _not_implemented(name)})
+    for name in ("scatter", "scatter_"))
 
 
 def _index_select(x, index, dim):
