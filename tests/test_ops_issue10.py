@@ -610,3 +610,116 @@ def test_setitem_with_sequences(case):
         return t, next_functions(t.grad_fn), _backward(T, t, leaf)
 
     ok(program)
+
+
+# --- einsum ---------------------------------------------------------------------------------------
+
+EINSUM = {
+    "matmul": ("ij,jk->ik", [(2, 3), (3, 4)]),
+    "implicit": ("ij,jk", [(2, 3), (3, 4)]),
+    "transpose": ("ij->ji", [(2, 3)]),
+    "sum_all": ("ij->", [(2, 3)]),
+    "diagonal": ("ii->i", [(3, 3)]),
+    "trace": ("ii", [(3, 3)]),
+    "dot": ("i,i->", [(3,), (3,)]),
+    "outer": ("i,j->ij", [(3,), (4,)]),
+    "batched": ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+    "ellipsis_broadcast": ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]),
+    "ellipsis_implicit": ("...ij,jk", [(2, 2, 3), (3, 4)]),
+    "ellipsis_summed": ("...i,...i->i", [(2, 3), (2, 3)]),
+    "hadamard": ("ij,ij->ij", [(2, 3), (2, 3)]),
+    "row_dots": ("ij,ij->i", [(2, 3), (2, 3)]),
+    "transposed_rhs": ("ij,kj->ik", [(2, 3), (4, 3)]),
+    "attention": ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    "one_sided_sum": ("ij,jk->i", [(2, 3), (3, 4)]),
+    "broadcast_size_one": ("ij,jk->ik", [(2, 1), (3, 4)]),
+    "repeated_and_batch": ("bii,bi->b", [(2, 3, 3), (2, 3)]),
+    "spaces_upper": ("Ab, bC -> AC", [(2, 3), (3, 2)]),
+}
+
+
+@pytest.mark.parametrize("case", list(EINSUM))
+def test_einsum(case):
+    equation, shapes = EINSUM[case]
+
+    def program(T):
+        leaves = [_x(T, s, T.float64) for s in shapes]
+        out = T.einsum(equation, *leaves)
+        return out, next_functions(out.grad_fn), _backward(T, out, *leaves)
+
+    ok(program)
+
+
+def test_einsum_operands_as_a_list():
+    def program(T):
+        a, b = _x(T, (2, 3)), _x(T, (3, 4))
+        out = T.einsum("ij,jk", [a, b])
+        return out, next_functions(out.grad_fn), _backward(T, out, a, b)
+
+    ok(program)
+
+
+def test_einsum_three_operands_values_and_grads():
+    """Three or more operands: torch contracts them in opt_einsum's order when it is installed,
+    jaxgrad from left to right, so only values and gradients are compared."""
+
+    def program(T):
+        a, b, c = _x(T, (2, 3), T.float64), _x(T, (3, 4), T.float64), _x(T, (4, 2), T.float64)
+        out = T.einsum("ij,jk,kl->il", a, b, c) + T.einsum("i,i,i->", a[0], a[1], b[:, 0])
+        return out.detach(), _backward(T, out, a, b, c)
+
+    ok(program)
+
+
+EINSUM_ERRORS = {
+    "too_few": ("ij,jk->ik", [(2, 3)]),
+    "too_many": ("ij->ij", [(2, 3), (2, 3)]),
+    "sizes": ("ij,jk->ik", [(2, 3), (2, 3)]),
+    "subscript_count": ("ijk,jk->ik", [(2, 3), (3, 4)]),
+    "ellipsis_count": ("...ijk->i", [(2, 3)]),
+    "unknown_output": ("ij,jk->iz", [(2, 3), (3, 4)]),
+    "repeated_output": ("ij,jk->ii", [(2, 3), (3, 4)]),
+    "bad_label": ("i1,jk->i", [(2, 3), (3, 4)]),
+    "bad_output_label": ("ij->i1", [(2, 3)]),
+    "two_ellipses": ("......->", [(2, 3)]),
+    "broken_ellipsis": ("..i->i", [(2, 3)]),
+    "output_two_ellipses": ("...->......", [(2, 3)]),
+    "ellipsis_sizes": ("...i,...i->i", [(2, 3), (4, 3)]),
+    "diagonal_sizes": ("ii->i", [(2, 3)]),
+    "no_operands": ("ij", []),
+}
+
+
+@pytest.mark.parametrize("case", list(EINSUM_ERRORS))
+def test_einsum_errors(case):
+    equation, shapes = EINSUM_ERRORS[case]
+    raises(lambda T: T.einsum(equation, *[_x(T, s) for s in shapes]))
+
+
+# --- diagonal (einsum's repeated labels) ------------------------------------------------------------
+
+DIAGONAL = {
+    "main": lambda T, x: x.diagonal(),
+    "offset": lambda T, x: T.diagonal(x, 1),
+    "negative_offset_swapped": lambda T, x: T.diagonal(x, offset=-1, dim1=1, dim2=0),
+    "past_the_end": lambda T, x: x.diagonal(5),
+    "batch": lambda T, x: x.reshape(2, 2, 3).diagonal(0, 0, 2),
+}
+
+
+@pytest.mark.parametrize("case", list(DIAGONAL))
+def test_diagonal(case):
+    def program(T):
+        x = _x(T)
+        out = DIAGONAL[case](T, x)
+        base = x * 1
+        view = DIAGONAL[case](T, base)
+        view.mul_(2)  # writes through the view into its base
+        return out, next_functions(out.grad_fn), _backward(T, out, x), base, view._base is base
+
+    ok(program)
+
+
+def test_diagonal_errors():
+    raises(lambda T: _x(T).diagonal(0, 1, 1))
+    raises(lambda T: _x(T).diagonal(0, 0, 2))

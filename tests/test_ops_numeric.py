@@ -502,6 +502,13 @@ FD = {
     "matrix_norm_1": (lambda T, a: T.linalg.matrix_norm(a, 1), [((2, 3), "safe")]),
     "matrix_norm_fro": (lambda T, a: T.linalg.matrix_norm(a, "fro", dim=(0, 2)),
                         [((2, 2, 3), "randn")]),
+    "einsum_matmul": (lambda T, a, b: T.einsum("ij,jk->ik", a, b) ** 2,
+                      [((2, 3), "randn"), ((3, 2), "randn")]),
+    "einsum_trace_batch": (lambda T, a, b: T.einsum("bii,bi->b", a, b) ** 2,
+                           [((2, 3, 3), "randn"), ((2, 3), "randn")]),
+    "einsum_ellipsis": (lambda T, a, b: T.einsum("...ij,jk", a, b) * 2,
+                        [((2, 2, 3), "randn"), ((3, 2), "randn")]),
+    "diagonal": (lambda T, a: a.diagonal(1) ** 2, [((3, 4), "randn")]),
     # composites
     "mlp": (lambda T, x, w: (x @ w).tanh().sum(1).sigmoid(), [((2, 3), "randn"), ((3, 2), "randn")]),
     "logsumexp_like": (lambda T, a: (a - a.amax(1, keepdim=True)).exp().sum(1).log(),
