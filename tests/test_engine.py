@@ -210,8 +210,6 @@ def test_rerun_graph_that_saves_nothing(name):
 
 
 _VERSION_BUGS = {
-    "index": "jaxgrad bug: x.grad._version after x[[0,1,1]].sum().backward() is 0, torch 1 "
-             "(index backward is index_put_ into zeros)",
 }
 
 

@@ -38,6 +38,20 @@ CASES = {
                                            .sum()).backward(),
     "broadcast through sub, reversed": lambda T, x: (((T.ones(4, 2, 3) + (x - 1.0)) ** 2).sum()
                                                      + (x * 3).sum()).backward(),
+    # torch's formulas that fill zeros in place hand on a gradient of version 1 or 2
+    "index with a list": lambda T, x: x[[0, 1, 1]].sum().backward(),
+    "index with a mask": lambda T, x: x[x > 0].sum().backward(),
+    "gather": lambda T, x: x.gather(1, T.tensor([[0], [2]])).sum().backward(),
+    "index_select": lambda T, x: x.index_select(1, T.tensor([2, 0])).sum().backward(),
+    "take_along_dim": lambda T, x: T.take_along_dim(x, T.tensor([[0], [1]]), 1).sum()
+    .backward(),
+    "sort": lambda T, x: x.sort(1)[0].sum().backward(),
+    "topk": lambda T, x: x.topk(2, 1)[0].sum().backward(),
+    "max along a dim": lambda T, x: x.max(1)[0].sum().backward(),
+    "max": lambda T, x: x.max().backward(),
+    # cat's and stack's gradients are views (slices) of the incoming one
+    "cat with another use": lambda T, x: T.cat([x, x * 2]).sum().backward(),
+    "stack with another use": lambda T, x: T.stack([x, x * 2]).sum().backward(),
     # a transposed gradient is a view too (two linear layers sharing a weight)
     "shared weight": lambda T, x: (T.nn.functional.linear(T.ones(2, 3), x).sum()
                                    - T.nn.functional.linear(T.ones(5, 3), x).mean()).backward(),

@@ -14,6 +14,7 @@ from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything el
 from . import _api, _methods, _opgen
 from . import autograd as autograd
 from . import cuda as cuda
+from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types

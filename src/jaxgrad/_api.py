@@ -11,9 +11,11 @@ from __future__ import annotations
 import builtins
 import itertools
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -719,22 +721,149 @@ def _correction(unbiased: Any, correction: Any) -> int:
 @declare(
     'norm(Tensor self, Any p="fro", int[1]? dim=None, bool keepdim=False, '
     'ScalarType? dtype=None) -> Tensor',
-    variants='function method out')
+    variants='function method out', python_level=True)
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
-    """The vector p-norm over ``dim`` (all elements by default); "fro" is the 2-norm.
+    """torch.norm: the vector p-norm over ``dim`` (all elements by default; ``"fro"`` is the
+    2-norm), or with ``p="nuc"`` or a ``"fro"`` over more than two dims, ``linalg.matrix_norm``.
 
     >>> import jaxgrad
     >>> jaxgrad.tensor([3.0, 4.0]).norm()
     tensor(5.)
     """
-    if p in ("fro", None):
-        p = 2
-    if not isinstance(p, (int, float)):
-        raise RuntimeError(f"norm(): unsupported p={p!r} (matrix norms are not implemented)")
-    dims = tuple(range(input.ndim)) if dim is None else wrap_dims(dim, input.ndim)
-    out = apply(R.VECTOR_NORM, input, ord=float(p), dim=dims, keepdim=keepdim)
-    return out if dtype is None else out.to(dtype)
+    dims = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return linalg_vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        return linalg_matrix_norm(input, p, list(range(input.ndim)) if dims is None else dims,
+                                  keepdim, dtype=dtype)
+    return linalg_vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+
+
+def _norm_dtype(input: Tensor, dtype: Any, name: str) -> Any:
+    """torch's dtype checks of the linalg norms: floating inputs, a floating ``dtype=``."""
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtypes.scalar_type_name(input.dtype)}")
+    if dtype is None:
+        return None
+    d = _dtypes.to_dtype(dtype)
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{_dtypes.scalar_type_name(d)}")
+    return None if d is input.dtype else d.np
+
+
+def _format_scalar(x: Any) -> str:
+    """A number as torch's messages print a Scalar (``-1``, ``inf``, ``0.5``)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+@declare(
+    'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, '
+    'ScalarType? dtype=None) -> Tensor', variants='out')
+def linalg_vector_norm(input: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
+                       dtype: Any = None) -> Tensor:
+    """The vector ``ord``-norm of ``input`` over ``dim`` (all dims by default):
+    ``sum(|x| ** ord) ** (1 / ord)``; ``inf``/``-inf`` the largest/smallest ``|x|``, 0 the number
+    of non-zeros.
+
+    >>> import jaxgrad
+    >>> jaxgrad.linalg.vector_norm(jaxgrad.tensor([[3.0, -4.0], [0.0, 1.0]]), ord=1, dim=1)
+    tensor([7., 1.])
+    """
+    ord = scalar(ord)
+    if isinstance(ord, complex):
+        raise TypeError("ord must be a real number")
+    compute = _norm_dtype(input, dtype, "linalg.vector_norm")
+    dims = tuple(range(input.ndim)) if dim is None or (
+        not isinstance(dim, int) and not len(dim)) else wrap_dims(dim, input.ndim)
+    if (ord < 0 or math.isinf(ord)) and not input.numel():
+        if dim is None or not input.ndim:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_format_scalar(ord)} norm "
+                               "on an empty tensor because the operation does not have an "
+                               "identity")
+        for d in ([dim] if isinstance(dim, int) else dim):
+            if input.shape[d] == 0:  # torch's message lacks the space before "because"
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_format_scalar(ord)} "
+                                   f"norm on the dimension {_wrap_dim(d, input.ndim)}because this "
+                                   "dimension is empty and the operation does not have an "
+                                   "identity")
+    return apply(R.VECTOR_NORM, input, ord=float(ord), dim=dims, keepdim=bool(keepdim),
+                 dtype=compute)
+
+
+@declare(
+    'linalg_matrix_norm(Tensor self, Any ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, '
+    'ScalarType? dtype=None) -> Tensor', variants='out')
+def linalg_matrix_norm(input: Tensor, ord: Any = "fro", dim: Any = (-2, -1),
+                       keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The matrix norm over the two dims ``dim``: ``"fro"`` (Frobenius), 1/-1 (largest/smallest
+    column sum of ``|x|``), ``inf``/``-inf`` (largest/smallest row sum), composed as torch
+    composes them.
+
+    >>> import jaxgrad
+    >>> jaxgrad.linalg.matrix_norm(jaxgrad.tensor([[1.0, -2.0], [3.0, 4.0]]), ord=1)
+    tensor(6.)
+    """
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    elif builtins.abs(ord) not in (1, 2, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_format_scalar(ord)} not supported.")
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if input.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    _norm_dtype(input, None, "linalg.matrix_norm")
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dims)}")
+    dims = [_wrap_dim(d, input.ndim) for d in dims]
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
+                           f"{dims[1]})")
+    _norm_dtype(input, dtype, "linalg.matrix_norm")
+    if ord == "fro":
+        return linalg_vector_norm(input, 2, dims, keepdim, dtype=dtype)
+    if ord == "nuc" or builtins.abs(ord) == 2:
+        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which "
+                           "jaxgrad does not compute")
+    if math.isinf(ord):
+        dims.reverse()
+    if not keepdim and dims[0] < dims[1]:
+        dims[1] -= 1
+    rows = linalg_vector_norm(input, 1.0, [dims[0]], keepdim, dtype=dtype)
+    return (amax if ord > 0 else amin)(rows, dims[1], keepdim)
+
+
+@declare(
+    'linalg_norm(Tensor self, Any ord=None, int[1]? dim=None, bool keepdim=False, *, '
+    'ScalarType? dtype=None) -> Tensor', variants='out')
+def linalg_norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """A vector norm (``dim`` an int, or a 1-d input) or a matrix norm (``dim`` a 2-tuple, or a
+    2-d input with ``ord`` given); with neither ``ord`` nor ``dim``, the 2-norm of all elements.
+
+    >>> import jaxgrad
+    >>> jaxgrad.linalg.norm(jaxgrad.tensor([[3.0, 4.0], [0.0, 0.0]]))
+    tensor(5.)
+    """
+    dims = [dim] if isinstance(dim, int) else dim
+    if dims is not None:
+        if len(dims) not in (1, 2):
+            raise RuntimeError("linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                               f"Got {list(dims)}")
+    elif ord is not None and input.ndim not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {input.ndim}D.")
+    if isinstance(ord, str):
+        return linalg_matrix_norm(input, ord, [0, 1] if dims is None else dims, keepdim,
+                                  dtype=dtype)
+    if ord is not None and (len(dims) == 2 if dims is not None else input.ndim == 2):
+        return linalg_matrix_norm(input, ord, [0, 1] if dims is None else dims, keepdim,
+                                  dtype=dtype)
+    return linalg_vector_norm(input, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
 
 
 @declare(
@@ -884,7 +1013,8 @@ def _as_views(outs: tuple, input: Tensor, geometries: list) -> tuple[Tensor, ...
     return outs
 
 
-@declare('split(Tensor(a -> *) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]')
+@declare('split(Tensor(a -> *) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]',
+         python_level=True)
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into views along ``dim``: chunks of ``split_size_or_sections`` elements (the last
     may be smaller), or of the sizes in a list.
@@ -1110,7 +1240,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
             f"or equal to the number of dimensions in the tensor ({input.ndim})")
     lead = len(sizes) - input.ndim
     shape = list(sizes)
-    for i, old in enumerate(input.shape):
+    for i, old in reversed(list(enumerate(input.shape))):  # torch checks from the last dim
         target = sizes[lead + i]
         if target == -1:
             shape[lead + i] = old
@@ -1149,6 +1279,21 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 
 def alias(input: Tensor) -> Tensor:
     return apply_view(V.ALIAS, V.alias_geometry, input)
+
+
+@declare('diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)')
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The ``offset``-th diagonal of the matrices in dims ``dim1``/``dim2``, as a view whose last
+    dim runs along it.
+
+    >>> import jaxgrad
+    >>> jaxgrad.diagonal(jaxgrad.arange(9).reshape(3, 3), 1)
+    tensor([1, 5])
+    """
+    d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply_view(V.DIAGONAL, V.diagonal_geometry, input, offset=offset, dim1=d1, dim2=d2)
 
 
 @declare('select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)')
@@ -1196,9 +1341,44 @@ def _is_int_index(i: Any) -> bool:
             and i.dtype is not _dtypes.bool_)
 
 
+def _is_sequence(i: Any) -> bool:
+    """What torch's indexing treats as a sequence: lists, tuples, ranges, numpy arrays."""
+    return isinstance(i, (list, tuple, range, np.ndarray))
+
+
+def _treat_as_tuple(index: Any) -> bool:
+    """torch's (numpy's legacy) treatSequenceAsTuple: a short non-tuple sequence holding a
+    tensor, a sequence, a slice, ``...`` or None is a tuple of indices (``x[[0, slice(None)]]``
+    is ``x[0, :]``); any other sequence is one index array."""
+    if isinstance(index, tuple):
+        return True
+    if not _is_sequence(index) or isinstance(index, np.ndarray) or len(index) >= 32:
+        return False
+    return builtins.any(isinstance(i, (Tensor, slice)) or _is_sequence(i) or i is None
+                        or i is Ellipsis for i in index)
+
+
+def _index_array(i: Any) -> np.ndarray:
+    """The values of an index tensor, or a sequence made into torch's indexing tensor (bool if
+    all its entries are bools, else int64: floats are truncated)."""
+    if isinstance(i, Tensor):
+        return np.asarray(i._value)
+    arr = np.asarray(_plain(i))
+    return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
+
+
+def _plain(i: Any) -> Any:
+    """Nested sequences with 0-d tensors replaced by their Python values."""
+    if isinstance(i, Tensor):
+        return i.item()
+    if isinstance(i, (list, tuple, range)):
+        return [_plain(v) for v in i]
+    return i
+
+
 def _advanced(i: Any) -> Any:
     """An integer index array for a list/array/tensor index (bool masks become positions)."""
-    arr = np.asarray(i._value if isinstance(i, Tensor) else i)
+    arr = _index_array(i)
     if arr.dtype == np.bool_:
         return [jnp.asarray(a) for a in np.nonzero(arr)]
     if arr.dtype.kind not in "iu":
@@ -1219,7 +1399,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
 def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
     """torch's applySlicing: the basic items of ``index`` applied as views (full slices are
     skipped), and the advanced indices per dimension of that view (empty if there are none)."""
-    items = index if isinstance(index, tuple) else (index,)
+    items = tuple(index) if _treat_as_tuple(index) else (index,)
     out, dim, advanced = input, 0, []
     n_real = builtins.sum(_dims_consumed(i) for i in items)
     real_dim = 0  # the item's position, counting an ellipsis as the dims it spans (torch's)
@@ -1254,7 +1434,7 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
             advanced.append(None)
             dim += 1
             real_dim += 1
-        elif isinstance(item, (Tensor, list, tuple, np.ndarray)):
+        elif isinstance(item, Tensor) or _is_sequence(item):
             arrays = _advanced(item)
             _check_index_bounds(item, tuple(out.shape[dim:]), dim)
             advanced.extend(arrays)
@@ -1290,7 +1470,7 @@ def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
 
 def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
     """torch's IndexErrors for masks of the wrong shape and indices out of range."""
-    raw = np.asarray(item._value if isinstance(item, Tensor) else item)
+    raw = _index_array(item)
     if raw.dtype == np.bool_:
         if raw.shape != sizes[:raw.ndim]:
             bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)
@@ -1309,8 +1489,8 @@ def _dims_consumed(item: Any) -> int:
     """How many dimensions of the indexed tensor one index item consumes."""
     if item is None or item is Ellipsis or isinstance(item, bool):
         return 0
-    if isinstance(item, (Tensor, np.ndarray, list)):
-        raw = np.asarray(item._value if isinstance(item, Tensor) else item)
+    if isinstance(item, Tensor) or _is_sequence(item):
+        raw = _index_array(item)
         return raw.ndim if raw.dtype == np.bool_ else 1
     return 1
 
@@ -1706,3 +1886,768 @@ def to_device(input: Tensor, device: Any) -> Tensor:
 
 
 clip_ = declare_alias("clip_", "clamp_")
+
+
+# --- gather / scatter / index_select / take_along_dim ---------------------------------------------
+
+def _sizes(t: Tensor) -> str:
+    return str(list(t.shape))
+
+
+def _size_of(t: Tensor, d: int) -> int:
+    """torch's ensure_nonempty_size: a 0-d tensor counts as size 1 (other dims: size(d))."""
+    return 1 if t.ndim == 0 else t.shape[_wrap_dim(d, t.ndim)]
+
+
+def _concrete(t: Tensor) -> np.ndarray | None:
+    """The values of ``t`` when they are known now (not while ``jaxgrad.compile`` traces)."""
+    value = t._value
+    return None if isinstance(value, jax.core.Tracer) else np.asarray(value)
+
+
+def _check_index_range(index: Tensor, size: int, dim: int) -> None:
+    """torch's kernel check of gather/scatter indices: each in ``[0, size)``."""
+    values = _concrete(index)
+    if values is None or not values.size:
+        return
+    bad = values[(values < 0) | (values >= size)]
+    if bad.size:
+        raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with "
+                           f"size {size}")
+
+
+def _check_index_dtype(name: str, index: Tensor) -> None:
+    require_tensors(index)
+    if index.numel() and index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+
+
+@declare(
+    'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
+    variants='function method out')
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """Values of ``input`` along ``dim`` at ``index``: ``out[i][j] = input[i][index[i][j]]``
+    (for ``dim=1``); ``index`` may be smaller than ``input`` in the other dims.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> jaxgrad.gather(t, 1, jaxgrad.tensor([[0, 0], [1, 0]]))
+    tensor([[1., 1.],
+            [4., 3.]])
+    """
+    dim = _wrap_dim(dim, input.ndim)
+    _check_index_dtype("gather", index)
+    if index.numel():
+        if builtins.max(input.ndim, 1) != builtins.max(index.ndim, 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                               "tensor")
+        for d in range(builtins.max(input.ndim, 1)):
+            if d != dim and _size_of(index, d) > _size_of(input, d):
+                raise RuntimeError(
+                    f"Size does not match at dimension {d} expected index {_sizes(index)} to be "
+                    f"no larger than self {_sizes(input)} apart from dimension {dim}")
+        _check_index_range(index, _size_of(input, dim), dim)
+    return apply(X.GATHER, input, aux=(index,), dim=dim, sparse_grad=sparse_grad)
+
+
+def _check_scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | None) -> int:
+    """torch's scatter checks, in its order: dim, dtypes, shapes, index range."""
+    dim = _wrap_dim(dim, input.ndim)
+    _check_index_dtype("scatter", index)
+    if src is not None and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if not index.numel():
+        return dim
+    ndim = builtins.max(input.ndim, 1)
+    if ndim != builtins.max(index.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    wrong = builtins.any(d != dim and _size_of(index, d) > _size_of(input, d) for d in range(ndim))
+    if not wrong and src is not None:
+        wrong = builtins.any(_size_of(index, d) > _size_of(src, d) for d in range(ndim))
+    if src is not None:
+        if builtins.max(src.ndim, 1) != builtins.max(index.ndim, 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
+        if wrong:
+            raise RuntimeError(f"Expected index {_sizes(index)} to be no larger than self "
+                               f"{_sizes(input)} apart from dimension {dim} and to be no larger "
+                               f"size than src {_sizes(src)}")
+    elif wrong:
+        raise RuntimeError(f"Expected index {_sizes(index)} to be no larger than self "
+                           f"{_sizes(input)} apart from dimension {dim}")
+    return dim
+
+
+_REDUCE_WARNED = []
+
+
+def _scatter_reduce_check(reduce: str, src_is_tensor: bool) -> None:
+    if src_is_tensor and not _REDUCE_WARNED:
+        _REDUCE_WARNED.append(True)
+        warnings.warn("The reduce argument of jaxgrad.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use jaxgrad.scatter_reduce "
+                      "instead for more reduction options.", UserWarning, stacklevel=5)
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+
+
+def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduce: Any,
+             inplace: bool) -> Tensor:
+    """scatter/scatter_: ``src`` (a tensor) or ``value`` (a number) at ``index`` along ``dim``."""
+    if src is None:
+        src = value
+    run = apply_inplace if inplace else apply
+    if isinstance(src, Tensor):
+        dim = _check_scatter(input, dim, index, src)
+        if reduce is not None:
+            _scatter_reduce_check(reduce, True)
+        if index.numel():
+            _check_index_range(index, _size_of(input, dim), dim)
+        if reduce is not None:
+            return run(X.SCATTER_REDUCE_SRC[inplace], input, src, aux=(index,), dim=dim,
+                       reduce=reduce)
+        return run(X.SCATTER_SRC, input, src, aux=(index,), dim=dim)
+    value = scalar(src)
+    dim = _check_scatter(input, dim, index, None)
+    if reduce is not None:
+        _scatter_reduce_check(reduce, False)
+    if index.numel():
+        _check_index_range(index, _size_of(input, dim), dim)
+    if reduce is not None:
+        return run(X.SCATTER_REDUCE_VALUE[inplace], input, aux=(index, value), dim=dim,
+                   reduce=reduce)
+    return run(X.SCATTER_VALUE, input, aux=(index, value), dim=dim)
+
+
+@declare(
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    variants='function method out', numbers_as_tensors=('src',))
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (a tensor, or a number) written at ``index`` along
+    ``dim``: ``out[i][index[i][j]] = src[i][j]`` (for ``dim=1``). ``reduce='add'`` or
+    ``'multiply'`` combines instead of overwriting (not differentiable, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.scatter(jaxgrad.zeros(2, 3), 1, jaxgrad.tensor([[2], [0]]), 5.0)
+    tensor([[0., 0., 5.],
+            [5., 0., 0.]])
+    """
+    return _scatter(input, dim, index, src, value, reduce, inplace=False)
+
+
+@declare(
+    'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    variants='method', numbers_as_tensors=('src',))
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+             reduce: str | None = None) -> Tensor:
+    """``scatter``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).scatter_(0, jaxgrad.tensor([1]), jaxgrad.tensor([7.0]))
+    tensor([0., 7., 0.])
+    """
+    return _scatter(input, dim, index, src, value, reduce, inplace=True)
+
+
+def _scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, inplace: bool) -> Tensor:
+    require_tensors(src)
+    dim = _check_scatter(input, dim, index, src)
+    if index.numel():
+        _check_index_range(index, _size_of(input, dim), dim)
+    return (apply_inplace if inplace else apply)(X.SCATTER_ADD, input, src, aux=(index,), dim=dim)
+
+
+@declare('scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+         variants='function method out')
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices
+    add up).
+
+    >>> import jaxgrad
+    >>> jaxgrad.scatter_add(jaxgrad.zeros(3), 0, jaxgrad.tensor([0, 0, 2]), jaxgrad.ones(3))
+    tensor([2., 0., 1.])
+    """
+    return _scatter_add(input, dim, index, src, inplace=False)
+
+
+@declare('scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+         variants='method')
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """``scatter_add``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(3).scatter_add_(0, jaxgrad.tensor([2, 2]), jaxgrad.ones(2))
+    tensor([1., 1., 3.])
+    """
+    return _scatter_add(input, dim, index, src, inplace=True)
+
+
+@declare('index_select(Tensor self, int dim, Tensor index) -> Tensor',
+         variants='function method out')
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The entries of ``input`` along ``dim`` at the positions in the 1-d ``index``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.index_select(jaxgrad.tensor([[1, 2, 3], [4, 5, 6]]), 1, jaxgrad.tensor([2, 0]))
+    tensor([[3, 1],
+            [6, 4]])
+    """
+    require_tensors(index)
+    dim = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if input.ndim == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.numel()} value(s)")
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    values = _concrete(index)
+    size = _size_of(input, dim)
+    if values is not None and ((values < 0) | (values >= size)).any():
+        if input.ndim == 0 or dim == 0:
+            raise IndexError("index out of range in self")
+        bad = values[(values < 0) | (values >= size)]
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} "
+                           f"axis_dim={size}")
+    return apply(X.INDEX_SELECT, input, aux=(index,), dim=dim)
+
+
+@declare('take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
+         variants='function method out')
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` with ``input`` and ``indices`` broadcast against each other (all dims but
+    ``dim``); without ``dim``, of the flattened ``input``.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.tensor([[10.0, 30.0, 20.0], [60.0, 40.0, 50.0]])
+    >>> jaxgrad.take_along_dim(t, t.argmax(1, keepdim=True), dim=1)
+    tensor([[30.],
+            [60.]])
+    """
+    require_tensors(indices)
+    if dim is None:
+        return gather(view(input, -1), 0, view(indices, -1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(
+            "jaxgrad.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {input.ndim} dimensions for input, and {indices.ndim} "
+            "dimensions for indices")
+    if indices.dtype is not _dtypes.int64:
+        raise RuntimeError("jaxgrad.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_dtypes.scalar_type_name(indices.dtype)}")
+    dim = _wrap_dim(dim, input.ndim)
+    self_sizes = list(input.shape)
+    self_sizes[dim] = indices.shape[dim]
+    indices = _broadcast_to(indices, broadcast_shapes(tuple(self_sizes), tuple(indices.shape)))
+    index_sizes = list(indices.shape)
+    index_sizes[dim] = input.shape[dim]
+    input = _broadcast_to(input, broadcast_shapes(tuple(index_sizes), tuple(input.shape)))
+    return gather(input, dim, indices)
+
+
+def _broadcast_to(input: Tensor, shape: tuple) -> Tensor:
+    """torch's broadcast_to (an expand, recorded even when the shape does not change)."""
+    return expand(input, shape)
+
+
+# --- sorting --------------------------------------------------------------------------------------
+
+def _check_sort_dim(input: Tensor, dim: int) -> int:
+    return _wrap_dim(dim, input.ndim) if input.ndim else 0
+
+
+@declare('sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)')
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *,
+         stable: bool | None = None) -> Any:
+    """``(values, indices)``: ``input`` sorted along ``dim`` (stably; NaN sorts as the largest
+    value, as in torch). With ``stable=`` given, torch's other overload (SortBackward1).
+
+    >>> import jaxgrad
+    >>> jaxgrad.sort(jaxgrad.tensor([3.0, 1.0, 2.0]), descending=True)
+    jaxgrad.return_types.sort(
+    values=tensor([3., 2., 1.]),
+    indices=tensor([0, 2, 1]))
+    """
+    dim = _check_sort_dim(input, dim)
+    op = R.SORT if stable is None else R.SORT_STABLE
+    values, indices = apply(op, input, dim=dim, descending=bool(descending))
+    return return_types.sort(values, indices)
+
+
+@declare('argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor')
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *,
+            stable: bool = False) -> Tensor:
+    """The indices that sort ``input`` along ``dim`` (``sort(...).indices``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.argsort(jaxgrad.tensor([[3.0, 1.0, 2.0]]))
+    tensor([[1, 2, 0]])
+    """
+    return apply(R.ARGSORT, input, dim=_check_sort_dim(input, dim), descending=bool(descending))
+
+
+@declare(
+    'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> '
+    '(Tensor values, Tensor indices)')
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) entries along
+    ``dim``, largest first.
+
+    >>> import jaxgrad
+    >>> jaxgrad.topk(jaxgrad.tensor([1.0, 5.0, 3.0, 4.0]), 2)
+    jaxgrad.return_types.topk(
+    values=tensor([5., 4.]),
+    indices=tensor([1, 3]))
+    """
+    dim = _check_sort_dim(input, dim)
+    if not 0 <= k <= _size_of(input, dim):
+        raise RuntimeError("selected index k out of range")
+    if input.dtype is _dtypes.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    values, indices = apply(R.TOPK, input, k=int(k), dim=dim, largest=bool(largest),
+                            sorted=bool(sorted))
+    return return_types.topk(values, indices)
+
+
+# --- beta * input + alpha * (products) ------------------------------------------------------------
+
+def _expand_input(input: Tensor, shape: tuple) -> None:
+    """torch's expand_size check of addmm-like ops' ``input`` against the result's shape."""
+    expand(input, shape)
+
+
+def _check_inplace_size(input: Tensor, shape: tuple) -> None:
+    if tuple(input.shape) != tuple(shape):
+        raise RuntimeError(f"Bad in-place call: input tensor size {_sizes(input)} and output "
+                           f"tensor size {list(shape)} should match")
+
+
+def _addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any,
+           inplace: bool) -> Tensor:
+    require_tensors(mat1, mat2)
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    shape = (mat1.shape[0], mat2.shape[1])
+    if inplace:
+        _check_inplace_size(input, shape)
+    else:
+        _expand_input(input, shape)
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})")
+    for a, b in ((input, mat2), (mat1, mat2)):
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_dtypes.scalar_type_name(a.dtype)} and "
+                               f"{_dtypes.scalar_type_name(b.dtype)}")
+    run = apply_inplace if inplace else apply
+    return run(L.ADDMM, input, mat1, mat2, aux=(scalar(beta), scalar(alpha)))
+
+
+@declare(
+    'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    variants='function method out')
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` (``input`` broadcasts to the product's shape).
+
+    >>> import jaxgrad
+    >>> jaxgrad.addmm(jaxgrad.ones(2), jaxgrad.ones(3, 2), jaxgrad.ones(2, 2), alpha=2)
+    tensor([[5., 5.],
+            [5., 5.],
+            [5., 5.]])
+    """
+    return _addmm(input, mat1, mat2, beta, alpha, inplace=False)
+
+
+@declare(
+    'addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> '
+    'Tensor(a!)', variants='method')
+def addmm_(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``addmm``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(1, 1).addmm_(jaxgrad.ones(1, 2), jaxgrad.ones(2, 1), beta=0.5)
+    tensor([[2.5000]])
+    """
+    return _addmm(input, mat1, mat2, beta, alpha, inplace=True)
+
+
+def _check_batches(input: Tensor, batch1: Tensor, batch2: Tensor) -> None:
+    """torch's baddbmm checks after the input's expand: 3-d batches of matching sizes/dtypes."""
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    bs, _, contraction = batch1.shape
+    if tuple(batch2.shape[:2]) != (bs, contraction):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{bs}, {contraction}] but got: [{batch2.shape[0]}, "
+                           f"{batch2.shape[1]}].")
+    if batch1.dtype is not batch2.dtype:
+        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(batch1.dtype)} but "
+                           f"found {_dtypes.scalar_type_name(batch2.dtype)}")
+    if input.dtype is not batch1.dtype:
+        names = [_dtypes.c_type_name(t.dtype) for t in (input, batch1, batch2)]
+        raise RuntimeError(f"Input dtypes must be the same, got: input {names[0]}, batch1: "
+                           f"{names[1]}, batch2: {names[2]}")
+
+
+def _baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+             inplace: bool) -> Tensor:
+    require_tensors(batch1, batch2)
+    shape = (_size_of(batch1, 0), _size_of(batch1, 1), _size_of(batch2, 2))
+    if inplace:
+        _check_inplace_size(input, shape)
+    else:
+        _expand_input(input, shape)
+    _check_batches(input, batch1, batch2)
+    run = apply_inplace if inplace else apply
+    return run(L.BADDBMM, input, batch1, batch2, aux=(scalar(beta), scalar(alpha)))
+
+
+@declare(
+    'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> '
+    'Tensor', variants='function method out')
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` for 3-d batches of matrices.
+
+    >>> import jaxgrad
+    >>> jaxgrad.baddbmm(jaxgrad.zeros(1), jaxgrad.ones(2, 1, 3), jaxgrad.ones(2, 3, 1))
+    tensor([[[3.]],
+    <BLANKLINE>
+            [[3.]]])
+    """
+    return _baddbmm(input, batch1, batch2, beta, alpha, inplace=False)
+
+
+@declare(
+    'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) '
+    '-> Tensor(a!)', variants='method')
+def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+             alpha: Any = 1) -> Tensor:
+    """``baddbmm``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(1, 1, 1).baddbmm_(jaxgrad.ones(1, 1, 2), jaxgrad.ones(1, 2, 1), alpha=3)
+    tensor([[[7.]]])
+    """
+    return _baddbmm(input, batch1, batch2, beta, alpha, inplace=True)
+
+
+def _addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, beta: Any, alpha: Any,
+            inplace: bool) -> Tensor:
+    require_tensors(batch1, batch2)
+    shape = (_size_of(batch1, 1), _size_of(batch2, 2))
+    if inplace:
+        _check_inplace_size(input, shape)
+    else:
+        _expand_input(input, shape)
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    for a, b in ((input, batch2), (batch1, batch2)):
+        if a.dtype is not b.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_dtypes.scalar_type_name(a.dtype)} and "
+                               f"{_dtypes.scalar_type_name(b.dtype)}")
+    run = apply_inplace if inplace else apply
+    return run(L.ADDBMM, input, batch1, batch2, aux=(scalar(beta), scalar(alpha)))
+
+
+@declare(
+    'addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> '
+    'Tensor', variants='function method out')
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+           alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.addbmm(jaxgrad.zeros(1), jaxgrad.ones(2, 1, 3), jaxgrad.ones(2, 3, 1))
+    tensor([[6.]])
+    """
+    return _addbmm(input, batch1, batch2, beta, alpha, inplace=False)
+
+
+@declare(
+    'addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) '
+    '-> Tensor(a!)', variants='method')
+def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
+    """``addbmm``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(1, 1).addbmm_(jaxgrad.ones(2, 1, 2), jaxgrad.ones(2, 2, 1))
+    tensor([[5.]])
+    """
+    return _addbmm(input, batch1, batch2, beta, alpha, inplace=True)
+
+
+# --- einsum (torch's algorithm: align the operands, then contract pairs with bmm) -----------------
+
+_ELLIPSIS = 52  # subscripts 0-25 are A-Z, 26-51 a-z
+
+
+def _subscript(label: str) -> int:
+    return ord(label) - ord("A") if label.isupper() else ord(label) - ord("a") + 26
+
+
+def _label(subscript: int) -> str:
+    return chr(subscript + ord("A")) if subscript < 26 else chr(subscript - 26 + ord("a"))
+
+
+def _is_label(c: str) -> bool:
+    return c.isascii() and c.isalpha()
+
+
+def _parse_operand_labels(lhs: str, num_ops: int) -> list[list[int]]:
+    labels: list[list[int]] = [[] for _ in range(num_ops)]
+    ellipsis, current, i = False, 0, 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if ellipsis:
+                raise RuntimeError(f"einsum(): found '.' for operand {current} for which an "
+                                   "ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise RuntimeError(f"einsum(): found '.' for operand {current} that is not part "
+                                   "of any ellipsis")
+            i += 2
+            labels[current].append(_ELLIPSIS)
+            ellipsis = True
+        elif c == ",":
+            current += 1
+            if current >= num_ops:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                                   "equation")
+            ellipsis = False
+        elif c != " ":
+            if not _is_label(c):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the "
+                                   "equation string, subscripts must be in [a-zA-Z]")
+            labels[current].append(_subscript(c))
+        i += 1
+    if current != num_ops - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return labels
+
+
+def _einsum(equation: str, operands: list) -> Tensor:
+    """torch's native einsum (no contraction path: pairs are contracted left to right)."""
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    num_ops = len(operands)
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = _parse_operand_labels(lhs, num_ops)
+    label_count, ell_num_dim = [0] * 52, 0
+    for i, (t, labels) in enumerate(zip(operands, op_labels)):
+        n, has_ellipsis = len(labels), _ELLIPSIS in labels
+        for s in labels:
+            if s == _ELLIPSIS:
+                n -= 1
+                ell_num_dim = builtins.max(ell_num_dim, t.ndim - n)
+            else:
+                label_count[s] += 1
+        if not (n <= t.ndim if has_ellipsis else n == t.ndim):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({n}) "
+                f"{'is more than' if has_ellipsis else 'does not match'} the number of dimensions "
+                f"({t.ndim}) for operand {i}{'' if has_ellipsis else ' and no ellipsis was given'}")
+    # where each label goes: output dims first, then the dims to sum out
+    perm, perm_index, ell_index, ell_in_output = [-1] * 52, 0, 0, False
+    if arrow < 0:
+        perm_index, ell_in_output = ell_num_dim, True
+        for s in range(52):
+            if label_count[s] == 1:
+                perm[s], perm_index = perm_index, perm_index + 1
+    else:
+        rhs, i = equation[arrow + 2:], 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if ell_in_output:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was "
+                                       "already found")
+                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                    raise RuntimeError("einsum(): found '.' for output that is not part of any "
+                                       "ellipsis (...)")
+                i += 2
+                ell_index, perm_index, ell_in_output = perm_index, perm_index + ell_num_dim, True
+            elif c != " ":
+                if not _is_label(c):
+                    raise RuntimeError(f"einsum(): invalid subscript given at index "
+                                       f"{len(lhs) + 2 + i} in the equation string, subscripts "
+                                       "must be in [a-zA-Z]")
+                s = _subscript(c)
+                if not (label_count[s] > 0 and perm[s] == -1):
+                    why = ("appears more than once in the output" if perm[s] > -1
+                           else "does not appear in the equation for any input operand")
+                    raise RuntimeError(f"einsum(): output subscript {c} {why}")
+                perm[s], perm_index = perm_index, perm_index + 1
+            i += 1
+    out_num_dim = perm_index
+    if not ell_in_output:
+        ell_index, perm_index = perm_index, perm_index + ell_num_dim
+    for s in range(52):
+        if label_count[s] > 0 and perm[s] == -1:
+            perm[s], perm_index = perm_index, perm_index + 1
+    ops, dim_counts = _align_operands(operands, op_labels, perm, perm_index, ell_index,
+                                      ell_num_dim)
+    while len(ops) > 1:
+        a, b = ops.pop(0), ops.pop(0)
+        sum_dims, a_sums, b_sums = [], [], []
+        for d in range(out_num_dim, perm_index):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                dim_counts[d] -= 1
+                if dim_counts[d] == 1:
+                    sum_dims.append(d)
+                    dim_counts[d] = 0
+            elif dim_counts[d] == 1:
+                if a.shape[d] != 1:
+                    a_sums.append(d)
+                    dim_counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_sums.append(d)
+                    dim_counts[d] = 0
+        if a_sums:
+            a = sum(a, a_sums, True)
+        if b_sums:
+            b = sum(b, b_sums, True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    if perm_index > out_num_dim:
+        if num_ops > 1:  # the summed dims have size 1 by now
+            return view(ops[0], tuple(ops[0].shape)[:out_num_dim])
+        return sum(ops[0], list(range(out_num_dim, perm_index)))
+    return ops[0]
+
+
+def _align_operands(operands: list, op_labels: list, perm: list, perm_index: int,
+                    ell_index: int, ell_num_dim: int) -> tuple[list, list]:
+    """Each operand with repeated labels reduced to diagonals, missing dims unsqueezed and its
+    dims permuted to ``perm``'s order; and per dim, how many operands have it larger than 1."""
+    label_size, ell_sizes, dim_counts, ops = [1] * 52, [1] * ell_num_dim, [0] * perm_index, []
+    for i, (t, labels) in enumerate(zip(operands, op_labels)):
+        op, permutation, dim = t, [-1] * perm_index, 0
+        for s in labels:
+            if s == _ELLIPSIS:
+                covered = t.ndim - (len(labels) - 1)
+                for j in range(ell_num_dim - covered, ell_num_dim):
+                    size = op.shape[dim]
+                    if size != 1:
+                        if ell_sizes[j] not in (1, size):
+                            raise RuntimeError(
+                                f"einsum(): dimension {dim} covered by ellipsis in operand {i}has "
+                                f"size {size} which does not broadcast with previously seen "
+                                f"ellipsis with size {ell_sizes[j]} for the respective dimension")
+                        ell_sizes[j] = size
+                        dim_counts[ell_index + j] += 1
+                    permutation[ell_index + j] = dim
+                    dim += 1
+            elif permutation[perm[s]] == -1:
+                size = op.shape[dim]
+                if size != 1:
+                    if label_size[s] not in (1, size):
+                        raise RuntimeError(
+                            f"einsum(): subscript {_label(s)} has size {size} for operand {i} "
+                            f"which does not broadcast with previously seen size {label_size[s]}")
+                    label_size[s] = size
+                    dim_counts[perm[s]] += 1
+                permutation[perm[s]] = dim
+                dim += 1
+            else:  # a repeated label: its diagonal, where the label first appeared
+                prev = permutation[perm[s]]
+                if op.shape[dim] != op.shape[prev]:
+                    raise RuntimeError(
+                        f"einsum(): subscript {_label(s)} is repeated for operand {i} but the "
+                        f"sizes don't match, {op.shape[dim]} != {op.shape[prev]}")
+                op = _movedim(diagonal(op, 0, prev, dim), -1, prev)
+        for k in range(perm_index):
+            if permutation[k] == -1:
+                op = unsqueeze(op, dim)
+                permutation[k] = dim
+                dim += 1
+        ops.append(permute(op, permutation))
+    return ops, dim_counts
+
+
+def _movedim(input: Tensor, source: int, destination: int) -> Tensor:
+    """torch's movedim of one dim: a permute."""
+    source, destination = _wrap_dim(source, input.ndim), _wrap_dim(destination, input.ndim)
+    order = [d for d in range(input.ndim) if d != source]
+    order.insert(destination, source)
+    return permute(input, order)
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
+    """torch's sumproduct_pair (keepdim): multiply two aligned operands and sum ``sum_dims``,
+    as one bmm between permuted reshapes."""
+    if not sum_dims:
+        return mul(left, right)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.ndim):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left.shape[i] != right.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left.shape[i]
+            elif sl:
+                left = sum(left, i, True)
+            elif sr:
+                right = sum(right, i, True)
+        elif sl and sr:
+            if left.shape[i] != right.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right.shape[i]
+    out_size = ([left.shape[d] for d in lro] + [left.shape[d] for d in lo] + [1] * len(sum_dims)
+                + [right.shape[d] for d in ro])
+    order = lro + lo + sum_dims + ro
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    left = reshape(permute(left, order), (lro_size, lo_size, sum_size))
+    right = reshape(permute(right, lro + sum_dims + ro + lo), (lro_size, sum_size, ro_size))
+    return permute(view(bmm(left, right), tuple(out_size)), inverse)
+
+
+@declare('einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
+         variants='function', python_level=True)
+def einsum(*args: Any) -> Tensor:
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``. Operands come as
+    arguments or as one list; ``...`` stands for broadcast dims; without ``->`` the output has
+    the labels seen once, in alphabetical order. Composed of views, ``sum``, ``mul`` and ``bmm``
+    as torch composes it.
+
+    >>> import jaxgrad
+    >>> a, b = jaxgrad.ones(2, 3), jaxgrad.ones(3, 4)
+    >>> jaxgrad.einsum("ij,jk->ik", a, b).shape, jaxgrad.einsum("ii", jaxgrad.eye(3))
+    (jaxgrad.Size([2, 4]), tensor(3.))
+    """
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    equation, operands = args[0], list(args[1:])
+    if isinstance(equation, Tensor):
+        raise NotImplementedError("jaxgrad.einsum: the sublist format (operand, subscripts, "
+                                  "...) is not supported; pass an equation string")
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = list(operands[0])
+    require_tensors(*operands)
+    return _einsum(equation, operands)

@@ -91,6 +91,7 @@ class OpNode(Node):
             for i, a in enumerate(arrays):
                 if a is not None:
                     out[i] = Tensor._make(a)
+                    out[i]._vc.value = op.grad_version
             self.viewed = tuple(fn.viewed)
         else:
             self.viewed = ()

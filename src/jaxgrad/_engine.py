@@ -377,7 +377,7 @@ class GraphTask:
         for i, out in enumerate(outputs):
             if out is None:
                 continue
-            if layout == "view" or (i < len(viewed) and viewed[i]):
+            if layout in ("view", "slices") or (i < len(viewed) and viewed[i]):
                 self.views[id(out)] = out
             key = id(out)
             if key in seen:  # one tensor handed to several inputs: shared, never stolen
@@ -386,7 +386,7 @@ class GraphTask:
             seen.add(key)
             if any(out is g for g in grads):
                 continue
-            if layout == "fresh" or (layout == "view" and inherited):
+            if layout in ("fresh", "slices") or (layout == "view" and inherited):
                 owned[key] = out
 
     def _accumulate(self, buffer: list, slot: int, grad: Tensor) -> None:

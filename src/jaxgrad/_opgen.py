@@ -44,6 +44,28 @@ from ._typename import type_name
 
 _EXPECTED = {"tensor": "Tensor", "tensors": "tuple of Tensors", "scalar": "Number"}
 
+# torch's python arg parser also takes numpy's names for four parameters of its native ops
+# (python_arg_parser.cpp's numpy_compatibility_arg_names): ``x.sum(axis=1, keepdims=True)``
+NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
+               "other": ("x2",)}
+def numpy_aliases(schema: Schema) -> dict[str, str]:
+    """The numpy-style keyword names torch accepts for ``schema``'s parameters (alias -> name).
+
+    >>> from jaxgrad._opgen import numpy_aliases
+    >>> from jaxgrad._ops._schema import parse_schema
+    >>> dict(numpy_aliases(parse_schema("sum(Tensor self, int[1]? dim=None) -> Tensor")))
+    {'axis': 'dim', 'x': 'input', 'a': 'input', 'x1': 'input'}
+    """
+    names = {p.python_name for p in schema.params}
+    return {alias: name for name, aliases in NUMPY_NAMES.items() if name in names
+            for alias in aliases}
+
+
+def _unalias(kwargs: dict, aliases: dict[str, str]) -> dict:
+    """``kwargs`` with numpy's names replaced by torch's (unless torch's is given too)."""
+    return {(aliases[k] if k in aliases and aliases[k] not in kwargs else k): v
+            for k, v in kwargs.items()}
+
 
 @dataclass(frozen=True)
 class Declared:
@@ -58,15 +80,19 @@ class Declared:
     doc: str
     kinds: dict[str, str]
     optional: frozenset[str]
+    aliases: dict[str, str] = dataclasses.field(default_factory=dict)  # numpy's names: axis=
 
     @classmethod
     def of_schema(cls, name: str, schema: Schema, impl: Callable, variants: tuple[str, ...],
-                  numbers_as_tensors: bool | tuple[str, ...], doc: str) -> Declared:
-        """The declaration of ``impl`` under torch's ``schema``."""
+                  numbers_as_tensors: bool | tuple[str, ...], doc: str,
+                  python_level: bool = False) -> Declared:
+        """The declaration of ``impl`` under torch's ``schema`` (``python_level``: torch
+        defines the op in Python, so its parser's numpy aliases do not apply)."""
         checked = [p for p in schema.params if p.kind in _EXPECTED]
         return cls(name, schema, impl, variants, numbers_as_tensors, doc,
                    {p.python_name: p.kind for p in checked},
-                   frozenset(p.python_name for p in checked if p.optional))
+                   frozenset(p.python_name for p in checked if p.optional),
+                   {} if python_level else numpy_aliases(schema))
 
     def argument_error(self, args: tuple, kwargs: dict, method: bool) -> TypeError | None:
         """torch's TypeError for the first argument that does not fit its parameter, if any."""
@@ -117,8 +143,11 @@ DECLARED: dict[str, Declared] = {}
 
 
 def declare(schema: str, *, variants: str = "function method",
-            numbers_as_tensors: bool | tuple[str, ...] = False) -> Callable[[Callable], Callable]:
+            numbers_as_tensors: bool | tuple[str, ...] = False,
+            python_level: bool = False) -> Callable[[Callable], Callable]:
     """Register a hand-written op under torch's ``schema``; returns its public function form.
+    ``python_level``: torch writes this op in Python (``torch.norm``), so it takes no numpy
+    keyword aliases (``axis=``).
 
     >>> from jaxgrad._opgen import DECLARED
     >>> str(DECLARED["matmul"].schema)
@@ -129,7 +158,7 @@ def declare(schema: str, *, variants: str = "function method",
         parsed = parse_schema(schema)
         _check_against_schema(parsed, impl)
         decl = Declared.of_schema(parsed.name, parsed, impl, tuple(variants.split()),
-                                  numbers_as_tensors, impl.__doc__ or "")
+                                  numbers_as_tensors, impl.__doc__ or "", python_level)
         _register(decl)
         return function_form(decl)
 
@@ -174,8 +203,11 @@ def function_form(decl: Declared) -> Callable:
     the op declares that variant)."""
     impl = decl.impl
     with_out = "out" in decl.variants
+    aliases = decl.aliases
 
     def function(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
+            kwargs = _unalias(kwargs, aliases)
         if with_out and kwargs and "out" in kwargs:
             return _call_with_out(function, decl.name, args, kwargs)
         try:
@@ -218,8 +250,11 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> 
 def method_form(decl: Declared) -> Callable:
     """``Tensor.<name>``: the implementation with the tensor as its first argument."""
     impl = decl.impl
+    aliases = decl.aliases
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
+            kwargs = _unalias(kwargs, aliases)
         try:
             return impl(self, *args, **kwargs)
         except Exception:

@@ -1,5 +1,5 @@
 """``jaxgrad.return_types``: the named tuples returned by ``max``/``min`` along a dim (torch's
-structseqs ``torch.return_types.max``/``min``)."""
+structseqs ``torch.return_types.max``/``min``/``sort``/``topk``)."""
 
 from __future__ import annotations
 
@@ -35,5 +35,17 @@ class max(_ValuesIndices):
 
 class min(_ValuesIndices):
     """The result of ``min(input, dim)``."""
+
+    __slots__ = ()
+
+
+class sort(_ValuesIndices):
+    """The result of ``sort(input)``."""
+
+    __slots__ = ()
+
+
+class topk(_ValuesIndices):
+    """The result of ``topk(input, k)``."""
 
     __slots__ = ()

@@ -52,16 +52,18 @@ class Op:
     ``<input>_shape``/``<input>_dtype``): a misspelt name fails when the row is built.
     """
 
-    __slots__ = ("aux", "doc", "extra_saves", "formula_params", "forward", "grad_layout", "grads",
-                 "identity", "inplace", "inputs", "name", "node", "nondiff_outputs",
-                 "numbers_as_tensors", "outputs", "promote", "schema", "variadic", "variants")
+    __slots__ = ("aux", "doc", "extra_saves", "formula_params", "forward", "grad_layout",
+                 "grad_version", "grads", "identity", "inplace", "inputs", "name", "node",
+                 "nondiff_outputs", "numbers_as_tensors", "outputs", "promote", "schema",
+                 "variadic", "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
                  inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
                  grads: dict[str, Callable] | None = None, aux: Any = _DERIVE,
                  variadic: Callable | None = None, saves: tuple[str, ...] = (),
                  promote: str | None = None, nondiff_outputs: tuple[int, ...] = (),
-                 grad_layout: str = "fresh", variants: str = "", inplace: str = "",
+                 grad_layout: str = "fresh", grad_version: int = 0, variants: str = "",
+                 inplace: str = "",
                  numbers_as_tensors: bool = False, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
@@ -81,8 +83,13 @@ class Op:
         init(self, "promote", promote)  # None | "common" | "float" (int inputs become float)
         init(self, "nondiff_outputs", nondiff_outputs)
         # what torch's formula returns: a fresh dense tensor, an "expand"ed (non-dense) view of
-        # grad, or a "view" of grad; decides whether AccumulateGrad may steal it (see _engine)
+        # grad, a "view" of grad, or "slices" of grad (cat's narrow: each a new view object, so
+        # AccumulateGrad may steal it); decides whether AccumulateGrad may steal it and whether
+        # the engine may sum into it in place (never into a view; see _engine)
         init(self, "grad_layout", grad_layout)
+        # how many in-place writes torch's formula makes into the fresh tensor it returns (index's
+        # index_put_ into zeros: 1; sort's zeros + scatter_: 2): the gradient's ``_version``
+        init(self, "grad_version", grad_version)
         init(self, "extra_saves", saves)
         init(self, "variants", _forms(variants, ("function", "method", "out")))
         init(self, "inplace", _forms(inplace, ("function", "method")))

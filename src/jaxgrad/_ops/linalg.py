@@ -39,3 +39,46 @@ MV = Op("mv", "MvBackward0", jnp.matmul, inputs=("self", "vec"),
 DOT = Op("dot", "DotBackward0", jnp.dot, inputs=("self", "tensor"),
          grads={"self": lambda grad, tensor: grad * tensor,
                 "tensor": lambda grad, self: grad * self})
+
+
+# --- beta * self + alpha * product (addmm, baddbmm, addbmm); beta and alpha are traced -----------
+# torch reads neither ``self`` when beta is 0 nor the product when alpha is 0 (NaNs there vanish)
+
+def _scaled(scale, x):
+    return jnp.where(scale == 0, jnp.zeros((), x.dtype), (scale * x).astype(x.dtype))
+
+
+def _mT(x):
+    return jnp.swapaxes(x, -1, -2)
+
+
+def _maybe_multiply(grad, scale):
+    return (grad * scale).astype(grad.dtype)
+
+
+def _add_product(product):
+    def forward(self, a, b, beta, alpha):
+        p = product(a, b)
+        return _scaled(beta, jnp.broadcast_to(self, p.shape)) + _scaled(alpha, p)
+    return forward
+
+
+ADDMM = Op("addmm", "AddmmBackward0", _add_product(jnp.matmul), inputs=("self", "mat1", "mat2"),
+           aux=("beta", "alpha"),
+           grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
+                  "mat1": lambda grad, mat2, alpha: _maybe_multiply(grad @ mat2.T, alpha),
+                  "mat2": lambda grad, mat1, alpha: _maybe_multiply(mat1.T @ grad, alpha)})
+BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(jnp.matmul),
+             inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
+             grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
+                    "batch1": lambda grad, batch2, alpha: _maybe_multiply(
+                        grad @ _mT(batch2), alpha),
+                    "batch2": lambda grad, batch1, alpha: _maybe_multiply(
+                        _mT(batch1) @ grad, alpha)})
+ADDBMM = Op("addbmm", "AddbmmBackward0", _add_product(lambda a, b: jnp.sum(a @ b, axis=0)),
+            inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
+            grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
+                   "batch1": lambda grad, batch2, alpha: _maybe_multiply(
+                       grad[None] @ _mT(batch2), alpha),
+                   "batch2": lambda grad, batch1, alpha: _maybe_multiply(
+                       _mT(batch1) @ grad[None], alpha)})

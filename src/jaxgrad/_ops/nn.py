@@ -455,14 +455,6 @@ SDPA_FLASH_CPU = Op(
     grads={"query": _attention_grad(0), "key": _attention_grad(1),
            "value": _attention_grad(2)})
 
-BADDBMM = Op("baddbmm", "BaddbmmBackward0",
-             lambda x, batch1, batch2: x + jnp.matmul(batch1, batch2,
-                                                      precision=jax.lax.Precision.HIGHEST),
-             inputs=("self", "batch1", "batch2"), promote="common",
-             grads={"self": identity_grad,
-                    "batch1": lambda grad, batch2: jnp.matmul(grad, jnp.swapaxes(batch2, 1, 2)),
-                    "batch2": lambda grad, batch1: jnp.matmul(jnp.swapaxes(batch1, 1, 2), grad)})
-
 # --- padding --------------------------------------------------------------------------------
 # ``pad`` / ``padding`` is torch's flat list, last dim first: (left, right, top, bottom, ...).
 

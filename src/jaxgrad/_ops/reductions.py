@@ -10,6 +10,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ._table import Op
 
@@ -79,9 +80,11 @@ AMAX = Op("amax", "AmaxBackward0", lambda x, dim, keepdim: jnp.max(x, axis=dim, 
 AMIN = Op("amin", "AminBackward0", lambda x, dim, keepdim: jnp.min(x, axis=dim, keepdims=keepdim),
           grads={"self": _evenly_distribute})
 MAX_ALL = Op("max", "MaxBackward1", jnp.max, grads={
-    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)})
+    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)},
+    grad_version=1)
 MIN_ALL = Op("min", "MinBackward1", jnp.min, grads={
-    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)})
+    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)},
+    grad_version=1)
 
 
 def _select_back(grad, indices, self_shape, dim, keepdim):
@@ -112,9 +115,9 @@ def _min_dim(x, dim, keepdim):
 
 
 MAX_DIM = Op("max", "MaxBackward0", _max_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
-             grads={"self": _select_back})
+             grads={"self": _select_back}, grad_version=2)
 MIN_DIM = Op("min", "MinBackward0", _min_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
-             grads={"self": _select_back})
+             grads={"self": _select_back}, grad_version=2)
 ARGMAX = Op("argmax", None, lambda x, dim, keepdim: jnp.argmax(
     x.reshape(-1) if dim is None else x, axis=dim, keepdims=keepdim).astype(jnp.int64))
 ARGMIN = Op("argmin", None, lambda x, dim, keepdim: jnp.argmin(
@@ -146,7 +149,10 @@ STD = Op("std", "StdBackward0", lambda x, dim, correction, keepdim: jnp.sqrt(
         grad / (2 * result), self, dim, correction, keepdim)})
 
 
-def _vector_norm(x, ord, dim, keepdim):
+def _vector_norm(x, ord, dim, keepdim, dtype):
+    """torch's linalg_vector_norm (``dtype``: the dtype it computes and returns in)."""
+    if dtype is not None:
+        x = x.astype(dtype)
     return jnp.linalg.vector_norm(x, ord=ord, axis=dim, keepdims=keepdim)
 
 
@@ -196,11 +202,14 @@ def _split_back(grad, in_shapes, dim):
 
 
 CAT = Op("cat", "CatBackward0", lambda *xs, dim: jnp.concatenate(xs, axis=dim), inputs=None,
-         promote="common", variadic=_split_back)
+         promote="common", variadic=_split_back, grad_layout="slices")
 STACK = Op("stack", "StackBackward0", lambda *xs, dim: jnp.stack(xs, axis=dim), inputs=None,
            promote="common",
            variadic=lambda grad, dim, in_shapes: tuple(
-               jnp.squeeze(g, dim) for g in jnp.split(grad, len(in_shapes), axis=dim)))
+               jnp.squeeze(g, dim) for g in jnp.split(grad, len(in_shapes), axis=dim)),
+           grad_layout="slices")
+
+
 def _split(x, split_sizes, dim, self_sym_sizes):
     starts = np.cumsum((0, *split_sizes))
     return tuple(jax.lax.slice_in_dim(x, int(a), int(b), axis=dim)
@@ -224,3 +233,42 @@ SPLIT_WITH_SIZES = Op("split_with_sizes", "SplitWithSizesBackward0", _split,
 UNBIND = Op("unbind", "UnbindBackward0",
             lambda x, dim: tuple(jnp.moveaxis(x, dim, 0)), outputs=("result",),
             grads={"self": lambda grads, dim: jnp.stack(grads, axis=dim)})
+
+
+# --- sorting: sort, topk (values and int64 indices; stable, NaN sorts as the largest) ---------
+
+def _sort(x, dim, descending):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    indices = jnp.argsort(x, axis=dim, descending=descending, stable=True)
+    return jnp.take_along_axis(x, indices, axis=dim), indices.astype(jnp.int64)
+
+
+def _topk(x, k, dim, largest, sorted):
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    values, indices = _sort(x, dim, largest)
+    return lax.slice_in_dim(values, 0, k, axis=dim), lax.slice_in_dim(indices, 0, k, axis=dim)
+
+
+def _put_back(grad, indices, self_shape, dim):
+    """The gradient of values picked by ``indices`` along ``dim``, back in ``self``'s shape
+    (torch's value_selecting_reduction_backward)."""
+    if not self_shape:
+        return grad
+    return _scatter_along(jnp.zeros(self_shape, grad.dtype), indices, dim, grad)
+
+
+def _scatter_along(base, indices, dim, values):
+    grids = list(jnp.indices(indices.shape, sparse=True))
+    grids[dim] = indices
+    return base.at[tuple(grids)].add(values)
+
+
+SORT = Op("sort", "SortBackward0", _sort, outputs=("values", "indices"), nondiff_outputs=(1,),
+          grads={"self": _put_back}, grad_version=2)
+SORT_STABLE = Op("sort", "SortBackward1", _sort, outputs=("values", "indices"),
+                 nondiff_outputs=(1,), grads={"self": _put_back}, grad_version=2)
+TOPK = Op("topk", "TopkBackward0", _topk, outputs=("values", "indices"), nondiff_outputs=(1,),
+          grads={"self": _put_back}, grad_version=2)
+ARGSORT = Op("argsort", None, lambda x, dim, descending: _sort(x, dim, descending)[1])

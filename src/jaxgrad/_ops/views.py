@@ -16,7 +16,7 @@ from ._table import Op, identity_grad
 def _named(op: Op, node: str) -> Op:
     """The same row under another torch node name (e.g. SqueezeBackward1)."""
     return Op(op.name, node, op.forward, inputs=op.inputs, outputs=op.outputs, grads=op.grads,
-              grad_layout=op.grad_layout)
+              grad_layout=op.grad_layout, grad_version=op.grad_version)
 
 
 # --- geometry: Layout -> Layout ---------------------------------------------------------------
@@ -166,3 +166,34 @@ AS_STRIDED_SCATTER = Op(
             _flat_index(layout_out).reshape(-1)].set(0).reshape(grad.shape),
         "src": lambda grad, layout_out: _gather_layout(grad, layout_out),
     })
+
+
+# --- diagonal: a view whose last dim walks the (dim1, dim2) diagonal ------------------------------
+
+def _diagonal_extent(shape, offset, dim1, dim2):
+    """(length, first row, first column) of the ``offset``-th diagonal of dims dim1/dim2."""
+    row, col = max(-offset, 0), max(offset, 0)
+    return max(min(shape[dim1] - row, shape[dim2] - col), 0), row, col
+
+
+def diagonal_geometry(layout: Layout, offset: int, dim1: int, dim2: int) -> Layout:
+    size, row, col = _diagonal_extent(layout.shape, offset, dim1, dim2)
+    keep = [d for d in range(len(layout.shape)) if d not in (dim1, dim2)]
+    start = layout.offset + (row * layout.strides[dim1] + col * layout.strides[dim2] if size
+                             else 0)
+    return Layout(tuple(layout.shape[d] for d in keep) + (size,),
+                  tuple(layout.strides[d] for d in keep)
+                  + (layout.strides[dim1] + layout.strides[dim2],), start)
+
+
+def _diagonal_grad(grad, self_shape, offset, dim1, dim2):
+    size, row, col = _diagonal_extent(self_shape, offset, dim1, dim2)
+    zeros = jnp.moveaxis(jnp.zeros(self_shape, grad.dtype), (dim1, dim2), (-2, -1))
+    steps = jnp.arange(size)
+    return jnp.moveaxis(zeros.at[..., steps + row, steps + col].set(grad), (-2, -1),
+                        (dim1, dim2))
+
+
+DIAGONAL = Op("diagonal", "DiagonalBackward0",
+              lambda x, offset, dim1, dim2: jnp.diagonal(x, offset, dim1, dim2),
+              grads={"self": _diagonal_grad})

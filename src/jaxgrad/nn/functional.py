@@ -1482,7 +1482,7 @@ def multi_head_attention_forward(
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
         k_t = A.transpose(k, -2, -1)
         weights = (A.bmm(q_scaled, k_t) if attn_mask is None
-                   else _apply(N.BADDBMM, attn_mask, q_scaled, k_t))
+                   else A.baddbmm(attn_mask, q_scaled, k_t))
         weights = softmax(weights, dim=-1)
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)
