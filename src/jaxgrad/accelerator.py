@@ -206,6 +206,7 @@ def synchronize(device: Any = None, /) -> None:
 
 
 def _allocator_stats(device: Any) -> tuple[str, int, dict[str, int]]:
+    _require()  # torch asks whether the allocator is up before it reads the device argument
     index = _device_index(device, optional=True)
     kind, target = _jax_device(index)
     return kind, index, dict(target.memory_stats() or {})
