@@ -45,7 +45,8 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.autograd.functional", "jaxgrad.autograd.graph",
                      "jaxgrad.autograd.profiler", "jaxgrad.autograd.function",
                      "jaxgrad.autograd.gradcheck", "jaxgrad.cuda",
-                     "jaxgrad.serialization"]
+                     "jaxgrad.serialization", "jaxgrad.accelerator", "jaxgrad.utils",
+                     "jaxgrad.utils.data"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_NAMESPACES)

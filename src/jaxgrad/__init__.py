@@ -12,6 +12,7 @@ tensor([2., 4.])
 from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything else)
 # isort: on
 from . import _api, _methods, _opgen
+from . import accelerator as accelerator
 from . import autograd as autograd
 from . import cuda as cuda
 from . import linalg as linalg
@@ -19,6 +20,7 @@ from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
 from . import serialization as serialization
+from . import utils as utils
 from ._api import typename as typename
 from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
 from ._creation import arange as arange

@@ -4,6 +4,7 @@ import builtins
 from collections.abc import Sequence
 from typing import Any
 
+from . import accelerator as accelerator
 from . import autograd as autograd
 from . import cuda as cuda
 from . import linalg as linalg
@@ -11,6 +12,7 @@ from . import nn as nn
 from . import optim as optim
 from . import return_types as return_types
 from . import serialization as serialization
+from . import utils as utils
 from ._legacy_types import tensortype
 from ._tensor import Tensor as Tensor
 

@@ -1,0 +1,9 @@
+"""``jaxgrad.utils``: torch.utils's data loading, as ``jaxgrad.utils.data``.
+
+>>> import jaxgrad
+>>> data = jaxgrad.utils.data.TensorDataset(jaxgrad.arange(4))
+>>> [batch for (batch,) in jaxgrad.utils.data.DataLoader(data, batch_size=2)]
+[tensor([0, 1]), tensor([2, 3])]
+"""
+
+from . import data as data
