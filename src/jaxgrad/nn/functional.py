@@ -1529,14 +1529,14 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if p == 1:
         noise = Tensor._make(jnp.zeros((), input._value.dtype))
     else:
-        noise = Tensor._make(_random.default_generator.draw(functools.partial(
+        noise = Tensor._make(_random.generator_for(input.device).draw(functools.partial(
             _dropout_noise, p=float(p), shape=tuple(input.shape), dtype=input._value.dtype)))
     return A.mul_(input, noise) if inplace else A.mul(input, noise)
 
 
 @functools.partial(jax.jit, static_argnames=("shape", "dtype"))
 def _dropout_noise(key, p, shape, dtype):
-    """(next key, scaled keep mask): the default generator's ``next_key`` split and a
+    """(next key, scaled keep mask): the device's default generator's ``next_key`` split and a
     Bernoulli(1 - p) mask divided by 1 - p, cached per (shape, dtype); the same stream as
     ``jax.random.bernoulli(_random._key(None), 1 - p, shape)``."""
     key, sub = jax.random.split(key)
@@ -1544,14 +1544,14 @@ def _dropout_noise(key, p, shape, dtype):
     return key, keep.astype(dtype) / (1 - p).astype(dtype)
 
 
-def _feature_noise(shape: tuple, p: float, dtype: Any) -> Tensor:
+def _feature_noise(shape: tuple, p: float, dtype: Any, device: Any) -> Tensor:
     """One Bernoulli(1 - p) draw per (sample, channel) of an input of ``shape``, divided by
     1 - p, shaped to broadcast over the remaining dims (torch's make_feature_noise)."""
     if len(shape) < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if p == 1:
         return Tensor._make(jnp.zeros((), dtype))
-    return Tensor._make(_random.default_generator.draw(functools.partial(
+    return Tensor._make(_random.generator_for(device).draw(functools.partial(
         _dropout_noise, p=float(p), shape=tuple(shape[:2]) + (1,) * (len(shape) - 2),
         dtype=dtype)))
 
@@ -1564,13 +1564,13 @@ def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool,
     if batched:
         if p == 0 or not training or input.numel() == 0:
             return input
-        noise = _feature_noise(tuple(input.shape), p, input._value.dtype)
+        noise = _feature_noise(tuple(input.shape), p, input._value.dtype, input.device)
         return A.mul_(input, noise) if inplace else A.mul(input, noise)
     if not inplace:
         return A.squeeze(_channel_dropout(A.unsqueeze(input, 0), p, training, False, True), 0)
     if p == 0 or not training or input.numel() == 0:
         return input
-    noise = _feature_noise((1, *input.shape), p, input._value.dtype)
+    noise = _feature_noise((1, *input.shape), p, input._value.dtype, input.device)
     return A.mul_(input, A.squeeze(noise, 0) if noise.ndim else noise)
 
 
