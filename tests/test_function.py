@@ -6,6 +6,8 @@ jaxgrad run the very same code.
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -630,3 +632,49 @@ def test_legacy_instantiation_warns_and_calling_raises():
     ok(program)
     got = [captured_warnings(program, lib) for lib in (torch, jaxgrad)]
     assert got[0] == got[1]
+
+
+def test_inplace_function_is_a_function_with_an_inplace_flag():
+    def program(T):
+        from_module = T.autograd.function
+
+        class Twice(from_module.InplaceFunction):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        x = T.ones(2, requires_grad=True)
+        y = Twice.apply(x)
+        y.sum().backward()
+        flags = [Twice(inplace=True).inplace, Twice().inplace]
+        return y, x.grad, flags, issubclass(Twice, T.autograd.Function)
+
+    ok(program)
+    assert [c for c, _ in captured_warnings(
+        lambda T: T.autograd.function.InplaceFunction(True), jaxgrad)] == ["DeprecationWarning"]
+
+
+def test_nested_io_function_fails_when_called_as_in_torch():
+    def program(T):
+        class Nested(T.autograd.function.NestedIOFunction):
+            def forward_extended(self, a, b):
+                return a * b
+
+            def backward_extended(self, g):
+                return g, g
+
+        f = Nested()
+        x = T.ones(2, requires_grad=True)
+        f.save_for_backward(x, [x, (x,)])
+        f.mark_dirty(x, k=x)
+        f.mark_non_differentiable([x])
+        kept = [len(f.to_save), len(f.dirty_tensors), len(f.non_differentiable)]
+        return kept, attempt(lambda: f(x, x))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ok(program)

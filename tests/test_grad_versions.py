@@ -78,3 +78,15 @@ def test_leaf_grad_object_is_kept_across_backward_calls():
         (x * 3).sum().backward()
         return first is x.grad, x.grad
     same(prog)
+
+
+def test_zero_dim_leaf_broadcast_into_several_ops():
+    """``sum_to(grad, ())`` is a plain sum (not a view): the buffer sums into it in place."""
+
+    def prog(T):
+        s = T.tensor(0.5, requires_grad=True)
+        x = T.ones(2, 3)
+        ((x * s).sum() + (x + s).sum() + (x - s).pow(2).sum()).backward()
+        return s.grad
+
+    same(prog)

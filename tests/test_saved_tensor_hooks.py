@@ -463,3 +463,54 @@ def test_saved_tensor_hooks_leave_compiled_and_eager_backward_equal():
         return outs
 
     same(program)
+
+
+@pytest.mark.parametrize("number", [2, 2.5, True])
+def test_a_number_given_for_a_tensor_is_saved_as_a_wrapped_number_tensor(number):
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        outs = []
+        for y in (x * number, x / number):
+            fn = y.grad_fn
+            raw = fn._raw_saved_other
+            outs += [fn._saved_other, type(raw).__name__, raw.data]
+        return outs
+
+    ok(program)
+
+
+PACK_ORDER = {
+    "addcmul": lambda T, a, b, c: T.addcmul(a, b, c, value=2),
+    "addcdiv": lambda T, a, b, c: T.addcdiv(a, b, c),
+    "mul": lambda T, a, b, c: b * c,
+    "div": lambda T, a, b, c: b / c,
+    "pow": lambda T, a, b, c: b ** c,
+    "lerp": lambda T, a, b, c: T.lerp(a, b, c),
+    "clamp": lambda T, a, b, c: T.clamp(a, b, c),
+    "maximum": lambda T, a, b, c: T.maximum(b, c),
+    "addmm": lambda T, a, b, c: T.addmm(a.view(1, 1), b.view(1, 1), c.view(1, 1)),
+    "tanh then sigmoid": lambda T, a, b, c: (a * b).tanh().sigmoid(),
+    "layer_norm": lambda T, a, b, c: T.nn.functional.layer_norm(
+        T.cat([a, b, c]).view(1, 3), (3,), T.cat([c, b, a]), T.cat([a, a, b])),
+    "linear": lambda T, a, b, c: T.nn.functional.linear(T.cat([a, b]).view(1, 2),
+                                                        T.cat([c, a]).view(1, 2), b),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PACK_ORDER))
+def test_pack_hooks_see_saved_tensors_in_torchs_order(case):
+    """torch's generated nodes save inputs in name order, then outputs."""
+
+    def program(T):
+        a, b, c = (T.tensor([v], requires_grad=True) for v in (1.5, 2.0, 3.0))
+        seen = []
+
+        def pack(t):
+            seen.append(t.detach().clone())
+            return t
+
+        with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            PACK_ORDER[case](T, a, b, c)
+        return seen
+
+    ok(program)

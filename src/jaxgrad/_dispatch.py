@@ -141,6 +141,8 @@ class OpNode(Node):
                 value = (held or {}).get(key)
                 if isinstance(value, SavedTensor):
                     return value
+                if key in tensors and _is_number(value):
+                    return SavedTensor(_wrapped_number(value._value))
                 if value is None and key in tensors:  # torch saves an undefined tensor
                     return SavedTensor(None)
                 raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -148,6 +150,8 @@ class OpNode(Node):
                 raise RuntimeError(FREED_MESSAGE)
             if key in saved:
                 value = saved[key]
+                if key in tensors and _is_number(value):
+                    return _wrapped_number(value._value)
                 return value._value if type(value) is SavedConstant else value.unpack(self)
             if key in tensors:
                 return None
@@ -155,6 +159,19 @@ class OpNode(Node):
             if key in static and not key.startswith("_"):  # _name: the row's own, not torch's
                 return _as_torch_exposes(static[key])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+_WRAPPED_DTYPES = {bool: jnp.bool_, int: jnp.int64, float: jnp.float64, complex: jnp.complex128}
+
+
+def _is_number(saved: Any) -> bool:
+    return type(saved) is SavedConstant and type(saved._value) in _WRAPPED_DTYPES
+
+
+def _wrapped_number(value: Any) -> Tensor:
+    """A Python number a Tensor parameter received, as torch saves it: a 0-d "wrapped number"
+    tensor (int64 for an int, float64 for a float)."""
+    return Tensor._make(jnp.asarray(value, _WRAPPED_DTYPES[type(value)]))
 
 
 @cache(maxsize=4096)

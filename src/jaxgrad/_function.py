@@ -458,3 +458,79 @@ def _delayed_output(fake: Tensor, node: DelayedError, output_nr: int) -> Tensor:
     out._set_history(node, output_nr)
     return out
 
+
+
+class InplaceFunction(Function):
+    """A Function with an ``inplace`` flag, kept (as in torch) for backward compatibility.
+
+    >>> import warnings, jaxgrad
+    >>> from jaxgrad.autograd.function import InplaceFunction
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     InplaceFunction(inplace=True).inplace
+    True
+    """
+
+    __module__ = "jaxgrad.autograd.function"
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """torch's legacy Function with nested inputs (``forward_extended``/``backward_extended``).
+
+    It is kept for backward compatibility only, and, as in torch 2.13, calling an instance fails:
+    it relies on the legacy ``_do_forward`` that new-style Functions no longer have.
+
+    >>> import warnings, jaxgrad
+    >>> from jaxgrad.autograd.function import NestedIOFunction
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     f = NestedIOFunction()
+    >>> f(jaxgrad.ones(1))
+    Traceback (most recent call last):
+    AttributeError: 'super' object has no attribute '_do_forward'
+    """
+
+    __module__ = "jaxgrad.autograd.function"
+
+    def _do_forward(self, *input: Any) -> Any:
+        self._nested_input = input
+        return super()._do_forward(*input)  # type: ignore[misc]
+
+    __call__ = _do_forward
+
+    def save_for_backward(self, *args: Any) -> None:
+        """Keep the tensors of ``args`` (nested) for backward."""
+        self.to_save = tuple(_tensors_in(args))
+        self._to_save_nested = args
+
+    def mark_dirty(self, *args: Any, **kwargs: Any) -> None:
+        """Record the tensors of ``args``/``kwargs`` as modified in place."""
+        self.dirty_tensors = tuple(_tensors_in((args, kwargs)))
+
+    def mark_non_differentiable(self, *args: Any, **kwargs: Any) -> None:
+        """Record the tensors of ``args``/``kwargs`` as not differentiable."""
+        self.non_differentiable = tuple(_tensors_in((args, kwargs)))
+
+    def forward_extended(self, *input: Any) -> None:
+        """User defined forward."""
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output: Any) -> None:
+        """User defined backward."""
+        raise NotImplementedError
+
+
+def _tensors_in(obj: Any) -> Any:
+    """The tensors of a nested structure of tuples, lists and dicts, in order."""
+    if isinstance(obj, Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _tensors_in(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _tensors_in(item)

@@ -170,7 +170,10 @@ def _saved_names(op: Op, needs: tuple[bool, ...]) -> tuple[str, ...]:
         for p in params:
             if p in savable and p not in found:
                 found.append(p)
-    return tuple(found)
+    # torch's generated nodes save their inputs in name order, then their outputs: the order
+    # saved-tensor pack hooks see them in
+    outputs = [p for p in op.outputs if p in found]
+    return tuple(sorted(p for p in found if p not in outputs)) + tuple(outputs)
 
 
 @cache(maxsize=8192)
@@ -254,8 +257,8 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
                 out.append(None)
             else:
                 out.append(unbroadcast(jnp.asarray(g), shape).astype(dtype))
-        if viewed is not None:
-            viewed[:] = [o is not None and jnp.ndim(g) > len(o.shape) for g, o in zip(raw, out)]
+        if viewed is not None:  # sum_to(grad, ()) is a plain sum, not a view
+            viewed[:] = [o is not None and jnp.ndim(g) > o.ndim > 0 for g, o in zip(raw, out)]
         return tuple(out)
 
     return compute
