@@ -321,6 +321,25 @@ def _scatter_reduce_two(x, src, index, dim, reduce, include_self):
     return jnp.floor_divide(out, count)
 
 
+def _scatter_prod(base, src, index, dim, include_self):
+    """scatter_reduce's "prod" by dense products (no scatter-multiply, whose JAX gradient needs
+    unique indices): what the backward formulas use, so they can be differentiated again."""
+    shape = base.shape
+    base, index, src = (jnp.atleast_1d(base), jnp.atleast_1d(index),
+                        jnp.atleast_1d(_src_part(src, index)))
+    n = base.shape[dim]
+    hit = jnp.moveaxis(index, dim, -1)[..., :, None] == jnp.arange(n)
+    factors = jnp.where(hit, jnp.moveaxis(src, dim, -1)[..., :, None].astype(base.dtype),
+                        jnp.ones((), base.dtype)).prod(-2)
+    touched = hit.any(-2)
+    whole = [slice(0, m) for m in factors.shape]
+    moved = jnp.moveaxis(base, dim, -1)
+    factors = jnp.ones(moved.shape, base.dtype).at[tuple(whole)].set(factors)
+    touched = jnp.zeros(moved.shape, bool).at[tuple(whole)].set(touched)
+    start = moved if include_self else jnp.where(touched, jnp.ones((), base.dtype), moved)
+    return jnp.moveaxis(start * factors, -1, dim).reshape(shape)
+
+
 def _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_self):
     """torch's scatter_reduce_backward: ``(grad_self, grad_src)``."""
     src = _src_part(src, index)
@@ -329,14 +348,14 @@ def _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_s
         grad_self, grad_src = grad, _gather(grad, index, dim)
     elif reduce == "prod":
         masked_self = jnp.where(self == 0, one, self)
-        grad_self = grad * _scatter_reduce_two(masked_self, src, index, dim, reduce,
-                                               include_self) / masked_self
+        grad_self = grad * _scatter_prod(masked_self, src, index, dim,
+                                         include_self) / masked_self
         src_zero = src == 0
         zeros_there = _gather(_scatter_into(jnp.zeros(self.shape, grad.dtype), index, dim,
                                             src_zero.astype(grad.dtype), "add"), index, dim)
         single_zero = src_zero & (zeros_there == 1)
-        masked_src_result = _scatter_reduce_two(self, jnp.where(single_zero, one, src), index,
-                                                dim, reduce, include_self)
+        masked_src_result = _scatter_prod(self, jnp.where(single_zero, one, src), index, dim,
+                                          include_self)
         grad_src = jnp.where(single_zero, _gather(grad * masked_src_result, index, dim),
                              _gather(grad * result, index, dim) / jnp.where(src_zero, one, src))
     elif reduce == "mean":
