@@ -2651,3 +2651,647 @@ def einsum(*args: Any) -> Tensor:
         operands = list(operands[0])
     require_tensors(*operands)
     return _einsum(equation, operands)
+
+
+# --- reductions and indexing (issue 10) ---
+
+def _dims_or_all(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """torch's reduction dims: None or an empty list reduce every dim."""
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return None
+    return wrap_dims(dim, ndim)
+
+
+@declare('logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
+         variants='function method out')
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim``, computed stably (integers become floats).
+
+    >>> import jaxgrad
+    >>> jaxgrad.logsumexp(jaxgrad.tensor([[0.0, 0.0], [1.0, 2.0]]), dim=1)
+    tensor([0.6931, 2.3133])
+    """
+    dims = wrap_dims(dim, input.ndim) if dim not in ((), []) else tuple(range(input.ndim))
+    return apply(R.LOGSUMEXP, input, dim=dims, keepdim=bool(keepdim))
+
+
+def _cumulative_dim(input: Tensor, dim: int) -> int:
+    return _wrap_dim(dim, input.ndim) if input.ndim else 0
+
+
+@declare('cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+         variants='function method out')
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Running products along ``dim`` (integer inputs multiply in int64, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.cumprod(jaxgrad.tensor([1.0, 2.0, 3.0, 4.0]), 0)
+    tensor([ 1.,  2.,  6., 24.])
+    """
+    return apply(R.CUMPROD, input, dim=_cumulative_dim(input, dim),
+                 dtype=_reduce_dtype(input, dtype))
+
+
+@declare('cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+         variants='method')
+def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``cumprod``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1.0, 2.0, 3.0]).cumprod_(0)
+    tensor([1., 2., 6.])
+    """
+    d = None if dtype is None else _dtypes.to_dtype(dtype).np
+    return apply_inplace(R.CUMPROD, input, dim=_cumulative_dim(input, dim), dtype=d)
+
+
+@declare('logcumsumexp(Tensor self, int dim) -> Tensor', variants='function method out')
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """Running ``log(sum(exp(...)))`` along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.logcumsumexp(jaxgrad.tensor([0.0, 0.0, 0.0]), 0)
+    tensor([0.0000, 0.6931, 1.0986])
+    """
+    return apply(R.LOGCUMSUMEXP, input, dim=_cumulative_dim(input, dim))
+
+
+def _cum_extreme(input: Tensor, dim: int, op: Any, name: str) -> Any:
+    values, indices = apply(op, input, dim=_cumulative_dim(input, dim))
+    return getattr(return_types, name)(values, indices)
+
+
+@declare('cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)')
+def cummax(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running maximum along ``dim`` (a later equal value takes
+    over the index, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.cummax(jaxgrad.tensor([1.0, 3.0, 2.0, 3.0]), 0)
+    jaxgrad.return_types.cummax(
+    values=tensor([1., 3., 3., 3.]),
+    indices=tensor([0, 1, 1, 3]))
+    """
+    return _cum_extreme(input, dim, R.CUMMAX, "cummax")
+
+
+@declare('cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)')
+def cummin(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running minimum along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.cummin(jaxgrad.tensor([3.0, 1.0, 2.0]), 0)
+    jaxgrad.return_types.cummin(
+    values=tensor([3., 1., 1.]),
+    indices=tensor([0, 1, 1]))
+    """
+    return _cum_extreme(input, dim, R.CUMMIN, "cummin")
+
+
+def _selecting(input: Tensor, dim: Any, keepdim: bool, op: Any, name: str, **static: Any) -> Any:
+    """A ``(values, indices)`` reduction along one dim (torch's empty-dim error first)."""
+    d = _cumulative_dim(input, dim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = apply(op, input, **static, dim=d, keepdim=bool(keepdim))
+    return getattr(return_types, name)(values, indices)
+
+
+@declare('median(Tensor self, int? dim=None, bool keepdim=False) -> '
+         '(Tensor values, Tensor indices)')
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The median (the lower of the two middle values; NaN if there is one), or
+    ``(values, indices)`` along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.median(jaxgrad.tensor([4.0, 1.0, 3.0, 2.0]))
+    tensor(2.)
+    """
+    if dim is None:
+        return apply(R.MEDIAN_ALL, input)
+    return _selecting(input, dim, keepdim, R.MEDIAN_DIM, "median")
+
+
+@declare('nanmedian(Tensor self, int? dim=None, bool keepdim=False) -> '
+         '(Tensor values, Tensor indices)')
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """``median`` of the values that are not NaN.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nanmedian(jaxgrad.tensor([4.0, float("nan"), 3.0, 2.0]))
+    tensor(3.)
+    """
+    if dim is None:
+        return apply(R.NANMEDIAN_ALL, input)
+    return _selecting(input, dim, keepdim, R.NANMEDIAN_DIM, "nanmedian")
+
+
+@declare('kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> '
+         '(Tensor values, Tensor indices)')
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)`` of the ``k``-th smallest entries along ``dim`` (``k`` from 1).
+
+    >>> import jaxgrad
+    >>> jaxgrad.kthvalue(jaxgrad.tensor([4.0, 1.0, 3.0]), 2)
+    jaxgrad.return_types.kthvalue(
+    values=tensor(3.),
+    indices=tensor(2))
+    """
+    d = _cumulative_dim(input, dim)
+    if not 1 <= k <= _size_of(input, d):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    values, indices = apply(R.KTHVALUE, input, k=int(k), dim=d, keepdim=bool(keepdim))
+    return return_types.kthvalue(values, indices)
+
+
+@declare('mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)')
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally
+    frequent ones) and the last position holding it.
+
+    >>> import jaxgrad
+    >>> jaxgrad.mode(jaxgrad.tensor([2.0, 1.0, 2.0, 1.0, 1.0]))
+    jaxgrad.return_types.mode(
+    values=tensor(1.),
+    indices=tensor(4))
+    """
+    return _selecting(input, dim, keepdim, R.MODE, "mode")
+
+
+@declare('nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) '
+         '-> Tensor', variants='function method out')
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``sum`` with NaNs counted as zero.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nansum(jaxgrad.tensor([1.0, float("nan"), 2.0]))
+    tensor(3.)
+    """
+    if input.dtype.is_complex:
+        raise RuntimeError("nansum does not support complex inputs")
+    return apply(R.NANSUM, input, dim=_dims_or_all(dim, input.ndim), keepdim=bool(keepdim),
+                 dtype=_reduce_dtype(input, dtype))
+
+
+@declare('nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) '
+         '-> Tensor', variants='function method out')
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``mean`` of the values that are not NaN (as torch: ``nansum`` divided by their count).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nanmean(jaxgrad.tensor([1.0, float("nan"), 2.0]))
+    tensor(1.5000)
+    """
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_dtypes.scalar_type_name(input.dtype)}")
+    present = apply(E.LOGICAL_NOT, apply(E.NE, input, input))  # not NaN
+    counted = sum(present) if dim is None else sum(present, dim, keepdim)
+    return div(nansum(input, dim, keepdim, dtype=dtype), counted)
+
+
+def _var_mean(input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
+              op: Any) -> tuple[Tensor, Tensor]:
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    dims = None if dim is None else wrap_dims(dim, input.ndim)
+    return tuple(apply(op, input, dim=dims, correction=_correction(unbiased, correction),
+                       keepdim=bool(keepdim)))
+
+
+@declare(
+    'var_mean(Tensor self, int[1]? dim=None, bool? unbiased=None, bool keepdim=False, *, '
+    'Scalar? correction=None) -> (Tensor, Tensor)', variants='function')
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` in one op (one ``VarMeanBackward0`` node for both).
+
+    >>> import jaxgrad
+    >>> jaxgrad.var_mean(jaxgrad.tensor([1.0, 2.0, 3.0, 4.0]))
+    (tensor(1.6667), tensor(2.5000))
+    """
+    return _var_mean(input, dim, unbiased, keepdim, correction, R.VAR_MEAN)
+
+
+@declare(
+    'std_mean(Tensor self, int[1]? dim=None, bool? unbiased=None, bool keepdim=False, *, '
+    'Scalar? correction=None) -> (Tensor, Tensor)', variants='function')
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` in one op (one ``StdMeanBackward0`` node for both).
+
+    >>> import jaxgrad
+    >>> jaxgrad.std_mean(jaxgrad.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
+    (tensor(1.1180), tensor(2.5000))
+    """
+    return _var_mean(input, dim, unbiased, keepdim, correction, R.STD_MEAN)
+
+
+@declare('aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)')
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` over ``dim`` (all dims by default); ties share the gradient.
+
+    >>> import jaxgrad
+    >>> jaxgrad.aminmax(jaxgrad.tensor([[1.0, 5.0], [3.0, 2.0]]), dim=1)
+    jaxgrad.return_types.aminmax(
+    min=tensor([1., 2.]),
+    max=tensor([5., 3.]))
+    """
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        dims = None
+    else:
+        dims = wrap_dims(dim, input.ndim)
+        if input.ndim and input.shape[dims[0]] == 0:
+            raise IndexError(f"aminmax(): Expected reduction dim {dims[0]} to have non-zero "
+                             "size.")
+    low, high = apply(R.AMINMAX, input, dim=dims, keepdim=bool(keepdim))
+    return return_types.aminmax(low, high)
+
+
+@declare('count_nonzero(Tensor self, int[1]? dim=None) -> Tensor')
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """How many elements are not zero, over ``dim`` (all dims by default), as int64.
+
+    >>> import jaxgrad
+    >>> jaxgrad.count_nonzero(jaxgrad.tensor([[0.0, 1.0], [2.0, 3.0]]), dim=1)
+    tensor([1, 2])
+    """
+    return apply(R.COUNT_NONZERO, input, dim=_dims_or_all(dim, input.ndim))
+
+
+@declare('argwhere(Tensor self) -> Tensor')
+def argwhere(input: Tensor) -> Tensor:
+    """The indices of the non-zero elements, one row each (``nonzero(input)``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.argwhere(jaxgrad.tensor([[0.0, 1.0], [2.0, 0.0]]))
+    tensor([[0, 1],
+            [1, 0]])
+    """
+    return nonzero(input)
+
+
+# masked_select / masked_scatter / take
+
+@declare('masked_select(Tensor self, Tensor mask) -> Tensor', variants='function method out')
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where the bool ``mask`` holds (broadcast together), as a 1-d
+    tensor.
+
+    >>> import jaxgrad
+    >>> jaxgrad.masked_select(jaxgrad.tensor([1.0, 2.0, 3.0]), jaxgrad.tensor([True, False, True]))
+    tensor([1., 3.])
+    """
+    require_tensors(mask)
+    if mask.dtype is not _dtypes.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    count = int(np.broadcast_to(np.asarray(mask._value), shape).sum())
+    return apply(X.MASKED_SELECT, input, aux=(mask,), _count=count)
+
+
+def _check_masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> None:
+    require_tensors(mask, source)
+    if mask.dtype is not _dtypes.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {_dtypes.scalar_type_name(mask.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f" {_dtypes.scalar_type_name(input.dtype)} and "
+                           f"{_dtypes.scalar_type_name(source.dtype)}")
+
+
+def _check_masked_count(mask: Any, shape: tuple, source: Tensor) -> None:
+    values = _concrete(mask)
+    if values is not None and int(np.broadcast_to(values, shape).sum()) > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+
+
+@declare('masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
+         variants='function method')
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with the elements of ``source``, in order, where ``mask`` holds.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(4).masked_scatter(jaxgrad.tensor([True, False, True, False]),
+    ...                                 jaxgrad.tensor([7.0, 8.0, 9.0]))
+    tensor([7., 0., 8., 0.])
+    """
+    _check_masked_scatter(input, mask, source)
+    shape = broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    _check_masked_count(mask, shape, source)
+    return apply(X.MASKED_SCATTER, input, source, aux=(mask,))
+
+
+@declare('masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
+         variants='method')
+def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``masked_scatter``, in place (``mask`` must broadcast to ``input``'s shape).
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).masked_scatter_(jaxgrad.tensor([False, True, True]),
+    ...                                  jaxgrad.tensor([1.0, 2.0]))
+    tensor([0., 1., 2.])
+    """
+    _check_masked_scatter(input, mask, source)
+    check_inplace_broadcast(input, mask)
+    _check_masked_count(mask, tuple(input.shape), source)
+    return apply_inplace(X.MASKED_SCATTER, input, source, aux=(mask,))
+
+
+@declare('take(Tensor self, Tensor index) -> Tensor', variants='function method out')
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of the flattened ``input`` at ``index`` (negative indices count from the
+    end), in ``index``'s shape.
+
+    >>> import jaxgrad
+    >>> jaxgrad.take(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), jaxgrad.tensor([0, -1]))
+    tensor([1., 4.])
+    """
+    require_tensors(index)
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{_dtypes.scalar_type_name(index.dtype)}")
+    values = _concrete(index)
+    n = input.numel()
+    if values is not None and values.size:
+        bad = values[(values < -n) | (values >= n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor "
+                             f"of {n} elements.")
+    return apply(X.TAKE, input, aux=(index,))
+
+
+# index_add / index_copy / index_fill / index_put
+
+def _first_out_of_range(index: Tensor, size: int) -> int | None:
+    values = _concrete(index)
+    if values is None or not values.size:
+        return None
+    bad = values[(values < 0) | (values >= size)]
+    return int(bad.flat[0]) if bad.size else None
+
+
+def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """torch's index_add_ checks, in its order; returns the wrapped dim."""
+    require_tensors(index, source)
+    dim = _cumulative_dim(input, dim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {_dtypes.scalar_type_name(index.dtype)} and "
+                         f"size: {list(index.shape)}")
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{_dtypes.scalar_type_name(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_add_(): self ({_dtypes.scalar_type_name(input.dtype)}) and "
+                           f"source ({_dtypes.scalar_type_name(source.dtype)}) must have the "
+                           "same scalar type")
+    if _size_of(source, dim) != index.numel():
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal "
+                           f"to source.size(dim): ({_size_of(source, dim)}), for dim: {dim}")
+    bad = _first_out_of_range(index, _size_of(input, dim))
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                           f"{_size_of(input, dim)}")
+    return dim
+
+
+def _check_index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    """torch's index_copy_ checks, in its order; returns the wrapped dim."""
+    require_tensors(index, source)
+    dim = _cumulative_dim(input, dim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if index.numel() != _size_of(source, dim):
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal "
+                         f"to source.size(dim) ({_size_of(source, dim)})")
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                           f"{_dtypes.scalar_type_name(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {_dtypes.scalar_type_name(input.dtype)} and (source) "
+                           f"{_dtypes.scalar_type_name(source.dtype)}")
+    bad = _first_out_of_range(index, _size_of(input, dim))
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
+                         f"size {_size_of(input, dim)}")
+    return dim
+
+
+def _check_index_fill(input: Tensor, dim: int, index: Tensor) -> int:
+    """torch's index_fill_ checks, in its order; returns the wrapped dim."""
+    require_tensors(index)
+    dim = _cumulative_dim(input, dim)
+    if index.dtype is not _dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    bad = _first_out_of_range(index, _size_of(input, dim))
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size "
+                         f"{_size_of(input, dim)}")
+    return dim
+
+
+def _index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any,
+               inplace: bool) -> Tensor:
+    dim = _check_index_add(input, dim, index, source)
+    return (apply_inplace if inplace else apply)(X.INDEX_ADD, input, source,
+                                                 aux=(index, scalar(alpha)), dim=dim)
+
+
+@declare('index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> '
+         'Tensor', variants='function method out')
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
+              alpha: Any = 1) -> Tensor:
+    """A copy of ``input`` with ``alpha * source`` added at the positions ``index`` along
+    ``dim`` (repeated indices add up).
+
+    >>> import jaxgrad
+    >>> jaxgrad.index_add(jaxgrad.zeros(3), 0, jaxgrad.tensor([0, 0, 2]), jaxgrad.ones(3))
+    tensor([2., 0., 1.])
+    """
+    return _index_add(input, dim, index, source, alpha, inplace=False)
+
+
+@declare('index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) '
+         '-> Tensor(a!)', variants='method')
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
+               alpha: Any = 1) -> Tensor:
+    """``index_add``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2, 2).index_add_(1, jaxgrad.tensor([1]), jaxgrad.ones(2, 1), alpha=3)
+    tensor([[1., 4.],
+            [1., 4.]])
+    """
+    return _index_add(input, dim, index, source, alpha, inplace=True)
+
+
+def _index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, inplace: bool) -> Tensor:
+    dim = _check_index_copy(input, dim, index, source)
+    return (apply_inplace if inplace else apply)(X.INDEX_COPY, input, source, aux=(index,),
+                                                 dim=dim)
+
+
+@declare('index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
+         variants='function method out')
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with the slices of ``source`` written at ``index`` along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.index_copy(jaxgrad.zeros(3), 0, jaxgrad.tensor([2, 0]), jaxgrad.tensor([5.0, 6.0]))
+    tensor([6., 0., 5.])
+    """
+    return _index_copy(input, dim, index, source, inplace=False)
+
+
+@declare('index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
+         variants='method')
+def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``index_copy``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).index_copy_(0, jaxgrad.tensor([1]), jaxgrad.tensor([4.0]))
+    tensor([0., 4., 0.])
+    """
+    return _index_copy(input, dim, index, source, inplace=True)
+
+
+def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, inplace: bool) -> Tensor:
+    run = apply_inplace if inplace else apply
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    dim = _check_index_fill(input, dim, index)
+    if isinstance(value, Tensor):
+        return run(X.INDEX_FILL_TENSOR, input, value, aux=(index,), dim=dim)
+    return run(X.INDEX_FILL, input, aux=(index, scalar(value)), dim=dim)
+
+
+@declare('index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+         variants='function method', numbers_as_tensors=('value',))
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` written in the slices at ``index`` along ``dim``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.index_fill(jaxgrad.zeros(2, 3), 1, jaxgrad.tensor([0, 2]), -1.0)
+    tensor([[-1.,  0., -1.],
+            [-1.,  0., -1.]])
+    """
+    return _index_fill(input, dim, index, value, inplace=False)
+
+
+@declare('index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> '
+         'Tensor(a!)', variants='method', numbers_as_tensors=('value',))
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``index_fill``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).index_fill_(0, jaxgrad.tensor([1]), 2.0)
+    tensor([0., 2., 0.])
+    """
+    return _index_fill(input, dim, index, value, inplace=True)
+
+
+def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
+               inplace: bool) -> Tensor:
+    require_tensors(values)
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type_name(indices)}")
+    if len(indices) > input.ndim and input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
+                         f"{len(indices)})")
+    if values.dtype is not input.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{_dtypes.scalar_type_name(input.dtype)} for the destination and "
+                           f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
+    arrays: list = []
+    for i in indices:
+        if i is None:
+            arrays.append(None)
+        else:
+            arrays.extend(_advanced(i))
+    run = apply_inplace if inplace else apply
+    return run(X.INDEX_PUT, input, values, aux=(tuple(arrays),), accumulate=bool(accumulate))
+
+
+@declare('index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> '
+         'Tensor')
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``values`` written (``accumulate``: added) at
+    ``input[indices]`` (a tuple of index tensors, one per leading dim).
+
+    >>> import jaxgrad
+    >>> jaxgrad.index_put(jaxgrad.zeros(3), (jaxgrad.tensor([0, 0]),), jaxgrad.ones(2),
+    ...                   accumulate=True)
+    tensor([2., 0., 0.])
+    """
+    return _index_put(input, indices, values, accumulate, inplace=False)
+
+
+@declare('index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) '
+         '-> Tensor(a!)')
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``index_put``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).index_put_((jaxgrad.tensor([2]),), jaxgrad.tensor(5.0))
+    tensor([0., 0., 5.])
+    """
+    return _index_put(input, indices, values, accumulate, inplace=True)
+
+
+# scatter_reduce
+
+_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
+                    include_self: bool, inplace: bool) -> Tensor:
+    require_tensors(src)
+    if reduce not in _SCATTER_REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    dim = _check_scatter(input, dim, index, src)
+    if index.numel():
+        _check_index_range(index, _size_of(input, dim), dim)
+    return (apply_inplace if inplace else apply)(
+        X.SCATTER_REDUCE_TWO, input, src, aux=(index,), dim=dim, reduce=reduce,
+        include_self=bool(include_self))
+
+
+@declare('scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, '
+         'bool include_self=True) -> Tensor', variants='function method out')
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """``input`` with ``src`` combined in at ``index`` along ``dim`` by ``reduce`` ("sum",
+    "prod", "mean", "amax", "amin"); ``include_self=False`` leaves ``input``'s own values at the
+    written positions out.
+
+    >>> import jaxgrad
+    >>> jaxgrad.scatter_reduce(jaxgrad.zeros(2), 0, jaxgrad.tensor([0, 0, 1]),
+    ...                        jaxgrad.tensor([1.0, 3.0, 2.0]), "amax", include_self=False)
+    tensor([3., 2.])
+    """
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, inplace=False)
+
+
+@declare('scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, '
+         'bool include_self=True) -> Tensor(a!)', variants='method')
+def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                    include_self: bool = True) -> Tensor:
+    """``scatter_reduce``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2).scatter_reduce_(0, jaxgrad.tensor([1, 1]), jaxgrad.tensor([2.0, 4.0]),
+    ...                                 "mean")
+    tensor([1.0000, 2.3333])
+    """
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, inplace=True)

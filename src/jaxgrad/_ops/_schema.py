@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 _ALIAS = r"\([a-z](?: -> \*)?!?\)"  # torch's alias annotations: (a), (a!), (a -> *)
-_PARAM = re.compile(rf"^(?P<type>[A-Za-z]+(?:{_ALIAS})?(?:\[\d*\])?\??)\s+(?P<name>\w+)"
+_PARAM = re.compile(rf"^(?P<type>[A-Za-z]+(?:{_ALIAS})?\??(?:\[\d*\])?\??)\s+(?P<name>\w+)"
                     r"(?:=(?P<default>.+))?$")
 _NO_DEFAULT = object()
 

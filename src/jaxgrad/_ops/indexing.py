@@ -6,6 +6,8 @@ dimension taken whole. JAX's advanced-indexing rules are numpy's, which are torc
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 
 from ._table import Op, identity_grad
@@ -161,3 +163,231 @@ def _index_select_back(grad, index, dim, self_shape):
 
 INDEX_SELECT = Op("index_select", "IndexSelectBackward0", _index_select, inputs=("self",),
                   aux=("index",), grads={"self": _index_select_back}, grad_version=1)
+
+
+# --- reductions and indexing (issue 10): masked_select/masked_scatter, index_add/copy/fill,
+# take, scatter_reduce --------------------------------------------------------------------------
+
+def _masked_select(x, mask, _count):
+    """The elements of ``x`` (broadcast with ``mask``) where ``mask`` holds; ``_count`` (how
+    many do) is static, so the kernel has a fixed output size."""
+    x, mask = jnp.broadcast_arrays(x, mask)
+    (where,) = jnp.nonzero(mask.reshape(-1), size=_count)
+    return x.reshape(-1)[where]
+
+
+def _spread(values, mask, fill):
+    """The inverse of masked_select: ``values`` laid out, in order, where ``mask`` holds
+    (``fill`` elsewhere)."""
+    flat, fill = mask.reshape(-1), jnp.broadcast_to(fill, mask.shape).reshape(-1)
+    if values.size == 0:
+        return fill.reshape(mask.shape)
+    positions = jnp.clip(jnp.cumsum(flat) - 1, 0, values.size - 1)
+    return jnp.where(flat, values.reshape(-1)[positions], fill).reshape(mask.shape)
+
+
+MASKED_SELECT = Op("masked_select", "MaskedSelectBackward0", _masked_select, aux=("mask",),
+                   grad_version=1, grads={"self": lambda grad, self, mask: _spread(
+                       grad, jnp.broadcast_to(mask, jnp.broadcast_shapes(self.shape, mask.shape)),
+                       jnp.zeros((), grad.dtype))})
+
+
+def _masked_scatter(x, source, mask):
+    x, mask = jnp.broadcast_arrays(x, mask)
+    return _spread(source.astype(x.dtype), mask, x)
+
+
+def _masked_scatter_source_grad(grad, mask, source_shape):
+    """torch's masked_scatter_backward: the selected gradient, zero-padded to ``source``."""
+    mask = jnp.broadcast_to(mask, grad.shape).reshape(-1)
+    size = math.prod(source_shape)
+    positions = jnp.where(mask, jnp.cumsum(mask) - 1, size)
+    out = jnp.zeros(size, grad.dtype).at[positions].add(grad.reshape(-1), mode="drop")
+    return out.reshape(source_shape)
+
+
+MASKED_SCATTER = Op(
+    "masked_scatter", "MaskedScatterBackward0", _masked_scatter, inputs=("self", "source"),
+    aux=("mask",), grads={
+        "self": lambda grad, mask: jnp.where(mask, jnp.zeros((), grad.dtype), grad),
+        "source": _masked_scatter_source_grad})
+
+
+def _at_index(x, index, dim):
+    """``x.at[...]`` addressing the positions ``index`` along ``dim`` (a 0-d ``x`` as 1-d)."""
+    if x.ndim == 0:
+        return x.reshape(1).at[index.reshape(-1)]
+    where = [slice(None)] * x.ndim
+    where[dim] = index.reshape(-1)
+    return x.at[tuple(where)]
+
+
+def _selected_shape(shape, index, dim):
+    out = list(shape) or [1]
+    out[dim] = index.size
+    return tuple(out)
+
+
+def _index_add(x, source, index, alpha, dim):
+    values = (source * jnp.asarray(alpha, source.dtype)).astype(x.dtype)
+    out = _at_index(x, index, dim).add(values.reshape(_selected_shape(x.shape, index, dim)))
+    return out.reshape(x.shape)
+
+
+def _index_select_grad(grad, index, dim, source):
+    """``grad.index_select(dim, index)`` in ``source``'s shape."""
+    return _at_index(grad, index, dim).get().reshape(source.shape)
+
+
+def _index_zeroed(grad, index, dim):
+    """``grad.index_fill(dim, index, 0)``."""
+    return _at_index(grad, index, dim).set(jnp.zeros((), grad.dtype)).reshape(grad.shape)
+
+
+INDEX_ADD = Op("index_add", "IndexAddBackward0", _index_add, inputs=("self", "source"),
+               aux=("index", "alpha"), grads={
+                   "self": identity_grad,
+                   "source": lambda grad, index, dim, source, alpha: _index_select_grad(
+                       grad, index, dim, source) * jnp.asarray(alpha, grad.dtype)})
+
+
+def _index_copy(x, source, index, dim):
+    values = source.astype(x.dtype).reshape(_selected_shape(x.shape, index, dim))
+    return _at_index(x, index, dim).set(values).reshape(x.shape)
+
+
+INDEX_COPY = Op("index_copy", "IndexCopyBackward0", _index_copy, inputs=("self", "source"),
+                aux=("index",), grads={"self": _index_zeroed, "source": _index_select_grad})
+
+
+def _index_fill(x, index, value, dim):
+    return _at_index(x, index, dim).set(jnp.asarray(value, x.dtype)).reshape(x.shape)
+
+
+def _index_fill_value_grad(grad, index, dim):
+    """``grad.index_select(dim, unique(index)).sum()``: each selected slice counted once."""
+    if grad.ndim == 0:
+        return grad
+    hit = jnp.zeros(grad.shape[dim], bool).at[index.reshape(-1)].set(True)
+    shape = [1] * grad.ndim
+    shape[dim] = grad.shape[dim]
+    return jnp.where(hit.reshape(shape), grad, jnp.zeros((), grad.dtype)).sum()
+
+
+INDEX_FILL = Op("index_fill", "IndexFillBackward0", _index_fill, aux=("index", "value"),
+                grads={"self": _index_zeroed})
+INDEX_FILL_TENSOR = Op(
+    "index_fill", "IndexFillBackward1",
+    lambda x, value, index, dim: _index_fill(x, index, value, dim), inputs=("self", "value"),
+    aux=("index",), grads={"self": _index_zeroed, "value": _index_fill_value_grad})
+
+
+def _take_grad(grad, self, index):
+    flat = jnp.zeros(self.size, grad.dtype).at[index.reshape(-1)].add(grad.reshape(-1))
+    return flat.reshape(self.shape)
+
+
+TAKE = Op("take", "TakeBackward0", lambda x, index: x.reshape(-1)[index], aux=("index",),
+          grad_version=1, grads={"self": _take_grad})
+
+
+def _lowest(dtype, largest):
+    if jnp.issubdtype(dtype, jnp.floating):
+        return jnp.asarray(jnp.inf if largest else -jnp.inf, dtype)
+    if dtype == jnp.bool_:
+        return jnp.asarray(largest)
+    info = jnp.iinfo(dtype)
+    return jnp.asarray(info.max if largest else info.min, dtype)
+
+
+_REDUCE_HOW = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "max", "amin": "min"}
+_REDUCE_START = {"sum": lambda d: jnp.zeros((), d), "mean": lambda d: jnp.zeros((), d),
+                 "prod": lambda d: jnp.ones((), d), "amax": lambda d: _lowest(d, False),
+                 "amin": lambda d: _lowest(d, True)}
+
+
+def _scatter_reduce_two(x, src, index, dim, reduce, include_self):
+    """torch's scatter_reduce.two: ``src`` combined into ``x`` at the scatter positions."""
+    src = _src_part(src, index).astype(x.dtype)
+    base = x if include_self else _scatter_into(x, index, dim, _REDUCE_START[reduce](x.dtype))
+    out = _scatter_into(base, index, dim, src, _REDUCE_HOW[reduce])
+    if reduce != "mean":
+        return out
+    count = _scatter_into(jnp.full(x.shape, 1 if include_self else 0, x.dtype), index, dim,
+                          jnp.ones((), x.dtype), "add")
+    count = jnp.where(count == 0, jnp.ones((), x.dtype), count)
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return out / count
+    return jnp.floor_divide(out, count)
+
+
+def _scatter_prod(base, src, index, dim, include_self):
+    """scatter_reduce's "prod" by dense products (no scatter-multiply, whose JAX gradient needs
+    unique indices): what the backward formulas use, so they can be differentiated again."""
+    shape = base.shape
+    base, index, src = (jnp.atleast_1d(base), jnp.atleast_1d(index),
+                        jnp.atleast_1d(_src_part(src, index)))
+    n = base.shape[dim]
+    hit = jnp.moveaxis(index, dim, -1)[..., :, None] == jnp.arange(n)
+    factors = jnp.where(hit, jnp.moveaxis(src, dim, -1)[..., :, None].astype(base.dtype),
+                        jnp.ones((), base.dtype)).prod(-2)
+    touched = hit.any(-2)
+    whole = [slice(0, m) for m in factors.shape]
+    moved = jnp.moveaxis(base, dim, -1)
+    factors = jnp.ones(moved.shape, base.dtype).at[tuple(whole)].set(factors)
+    touched = jnp.zeros(moved.shape, bool).at[tuple(whole)].set(touched)
+    start = moved if include_self else jnp.where(touched, jnp.ones((), base.dtype), moved)
+    return jnp.moveaxis(start * factors, -1, dim).reshape(shape)
+
+
+def _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_self):
+    """torch's scatter_reduce_backward: ``(grad_self, grad_src)``."""
+    src = _src_part(src, index)
+    zero, one = jnp.zeros((), grad.dtype), jnp.ones((), grad.dtype)
+    if reduce == "sum":
+        grad_self, grad_src = grad, _gather(grad, index, dim)
+    elif reduce == "prod":
+        masked_self = jnp.where(self == 0, one, self)
+        grad_self = grad * _scatter_prod(masked_self, src, index, dim,
+                                         include_self) / masked_self
+        src_zero = src == 0
+        zeros_there = _gather(_scatter_into(jnp.zeros(self.shape, grad.dtype), index, dim,
+                                            src_zero.astype(grad.dtype), "add"), index, dim)
+        single_zero = src_zero & (zeros_there == 1)
+        masked_src_result = _scatter_prod(self, jnp.where(single_zero, one, src), index, dim,
+                                          include_self)
+        grad_src = jnp.where(single_zero, _gather(grad * masked_src_result, index, dim),
+                             _gather(grad * result, index, dim) / jnp.where(src_zero, one, src))
+    elif reduce == "mean":
+        count = _scatter_into(jnp.full(self.shape, 1 if include_self else 0, grad.dtype), index,
+                              dim, one, "add")
+        count = jnp.where(count == 0, one, count)
+        grad_self = grad / count
+        grad_src = _gather(grad, index, dim) / _gather(count, index, dim)
+    else:
+        value = _gather(result, index, dim)
+        self_is = (self == result).astype(grad.dtype)
+        src_is = (src == value).astype(grad.dtype)
+        spread = grad / _scatter_into(self_is, index, dim, src_is, "add")
+        grad_self = self_is * spread
+        grad_src = src_is * _gather(spread, index, dim)
+    if not include_self:
+        grad_self = _scatter_into(grad_self, index, dim, zero)
+    return grad_self, grad_src
+
+
+def _scatter_reduce_src_grad(grad, self, src, index, result, dim, reduce, include_self):
+    if tuple(index.shape) != tuple(src.shape) and (index.ndim or src.shape != (1,)):
+        raise RuntimeError(
+            "Function ScatterReduceBackward0 returned an invalid gradient at index 1 - got "
+            f"{list(index.shape)} but expected shape compatible with {list(src.shape)}")
+    return _scatter_reduce_grads(grad, self, src, index, result, dim, reduce,
+                                 include_self)[1].reshape(src.shape)
+
+
+SCATTER_REDUCE_TWO = Op(
+    "scatter_reduce", "ScatterReduceBackward0", _scatter_reduce_two, inputs=("self", "src"),
+    aux=("index",), saves=("self", "src", "result"), grads={
+        "self": lambda grad, self, src, index, result, dim, reduce, include_self:
+        _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_self)[0],
+        "src": _scatter_reduce_src_grad})

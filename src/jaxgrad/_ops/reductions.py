@@ -272,3 +272,229 @@ SORT_STABLE = Op("sort", "SortBackward1", _sort, outputs=("values", "indices"),
 TOPK = Op("topk", "TopkBackward0", _topk, outputs=("values", "indices"), nondiff_outputs=(1,),
           grads={"self": _put_back}, grad_version=2)
 ARGSORT = Op("argsort", None, lambda x, dim, descending: _sort(x, dim, descending)[1])
+
+
+# --- reductions and indexing (issue 10): logsumexp, cumulative ops, median/kthvalue/mode,
+# nansum, var_mean/std_mean, aminmax, cdist ------------------------------------------------------
+
+def _logsumexp(x, dim, keepdim):
+    if x.ndim == 0:
+        return x
+    return jax.nn.logsumexp(x, axis=dim, keepdims=keepdim)
+
+
+LOGSUMEXP = Op("logsumexp", "LogsumexpBackward0", _logsumexp, promote="float", grads={
+    "self": lambda grad, self, result, dim, keepdim: _expand_back(
+        grad, self.shape, dim, keepdim) * jnp.exp(self - _expand_back(
+            result, self.shape, dim, keepdim))})
+
+
+def _along(fn, x, dim):
+    """``fn`` along ``dim`` (a 0-d input as a 1-element vector)."""
+    if x.ndim == 0:
+        return fn(x.reshape(1), 0).reshape(())
+    return fn(x, dim)
+
+
+def _cumprod(x, dim, dtype):
+    return _along(lambda a, d: jnp.cumprod(a, axis=d, dtype=dtype), x, dim)
+
+
+def _vjp_grad(forward):
+    """A formula taking the vector-Jacobian product of ``forward(self, dim)`` (exact at zeros,
+    where torch's cumprod_backward takes care of them too)."""
+
+    def formula(grad, self, result, dim):
+        _, pullback = jax.vjp(lambda a: forward(a, dim), self)
+        return pullback(grad.astype(self.dtype))[0]
+
+    return formula
+
+
+CUMPROD = Op("cumprod", "CumprodBackward0", _cumprod, grads={
+    "self": _vjp_grad(lambda a, dim: _cumprod(a, dim, None))})
+
+
+def _logcumsumexp(x, dim):
+    return _along(lambda a, d: lax.cumlogsumexp(a, axis=d), x, dim)
+
+
+LOGCUMSUMEXP = Op("logcumsumexp", "LogcumsumexpBackward0", _logcumsumexp, promote="float",
+                  grads={"self": _vjp_grad(_logcumsumexp)})
+
+
+def _cum_extreme(x, dim, later_wins):
+    """Running max/min with torch's indices: a later equal value (or a NaN) takes over."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    shape = [1] * x.ndim
+    shape[dim] = x.shape[dim]
+    positions = jnp.broadcast_to(jnp.arange(x.shape[dim], dtype=jnp.int64).reshape(shape),
+                                 x.shape)
+
+    def combine(a, b):
+        take = later_wins(b[0], a[0])
+        if jnp.issubdtype(x.dtype, jnp.floating):
+            take = take | jnp.isnan(b[0])
+        return jnp.where(take, b[0], a[0]), jnp.where(take, b[1], a[1])
+
+    return lax.associative_scan(combine, (x, positions), axis=dim)
+
+
+CUMMAX = Op("cummax", "CummaxBackward0", lambda x, dim: _cum_extreme(x, dim, jnp.greater_equal),
+            outputs=("values", "indices"), nondiff_outputs=(1,), grad_version=2,
+            grads={"self": lambda grad, self, indices, dim: _put_back(
+                grad, indices, self.shape, dim)})
+CUMMIN = Op("cummin", "CumminBackward0", lambda x, dim: _cum_extreme(x, dim, jnp.less_equal),
+            outputs=("values", "indices"), nondiff_outputs=(1,), grad_version=2,
+            grads={"self": lambda grad, self, indices, dim: _put_back(
+                grad, indices, self.shape, dim)})
+
+
+def _nan_last_order(x, axis):
+    """Stable sorting order of ``x`` along ``axis`` with NaN as the largest value."""
+    return jnp.argsort(x, axis=axis, stable=True)
+
+
+def _pick_sorted(x, dim, keepdim, position):
+    """``(values, indices)``: along ``dim``, the element at ``position(sorted, nans)`` of the
+    stably sorted row (``nans``: how many NaNs the row holds)."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    order = _nan_last_order(x, dim)
+    ordered = jnp.take_along_axis(x, order, axis=dim)
+    nans = (jnp.isnan(x).sum(axis=dim, keepdims=True) if jnp.issubdtype(x.dtype, jnp.floating)
+            else jnp.zeros_like(order.sum(axis=dim, keepdims=True)))
+    k = position(x.shape[dim], nans)
+    values = jnp.take_along_axis(ordered, k, axis=dim)
+    indices = jnp.take_along_axis(order, k, axis=dim).astype(jnp.int64)
+    if not keepdim:
+        values, indices = values.squeeze(dim), indices.squeeze(dim)
+    return values, indices
+
+
+def _median_position(n, nans):
+    """torch's median: the lower middle, or the first NaN of a row that has one."""
+    return jnp.where(nans > 0, n - nans, (n - 1) // 2)
+
+
+def _nanmedian_position(n, nans):
+    """torch's nanmedian: the lower middle of the non-NaN values (the first NaN if all are)."""
+    return jnp.maximum((n - nans - 1) // 2, 0)
+
+
+def _median_all(x, position):
+    flat = x.reshape(-1)
+    if flat.size == 0:
+        return jnp.asarray(jnp.nan, x.dtype)
+    return _pick_sorted(flat, 0, False, position)[0]
+
+
+def _evenly_distribute_nan(grad, self, result):
+    """torch's evenly_distribute_backward: ``grad`` shared by the elements equal to ``result``
+    (by the NaNs when ``result`` is NaN)."""
+    if jnp.issubdtype(self.dtype, jnp.floating):
+        mask = jnp.where(jnp.isnan(result), jnp.isnan(self), self == result)
+    else:
+        mask = self == result
+    return jnp.where(mask, grad / mask.sum().astype(grad.dtype), jnp.zeros((), grad.dtype))
+
+
+MEDIAN_ALL = Op("median", "MedianBackward0", lambda x: _median_all(x, _median_position),
+                grads={"self": _evenly_distribute_nan}, grad_version=1)
+NANMEDIAN_ALL = Op("nanmedian", "NanmedianBackward0",
+                   lambda x: _median_all(x, _nanmedian_position),
+                   grads={"self": _evenly_distribute_nan}, grad_version=1)
+
+
+def _select_back_along(grad, indices, self_shape, dim, keepdim):
+    """torch's value_selecting_reduction_backward for one ``dim`` (an int)."""
+    return _select_back(grad, indices, self_shape, (dim,) if self_shape else (), keepdim)
+
+
+def _value_selecting(name, node, forward):
+    """A ``(values, indices)`` reduction along one dim whose backward puts ``grad`` back at
+    ``indices`` (torch fills zeros, then scatters: version 2)."""
+    return Op(name, node, forward, outputs=("values", "indices"), nondiff_outputs=(1,),
+              grad_version=2, grads={"self": _select_back_along})
+
+
+MEDIAN_DIM = _value_selecting("median", "MedianBackward1", lambda x, dim, keepdim: _pick_sorted(
+    x, dim, keepdim, _median_position))
+NANMEDIAN_DIM = _value_selecting(
+    "nanmedian", "NanmedianBackward1",
+    lambda x, dim, keepdim: _pick_sorted(x, dim, keepdim, _nanmedian_position))
+KTHVALUE = _value_selecting("kthvalue", "KthvalueBackward0", lambda x, k, dim, keepdim: (
+    _pick_sorted(x, dim, keepdim, lambda n, nans: jnp.full_like(nans, k - 1))))
+
+
+def _mode(x, dim, keepdim):
+    """torch's mode: the most frequent value (the smallest of equally frequent ones) and the
+    last position holding it."""
+    if x.ndim == 0:
+        return x, jnp.zeros((), jnp.int64)
+    a = jnp.moveaxis(x, dim, -1)
+    counts = (a[..., :, None] == a[..., None, :]).sum(-1)
+    best = counts == counts.max(-1, keepdims=True)
+    big = jnp.asarray(jnp.inf if jnp.issubdtype(a.dtype, jnp.inexact) else jnp.iinfo(a.dtype).max,
+                      a.dtype) if a.dtype != jnp.bool_ else jnp.asarray(True)
+    value = jnp.where(best, a, big).min(-1, keepdims=True)
+    n = a.shape[-1]
+    index = jnp.where(a == value, jnp.arange(n), -1).max(-1, keepdims=True).astype(jnp.int64)
+    value, index = jnp.moveaxis(value, -1, dim), jnp.moveaxis(index, -1, dim)
+    if not keepdim:
+        value, index = value.squeeze(dim), index.squeeze(dim)
+    return value, index
+
+
+MODE = _value_selecting("mode", "ModeBackward0", _mode)
+
+
+def _nansum(x, dim, keepdim, dtype):
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        x = jnp.where(jnp.isnan(x), jnp.zeros((), x.dtype), x)
+    return jnp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype)
+
+
+NANSUM = Op("nansum", "NansumBackward0", _nansum, grads={
+    "self": lambda grad, self, dim, keepdim: jnp.where(
+        jnp.isnan(self), jnp.zeros((), grad.dtype),
+        _expand_back(grad, self.shape, dim or (), keepdim or dim is None))})
+
+
+def _var_mean(x, dim, correction, keepdim):
+    return _var(x, dim, correction, keepdim), jnp.mean(x, axis=dim, keepdims=keepdim)
+
+
+def _mean_back(grad, self, dim, keepdim):
+    dims = tuple(range(self.ndim)) if dim is None else dim
+    return _expand_back(grad / _count(self.shape, dim), self.shape, dims, keepdim)
+
+
+VAR_MEAN = Op("var_mean", "VarMeanBackward0", _var_mean, outputs=("result0", "result1"),
+              grads={"self": lambda grads, self, dim, correction, keepdim: _var_grad(
+                  grads[0], self, dim, correction, keepdim) + _mean_back(
+                  grads[1], self, dim, keepdim)})
+STD_MEAN = Op("std_mean", "StdMeanBackward0", lambda x, dim, correction, keepdim: (
+    jnp.sqrt(_var(x, dim, correction, keepdim)), jnp.mean(x, axis=dim, keepdims=keepdim)),
+    outputs=("result0", "result1"),
+    grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_grad(
+        grads[0] / (2 * result0), self, dim, correction, keepdim) + _mean_back(
+        grads[1], self, dim, keepdim)})
+
+
+def _aminmax(x, dim, keepdim):
+    return (jnp.min(x, axis=dim, keepdims=keepdim), jnp.max(x, axis=dim, keepdims=keepdim))
+
+
+def _aminmax_grad(grads, self, min, max, dim, keepdim):
+    dims = tuple(range(self.ndim)) if dim is None else dim
+    keep = keepdim or not dims
+    return (_evenly_distribute(grads[0], self, min, dims, keep)
+            + _evenly_distribute(grads[1], self, max, dims, keep))
+
+
+AMINMAX = Op("aminmax", "AminmaxBackward0", _aminmax, outputs=("min", "max"),
+             grads={"self": _aminmax_grad})
+COUNT_NONZERO = Op("count_nonzero", None, lambda x, dim: jnp.count_nonzero(
+    x, axis=dim).astype(jnp.int64))
