@@ -64,8 +64,11 @@ from ._grad_mode import no_grad as no_grad
 from ._grad_mode import set_grad_enabled as set_grad_enabled
 from ._legacy_types import CPU_TYPES as _CPU_TYPES
 from ._random import Generator as Generator
+from ._random import bernoulli as bernoulli
 from ._random import initial_seed as initial_seed
 from ._random import manual_seed as manual_seed
+from ._random import multinomial as multinomial
+from ._random import normal as normal
 from ._random import rand as rand
 from ._random import rand_like as rand_like
 from ._random import randint as randint

@@ -221,6 +221,24 @@ _HAND_WRITTEN: dict[str, Any] = {
         self, mean, std, generator),
     "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _random.uniform_(
         self, a, b, generator),
+    # sampling (issue 10)
+    "random_": lambda self, *args, generator=None, **kw: _random.random_(
+        self, kw.pop("from", args[0] if args else None), kw.pop("to", args[1] if len(args) > 1
+                                                              else None), generator=generator),
+    "exponential_": lambda self, lambd=1.0, *, generator=None: _random.exponential_(
+        self, lambd, generator=generator),
+    "geometric_": lambda self, p, *, generator=None: _random.geometric_(
+        self, p, generator=generator),
+    "cauchy_": lambda self, median=0.0, sigma=1.0, *, generator=None: _random.cauchy_(
+        self, median, sigma, generator=generator),
+    "log_normal_": lambda self, mean=1.0, std=2.0, *, generator=None: _random.log_normal_(
+        self, mean, std, generator=generator),
+    "bernoulli_": lambda self, p=0.5, *, generator=None: _random.bernoulli_(
+        self, p, generator=generator),
+    "bernoulli": lambda self, p=None, *, generator=None: _random.bernoulli(
+        self, p, generator=generator),
+    "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
+        _random.multinomial(self, num_samples, replacement, generator=generator),
     # dtype and device
     "to": _to,
     "cpu": lambda self: self.to("cpu"),
