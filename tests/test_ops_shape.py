@@ -264,3 +264,382 @@ def test_bernoulli_tensor_probabilities():
     draws = np.asarray(jaxgrad.bernoulli(probs, generator=jaxgrad.Generator()).tolist())
     np.testing.assert_allclose(draws.mean(0), [0.0, 0.2, 0.9, 1.0], atol=0.025)
     assert draws[:, 0].max() == 0 and draws[:, 3].min() == 1
+
+
+# --- shape and view ops --------------------------------------------------------------------------
+
+def _view_facts(T, out, base):
+    return (out._is_view(), out._base is base, out.is_contiguous(), tuple(out.stride())
+            if out._is_view() else None)
+
+
+VIEWS = {
+    "narrow": lambda T, x: x.narrow(1, 1, 2),
+    "narrow_negative_start": lambda T, x: T.narrow(x, 1, -3, 2),
+    "narrow_tensor_start": lambda T, x: x.narrow(2, T.tensor(1), 2),
+    "narrow_empty": lambda T, x: x.narrow(2, 4, 0),
+    "movedim": lambda T, x: x.movedim(0, -1),
+    "movedim_lists": lambda T, x: T.movedim(x, (0, 2), (2, 0)),
+    "movedim_one_of_three": lambda T, x: T.movedim(x, [1], [0]),
+    "moveaxis": lambda T, x: T.moveaxis(x, 1, 2),
+    "unflatten": lambda T, x: x.unflatten(2, (2, -1)),
+    "unflatten_kw": lambda T, x: T.unflatten(x, dim=-1, sizes=(4, 1)),
+    "unfold": lambda T, x: x.unfold(2, 2, 1),
+    "unfold_step": lambda T, x: x.unfold(1, 2, 2),
+    "unfold_whole": lambda T, x: x.unfold(0, 2, 5),
+    "as_strided": lambda T, x: x.as_strided((3, 3), (2, 1)),
+    "as_strided_offset": lambda T, x: T.as_strided(x, (2, 2), (4, 1), 3),
+    "broadcast_to": lambda T, x: x[0, :, :1].broadcast_to((2, 3, 5)),
+    "broadcast_to_fn": lambda T, x: T.broadcast_to(x[1], (4, 3, 4)),
+    "view_as": lambda T, x: x.view_as(T.ones(6, 4)),
+    "reshape_as": lambda T, x: x.transpose(0, 1).reshape_as(T.ones(24)),
+    "expand_as": lambda T, x: x[:, :1].expand_as(x),
+}
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_views(name):
+    def program(T):
+        x = _x(T, (2, 3, 4), T.float64)
+        y = x * 1
+        out = VIEWS[name](T, y)
+        return out, _view_facts(T, out, y), out._version, _grads(T, out, x), next_functions(
+            out.grad_fn)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_views_share_storage_and_version(name):
+    def program(T):
+        base = _x(T, (2, 3, 4)).detach()
+        out = VIEWS[name](T, base)
+        # (torch leaves writes through views whose elements overlap undefined)
+        if name not in ("unfold", "as_strided") and 0 not in out.stride():
+            out.mul_(2)
+        return base, out, base._version, out._version, out._base is base
+
+    same(program)
+
+
+VIEW_ERRORS = {
+    "narrow_0d": lambda T, x: T.tensor(1.0).narrow(0, 0, 1),
+    "narrow_start": lambda T, x: x.narrow(2, 5, 1),
+    "narrow_negative_start": lambda T, x: x.narrow(2, -5, 1),
+    "narrow_length": lambda T, x: x.narrow(2, 2, 5),
+    "narrow_negative_length": lambda T, x: x.narrow(2, 2, -1),
+    "narrow_dim": lambda T, x: x.narrow(3, 0, 1),
+    "movedim_dim": lambda T, x: x.movedim(0, 5),
+    "movedim_lengths": lambda T, x: x.movedim((0, 1), (1,)),
+    "movedim_repeated_source": lambda T, x: x.movedim((0, 0), (0, 1)),
+    "movedim_repeated_destination": lambda T, x: x.movedim((0, 1), (1, 1)),
+    "unflatten_sizes": lambda T, x: x.unflatten(2, (3, -1)),
+    "unflatten_empty": lambda T, x: x.unflatten(1, ()),
+    "unflatten_product": lambda T, x: x.unflatten(2, (2, 3)),
+    "unfold_size": lambda T, x: x.unfold(2, 5, 1),
+    "unfold_step": lambda T, x: x.unfold(2, 2, 0),
+    "unfold_negative": lambda T, x: x.unfold(2, -1, 1),
+    "as_strided_bounds": lambda T, x: x.as_strided((3, 3), (8, 8)),
+    "as_strided_offset": lambda T, x: x.as_strided((3, 3), (1, 1), 20),
+    "broadcast_to": lambda T, x: x.broadcast_to((2, 3, 5)),
+    "t_3d": lambda T, x: x.t_(),
+    "unsqueeze_dim": lambda T, x: x.unsqueeze_(5),
+    "squeeze_dim": lambda T, x: x.squeeze_(5),
+    "transpose_dim": lambda T, x: x.transpose_(0, 5),
+}
+
+
+@pytest.mark.parametrize("name", VIEW_ERRORS)
+def test_view_errors(name):
+    raises(lambda T: VIEW_ERRORS[name](T, _x(T, (2, 3, 4)).detach()))
+
+
+INPLACE_VIEWS = {
+    "unsqueeze_": lambda t: t.unsqueeze_(1),
+    "unsqueeze_last": lambda t: t.unsqueeze_(-1),
+    "squeeze_": lambda t: t.squeeze_(),
+    "squeeze_dim": lambda t: t.squeeze_(0),
+    "squeeze_dim_kept": lambda t: t.squeeze_(1),
+    "squeeze_dims": lambda t: t.squeeze_((0, 2)),
+    "t_": lambda t: t[0].t_(),
+    "transpose_": lambda t: t.transpose_(0, 2),
+}
+
+
+def _ones_dim(T, **kw):
+    return T.tensor([[[1.0, 2.0, 3.0]]], **kw).transpose(1, 2).contiguous().transpose(0, 1)
+
+
+@pytest.mark.parametrize("name", INPLACE_VIEWS)
+def test_inplace_view_ops(name):
+    def program(T):
+        leaf = T.arange(3.0, requires_grad=True)
+        x = (leaf * 2).reshape(1, 3, 1)
+        alias = x.detach()
+        out = INPLACE_VIEWS[name](x)
+        facts = (out is x, tuple(x.shape), tuple(x.stride()), x._version, alias.shape,
+                 alias._version, x._is_view())
+        return facts, out, next_functions(out.grad_fn), _grads(T, out, leaf)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", INPLACE_VIEWS)
+def test_inplace_view_ops_on_views_and_leaves(name):
+    def on_view(T):
+        base = T.arange(6.0, requires_grad=True) * 1
+        v = base[:3].view(1, 3, 1)
+        out = INPLACE_VIEWS[name](v)
+        facts = (out is v, tuple(v.shape), tuple(v.stride()), v._version, base._version,
+                 v._is_view(), v._base is base, type(base.grad_fn).__name__)
+        return facts, out, next_functions(out.grad_fn)
+
+    ok(on_view)
+    raises(lambda T: INPLACE_VIEWS[name](T.ones(1, 3, 1, requires_grad=True)))
+    raises(lambda T: INPLACE_VIEWS[name](T.ones(2, 3, 1, requires_grad=True)[:1]))
+
+    def plain(T):
+        t = T.ones(1, 3, 1)
+        out = INPLACE_VIEWS[name](t)
+        return out, t._version, out.grad_fn
+
+    ok(plain)
+
+    def later_write(T):  # the new geometry is used by later writes and reads
+        t = T.arange(3.0).reshape(1, 3, 1)
+        out = INPLACE_VIEWS[name](t)
+        out.add_(T.arange(float(out.numel())).reshape(out.shape))
+        return out, out.sum(), t._version
+
+    ok(later_write)
+
+
+COPIES = {
+    "flip": lambda T, x: x.flip(0, 2),
+    "flip_tuple": lambda T, x: T.flip(x, (1,)),
+    "flip_kw": lambda T, x: T.flip(x, dims=[-1]),
+    "flip_none": lambda T, x: x.flip(()),
+    "fliplr": lambda T, x: x.fliplr(),
+    "flipud": lambda T, x: T.flipud(x),
+    "roll": lambda T, x: x.roll(1),
+    "roll_dims": lambda T, x: T.roll(x, (1, -2), (0, 2)),
+    "roll_dim": lambda T, x: x.roll(5, 1),
+    "rot90": lambda T, x: x.rot90(),
+    "rot90_2": lambda T, x: T.rot90(x, 2, (1, 2)),
+    "rot90_negative": lambda T, x: x.rot90(-1, [2, 0]),
+    "rot90_0": lambda T, x: x.rot90(0),
+    "rot90_5": lambda T, x: x.rot90(5, (1, 0)),
+    "repeat": lambda T, x: x.repeat(2, 1, 3),
+    "repeat_tuple": lambda T, x: x.repeat((1, 2, 1, 2)),
+    "repeat_zero": lambda T, x: x.repeat(1, 0, 1),
+    "tile": lambda T, x: x.tile(2),
+    "tile_fn": lambda T, x: T.tile(x, (2, 1, 1, 1)),
+    "tile_empty": lambda T, x: x.tile(()),
+    "repeat_interleave": lambda T, x: x.repeat_interleave(2),
+    "repeat_interleave_dim": lambda T, x: T.repeat_interleave(x, 3, dim=1),
+    "repeat_interleave_tensor": lambda T, x: x.repeat_interleave(T.tensor([1, 0, 2]), dim=1),
+    "repeat_interleave_tensor_flat": lambda T, x: T.repeat_interleave(x[0, 0], T.tensor(
+        [1, 2, 0, 3])),
+    "repeat_interleave_scalar_tensor": lambda T, x: x.repeat_interleave(T.tensor(2), dim=-1),
+    "repeat_interleave_one_count": lambda T, x: x.repeat_interleave(T.tensor([2]), dim=0),
+    "diag_embed": lambda T, x: T.diag_embed(x),
+    "diag_embed_offset": lambda T, x: x.diag_embed(-1, 0, 2),
+    "diag_vector": lambda T, x: T.diag(x[0, 0], 1),
+    "diag_matrix": lambda T, x: x[0].diag(-1),
+    "trace": lambda T, x: T.trace(x[1]),
+    "kron": lambda T, x: T.kron(x[0], x[1, :2]),
+    "kron_mixed": lambda T, x: x[0].kron(x[1, 0]),
+    "tensordot": lambda T, x: T.tensordot(x, x[0].t(), 1) if False else T.tensordot(
+        x, x.transpose(0, 2), 1),
+    "tensordot_2": lambda T, x: T.tensordot(x, x[:, :, :3], ([1, 0], [1, 0])),
+    "tensordot_full": lambda T, x: T.tensordot(x, x, 3),
+    "tensordot_0": lambda T, x: T.tensordot(x[0, 0], x[1, 1], 0),
+    "tensordot_lists": lambda T, x: T.tensordot(x, x[0], dims=[[2], [1]]),
+    "tensordot_broadcast_dim": lambda T, x: T.tensordot(x[:, :1], x[:, :, :3], ([1], [2])),
+    "inner": lambda T, x: T.inner(x, x[0]),
+    "inner_vectors": lambda T, x: x[0, 0].inner(x[1, 1]),
+    "inner_scalar": lambda T, x: T.inner(x[0], x[1, 1, 1]),
+    "cross": lambda T, x: T.cross(x[:, :, :3], x[:, :, 1:], dim=2),
+    "cross_method": lambda T, x: x[:, :, 1:].cross(x[:1, :, :3], dim=-1),
+    "linalg_cross": lambda T, x: T.linalg.cross(x[:, :, :3], x[:, :, 1:]),
+    "linalg_cross_dim": lambda T, x: T.linalg.cross(x[:, :, :3].transpose(1, 2), x[
+        :, :, 1:].transpose(1, 2), dim=1),
+    "diff": lambda T, x: T.diff(x),
+    "diff_n": lambda T, x: x.diff(2, 1),
+    "diff_prepend": lambda T, x: T.diff(x, dim=2, prepend=x[:, :, :1], append=x[:, :, 3:]),
+    "diff_large_n": lambda T, x: T.diff(x, n=9),
+    "diff_zero": lambda T, x: T.diff(x, n=0),
+}
+
+
+@pytest.mark.parametrize("name", COPIES)
+def test_copies(name):
+    def program(T):
+        x = _x(T, (2, 3, 4), T.float64)
+        out = COPIES[name](T, x)
+        return out, out._is_view(), next_functions(out.grad_fn), _grads(T, out, x)
+
+    ok(program)
+
+
+STACKS = {
+    "vstack": lambda T, a, b, s: T.vstack([a, b]),
+    "vstack_mixed": lambda T, a, b, s: T.vstack((a[None], b.expand(2, 4))),
+    "vstack_scalars": lambda T, a, b, s: T.vstack([s, s]),
+    "row_stack": lambda T, a, b, s: T.row_stack([a, b]),
+    "hstack": lambda T, a, b, s: T.hstack([a, b]),
+    "hstack_2d": lambda T, a, b, s: T.hstack([a[:, None], b[:, None]]),
+    "hstack_scalars": lambda T, a, b, s: T.hstack([s, s]),
+    "dstack": lambda T, a, b, s: T.dstack([a, b]),
+    "dstack_2d": lambda T, a, b, s: T.dstack([a[None], b[None]]),
+    "dstack_scalar": lambda T, a, b, s: T.dstack([s, s]),
+    "column_stack": lambda T, a, b, s: T.column_stack([a, b]),
+    "column_stack_2d": lambda T, a, b, s: T.column_stack([a, T.stack([a, b], 1), s.expand(4)]),
+    "atleast_1d": lambda T, a, b, s: T.atleast_1d(s),
+    "atleast_2d": lambda T, a, b, s: (T.atleast_2d(s), T.atleast_2d(a)),
+    "atleast_3d": lambda T, a, b, s: (T.atleast_3d(s), T.atleast_3d(a),
+                                      T.atleast_3d(a[None])),
+    "block_diag": lambda T, a, b, s: T.block_diag(a[None], b[:2, None], s),
+    "block_diag_one": lambda T, a, b, s: T.block_diag(a),
+    "cartesian_prod": lambda T, a, b, s: T.cartesian_prod(a, b[:2]),
+    "cartesian_prod_3": lambda T, a, b, s: T.cartesian_prod(a[:2], b[:3], a[1:3]),
+    "cartesian_prod_1": lambda T, a, b, s: T.cartesian_prod(a),
+    "meshgrid_ij": lambda T, a, b, s: T.meshgrid(a, b[:2], indexing="ij"),
+    "meshgrid_xy": lambda T, a, b, s: T.meshgrid([a, b[:2], s], indexing="xy"),
+    "meshgrid_one": lambda T, a, b, s: T.meshgrid(a, indexing="xy"),
+    "broadcast_tensors": lambda T, a, b, s: T.broadcast_tensors(a[:, None], b, s),
+    "broadcast_tensors_same": lambda T, a, b, s: T.broadcast_tensors(a, b),
+}
+
+
+@pytest.mark.parametrize("name", STACKS)
+def test_stacks_and_grids(name):
+    def program(T):
+        a, b = _x(T, (4,)), T.tensor([1.5, -2.0, 0.5, 3.0], requires_grad=True)
+        s = T.tensor(2.5, requires_grad=True)
+        out = STACKS[name](T, a, b, s)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        facts = [(o._is_view(), o is a, o is b, next_functions(o.grad_fn)) for o in outs]
+        return out, facts, _grads(T, out, a, b, s)
+
+    ok(program)
+
+
+def _warns_once(program, monkeypatch):
+    """torch gives these warnings once per process (TORCH_WARN_ONCE): jaxgrad's first call
+    gives torch's text, later calls nothing, as torch's after its first."""
+    ok(program)
+    torch_first = captured_warnings(program, torch)  # torch may have warned already
+    monkeypatch.setattr(jaxgrad._api, "_WARNED", set())
+    first, again = captured_warnings(program, jaxgrad), captured_warnings(program, jaxgrad)
+    assert len(first) == 1 and first[0][0] == "UserWarning" and again == []
+    assert captured_warnings(program, torch) == again
+    return first[0][1], torch_first
+
+
+def test_meshgrid_warns_without_indexing(monkeypatch):
+    message, _ = _warns_once(lambda T: T.meshgrid(T.arange(2), T.arange(3)), monkeypatch)
+    assert message == ("jaxgrad.meshgrid: in an upcoming release, it will be required to pass "
+                       "the indexing argument.")
+    assert captured_warnings(lambda T: T.meshgrid(T.arange(2), indexing="ij"), jaxgrad) == []
+
+
+def test_cross_warns_without_dim(monkeypatch):
+    message, _ = _warns_once(lambda T: T.cross(T.ones(2, 3), T.arange(6.0).reshape(2, 3)),
+                             monkeypatch)
+    assert message.startswith("Using jaxgrad.cross without specifying the dim arg is deprecated.")
+    assert captured_warnings(lambda T: T.cross(T.ones(3), T.ones(3), dim=0), jaxgrad) == []
+
+
+INDICES = {
+    "tril": lambda T: T.tril_indices(3, 4),
+    "tril_offset": lambda T: T.tril_indices(4, 3, -1),
+    "tril_offset_up": lambda T: T.tril_indices(3, 3, 1, dtype=T.int32),
+    "triu": lambda T: T.triu_indices(3, 4),
+    "triu_offset": lambda T: T.triu_indices(4, 3, 1),
+    "triu_negative": lambda T: T.triu_indices(3, 3, -1),
+    "empty": lambda T: T.triu_indices(0, 3),
+    "tril_row": lambda T: T.tril_indices(-1, 3),
+    "triu_col": lambda T: T.triu_indices(3, -2),
+    "float": lambda T: T.tril_indices(3, 3, dtype=T.float32),
+}
+
+
+@pytest.mark.parametrize("name", INDICES)
+def test_triangle_indices(name):
+    same(INDICES[name])
+
+
+COPY_ERRORS = {
+    "flip_dim": lambda T, x: x.flip(5),
+    "flip_repeated": lambda T, x: x.flip((0, 0)),
+    "fliplr_1d": lambda T, x: x[0, 0].fliplr(),
+    "flipud_0d": lambda T, x: x[0, 0, 0].flipud(),
+    "roll_empty_shifts": lambda T, x: x.roll(()),
+    "roll_align": lambda T, x: x.roll((1, 2), 0),
+    "roll_align_dims": lambda T, x: x.roll((1,), (0, 1)),
+    "roll_dim": lambda T, x: x.roll(1, 5),
+    "rot90_same": lambda T, x: x.rot90(1, (0, 0)),
+    "rot90_one_dim": lambda T, x: x.rot90(1, (0,)),
+    "rot90_1d": lambda T, x: x[0, 0].rot90(),
+    "rot90_dim": lambda T, x: x.rot90(1, (0, 5)),
+    "repeat_short": lambda T, x: x.repeat(2),
+    "repeat_none": lambda T, x: x.repeat(),
+    "repeat_negative": lambda T, x: x.repeat(1, -1, 1),
+    "repeat_interleave_negative": lambda T, x: x.repeat_interleave(-1),
+    "repeat_interleave_sizes": lambda T, x: x.repeat_interleave(T.tensor([1, 2]), dim=1),
+    "repeat_interleave_negative_counts": lambda T, x: T.repeat_interleave(T.tensor([1, -2])),
+    "repeat_interleave_float_counts": lambda T, x: T.repeat_interleave(T.tensor([1.0])),
+    "diag_3d": lambda T, x: T.diag(x),
+    "diag_embed_dims": lambda T, x: T.diag_embed(x, 0, 1, 1),
+    "trace_3d": lambda T, x: T.trace(x),
+    "vstack_empty": lambda T, x: T.vstack([]),
+    "hstack_empty": lambda T, x: T.hstack([]),
+    "dstack_empty": lambda T, x: T.dstack([]),
+    "column_stack_empty": lambda T, x: T.column_stack([]),
+    "block_diag_3d": lambda T, x: T.block_diag(x[0], x),
+    "cartesian_prod_2d": lambda T, x: T.cartesian_prod(x[0, 0], x[0]),
+    "meshgrid_dtype": lambda T, x: T.meshgrid(x[0, 0], T.arange(2), indexing="ij"),
+    "meshgrid_indexing": lambda T, x: T.meshgrid(x[0, 0], indexing="yx"),
+    "tensordot_lengths": lambda T, x: T.tensordot(x, x, ([0, 1], [0])),
+    "tensordot_negative": lambda T, x: T.tensordot(x, x, -1),
+    "tensordot_sizes": lambda T, x: T.tensordot(x, x, ([0], [1])),
+    "tensordot_dtype": lambda T, x: T.tensordot(x, x.double(), 1),
+    "inner_sizes": lambda T, x: T.inner(x, x[0, :, :2]),
+    "repeat_interleave_2d_counts": lambda T, x: x.repeat_interleave(T.tensor([[1, 2]]), dim=1),
+    "repeat_interleave_counts_2d": lambda T, x: T.repeat_interleave(T.tensor([[1, 2]])),
+    "repeat_interleave_short_counts": lambda T, x: T.repeat_interleave(T.tensor(
+        [1], dtype=T.int16)),
+    "cross_sizes": lambda T, x: T.cross(x, x, dim=2),
+    "cross_no_3": lambda T, x: T.linalg.cross(x, x),
+    "cross_ndim": lambda T, x: T.linalg.cross(x[0, :, :3], x[:, :, :3]),
+    "diff_0d": lambda T, x: T.diff(x[0, 0, 0]),
+    "diff_negative_n": lambda T, x: T.diff(x, n=-1),
+}
+
+
+@pytest.mark.parametrize("name", COPY_ERRORS)
+def test_copy_errors(name):
+    raises(lambda T: COPY_ERRORS[name](T, _x(T, (2, 3, 4)).detach()))
+
+
+@FAST
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), data=st.data())
+def test_shape_ops_on_random_shapes(shape, data):
+    n = len(shape)
+    dim = data.draw(st.integers(-n, n - 1))
+    start = data.draw(st.integers(0, shape[dim] - 1))
+    length = data.draw(st.integers(0, shape[dim] - start))
+    size = data.draw(st.integers(0, shape[dim]))
+    step = data.draw(st.integers(1, 3))
+    shift = data.draw(st.integers(-5, 5))
+    reps = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n + 1))
+
+    def program(T):
+        x = _x(T, tuple(shape), T.float64)
+        outs = [x.narrow(dim, start, length), x.unfold(dim, size, step), x.roll(shift, dim),
+                x.flip(dim), x.repeat(*reps), x.movedim(dim, 0), x.repeat_interleave(2, dim),
+                x.diff(dim=dim)]
+        return outs, _grads(T, outs, x)
+
+    ok(program)

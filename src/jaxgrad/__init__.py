@@ -21,6 +21,9 @@ from . import optim as optim
 from . import return_types as return_types
 from . import serialization as serialization
 from . import utils as utils
+from ._api import tensordot as tensordot
+from ._api import tril_indices as tril_indices
+from ._api import triu_indices as triu_indices
 from ._api import typename as typename
 from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
 from ._creation import arange as arange
