@@ -53,6 +53,8 @@ SAMPLERS = {
     "random_to": lambda t: t.random_(5),
     "random_from_to": lambda t: t.random_(-2, 5),
     "random_kw": lambda t: t.random_(to=3),
+    "random_from_kw": lambda t: t.random_(**{"from": 1, "to": 3}),
+    "random_from_none": lambda t: t.random_(1, None),
     "exponential_": lambda t: t.exponential_(2.0),
     "geometric_": lambda t: t.geometric_(0.3),
     "cauchy_": lambda t: t.cauchy_(1.0, 2.0),

@@ -2749,7 +2749,13 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
          variants='method')
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """The windows of ``size`` elements ``step`` apart along ``dimension``, as a view with a
-    new last dim (UnfoldBackward0)."""
+    new last dim (UnfoldBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.arange(5).unfold(0, 2, 2)
+    tensor([[0, 1],
+            [2, 3]])
+    """
     dim = _wrap_dim(dimension, input.ndim)
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
@@ -2799,14 +2805,24 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
 
 @declare('unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)', variants='method')
 def unsqueeze_(input: Tensor, dim: int) -> Tensor:
-    """``unsqueeze`` in place: ``input`` itself takes the new shape (UnsqueezeBackward1)."""
+    """``unsqueeze`` in place: ``input`` itself takes the new shape (UnsqueezeBackward1).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.ones(2); _ = t.unsqueeze_(0); t.shape, t._version
+    (jaxgrad.Size([1, 2]), 1)
+    """
     return apply_inplace_view(V.UNSQUEEZE_INPLACE, V.unsqueeze_geometry, input,
                               dim=_wrap_dim(dim, input.ndim + 1))
 
 
 @declare('squeeze_.dims(Tensor(a!) self, int[]? dim=None) -> Tensor(a!)', variants='method')
 def squeeze_(input: Tensor, dim: Any = None) -> Tensor:
-    """``squeeze`` in place: ``input`` itself loses its dims of size 1."""
+    """``squeeze`` in place: ``input`` itself loses its dims of size 1.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(1, 2, 1).squeeze_().shape
+    jaxgrad.Size([2])
+    """
     if dim is None:
         return apply_inplace_view(V.SQUEEZE_ALL_INPLACE, V.squeeze_geometry, input,
                                   dims=tuple(range(input.ndim)))
@@ -2819,7 +2835,12 @@ def squeeze_(input: Tensor, dim: Any = None) -> Tensor:
 
 @declare('t_(Tensor(a!) self) -> Tensor(a!)', variants='method')
 def t_(input: Tensor) -> Tensor:
-    """``t`` in place: ``input`` itself becomes its transpose (TBackward1)."""
+    """``t`` in place: ``input`` itself becomes its transpose (TBackward1).
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2, 3).t_().shape
+    jaxgrad.Size([3, 2])
+    """
     if input.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")
@@ -2828,7 +2849,12 @@ def t_(input: Tensor) -> Tensor:
 
 @declare('transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)', variants='method')
 def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
-    """``transpose`` in place: ``input`` itself swaps dims ``dim0`` and ``dim1``."""
+    """``transpose`` in place: ``input`` itself swaps dims ``dim0`` and ``dim1``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2, 3, 4).transpose_(0, 2).shape
+    jaxgrad.Size([4, 3, 2])
+    """
     n = input.ndim
     return apply_inplace_view(V.TRANSPOSE_INPLACE, V.transpose_geometry, input,
                               dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
@@ -2959,7 +2985,13 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 @declare('repeat(Tensor self, SymInt[] repeats) -> Tensor', variants='method')
 def repeat(input: Tensor, *repeats: Any) -> Tensor:
     """Tile ``input`` ``repeats[i]`` times along each dim (new leading dims when ``repeats`` is
-    longer); RepeatBackward0."""
+    longer); RepeatBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1, 2]).repeat(2, 2)
+    tensor([[1, 2, 1, 2],
+            [1, 2, 1, 2]])
+    """
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     repeats = _shape_arg(repeats)

@@ -424,7 +424,10 @@ def _random_bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int]:
     return low, high
 
 
-def random_(t: Tensor, from_: int | None = None, to: int | None = None, *,
+_UNSET: Any = object()
+
+
+def random_(t: Tensor, from_: int | None = None, to: Any = _UNSET, *,
             generator: Generator | None = None) -> Tensor:
     """Fill ``t`` in place with integers uniform on ``[from, to)`` (``random_(to)``: ``[0, to)``;
     ``random_()``: from 0 up to the largest integer the dtype holds exactly).
@@ -434,11 +437,11 @@ def random_(t: Tensor, from_: int | None = None, to: int | None = None, *,
     >>> sorted(set(t.tolist()))
     [2.0, 3.0, 4.0]
     """
-    if from_ is None and to is None:
+    if from_ is None and to in (None, _UNSET):
         row, (low, high) = _RANDOM_, _random_bounds(t, 0, None)
-    elif from_ is None or to is None:  # random_(to)
+    elif from_ is None or to is _UNSET:  # random_(to)
         row, (low, high) = _RANDOM_TO_, _random_bounds(t, 0, int(to if from_ is None else from_))
-    else:
+    else:  # random_(from, to); to=None: up to the dtype's largest value
         row, (low, high) = _RANDOM_FROM_, _random_bounds(t, int(from_), to)
     key = _key(generator, t.device)
     if high - low > 2**62:  # a 64-bit range: combine two draws
