@@ -645,3 +645,36 @@ def test_shape_ops_on_random_shapes(shape, data):
         return outs, _grads(T, outs, x)
 
     ok(program)
+
+
+HOOKED = {
+    "hook_before": (True, False, False),
+    "hook_after": (False, True, False),
+    "hooks_both": (True, True, False),
+    "retain_before": (False, False, True),
+    "retain_and_hooks": (True, True, True),
+}
+
+
+@pytest.mark.parametrize("name", HOOKED)
+@pytest.mark.parametrize("op,args", [("unsqueeze_", (0,)), ("t_", ()), ("squeeze_", ())])
+def test_inplace_view_ops_keep_the_tensors_hooks(name, op, args):
+    """torch keeps a tensor's hook list (and retain_grad) where it was when an in-place view op
+    changes its grad_fn: hooks registered before and after see the old shape."""
+    before, after, retain = HOOKED[name]
+
+    def program(T):
+        leaf = T.arange(6.0, requires_grad=True)
+        x = (leaf * 1).view(1, 6)
+        seen = []
+        if retain:
+            x.retain_grad()
+        if before:
+            x.register_hook(lambda g: seen.append(("before", tuple(g.shape))))
+        getattr(x, op)(*args)
+        if after:
+            x.register_hook(lambda g: seen.append(("after", tuple(g.shape))))
+        (x * T.arange(6.0).reshape(x.shape)).sum().backward()
+        return leaf.grad, seen, x.grad if retain else None
+
+    ok(program)

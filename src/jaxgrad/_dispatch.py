@@ -518,10 +518,10 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
     self._layout = geometry(self._geometry(), **static)
     self._arr, self._arr_gen = new, self._cell.generation
     self._vc.value += 1
-    if node is not None:
-        self._set_history(node, 0)
-    elif self._base is not None:
-        self._view_version = self._vc.value
+    if node is not None:  # as torch: hooks and retain_grad stay on the tensor's hook list (the
+        # old grad_fn's, if one was registered before), not moved as other in-place ops move them
+        self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    self._view_version = self._vc.value
     return self
 
 
