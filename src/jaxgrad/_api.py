@@ -2860,6 +2860,11 @@ def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
                               dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
+swapdims = declare_alias("swapdims", "transpose")
+swapaxes_ = declare_alias("swapaxes_", "transpose_")
+swapdims_ = declare_alias("swapdims_", "transpose_")
+
+
 @declare('broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)')
 def broadcast_to(input: Tensor, size: Any) -> Tensor:
     """``input`` expanded to ``size`` (``expand``: a view, ExpandBackward0).
@@ -3128,7 +3133,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     return tuple(grids)
 
 
-@declare('atleast_1d(Tensor self) -> Tensor')
+@declare('atleast_1d(Tensor self) -> Tensor', variants='function')
 def atleast_1d(input: Tensor) -> Tensor:
     """``input`` with at least one dim (a 0-d tensor becomes shape ``(1,)``).
 
@@ -3139,7 +3144,7 @@ def atleast_1d(input: Tensor) -> Tensor:
     return reshape(input, (1,)) if input.ndim == 0 else input
 
 
-@declare('atleast_2d(Tensor self) -> Tensor')
+@declare('atleast_2d(Tensor self) -> Tensor', variants='function')
 def atleast_2d(input: Tensor) -> Tensor:
     """``input`` with at least two dims (new leading dims of size 1).
 
@@ -3152,7 +3157,7 @@ def atleast_2d(input: Tensor) -> Tensor:
     return unsqueeze(input, 0) if input.ndim == 1 else input
 
 
-@declare('atleast_3d(Tensor self) -> Tensor')
+@declare('atleast_3d(Tensor self) -> Tensor', variants='function')
 def atleast_3d(input: Tensor) -> Tensor:
     """``input`` with at least three dims (a vector of n becomes ``(1, n, 1)``, a matrix
     ``(m, n, 1)``).
@@ -3461,8 +3466,7 @@ def _linalg_cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     return apply(V.LINALG_CROSS, input, other, dim=d)
 
 
-@declare('linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor',
-         variants='function out')
+@declare('linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', variants='out')
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims);
     LinalgCrossBackward0.
