@@ -584,6 +584,37 @@ FD = {
         [((2, 3), "randn"), ((2, 2), "randn")]),
     "scatter_reduce_amax": (lambda T, a, b: T.scatter_reduce(
         a, 1, T.tensor([[2, 0], [1, 1]]), b, "amax") ** 2, [((2, 3), "safe"), ((2, 2), "safe")]),
+
+    # shapes, views and copies (issue 10)
+    "narrow": (lambda T, a: a.narrow(1, 1, 2) ** 2, [((2, 4), "randn")]),
+    "movedim": (lambda T, a: a.movedim(0, 2) ** 2, [((2, 3, 2), "randn")]),
+    "unflatten": (lambda T, a: a.unflatten(1, (2, 2)) ** 2, [((2, 4), "randn")]),
+    "unfold": (lambda T, a: a.unfold(1, 2, 1) ** 2, [((2, 4), "randn")]),
+    "as_strided": (lambda T, a: a.as_strided((3, 2), (1, 2)) ** 2, [((2, 3), "randn")]),
+    "unsqueeze_": (lambda T, a: (a * 1).unsqueeze_(0).t_() ** 2, [((3,), "randn")]),
+    "transpose_": (lambda T, a: (a * 1).transpose_(0, 1) * a.t(), [((2, 3), "randn")]),
+    "flip": (lambda T, a: a.flip(0, 1) * a, [((2, 3), "randn")]),
+    "roll": (lambda T, a: a.roll((1, -1), (0, 1)) * a, [((2, 3), "randn")]),
+    "rot90": (lambda T, a: a.rot90(1, (0, 1)) ** 2, [((2, 3), "randn")]),
+    "repeat": (lambda T, a: a.repeat(2, 1, 2) ** 2, [((2, 3), "randn")]),
+    "repeat_interleave": (lambda T, a: a.repeat_interleave(2, dim=1) ** 2, [((2, 3), "randn")]),
+    "repeat_interleave_tensor": (lambda T, a: T.repeat_interleave(
+        a, T.tensor([2, 0, 1]), dim=1) ** 2, [((2, 3), "randn")]),
+    "diag_embed": (lambda T, a: T.diag_embed(a, 1) ** 2, [((2, 3), "randn")]),
+    "diag": (lambda T, a: T.diag(a, -1) ** 2, [((3, 3), "randn")]),
+    "trace": (lambda T, a: T.trace(a) * a, [((3, 2), "randn")]),
+    "block_diag": (lambda T, a, b: T.block_diag(a, b) ** 2, [((2, 2), "randn"), ((3,), "randn")]),
+    "kron": (lambda T, a, b: T.kron(a, b) ** 2, [((2, 2), "randn"), ((3,), "randn")]),
+    "tensordot": (lambda T, a, b: T.tensordot(a, b, ([0, 2], [1, 0])) ** 2,
+                  [((2, 3, 2), "randn"), ((2, 2, 3), "randn")]),
+    "inner": (lambda T, a, b: T.inner(a, b) ** 2, [((2, 3), "randn"), ((4, 3), "randn")]),
+    "cross": (lambda T, a, b: T.linalg.cross(a, b), [((2, 3), "randn"), ((1, 3), "randn")]),
+    "diff": (lambda T, a, b: T.diff(a, n=2, dim=1, prepend=b) ** 2,
+             [((2, 3), "randn"), ((2, 1), "randn")]),
+    "cartesian_prod": (lambda T, a, b: T.cartesian_prod(a, b) ** 2,
+                       [((2,), "randn"), ((3,), "randn")]),
+    "stacks": (lambda T, a, b: T.vstack([a, b]) * T.hstack([a, b]).sum() + T.dstack([a, b]).sum()
+               * T.column_stack([a, b]).sum(), [((3,), "randn"), ((3,), "randn")]),
     # composites
     "mlp": (lambda T, x, w: (x @ w).tanh().sum(1).sigmoid(), [((2, 3), "randn"), ((3, 2), "randn")]),
     "logsumexp_like": (lambda T, a: (a - a.amax(1, keepdim=True)).exp().sum(1).log(),

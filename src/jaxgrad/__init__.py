@@ -21,6 +21,9 @@ from . import optim as optim
 from . import return_types as return_types
 from . import serialization as serialization
 from . import utils as utils
+from ._api import tensordot as tensordot
+from ._api import tril_indices as tril_indices
+from ._api import triu_indices as triu_indices
 from ._api import typename as typename
 from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
 from ._creation import arange as arange
@@ -64,8 +67,11 @@ from ._grad_mode import no_grad as no_grad
 from ._grad_mode import set_grad_enabled as set_grad_enabled
 from ._legacy_types import CPU_TYPES as _CPU_TYPES
 from ._random import Generator as Generator
+from ._random import bernoulli as bernoulli
 from ._random import initial_seed as initial_seed
 from ._random import manual_seed as manual_seed
+from ._random import multinomial as multinomial
+from ._random import normal as normal
 from ._random import rand as rand
 from ._random import rand_like as rand_like
 from ._random import randint as randint

@@ -31,7 +31,7 @@ from ._argparse import (
     scalar,
     wrap_dims,
 )
-from ._dispatch import apply, apply_inplace, apply_view, make_view
+from ._dispatch import apply, apply_inplace, apply_inplace_view, apply_view, make_view
 from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
 from ._ops import indexing as X
@@ -3295,3 +3295,879 @@ def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce:
     tensor([1.0000, 2.3333])
     """
     return _scatter_reduce(input, dim, index, src, reduce, include_self, inplace=True)
+
+# --- shapes, views and sampling (issue 10) ---
+
+def _int_arg(value: Any) -> int:
+    return int(value.item()) if isinstance(value, Tensor) else int(value)
+
+
+@declare('narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)')
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """``length`` elements of dim ``dim`` from ``start`` on, as a view (torch's slice:
+    SliceBackward0); ``start`` may be a 0-d integer tensor.
+
+    >>> import jaxgrad
+    >>> jaxgrad.narrow(jaxgrad.arange(6).reshape(2, 3), 1, 1, 2)
+    tensor([[1, 2],
+            [4, 5]])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim = _wrap_dim(dim, input.ndim)
+    size, start = input.shape[dim], _int_arg(start)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return apply_view(V.SLICE, V.slice_geometry, input, dim=dim, start=start,
+                      stop=start + length, step=1)
+
+
+def _dim_list(dims: Any) -> list:
+    return [dims] if isinstance(dims, int) else [int(d) for d in dims]
+
+
+@declare('movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)')
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dims ``source`` to positions ``destination`` (the others keep their order); a view
+    (PermuteBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.movedim(jaxgrad.ones(2, 3, 4), 0, -1).shape
+    jaxgrad.Size([3, 4, 2])
+    """
+    src, dst, n = _dim_list(source), _dim_list(destination), input.ndim
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    src = [_wrap_dim(d, n) for d in src]
+    dst = [_wrap_dim(d, n) for d in dst]
+    for name, dims, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({_dim_list(given)})")
+    order = [-1] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = [next(rest) if o == -1 else o for o in order]
+    return apply_view(V.PERMUTE, V.permute_geometry, input, dims=tuple(order))
+
+
+moveaxis = declare_alias("moveaxis", "movedim")
+
+
+@declare('unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)')
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    """Split dim ``dim`` into ``sizes`` (one may be -1); a view.
+
+    >>> import jaxgrad
+    >>> jaxgrad.unflatten(jaxgrad.ones(2, 6), 1, (2, -1)).shape
+    jaxgrad.Size([2, 2, 3])
+    """
+    dim = _wrap_dim(dim, input.ndim)
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    size = input.shape[dim]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
+    known = math.prod(s for s in sizes if s != -1)
+    if (-1 in sizes and (known == 0 or size % known)) or (-1 not in sizes and known != size):
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                           f"dim {dim} ({size}) in the input tensor")
+    sizes = [size // known if s == -1 else s for s in sizes]
+    shape = tuple(input.shape[:dim]) + tuple(sizes) + tuple(input.shape[dim + 1:])
+    return view(input, shape)
+
+
+@declare('unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
+         variants='method')
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """The windows of ``size`` elements ``step`` apart along ``dimension``, as a view with a
+    new last dim (UnfoldBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.arange(5).unfold(0, 2, 2)
+    tensor([[0, 1],
+            [2, 3]])
+    """
+    dim = _wrap_dim(dimension, input.ndim)
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    most = input.shape[dim] if input.ndim else 1
+    if size > most:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {most} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return apply_view(V.UNFOLD, V.unfold_geometry, input, dimension=dim, size=size, step=step)
+
+
+@declare('as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None)'
+         ' -> Tensor(a)')
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given sizes, strides (in elements) and offset
+    (by default ``input``'s own).
+
+    >>> import jaxgrad
+    >>> jaxgrad.as_strided(jaxgrad.arange(6), (2, 2), (1, 2))
+    tensor([[0, 2],
+            [1, 3]])
+    """
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    g = input._geometry()
+    offset = g.offset if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    needed = 0 if 0 in size else offset + 1 + builtins.sum((n - 1) * s
+                                                           for n, s in zip(size, stride))
+    storage = input._cell.array.size
+    if needed > storage:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {input.element_size()} requiring a storage size of "
+            f"{needed * input.element_size()} are out of bounds for storage of size "
+            f"{storage * input.element_size()}")
+    if not input.is_contiguous() or (needed and offset < g.offset) or (
+            needed > g.offset + input.numel()):
+        raise NotImplementedError("jaxgrad.as_strided: only views within a contiguous input's "
+                                  "own elements are supported")
+    layout = V.Layout(size, stride, offset)
+    relative = V.Layout(size, stride, offset - g.offset)
+    out = apply(V.AS_STRIDED, input, layout_out=relative)
+    return make_view(out, input, layout)
+
+
+@declare('unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)', variants='method')
+def unsqueeze_(input: Tensor, dim: int) -> Tensor:
+    """``unsqueeze`` in place: ``input`` itself takes the new shape (UnsqueezeBackward1).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.ones(2); _ = t.unsqueeze_(0); t.shape, t._version
+    (jaxgrad.Size([1, 2]), 1)
+    """
+    return apply_inplace_view(V.UNSQUEEZE_INPLACE, V.unsqueeze_geometry, input,
+                              dim=_wrap_dim(dim, input.ndim + 1))
+
+
+@declare('squeeze_.dims(Tensor(a!) self, int[]? dim=None) -> Tensor(a!)', variants='method')
+def squeeze_(input: Tensor, dim: Any = None) -> Tensor:
+    """``squeeze`` in place: ``input`` itself loses its dims of size 1.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(1, 2, 1).squeeze_().shape
+    jaxgrad.Size([2])
+    """
+    if dim is None:
+        return apply_inplace_view(V.SQUEEZE_ALL_INPLACE, V.squeeze_geometry, input,
+                                  dims=tuple(range(input.ndim)))
+    if isinstance(dim, int):
+        return apply_inplace_view(V.SQUEEZE_INPLACE, V.squeeze_geometry, input,
+                                  dims=(_wrap_dim(dim, input.ndim),))
+    return apply_inplace_view(V.SQUEEZE_DIMS_INPLACE, V.squeeze_geometry, input,
+                              dims=wrap_dims(dim, input.ndim))
+
+
+@declare('t_(Tensor(a!) self) -> Tensor(a!)', variants='method')
+def t_(input: Tensor) -> Tensor:
+    """``t`` in place: ``input`` itself becomes its transpose (TBackward1).
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2, 3).t_().shape
+    jaxgrad.Size([3, 2])
+    """
+    if input.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return apply_inplace_view(V.T_INPLACE, V.t_geometry, input)
+
+
+@declare('transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)', variants='method')
+def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``transpose`` in place: ``input`` itself swaps dims ``dim0`` and ``dim1``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.ones(2, 3, 4).transpose_(0, 2).shape
+    jaxgrad.Size([4, 3, 2])
+    """
+    n = input.ndim
+    return apply_inplace_view(V.TRANSPOSE_INPLACE, V.transpose_geometry, input,
+                              dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+swapdims = declare_alias("swapdims", "transpose")
+swapaxes_ = declare_alias("swapaxes_", "transpose_")
+swapdims_ = declare_alias("swapdims_", "transpose_")
+
+
+@declare('broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)')
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    """``input`` expanded to ``size`` (``expand``: a view, ExpandBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.broadcast_to(jaxgrad.tensor([1, 2]), (2, 2))
+    tensor([[1, 2],
+            [1, 2]])
+    """
+    return expand(input, tuple(size))
+
+
+@declare('broadcast_tensors(Tensor[] tensors) -> Tensor[]', variants='function')
+def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common shape (a tensor already of that shape is returned
+    as it is).
+
+    >>> import jaxgrad
+    >>> a, b = jaxgrad.broadcast_tensors(jaxgrad.ones(2, 1), jaxgrad.zeros(3))
+    >>> a.shape, b.shape
+    (jaxgrad.Size([2, 3]), jaxgrad.Size([2, 3]))
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    require_tensors(*tensors)
+    shape = broadcast_shapes(*[tuple(t.shape) for t in tensors]) if tensors else ()
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
+
+
+def _dims_args(args: tuple, dims: Any) -> tuple:
+    if dims is not None:
+        return tuple(_dim_list(dims))
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        return tuple(int(d) for d in args[0])
+    return tuple(int(d) for d in args)
+
+
+@declare('flip(Tensor self, int[] dims) -> Tensor')
+def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """Reverse the order of the elements along ``dims`` (a copy: FlipBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.flip(jaxgrad.arange(4).reshape(2, 2), (0, 1))
+    tensor([[3, 2],
+            [1, 0]])
+    """
+    return apply(V.FLIP, input, dims=wrap_dims(_dims_args(args, dims), input.ndim))
+
+
+@declare('fliplr(Tensor self) -> Tensor')
+def fliplr(input: Tensor) -> Tensor:
+    """Reverse the columns (dim 1) of a tensor with at least 2 dims.
+
+    >>> import jaxgrad
+    >>> jaxgrad.fliplr(jaxgrad.tensor([[1, 2]]))
+    tensor([[2, 1]])
+    """
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return apply(V.FLIP, input, dims=(1,))
+
+
+@declare('flipud(Tensor self) -> Tensor')
+def flipud(input: Tensor) -> Tensor:
+    """Reverse the rows (dim 0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.flipud(jaxgrad.tensor([1, 2, 3]))
+    tensor([3, 2, 1])
+    """
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return apply(V.FLIP, input, dims=(0,))
+
+
+@declare('roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor')
+def roll(input: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
+    """Shift the elements along ``dims`` circularly by ``shifts`` (without dims: of the
+    flattened tensor, keeping its shape); RollBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.roll(jaxgrad.arange(4), 1)
+    tensor([3, 0, 1, 2])
+    """
+    shifts, dims = tuple(_dim_list(shifts)), tuple(_dim_list(dims))
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
+        if input.numel() == 0:
+            return clone(input)
+        return apply(V.ROLL, input, shifts=shifts, dims=())
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    if input.numel() == 0:
+        return clone(input)
+    return apply(V.ROLL, input, shifts=shifts, dims=dims)
+
+
+@declare('rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor')
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """Rotate by ``k`` quarter turns in the plane of ``dims`` (from the first towards the
+    second); Rot90Backward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.rot90(jaxgrad.tensor([[1, 2], [3, 4]]))
+    tensor([[2, 4],
+            [1, 3]])
+    """
+    dims = _dim_list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    return apply(V.ROT90, input, k=k % 4, dims=(d0, d1))
+
+
+@declare('repeat(Tensor self, SymInt[] repeats) -> Tensor', variants='method')
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    """Tile ``input`` ``repeats[i]`` times along each dim (new leading dims when ``repeats`` is
+    longer); RepeatBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1, 2]).repeat(2, 2)
+    tensor([[1, 2, 1, 2],
+            [1, 2, 1, 2]])
+    """
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _shape_arg(repeats)
+    if len(repeats) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    padded = (1,) * (len(repeats) - input.ndim) + tuple(input.shape)
+    target = [r * s for r, s in zip(repeats, padded)]
+    if builtins.any(r < 0 for r in repeats):
+        bad = next(t for t in target if t < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {target}")
+    return apply(V.REPEAT, input, repeats=repeats)
+
+
+@declare('tile(Tensor self, SymInt[] dims) -> Tensor')
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """``repeat`` with ``dims`` padded with leading 1s to ``input``'s number of dims.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tile(jaxgrad.tensor([1, 2]), (2,))
+    tensor([1, 2, 1, 2])
+    """
+    dims = _shape_arg(dims)
+    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
+
+
+@declare('repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, '
+         'SymInt? output_size=None) -> Tensor')
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Repeat each element ``repeats`` times (an int, or a tensor of counts per element) along
+    ``dim`` (without ``dim``: of the flattened tensor). ``repeat_interleave(counts)`` alone gives
+    each index ``counts[i]`` times.
+
+    >>> import jaxgrad
+    >>> jaxgrad.repeat_interleave(jaxgrad.tensor([1, 2]), 2)
+    tensor([1, 1, 2, 2])
+    >>> jaxgrad.repeat_interleave(jaxgrad.tensor([2, 1]))
+    tensor([0, 0, 1])
+    """
+    if repeats is None:
+        return _repeat_indices(input, output_size)
+    if dim is None:
+        input, dim = flatten(input), 0
+    dim = _wrap_dim(dim, input.ndim)
+    if isinstance(repeats, Tensor):
+        size = input.shape[dim]
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.ndim == 1 and repeats.shape[0] not in (1, size):
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {repeats.shape[0]} and input.size({dim}) = "
+                               f"{size}")
+        counts = repeats if repeats.ndim == 1 and repeats.shape[0] == size else expand(
+            reshape(repeats, (1,)), (size,))
+        return index_select(input, dim, _repeat_indices(counts, output_size))
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = list(input.shape)
+    expanded = expand(unsqueeze(input, dim + 1), shape[:dim + 1] + [repeats] + shape[dim + 1:])
+    shape[dim] *= repeats
+    return view(clone(expanded), tuple(shape))
+
+
+def _repeat_indices(counts: Tensor, output_size: int | None) -> Tensor:
+    if counts.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if counts.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                  f"'{_dtypes.scalar_type_name(counts.dtype)}'")
+    values = np.asarray(counts._value)
+    if (values < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return Tensor._make(jnp.asarray(np.repeat(np.arange(len(values)), values),
+                                    dtype=counts._value.dtype))
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """A warning torch gives once per process (its TORCH_WARN_ONCE)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message.replace("torch", "jaxgrad"), UserWarning, stacklevel=4)
+
+
+_MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                     "indexing argument.")
+
+
+@declare('meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]', variants='function',
+         python_level=True)
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids of 1-d tensors: output ``i`` varies along dim ``i`` (``"ij"``) or, with
+    ``"xy"``, the first two dims swap roles. Each output is a view (ExpandBackward0).
+
+    >>> import jaxgrad
+    >>> x, y = jaxgrad.meshgrid(jaxgrad.arange(2), jaxgrad.arange(3), indexing="ij")
+    >>> x.shape, y[1].tolist()
+    (jaxgrad.Size([2, 3]), [0, 1, 2])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        _warn_once(_MESHGRID_WARNING)
+        indexing = "ij"
+    require_tensors(*tensors)
+    if not tensors:
+        raise RuntimeError("torch.meshgrid: Expected at least one tensor in the tensor "
+                           "list".replace("torch", "jaxgrad"))
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"jaxgrad.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t._value}")
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'jaxgrad.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f"received: {indexing}")
+    order = list(tensors)
+    swap = indexing == "xy" and len(order) >= 2
+    if swap:
+        order[0], order[1] = order[1], order[0]
+    shape = tuple(t.numel() for t in order)
+    grids = []
+    for i, t in enumerate(order):
+        view_shape = [1] * len(order)
+        view_shape[i] = -1
+        grids.append(expand(view(t, tuple(view_shape)), shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+@declare('atleast_1d(Tensor self) -> Tensor', variants='function')
+def atleast_1d(input: Tensor) -> Tensor:
+    """``input`` with at least one dim (a 0-d tensor becomes shape ``(1,)``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.atleast_1d(jaxgrad.tensor(1.0))
+    tensor([1.])
+    """
+    return reshape(input, (1,)) if input.ndim == 0 else input
+
+
+@declare('atleast_2d(Tensor self) -> Tensor', variants='function')
+def atleast_2d(input: Tensor) -> Tensor:
+    """``input`` with at least two dims (new leading dims of size 1).
+
+    >>> import jaxgrad
+    >>> jaxgrad.atleast_2d(jaxgrad.tensor([1.0, 2.0])).shape
+    jaxgrad.Size([1, 2])
+    """
+    if input.ndim == 0:
+        return reshape(input, (1, 1))
+    return unsqueeze(input, 0) if input.ndim == 1 else input
+
+
+@declare('atleast_3d(Tensor self) -> Tensor', variants='function')
+def atleast_3d(input: Tensor) -> Tensor:
+    """``input`` with at least three dims (a vector of n becomes ``(1, n, 1)``, a matrix
+    ``(m, n, 1)``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.atleast_3d(jaxgrad.ones(2, 3)).shape
+    jaxgrad.Size([2, 3, 1])
+    """
+    if input.ndim == 0:
+        return reshape(input, (1, 1, 1))
+    if input.ndim == 1:
+        return unsqueeze(unsqueeze(input, 0), -1)
+    return unsqueeze(input, -1) if input.ndim == 2 else input
+
+
+def _stack_list(name: str, tensors: Any) -> list:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    require_tensors(*tensors)
+    return tensors
+
+
+@declare('vstack(Tensor[] tensors) -> Tensor', variants='function out')
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Stack along dim 0 after making every tensor at least 2-d.
+
+    >>> import jaxgrad
+    >>> jaxgrad.vstack([jaxgrad.tensor([1, 2]), jaxgrad.tensor([3, 4])])
+    tensor([[1, 2],
+            [3, 4]])
+    """
+    return cat([atleast_2d(t) for t in _stack_list("vstack", tensors)], 0)
+
+
+row_stack = declare_alias("row_stack", "vstack")
+
+
+@declare('hstack(Tensor[] tensors) -> Tensor', variants='function out')
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate along dim 1 (dim 0 for vectors) after making every tensor at least 1-d.
+
+    >>> import jaxgrad
+    >>> jaxgrad.hstack([jaxgrad.tensor([1, 2]), jaxgrad.tensor([3])])
+    tensor([1, 2, 3])
+    """
+    parts = [atleast_1d(t) for t in _stack_list("hstack", tensors)]
+    return cat(parts, 0 if parts[0].ndim == 1 else 1)
+
+
+@declare('dstack(Tensor[] tensors) -> Tensor', variants='function out')
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Stack along dim 2 after making every tensor at least 3-d.
+
+    >>> import jaxgrad
+    >>> jaxgrad.dstack([jaxgrad.tensor([1, 2]), jaxgrad.tensor([3, 4])]).shape
+    jaxgrad.Size([1, 2, 2])
+    """
+    return cat([atleast_3d(t) for t in _stack_list("dstack", tensors)], 2)
+
+
+@declare('column_stack(Tensor[] tensors) -> Tensor', variants='function out')
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Concatenate along dim 1, vectors (and scalars) becoming columns.
+
+    >>> import jaxgrad
+    >>> jaxgrad.column_stack([jaxgrad.tensor([1, 2]), jaxgrad.tensor([3, 4])])
+    tensor([[1, 3],
+            [2, 4]])
+    """
+    parts = [reshape(t, (t.numel(), 1)) if t.ndim <= 1 else t
+             for t in _stack_list("column_stack", tensors)]
+    return cat(parts, 1)
+
+
+@declare('diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor')
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dims ``dim1``/``dim2``) whose ``offset``-th diagonal holds the last dim of
+    ``input``, zero elsewhere; DiagEmbedBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.diag_embed(jaxgrad.tensor([1, 2]))
+    tensor([[1, 0],
+            [0, 2]])
+    """
+    n = input.ndim + 1
+    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply(V.DIAG_EMBED, input, offset=offset, dim1=d1, dim2=d2)
+
+
+@declare('diag(Tensor self, int diagonal=0) -> Tensor', variants='function method out')
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A vector's square matrix with it on the ``diagonal``-th diagonal, or a matrix's
+    ``diagonal``-th diagonal (a copy).
+
+    >>> import jaxgrad
+    >>> jaxgrad.diag(jaxgrad.tensor([[1, 2], [3, 4]]))
+    tensor([1, 4])
+    """
+    if input.ndim == 1:
+        return apply(V.DIAG_EMBED, input, offset=diagonal, dim1=0, dim2=1)
+    if input.ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    return apply(V.DIAGONAL_COPY, input, offset=diagonal, dim1=0, dim2=1)
+
+
+@declare('trace(Tensor self) -> Tensor')
+def trace(input: Tensor) -> Tensor:
+    """The sum of a matrix's diagonal (integers sum to int64); TraceBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.trace(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor(5.)
+    """
+    if input.ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim "
+                           f"{input.ndim}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        input = to_dtype(input, _dtypes.int64)
+    return apply(V.TRACE, input)
+
+
+def _indices(name: str, row: int, col: int, offset: int, dtype: Any, device: Any,
+             lower: bool) -> Tensor:
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.int64
+    if d not in (_dtypes.int64, _dtypes.int32):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_dtypes.scalar_type_name(d)}'")
+    mask = np.tri(row, col, offset, dtype=bool) if lower else ~np.tri(row, col, offset - 1,
+                                                                         dtype=bool)
+    out = Tensor._make(jnp.asarray(np.stack(np.nonzero(mask)), dtype=d.np).reshape(2, -1))
+    return out if device is None else out.to(device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle (on and below the ``offset``-th
+    diagonal) of a ``row`` x ``col`` matrix, as a 2 x N int64 tensor.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tril_indices(2, 2)
+    tensor([[0, 1, 1],
+            [0, 0, 1]])
+    """
+    return _indices("tril_indices", row, col, offset, dtype, device, lower=True)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle (on and above the ``offset``-th
+    diagonal) of a ``row`` x ``col`` matrix, as a 2 x N int64 tensor.
+
+    >>> import jaxgrad
+    >>> jaxgrad.triu_indices(2, 2)
+    tensor([[0, 0, 1],
+            [0, 1, 1]])
+    """
+    return _indices("triu_indices", row, col, offset, dtype, device, lower=False)
+
+
+@declare('block_diag(Tensor[] tensors) -> Tensor', variants='function', python_level=True)
+def block_diag(*tensors: Any) -> Tensor:
+    """A block-diagonal matrix of the given matrices (vectors count as one row, scalars as
+    1 x 1); BlockDiagBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.block_diag(jaxgrad.tensor([[1, 2]]), jaxgrad.tensor(3))
+    tensor([[1, 2, 0],
+            [0, 0, 3]])
+    """
+    require_tensors(*tensors)
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"jaxgrad.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions")
+    if not tensors:
+        return Tensor._make(jnp.zeros((1, 0), _dtypes.get_default_dtype().np))
+    return apply(V.BLOCK_DIAG, *tensors)
+
+
+@declare('cartesian_prod(Tensor[] tensors) -> Tensor', variants='function', python_level=True)
+def cartesian_prod(*tensors: Any) -> Tensor:
+    """Every combination of one element of each 1-d tensor, as rows (itertools.product).
+
+    >>> import jaxgrad
+    >>> jaxgrad.cartesian_prod(jaxgrad.tensor([1, 2]), jaxgrad.tensor([3, 4]))
+    tensor([[1, 3],
+            [1, 4],
+            [2, 3],
+            [2, 4]])
+    """
+    require_tensors(*tensors)
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+@declare('kron(Tensor self, Tensor other) -> Tensor', variants='function method out')
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: blocks ``input[i, j] * other``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.kron(jaxgrad.tensor([1, 2]), jaxgrad.tensor([1, 10]))
+    tensor([ 1, 10,  2, 20])
+    """
+    n = builtins.max(input.ndim, other.ndim)
+    a_shape = (1,) * (n - input.ndim) + tuple(input.shape)
+    b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
+    a_view = tuple(x for s in a_shape for x in (s, 1))
+    b_view = tuple(x for s in b_shape for x in (1, s))
+    product = mul(_unsafe_view(input, a_view), _unsafe_view(other, b_view))
+    return _unsafe_view(product, tuple(a * b for a, b in zip(a_shape, b_shape)))
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
+    """Contract dims of ``a`` with dims of ``b``: the last ``dims`` of ``a`` with the first
+    ``dims`` of ``b``, or the two lists in ``dims``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensordot(jaxgrad.ones(2, 3), jaxgrad.ones(3, 4), 1).shape
+    jaxgrad.Size([2, 4])
+    """
+    require_tensors(a, b)
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > builtins.min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        dims_a, dims_b = _dim_list(dims[0]), _dim_list(dims[1])
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    result = _tensordot(a, b, dims_a, dims_b)
+    return result if out is None else out.copy_(result)
+
+
+def _tensordot(a: Tensor, b: Tensor, dims_a: list, dims_b: list) -> Tensor:
+    csize, t1, t2 = 1, a, b
+    for da, db in zip(dims_a, dims_b):
+        s1, s2 = a.shape[_wrap_dim(da, a.ndim)], b.shape[_wrap_dim(db, b.ndim)]
+        if s2 == 1:
+            t1 = sum(t1, da, True)
+        elif s1 == 1:
+            t2 = sum(t2, db, True)
+        else:
+            if s1 != s2:
+                raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                                   f"{s1} in dim {da} and second has size {s2} in dim {db}")
+            csize *= s1
+    wrapped_a = wrap_dims(dims_a, a.ndim) if dims_a else ()
+    wrapped_b = wrap_dims(dims_b, b.ndim) if dims_b else ()
+    p1 = [i for i in range(a.ndim) if i not in wrapped_a] + dims_a
+    p2 = dims_b + [i for i in range(b.ndim) if i not in wrapped_b]
+    size1 = math.prod(t1.shape[i] for i in range(a.ndim) if i not in wrapped_a)
+    size2 = math.prod(t2.shape[i] for i in range(b.ndim) if i not in wrapped_b)
+    rsizes = ([t1.shape[i] for i in range(a.ndim) if i not in wrapped_a]
+              + [t2.shape[i] for i in range(b.ndim) if i not in wrapped_b])
+    if size1 != 1 or size2 != 1:
+        t1 = reshape(permute(t1, tuple(p1)), (size1, csize))
+        t2 = reshape(permute(t2, tuple(p2)), (csize, size2))
+        return reshape(mm(t1, t2), tuple(rsizes))
+    t1, t2 = permute(t1, tuple(p1)), permute(t2, tuple(p2))
+    if t1.is_contiguous() and t2.is_contiguous():
+        return reshape(dot(flatten(t1), flatten(t2)), tuple(rsizes))
+    return reshape(sum(mul(squeeze(t1), squeeze(t2)), dtype=t1.dtype), tuple(rsizes))
+
+
+@declare('inner(Tensor self, Tensor other) -> Tensor', variants='function method out')
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """Sum of products over the last dims of both (a product when one is a scalar).
+
+    >>> import jaxgrad
+    >>> jaxgrad.inner(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
+                           f"shapes {list(input.shape)} and {list(other.shape)}")
+    return _tensordot(input, other, [-1], [-1])
+
+
+def _linalg_cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    d = _wrap_dim(dim, len(shape))
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    return apply(V.LINALG_CROSS, input, other, dim=d)
+
+
+@declare('linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', variants='out')
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (broadcasting the other dims);
+    LinalgCrossBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.linalg.cross(jaxgrad.tensor([1.0, 0.0, 0.0]), jaxgrad.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
+    return _linalg_cross(input, other, dim)
+
+
+_CROSS_WARNING = (
+    "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+    "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+    "with that of linalg.cross in a future release.")
+
+
+@declare('cross(Tensor self, Tensor other, int? dim=None) -> Tensor',
+         variants='function method out')
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (by default, with torch's deprecation
+    warning, the first dim of size 3).
+
+    >>> import jaxgrad
+    >>> jaxgrad.cross(jaxgrad.tensor([1.0, 0.0, 0.0]), jaxgrad.tensor([0.0, 1.0, 0.0]), dim=0)
+    tensor([0., 0., 1.])
+    """
+    if dim is None:
+        _warn_once(_CROSS_WARNING)
+        shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return _linalg_cross(input, other, dim)
+
+
+@declare('diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) '
+         '-> Tensor', variants='function method out')
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (after concatenating ``prepend`` and
+    ``append``); booleans differ by xor.
+
+    >>> import jaxgrad
+    >>> jaxgrad.diff(jaxgrad.tensor([1, 4, 9, 16]))
+    tensor([3, 5, 7])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    if n == 0:  # torch: an empty_like copy of the input
+        return copy_(Tensor._make(jnp.zeros_like(input._value)), input)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    out = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        length = out.shape[d]
+        if length == 0:
+            break
+        hi, lo = narrow(out, d, 1, length - 1), narrow(out, d, 0, length - 1)
+        out = apply(E.NE, hi, lo) if out.dtype == _dtypes.bool_ else sub(hi, lo)
+    return out

@@ -521,6 +521,27 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     return self
 
 
+def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
+                       **static: Any) -> Tensor:
+    """An in-place view op (``unsqueeze_``, ``t_``...): ``self`` takes the view's shape and
+    strides over its own storage (other tensors sharing the storage keep theirs), its version
+    moves on, and ``op``'s node becomes its grad_fn (a view stays a view of its base)."""
+    check_inplace(self)
+    skey = static_key(static) if static else ()
+    new = jitted_forward(op, skey, None, None)(self._value)
+    node = None
+    if _state.grad and self._requires_grad:
+        node = _record(op, skey, (_snapshot(self),), (), [self], attach=False)
+    self._layout = geometry(self._geometry(), **static)
+    self._arr, self._arr_gen = new, self._cell.generation
+    self._vc.value += 1
+    if node is not None:  # as torch: hooks and retain_grad stay on the tensor's hook list (the
+        # old grad_fn's, if one was registered before), not moved as other in-place ops move them
+        self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    self._view_version = self._vc.value
+    return self
+
+
 RESIZE_WARNING = (
     "An output with one or more elements was resized since it had shape {}, which does not match "
     "the required output shape {}. This behavior is deprecated, and in a future PyTorch release "

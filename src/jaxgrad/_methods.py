@@ -170,6 +170,26 @@ def _tensor_backward(self: Tensor, gradient: Tensor | None = None,
     _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+def _random_(self: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
+    """Fill in place with integers uniform on ``[from, to)``: ``random_(from, to)``,
+    ``random_(to)`` (from 0), ``random_()`` (up to the largest integer the dtype holds
+    exactly); ``from=``/``to=`` as keywords, as torch names them.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.zeros(50, dtype=jaxgrad.int64).random_(to=3)
+    >>> sorted(set(t.tolist())) == [0, 1, 2]
+    True
+    """
+    unknown = set(kwargs) - {"from", "to"}
+    if unknown or len(args) > 2:
+        raise TypeError(f"random_() got an unexpected keyword argument '{unknown.pop()}'"
+                        if unknown else f"random_() takes at most 2 arguments ({len(args)} "
+                        "given)")
+    values = dict(zip(("from", "to"), args), **kwargs)
+    return _random.random_(self, values.get("from"), values.get("to", _random._UNSET),
+                           generator=generator)
+
+
 def _regenerate_view_grad_fn(self: Tensor) -> Any:
     """After an in-place op touched a view or its base: AsStridedBackward0 on the base."""
     regenerate_view_node(self)
@@ -221,6 +241,22 @@ _HAND_WRITTEN: dict[str, Any] = {
         self, mean, std, generator),
     "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _random.uniform_(
         self, a, b, generator),
+    # sampling (issue 10)
+    "random_": _random_,
+    "exponential_": lambda self, lambd=1.0, *, generator=None: _random.exponential_(
+        self, lambd, generator=generator),
+    "geometric_": lambda self, p, *, generator=None: _random.geometric_(
+        self, p, generator=generator),
+    "cauchy_": lambda self, median=0.0, sigma=1.0, *, generator=None: _random.cauchy_(
+        self, median, sigma, generator=generator),
+    "log_normal_": lambda self, mean=1.0, std=2.0, *, generator=None: _random.log_normal_(
+        self, mean, std, generator=generator),
+    "bernoulli_": lambda self, p=0.5, *, generator=None: _random.bernoulli_(
+        self, p, generator=generator),
+    "bernoulli": lambda self, p=None, *, generator=None: _random.bernoulli(
+        self, p, generator=generator),
+    "multinomial": lambda self, num_samples, replacement=False, *, generator=None:
+        _random.multinomial(self, num_samples, replacement, generator=generator),
     # dtype and device
     "to": _to,
     "cpu": lambda self: self.to("cpu"),

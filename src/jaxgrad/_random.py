@@ -13,9 +13,12 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-from . import _api, _device, _dtypes
+from . import _device, _dtypes
 from ._creation import _finish, _float_or, _size
+from ._dispatch import apply, apply_inplace
+from ._ops._table import Op
 from ._tensor import Tensor
 
 
@@ -291,16 +294,19 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None):
-    """Fill ``t`` in place with normal samples (no autograd, like torch's init functions).
+    """Fill ``t`` in place with normal samples (``Tensor.normal_``; a tensor that requires grad
+    gets torch's NormalBackward0, whose gradient is zero).
 
     >>> import jaxgrad
     >>> from jaxgrad._random import normal_
     >>> normal_(jaxgrad.zeros(3), 5.0, 0.0, generator=jaxgrad.Generator())
     tensor([5., 5., 5.])
     """
+    _check_kernel(t, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
-    values = mean + std * noise
-    return _fill_random(t, values)
+    return _sampled_(_NORMAL_, t, mean + std * noise)
 
 
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None):
@@ -312,9 +318,342 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
     >>> 2 <= t.min().item() and t.max().item() < 3
     True
     """
+    _check_kernel(t, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_num(a)} > to={_num(b)}")
     values = jax.random.uniform(_key(generator, t.device), tuple(t.shape), t._value.dtype, a, b)
-    return _fill_random(t, values)
+    return _sampled_(_UNIFORM_, t, values)
 
 
-def _fill_random(t: Tensor, values: jax.Array) -> Tensor:
-    return _api.copy_(t, Tensor._make(values))
+# --- sampling ops (issue 10): torch's in-place samplers, bernoulli, normal, multinomial -----------
+# A sampler draws its values from a generator outside the kernel; the row only writes them (a
+# traced operand, so a new draw never compiles a new kernel) and records torch's node, whose
+# gradient is zero (derivatives.yaml: ``self: zeros_like(grad)``).
+
+def _zero_grad(grad):
+    return jnp.zeros_like(grad)
+
+
+def _sampler_row(name: str, node: str, inputs: tuple[str, ...] = ("self",)) -> Op:
+    return Op(name, node, lambda *arrays: arrays[-1].astype(arrays[0].dtype), inputs=inputs,
+              aux=("values",), grads={i: _zero_grad for i in inputs})
+
+
+_NORMAL_ = _sampler_row("normal_", "NormalBackward0")
+_UNIFORM_ = _sampler_row("uniform_", "UniformBackward0")
+_RANDOM_FROM_ = _sampler_row("random_", "RandomBackward0")
+_RANDOM_TO_ = _sampler_row("random_", "RandomBackward1")
+_RANDOM_ = _sampler_row("random_", "RandomBackward2")
+_EXPONENTIAL_ = _sampler_row("exponential_", "ExponentialBackward0")
+_GEOMETRIC_ = _sampler_row("geometric_", "GeometricBackward0")
+_CAUCHY_ = _sampler_row("cauchy_", "CauchyBackward0")
+_LOG_NORMAL_ = _sampler_row("log_normal_", "LogNormalBackward0")
+_BERNOULLI_TENSOR_ = _sampler_row("bernoulli_", "BernoulliBackward1", ("self", "p"))
+_BERNOULLI_FLOAT_ = _sampler_row("bernoulli_", "BernoulliBackward2")
+_BERNOULLI = _sampler_row("bernoulli", "BernoulliBackward0")
+_NORMAL_TENSOR_FLOAT = _sampler_row("normal", "NormalBackward1", ("mean",))
+_NORMAL_FLOAT_TENSOR = _sampler_row("normal", "NormalBackward2", ("std",))
+_NORMAL_TENSOR_TENSOR = _sampler_row("normal", "NormalBackward3", ("mean", "std"))
+
+
+def _not_implemented(grad):
+    raise RuntimeError("derivative for aten::bernoulli is not implemented")
+
+
+# torch records ``bernoulli(p_tensor, p_float)`` under its NotImplemented node
+_BERNOULLI_P = Op("bernoulli", "NotImplemented", lambda x, values: values.astype(x.dtype),
+                  aux=("values",), grads={"self": _not_implemented})
+
+
+def _sampled_(row: Op, t: Tensor, values: jax.Array, *others: Tensor) -> Tensor:
+    return apply_inplace(row, t, *others, aux=(Tensor._make(values),))
+
+
+def _num(x: Any) -> str:
+    """A number as torch's messages print a C++ double (``-1``, ``0.5``)."""
+    return f"{float(x):g}"
+
+
+def _check_continuous(t: Tensor, name: str, long_name: bool = False) -> None:
+    if not t.dtype.is_floating_point:
+        spelt = _C_NAMES.get(t.dtype.name, t.dtype.name) if long_name else (
+            _dtypes.scalar_type_name(t.dtype))
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified {spelt}")
+
+
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool"}
+
+
+def _check_kernel(t: Tensor, kernel: str) -> None:
+    """torch's refusal of a dtype its CPU kernel is not compiled for (a float-only sampler)."""
+    if not t.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(t.dtype)}'")
+
+
+def _uniform01(t: Tensor, generator: Generator | None) -> jax.Array:
+    dtype = t._value.dtype if t.dtype.is_floating_point else jnp.float64
+    return jax.random.uniform(_key(generator, t.device), tuple(t.shape), dtype)
+
+
+def _random_bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int]:
+    """torch's [from, to) of ``random_``; ``to=None``: up to the dtype's largest value (for a
+    float dtype, the largest integer it represents exactly)."""
+    d = t.dtype
+    if d.is_floating_point:
+        top = 2 ** {"float16": 11, "bfloat16": 8, "float32": 24}.get(d.name, 53)
+        lo, hi = -top, top
+    elif d.name == "bool":
+        lo, hi = 0, 1
+    else:
+        info = np.iinfo(d.np)
+        lo, hi = int(info.min), int(info.max)
+    if high is None:
+        return low, hi + 1
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    if not d.is_floating_point:
+        if not lo <= low <= hi:
+            raise RuntimeError(f"from is out of bounds for {_C_NAMES.get(d.name, d.name)}")
+        if not lo <= high - 1 <= hi:
+            raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES.get(d.name, d.name)}")
+    return low, high
+
+
+_UNSET: Any = object()
+
+
+def random_(t: Tensor, from_: int | None = None, to: Any = _UNSET, *,
+            generator: Generator | None = None) -> Tensor:
+    """Fill ``t`` in place with integers uniform on ``[from, to)`` (``random_(to)``: ``[0, to)``;
+    ``random_()``: from 0 up to the largest integer the dtype holds exactly).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.empty(100).random_(2, 5, generator=jaxgrad.Generator().manual_seed(0))
+    >>> sorted(set(t.tolist()))
+    [2.0, 3.0, 4.0]
+    """
+    if from_ is None and to in (None, _UNSET):
+        row, (low, high) = _RANDOM_, _random_bounds(t, 0, None)
+    elif from_ is None or to is _UNSET:  # random_(to)
+        row, (low, high) = _RANDOM_TO_, _random_bounds(t, 0, int(to if from_ is None else from_))
+    else:  # random_(from, to); to=None: up to the dtype's largest value
+        row, (low, high) = _RANDOM_FROM_, _random_bounds(t, int(from_), to)
+    key = _key(generator, t.device)
+    if high - low > 2**62:  # a 64-bit range: combine two draws
+        values = jax.random.bits(key, tuple(t.shape), jnp.uint64).astype(jnp.int64)
+    else:
+        values = jax.random.randint(key, tuple(t.shape), low, high, jnp.int64)
+    return _sampled_(row, t, values)
+
+
+def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill ``t`` in place with samples of the exponential distribution of rate ``lambd``.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.empty(4).exponential_(2.0, generator=jaxgrad.Generator())
+    >>> bool((t >= 0).all())
+    True
+    """
+    _check_continuous(t, "Exponential")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    return _sampled_(_EXPONENTIAL_, t, -jnp.log1p(-_uniform01(t, generator)) / lambd)
+
+
+def geometric_(t: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """Fill ``t`` in place with the number of Bernoulli(``p``) trials up to the first success.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.empty(4).geometric_(0.5, generator=jaxgrad.Generator())
+    >>> bool((t >= 1).all())
+    True
+    """
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    u = jax.random.uniform(_key(generator, t.device), tuple(t.shape), jnp.float64,
+                           minval=np.finfo(np.float64).tiny)
+    return _sampled_(_GEOMETRIC_, t, jnp.ceil(jnp.log(u) / jnp.log1p(-p)))
+
+
+def cauchy_(t: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+            generator: Generator | None = None) -> Tensor:
+    """Fill ``t`` in place with Cauchy samples of location ``median`` and scale ``sigma``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.empty(2, 3).cauchy_(generator=jaxgrad.Generator()).shape
+    jaxgrad.Size([2, 3])
+    """
+    _check_continuous(t, "Cauchy", long_name=True)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    u = _uniform01(t, generator)
+    return _sampled_(_CAUCHY_, t, median + sigma * jnp.tan(np.pi * (u - 0.5)))
+
+
+def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                generator: Generator | None = None) -> Tensor:
+    """Fill ``t`` in place with ``exp(N(mean, std))`` samples.
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.empty(4).log_normal_(generator=jaxgrad.Generator())
+    >>> bool((t > 0).all())
+    True
+    """
+    _check_kernel(t, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
+    return _sampled_(_LOG_NORMAL_, t, jnp.exp(mean + std * noise))
+
+
+def _bernoulli_values(p: jax.Array, shape: tuple, generator: Generator | None,
+                      device: Any) -> jax.Array:
+    u = jax.random.uniform(_key(generator, device), shape, jnp.float64)
+    return u < p
+
+
+_BERNOULLI_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                    "error message be improved?  If so, please report an enhancement request to "
+                    "PyTorch.)")
+
+
+def _check_probabilities(p: Tensor) -> None:
+    values = np.asarray(p._value)
+    if values.size and not ((values >= 0) & (values <= 1)).all():
+        raise RuntimeError(_BERNOULLI_RANGE)
+
+
+def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
+    """Fill ``t`` in place with 1 with probability ``p`` (a number, or a tensor broadcastable to
+    ``t``), else 0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).bernoulli_(1.0, generator=jaxgrad.Generator())
+    tensor([1., 1., 1.])
+    """
+    if isinstance(p, Tensor):
+        _check_kernel(t, "bernoulli_tensor_cpu_p_")
+        _check_probabilities(p)
+        probs = jnp.broadcast_to(p._value.astype(jnp.float64), tuple(t.shape))
+        return _sampled_(_BERNOULLI_TENSOR_, t,
+                         _bernoulli_values(probs, tuple(t.shape), generator, t.device), p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+    return _sampled_(_BERNOULLI_FLOAT_, t,
+                     _bernoulli_values(p, tuple(t.shape), generator, t.device))
+
+
+def bernoulli(input: Tensor, p: float | None = None, *,
+              generator: Generator | None = None) -> Tensor:
+    """1 with the probability in each element of ``input`` (or with probability ``p``), else 0;
+    the result has ``input``'s dtype.
+
+    >>> import jaxgrad
+    >>> jaxgrad.bernoulli(jaxgrad.tensor([0.0, 1.0]), generator=jaxgrad.Generator())
+    tensor([0., 1.])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if p is not None:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+        values = _bernoulli_values(p, tuple(input.shape), generator, input.device)
+        return apply(_BERNOULLI_P, input, aux=(Tensor._make(values),))
+    _check_kernel(input, "bernoulli_tensor_cpu_p_")
+    _check_probabilities(input)
+    values = _bernoulli_values(input._value.astype(jnp.float64), tuple(input.shape), generator,
+                               input.device)
+    return apply(_BERNOULLI, input, aux=(Tensor._make(values),))
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
+           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Normal samples: ``normal(mean_tensor, std)``, ``normal(mean, std_tensor)`` and
+    ``normal(mean_tensor, std_tensor)`` take the (broadcast) shape of the tensors;
+    ``normal(mean, std, size)`` draws a new tensor of ``size``.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> jaxgrad.normal(2.0, 0.0, (3,), generator=g)
+    tensor([2., 2., 2.])
+    >>> jaxgrad.normal(jaxgrad.zeros(2, 1), jaxgrad.zeros(3), generator=g).shape
+    jaxgrad.Size([2, 3])
+    """
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (mean_t or std_t):
+        if size is None:
+            raise TypeError(f"normal() received an invalid combination of arguments - got "
+                            f"({type(mean).__name__}, {type(std).__name__}), but expected a "
+                            f"tensor mean or std, or a size")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+        d = _float_or(dtype)
+        noise = jax.random.normal(_key(generator, device), _size((size,)), d)
+        return _finish(mean + std * noise, device, requires_grad)
+    like = mean if mean_t else std
+    if not like.dtype.is_floating_point:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
+                                  f"'{_dtypes.scalar_type_name(like.dtype)}'")
+    if std_t:
+        if std.numel() and not bool((np.asarray(std._value) >= 0).all()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    shape = jnp.broadcast_shapes(tuple(mean.shape) if mean_t else (),
+                                 tuple(std.shape) if std_t else ())
+    noise = jax.random.normal(_key(generator, like.device), shape, like._value.dtype)
+    values = Tensor._make((mean._value if mean_t else mean)
+                          + (std._value if std_t else std) * noise)
+    if mean_t and std_t:
+        return apply(_NORMAL_TENSOR_TENSOR, mean, std, aux=(values,))
+    if mean_t:
+        return apply(_NORMAL_TENSOR_FLOAT, mean, aux=(values,))
+    return apply(_NORMAL_FLOAT_TENSOR, std, aux=(values,))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> Tensor:
+    """``num_samples`` category indices per row of ``input`` (unnormalised probabilities, 1-d
+    or 2-d), with or without replacement; int64.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> jaxgrad.multinomial(jaxgrad.tensor([0.0, 1.0, 0.0]), 1, generator=g)
+    tensor([1])
+    >>> sorted(jaxgrad.multinomial(jaxgrad.ones(4), 4, generator=g).tolist())
+    [0, 1, 2, 3]
+    """
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_dtypes.scalar_type_name(input.dtype)}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = input.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if categories > 2**24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    probs = np.asarray(input._value, dtype=np.float64).reshape(-1, categories)
+    if not (np.isfinite(probs) & (probs >= 0)).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (probs.sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    logits = jnp.log(jnp.asarray(probs))
+    key = _key(generator, input.device)
+    if replacement:
+        picks = jax.random.categorical(key, logits, axis=-1,
+                                       shape=(num_samples, probs.shape[0])).T
+    else:  # Gumbel top-k: the order of the keys is a draw without replacement
+        keys = logits + jax.random.gumbel(key, logits.shape, jnp.float64)
+        picks = jnp.argsort(-keys, axis=-1, stable=True)[:, :num_samples]
+    picks = picks.astype(jnp.int64)
+    return _finish(picks.reshape(num_samples) if input.ndim == 1 else picks, input.device, False)

@@ -197,3 +197,135 @@ def _diagonal_grad(grad, self_shape, offset, dim1, dim2):
 DIAGONAL = Op("diagonal", "DiagonalBackward0",
               lambda x, offset, dim1, dim2: jnp.diagonal(x, offset, dim1, dim2),
               grads={"self": _diagonal_grad})
+
+
+# --- shapes, views and copies (issue 10) ----------------------------------------------------------
+
+def unfold_geometry(layout: Layout, dimension: int, size: int, step: int) -> Layout:
+    shape, strides = list(layout.shape), list(layout.strides)
+    if shape:
+        shape[dimension] = (shape[dimension] - size) // step + 1
+        inner = strides[dimension]
+        strides[dimension] *= step
+    else:
+        inner = 1
+    return Layout(tuple(shape) + (size,), tuple(strides) + (inner,), layout.offset)
+
+
+def _unfold_index(n: int, size: int, step: int):
+    """Where each element of the windows (count, size) comes from along the unfolded dim."""
+    count = (n - size) // step + 1
+    return (jnp.arange(count)[:, None] * step + jnp.arange(size)[None, :])
+
+
+def _unfold_fwd(x, dimension, size, step):
+    if x.ndim == 0:
+        return x.reshape(1)
+    windows = jnp.take(x, _unfold_index(x.shape[dimension], size, step), axis=dimension)
+    return jnp.moveaxis(windows, dimension + 1, -1)
+
+
+def _unfold_grad(grad, self_shape, dimension, size, step):
+    if not self_shape:
+        return grad.reshape(())
+    idx = _unfold_index(self_shape[dimension], size, step)
+    g = jnp.moveaxis(grad, -1, dimension + 1)  # (..., count, size, ...)
+    g = jnp.moveaxis(g, (dimension, dimension + 1), (0, 1))
+    out = jnp.zeros((self_shape[dimension],) + g.shape[2:], grad.dtype).at[idx].add(g)
+    return jnp.moveaxis(out, 0, dimension)
+
+
+def _flip(x, dims):
+    return jnp.flip(x, dims) if dims else x
+
+
+def _roll(x, shifts, dims):
+    if not dims:
+        return jnp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+    return jnp.roll(x, shifts, dims)
+
+
+def _repeat_fwd(x, repeats):
+    return jnp.tile(x.reshape((1,) * (len(repeats) - x.ndim) + x.shape), repeats)
+
+
+def _repeat_grad(grad, self_shape, repeats):
+    lead = len(repeats) - len(self_shape)
+    shape = (1,) * lead + tuple(self_shape)
+    split = []
+    for r, s in zip(repeats, shape):
+        split += [r, s]
+    return grad.reshape(split).sum(axis=tuple(range(0, 2 * len(shape), 2))).reshape(self_shape)
+
+
+def _diag_embed_fwd(x, offset, dim1, dim2):
+    n = x.shape[-1] + abs(offset)
+    row, col = max(-offset, 0), max(offset, 0)
+    steps = jnp.arange(x.shape[-1])
+    out = jnp.zeros(x.shape[:-1] + (n, n), x.dtype).at[..., steps + row, steps + col].set(x)
+    rest = list(range(out.ndim - 2))
+    order = [0] * out.ndim
+    order[dim1], order[dim2] = out.ndim - 2, out.ndim - 1
+    for d in range(out.ndim):
+        if d not in (dim1, dim2):
+            order[d] = rest.pop(0)
+    return jnp.transpose(out, order)
+
+
+def _trace_grad(grad, self_shape):
+    n = min(self_shape)
+    return jnp.zeros(self_shape, grad.dtype).at[jnp.arange(n), jnp.arange(n)].set(grad)
+
+
+def _cross(a, b, dim):
+    return jnp.cross(a, b, axis=dim)
+
+
+def _as_block(x):
+    return x.reshape((1,) * (2 - x.ndim) + x.shape)
+
+
+def _block_diag_fwd(*blocks):
+    blocks = [_as_block(b) for b in blocks]
+    rows, cols = sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)
+    out = jnp.zeros((rows, cols), blocks[0].dtype if blocks else jnp.float32)
+    r = c = 0
+    for b in blocks:
+        out = out.at[r:r + b.shape[0], c:c + b.shape[1]].set(b.astype(out.dtype))
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def _block_diag_grads(grad, in_shapes):
+    r, c, out = 0, 0, []
+    for shape in in_shapes:
+        rows, cols = ((1,) * (2 - len(shape)) + tuple(shape))
+        out.append(grad[r:r + rows, c:c + cols].reshape(shape))
+        r, c = r + rows, c + cols
+    return tuple(out)
+
+
+UNFOLD = Op("unfold", "UnfoldBackward0", _unfold_fwd, grads={"self": _unfold_grad})
+AS_STRIDED_VIEW = _named(AS_STRIDED, "AsStridedBackward0")
+UNSQUEEZE_INPLACE = _named(UNSQUEEZE, "UnsqueezeBackward1")
+SQUEEZE_ALL_INPLACE = _named(SQUEEZE, "SqueezeBackward3")
+SQUEEZE_DIMS_INPLACE = _named(SQUEEZE, "SqueezeBackward5")
+T_INPLACE = _named(T, "TBackward1")
+TRANSPOSE_INPLACE = _named(TRANSPOSE, "TransposeBackward1")
+FLIP = Op("flip", "FlipBackward0", _flip, grads={"self": lambda grad, dims: _flip(grad, dims)})
+ROLL = Op("roll", "RollBackward0", _roll,
+          grads={"self": lambda grad, shifts, dims: _roll(grad, tuple(-s for s in shifts), dims)})
+ROT90 = Op("rot90", "Rot90Backward0", lambda x, k, dims: jnp.rot90(x, k, dims),
+           grads={"self": lambda grad, k, dims: jnp.rot90(grad, -k, dims)})
+REPEAT = Op("repeat", "RepeatBackward0", _repeat_fwd, grads={"self": _repeat_grad})
+DIAG_EMBED = Op("diag_embed", "DiagEmbedBackward0", _diag_embed_fwd,
+                grads={"self": lambda grad, offset, dim1, dim2: jnp.diagonal(grad, offset, dim1,
+                                                                             dim2)})
+DIAGONAL_COPY = _named(DIAGONAL, "DiagonalBackward0_copy")
+EXPAND_COPY = _named(EXPAND, "ExpandBackward0_copy")
+TRACE = Op("trace", "TraceBackward0", jnp.trace, grads={"self": _trace_grad})
+LINALG_CROSS = Op("linalg_cross", "LinalgCrossBackward0", _cross, inputs=("self", "other"),
+                  grads={"self": lambda grad, other, dim: _cross(other, grad, dim),
+                         "other": lambda grad, self, dim: _cross(grad, self, dim)})
+BLOCK_DIAG = Op("block_diag", "BlockDiagBackward0", _block_diag_fwd, inputs=None,
+                promote="common", variadic=_block_diag_grads)

@@ -10,13 +10,14 @@ exactly as torch composes them (``matrix_norm(A, 1)`` is ``amax`` of a ``vector_
 tensor(5., grad_fn=<LinalgVectorNormBackward0>)
 """
 
+from .._api import linalg_cross as cross
 from .._api import linalg_matrix_norm as matrix_norm
 from .._api import linalg_norm as norm
 from .._api import linalg_vector_norm as vector_norm
 
 # their examples run with this module's doctests (the generated functions say "jaxgrad")
-for _fn in (matrix_norm, norm, vector_norm):
+for _fn in (cross, matrix_norm, norm, vector_norm):
     _fn.__module__ = __name__
 del _fn
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = ["cross", "matrix_norm", "norm", "vector_norm"]
