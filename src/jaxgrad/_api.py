@@ -32,6 +32,7 @@ from ._argparse import (
     wrap_dims,
 )
 from ._dispatch import apply, apply_inplace, apply_view, make_view
+from ._grad_mode import is_grad_enabled
 from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
 from ._ops import indexing as X
@@ -2702,7 +2703,8 @@ def _check_zero_division(input: Any, other: Any) -> None:
 
 
 def _scalar_or_tensor(row: Any, tensor_row: Any, input: Tensor, other: Any,
-                      inplace: bool = False, divides: bool = False) -> Tensor:
+                      inplace: bool = False, divides: bool = False,
+                      c_name: bool = False) -> Tensor:
     """One call of an op with a ``Scalar other`` row and a ``Tensor other`` row."""
     require_tensors(input)
     if isinstance(other, Tensor):
@@ -2715,7 +2717,7 @@ def _scalar_or_tensor(row: Any, tensor_row: Any, input: Tensor, other: Any,
         return (apply_inplace if inplace else apply)(tensor_row, input, other)
     other = number_or_tensor(other)
     if inplace:
-        _check_inplace_result(input, other)
+        _check_inplace_result(input, other, c_name=c_name)
     else:
         input = _promote_with_scalars(input, other)
     if divides:
@@ -2791,11 +2793,29 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     """
     if not isinstance(input, Tensor):
         require_tensors(other)
-        input = tensor_like(number_or_tensor(input), other)
+        input = number_or_tensor(input)
+        _check_zero_division(input, other)
+        return apply(E.FLOOR_DIVIDE_SCALAR_SELF, _promote_with_scalars(other, input),
+                     aux=(input,))
+    return _floor_divide(input, other, 0)
+
+
+def _floor_divide(input: Tensor, other: Any, form: int) -> Tensor:
+    """floor_divide (``form`` 0) or floor_divide_ (1), by a tensor or a number."""
     other = number_or_tensor(other)
-    check_broadcast(input, other)
+    if form:
+        check_inplace_broadcast(input, other)
+    else:
+        check_broadcast(input, other)
     _check_zero_division(input, other)
-    return apply(E.FLOOR_DIVIDE[0], input, other)
+    run = apply_inplace if form else apply
+    if isinstance(other, Tensor):
+        return run(E.FLOOR_DIVIDE[form], input, other)
+    if form:
+        _check_inplace_result(input, other)
+    else:
+        input = _promote_with_scalars(input, other)
+    return run(E.FLOOR_DIVIDE_SCALAR[form], input, aux=(other,))
 
 
 @declare('floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
@@ -2807,10 +2827,7 @@ def floor_divide_(input: Tensor, other: Any) -> Tensor:
     >>> jaxgrad.tensor([7.0, -7.0]).floor_divide_(2)
     tensor([ 3., -4.])
     """
-    other = number_or_tensor(other)
-    check_inplace_broadcast(input, other)
-    _check_zero_division(input, other)
-    return apply_inplace(E.FLOOR_DIVIDE[1], input, other)
+    return _floor_divide(input, other, 1)
 
 
 @declare('xlogy.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
@@ -2863,7 +2880,8 @@ def clamp_min_(input: Tensor, min: Any) -> Tensor:
     >>> jaxgrad.tensor([-1.0, 2.0]).clamp_min_(0)
     tensor([0., 2.])
     """
-    return _scalar_or_tensor(E.CLAMP_MIN, E.CLAMP_MIN_TENSOR, input, min, inplace=True)
+    return _scalar_or_tensor(E.CLAMP_MIN, E.CLAMP_MIN_TENSOR, input, min, inplace=True,
+                             c_name=True)
 
 
 @declare('clamp_max.Tensor(Tensor self, Tensor max) -> Tensor', numbers_as_tensors=('max',),
@@ -2887,7 +2905,8 @@ def clamp_max_(input: Tensor, max: Any) -> Tensor:
     >>> jaxgrad.tensor([-1.0, 2.0]).clamp_max_(1)
     tensor([-1.,  1.])
     """
-    return _scalar_or_tensor(E.CLAMP_MAX, E.CLAMP_MAX_TENSOR, input, max, inplace=True)
+    return _scalar_or_tensor(E.CLAMP_MAX, E.CLAMP_MAX_TENSOR, input, max, inplace=True,
+                             c_name=True)
 
 
 def _bitwise(row: Any, input: Any, other: Any, inplace: bool = False) -> Tensor:
@@ -2991,6 +3010,88 @@ def square_(input: Tensor) -> Tensor:
     tensor([1., 9.])
     """
     return pow_(input, 2)
+
+
+def _no_inplace_derivative(row: Any, input: Tensor) -> Tensor:
+    """asinh_/acosh_/atanh_: torch has no derivative for them (derivatives.yaml's
+    ``not_implemented("inplace version of asinh")``), so it refuses them where autograd would
+    record."""
+    if is_grad_enabled() and input.requires_grad:
+        raise NotImplementedError(
+            f"the derivative for 'inplace version of {row.name}' is not implemented.")
+    return apply_inplace(row, input)
+
+
+@declare('asinh_(Tensor(a!) self) -> Tensor(a!)')
+def asinh_(input: Tensor) -> Tensor:
+    """``asinh``, in place (not differentiable, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0]).asinh_()
+    tensor([0.0000, 0.8814])
+    """
+    return _no_inplace_derivative(E.ASINH, input)
+
+
+@declare('acosh_(Tensor(a!) self) -> Tensor(a!)')
+def acosh_(input: Tensor) -> Tensor:
+    """``acosh``, in place (not differentiable, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1.0, 2.0]).acosh_()
+    tensor([0.0000, 1.3170])
+    """
+    return _no_inplace_derivative(E.ACOSH, input)
+
+
+@declare('atanh_(Tensor(a!) self) -> Tensor(a!)')
+def atanh_(input: Tensor) -> Tensor:
+    """``atanh``, in place (not differentiable, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 0.5]).atanh_()
+    tensor([0.0000, 0.5493])
+    """
+    return _no_inplace_derivative(E.ATANH, input)
+
+
+@declare('logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)', variants='method')
+def logical_and_(input: Tensor, other: Tensor) -> Tensor:
+    """``logical_and``, in place: the truth values in this tensor's dtype.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0, 2.0]).logical_and_(jaxgrad.tensor([1, 0, 3]))
+    tensor([0., 0., 1.])
+    """
+    return _logical_(E.LOGICAL_AND_INPLACE, input, other)
+
+
+@declare('logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)', variants='method')
+def logical_or_(input: Tensor, other: Tensor) -> Tensor:
+    """``logical_or``, in place: the truth values in this tensor's dtype.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0, 0.0]).logical_or_(jaxgrad.tensor([1, 0, 0]))
+    tensor([1., 1., 0.])
+    """
+    return _logical_(E.LOGICAL_OR_INPLACE, input, other)
+
+
+@declare('logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)', variants='method')
+def logical_xor_(input: Tensor, other: Tensor) -> Tensor:
+    """``logical_xor``, in place: the truth values in this tensor's dtype.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0, 2.0]).logical_xor_(jaxgrad.tensor([1, 0, 3]))
+    tensor([1., 1., 0.])
+    """
+    return _logical_(E.LOGICAL_XOR_INPLACE, input, other)
+
+
+def _logical_(row: Any, input: Tensor, other: Tensor) -> Tensor:
+    require_tensors(input, other)
+    check_inplace_broadcast(input, other)
+    return apply_inplace(row, input, other)
 
 
 # torch's other names: numpy's arc- functions and ``fix`` (the same ops, nodes and forms)

@@ -296,7 +296,12 @@ LOGICAL_NOT = Op("logical_not(Tensor self) -> Tensor", None, jnp.logical_not,
                  doc=_doc("True where the element is zero.",
                           "jaxgrad.logical_not(jaxgrad.tensor([0.0, 2.0]))",
                           "tensor([ True, False])"))
-SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", jnp.sign,
+def _sign(x):
+    """-1, 0 or 1 (a bool tensor as it is)."""
+    return x if x.dtype == jnp.bool_ else jnp.sign(x)
+
+
+SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", _sign,
           grads={"self": lambda grad: jnp.zeros_like(grad)}, variants="function method out",
           inplace="method", doc=_doc("-1, 0 or 1: the sign of each element.",
                                      "jaxgrad.sign(jaxgrad.tensor([-2.0, 0.0, 3.0]))",
@@ -366,7 +371,7 @@ ROUND = Op("round", "RoundBackward0", _rounding(jnp.round, "round_vml_cpu"),
 def _round_decimals(x, decimals):
     """ATen's round with decimals: ``nearbyint(x * 10**d) / 10**d`` (``/``, ``*`` for d < 0)."""
     if _integral(x.dtype):
-        raise _no_kernel("round_cpu", x.dtype)
+        raise _no_kernel("round_vml_cpu" if decimals == 0 else "round_cpu", x.dtype)
     ten = jnp.asarray(10.0 ** abs(decimals), x.dtype)
     return jnp.round(x / ten) * ten if decimals < 0 else jnp.round(x * ten) / ten
 
@@ -385,7 +390,7 @@ FRAC = _math("frac(Tensor self) -> Tensor", "FracBackward0", _frac, identity_gra
              "jaxgrad.frac(jaxgrad.tensor([-1.5, 2.25]))", "tensor([-0.5000,  0.2500])",
              promote=None)
 # torch's sgn_backward for real inputs: ``(grad - sgn * sgn * grad) / (2 |x|)``, 0 where x == 0
-SGN = _math("sgn(Tensor self) -> Tensor", "SgnBackward0", jnp.sign,
+SGN = _math("sgn(Tensor self) -> Tensor", "SgnBackward0", _sign,
             lambda grad, self, result: jnp.where(
                 self == 0, jnp.zeros_like(grad),
                 (grad - result * result * grad) / (2 * jnp.abs(self))),
@@ -415,15 +420,18 @@ ATAN = _math("atan(Tensor self) -> Tensor", "AtanBackward0", jnp.arctan,
 ASINH = _math("asinh(Tensor self) -> Tensor", "AsinhBackward0", jnp.arcsinh,
               lambda grad, self: grad * jax.lax.rsqrt(self * self + 1),
               "The inverse hyperbolic sine of each element.",
-              "jaxgrad.asinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8814])")
+              "jaxgrad.asinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8814])",
+              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
 ACOSH = _math("acosh(Tensor self) -> Tensor", "AcoshBackward0", jnp.arccosh,
               lambda grad, self: grad * jax.lax.rsqrt(self * self - 1),
               "The inverse hyperbolic cosine of each element.",
-              "jaxgrad.acosh(jaxgrad.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])")
+              "jaxgrad.acosh(jaxgrad.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])",
+              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
 ATANH = _math("atanh(Tensor self) -> Tensor", "AtanhBackward0", jnp.arctanh,
               lambda grad, self: grad * 1 / (1 - self * self),
               "The inverse hyperbolic tangent of each element.",
-              "jaxgrad.atanh(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])")
+              "jaxgrad.atanh(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])",
+              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
 ERF = _math("erf(Tensor self) -> Tensor", "ErfBackward0", jax.scipy.special.erf,
             lambda grad, self: 2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
             "The error function of each element.", "jaxgrad.erf(jaxgrad.tensor([0.0, 1.0]))",
@@ -446,8 +454,29 @@ LGAMMA = _math("lgamma(Tensor self) -> Tensor", "LgammaBackward0", jax.scipy.spe
                "The log of the absolute value of the gamma function of each element.",
                "jaxgrad.lgamma(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.7918])",
                inplace="method")
-DIGAMMA = _math("digamma(Tensor self) -> Tensor", "DigammaBackward0", jax.scipy.special.digamma,
-                lambda grad, self: grad * jax.scipy.special.polygamma(1, self),
+def _trigamma(x):
+    """ATen's trigamma (``polygamma(1, x)``): reflection below 1/2, six recurrence steps, then
+    the asymptotic series."""
+    small = x < 0.5
+    reflected = (jnp.pi * jnp.pi) / jnp.sin(jnp.pi * x) ** 2
+    x = jnp.where(small, 1 - x, x)
+    result = jnp.zeros_like(x)
+    for _ in range(6):
+        result = result + 1 / (x * x)
+        x = x + 1
+    ixx = 1 / (x * x)
+    result = result + (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+    return jnp.where(small, reflected - result, result)
+
+
+def _digamma(x):
+    """ATen's digamma: -inf at +0 and +inf at -0 (a pole), NaN at the negative integers."""
+    return jnp.where(x == 0, jnp.copysign(jnp.inf, -x).astype(x.dtype),
+                     jax.scipy.special.digamma(x))
+
+
+DIGAMMA = _math("digamma(Tensor self) -> Tensor", "DigammaBackward0", _digamma,
+                lambda grad, self: grad * _trigamma(self),
                 "The logarithmic derivative of the gamma function of each element.",
                 "jaxgrad.digamma(jaxgrad.tensor([1.0, 2.0]))", "tensor([-0.5772,  0.4228])",
                 inplace="method")
@@ -574,20 +603,26 @@ def _heaviside(x, values):
     return jnp.where(x == 0, values, (x > 0).astype(x.dtype))
 
 
-HEAVISIDE = tuple(
-    Op("heaviside(Tensor self, Tensor values) -> Tensor", "NotImplemented", _heaviside,
-       variants="function method out" if name == "heaviside" else "",
-       inplace="method" if name == "heaviside_" else "",
-       doc=_doc("The Heaviside step: 0 below zero, 1 above, ``values`` at zero.",
-                "jaxgrad.heaviside(jaxgrad.tensor([-1.0, 0.0, 2.0]), jaxgrad.tensor([0.5]))",
-                "tensor([0.0000, 0.5000, 1.0000])"),
-       grads={"self": _not_implemented(name), "values": _not_implemented(name)})
-    for name in ("heaviside", "heaviside_"))
+def _heaviside_row(name: str) -> Op:
+    inplace = name.endswith("_")
+    return Op("heaviside(Tensor self, Tensor values) -> Tensor", "NotImplemented", _heaviside,
+              variants="" if inplace else "function method out",
+              inplace="method" if inplace else "",
+              doc=_doc("The Heaviside step: 0 below zero, 1 above, ``values`` at zero.",
+                       "jaxgrad.heaviside(jaxgrad.tensor([-1.0, 0.0, 2.0]), jaxgrad.tensor([0.5]))",
+                       "tensor([0.0000, 0.5000, 1.0000])"),
+              grads={"self": _not_implemented(name), "values": _not_implemented(name)})
+
+
+HEAVISIDE = _heaviside_row("heaviside")
+HEAVISIDE_INPLACE = _heaviside_row("heaviside_")
 
 
 # xlogy: ``x * log(y)``, 0 where x == 0 (also nn's KL divergence)
 def xlogy(x, y):
-    """``x * log(y)``, exactly 0 where ``x == 0``."""
+    """``x * log(y)``, exactly 0 where ``x == 0`` (computed in the operands' common dtype)."""
+    d = jnp.result_type(x, y)
+    x, y = x.astype(d), y.astype(d)
     return jnp.where(x == 0, jnp.zeros((), jnp.result_type(x, y)), x * jnp.log(y))
 
 
@@ -605,8 +640,10 @@ XLOGY_SCALAR_OTHER = Op(
 
 
 # clamp_min/clamp_max: a Scalar bound is traced (ClampMinBackward0), a tensor one an input
-def _clamp_one(fn):
+def _clamp_one(fn, scalar_kernel: str | None = None):
     def forward(x, bound):
+        if scalar_kernel is not None and x.dtype == jnp.bool_:
+            raise _no_kernel(scalar_kernel, x.dtype)
         return fn(x, jnp.asarray(bound, x.dtype))
 
     return forward
@@ -616,13 +653,15 @@ def _where(keep, grad):
     return jnp.where(keep, grad, jnp.zeros_like(grad))
 
 
-CLAMP_MIN = Op("clamp_min", "ClampMinBackward0", _clamp_one(jnp.maximum), aux=("min",),
+CLAMP_MIN = Op("clamp_min", "ClampMinBackward0",
+               _clamp_one(jnp.maximum, "clamp_min_scalar_cpu"), aux=("min",),
                promote="common", grads={"self": lambda grad, self, min: _where(self >= min, grad)})
 CLAMP_MIN_TENSOR = Op("clamp_min", "ClampMinBackward1", _clamp_one(jnp.maximum),
                       inputs=("self", "min"), promote="common",
                       grads={"self": lambda grad, self, min: _where(self >= min, grad),
                              "min": lambda grad, self, min: _where(self < min, grad)})
-CLAMP_MAX = Op("clamp_max", "ClampMaxBackward0", _clamp_one(jnp.minimum), aux=("max",),
+CLAMP_MAX = Op("clamp_max", "ClampMaxBackward0",
+               _clamp_one(jnp.minimum, "clamp_max_scalar_cpu"), aux=("max",),
                promote="common", grads={"self": lambda grad, self, max: _where(self <= max, grad)})
 CLAMP_MAX_TENSOR = Op("clamp_max", "ClampMaxBackward1", _clamp_one(jnp.minimum),
                       inputs=("self", "max"), promote="common",
@@ -667,17 +706,28 @@ REMAINDER_SCALAR_SELF = Op("remainder", "NotImplemented",
                                jnp.asarray(self, other.dtype), other),
                            inputs=("other",), aux=("self",), promote="common",
                            grads={"other": _not_implemented("remainder")})
+_FLOOR_DIVIDE = _divmod_kernel(_floor_divide, "div_floor_cpu")
+# per form (out of place, in place: the backward's message names it): Tensor other, Scalar other
 FLOOR_DIVIDE = tuple(
-    Op("floor_divide", "NotImplemented", _divmod_kernel(_floor_divide, "div_floor_cpu"),
-       inputs=("self", "other"), promote="common",
+    Op("floor_divide", "NotImplemented", _FLOOR_DIVIDE, inputs=("self", "other"),
+       promote="common",
        grads={"self": _not_implemented(name), "other": _not_implemented(name)})
     for name in ("floor_divide", "floor_divide_"))
+FLOOR_DIVIDE_SCALAR = tuple(
+    Op("floor_divide", "NotImplemented", _FLOOR_DIVIDE, aux=("other",), promote="common",
+       grads={"self": _not_implemented(name)})
+    for name in ("floor_divide", "floor_divide_"))
+FLOOR_DIVIDE_SCALAR_SELF = Op(
+    "floor_divide", "NotImplemented",
+    lambda other, self: _FLOOR_DIVIDE(jnp.asarray(self, other.dtype), other),
+    inputs=("other",), aux=("self",), promote="common",
+    grads={"other": _not_implemented("floor_divide")})
 
 
 # logical and bitwise ops: no autograd; bitwise ones only for integral and bool tensors
 def _logical(name: str, fn, output: str) -> Op:
     return Op(f"{name}(Tensor self, Tensor other) -> Tensor", None, fn, promote="common",
-              variants="function method out", inplace="method",
+              variants="function method out",
               doc=_doc(f"Elementwise logical {name.split('_')[1].upper()} of the elements' "
                        "truth values (nonzero is True), as a bool tensor.",
                        f"jaxgrad.{name}(jaxgrad.tensor([0.0, 1.0, 2.0]), "
@@ -687,6 +737,10 @@ def _logical(name: str, fn, output: str) -> Op:
 LOGICAL_AND = _logical("logical_and", jnp.logical_and, "tensor([False, False,  True])")
 LOGICAL_OR = _logical("logical_or", jnp.logical_or, "tensor([True, True, True])")
 LOGICAL_XOR = _logical("logical_xor", jnp.logical_xor, "tensor([ True,  True, False])")
+# in place, the truth values are written in self's dtype whatever the operands' common dtype
+LOGICAL_AND_INPLACE = Op("logical_and", None, jnp.logical_and, inputs=("self", "other"))
+LOGICAL_OR_INPLACE = Op("logical_or", None, jnp.logical_or, inputs=("self", "other"))
+LOGICAL_XOR_INPLACE = Op("logical_xor", None, jnp.logical_xor, inputs=("self", "other"))
 
 
 def _bitwise(fn, kernel: str):
