@@ -2671,7 +2671,13 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """
     if decimals is None:
         return apply(E.ROUND, input)
-    return apply(E.ROUND_DECIMALS, input, decimals=int(decimals))
+    return apply(E.ROUND_DECIMALS, input, decimals=_decimals(decimals))
+
+
+def _decimals(decimals: Any) -> int:
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type_name(decimals)}")
+    return int(decimals)
 
 
 @declare('round_.decimals(Tensor(a!) self, *, int? decimals=None) -> Tensor(a!)')
@@ -2684,7 +2690,7 @@ def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """
     if decimals is None:
         return apply_inplace(E.ROUND, input)
-    return apply_inplace(E.ROUND_DECIMALS, input, decimals=int(decimals))
+    return apply_inplace(E.ROUND_DECIMALS, input, decimals=_decimals(decimals))
 
 
 def _result_dtype(*operands: Any) -> _dtypes.dtype:
