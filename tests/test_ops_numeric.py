@@ -586,9 +586,9 @@ FD = {
     "remainder": (lambda T, a, b: T.remainder(a * 0.5 + 2.45, -(b * 0.2 + 1.0)) * a,
                   [((2, 3), "prob"), ((3,), "prob")]),
     "remainder_operator": (lambda T, a: (a % 0.75) ** 2, [((2, 3), "safe")]),
-    "clamp_min": (lambda T, a: T.clamp_min(a, 0.0) ** 2, [((2, 3), "safe")]),
-    "clamp_max_tensor": (lambda T, a, b: T.clamp_max(a, b) * b, [((2, 3), "safe"), ((3,), "grid0")]),
-    "clamp_min_tensor": (lambda T, a, b: a.clamp_min(b) * a, [((2, 3), "safe"), ((2, 1), "grid0")]),
+    "clamp_min_fn": (lambda T, a: T.clamp_min(a, 0.0) ** 2, [((2, 3), "safe")]),
+    "clamp_max_fn_tensor": (lambda T, a, b: T.clamp_max(a, b) * b, [((2, 3), "safe"), ((3,), "grid0")]),
+    "clamp_min_fn_tensor": (lambda T, a, b: a.clamp_min(b) * a, [((2, 3), "safe"), ((2, 1), "grid0")]),
     "square_": (lambda T, a: (a * 1.0).square_(), [((2, 3), "randn")]),
 }
 
