@@ -2666,7 +2666,7 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
 
     >>> import jaxgrad
     >>> jaxgrad.round(jaxgrad.tensor([0.5, 1.5, 2.345])), jaxgrad.round(
-    ...     jaxgrad.tensor([2.345]), decimals=2)
+    ...     jaxgrad.tensor([2.3456]), decimals=2)
     (tensor([0., 2., 2.]), tensor([2.3500]))
     """
     if decimals is None:
