@@ -32,6 +32,7 @@ from ._argparse import (
     wrap_dims,
 )
 from ._dispatch import apply, apply_inplace, apply_inplace_view, apply_view, make_view
+from ._grad_mode import is_grad_enabled
 from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
 from ._ops import indexing as X
@@ -4171,3 +4172,456 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         hi, lo = narrow(out, d, 1, length - 1), narrow(out, d, 0, length - 1)
         out = apply(E.NE, hi, lo) if out.dtype == _dtypes.bool_ else sub(hi, lo)
     return out
+
+# --- elementwise math (issue 10) ---
+# Rounding with decimals, the ops with a Scalar overload (fmod, remainder, floor_divide, xlogy,
+# clamp_min/clamp_max, the bitwise ops) and torch's other names for the generated rows.
+
+@declare('round.decimals(Tensor self, *, int? decimals=None) -> Tensor',
+         variants='function method out')
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    """Each element rounded to the nearest integer (ties to even), or to ``decimals`` decimal
+    places (RoundBackward1; torch has no such kernel for integral tensors).
+
+    >>> import jaxgrad
+    >>> jaxgrad.round(jaxgrad.tensor([0.5, 1.5, 2.345])), jaxgrad.round(
+    ...     jaxgrad.tensor([2.3456]), decimals=2)
+    (tensor([0., 2., 2.]), tensor([2.3500]))
+    """
+    if decimals is None:
+        return apply(E.ROUND, input)
+    return apply(E.ROUND_DECIMALS, input, decimals=_decimals(decimals))
+
+
+def _decimals(decimals: Any) -> int:
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type_name(decimals)}")
+    return int(decimals)
+
+
+@declare('round_.decimals(Tensor(a!) self, *, int? decimals=None) -> Tensor(a!)')
+def round_(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    """``round``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.5, 1.5, 2.6]).round_()
+    tensor([0., 2., 3.])
+    """
+    if decimals is None:
+        return apply_inplace(E.ROUND, input)
+    return apply_inplace(E.ROUND_DECIMALS, input, decimals=_decimals(decimals))
+
+
+def _result_dtype(*operands: Any) -> _dtypes.dtype:
+    return _dtypes.result_type([(t.dtype, t.ndim) for t in operands if isinstance(t, Tensor)],
+                               [s for s in operands if not isinstance(s, Tensor)])
+
+
+def _check_zero_division(input: Any, other: Any) -> None:
+    """torch's integer division kernels refuse a zero divisor (bool ones have no kernel)."""
+    d = _result_dtype(input, other)
+    if d.is_floating_point or d.is_complex or d is _dtypes.bool_:
+        return
+    zero = bool(jnp.any(other._value == 0)) if isinstance(other, Tensor) else other == 0
+    if zero:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _scalar_or_tensor(row: Any, tensor_row: Any, input: Tensor, other: Any,
+                      inplace: bool = False, divides: bool = False,
+                      c_name: bool = False) -> Tensor:
+    """One call of an op with a ``Scalar other`` row and a ``Tensor other`` row."""
+    require_tensors(input)
+    if isinstance(other, Tensor):
+        if inplace:
+            check_inplace_broadcast(input, other)
+        else:
+            check_broadcast(input, other)
+        if divides:
+            _check_zero_division(input, other)
+        return (apply_inplace if inplace else apply)(tensor_row, input, other)
+    other = number_or_tensor(other)
+    if inplace:
+        _check_inplace_result(input, other, c_name=c_name)
+    else:
+        input = _promote_with_scalars(input, other)
+    if divides:
+        _check_zero_division(input, other)
+    return (apply_inplace if inplace else apply)(row, input, aux=(other,))
+
+
+@declare('fmod.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=('other',),
+         variants='function method out')
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """C's remainder of ``input / other``: it has the sign of ``input`` (FmodBackward0 for a
+    number, FmodBackward1 for a tensor).
+
+    >>> import jaxgrad
+    >>> jaxgrad.fmod(jaxgrad.tensor([-3.0, 3.0]), 2)
+    tensor([-1.,  1.])
+    """
+    return _scalar_or_tensor(E.FMOD, E.FMOD_TENSOR, input, other, divides=True)
+
+
+@declare('fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+         numbers_as_tensors=('other',), variants='method')
+def fmod_(input: Tensor, other: Any) -> Tensor:
+    """``fmod``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([-3.0, 3.0]).fmod_(2)
+    tensor([-1.,  1.])
+    """
+    return _scalar_or_tensor(E.FMOD, E.FMOD_TENSOR, input, other, inplace=True, divides=True)
+
+
+@declare('remainder.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
+         variants='function method out')
+def remainder(input: Any, other: Any) -> Tensor:
+    """Python's remainder (``input % other``): it has the sign of ``other``. ``input`` may be a
+    number (torch's ``remainder.Scalar_Tensor``, not differentiable).
+
+    >>> import jaxgrad
+    >>> jaxgrad.remainder(jaxgrad.tensor([-3.0, 3.0]), 2), jaxgrad.remainder(5, jaxgrad.tensor([3]))
+    (tensor([1., 1.]), tensor([2]))
+    """
+    if not isinstance(input, Tensor):
+        require_tensors(other)
+        input = number_or_tensor(input)
+        _check_zero_division(input, other)
+        return apply(E.REMAINDER_SCALAR_SELF, _promote_with_scalars(other, input), aux=(input,))
+    return _scalar_or_tensor(E.REMAINDER, E.REMAINDER_TENSOR, input, other, divides=True)
+
+
+@declare('remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+         numbers_as_tensors=('other',), variants='method')
+def remainder_(input: Tensor, other: Any) -> Tensor:
+    """``remainder``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([-3.0, 3.0]).remainder_(2)
+    tensor([1., 1.])
+    """
+    return _scalar_or_tensor(E.REMAINDER, E.REMAINDER_TENSOR, input, other, inplace=True,
+                             divides=True)
+
+
+@declare('floor_divide(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
+         variants='function method out')
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """``input // other``: the quotient rounded down, in the operands' common dtype (not
+    differentiable: torch records a NotImplemented node).
+
+    >>> import jaxgrad
+    >>> jaxgrad.floor_divide(jaxgrad.tensor([7, -7]), 2)
+    tensor([ 3, -4])
+    """
+    if not isinstance(input, Tensor):
+        require_tensors(other)
+        input = number_or_tensor(input)
+        _check_zero_division(input, other)
+        return apply(E.FLOOR_DIVIDE_SCALAR_SELF, _promote_with_scalars(other, input),
+                     aux=(input,))
+    return _floor_divide(input, other, 0)
+
+
+def _floor_divide(input: Tensor, other: Any, form: int) -> Tensor:
+    """floor_divide (``form`` 0) or floor_divide_ (1), by a tensor or a number."""
+    other = number_or_tensor(other)
+    if form:
+        check_inplace_broadcast(input, other)
+    else:
+        check_broadcast(input, other)
+    _check_zero_division(input, other)
+    run = apply_inplace if form else apply
+    if isinstance(other, Tensor):
+        return run(E.FLOOR_DIVIDE[form], input, other)
+    if form:
+        _check_inplace_result(input, other)
+    else:
+        input = _promote_with_scalars(input, other)
+    return run(E.FLOOR_DIVIDE_SCALAR[form], input, aux=(other,))
+
+
+@declare('floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+         numbers_as_tensors=('other',), variants='method')
+def floor_divide_(input: Tensor, other: Any) -> Tensor:
+    """``floor_divide``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([7.0, -7.0]).floor_divide_(2)
+    tensor([ 3., -4.])
+    """
+    return _floor_divide(input, other, 1)
+
+
+@declare('xlogy.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
+         variants='function method out')
+def xlogy(input: Any, other: Any) -> Tensor:
+    """``input * log(other)``, exactly 0 where ``input`` is 0 (either may be a number:
+    XlogyBackward1/XlogyBackward2).
+
+    >>> import jaxgrad
+    >>> jaxgrad.xlogy(jaxgrad.tensor([0.0, 2.0]), jaxgrad.tensor([0.0, 3.0]))
+    tensor([0.0000, 2.1972])
+    """
+    if not isinstance(input, Tensor):
+        require_tensors(other)
+        input = number_or_tensor(input)
+        return apply(E.XLOGY_SCALAR_SELF, _promote_with_scalars(other, input), aux=(input,))
+    return _scalar_or_tensor(E.XLOGY_SCALAR_OTHER, E.XLOGY, input, other)
+
+
+@declare('xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+         numbers_as_tensors=('other',))
+def xlogy_(input: Tensor, other: Any) -> Tensor:
+    """``xlogy``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 2.0]).xlogy_(jaxgrad.tensor([0.0, 3.0]))
+    tensor([0.0000, 2.1972])
+    """
+    return _scalar_or_tensor(E.XLOGY_SCALAR_OTHER, E.XLOGY, input, other, inplace=True)
+
+
+@declare('clamp_min.Tensor(Tensor self, Tensor min) -> Tensor', numbers_as_tensors=('min',),
+         variants='function method out')
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """``max(input, min)`` (ClampMinBackward0 for a number, ClampMinBackward1 for a tensor).
+
+    >>> import jaxgrad
+    >>> jaxgrad.clamp_min(jaxgrad.tensor([-1.0, 2.0]), 0)
+    tensor([0., 2.])
+    """
+    return _scalar_or_tensor(E.CLAMP_MIN, E.CLAMP_MIN_TENSOR, input, min)
+
+
+@declare('clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+         numbers_as_tensors=('min',))
+def clamp_min_(input: Tensor, min: Any) -> Tensor:
+    """``clamp_min``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([-1.0, 2.0]).clamp_min_(0)
+    tensor([0., 2.])
+    """
+    return _scalar_or_tensor(E.CLAMP_MIN, E.CLAMP_MIN_TENSOR, input, min, inplace=True,
+                             c_name=True)
+
+
+@declare('clamp_max.Tensor(Tensor self, Tensor max) -> Tensor', numbers_as_tensors=('max',),
+         variants='function method out')
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """``min(input, max)`` (ClampMaxBackward0 for a number, ClampMaxBackward1 for a tensor).
+
+    >>> import jaxgrad
+    >>> jaxgrad.clamp_max(jaxgrad.tensor([-1.0, 2.0]), 1)
+    tensor([-1.,  1.])
+    """
+    return _scalar_or_tensor(E.CLAMP_MAX, E.CLAMP_MAX_TENSOR, input, max)
+
+
+@declare('clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+         numbers_as_tensors=('max',))
+def clamp_max_(input: Tensor, max: Any) -> Tensor:
+    """``clamp_max``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([-1.0, 2.0]).clamp_max_(1)
+    tensor([-1.,  1.])
+    """
+    return _scalar_or_tensor(E.CLAMP_MAX, E.CLAMP_MAX_TENSOR, input, max, inplace=True,
+                             c_name=True)
+
+
+def _bitwise(row: Any, input: Any, other: Any, inplace: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):  # the op is symmetric: torch's Scalar_Tensor overload
+        require_tensors(other)
+        input, other = other, input
+    other = number_or_tensor(other)
+    if inplace:
+        check_inplace_broadcast(input, other)
+        return apply_inplace(row, input, other)
+    check_broadcast(input, other)
+    return apply(row, input, other)
+
+
+@declare('bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
+         variants='function method out')
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    """Bitwise AND of integral or bool tensors (``&``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.bitwise_and(jaxgrad.tensor([12, 5]), 6)
+    tensor([4, 4])
+    """
+    return _bitwise(E.BITWISE_AND, input, other)
+
+
+@declare('bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
+         variants='function method out')
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    """Bitwise OR of integral or bool tensors (``|``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.bitwise_or(jaxgrad.tensor([12, 5]), 6)
+    tensor([14,  7])
+    """
+    return _bitwise(E.BITWISE_OR, input, other)
+
+
+@declare('bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
+         variants='function method out')
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    """Bitwise XOR of integral or bool tensors (``^``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.bitwise_xor(jaxgrad.tensor([True, False]), jaxgrad.tensor([True, True]))
+    tensor([False,  True])
+    """
+    return _bitwise(E.BITWISE_XOR, input, other)
+
+
+@declare('bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+         numbers_as_tensors=('other',), variants='method')
+def bitwise_and_(input: Tensor, other: Any) -> Tensor:
+    """``bitwise_and``, in place (``&=``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([12, 5]).bitwise_and_(6)
+    tensor([4, 4])
+    """
+    return _bitwise(E.BITWISE_AND, input, other, inplace=True)
+
+
+@declare('bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+         numbers_as_tensors=('other',), variants='method')
+def bitwise_or_(input: Tensor, other: Any) -> Tensor:
+    """``bitwise_or``, in place (``|=``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([12, 5]).bitwise_or_(6)
+    tensor([14,  7])
+    """
+    return _bitwise(E.BITWISE_OR, input, other, inplace=True)
+
+
+@declare('bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+         numbers_as_tensors=('other',), variants='method')
+def bitwise_xor_(input: Tensor, other: Any) -> Tensor:
+    """``bitwise_xor``, in place (``^=``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([12, 5]).bitwise_xor_(6)
+    tensor([10,  3])
+    """
+    return _bitwise(E.BITWISE_XOR, input, other, inplace=True)
+
+
+def invert(input: Tensor) -> Tensor:
+    """``~input`` (``Tensor.__invert__``): bitwise NOT, for integral and bool tensors only."""
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return apply(E.BITWISE_NOT, input)
+
+
+@declare('square_(Tensor(a!) self) -> Tensor(a!)')
+def square_(input: Tensor) -> Tensor:
+    """``input ** 2``, in place (recorded as torch records it: PowBackward0).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1.0, -3.0]).square_()
+    tensor([1., 9.])
+    """
+    return pow_(input, 2)
+
+
+def _no_inplace_derivative(row: Any, input: Tensor) -> Tensor:
+    """asinh_/acosh_/atanh_: torch has no derivative for them (derivatives.yaml's
+    ``not_implemented("inplace version of asinh")``), so it refuses them where autograd would
+    record."""
+    if is_grad_enabled() and input.requires_grad:
+        raise NotImplementedError(
+            f"the derivative for 'inplace version of {row.name}' is not implemented.")
+    return apply_inplace(row, input)
+
+
+@declare('asinh_(Tensor(a!) self) -> Tensor(a!)')
+def asinh_(input: Tensor) -> Tensor:
+    """``asinh``, in place (not differentiable, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0]).asinh_()
+    tensor([0.0000, 0.8814])
+    """
+    return _no_inplace_derivative(E.ASINH, input)
+
+
+@declare('acosh_(Tensor(a!) self) -> Tensor(a!)')
+def acosh_(input: Tensor) -> Tensor:
+    """``acosh``, in place (not differentiable, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1.0, 2.0]).acosh_()
+    tensor([0.0000, 1.3170])
+    """
+    return _no_inplace_derivative(E.ACOSH, input)
+
+
+@declare('atanh_(Tensor(a!) self) -> Tensor(a!)')
+def atanh_(input: Tensor) -> Tensor:
+    """``atanh``, in place (not differentiable, as in torch).
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 0.5]).atanh_()
+    tensor([0.0000, 0.5493])
+    """
+    return _no_inplace_derivative(E.ATANH, input)
+
+
+@declare('logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)', variants='method')
+def logical_and_(input: Tensor, other: Tensor) -> Tensor:
+    """``logical_and``, in place: the truth values in this tensor's dtype.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0, 2.0]).logical_and_(jaxgrad.tensor([1, 0, 3]))
+    tensor([0., 0., 1.])
+    """
+    return _logical_(E.LOGICAL_AND_INPLACE, input, other)
+
+
+@declare('logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)', variants='method')
+def logical_or_(input: Tensor, other: Tensor) -> Tensor:
+    """``logical_or``, in place: the truth values in this tensor's dtype.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0, 0.0]).logical_or_(jaxgrad.tensor([1, 0, 0]))
+    tensor([1., 1., 0.])
+    """
+    return _logical_(E.LOGICAL_OR_INPLACE, input, other)
+
+
+@declare('logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)', variants='method')
+def logical_xor_(input: Tensor, other: Tensor) -> Tensor:
+    """``logical_xor``, in place: the truth values in this tensor's dtype.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([0.0, 1.0, 2.0]).logical_xor_(jaxgrad.tensor([1, 0, 3]))
+    tensor([1., 1., 0.])
+    """
+    return _logical_(E.LOGICAL_XOR_INPLACE, input, other)
+
+
+def _logical_(row: Any, input: Tensor, other: Tensor) -> Tensor:
+    require_tensors(input, other)
+    check_inplace_broadcast(input, other)
+    return apply_inplace(row, input, other)
+
+
+# torch's other names: numpy's arc- functions and ``fix`` (the same ops, nodes and forms)
+for _alias, _target in (("fix", "trunc"), ("arcsin", "asin"), ("arccos", "acos"),
+                        ("arctan", "atan"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
+                        ("arctanh", "atanh"), ("arctan2", "atan2")):
+    globals()[_alias] = declare_alias(_alias, _target)
+    globals()[_alias + "_"] = declare_alias(_alias + "_", _target + "_")

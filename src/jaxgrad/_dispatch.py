@@ -509,8 +509,8 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
     new = jitted_forward(op, skey, compute_dtype, out_dtype)(
         *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, compute_dtype) for x in aux])
-    record = _state.grad and any(
-        isinstance(a, Tensor) and a._requires_grad for a in args)
+    record = _state.grad and bool(op.grads or op.variadic) and any(
+        isinstance(a, Tensor) and a._requires_grad for a in args)  # (logical_and_: no node)
     node = None
     if record:
         node = _record(op, skey, (_snapshot(self), *others), aux, [self],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from .. import _dtypes
 from ._table import Op, identity_grad
 from ._table import example_doc as _doc
 
@@ -295,7 +296,12 @@ LOGICAL_NOT = Op("logical_not(Tensor self) -> Tensor", None, jnp.logical_not,
                  doc=_doc("True where the element is zero.",
                           "jaxgrad.logical_not(jaxgrad.tensor([0.0, 2.0]))",
                           "tensor([ True, False])"))
-SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", jnp.sign,
+def _sign(x):
+    """-1, 0 or 1 (a bool tensor as it is)."""
+    return x if x.dtype == jnp.bool_ else jnp.sign(x)
+
+
+SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", _sign,
           grads={"self": lambda grad: jnp.zeros_like(grad)}, variants="function method out",
           inplace="method", doc=_doc("-1, 0 or 1: the sign of each element.",
                                      "jaxgrad.sign(jaxgrad.tensor([-2.0, 0.0, 3.0]))",
@@ -304,3 +310,465 @@ CAST = Op("to", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
           grads={"self": identity_grad})
 TO_DEVICE = Op("to", "ToCopyBackward0", lambda x, device: jax.device_put(x, device),
                grads={"self": identity_grad})
+
+# --- elementwise math (issue 10) ----------------------------------------------------------------
+# Rounding, trigonometric and hyperbolic functions, special functions, remainders, logical and
+# bitwise ops. A dtype torch's CPU kernel has no loop for raises torch's NotImplementedError
+# when the forward is traced (``"floor_vml_cpu" not implemented for 'Bool'``).
+
+_SQRT_PI = 1.7724538509055159
+_LN2 = 0.6931471805599453
+
+
+def _no_kernel(kernel: str, dtype) -> NotImplementedError:
+    name = _dtypes.scalar_type_name(_dtypes.from_numpy_dtype(dtype))
+    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
+def _integral(dtype) -> bool:
+    return jnp.issubdtype(dtype, jnp.integer) or dtype == jnp.bool_
+
+
+def _zeros_grad(grad):
+    return jnp.zeros_like(grad)
+
+
+def _rounding(fn, kernel: str):
+    """floor/ceil/round/trunc: an integral tensor comes back as it is; a bool one has no
+    kernel."""
+
+    def forward(x):
+        if x.dtype == jnp.bool_:
+            raise _no_kernel(kernel, x.dtype)
+        return x if _integral(x.dtype) else fn(x)
+
+    return forward
+
+
+def _math(schema: str, node: str | None, forward, formula, doc: str, call: str, output: str,
+          promote: str | None = "float", variants: str = "function method out",
+          inplace: str = "function method") -> Op:
+    grads = {} if formula is None else {"self": formula}
+    return Op(schema, node, forward, promote=promote, grads=grads, variants=variants,
+              inplace=inplace, doc=_doc(doc, call, output))
+
+
+FLOOR = _math("floor(Tensor self) -> Tensor", "FloorBackward0",
+              _rounding(jnp.floor, "floor_vml_cpu"), _zeros_grad,
+              "The largest integer not above each element (an integral tensor as it is).",
+              "jaxgrad.floor(jaxgrad.tensor([-1.5, 2.5]))", "tensor([-2.,  2.])", promote=None)
+CEIL = _math("ceil(Tensor self) -> Tensor", "CeilBackward0", _rounding(jnp.ceil, "ceil_vml_cpu"),
+             _zeros_grad, "The smallest integer not below each element.",
+             "jaxgrad.ceil(jaxgrad.tensor([-1.5, 2.5]))", "tensor([-1.,  3.])", promote=None)
+TRUNC = _math("trunc(Tensor self) -> Tensor", "TruncBackward0",
+              _rounding(jnp.trunc, "trunc_vml_cpu"), _zeros_grad,
+              "Each element rounded towards zero.", "jaxgrad.trunc(jaxgrad.tensor([-1.5, 2.5]))",
+              "tensor([-1.,  2.])", promote=None)
+ROUND = Op("round", "RoundBackward0", _rounding(jnp.round, "round_vml_cpu"),
+           grads={"self": _zeros_grad})
+
+
+def _round_decimals(x, decimals):
+    """ATen's round with decimals: ``nearbyint(x * 10**d) / 10**d`` (``/``, ``*`` for d < 0)."""
+    if _integral(x.dtype):
+        raise _no_kernel("round_vml_cpu" if decimals == 0 else "round_cpu", x.dtype)
+    ten = jnp.asarray(10.0 ** abs(decimals), x.dtype)
+    return jnp.round(x / ten) * ten if decimals < 0 else jnp.round(x * ten) / ten
+
+
+ROUND_DECIMALS = Op("round", "RoundBackward1", _round_decimals, grads={"self": _zeros_grad})
+
+
+def _frac(x):
+    if _integral(x.dtype):
+        raise _no_kernel("frac_cpu", x.dtype)
+    return x - jnp.trunc(x)
+
+
+FRAC = _math("frac(Tensor self) -> Tensor", "FracBackward0", _frac, identity_grad,
+             "The fractional part ``x - trunc(x)`` of each element.",
+             "jaxgrad.frac(jaxgrad.tensor([-1.5, 2.25]))", "tensor([-0.5000,  0.2500])",
+             promote=None)
+# torch's sgn_backward for real inputs: ``(grad - sgn * sgn * grad) / (2 |x|)``, 0 where x == 0
+SGN = _math("sgn(Tensor self) -> Tensor", "SgnBackward0", _sign,
+            lambda grad, self, result: jnp.where(
+                self == 0, jnp.zeros_like(grad),
+                (grad - result * result * grad) / (2 * jnp.abs(self))),
+            "The sign of each element (for real tensors the same as ``sign``).",
+            "jaxgrad.sgn(jaxgrad.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])",
+            promote=None, inplace="method")
+TAN = _math("tan(Tensor self) -> Tensor", "TanBackward0", jnp.tan,
+            lambda grad, result: grad * (1 + result * result), "The tangent of each element.",
+            "jaxgrad.tan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.5574])")
+SINH = _math("sinh(Tensor self) -> Tensor", "SinhBackward0", jnp.sinh,
+             lambda grad, self: grad * jnp.cosh(self), "The hyperbolic sine of each element.",
+             "jaxgrad.sinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.1752])")
+COSH = _math("cosh(Tensor self) -> Tensor", "CoshBackward0", jnp.cosh,
+             lambda grad, self: grad * jnp.sinh(self), "The hyperbolic cosine of each element.",
+             "jaxgrad.cosh(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 1.5431])")
+ASIN = _math("asin(Tensor self) -> Tensor", "AsinBackward0", jnp.arcsin,
+             lambda grad, self: grad * jax.lax.rsqrt(-self * self + 1),
+             "The arcsine of each element.", "jaxgrad.asin(jaxgrad.tensor([0.0, 0.5]))",
+             "tensor([0.0000, 0.5236])")
+ACOS = _math("acos(Tensor self) -> Tensor", "AcosBackward0", jnp.arccos,
+             lambda grad, self: grad * -jax.lax.rsqrt(-self * self + 1),
+             "The arccosine of each element.", "jaxgrad.acos(jaxgrad.tensor([1.0, 0.5]))",
+             "tensor([0.0000, 1.0472])")
+ATAN = _math("atan(Tensor self) -> Tensor", "AtanBackward0", jnp.arctan,
+             lambda grad, self: grad / (self * self + 1), "The arctangent of each element.",
+             "jaxgrad.atan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7854])")
+ASINH = _math("asinh(Tensor self) -> Tensor", "AsinhBackward0", jnp.arcsinh,
+              lambda grad, self: grad * jax.lax.rsqrt(self * self + 1),
+              "The inverse hyperbolic sine of each element.",
+              "jaxgrad.asinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8814])",
+              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
+ACOSH = _math("acosh(Tensor self) -> Tensor", "AcoshBackward0", jnp.arccosh,
+              lambda grad, self: grad * jax.lax.rsqrt(self * self - 1),
+              "The inverse hyperbolic cosine of each element.",
+              "jaxgrad.acosh(jaxgrad.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])",
+              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
+ATANH = _math("atanh(Tensor self) -> Tensor", "AtanhBackward0", jnp.arctanh,
+              lambda grad, self: grad * 1 / (1 - self * self),
+              "The inverse hyperbolic tangent of each element.",
+              "jaxgrad.atanh(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])",
+              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
+ERF = _math("erf(Tensor self) -> Tensor", "ErfBackward0", jax.scipy.special.erf,
+            lambda grad, self: 2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
+            "The error function of each element.", "jaxgrad.erf(jaxgrad.tensor([0.0, 1.0]))",
+            "tensor([0.0000, 0.8427])")
+ERFC = _math("erfc(Tensor self) -> Tensor", "ErfcBackward0", jax.scipy.special.erfc,
+             lambda grad, self: -2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
+             "The complementary error function ``1 - erf(x)`` of each element.",
+             "jaxgrad.erfc(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.1573])")
+ERFINV = _math("erfinv(Tensor self) -> Tensor", "ErfinvBackward0", jax.scipy.special.erfinv,
+               lambda grad, self: 0.5 * _SQRT_PI * jnp.exp(
+                   jax.scipy.special.erfinv(self) ** 2) * grad,
+               "The inverse error function of each element.",
+               "jaxgrad.erfinv(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.4769])",
+               inplace="method")
+EXP2 = _math("exp2(Tensor self) -> Tensor", "Exp2Backward0", jnp.exp2,
+             lambda grad, result: grad * result * _LN2, "``2 ** x`` of each element.",
+             "jaxgrad.exp2(jaxgrad.tensor([0.0, 3.0]))", "tensor([1., 8.])")
+def _lgamma(x):
+    """log|gamma(x)|; lower float types are computed in float64 (XLA's float32 lgamma is off by
+    ~5e-7 near its zeros at 1 and 2, where torch's is exact)."""
+    if x.dtype == jnp.float64:
+        return jax.scipy.special.gammaln(x)
+    return jax.scipy.special.gammaln(x.astype(jnp.float64)).astype(x.dtype)
+
+
+LGAMMA = _math("lgamma(Tensor self) -> Tensor", "LgammaBackward0", _lgamma,
+               lambda grad, self: grad * jax.scipy.special.digamma(self),
+               "The log of the absolute value of the gamma function of each element.",
+               "jaxgrad.lgamma(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.7918])",
+               inplace="method")
+def _trigamma(x):
+    """ATen's trigamma (``polygamma(1, x)``): reflection below 1/2, six recurrence steps, then
+    the asymptotic series."""
+    small = x < 0.5
+    reflected = (jnp.pi * jnp.pi) / jnp.sin(jnp.pi * x) ** 2
+    x = jnp.where(small, 1 - x, x)
+    result = jnp.zeros_like(x)
+    for _ in range(6):
+        result = result + 1 / (x * x)
+        x = x + 1
+    ixx = 1 / (x * x)
+    result = result + (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+    return jnp.where(small, reflected - result, result)
+
+
+def _digamma(x):
+    """ATen's digamma: -inf at +0 and +inf at -0 (a pole), NaN at the negative integers."""
+    return jnp.where(x == 0, jnp.copysign(jnp.inf, -x).astype(x.dtype),
+                     jax.scipy.special.digamma(x))
+
+
+DIGAMMA = _math("digamma(Tensor self) -> Tensor", "DigammaBackward0", _digamma,
+                lambda grad, self: grad * _trigamma(self),
+                "The logarithmic derivative of the gamma function of each element.",
+                "jaxgrad.digamma(jaxgrad.tensor([1.0, 2.0]))", "tensor([-0.5772,  0.4228])",
+                inplace="method")
+RSQRT = _math("rsqrt(Tensor self) -> Tensor", "RsqrtBackward0", jax.lax.rsqrt,
+              lambda grad, result: -0.5 * grad * result ** 3, "``1 / sqrt(x)`` of each element.",
+              "jaxgrad.rsqrt(jaxgrad.tensor([4.0, 0.25]))", "tensor([0.5000, 2.0000])")
+_DEG2RAD = 0.017453292519943295
+_RAD2DEG = 57.29577951308232
+DEG2RAD = _math("deg2rad(Tensor self) -> Tensor", "Deg2RadBackward0",
+                lambda x: x * jnp.asarray(_DEG2RAD, x.dtype),
+                lambda grad: grad * _DEG2RAD, "Degrees to radians.",
+                "jaxgrad.deg2rad(jaxgrad.tensor([180.0, 90.0]))", "tensor([3.1416, 1.5708])")
+RAD2DEG = _math("rad2deg(Tensor self) -> Tensor", "Rad2DegBackward0",
+                lambda x: x * jnp.asarray(_RAD2DEG, x.dtype),
+                lambda grad: grad * _RAD2DEG, "Radians to degrees.",
+                "jaxgrad.rad2deg(jaxgrad.tensor([3.14159265, 1.0]))",
+                "tensor([180.0000,  57.2958])")
+
+
+def _nan_to_num(x, nan, posinf, neginf):
+    if _integral(x.dtype):
+        return x
+    return jnp.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+
+
+NAN_TO_NUM = _math(
+    "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
+    "NanToNumBackward0", _nan_to_num,
+    lambda grad, self: grad * jnp.isfinite(self),
+    "NaN, +inf and -inf replaced by ``nan`` (0), ``posinf`` and ``neginf`` (the dtype's "
+    "largest and lowest values by default).",
+    "jaxgrad.nan_to_num(jaxgrad.tensor([float('nan'), 1.0]), nan=-1.0)", "tensor([-1.,  1.])",
+    promote=None)
+
+
+def _predicate(name: str, fn, doc: str, call: str, output: str, variants: str) -> Op:
+    return Op(f"{name}(Tensor self) -> Tensor", None, fn, variants=variants,
+              doc=_doc(doc, call, output))
+
+
+ISNAN = _predicate("isnan", jnp.isnan, "True where the element is NaN.",
+                   "jaxgrad.isnan(jaxgrad.tensor([float('nan'), 1.0]))",
+                   "tensor([ True, False])", "function method")
+ISINF = _predicate("isinf", jnp.isinf, "True where the element is +inf or -inf.",
+                   "jaxgrad.isinf(jaxgrad.tensor([float('-inf'), 1.0]))",
+                   "tensor([ True, False])", "function method")
+ISFINITE = _predicate("isfinite", jnp.isfinite, "True where the element is neither inf nor NaN.",
+                      "jaxgrad.isfinite(jaxgrad.tensor([float('inf'), 1.0]))",
+                      "tensor([False,  True])", "function method")
+ISPOSINF = _predicate("isposinf", jnp.isposinf, "True where the element is +inf.",
+                      "jaxgrad.isposinf(jaxgrad.tensor([float('inf'), float('-inf')]))",
+                      "tensor([ True, False])", "function method out")
+ISNEGINF = _predicate("isneginf", jnp.isneginf, "True where the element is -inf.",
+                      "jaxgrad.isneginf(jaxgrad.tensor([float('inf'), float('-inf')]))",
+                      "tensor([False,  True])", "function method out")
+SIGNBIT = _predicate("signbit", lambda x: jnp.signbit(x) if not _integral(x.dtype) else x < 0,
+                     "True where the sign bit is set (negative numbers and -0.0).",
+                     "jaxgrad.signbit(jaxgrad.tensor([-0.0, 1.0]))", "tensor([ True, False])",
+                     "function method out")
+
+
+def _atan2_grad(sign: int):
+    def formula(grad, self, other):
+        recip = 1 / (self * self + other * other)
+        return grad * (other if sign > 0 else -self) * recip
+
+    return formula
+
+
+ATAN2 = Op("atan2(Tensor self, Tensor other) -> Tensor", "Atan2Backward0", jnp.arctan2,
+           promote="float", variants="function method out", inplace="method",
+           doc=_doc("The angle of the point (other, input): ``atan(input / other)`` in the right "
+                    "quadrant.", "jaxgrad.atan2(jaxgrad.tensor([1.0, -1.0]), "
+                    "jaxgrad.tensor([1.0, 0.0]))", "tensor([ 0.7854, -1.5708])"),
+           grads={"self": _atan2_grad(1), "other": _atan2_grad(-1)})
+
+
+def _floating_only(fn, kernel: str):
+    def forward(x, y):
+        if _integral(x.dtype):
+            raise _no_kernel(kernel, x.dtype)
+        return fn(x, y)
+
+    return forward
+
+
+HYPOT = Op("hypot(Tensor self, Tensor other) -> Tensor", "HypotBackward0",
+           _floating_only(jnp.hypot, "hypot_cpu"), promote="common",
+           variants="function method out", inplace="method",
+           doc=_doc("``sqrt(input ** 2 + other ** 2)``, without overflow.",
+                    "jaxgrad.hypot(jaxgrad.tensor([3.0]), jaxgrad.tensor([4.0]))", "tensor([5.])"),
+           grads={"self": lambda grad, self, result: grad * self / result,
+                  "other": lambda grad, other, result: grad * other / result})
+LOGADDEXP = Op("logaddexp(Tensor self, Tensor other) -> Tensor", "LogaddexpBackward0",
+               _floating_only(jnp.logaddexp, "logaddexp_cpu"), promote="common",
+               variants="function method out",
+               doc=_doc("``log(exp(input) + exp(other))``, computed stably.",
+                        "jaxgrad.logaddexp(jaxgrad.tensor([0.0]), jaxgrad.tensor([0.0]))",
+                        "tensor([0.6931])"),
+               grads={"self": lambda grad, self, other: grad / (1 + jnp.exp(other - self)),
+                      "other": lambda grad, self, other: grad / (1 + jnp.exp(self - other))})
+LOGADDEXP2 = Op("logaddexp2(Tensor self, Tensor other) -> Tensor", "Logaddexp2Backward0",
+                _floating_only(jnp.logaddexp2, "logaddexp2_cpu"), promote="common",
+                variants="function method out",
+                doc=_doc("``log2(2 ** input + 2 ** other)``, computed stably.",
+                         "jaxgrad.logaddexp2(jaxgrad.tensor([1.0]), jaxgrad.tensor([1.0]))",
+                         "tensor([2.])"),
+                grads={"self": lambda grad, self, other: grad / (1 + jnp.exp2(other - self)),
+                       "other": lambda grad, self, other: grad / (1 + jnp.exp2(self - other))})
+
+
+def _not_implemented(name: str):
+    """The formula of torch's NotImplemented node: its backward raises."""
+
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return formula
+
+
+def _heaviside(x, values):
+    if x.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return jnp.where(x == 0, values, (x > 0).astype(x.dtype))
+
+
+def _heaviside_row(name: str) -> Op:
+    inplace = name.endswith("_")
+    return Op("heaviside(Tensor self, Tensor values) -> Tensor", "NotImplemented", _heaviside,
+              variants="" if inplace else "function method out",
+              inplace="method" if inplace else "",
+              doc=_doc("The Heaviside step: 0 below zero, 1 above, ``values`` at zero.",
+                       "jaxgrad.heaviside(jaxgrad.tensor([-1.0, 0.0, 2.0]), jaxgrad.tensor([0.5]))",
+                       "tensor([0.0000, 0.5000, 1.0000])"),
+              grads={"self": _not_implemented(name), "values": _not_implemented(name)})
+
+
+HEAVISIDE = _heaviside_row("heaviside")
+HEAVISIDE_INPLACE = _heaviside_row("heaviside_")
+
+
+# xlogy: ``x * log(y)``, 0 where x == 0 (also nn's KL divergence)
+def xlogy(x, y):
+    """``x * log(y)``, exactly 0 where ``x == 0`` (computed in the operands' common dtype)."""
+    d = jnp.result_type(x, y)
+    x, y = x.astype(d), y.astype(d)
+    return jnp.where(x == 0, jnp.zeros((), jnp.result_type(x, y)), x * jnp.log(y))
+
+
+XLOGY = Op("xlogy", "XlogyBackward0", xlogy, inputs=("self", "other"), promote="float",
+           grads={"self": lambda grad, self, other: jnp.where(
+               (self == 0) & (other <= 0), jnp.zeros((), grad.dtype), xlogy(grad, other)),
+               "other": lambda grad, self, other: grad * self / other})
+XLOGY_SCALAR_SELF = Op("xlogy", "XlogyBackward1", lambda other, self: xlogy(self, other),
+                       inputs=("other",), aux=("self",), promote="float",
+                       grads={"other": lambda grad, self, other: grad * self / other})
+XLOGY_SCALAR_OTHER = Op(
+    "xlogy", "XlogyBackward2", xlogy, inputs=("self",), aux=("other",), promote="float",
+    grads={"self": lambda grad, self, other: jnp.where(
+        (other <= 0) & (self == 0), jnp.zeros((), grad.dtype), xlogy(grad, other))})
+
+
+# clamp_min/clamp_max: a Scalar bound is traced (ClampMinBackward0), a tensor one an input
+def _clamp_one(fn, scalar_kernel: str | None = None):
+    def forward(x, bound):
+        if scalar_kernel is not None and x.dtype == jnp.bool_:
+            raise _no_kernel(scalar_kernel, x.dtype)
+        return fn(x, jnp.asarray(bound, x.dtype))
+
+    return forward
+
+
+def _where(keep, grad):
+    return jnp.where(keep, grad, jnp.zeros_like(grad))
+
+
+CLAMP_MIN = Op("clamp_min", "ClampMinBackward0",
+               _clamp_one(jnp.maximum, "clamp_min_scalar_cpu"), aux=("min",),
+               promote="common", grads={"self": lambda grad, self, min: _where(self >= min, grad)})
+CLAMP_MIN_TENSOR = Op("clamp_min", "ClampMinBackward1", _clamp_one(jnp.maximum),
+                      inputs=("self", "min"), promote="common",
+                      grads={"self": lambda grad, self, min: _where(self >= min, grad),
+                             "min": lambda grad, self, min: _where(self < min, grad)})
+CLAMP_MAX = Op("clamp_max", "ClampMaxBackward0",
+               _clamp_one(jnp.minimum, "clamp_max_scalar_cpu"), aux=("max",),
+               promote="common", grads={"self": lambda grad, self, max: _where(self <= max, grad)})
+CLAMP_MAX_TENSOR = Op("clamp_max", "ClampMaxBackward1", _clamp_one(jnp.minimum),
+                      inputs=("self", "max"), promote="common",
+                      grads={"self": lambda grad, self, max: _where(self <= max, grad),
+                             "max": lambda grad, self, max: _where(self > max, grad)})
+
+
+# fmod (C's remainder, sign of the dividend), remainder (Python's %, sign of the divisor),
+# floor_divide (not differentiable: torch records a NotImplemented node)
+def _divmod_kernel(fn, kernel: str):
+    def forward(x, y):
+        if x.dtype == jnp.bool_:
+            raise _no_kernel(kernel, x.dtype)
+        return fn(x, jnp.asarray(y, x.dtype))
+
+    return forward
+
+
+def _floor_divide(x, y):
+    """torch's div_floor: ``a / b`` where b == 0 (inf or NaN for floats), else Python's //."""
+    if _integral(x.dtype):
+        return jnp.floor_divide(x, y)
+    return jnp.where(y == 0, x / y, jnp.floor_divide(x, jnp.where(y == 0, 1, y)))
+
+
+FMOD = Op("fmod", "FmodBackward0", _divmod_kernel(jnp.fmod, "fmod_cpu"), aux=("other",),
+          promote="common", grads={"self": identity_grad})
+FMOD_TENSOR = Op("fmod", "FmodBackward1", _divmod_kernel(jnp.fmod, "fmod_cpu"),
+                 inputs=("self", "other"), promote="common",
+                 grads={"self": identity_grad,
+                        "other": lambda grad, self, other: -grad * jnp.trunc(self / other)})
+REMAINDER = Op("remainder", "RemainderBackward0", _divmod_kernel(jnp.remainder, "remainder_cpu"),
+               aux=("other",), promote="common", grads={"self": identity_grad})
+REMAINDER_TENSOR = Op("remainder", "RemainderBackward1",
+                      _divmod_kernel(jnp.remainder, "remainder_cpu"), inputs=("self", "other"),
+                      promote="common",
+                      grads={"self": identity_grad,
+                             "other": lambda grad, self, other:
+                                 -grad * _floor_divide(self, other)})
+REMAINDER_SCALAR_SELF = Op("remainder", "NotImplemented",
+                           lambda other, self: _divmod_kernel(jnp.remainder, "remainder_cpu")(
+                               jnp.asarray(self, other.dtype), other),
+                           inputs=("other",), aux=("self",), promote="common",
+                           grads={"other": _not_implemented("remainder")})
+_FLOOR_DIVIDE = _divmod_kernel(_floor_divide, "div_floor_cpu")
+# per form (out of place, in place: the backward's message names it): Tensor other, Scalar other
+FLOOR_DIVIDE = tuple(
+    Op("floor_divide", "NotImplemented", _FLOOR_DIVIDE, inputs=("self", "other"),
+       promote="common",
+       grads={"self": _not_implemented(name), "other": _not_implemented(name)})
+    for name in ("floor_divide", "floor_divide_"))
+FLOOR_DIVIDE_SCALAR = tuple(
+    Op("floor_divide", "NotImplemented", _FLOOR_DIVIDE, aux=("other",), promote="common",
+       grads={"self": _not_implemented(name)})
+    for name in ("floor_divide", "floor_divide_"))
+FLOOR_DIVIDE_SCALAR_SELF = Op(
+    "floor_divide", "NotImplemented",
+    lambda other, self: _FLOOR_DIVIDE(jnp.asarray(self, other.dtype), other),
+    inputs=("other",), aux=("self",), promote="common",
+    grads={"other": _not_implemented("floor_divide")})
+
+
+# logical and bitwise ops: no autograd; bitwise ones only for integral and bool tensors
+def _logical(name: str, fn, output: str) -> Op:
+    return Op(f"{name}(Tensor self, Tensor other) -> Tensor", None, fn, promote="common",
+              variants="function method out",
+              doc=_doc(f"Elementwise logical {name.split('_')[1].upper()} of the elements' "
+                       "truth values (nonzero is True), as a bool tensor.",
+                       f"jaxgrad.{name}(jaxgrad.tensor([0.0, 1.0, 2.0]), "
+                       "jaxgrad.tensor([1, 0, 3]))", output))
+
+
+LOGICAL_AND = _logical("logical_and", jnp.logical_and, "tensor([False, False,  True])")
+LOGICAL_OR = _logical("logical_or", jnp.logical_or, "tensor([True, True, True])")
+LOGICAL_XOR = _logical("logical_xor", jnp.logical_xor, "tensor([ True,  True, False])")
+# in place, the truth values are written in self's dtype whatever the operands' common dtype
+LOGICAL_AND_INPLACE = Op("logical_and", None, jnp.logical_and, inputs=("self", "other"))
+LOGICAL_OR_INPLACE = Op("logical_or", None, jnp.logical_or, inputs=("self", "other"))
+LOGICAL_XOR_INPLACE = Op("logical_xor", None, jnp.logical_xor, inputs=("self", "other"))
+
+
+def _bitwise(fn, kernel: str):
+    def forward(x, *others):
+        if not _integral(x.dtype):
+            raise _no_kernel(kernel, x.dtype)
+        return fn(x, *[jnp.asarray(o, x.dtype) for o in others])
+
+    return forward
+
+
+BITWISE_AND = Op("bitwise_and", None, _bitwise(jnp.bitwise_and, "bitwise_and_cpu"),
+                 inputs=("self", "other"), promote="common")
+BITWISE_OR = Op("bitwise_or", None, _bitwise(jnp.bitwise_or, "bitwise_or_cpu"),
+                inputs=("self", "other"), promote="common")
+BITWISE_XOR = Op("bitwise_xor", None, _bitwise(jnp.bitwise_xor, "bitwise_xor_cpu"),
+                 inputs=("self", "other"), promote="common")
+BITWISE_NOT = Op("bitwise_not(Tensor self) -> Tensor", None,
+                 _bitwise(jnp.invert, "bitwise_not_cpu"), variants="function method out",
+                 inplace="method",
+                 doc=_doc("Bitwise NOT of an integral or bool tensor (``~x``).",
+                          "jaxgrad.bitwise_not(jaxgrad.tensor([0, 5, -1]))",
+                          "tensor([-1, -6,  0])"))

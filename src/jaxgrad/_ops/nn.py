@@ -323,15 +323,6 @@ HUBER_LOSS = Op("huber_loss", "HuberLossBackward0", _huber, inputs=("self", "tar
                 promote="common", grads={"self": _huber_grad(1), "target": _huber_grad(-1)})
 
 
-def _xlogy(x, y):
-    return jnp.where(x == 0, jnp.zeros((), jnp.result_type(x, y)), x * jnp.log(y))
-
-
-XLOGY = Op("xlogy", "XlogyBackward0", _xlogy, inputs=("self", "other"), promote="float",
-           grads={"self": lambda grad, self, other: jnp.where(
-               (self == 0) & (other <= 0), jnp.zeros((), grad.dtype), _xlogy(grad, other)),
-               "other": lambda grad, self, other: grad * self / other})
-
 # --- convolution ----------------------------------------------------------------------------
 
 _CONV_DIMS = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW")}

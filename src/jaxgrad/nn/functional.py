@@ -452,7 +452,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     if log_target:
         loss = A.mul(A.exp(target), A.sub(target, input))
     else:
-        loss = A.sub(_apply(N.XLOGY, target, target), A.mul(target, input))
+        loss = A.sub(_apply(E.XLOGY, target, target), A.mul(target, input))
     reduced = _reduce(loss, red)
     if reduction == "batchmean" and input.ndim != 0:
         reduced = A.div(reduced, input.shape[0])
