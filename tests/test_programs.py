@@ -321,3 +321,27 @@ def test_checkpoint_crosses_libraries(writer):
     want = source(W.tensor(x, dtype=W.float32)).detach().numpy()
     got = target(R.tensor(x, dtype=R.float32)).detach().numpy()
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_gpt_style_sampling_step():
+    """nanoGPT's ``generate`` step: the last position's logits over a temperature, top-k masking
+    with ``v[:, [-1]]`` and boolean-mask assignment of ``-inf``, softmax, ``multinomial``, then
+    ``cat`` onto the context. The draw itself comes from each library's own generator, so what is
+    compared is everything up to it and the shapes, dtypes and range of what it returns."""
+
+    def program(T):
+        F = T.nn.functional
+        logits = _data(T, 2, 5, 11, seed=19)
+        idx = T.tensor(np.random.default_rng(20).integers(0, 11, (2, 5)))
+        with T.no_grad():
+            step = logits[:, -1, :] / 0.8
+            v, _ = T.topk(step, min(3, step.size(-1)))
+            step[step < v[:, [-1]]] = -float("Inf")
+            probs = F.softmax(step, dim=-1)
+            idx_next = T.multinomial(probs, num_samples=1)
+            chosen = probs.gather(1, idx_next)
+            idx = T.cat((idx, idx_next), dim=1)
+        return (probs, (probs > 0).sum(1), idx_next.shape, idx_next.dtype, bool((chosen > 0).all()),
+                idx.shape, idx.dtype)
+
+    ok(program)
