@@ -184,3 +184,10 @@ def cases(keys, xfail=None):
     xfail = xfail or {}
     return [pytest.param(k, id=str(k), marks=[bug(xfail[k])] if k in xfail else [])
             for k in keys]
+
+
+def distinct_leaf(T, shape=(3, 4), dtype=None):
+    """A leaf of ``shape`` with distinct values (no ties: sort/topk/median orders are unique)."""
+    n = int(np.prod(shape))
+    values = ((np.arange(n) * 7) % n - n / 2).reshape(shape) / 4
+    return T.tensor(values, dtype=dtype or T.float32, requires_grad=True)

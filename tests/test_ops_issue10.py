@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from differential import attempt, next_functions, normalise, ok, raises, same, val
+from differential import attempt, distinct_leaf, next_functions, normalise, ok, raises, same, val
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
@@ -21,13 +21,6 @@ from hypothesis import strategies as st  # noqa: E402
 import jaxgrad  # noqa: E402
 
 FAST = settings(max_examples=6, deadline=None, database=None)
-
-
-def _x(T, shape=(3, 4), dtype=None):
-    """A leaf with distinct values (no ties: sort/topk orders are then unique)."""
-    n = int(np.prod(shape))
-    values = ((np.arange(n) * 7) % n - n / 2).reshape(shape) / 4
-    return T.tensor(values, dtype=dtype or T.float32, requires_grad=True)
 
 
 def _backward(T, out, *leaves):
@@ -40,7 +33,7 @@ def _backward(T, out, *leaves):
 
 
 def _run(T, f):
-    x = _x(T)
+    x = distinct_leaf(T)
     out = f(T, x)
     outs = list(out) if isinstance(out, tuple) else [out]
     grads = _backward(T, outs[0], x) if outs[0].requires_grad else None
@@ -132,7 +125,7 @@ def test_gather_scatter_errors(case):
     def program(T):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return GATHER_SCATTER_ERRORS[case](T, _x(T))
+            return GATHER_SCATTER_ERRORS[case](T, distinct_leaf(T))
 
     raises(program)
 
@@ -142,7 +135,7 @@ def test_scatter_saves_what_torch_saves():
     saved by scatter (its gradient only needs the index)."""
 
     def program(T):
-        x, src = _x(T), _x(T, (3, 2))
+        x, src = distinct_leaf(T), distinct_leaf(T, (3, 2))
         index = T.tensor([[0, 1], [2, 3], [1, 0]])
         out = T.scatter(x * 1, 1, index, src * 2)
         src.data.mul_(0)
@@ -186,13 +179,13 @@ def test_scatter_with_tensor_src_and_reduce_warns_once_as_torch():
 
 def test_gather_scatter_out_variants():
     def program(T):
-        x, out = _x(T).detach(), T.empty(3, 2)
+        x, out = distinct_leaf(T).detach(), T.empty(3, 2)
         T.gather(x, 1, T.tensor(IDX), out=out)
         out2 = T.zeros(3, 4)
         T.scatter_add(x, 1, T.tensor(IDX), x, out=out2)
         out3 = T.zeros(3, 2)
         T.index_select(x, 1, T.tensor([0, 0]), out=out3)
-        return out, out2, out3, attempt(lambda: T.gather(_x(T), 1, T.tensor(IDX), out=out))
+        return out, out2, out3, attempt(lambda: T.gather(distinct_leaf(T), 1, T.tensor(IDX), out=out))
 
     ok(program)
 
@@ -257,7 +250,7 @@ def test_sort_ties_nan_and_ints_as_torch():
 
 def test_sort_and_topk_return_types():
     def program(T):
-        x = _x(T)
+        x = distinct_leaf(T)
         s, t = T.sort(x), T.topk(x, 1)
         return (type(s).__name__, type(t).__name__, repr(s).split("(")[0],
                 repr(t).split("(")[0], s.values, s.indices, t.values, t.indices)
@@ -278,7 +271,7 @@ SORTING_ERRORS = {
 
 @pytest.mark.parametrize("case", list(SORTING_ERRORS))
 def test_sorting_errors(case):
-    raises(lambda T: SORTING_ERRORS[case](T, _x(T)))
+    raises(lambda T: SORTING_ERRORS[case](T, distinct_leaf(T)))
 
 
 @FAST
@@ -303,10 +296,10 @@ def test_sort_and_topk_random_shapes(shape, seed, data):
 # --- addmm / baddbmm / addbmm ---------------------------------------------------------------------
 
 def _products(T):
-    m = _x(T, (2, 3))
-    a = _x(T, (3, 2))
-    b1, b2 = _x(T, (2, 2, 3)), _x(T, (2, 3, 4))
-    c = _x(T, (4,))
+    m = distinct_leaf(T, (2, 3))
+    a = distinct_leaf(T, (3, 2))
+    b1, b2 = distinct_leaf(T, (2, 2, 3)), distinct_leaf(T, (2, 3, 4))
+    c = distinct_leaf(T, (4,))
     return m, a, b1, b2, c
 
 
@@ -432,7 +425,7 @@ def test_norms(case):
 
 def test_norms_on_batches():
     def program(T):
-        b = _x(T, (2, 3, 4))
+        b = distinct_leaf(T, (2, 3, 4))
         out = T.linalg.matrix_norm(b, 1, dim=(0, 2)) + T.linalg.matrix_norm(b, INF, dim=(2, 0))
         return out, next_functions(out.grad_fn), _backward(T, out, b)
 
@@ -465,12 +458,12 @@ NORM_ERRORS = {
 
 @pytest.mark.parametrize("case", list(NORM_ERRORS))
 def test_norm_errors(case):
-    raises(lambda T: NORM_ERRORS[case](T, _x(T)))
+    raises(lambda T: NORM_ERRORS[case](T, distinct_leaf(T)))
 
 
 def test_linalg_namespace_and_out():
     def program(T):
-        x, out = _x(T).detach(), T.empty(4)
+        x, out = distinct_leaf(T).detach(), T.empty(4)
         T.linalg.vector_norm(x, 1, dim=0, out=out)
         return (out, T.linalg.vector_norm.__name__, T.linalg.matrix_norm.__name__,
                 T.linalg.norm.__name__)
@@ -540,7 +533,7 @@ def test_no_numpy_keyword_names_where_torch_takes_none(case):
     no numpy names: a TypeError either way (torch's message lists its overloads)."""
     for T in (torch, jaxgrad):
         with pytest.raises(TypeError):
-            NO_ALIASES[case](T, _x(T))
+            NO_ALIASES[case](T, distinct_leaf(T))
 
 
 # --- indexing with Python sequences ---------------------------------------------------------------
@@ -643,7 +636,7 @@ def test_einsum(case):
     equation, shapes = EINSUM[case]
 
     def program(T):
-        leaves = [_x(T, s, T.float64) for s in shapes]
+        leaves = [distinct_leaf(T, s, T.float64) for s in shapes]
         out = T.einsum(equation, *leaves)
         return out, next_functions(out.grad_fn), _backward(T, out, *leaves)
 
@@ -652,7 +645,7 @@ def test_einsum(case):
 
 def test_einsum_operands_as_a_list():
     def program(T):
-        a, b = _x(T, (2, 3)), _x(T, (3, 4))
+        a, b = distinct_leaf(T, (2, 3)), distinct_leaf(T, (3, 4))
         out = T.einsum("ij,jk", [a, b])
         return out, next_functions(out.grad_fn), _backward(T, out, a, b)
 
@@ -664,7 +657,7 @@ def test_einsum_three_operands_values_and_grads():
     jaxgrad from left to right, so only values and gradients are compared."""
 
     def program(T):
-        a, b, c = _x(T, (2, 3), T.float64), _x(T, (3, 4), T.float64), _x(T, (4, 2), T.float64)
+        a, b, c = distinct_leaf(T, (2, 3), T.float64), distinct_leaf(T, (3, 4), T.float64), distinct_leaf(T, (4, 2), T.float64)
         out = T.einsum("ij,jk,kl->il", a, b, c) + T.einsum("i,i,i->", a[0], a[1], b[:, 0])
         return out.detach(), _backward(T, out, a, b, c)
 
@@ -693,7 +686,7 @@ EINSUM_ERRORS = {
 @pytest.mark.parametrize("case", list(EINSUM_ERRORS))
 def test_einsum_errors(case):
     equation, shapes = EINSUM_ERRORS[case]
-    raises(lambda T: T.einsum(equation, *[_x(T, s) for s in shapes]))
+    raises(lambda T: T.einsum(equation, *[distinct_leaf(T, s) for s in shapes]))
 
 
 # --- diagonal (einsum's repeated labels) ------------------------------------------------------------
@@ -710,7 +703,7 @@ DIAGONAL = {
 @pytest.mark.parametrize("case", list(DIAGONAL))
 def test_diagonal(case):
     def program(T):
-        x = _x(T)
+        x = distinct_leaf(T)
         out = DIAGONAL[case](T, x)
         base = x * 1
         view = DIAGONAL[case](T, base)
@@ -721,5 +714,5 @@ def test_diagonal(case):
 
 
 def test_diagonal_errors():
-    raises(lambda T: _x(T).diagonal(0, 1, 1))
-    raises(lambda T: _x(T).diagonal(0, 0, 2))
+    raises(lambda T: distinct_leaf(T).diagonal(0, 1, 1))
+    raises(lambda T: distinct_leaf(T).diagonal(0, 0, 2))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import next_functions, ok, raises, same
+from differential import distinct_leaf, next_functions, ok, raises, same
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
@@ -21,13 +21,6 @@ import jaxgrad  # noqa: E402
 
 FAST = settings(max_examples=5, deadline=None, database=None)
 NAN = float("nan")
-
-
-def _x(T, shape=(3, 4), dtype=None):
-    """A leaf with distinct values (no ties: selected indices are then unique)."""
-    n = int(np.prod(shape))
-    values = ((np.arange(n) * 7) % n - n / 2).reshape(shape) / 4
-    return T.tensor(values, dtype=dtype or T.float32, requires_grad=True)
 
 
 def _grads(T, out, leaves):
@@ -43,8 +36,8 @@ def _ties(T, x):
 
 
 def _run(T, f):
-    x = _x(T)
-    s = _x(T, (2, 4)) * 1
+    x = distinct_leaf(T)
+    s = distinct_leaf(T, (2, 4)) * 1
     out = f(T, x, s)
     outs = list(out) if isinstance(out, tuple) else [out]
     first = outs[0]
@@ -192,7 +185,7 @@ ERRORS = {
 
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_errors(case):
-    raises(lambda T: ERRORS[case](T, _x(T)))
+    raises(lambda T: ERRORS[case](T, distinct_leaf(T)))
 
 
 OUT = {
@@ -210,10 +203,10 @@ OUT = {
 @pytest.mark.parametrize("case", list(OUT))
 def test_out_variants(case):
     def program(T):
-        x = _x(T).detach()
+        x = distinct_leaf(T).detach()
         out = T.zeros(0)
         returned = OUT[case](T, x, out)
-        refused = same(lambda T2: OUT[case](T2, _x(T2), T2.zeros(0)))[0]
+        refused = same(lambda T2: OUT[case](T2, distinct_leaf(T2), T2.zeros(0)))[0]
         return returned is out, out, type(refused).__name__
 
     ok(program)
@@ -223,8 +216,8 @@ def test_saved_tensors_as_torch():
     """What each node saves (``_saved_*``), so in-place changes and graph freeing behave."""
 
     def program(T):
-        x = _x(T)
-        s = _x(T, (2, 4)) * 1
+        x = distinct_leaf(T)
+        s = distinct_leaf(T, (2, 4)) * 1
         nodes = {
             "logsumexp": T.logsumexp(x, 1).grad_fn,
             "cumprod": T.cumprod(x, 1).grad_fn,
@@ -244,7 +237,7 @@ def test_saved_tensors_as_torch():
 
 def test_inplace_change_of_a_saved_input_is_caught():
     def program(T):
-        x = _x(T) * 1
+        x = distinct_leaf(T) * 1
         y = T.cumprod(x, 1)
         x.mul_(2)
         y.sum().backward()

@@ -9,7 +9,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import captured_warnings, cases, next_functions, ok, raises, same, val
+from differential import (
+    captured_warnings,
+    cases,
+    distinct_leaf,
+    next_functions,
+    ok,
+    raises,
+    same,
+    val,
+)
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
@@ -19,12 +28,6 @@ from hypothesis import strategies as st  # noqa: E402
 import jaxgrad  # noqa: E402
 
 FAST = settings(max_examples=6, deadline=None, database=None)
-
-
-def _x(T, shape=(3, 4), dtype=None):
-    n = int(np.prod(shape))
-    values = ((np.arange(n) * 7) % n - n / 2).reshape(shape) / 4
-    return T.tensor(values, dtype=dtype or T.float32, requires_grad=True)
 
 
 def _grads(T, out, *leaves):
@@ -302,7 +305,7 @@ VIEWS = {
 @pytest.mark.parametrize("name", VIEWS)
 def test_views(name):
     def program(T):
-        x = _x(T, (2, 3, 4), T.float64)
+        x = distinct_leaf(T, (2, 3, 4), T.float64)
         y = x * 1
         out = VIEWS[name](T, y)
         return out, _view_facts(T, out, y), out._version, _grads(T, out, x), next_functions(
@@ -314,7 +317,7 @@ def test_views(name):
 @pytest.mark.parametrize("name", VIEWS)
 def test_views_share_storage_and_version(name):
     def program(T):
-        base = _x(T, (2, 3, 4)).detach()
+        base = distinct_leaf(T, (2, 3, 4)).detach()
         out = VIEWS[name](T, base)
         # (torch leaves writes through views whose elements overlap undefined)
         if name not in ("unfold", "as_strided") and 0 not in out.stride():
@@ -353,7 +356,7 @@ VIEW_ERRORS = {
 
 @pytest.mark.parametrize("name", VIEW_ERRORS)
 def test_view_errors(name):
-    raises(lambda T: VIEW_ERRORS[name](T, _x(T, (2, 3, 4)).detach()))
+    raises(lambda T: VIEW_ERRORS[name](T, distinct_leaf(T, (2, 3, 4)).detach()))
 
 
 INPLACE_VIEWS = {
@@ -477,7 +480,7 @@ COPIES = {
 @pytest.mark.parametrize("name", COPIES)
 def test_copies(name):
     def program(T):
-        x = _x(T, (2, 3, 4), T.float64)
+        x = distinct_leaf(T, (2, 3, 4), T.float64)
         out = COPIES[name](T, x)
         return out, out._is_view(), next_functions(out.grad_fn), _grads(T, out, x)
 
@@ -517,7 +520,7 @@ STACKS = {
 @pytest.mark.parametrize("name", STACKS)
 def test_stacks_and_grids(name):
     def program(T):
-        a, b = _x(T, (4,)), T.tensor([1.5, -2.0, 0.5, 3.0], requires_grad=True)
+        a, b = distinct_leaf(T, (4,)), T.tensor([1.5, -2.0, 0.5, 3.0], requires_grad=True)
         s = T.tensor(2.5, requires_grad=True)
         out = STACKS[name](T, a, b, s)
         outs = out if isinstance(out, (tuple, list)) else (out,)
@@ -622,7 +625,7 @@ COPY_ERRORS = {
 
 @pytest.mark.parametrize("name", COPY_ERRORS)
 def test_copy_errors(name):
-    raises(lambda T: COPY_ERRORS[name](T, _x(T, (2, 3, 4)).detach()))
+    raises(lambda T: COPY_ERRORS[name](T, distinct_leaf(T, (2, 3, 4)).detach()))
 
 
 @FAST
@@ -638,7 +641,7 @@ def test_shape_ops_on_random_shapes(shape, data):
     reps = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n + 1))
 
     def program(T):
-        x = _x(T, tuple(shape), T.float64)
+        x = distinct_leaf(T, tuple(shape), T.float64)
         outs = [x.narrow(dim, start, length), x.unfold(dim, size, step), x.roll(shift, dim),
                 x.flip(dim), x.repeat(*reps), x.movedim(dim, 0), x.repeat_interleave(2, dim),
                 x.diff(dim=dim)]
