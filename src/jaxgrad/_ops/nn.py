@@ -755,3 +755,17 @@ def _embedding_grad(grad, indices, weight_sym_argsize_0, padding_idx):
 EMBEDDING = Op("embedding", "EmbeddingBackward0",
                lambda weight, indices, weight_sym_argsize_0, padding_idx: weight[indices],
                inputs=("weight",), aux=("indices",), grads={"weight": _embedding_grad})
+
+# --- nn round 2: recurrent cells, normalisation, activations, pooling, resampling ------------
+
+
+def _unsafe_split(x, split_size, dim, self_sym_sizes):
+    bounds = range(0, self_sym_sizes[dim], split_size)
+    return tuple(jax.lax.slice_in_dim(x, a, min(a + split_size, x.shape[dim]), axis=dim)
+                 for a in bounds)
+
+
+# unsafe_split: split's outputs as fresh tensors (not views), so that the RNN cells can apply
+# torch's in-place gate activations to them
+UNSAFE_SPLIT = Op("unsafe_split", "UnsafeSplitBackward0", _unsafe_split,
+                  grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})

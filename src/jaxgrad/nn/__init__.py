@@ -13,6 +13,9 @@ from . import modules as modules
 from . import utils as utils
 from .modules import ELU as ELU
 from .modules import GELU as GELU
+from .modules import GRU as GRU
+from .modules import LSTM as LSTM
+from .modules import RNN as RNN
 from .modules import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from .modules import AvgPool2d as AvgPool2d
 from .modules import BatchNorm1d as BatchNorm1d
@@ -37,6 +40,7 @@ from .modules import Dropout2d as Dropout2d
 from .modules import Dropout3d as Dropout3d
 from .modules import Embedding as Embedding
 from .modules import Flatten as Flatten
+from .modules import GRUCell as GRUCell
 from .modules import Hardtanh as Hardtanh
 from .modules import HuberLoss as HuberLoss
 from .modules import Identity as Identity
@@ -46,6 +50,7 @@ from .modules import LayerNorm as LayerNorm
 from .modules import LeakyReLU as LeakyReLU
 from .modules import Linear as Linear
 from .modules import LogSoftmax as LogSoftmax
+from .modules import LSTMCell as LSTMCell
 from .modules import MaxPool2d as MaxPool2d
 from .modules import Module as Module
 from .modules import ModuleDict as ModuleDict
@@ -63,6 +68,9 @@ from .modules import ReLU6 as ReLU6
 from .modules import ReplicationPad1d as ReplicationPad1d
 from .modules import ReplicationPad2d as ReplicationPad2d
 from .modules import ReplicationPad3d as ReplicationPad3d
+from .modules import RNNBase as RNNBase
+from .modules import RNNCell as RNNCell
+from .modules import RNNCellBase as RNNCellBase
 from .modules import Sequential as Sequential
 from .modules import Sigmoid as Sigmoid
 from .modules import SiLU as SiLU

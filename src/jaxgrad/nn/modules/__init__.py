@@ -62,4 +62,12 @@ from .padding import ZeroPad3d as ZeroPad3d
 from .pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from .pooling import AvgPool2d as AvgPool2d
 from .pooling import MaxPool2d as MaxPool2d
+from .rnn import GRU as GRU
+from .rnn import LSTM as LSTM
+from .rnn import RNN as RNN
+from .rnn import GRUCell as GRUCell
+from .rnn import LSTMCell as LSTMCell
+from .rnn import RNNBase as RNNBase
+from .rnn import RNNCell as RNNCell
+from .rnn import RNNCellBase as RNNCellBase
 from .sparse import Embedding as Embedding
