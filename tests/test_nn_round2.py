@@ -243,3 +243,213 @@ def test_recurrent_dropout_warning():
 
     assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
     assert captured_warnings(program, torch)
+
+
+# --- normalisation, activations, distances ----------------------------------------------------
+
+X3 = RS.randn(2, 4, 3) * 2
+W4 = RS.randn(4)
+B4 = RS.randn(4)
+
+
+def _leaves(T, dtype, *arrays):
+    return [T.tensor(a, dtype=getattr(T, dtype), requires_grad=True) for a in arrays]
+
+
+FUNCTIONAL = {
+    "group_norm": (lambda F, x, w, b: F.group_norm(x, 2, w, b, eps=1e-3), [X3, W4, B4]),
+    "group_norm_plain": (lambda F, x: F.group_norm(x, 4), [X3]),
+    "group_norm_4d": (lambda F, x, w: F.group_norm(x, 1, w), [RS.randn(2, 4, 2, 3), W4]),
+    "instance_norm": (lambda F, x: F.instance_norm(x), [X3]),
+    "instance_norm_affine": (lambda F, x, w, b: F.instance_norm(x, weight=w, bias=b), [X3, W4, B4]),
+    "rms_norm": (lambda F, x: F.rms_norm(x, (3,)), [X3]),
+    "rms_norm_weight": (lambda F, x, w: F.rms_norm(x, (4, 3), w, eps=1e-2),
+                        [X3, RS.randn(4, 3)]),
+    "prelu": (lambda F, x, w: F.prelu(x, w), [X3, W4]),
+    "prelu_single": (lambda F, x, w: F.prelu(x, w), [X3, RS.randn(1)]),
+    "prelu_1d": (lambda F, x, w: F.prelu(x, w), [RS.randn(5), RS.randn(1)]),
+    "logsigmoid": (lambda F, x: F.logsigmoid(x), [X3]),
+    "selu": (lambda F, x: F.selu(x), [X3]),
+    "celu": (lambda F, x: F.celu(x, 0.7), [X3]),
+    "mish": (lambda F, x: F.mish(x), [X3]),
+    "hardswish": (lambda F, x: F.hardswish(x), [X3]),
+    "hardsigmoid": (lambda F, x: F.hardsigmoid(x), [X3]),
+    "softsign": (lambda F, x: F.softsign(x), [X3]),
+    "softshrink": (lambda F, x: F.softshrink(x, 1.0), [X3]),
+    "hardshrink": (lambda F, x: F.hardshrink(x, 1.0), [X3]),
+    "tanhshrink": (lambda F, x: F.tanhshrink(x), [X3]),
+    "threshold": (lambda F, x: F.threshold(x, 0.5, -3.0), [X3]),
+    "glu": (lambda F, x: F.glu(x, 1), [X3]),
+    "glu_last": (lambda F, x: F.glu(x), [RS.randn(3, 4)]),
+    "softmin": (lambda F, x: F.softmin(x, 1), [X3]),
+    "normalize": (lambda F, x: F.normalize(x), [X3]),
+    "normalize_p1": (lambda F, x: F.normalize(x, p=1.0, dim=-1), [X3]),
+    "cosine_similarity": (lambda F, a, b: F.cosine_similarity(a, b), [X3, RS.randn(2, 4, 3)]),
+    "cosine_similarity_bcast": (lambda F, a, b: F.cosine_similarity(a, b, dim=-1),
+                                [X3, RS.randn(4, 3)]),
+    "pairwise_distance": (lambda F, a, b: F.pairwise_distance(a, b), [X3, RS.randn(2, 4, 3)]),
+    "pairwise_distance_p1_keepdim": (lambda F, a, b: F.pairwise_distance(a, b, 1.0,
+                                                                         keepdim=True),
+                                     [RS.randn(3, 4), RS.randn(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("key", list(FUNCTIONAL))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_functional_values_graph_grads(key, dtype):
+    fn, arrays = FUNCTIONAL[key]
+
+    def program(T):
+        leaves = _leaves(T, dtype, *arrays)
+        out = fn(T.nn.functional, *leaves)
+        graph = next_functions(out.grad_fn)
+        weighted(T, out).backward()
+        return out, graph, [grad_of(t) for t in leaves]
+
+    ok(program, rtol=None if dtype == "float64" else 1e-5)
+
+
+INPLACE_FUNCTIONAL = {
+    "selu": lambda F, y: F.selu(y, inplace=True),
+    "celu": lambda F, y: F.celu(y, 0.5, inplace=True),
+    "mish": lambda F, y: F.mish(y, inplace=True),
+    "hardswish": lambda F, y: F.hardswish(y, inplace=True),
+    "hardsigmoid": lambda F, y: F.hardsigmoid(y, inplace=True),
+    "threshold": lambda F, y: F.threshold(y, 0.5, -3.0, inplace=True),
+    "threshold_": lambda F, y: F.threshold_(y, 0.5, 2.0),
+    "relu_": lambda F, y: F.relu_(y),
+}
+
+
+@pytest.mark.parametrize("key", list(INPLACE_FUNCTIONAL))
+def test_functional_inplace(key):
+    def program(T):
+        (x,) = _leaves(T, "float64", X3)
+        y = x * 1.0
+        out = INPLACE_FUNCTIONAL[key](T.nn.functional, y)
+        graph = next_functions(out.grad_fn)
+        weighted(T, out).backward()
+        return out, out is y, y._version, graph, grad_of(x)
+
+    ok(program)
+
+
+def test_inplace_celu_negative_alpha_refused_in_backward():
+    def program(T):
+        (x,) = _leaves(T, "float64", X3)
+        out = T.nn.functional.celu(x * 1.0, -0.5, inplace=True)
+        out.sum().backward()
+
+    raises(program)
+
+
+NORM_MODULES = {
+    "group_norm": lambda T: T.nn.GroupNorm(2, 4),
+    "group_norm_noaffine": lambda T: T.nn.GroupNorm(1, 4, affine=False),
+    "group_norm_nobias": lambda T: T.nn.GroupNorm(4, 4, eps=1e-3, bias=False),
+    "rms_norm": lambda T: T.nn.RMSNorm(3),
+    "rms_norm_2d": lambda T: T.nn.RMSNorm([4, 3], eps=1e-3, elementwise_affine=False),
+    "instance_norm1d": lambda T: T.nn.InstanceNorm1d(4),
+    "instance_norm1d_affine": lambda T: T.nn.InstanceNorm1d(4, affine=True),
+    "instance_norm1d_stats": lambda T: T.nn.InstanceNorm1d(4, track_running_stats=True,
+                                                           affine=True),
+    "prelu": lambda T: T.nn.PReLU(),
+    "prelu_channels": lambda T: T.nn.PReLU(4, init=0.1),
+    "logsigmoid": lambda T: T.nn.LogSigmoid(),
+    "selu": lambda T: T.nn.SELU(),
+    "selu_inplace": lambda T: T.nn.SELU(inplace=True),
+    "celu": lambda T: T.nn.CELU(0.5),
+    "celu_inplace": lambda T: T.nn.CELU(inplace=True),
+    "mish": lambda T: T.nn.Mish(),
+    "mish_inplace": lambda T: T.nn.Mish(True),
+    "hardswish": lambda T: T.nn.Hardswish(),
+    "hardsigmoid_inplace": lambda T: T.nn.Hardsigmoid(True),
+    "softsign": lambda T: T.nn.Softsign(),
+    "softshrink": lambda T: T.nn.Softshrink(),
+    "hardshrink": lambda T: T.nn.Hardshrink(0.3),
+    "tanhshrink": lambda T: T.nn.Tanhshrink(),
+    "threshold": lambda T: T.nn.Threshold(0.1, 20),
+    "threshold_inplace": lambda T: T.nn.Threshold(0.1, 20.0, True),
+    "glu": lambda T: T.nn.GLU(1),
+    "softmin": lambda T: T.nn.Softmin(dim=2),
+}
+
+
+@pytest.mark.parametrize("key", list(NORM_MODULES))
+def test_layer_modules(key):
+    def program(T):
+        m = NORM_MODULES[key](T).double()
+        init = [p.detach().clone() for p in m.parameters()]
+        m = set_weights(T, m)
+        (x,) = _leaves(T, "float64", X3)
+        y = x * 1.0
+        outs = [m(y)]
+        if m.state_dict().get("running_mean") is not None:
+            m.eval()
+            outs.append(m(x))
+        weighted(T, outs[0]).backward()
+        return (repr(m), init, list(m.state_dict()), dict(m.state_dict()), outs,
+                outs[0] is y, grad_of(x), param_grads(m))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("key", ["instance_norm1d", "instance_norm1d_affine"])
+def test_instance_norm_unbatched(key):
+    def program(T):
+        m = set_weights(T, NORM_MODULES[key](T))
+        (x,) = _leaves(T, "float64", X3[0])
+        out = m(x)
+        weighted(T, out).backward()
+        return out, grad_of(x)
+
+    ok(program)
+
+
+Y3 = RS.randn(2, 4, 3)
+
+
+def test_distance_modules():
+    def program(T):
+        a, b = _leaves(T, "float64", X3, Y3)
+        outs = [T.nn.CosineSimilarity(dim=2, eps=1e-3)(a, b),
+                T.nn.PairwiseDistance(p=3.0, keepdim=True)(a, b)]
+        weighted(T, outs[0] + outs[1].squeeze(-1).sum(-1, keepdim=True)).backward()
+        return (repr(T.nn.CosineSimilarity()), repr(T.nn.PairwiseDistance()), outs, grad_of(a),
+                grad_of(b))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.group_norm(T.ones(2, 4, 3), 3),
+    lambda T: T.nn.functional.group_norm(T.ones(2, 4, 3), 2, T.ones(3)),
+    lambda T: T.nn.functional.group_norm(T.ones(1, 2, 1), 2),
+    lambda T: T.nn.functional.group_norm(T.ones(3), 1),
+    lambda T: T.nn.GroupNorm(3, 4),
+    lambda T: T.nn.functional.prelu(T.ones(2, 4, 3), T.ones(3)),
+    lambda T: T.nn.functional.prelu(T.ones(2, 4, 3), T.ones(1, 4)),
+    lambda T: T.nn.functional.prelu(T.ones(2, 4, 3), T.ones(4, dtype=T.float64)),
+    lambda T: T.nn.functional.glu(T.ones(3, 3)),
+    lambda T: T.nn.functional.glu(T.tensor(1.0)),
+    lambda T: T.nn.functional.softshrink(T.ones(3), -1.0),
+    lambda T: T.nn.functional.softshrink(T.ones(3, dtype=T.float64), -0.5),
+    lambda T: T.nn.functional.instance_norm(T.ones(2, 3, 1)),
+    lambda T: T.nn.functional.instance_norm(T.ones(2, 3, 4), use_input_stats=False),
+    lambda T: T.nn.functional.rms_norm(T.ones(2, 4, 3), (4,)),
+    lambda T: T.nn.functional.rms_norm(T.ones(2, 4, 3), (2, 3)),
+    lambda T: T.nn.InstanceNorm1d(3)(T.ones(2, 3, 4, 5)),
+    lambda T: T.nn.InstanceNorm1d(3, affine=True)(T.ones(2, 4, 5)),
+    lambda T: T.nn.functional.logsigmoid(T.ones(3, dtype=T.int64)),
+])
+def test_layer_errors(call):
+    raises(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.InstanceNorm1d(3)(T.ones(2, 4, 5)),
+    lambda T: T.nn.functional.softmin(T.ones(2, 3)),
+])
+def test_layer_warnings(call):
+    assert captured_warnings(call, jaxgrad) == captured_warnings(call, torch)
+    assert captured_warnings(call, torch)

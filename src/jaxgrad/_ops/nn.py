@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._table import Op, identity_grad
+from .reductions import _vector_norm, _vector_norm_grad
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -769,3 +770,137 @@ def _unsafe_split(x, split_size, dim, self_sym_sizes):
 # torch's in-place gate activations to them
 UNSAFE_SPLIT = Op("unsafe_split", "UnsafeSplitBackward0", _unsafe_split,
                   grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
+
+
+RSQRT = Op("rsqrt", "RsqrtBackward0", jax.lax.rsqrt, promote="float",
+           grads={"self": lambda grad, result: -0.5 * grad * result ** 3})
+
+
+def _group_norm_out(x, weight, bias, N, C, HxW, group, eps):
+    return _group_norm(x, weight, bias, N, C, HxW, group, eps)[0]
+
+
+def _group_norm(x, weight, bias, N, C, HxW, group, eps):
+    xg = x.reshape((N, group, -1))
+    mean = jnp.mean(xg, axis=-1)
+    rstd = jax.lax.rsqrt(jnp.var(xg, axis=-1) + eps)
+    out = ((xg - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    shape = _channel_shape(x.ndim)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out, mean, rstd
+
+
+# native_group_norm saves input, weight and the (N, group) mean / rstd outputs
+NATIVE_GROUP_NORM = Op(
+    "native_group_norm", "NativeGroupNormBackward0", _group_norm,
+    inputs=("input", "weight", "bias"), outputs=("result0", "result1", "result2"),
+    nondiff_outputs=(1, 2), saves=("input", "weight", "result1", "result2"),
+    grads={"input": lambda grad, input, weight, N, C, HxW, group, eps: _vjp(
+        _group_norm_out, 0, grad, input, weight, None, N=N, C=C, HxW=HxW, group=group,
+        eps=eps),
+        "weight": lambda grad, input, N, C, HxW, group, eps: jnp.sum(
+            grad * _group_norm_out(input, None, None, N, C, HxW, group, eps),
+            (0, *range(2, input.ndim))),
+        "bias": lambda grad: jnp.sum(grad, (0, *range(2, grad.ndim)))})
+
+PRELU_KERNEL = Op(
+    "_prelu_kernel", "PreluKernelBackward0",
+    lambda x, weight: jnp.where(x > 0, x, weight * x).astype(x.dtype),
+    inputs=("self", "weight"),
+    grads={"self": lambda grad, self, weight: jnp.where(self > 0, grad, weight * grad),
+           "weight": lambda grad, self: jnp.where(self > 0, jnp.zeros((), grad.dtype),
+                                                  self * grad)})
+
+LOG_SIGMOID = Op("log_sigmoid", "LogSigmoidBackward0", jax.nn.log_sigmoid,
+                 grads={"self": lambda grad, self: grad * jax.nn.sigmoid(-self)})
+
+def _celu_grad_scale(alpha, dtype):
+    """derivatives.yaml's ``1.0 / alpha.toFloat()``: alpha rounded to float first."""
+    return 1.0 / jnp.asarray(alpha, jnp.float32).astype(dtype)
+
+
+CELU = Op("celu(Tensor self, Scalar alpha=1.0) -> Tensor", "CeluBackward0",
+          lambda x, alpha: _elu(x, alpha, 1.0, 1.0 / alpha),
+          grads={"self": lambda grad, self, alpha: _elu_grad(
+              grad, self, alpha, 1.0, _celu_grad_scale(alpha, grad.dtype))})
+CELU_ = Op("celu_", "CeluBackward1", lambda x, alpha: _elu(x, alpha, 1.0, 1.0 / alpha),
+           aux=(), grads={"self": lambda grad, result, alpha: _inplace_elu_grad(
+               grad, result, alpha, 1.0, _celu_grad_scale(alpha, grad.dtype))})
+
+
+def _mish_grad(grad, self):
+    """mish_backward: ``grad * (t + x * sigmoid(x) * (1 - t**2))``, t = tanh(softplus(x))."""
+    t = jnp.tanh(jax.nn.softplus(self))
+    return grad * (t + self * jax.nn.sigmoid(self) * (1 - t * t))
+
+
+# the in-place forms share the node: autograd saves a copy of the input for them
+MISH = Op("mish", "MishBackward0", lambda x: x * jnp.tanh(jax.nn.softplus(x)),
+          grads={"self": _mish_grad})
+HARDSWISH = Op(
+    "hardswish", "HardswishBackward0", lambda x: x * jnp.clip(x + 3, 0, 6) / 6,
+    grads={"self": lambda grad, self: jnp.where(
+        self < -3, jnp.zeros((), grad.dtype), jnp.where(self <= 3, grad * (self / 3 + 0.5),
+                                                       grad))})
+HARDSIGMOID = Op(
+    "hardsigmoid", "HardsigmoidBackward0", lambda x: jnp.clip(x + 3, 0, 6) / 6,
+    grads={"self": lambda grad, self: jnp.where(
+        (self > -3) & (self < 3), grad * jnp.asarray(np.float32(1 / 6), grad.dtype),
+        jnp.zeros((), grad.dtype))})  # torch's kernel takes 1/6 as a float
+SOFTSHRINK = Op(
+    "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "SoftshrinkBackward0",
+    lambda x, lambd: jnp.where(x > lambd, x - lambd, jnp.where(
+        x < -lambd, x + lambd, jnp.zeros((), x.dtype))).astype(x.dtype),
+    grads={"self": lambda grad, self, lambd: jnp.where(
+        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)})
+HARDSHRINK = Op(
+    "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "HardshrinkBackward0",
+    lambda x, lambd: jnp.where((x >= -lambd) & (x <= lambd), jnp.zeros((), x.dtype), x),
+    grads={"self": lambda grad, self, lambd: jnp.where(
+        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)})
+
+
+def _threshold(x, threshold, value):
+    return jnp.where(x <= threshold, jnp.asarray(value, x.dtype), x)
+
+
+THRESHOLD = Op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+               "ThresholdBackward0", _threshold,
+               grads={"self": lambda grad, self, threshold: jnp.where(
+                   self <= threshold, jnp.zeros((), grad.dtype), grad)})
+# threshold_: its own node, which saves a copy of the input
+THRESHOLD_ = Op("threshold_", "ThresholdBackward1", _threshold, aux=(),
+                grads={"self": lambda grad, self, threshold: jnp.where(
+                    self <= threshold, jnp.zeros((), grad.dtype), grad)})
+
+
+def _glu(x, dim):
+    a, b = jnp.split(x, 2, axis=dim)
+    return a * jax.nn.sigmoid(b)
+
+
+GLU = Op("glu", "GluBackward0", _glu,
+         grads={"self": lambda grad, self, dim: _vjp(_glu, 0, grad, self, dim=dim)})
+
+CLAMP_MIN = Op("clamp_min(Tensor self, Scalar min) -> Tensor", "ClampMinBackward0",
+               lambda x, min: jnp.maximum(x, jnp.asarray(min, x.dtype)),
+               grads={"self": lambda grad, self, min: jnp.where(self >= min, grad,
+                                                                jnp.zeros((), grad.dtype))})
+# torch.norm(input, p, dim, keepdim): norm.ScalarOpt_dim, with the vector norm's backward
+NORM_DIM = Op("norm", "NormBackward1", _vector_norm, promote="float",
+              grads={"self": _vector_norm_grad})
+
+
+def _repeat_grad(grad, self_shape, repeats):
+    """Sum the gradient of every tile back onto the input."""
+    shape = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
+    tiles = grad.reshape(tuple(n for r, s in zip(repeats, shape) for n in (r, s)))
+    return tiles.sum(axis=tuple(range(0, 2 * len(shape), 2))).reshape(self_shape)
+
+
+# repeat, for instance norm's per-sample copies of the per-channel weight, bias and statistics
+REPEAT = Op("repeat", "RepeatBackward0", lambda x, repeats: jnp.tile(x, repeats),
+            grads={"self": _repeat_grad})

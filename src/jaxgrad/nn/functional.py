@@ -1729,3 +1729,376 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         _embedding_renorm(weight, input, max_norm, norm_type)
     return _apply(N.EMBEDDING, weight, aux=(input,), weight_sym_argsize_0=num,
                  padding_idx=padding_idx)
+
+
+# --- nn round 2: normalisation, activations, distances ------------------------------------------
+
+
+def _verify_per_channel(size: list, message: str) -> None:
+    if math.prod(size[:1] + size[2:]) == 1:
+        raise ValueError(message)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each of ``num_groups`` groups of channels over the group's channels and the
+    spatial dims, then scale and shift per channel (``NativeGroupNormBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.group_norm(jaxgrad.tensor([[[1.0], [3.0], [0.0], [2.0]]]), 2).flatten()
+    tensor([-1.0000,  1.0000, -1.0000,  1.0000])
+    """
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    size = [n * c // num_groups, num_groups, *input.shape[2:]]
+    _verify_per_channel(size, "Expected more than 1 value per channel when training, got "
+                              f"input size {size}")
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    hxw = math.prod(input.shape[2:])
+    out, _, _ = _apply(N.NATIVE_GROUP_NORM, input, weight, bias, N=n, C=c, HxW=hxw,
+                       group=int(num_groups), eps=float(eps))
+    return out
+
+
+def _repeat_channels(t: Tensor | None, b: int) -> Tensor | None:
+    """A per-channel vector repeated once per sample (torch's ``repeat_if_defined``)."""
+    if t is None:
+        return None
+    return _apply(N.REPEAT, t, repeats=(b,))
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims: torch's batch norm of the
+    input viewed as one sample of N * C channels (``ViewBackward0`` of
+    ``NativeBatchNormBackward0``); running statistics are averaged over the samples.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.instance_norm(jaxgrad.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+    shape = (1, b * c, *input.shape[2:])
+    running = [_repeat_channels(t, b) for t in (running_mean, running_var)]
+    with no_grad():
+        running = [None if t is None else A.clone(t) for t in running]
+    out = batch_norm(A.view(A.contiguous(input), shape), running[0], running[1],
+                     _repeat_channels(weight, b), _repeat_channels(bias, b), use_input_stats,
+                     momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for target, stats in zip((running_mean, running_var), running):
+                if target is not None:
+                    A.copy_(target, A.mean(A.view(stats, (b, c)), 0))
+    return A.view(out, tuple(input.shape))
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """Divide by the root mean square over the trailing ``normalized_shape`` dims (``eps``
+    defaults to the dtype's machine epsilon), then scale by ``weight``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.rms_norm(jaxgrad.tensor([[3.0, -3.0]]), (2,))
+    tensor([[ 1.0000, -1.0000]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    if eps is None:
+        eps = float(jnp.finfo(input._value.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    mean_square = A.mean(A.pow(input, 2), dims, keepdim=True)
+    inv = _apply(N.RSQRT, _apply_inplace(N.ADD_SCALAR, mean_square, aux=(eps,)))
+    out = A.mul(input, inv)
+    return out if weight is None else A.mul(out, weight)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere, with one slope per channel (dim 1) or
+    one for all (``PreluKernelBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.prelu(jaxgrad.tensor([-2.0, 3.0]), jaxgrad.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{_dtypes.scalar_type_name(input.dtype)} and "
+                           f"{_dtypes.scalar_type_name(weight.dtype)}")
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if input.dim() != weight.dim():
+        dims = [1] * input.dim()
+        if input.dim() > 1:
+            dims[1] = weight.numel()
+        weight = A.reshape(weight, tuple(dims))
+    return _apply(N.PRELU_KERNEL, input, weight)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed stably (``LogSigmoidBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.logsigmoid(jaxgrad.tensor([0.0]))
+    tensor([-0.6931])
+    """
+    _check_float_kernel(input, "log_sigmoid")
+    return _apply(N.LOG_SIGMOID, input)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants (torch's ``elu``
+    node: ``EluBackward0``, in place ``EluBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.selu(jaxgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 1.0507])
+    """
+    _check_float_kernel(input, "elu")
+    if inplace:
+        return _apply_inplace(N.ELU_, input, alpha=_SELU_ALPHA, scale=_SELU_SCALE,
+                              input_scale=1.0)
+    return _apply(N.ELU, input, aux=(_SELU_ALPHA, _SELU_SCALE, 1.0))
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``CeluBackward0``; in place
+    ``CeluBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.celu(jaxgrad.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+    _check_float_kernel(input, "elu")
+    if inplace:
+        return _apply_inplace(N.CELU_, input, alpha=float(alpha))
+    return _apply(N.CELU, input, aux=(alpha,))
+
+
+def _unary_row(row: Any, input: Tensor, inplace: bool, kernel: str) -> Tensor:
+    _check_float_kernel(input, kernel)
+    return _apply_inplace(row, input) if inplace else _apply(row, input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (``MishBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.mish(jaxgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    return _unary_row(N.MISH, input, inplace, "mish")
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6`` (``HardswishBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardswish(jaxgrad.tensor([-4.0, 0.0, 4.0]))
+    tensor([-0., 0., 4.])
+    """
+    return _unary_row(N.HARDSWISH, input, inplace, "hardswish")
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6`` (``HardsigmoidBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardsigmoid(jaxgrad.tensor([-4.0, 0.0, 4.0]))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    return _unary_row(N.HARDSIGMOID, input, inplace, "hardsigmoid")
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``, composed as torch composes it.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softsign(jaxgrad.tensor([1.0, -3.0]))
+    tensor([ 0.5000, -0.7500])
+    """
+    return A.div(input, A.add(A.abs(input), 1))
+
+
+def _check_lambd(input: Tensor, lambd: float) -> None:
+    if lambd < 0:
+        top = float(jnp.finfo(input._value.dtype).max)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{_dtypes.scalar_type_name(input.dtype)}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between
+    (``SoftshrinkBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softshrink(jaxgrad.tensor([-1.0, 0.2, 2.0]))
+    tensor([-0.5000,  0.0000,  1.5000])
+    """
+    _check_lambd(input, lambd)
+    return _apply(N.SOFTSHRINK, input, aux=(lambd,))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, 0 elsewhere (``HardshrinkBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardshrink(jaxgrad.tensor([-1.0, 0.2, 2.0]))
+    tensor([-1.,  0.,  2.])
+    """
+    return _apply(N.HARDSHRINK, input, aux=(lambd,))
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``, composed as torch composes it.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.tanhshrink(jaxgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    return A.sub(input, A.tanh(input))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``value`` where ``x <= threshold``, ``x`` elsewhere (``ThresholdBackward0``; in place
+    ``ThresholdBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.threshold(jaxgrad.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    if inplace:
+        return _apply_inplace(N.THRESHOLD_, input, threshold=float(threshold),
+                              value=float(value))
+    return _apply(N.THRESHOLD, input, aux=(threshold, value))
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``threshold`` written into ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.threshold_(jaxgrad.tensor([0.5, 2.0]), 1.0, 0.0)
+    tensor([0., 2.])
+    """
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``relu`` written into ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.relu_(jaxgrad.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return A.relu_(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second
+    (``GluBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.glu(jaxgrad.tensor([2.0, 0.0]))
+    tensor([1.])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    wrapped = dim % input.dim()
+    if input.shape[wrapped] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {wrapped} is size "
+                           f"{input.shape[wrapped]}")
+    return _apply(N.GLU, input, dim=wrapped)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``softmax(-input, dim)``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softmin(jaxgrad.zeros(2), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel)
+    return A.softmax(A.neg(input), dim, dtype)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.normalize(jaxgrad.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    denom = A.expand(_apply(N.CLAMP_MIN, A.norm(input, p, dim, keepdim=True), aux=(eps,)),
+                     tuple(input.shape))
+    if out is None:
+        return A.div(input, denom)
+    return A.div(input, denom, out=out)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped to ``eps``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.cosine_similarity(jaxgrad.tensor([[1.0, 0.0]]), jaxgrad.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    if tuple(x1.shape) != tuple(x2.shape):  # torch's expand_outplace: both, or neither
+        shape = A.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = A.expand(x1, shape), A.expand(x2, shape)
+    norms = [A.clone(A.linalg_vector_norm(t, 2, [dim], True)) for t in (x1, x2)]
+    with no_grad():
+        for n in norms:
+            A.clamp_(n, min=eps)
+    return A.sum(A.mul(A.div(x1, norms[0]), A.div(x2, norms[1])), dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The p-norm of ``x1 - x2 + eps`` along the last dim (``NormBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.pairwise_distance(jaxgrad.tensor([[3.0, 4.0]]), jaxgrad.zeros(1, 2), eps=0.0)
+    tensor([5.])
+    """
+    last = builtins.max(x1.dim(), x2.dim()) - 1
+    diff = _apply(N.ADD_SCALAR, A.sub(x1, x2), aux=(eps,))
+    return _apply(N.NORM_DIM, diff, ord=float(p), dim=(last,), keepdim=bool(keepdim),
+                  dtype=None)
