@@ -453,3 +453,123 @@ def test_layer_errors(call):
 def test_layer_warnings(call):
     assert captured_warnings(call, jaxgrad) == captured_warnings(call, torch)
     assert captured_warnings(call, torch)
+
+
+# --- losses -----------------------------------------------------------------------------------
+
+A6, B6, C6 = RS.randn(3, 4), RS.randn(3, 4), RS.randn(3, 4)
+SIGNS = np.sign(RS.randn(3, 4))
+ROW_SIGNS = np.array([1.0, -1.0, 1.0])
+COUNTS = RS.poisson(2.0, (3, 4)).astype(np.float64)
+PROBS = (RS.rand(3, 4) > 0.5).astype(np.float64)
+VAR = RS.uniform(0.5, 2.0, (3, 4))
+
+LOSSES = {
+    "margin_ranking": (lambda F, T, a, b: F.margin_ranking_loss(
+        a[:, 0], b[:, 0], T.tensor(ROW_SIGNS, dtype=a.dtype), margin=0.3), [A6, B6]),
+    "margin_ranking_sum": (lambda F, T, a, b: F.margin_ranking_loss(
+        a, b, T.tensor(SIGNS, dtype=a.dtype), reduction="sum"), [A6, B6]),
+    "hinge_embedding": (lambda F, T, a: F.hinge_embedding_loss(
+        a, T.tensor(SIGNS, dtype=a.dtype)), [A6]),
+    "hinge_embedding_none": (lambda F, T, a: F.hinge_embedding_loss(
+        a, T.tensor(SIGNS, dtype=a.dtype), margin=0.5, reduction="none"), [A6]),
+    "soft_margin": (lambda F, T, a: F.soft_margin_loss(a, T.tensor(SIGNS, dtype=a.dtype)), [A6]),
+    "soft_margin_none": (lambda F, T, a: F.soft_margin_loss(
+        a, T.tensor(SIGNS, dtype=a.dtype), reduction="none"), [A6]),
+    "multilabel_soft_margin": (lambda F, T, a: F.multilabel_soft_margin_loss(
+        a, T.tensor(PROBS, dtype=a.dtype)), [A6]),
+    "multilabel_soft_margin_weight": (lambda F, T, a, w: F.multilabel_soft_margin_loss(
+        a, T.tensor(PROBS, dtype=a.dtype), weight=w, reduction="none"), [A6, B6[0]]),
+    "cosine_embedding": (lambda F, T, a, b: F.cosine_embedding_loss(
+        a, b, T.tensor(ROW_SIGNS, dtype=a.dtype), margin=-0.2), [A6, B6]),
+    "cosine_embedding_0d": (lambda F, T, a, b: F.cosine_embedding_loss(
+        a[0], b[0], T.tensor(-1.0, dtype=a.dtype), reduction="sum"), [A6, B6]),
+    "poisson_nll": (lambda F, T, a: F.poisson_nll_loss(a, T.tensor(COUNTS, dtype=a.dtype)),
+                    [A6]),
+    "poisson_nll_full": (lambda F, T, a: F.poisson_nll_loss(
+        a, T.tensor(COUNTS, dtype=a.dtype), full=True, reduction="sum"), [A6]),
+    "poisson_nll_rate": (lambda F, T, a: F.poisson_nll_loss(
+        a.abs(), T.tensor(COUNTS, dtype=a.dtype), log_input=False, reduction="none"), [A6]),
+    "gaussian_nll": (lambda F, T, a, b, v: F.gaussian_nll_loss(a, b, v), [A6, B6, VAR]),
+    "gaussian_nll_full_homo": (lambda F, T, a, b, v: F.gaussian_nll_loss(
+        a, b, v[:, 0], full=True, reduction="sum"), [A6, B6, VAR]),
+    "gaussian_nll_float_var": (lambda F, T, a, b: F.gaussian_nll_loss(
+        a, b, 0.7, reduction="none"), [A6, B6]),
+    "triplet_margin": (lambda F, T, a, b, c: F.triplet_margin_loss(a, b, c), [A6, B6, C6]),
+    "triplet_margin_swap_p1": (lambda F, T, a, b, c: F.triplet_margin_loss(
+        a, b, c, margin=2.0, p=1, swap=True, reduction="none"), [A6, B6, C6]),
+}
+
+
+@pytest.mark.parametrize("key", list(LOSSES))
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_losses(key, dtype):
+    fn, arrays = LOSSES[key]
+
+    def program(T):
+        leaves = _leaves(T, dtype, *arrays)
+        out = fn(T.nn.functional, T, *leaves)
+        graph = next_functions(out.grad_fn)
+        weighted(T, out).backward()
+        return out, graph, [grad_of(t) for t in leaves]
+
+    ok(program, rtol=None if dtype == "float64" else 1e-5)
+
+
+LOSS_MODULES = {
+    "margin_ranking": (lambda T: T.nn.MarginRankingLoss(0.2), 3),
+    "hinge_embedding": (lambda T: T.nn.HingeEmbeddingLoss(reduction="sum"), 2),
+    "cosine_embedding": (lambda T: T.nn.CosineEmbeddingLoss(0.1), 3),
+    "soft_margin": (lambda T: T.nn.SoftMarginLoss(size_average=False), 2),
+    "multilabel_soft_margin": (lambda T: T.nn.MultiLabelSoftMarginLoss(
+        weight=T.tensor(VAR[0])), 2),
+    "poisson_nll": (lambda T: T.nn.PoissonNLLLoss(full=True), 2),
+    "gaussian_nll": (lambda T: T.nn.GaussianNLLLoss(eps=0.6), 3),
+    "triplet_margin": (lambda T: T.nn.TripletMarginLoss(swap=True, p=3.0), 3),
+}
+
+
+@pytest.mark.parametrize("key", list(LOSS_MODULES))
+def test_loss_modules(key):
+    build, _ = LOSS_MODULES[key]
+
+    def program(T):
+        m = build(T)
+        a, b = _leaves(T, "float64", A6, B6)
+        third = {"margin_ranking": T.tensor(SIGNS), "cosine_embedding": T.tensor(ROW_SIGNS),
+                 "gaussian_nll": T.tensor(VAR, requires_grad=True)}.get(key, C6)
+        if key in ("hinge_embedding", "soft_margin"):
+            args = (a, T.tensor(SIGNS))
+        elif key == "multilabel_soft_margin":
+            args = (a, T.tensor(PROBS))
+        elif key == "poisson_nll":
+            args = (a, T.tensor(COUNTS))
+        else:
+            args = (a, b, T.tensor(third) if isinstance(third, np.ndarray) else third)
+        out = m(*args)
+        weighted(T, out).backward()
+        return repr(m), out, grad_of(a), grad_of(b), list(m.state_dict())
+
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.margin_ranking_loss(T.ones(3), T.ones(3, 1), T.ones(3)),
+    lambda T: T.nn.functional.margin_ranking_loss(T.ones(3), T.ones(3), T.ones(3),
+                                                  reduction="avg"),
+    lambda T: T.nn.functional.cosine_embedding_loss(T.ones(3, 2), T.ones(3, 2), T.ones(3, 1)),
+    lambda T: T.nn.functional.cosine_embedding_loss(T.ones(3), T.ones(3, 2), T.ones(3)),
+    lambda T: T.nn.functional.cosine_embedding_loss(T.ones(3, 2), T.ones(3, 2), T.tensor(1.0)),
+    lambda T: T.nn.functional.poisson_nll_loss(T.ones(3), T.ones(3), reduction="avg"),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(3), T.ones(3), -1.0),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(3), T.ones(3), -T.ones(3)),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(3, 2), T.ones(3, 2), T.ones(2, 3)),
+    lambda T: T.nn.functional.gaussian_nll_loss(T.ones(3), T.ones(3), T.ones(3),
+                                                reduction="avg"),
+    lambda T: T.nn.functional.multilabel_soft_margin_loss(T.ones(3, 2), T.ones(3, 2),
+                                                          reduction="avg"),
+    lambda T: T.nn.functional.triplet_margin_loss(T.ones(3, 2), T.ones(3, 2), T.ones(2)),
+    lambda T: T.nn.TripletMarginLoss(margin=0.0),
+])
+def test_loss_errors(call):
+    raises(call)

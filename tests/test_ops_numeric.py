@@ -579,6 +579,16 @@ FD = {
                              [((2, 3), "randn"), ((2, 3), "randn")]),
     "nn_pairwise_distance_p3": (lambda T, a, b: T.nn.functional.pairwise_distance(a, b, 3.0),
                                 [((2, 3), "randn"), ((2, 3), "randn")]),
+    "nn_soft_margin_loss": (lambda T, a: T.nn.functional.soft_margin_loss(
+        a, T.tensor([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]], dtype=T.float64)), [((2, 3), "randn")]),
+    "nn_margin_ranking_loss": (lambda T, a, b: T.nn.functional.margin_ranking_loss(
+        a, b, T.tensor([1.0, -1.0, 1.0], dtype=T.float64), margin=0.05) * a.sum(),
+        [((3,), "safe"), ((3,), "grid0")]),
+    "nn_cosine_embedding_loss": (lambda T, a, b: T.nn.functional.cosine_embedding_loss(
+        a, b, T.tensor([1.0, -1.0], dtype=T.float64), margin=-0.5),
+        [((2, 3), "randn"), ((2, 3), "randn")]),
+    "nn_triplet_margin_loss": (lambda T, a, b, c: T.nn.functional.triplet_margin_loss(
+        a, b, c, margin=5.0, swap=True), [((2, 3), "randn"), ((2, 3), "randn"), ((2, 3), "randn")]),
 }
 
 

@@ -904,3 +904,17 @@ def _repeat_grad(grad, self_shape, repeats):
 # repeat, for instance norm's per-sample copies of the per-channel weight, bias and statistics
 REPEAT = Op("repeat", "RepeatBackward0", lambda x, repeats: jnp.tile(x, repeats),
             grads={"self": _repeat_grad})
+
+# the Scalar overload of sub (torch's C++ ``tensor - number``)
+SUB_SCALAR = Op("sub", "SubBackward1", lambda x, other: x - other, aux=("other",),
+                grads={"self": identity_grad})
+
+
+def _soft_margin(x, target, reduction):
+    return _reduce(jnp.log1p(jnp.exp(-x * target)), reduction)
+
+
+SOFT_MARGIN_LOSS = Op(
+    "soft_margin_loss", "SoftMarginLossBackward0", _soft_margin, aux=("target",),
+    grads={"self": lambda grad, self, target, reduction: _vjp(
+        _soft_margin, 0, grad, self, target, reduction=reduction)})

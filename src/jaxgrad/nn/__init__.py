@@ -36,6 +36,7 @@ from .modules import Conv1d as Conv1d
 from .modules import Conv2d as Conv2d
 from .modules import ConvTranspose1d as ConvTranspose1d
 from .modules import ConvTranspose2d as ConvTranspose2d
+from .modules import CosineEmbeddingLoss as CosineEmbeddingLoss
 from .modules import CosineSimilarity as CosineSimilarity
 from .modules import CrossEntropyLoss as CrossEntropyLoss
 from .modules import Dropout as Dropout
@@ -44,12 +45,14 @@ from .modules import Dropout2d as Dropout2d
 from .modules import Dropout3d as Dropout3d
 from .modules import Embedding as Embedding
 from .modules import Flatten as Flatten
+from .modules import GaussianNLLLoss as GaussianNLLLoss
 from .modules import GroupNorm as GroupNorm
 from .modules import GRUCell as GRUCell
 from .modules import Hardshrink as Hardshrink
 from .modules import Hardsigmoid as Hardsigmoid
 from .modules import Hardswish as Hardswish
 from .modules import Hardtanh as Hardtanh
+from .modules import HingeEmbeddingLoss as HingeEmbeddingLoss
 from .modules import HuberLoss as HuberLoss
 from .modules import Identity as Identity
 from .modules import InstanceNorm1d as InstanceNorm1d
@@ -63,6 +66,7 @@ from .modules import Linear as Linear
 from .modules import LogSigmoid as LogSigmoid
 from .modules import LogSoftmax as LogSoftmax
 from .modules import LSTMCell as LSTMCell
+from .modules import MarginRankingLoss as MarginRankingLoss
 from .modules import MaxPool2d as MaxPool2d
 from .modules import Mish as Mish
 from .modules import Module as Module
@@ -70,10 +74,12 @@ from .modules import ModuleDict as ModuleDict
 from .modules import ModuleList as ModuleList
 from .modules import MSELoss as MSELoss
 from .modules import MultiheadAttention as MultiheadAttention
+from .modules import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
 from .modules import NLLLoss as NLLLoss
 from .modules import PairwiseDistance as PairwiseDistance
 from .modules import ParameterDict as ParameterDict
 from .modules import ParameterList as ParameterList
+from .modules import PoissonNLLLoss as PoissonNLLLoss
 from .modules import PReLU as PReLU
 from .modules import ReflectionPad1d as ReflectionPad1d
 from .modules import ReflectionPad2d as ReflectionPad2d
@@ -91,6 +97,7 @@ from .modules import Sequential as Sequential
 from .modules import Sigmoid as Sigmoid
 from .modules import SiLU as SiLU
 from .modules import SmoothL1Loss as SmoothL1Loss
+from .modules import SoftMarginLoss as SoftMarginLoss
 from .modules import Softmax as Softmax
 from .modules import Softmin as Softmin
 from .modules import Softplus as Softplus
@@ -99,6 +106,7 @@ from .modules import Softsign as Softsign
 from .modules import Tanh as Tanh
 from .modules import Tanhshrink as Tanhshrink
 from .modules import Threshold as Threshold
+from .modules import TripletMarginLoss as TripletMarginLoss
 from .modules import ZeroPad1d as ZeroPad1d
 from .modules import ZeroPad2d as ZeroPad2d
 from .modules import ZeroPad3d as ZeroPad3d

@@ -2102,3 +2102,200 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     diff = _apply(N.ADD_SCALAR, A.sub(x1, x2), aux=(eps,))
     return _apply(N.NORM_DIM, diff, ord=float(p), dim=(last,), keepdim=bool(keepdim),
                   dtype=None)
+
+
+# --- nn round 2: losses -------------------------------------------------------------------------
+
+
+def _number(value: float, like: Tensor) -> Tensor:
+    """A number as torch's C++ wraps it next to a tensor: a 0-dim tensor of ``like``'s dtype."""
+    return Tensor._make(jnp.asarray(value, like._value.dtype))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.margin_ranking_loss(jaxgrad.tensor([1.0]), jaxgrad.tensor([2.0]), jaxgrad.tensor([1.0]))
+    tensor(1.)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    unclamped = _apply(N.ADD_SCALAR, A.mul(A.neg(target), A.sub(input1, input2)),
+                       aux=(margin,))
+    return _reduce(_apply_inplace(N.CLAMP_MIN, unclamped, aux=(0,)), red)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``, reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hinge_embedding_loss(jaxgrad.tensor([0.3, 2.0]), jaxgrad.tensor([-1.0, 1.0]))
+    tensor(1.3500)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    zeros = _creation.zeros_like(input)
+    margin_clamp = _apply_inplace(N.CLAMP_MIN, A.sub(_number(margin, input), input), aux=(0,))
+    output_margin = A.where(A.ne(target, 1), margin_clamp, zeros)
+    output_self = A.where(A.ne(target, -1), input, zeros)
+    return _reduce(A.add(output_margin, output_self), red)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))``, reduced (``SoftMarginLossBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.soft_margin_loss(jaxgrad.tensor([0.0]), jaxgrad.tensor([1.0]))
+    tensor(0.6931)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    return _apply(N.SOFT_MARGIN_LOSS, input, aux=(target,), reduction=red)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of ``sigmoid(input)`` per class, averaged over the classes (the
+    last dim), then reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.multilabel_soft_margin_loss(jaxgrad.zeros(1, 2), jaxgrad.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = ["none", "mean", "sum"][_reduction(reduction, size_average, reduce)]
+    loss = A.neg(A.add(A.mul(target, logsigmoid(input)),
+                       A.mul(A.rsub(target, 1), logsigmoid(A.neg(input)))))
+    if weight is not None:
+        loss = A.mul(loss, weight)
+    class_dim = input.dim() - 1
+    loss = A.div(A.sum(loss, class_dim), input.size(class_dim))
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return A.mean(loss)
+    if reduction == "sum":
+        return A.sum(loss)
+    raise ValueError(reduction + " is not valid")
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where
+    ``target == -1``, reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> x = jaxgrad.tensor([[1.0, 0.0]])
+    >>> F.cosine_embedding_loss(x, x, jaxgrad.tensor([1.0]))
+    tensor(0.)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    targ_dim = target.dim()
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if targ_dim == 1 else 1
+    if input1.dim() != want or input2.dim() != want:
+        raise RuntimeError(f"{targ_dim}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = A.sum(A.mul(input1, input2), targ_dim)
+    mag1 = _apply(N.ADD_SCALAR, A.sum(A.mul(input1, input1), targ_dim), aux=(1e-12,))
+    mag2 = _apply(N.ADD_SCALAR, A.sum(A.mul(input2, input2), targ_dim), aux=(1e-12,))
+    cos = A.div(prod_sum, A.sqrt_(A.mul(mag1, mag2)))
+    zeros = _creation.zeros_like(cos)
+    pos = A.sub(_number(1, cos), cos)
+    neg = _apply_inplace(N.CLAMP_MIN, _apply(N.SUB_SCALAR, cos, aux=(margin,)), aux=(0,))
+    output = A.add(A.where(A.eq(target, 1), pos, zeros), A.where(A.eq(target, -1), neg, zeros))
+    return _reduce(output, red)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under Poisson(``exp(input)``) (or Poisson(input)
+    when not ``log_input``), with Stirling's term when ``full``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.poisson_nll_loss(jaxgrad.tensor([0.0]), jaxgrad.tensor([1.0]))
+    tensor(1.)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = ["none", "mean", "sum"][_reduction(reduction, size_average, reduce)]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = A.sub(A.exp(input), A.mul(target, input))
+    else:
+        loss = A.sub(input, A.mul(target, A.log(_apply(N.ADD_SCALAR, input, aux=(eps,)))))
+    if full:
+        stirling = A.add(A.sub(A.mul(target, A.log(target)), target),
+                         A.mul(A.log(A.mul(target, 2 * math.pi)), 0.5))
+        loss = A.add_(loss, A.masked_fill(stirling, A.le(target, 1), 0))
+    return _reduce(loss, _REDUCTIONS[reduction])
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under Normal(``input``, ``var``) (``var``
+    clamped to ``eps``; the constant term only when ``full``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.gaussian_nll_loss(jaxgrad.tensor([1.0]), jaxgrad.tensor([3.0]), jaxgrad.tensor([1.0]))
+    tensor(2.)
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = A.mul(_creation.ones_like(input), var)
+    elif bool(A.any(A.lt(var, 0))):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = A.unsqueeze(var, -1)
+        elif input.ndim != var.ndim or builtins.sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) != 1:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = A.clone(var)
+    with no_grad():
+        A.clamp_(var, min=eps)
+    loss = A.mul(A.add(A.log(var), A.div(A.pow(A.sub(input, target), 2), var)), 0.5)
+    if full:
+        loss = A.add_(loss, 0.5 * math.log(2 * math.pi))
+    return _reduce(loss, _REDUCTIONS[reduction])
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
+                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+                        swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``pairwise_distance`` as ``d`` (``swap``
+    uses the smaller of ``d(a, n)`` and ``d(p, n)``), reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> a = jaxgrad.zeros(1, 2)
+    >>> F.triplet_margin_loss(a, a, a + 3.0, eps=0.0)
+    tensor(0.)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = A.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = _apply(N.CLAMP_MIN, A.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)), dist_neg),
+                    aux=(0,))
+    return _reduce(output, red)

@@ -61,6 +61,14 @@ from .loss import L1Loss as L1Loss
 from .loss import MSELoss as MSELoss
 from .loss import NLLLoss as NLLLoss
 from .loss import SmoothL1Loss as SmoothL1Loss
+from .loss_extra import CosineEmbeddingLoss as CosineEmbeddingLoss
+from .loss_extra import GaussianNLLLoss as GaussianNLLLoss
+from .loss_extra import HingeEmbeddingLoss as HingeEmbeddingLoss
+from .loss_extra import MarginRankingLoss as MarginRankingLoss
+from .loss_extra import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
+from .loss_extra import PoissonNLLLoss as PoissonNLLLoss
+from .loss_extra import SoftMarginLoss as SoftMarginLoss
+from .loss_extra import TripletMarginLoss as TripletMarginLoss
 from .module import Module as Module
 from .normalization import GroupNorm as GroupNorm
 from .normalization import LayerNorm as LayerNorm
