@@ -589,6 +589,16 @@ FD = {
         [((2, 3), "randn"), ((2, 3), "randn")]),
     "nn_triplet_margin_loss": (lambda T, a, b, c: T.nn.functional.triplet_margin_loss(
         a, b, c, margin=5.0, swap=True), [((2, 3), "randn"), ((2, 3), "randn"), ((2, 3), "randn")]),
+    "nn_adaptive_max_pool2d": (lambda T, a: T.nn.functional.adaptive_max_pool2d(a, (2, 3)) ** 2,
+                               [((1, 3, 4), "safe")]),
+    "nn_pixel_shuffle": (lambda T, a: T.nn.functional.pixel_shuffle(a, 2) ** 2,
+                         [((1, 4, 2, 1), "randn")]),
+    "nn_pixel_unshuffle": (lambda T, a: T.nn.functional.pixel_unshuffle(a, 2) ** 2,
+                           [((1, 2, 2), "randn")]),
+    "nn_interpolate_nearest": (lambda T, a: T.nn.functional.interpolate(a, scale_factor=1.5) ** 2,
+                               [((1, 2, 3), "randn")]),
+    "nn_interpolate_bilinear": (lambda T, a: T.nn.functional.interpolate(
+        a, size=(3, 2), mode="bilinear") ** 2, [((1, 1, 2, 3), "randn")]),
 }
 
 

@@ -918,3 +918,122 @@ SOFT_MARGIN_LOSS = Op(
     "soft_margin_loss", "SoftMarginLossBackward0", _soft_margin, aux=("target",),
     grads={"self": lambda grad, self, target, reduction: _vjp(
         _soft_margin, 0, grad, self, target, reduction=reduction)})
+
+
+def _adaptive_windows(size, out):
+    """(out, size) membership of torch's adaptive windows [floor(i*size/out), ceil(...))."""
+    m = np.zeros((out, size), bool)
+    for i in range(out):
+        m[i, (i * size) // out:-((-(i + 1) * size) // out)] = True
+    return m
+
+
+def _adaptive_max_pool2d(x, output_size):
+    h, w = x.shape[-2:]
+    rows = _adaptive_windows(h, output_size[0])[:, None, :, None]
+    cols = _adaptive_windows(w, output_size[1])[None, :, None, :]
+    inside = (rows & cols).reshape(output_size + (h * w,))
+    flat = x.reshape(x.shape[:-2] + (1, 1, h * w))
+    values = jnp.where(inside, flat, jnp.asarray(-jnp.inf, x.dtype))
+    # NaN wins, as in torch's kernel
+    values = jnp.where(jnp.isnan(flat), jnp.asarray(jnp.inf, x.dtype), values)
+    best = jnp.argmax(values, axis=-1)
+    out = jnp.take_along_axis(flat * jnp.ones(values.shape, x.dtype), best[..., None], -1)
+    return out[..., 0], best.astype(jnp.int64)
+
+
+ADAPTIVE_MAX_POOL2D = Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
+                         _adaptive_max_pool2d, outputs=("result0", "result1"),
+                         nondiff_outputs=(1,), saves=("self",),
+                         grads={"self": _max_pool2d_grad})
+
+
+def _pixel_shuffle(x, upscale_factor):
+    r = upscale_factor
+    *lead, c, h, w = x.shape
+    y = x.reshape((*lead, c // (r * r), r, r, h, w))
+    n = len(lead)
+    y = jnp.transpose(y, (*range(n), n, n + 3, n + 1, n + 4, n + 2))
+    return y.reshape((*lead, c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle(x, downscale_factor):
+    r = downscale_factor
+    *lead, c, h, w = x.shape
+    y = x.reshape((*lead, c, h // r, r, w // r, r))
+    n = len(lead)
+    y = jnp.transpose(y, (*range(n), n, n + 2, n + 4, n + 1, n + 3))
+    return y.reshape((*lead, c * r * r, h // r, w // r))
+
+
+PIXEL_SHUFFLE = Op("pixel_shuffle", "PixelShuffleBackward0", _pixel_shuffle,
+                   grads={"self": lambda grad, upscale_factor: _pixel_unshuffle(
+                       grad, upscale_factor)})
+PIXEL_UNSHUFFLE = Op("pixel_unshuffle", "PixelUnshuffleBackward0", _pixel_unshuffle,
+                     grads={"self": lambda grad, downscale_factor: _pixel_shuffle(
+                         grad, downscale_factor)})
+
+
+def _nearest_index(in_size, out_size, scale):
+    """torch's nearest_idx: the source of each output position, in float32 arithmetic."""
+    if out_size == in_size:
+        return np.arange(out_size)
+    if out_size == 2 * in_size:
+        return np.arange(out_size) >> 1
+    s = np.float32(1.0 / scale if scale else in_size / out_size)
+    src = np.floor(np.arange(out_size, dtype=np.float32) * s).astype(np.int64)
+    return np.minimum(src, in_size - 1)
+
+
+def _upsample_nearest(x, output_size, scales):
+    for k, (size, scale) in enumerate(zip(output_size, scales)):
+        axis = x.ndim - len(output_size) + k
+        x = jnp.take(x, _nearest_index(x.shape[axis], size, scale), axis=axis)
+    return x
+
+
+def _linear_weights(in_size, out_size, align_corners, scale, dtype):
+    """(out, in) interpolation matrix of torch's linear upsampling along one dim."""
+    dst = np.arange(out_size, dtype=dtype)
+    if align_corners:
+        ratio = dtype((in_size - 1) / (out_size - 1)) if out_size > 1 else dtype(0)
+        src = ratio * dst
+    else:
+        ratio = dtype(1.0 / scale) if scale else dtype(in_size / out_size)
+        src = np.maximum(ratio * (dst + dtype(0.5)) - dtype(0.5), dtype(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    i1 = i0 + (i0 < in_size - 1)
+    lam1 = (src - i0).astype(dtype)
+    m = np.zeros((out_size, in_size), dtype)
+    np.add.at(m, (np.arange(out_size), i0), dtype(1) - lam1)
+    np.add.at(m, (np.arange(out_size), i1), lam1)
+    return m
+
+
+def _upsample_linear(x, output_size, align_corners, scales):
+    dtype = np.dtype(x.dtype.name).type
+    for k, (size, scale) in enumerate(zip(output_size, scales)):
+        axis = x.ndim - len(output_size) + k
+        m = jnp.asarray(_linear_weights(x.shape[axis], size, align_corners, scale, dtype))
+        x = jnp.moveaxis(jnp.tensordot(x, m, axes=((axis,), (1,)),
+                                       precision=jax.lax.Precision.HIGHEST), -1, axis)
+    return x
+
+
+def _nearest_grad(grad, self, output_size, scales):
+    return _vjp(_upsample_nearest, 0, grad, self, output_size=output_size, scales=scales)
+
+
+def _linear_grad(grad, self, output_size, align_corners, scales):
+    return _vjp(_upsample_linear, 0, grad, self, output_size=output_size,
+                align_corners=align_corners, scales=scales)
+
+
+# the linear resamplings are linear in the input: their gradient is the adjoint, jax.vjp's
+UPSAMPLE_NEAREST = {n: Op(f"upsample_nearest{n}d", f"UpsampleNearest{n}DBackward0",
+                          _upsample_nearest, grads={"self": _nearest_grad}) for n in (1, 2)}
+UPSAMPLE_LINEAR = {
+    1: Op("upsample_linear1d", "UpsampleLinear1DBackward0", _upsample_linear,
+          grads={"self": _linear_grad}),
+    2: Op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", _upsample_linear,
+          grads={"self": _linear_grad})}

@@ -19,7 +19,11 @@ from .modules import GRU as GRU
 from .modules import LSTM as LSTM
 from .modules import RNN as RNN
 from .modules import SELU as SELU
+from .modules import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from .modules import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from .modules import AdaptiveMaxPool1d as AdaptiveMaxPool1d
+from .modules import AdaptiveMaxPool2d as AdaptiveMaxPool2d
+from .modules import AvgPool1d as AvgPool1d
 from .modules import AvgPool2d as AvgPool2d
 from .modules import BatchNorm1d as BatchNorm1d
 from .modules import BatchNorm2d as BatchNorm2d
@@ -67,6 +71,7 @@ from .modules import LogSigmoid as LogSigmoid
 from .modules import LogSoftmax as LogSoftmax
 from .modules import LSTMCell as LSTMCell
 from .modules import MarginRankingLoss as MarginRankingLoss
+from .modules import MaxPool1d as MaxPool1d
 from .modules import MaxPool2d as MaxPool2d
 from .modules import Mish as Mish
 from .modules import Module as Module
@@ -79,6 +84,8 @@ from .modules import NLLLoss as NLLLoss
 from .modules import PairwiseDistance as PairwiseDistance
 from .modules import ParameterDict as ParameterDict
 from .modules import ParameterList as ParameterList
+from .modules import PixelShuffle as PixelShuffle
+from .modules import PixelUnshuffle as PixelUnshuffle
 from .modules import PoissonNLLLoss as PoissonNLLLoss
 from .modules import PReLU as PReLU
 from .modules import ReflectionPad1d as ReflectionPad1d
@@ -107,6 +114,7 @@ from .modules import Tanh as Tanh
 from .modules import Tanhshrink as Tanhshrink
 from .modules import Threshold as Threshold
 from .modules import TripletMarginLoss as TripletMarginLoss
+from .modules import Upsample as Upsample
 from .modules import ZeroPad1d as ZeroPad1d
 from .modules import ZeroPad2d as ZeroPad2d
 from .modules import ZeroPad3d as ZeroPad3d

@@ -2299,3 +2299,187 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     output = _apply(N.CLAMP_MIN, A.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)), dist_neg),
                     aux=(0,))
     return _reduce(output, red)
+
+
+# --- nn round 2: 1-D and adaptive pooling, resampling -------------------------------------------
+
+
+def _one(value: Any) -> int:
+    return int(value[0]) if isinstance(value, (list, tuple)) else int(value)
+
+
+def _as_2d(input: Tensor, name: str) -> None:
+    if input.ndim in (2, 3):
+        return
+    if name == "max_pool1d":
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                       f"for argument #1 'self' (while checking arguments for {name})")
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over 1-D windows of (N, C, L) or (C, L) input: torch's 2-D pooling of the input
+    with a unit dim inserted before the last (``SqueezeBackward1`` of
+    ``MaxPool2DWithIndicesBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.max_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    _as_2d(input, "max_pool1d")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == [] or stride == () else _one(stride)
+    out = max_pool2d(A.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)),
+                     (1, _one(dilation)), ceil_mode, True)
+    values, indices = A.squeeze(out[0], -2), A.squeeze(out[1], -2)
+    return (values, indices) if return_indices else values
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """Mean over 1-D windows of (N, C, L) or (C, L) input (torch's 2-D pooling of the input
+    with a unit dim inserted).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.avg_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    _as_2d(input, "avg_pool1d")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == [] or stride == () else _one(stride)
+    out = avg_pool2d(A.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)), ceil_mode,
+                     count_include_pad)
+    return A.squeeze(out, -2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of (N, C, L) or (C, L) input to ``output_size`` positions.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.adaptive_avg_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    _as_2d(input, "adaptive_avg_pool1d")
+    out = _apply(N.ADAPTIVE_AVG_POOL2D, A.unsqueeze(input, -2),
+                 output_size=(1, _one(output_size)))
+    return A.squeeze(out, -2)
+
+
+def _adaptive_max(input: Tensor, sizes: tuple, name: str) -> tuple:
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    return _apply(N.ADAPTIVE_MAX_POOL2D, input, output_size=sizes)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of (N, C, H, W) or (C, H, W) input to a fixed output size (``None`` keeps
+    that input size); ``return_indices`` also gives each maximum's flat position.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.adaptive_max_pool2d(jaxgrad.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    if not isinstance(output_size, (list, tuple)):
+        output_size = (output_size, output_size)
+    sizes = tuple(input.shape[input.ndim - 2 + i] if s is None else int(s)
+                  for i, s in enumerate(output_size))
+    out, indices = _adaptive_max(input, sizes, "adaptive_max_pool2d")
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of (N, C, L) or (C, L) input to ``output_size`` positions.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.adaptive_max_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    _as_2d(input, "adaptive_max_pool1d")
+    out, indices = _adaptive_max(A.unsqueeze(input, -2), (1, _one(output_size)),
+                                 "adaptive_max_pool2d")
+    out, indices = A.squeeze(out, -2), A.squeeze(indices, -2)
+    return (out, indices) if return_indices else out
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C * r * r, H, W) to (*, C, H * r, W * r).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.pixel_shuffle(jaxgrad.ones(1, 4, 2, 3), 2).shape
+    jaxgrad.Size([1, 1, 4, 6])
+    """
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    if input.shape[-3] % (upscale_factor * upscale_factor):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{input.shape[-3]} is not divisible by "
+                           f"{upscale_factor * upscale_factor}")
+    return _apply(N.PIXEL_SHUFFLE, input, upscale_factor=int(upscale_factor))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H * r, W * r) to (*, C * r * r, H, W).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.pixel_unshuffle(jaxgrad.ones(1, 1, 4, 6), 2).shape
+    jaxgrad.Size([1, 4, 2, 3])
+    """
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    for i, dim in ((-2, "height"), (-1, "width")):
+        if input.shape[i] % downscale_factor:
+            raise RuntimeError(f"pixel_unshuffle expects {dim} to be divisible by "
+                               f"downscale_factor, but input.size({i})={input.shape[i]} is not "
+                               f"divisible by {downscale_factor}")
+    return _apply(N.PIXEL_UNSHUFFLE, input, downscale_factor=int(downscale_factor))
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resample (N, C, L) or (N, C, H, W) input to ``size`` or by ``scale_factor``:
+    ``'nearest'``, ``'linear'`` (3-D input) or ``'bilinear'`` (4-D input), with
+    ``align_corners`` for the linear modes.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.interpolate(jaxgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    dims = input.ndim - 2
+    linear = {1: "linear", 2: "bilinear"}
+    if mode not in ("nearest",) + tuple(linear.values()):
+        raise NotImplementedError(f"jaxgrad's interpolate has no mode {mode!r}")
+    if mode == "nearest" and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if dims not in (1, 2) or (mode != "nearest" and linear[dims] != mode):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+            f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+            f"(got {mode})")
+    if antialias:
+        raise NotImplementedError("jaxgrad's interpolate has no antialias")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined" if size is None
+                         else "only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = tuple(int(s) for s in (size if isinstance(size, (list, tuple))
+                                       else [size] * dims))
+        scales: tuple = (None,) * dims
+    else:
+        factors = tuple(float(s) for s in (scale_factor if isinstance(scale_factor,
+                                                                      (list, tuple))
+                                           else [scale_factor] * dims))
+        sizes = tuple(math.floor(n * f) for n, f in zip(input.shape[2:], factors))
+        scales = (None,) * dims if recompute_scale_factor else factors
+    if mode == "nearest":
+        return _apply(N.UPSAMPLE_NEAREST[dims], input, output_size=sizes, scales=scales)
+    return _apply(N.UPSAMPLE_LINEAR[dims], input, output_size=sizes,
+                  align_corners=bool(align_corners), scales=scales)

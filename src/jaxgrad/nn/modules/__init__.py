@@ -91,6 +91,14 @@ from .padding import ZeroPad3d as ZeroPad3d
 from .pooling import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from .pooling import AvgPool2d as AvgPool2d
 from .pooling import MaxPool2d as MaxPool2d
+from .pooling_extra import AdaptiveAvgPool1d as AdaptiveAvgPool1d
+from .pooling_extra import AdaptiveMaxPool1d as AdaptiveMaxPool1d
+from .pooling_extra import AdaptiveMaxPool2d as AdaptiveMaxPool2d
+from .pooling_extra import AvgPool1d as AvgPool1d
+from .pooling_extra import MaxPool1d as MaxPool1d
+from .pooling_extra import PixelShuffle as PixelShuffle
+from .pooling_extra import PixelUnshuffle as PixelUnshuffle
+from .pooling_extra import Upsample as Upsample
 from .rnn import GRU as GRU
 from .rnn import LSTM as LSTM
 from .rnn import RNN as RNN
