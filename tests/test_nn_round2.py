@@ -670,3 +670,79 @@ def test_pooling_modules(key):
 ])
 def test_pooling_errors(call):
     raises(call)
+
+
+# --- volumes ----------------------------------------------------------------------------------
+
+V5 = RS.randn(2, 2, 4, 3, 5)
+
+VOLUME_MODULES = {
+    "conv3d": lambda T: T.nn.Conv3d(2, 3, (2, 3, 2), stride=(1, 2, 1), padding=1, dilation=(2, 1, 1)),
+    "conv3d_groups_same": lambda T: T.nn.Conv3d(2, 4, 3, padding="same", groups=2, bias=False),
+    "conv3d_circular": lambda T: T.nn.Conv3d(2, 2, 3, padding=1, padding_mode="circular"),
+    "batch_norm3d": lambda T: T.nn.BatchNorm3d(2),
+}
+
+
+@pytest.mark.parametrize("key", list(VOLUME_MODULES))
+def test_volume_modules(key):
+    def program(T):
+        m = set_weights(T, VOLUME_MODULES[key](T))
+        (x,) = _leaves(T, "float64", V5)
+        out = m(x)
+        weighted(T, out).backward()
+        return repr(m), out, grad_of(x), param_grads(m), dict(m.state_dict())
+
+    ok(program)
+
+
+def test_conv3d_init_bounds():
+    def program(T):
+        m = T.nn.Conv3d(2, 3, (2, 3, 2))
+        return [tuple(p.shape) for p in m.parameters()], repr(m)
+
+    ok(program)
+    m = jaxgrad.nn.Conv3d(4, 64, 3)
+    bound = 1 / math.sqrt(4 * 27)  # kaiming_uniform_(a=sqrt(5)) on fan_in 4 * 3 * 3 * 3
+    weight = np.asarray(m.weight.detach()._value)
+    assert np.abs(weight).max() <= bound and np.abs(weight).max() > 0.95 * bound
+
+
+# --- gumbel softmax ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_graph_and_grads(hard):
+    """Random draws differ between the libraries: compare everything but the values, and the
+    gradient through the straight-through estimator (the soft sample's)."""
+
+    def program(T):
+        T.manual_seed(0)
+        (x,) = _leaves(T, "float64", X3)
+        out = T.nn.functional.gumbel_softmax(x, tau=0.5, hard=hard, dim=1)
+        soft_sum = out.sum(1)
+        graph = next_functions(out.grad_fn)
+        out.sum().backward()
+        return (out.shape, out.dtype, graph, T.allclose(soft_sum, T.ones_like(soft_sum)),
+                bool((out * (1 - out)).abs().max() == 0) if hard else None,
+                x.grad.abs().max() < 1e-9)
+
+    ok(program)
+
+
+def test_gumbel_softmax_distribution():
+    """With tau -> small, hard samples pick class k with probability softmax(logits)[k]."""
+    jaxgrad.manual_seed(1)
+    logits = jaxgrad.tensor([[0.0, 1.0, 2.0]]).expand(4000, 3)
+    samples = jaxgrad.nn.functional.gumbel_softmax(logits, hard=True)
+    freq = np.asarray(samples.sum(0)._value) / 4000
+    expected = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+    assert np.abs(freq - expected).max() < 0.03
+
+
+def test_gumbel_softmax_eps_warning():
+    def program(T):
+        return T.nn.functional.gumbel_softmax(T.zeros(2, 3), eps=1e-3).shape
+
+    assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
+    assert captured_warnings(program, torch)

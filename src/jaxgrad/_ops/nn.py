@@ -335,7 +335,8 @@ XLOGY = Op("xlogy", "XlogyBackward0", _xlogy, inputs=("self", "other"), promote=
 
 # --- convolution ----------------------------------------------------------------------------
 
-_CONV_DIMS = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW")}
+_CONV_DIMS = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW"),
+              3: ("NCDHW", "OIDHW", "NCDHW")}
 
 
 def _conv(x, weight, bias, stride, padding, dilation, groups):

@@ -27,6 +27,7 @@ from .modules import AvgPool1d as AvgPool1d
 from .modules import AvgPool2d as AvgPool2d
 from .modules import BatchNorm1d as BatchNorm1d
 from .modules import BatchNorm2d as BatchNorm2d
+from .modules import BatchNorm3d as BatchNorm3d
 from .modules import BCELoss as BCELoss
 from .modules import BCEWithLogitsLoss as BCEWithLogitsLoss
 from .modules import Bilinear as Bilinear
@@ -38,6 +39,7 @@ from .modules import ConstantPad2d as ConstantPad2d
 from .modules import ConstantPad3d as ConstantPad3d
 from .modules import Conv1d as Conv1d
 from .modules import Conv2d as Conv2d
+from .modules import Conv3d as Conv3d
 from .modules import ConvTranspose1d as ConvTranspose1d
 from .modules import ConvTranspose2d as ConvTranspose2d
 from .modules import CosineEmbeddingLoss as CosineEmbeddingLoss

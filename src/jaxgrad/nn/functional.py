@@ -2483,3 +2483,46 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         return _apply(N.UPSAMPLE_NEAREST[dims], input, output_size=sizes, scales=scales)
     return _apply(N.UPSAMPLE_LINEAR[dims], input, output_size=sizes,
                   align_corners=bool(align_corners), scales=scales)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation over (N, C, D, H, W) or (C, D, H, W) input
+    (``ConvolutionBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.conv3d(jaxgrad.ones(1, 2, 4, 4, 4), jaxgrad.ones(3, 2, 3, 3, 3), padding=1).shape
+    jaxgrad.Size([1, 3, 4, 4, 4])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+@functools.partial(jax.jit, static_argnames=("shape", "dtype"))
+def _exponential_noise(key, shape, dtype):
+    """(next key, Exponential(1) draws): ``exponential_`` on an ``empty_like``."""
+    key, sub = jax.random.split(key)
+    return key, jax.random.exponential(sub, shape, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """A sample from the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    Gumbel(0, 1) noise ``g`` from jaxgrad's generator; ``hard`` returns one-hot vectors whose
+    gradient is the soft sample's (straight-through).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> y = F.gumbel_softmax(jaxgrad.zeros(2, 3), hard=True)
+    >>> y.sum(-1)
+    tensor([1., 1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = _random.generator_for(logits.device).draw(functools.partial(
+        _exponential_noise, shape=tuple(logits.shape), dtype=logits._value.dtype))
+    gumbels = A.neg(A.log(Tensor._make(noise)))
+    y_soft = A.softmax(A.div(A.add(logits, gumbels), tau), dim)
+    if not hard:
+        return y_soft
+    index = A.max(y_soft, dim, keepdim=True)[1]
+    y_hard = A.scatter_(_creation.zeros_like(logits), dim, index, 1.0)
+    return A.add(A.sub(y_hard, y_soft.detach()), y_soft)

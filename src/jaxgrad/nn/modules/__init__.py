@@ -108,3 +108,5 @@ from .rnn import RNNBase as RNNBase
 from .rnn import RNNCell as RNNCell
 from .rnn import RNNCellBase as RNNCellBase
 from .sparse import Embedding as Embedding
+from .volumetric import BatchNorm3d as BatchNorm3d
+from .volumetric import Conv3d as Conv3d
