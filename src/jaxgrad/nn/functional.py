@@ -1818,7 +1818,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
 
     >>> import jaxgrad, jaxgrad.nn.functional as F
     >>> F.rms_norm(jaxgrad.tensor([[3.0, -3.0]]), (2,))
-    tensor([[ 1.0000, -1.0000]])
+    tensor([[ 1., -1.]])
     """
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)

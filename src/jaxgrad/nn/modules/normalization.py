@@ -123,7 +123,7 @@ class RMSNorm(Module):
     >>> norm
     RMSNorm((2,), eps=None, elementwise_affine=True)
     >>> norm(jaxgrad.tensor([[3.0, -3.0]]))
-    tensor([[ 1.0000, -1.0000]], grad_fn=<MulBackward0>)
+    tensor([[ 1., -1.]], grad_fn=<MulBackward0>)
     """
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
