@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._table import Op, identity_grad
+from .reductions import _vector_norm, _vector_norm_grad
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -325,7 +326,8 @@ HUBER_LOSS = Op("huber_loss", "HuberLossBackward0", _huber, inputs=("self", "tar
 
 # --- convolution ----------------------------------------------------------------------------
 
-_CONV_DIMS = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW")}
+_CONV_DIMS = {1: ("NCH", "OIH", "NCH"), 2: ("NCHW", "OIHW", "NCHW"),
+              3: ("NCDHW", "OIDHW", "NCDHW")}
 
 
 def _conv(x, weight, bias, stride, padding, dilation, groups):
@@ -746,3 +748,268 @@ def _embedding_grad(grad, indices, weight_sym_argsize_0, padding_idx):
 EMBEDDING = Op("embedding", "EmbeddingBackward0",
                lambda weight, indices, weight_sym_argsize_0, padding_idx: weight[indices],
                inputs=("weight",), aux=("indices",), grads={"weight": _embedding_grad})
+
+# --- nn round 2: recurrent cells, normalisation, activations, pooling, resampling ------------
+
+
+def _unsafe_split(x, split_size, dim, self_sym_sizes):
+    bounds = range(0, self_sym_sizes[dim], split_size)
+    return tuple(jax.lax.slice_in_dim(x, a, min(a + split_size, x.shape[dim]), axis=dim)
+                 for a in bounds)
+
+
+# unsafe_split: split's outputs as fresh tensors (not views), so that the RNN cells can apply
+# torch's in-place gate activations to them
+UNSAFE_SPLIT = Op("unsafe_split", "UnsafeSplitBackward0", _unsafe_split,
+                  grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
+
+
+
+
+def _group_norm_out(x, weight, bias, N, C, HxW, group, eps):
+    return _group_norm(x, weight, bias, N, C, HxW, group, eps)[0]
+
+
+def _group_norm(x, weight, bias, N, C, HxW, group, eps):
+    xg = x.reshape((N, group, -1))
+    mean = jnp.mean(xg, axis=-1)
+    rstd = jax.lax.rsqrt(jnp.var(xg, axis=-1) + eps)
+    out = ((xg - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    shape = _channel_shape(x.ndim)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out, mean, rstd
+
+
+# native_group_norm saves input, weight and the (N, group) mean / rstd outputs
+NATIVE_GROUP_NORM = Op(
+    "native_group_norm", "NativeGroupNormBackward0", _group_norm,
+    inputs=("input", "weight", "bias"), outputs=("result0", "result1", "result2"),
+    nondiff_outputs=(1, 2), saves=("input", "weight", "result1", "result2"),
+    grads={"input": lambda grad, input, weight, N, C, HxW, group, eps: _vjp(
+        _group_norm_out, 0, grad, input, weight, None, N=N, C=C, HxW=HxW, group=group,
+        eps=eps),
+        "weight": lambda grad, input, N, C, HxW, group, eps: jnp.sum(
+            grad * _group_norm_out(input, None, None, N, C, HxW, group, eps),
+            (0, *range(2, input.ndim))),
+        "bias": lambda grad: jnp.sum(grad, (0, *range(2, grad.ndim)))})
+
+PRELU_KERNEL = Op(
+    "_prelu_kernel", "PreluKernelBackward0",
+    lambda x, weight: jnp.where(x > 0, x, weight * x).astype(x.dtype),
+    inputs=("self", "weight"),
+    grads={"self": lambda grad, self, weight: jnp.where(self > 0, grad, weight * grad),
+           "weight": lambda grad, self: jnp.where(self > 0, jnp.zeros((), grad.dtype),
+                                                  self * grad)})
+
+LOG_SIGMOID = Op("log_sigmoid", "LogSigmoidBackward0", jax.nn.log_sigmoid,
+                 grads={"self": lambda grad, self: grad * jax.nn.sigmoid(-self)})
+
+def _celu_grad_scale(alpha, dtype):
+    """derivatives.yaml's ``1.0 / alpha.toFloat()``: alpha rounded to float first."""
+    return 1.0 / jnp.asarray(alpha, jnp.float32).astype(dtype)
+
+
+CELU = Op("celu(Tensor self, Scalar alpha=1.0) -> Tensor", "CeluBackward0",
+          lambda x, alpha: _elu(x, alpha, 1.0, 1.0 / alpha),
+          grads={"self": lambda grad, self, alpha: _elu_grad(
+              grad, self, alpha, 1.0, _celu_grad_scale(alpha, grad.dtype))})
+CELU_ = Op("celu_", "CeluBackward1", lambda x, alpha: _elu(x, alpha, 1.0, 1.0 / alpha),
+           aux=(), grads={"self": lambda grad, result, alpha: _inplace_elu_grad(
+               grad, result, alpha, 1.0, _celu_grad_scale(alpha, grad.dtype))})
+
+
+def _mish_grad(grad, self):
+    """mish_backward: ``grad * (t + x * sigmoid(x) * (1 - t**2))``, t = tanh(softplus(x))."""
+    t = jnp.tanh(jax.nn.softplus(self))
+    return grad * (t + self * jax.nn.sigmoid(self) * (1 - t * t))
+
+
+# the in-place forms share the node: autograd saves a copy of the input for them
+MISH = Op("mish", "MishBackward0", lambda x: x * jnp.tanh(jax.nn.softplus(x)),
+          grads={"self": _mish_grad})
+HARDSWISH = Op(
+    "hardswish", "HardswishBackward0", lambda x: x * jnp.clip(x + 3, 0, 6) / 6,
+    grads={"self": lambda grad, self: jnp.where(
+        self < -3, jnp.zeros((), grad.dtype), jnp.where(self <= 3, grad * (self / 3 + 0.5),
+                                                       grad))})
+HARDSIGMOID = Op(
+    "hardsigmoid", "HardsigmoidBackward0", lambda x: jnp.clip(x + 3, 0, 6) / 6,
+    grads={"self": lambda grad, self: jnp.where(
+        (self > -3) & (self < 3), grad * jnp.asarray(np.float32(1 / 6), grad.dtype),
+        jnp.zeros((), grad.dtype))})  # torch's kernel takes 1/6 as a float
+SOFTSHRINK = Op(
+    "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "SoftshrinkBackward0",
+    lambda x, lambd: jnp.where(x > lambd, x - lambd, jnp.where(
+        x < -lambd, x + lambd, jnp.zeros((), x.dtype))).astype(x.dtype),
+    grads={"self": lambda grad, self, lambd: jnp.where(
+        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)})
+HARDSHRINK = Op(
+    "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "HardshrinkBackward0",
+    lambda x, lambd: jnp.where((x >= -lambd) & (x <= lambd), jnp.zeros((), x.dtype), x),
+    grads={"self": lambda grad, self, lambd: jnp.where(
+        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)})
+
+
+def _threshold(x, threshold, value):
+    return jnp.where(x <= threshold, jnp.asarray(value, x.dtype), x)
+
+
+THRESHOLD = Op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
+               "ThresholdBackward0", _threshold,
+               grads={"self": lambda grad, self, threshold: jnp.where(
+                   self <= threshold, jnp.zeros((), grad.dtype), grad)})
+# threshold_: its own node, which saves a copy of the input
+THRESHOLD_ = Op("threshold_", "ThresholdBackward1", _threshold, aux=(),
+                grads={"self": lambda grad, self, threshold: jnp.where(
+                    self <= threshold, jnp.zeros((), grad.dtype), grad)})
+
+
+def _glu(x, dim):
+    a, b = jnp.split(x, 2, axis=dim)
+    return a * jax.nn.sigmoid(b)
+
+
+GLU = Op("glu", "GluBackward0", _glu,
+         grads={"self": lambda grad, self, dim: _vjp(_glu, 0, grad, self, dim=dim)})
+
+# at::norm(input, p, dim, keepdim) as C++ callers use it (pairwise_distance): norm.ScalarOpt_dim,
+# NormBackward1, with the vector norm's backward (torch.norm in Python is linalg's)
+NORM_DIM = Op("norm", "NormBackward1", _vector_norm, promote="float",
+              grads={"self": _vector_norm_grad})
+
+
+# the Scalar overload of sub (torch's C++ ``tensor - number``)
+SUB_SCALAR = Op("sub", "SubBackward1", lambda x, other: x - other, aux=("other",),
+                grads={"self": identity_grad})
+
+
+def _soft_margin(x, target, reduction):
+    return _reduce(jnp.log1p(jnp.exp(-x * target)), reduction)
+
+
+SOFT_MARGIN_LOSS = Op(
+    "soft_margin_loss", "SoftMarginLossBackward0", _soft_margin, aux=("target",),
+    grads={"self": lambda grad, self, target, reduction: _vjp(
+        _soft_margin, 0, grad, self, target, reduction=reduction)})
+
+
+def _adaptive_windows(size, out):
+    """(out, size) membership of torch's adaptive windows [floor(i*size/out), ceil(...))."""
+    m = np.zeros((out, size), bool)
+    for i in range(out):
+        m[i, (i * size) // out:-((-(i + 1) * size) // out)] = True
+    return m
+
+
+def _adaptive_max_pool2d(x, output_size):
+    h, w = x.shape[-2:]
+    rows = _adaptive_windows(h, output_size[0])[:, None, :, None]
+    cols = _adaptive_windows(w, output_size[1])[None, :, None, :]
+    inside = (rows & cols).reshape(output_size + (h * w,))
+    flat = x.reshape(x.shape[:-2] + (1, 1, h * w))
+    values = jnp.where(inside, flat, jnp.asarray(-jnp.inf, x.dtype))
+    # NaN wins, as in torch's kernel
+    values = jnp.where(jnp.isnan(flat), jnp.asarray(jnp.inf, x.dtype), values)
+    best = jnp.argmax(values, axis=-1)
+    out = jnp.take_along_axis(flat * jnp.ones(values.shape, x.dtype), best[..., None], -1)
+    return out[..., 0], best.astype(jnp.int64)
+
+
+ADAPTIVE_MAX_POOL2D = Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
+                         _adaptive_max_pool2d, outputs=("result0", "result1"),
+                         nondiff_outputs=(1,), saves=("self",),
+                         grads={"self": _max_pool2d_grad})
+
+
+def _pixel_shuffle(x, upscale_factor):
+    r = upscale_factor
+    *lead, c, h, w = x.shape
+    y = x.reshape((*lead, c // (r * r), r, r, h, w))
+    n = len(lead)
+    y = jnp.transpose(y, (*range(n), n, n + 3, n + 1, n + 4, n + 2))
+    return y.reshape((*lead, c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle(x, downscale_factor):
+    r = downscale_factor
+    *lead, c, h, w = x.shape
+    y = x.reshape((*lead, c, h // r, r, w // r, r))
+    n = len(lead)
+    y = jnp.transpose(y, (*range(n), n, n + 2, n + 4, n + 1, n + 3))
+    return y.reshape((*lead, c * r * r, h // r, w // r))
+
+
+PIXEL_SHUFFLE = Op("pixel_shuffle", "PixelShuffleBackward0", _pixel_shuffle,
+                   grads={"self": lambda grad, upscale_factor: _pixel_unshuffle(
+                       grad, upscale_factor)})
+PIXEL_UNSHUFFLE = Op("pixel_unshuffle", "PixelUnshuffleBackward0", _pixel_unshuffle,
+                     grads={"self": lambda grad, downscale_factor: _pixel_shuffle(
+                         grad, downscale_factor)})
+
+
+def _nearest_index(in_size, out_size, scale):
+    """torch's nearest_idx: the source of each output position, in float32 arithmetic."""
+    if out_size == in_size:
+        return np.arange(out_size)
+    if out_size == 2 * in_size:
+        return np.arange(out_size) >> 1
+    s = np.float32(1.0 / scale if scale else in_size / out_size)
+    src = np.floor(np.arange(out_size, dtype=np.float32) * s).astype(np.int64)
+    return np.minimum(src, in_size - 1)
+
+
+def _upsample_nearest(x, output_size, scales):
+    for k, (size, scale) in enumerate(zip(output_size, scales)):
+        axis = x.ndim - len(output_size) + k
+        x = jnp.take(x, _nearest_index(x.shape[axis], size, scale), axis=axis)
+    return x
+
+
+def _linear_weights(in_size, out_size, align_corners, scale, dtype):
+    """(out, in) interpolation matrix of torch's linear upsampling along one dim."""
+    dst = np.arange(out_size, dtype=dtype)
+    if align_corners:
+        ratio = dtype((in_size - 1) / (out_size - 1)) if out_size > 1 else dtype(0)
+        src = ratio * dst
+    else:
+        ratio = dtype(1.0 / scale) if scale else dtype(in_size / out_size)
+        src = np.maximum(ratio * (dst + dtype(0.5)) - dtype(0.5), dtype(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    i1 = i0 + (i0 < in_size - 1)
+    lam1 = (src - i0).astype(dtype)
+    m = np.zeros((out_size, in_size), dtype)
+    np.add.at(m, (np.arange(out_size), i0), dtype(1) - lam1)
+    np.add.at(m, (np.arange(out_size), i1), lam1)
+    return m
+
+
+def _upsample_linear(x, output_size, align_corners, scales):
+    dtype = np.dtype(x.dtype.name).type
+    for k, (size, scale) in enumerate(zip(output_size, scales)):
+        axis = x.ndim - len(output_size) + k
+        m = jnp.asarray(_linear_weights(x.shape[axis], size, align_corners, scale, dtype))
+        x = jnp.moveaxis(jnp.tensordot(x, m, axes=((axis,), (1,)),
+                                       precision=jax.lax.Precision.HIGHEST), -1, axis)
+    return x
+
+
+def _nearest_grad(grad, self, output_size, scales):
+    return _vjp(_upsample_nearest, 0, grad, self, output_size=output_size, scales=scales)
+
+
+def _linear_grad(grad, self, output_size, align_corners, scales):
+    return _vjp(_upsample_linear, 0, grad, self, output_size=output_size,
+                align_corners=align_corners, scales=scales)
+
+
+# the linear resamplings are linear in the input: their gradient is the adjoint, jax.vjp's
+UPSAMPLE_NEAREST = {n: Op(f"upsample_nearest{n}d", f"UpsampleNearest{n}DBackward0",
+                          _upsample_nearest, grads={"self": _nearest_grad}) for n in (1, 2)}
+UPSAMPLE_LINEAR = {
+    1: Op("upsample_linear1d", "UpsampleLinear1DBackward0", _upsample_linear,
+          grads={"self": _linear_grad}),
+    2: Op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", _upsample_linear,
+          grads={"self": _linear_grad})}

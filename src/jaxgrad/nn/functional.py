@@ -1729,3 +1729,799 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         _embedding_renorm(weight, input, max_norm, norm_type)
     return _apply(N.EMBEDDING, weight, aux=(input,), weight_sym_argsize_0=num,
                  padding_idx=padding_idx)
+
+
+# --- nn round 2: normalisation, activations, distances ------------------------------------------
+
+
+def _verify_per_channel(size: list, message: str) -> None:
+    if math.prod(size[:1] + size[2:]) == 1:
+        raise ValueError(message)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each of ``num_groups`` groups of channels over the group's channels and the
+    spatial dims, then scale and shift per channel (``NativeGroupNormBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.group_norm(jaxgrad.tensor([[[1.0], [3.0], [0.0], [2.0]]]), 2).flatten()
+    tensor([-1.0000,  1.0000, -1.0000,  1.0000])
+    """
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    size = [n * c // num_groups, num_groups, *input.shape[2:]]
+    _verify_per_channel(size, "Expected more than 1 value per channel when training, got "
+                              f"input size {size}")
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    hxw = math.prod(input.shape[2:])
+    out, _, _ = _apply(N.NATIVE_GROUP_NORM, input, weight, bias, N=n, C=c, HxW=hxw,
+                       group=int(num_groups), eps=float(eps))
+    return out
+
+
+def _repeat_channels(t: Tensor | None, b: int) -> Tensor | None:
+    """A per-channel vector repeated once per sample (torch's ``repeat_if_defined``)."""
+    if t is None:
+        return None
+    return A.repeat(t, b)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims: torch's batch norm of the
+    input viewed as one sample of N * C channels (``ViewBackward0`` of
+    ``NativeBatchNormBackward0``); running statistics are averaged over the samples.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.instance_norm(jaxgrad.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+    shape = (1, b * c, *input.shape[2:])
+    running = [_repeat_channels(t, b) for t in (running_mean, running_var)]
+    with no_grad():
+        running = [None if t is None else A.clone(t) for t in running]
+    out = batch_norm(A.view(A.contiguous(input), shape), running[0], running[1],
+                     _repeat_channels(weight, b), _repeat_channels(bias, b), use_input_stats,
+                     momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for target, stats in zip((running_mean, running_var), running):
+                if target is not None:
+                    A.copy_(target, A.mean(A.view(stats, (b, c)), 0))
+    return A.view(out, tuple(input.shape))
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """Divide by the root mean square over the trailing ``normalized_shape`` dims (``eps``
+    defaults to the dtype's machine epsilon), then scale by ``weight``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.rms_norm(jaxgrad.tensor([[3.0, -3.0]]), (2,))
+    tensor([[ 1., -1.]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    if eps is None:
+        eps = float(jnp.finfo(input._value.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    mean_square = A.mean(A.pow(input, 2), dims, keepdim=True)
+    inv = A.rsqrt(_apply_inplace(N.ADD_SCALAR, mean_square, aux=(eps,)))
+    out = A.mul(input, inv)
+    return out if weight is None else A.mul(out, weight)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere, with one slope per channel (dim 1) or
+    one for all (``PreluKernelBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.prelu(jaxgrad.tensor([-2.0, 3.0]), jaxgrad.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{_dtypes.scalar_type_name(input.dtype)} and "
+                           f"{_dtypes.scalar_type_name(weight.dtype)}")
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if input.dim() != weight.dim():
+        dims = [1] * input.dim()
+        if input.dim() > 1:
+            dims[1] = weight.numel()
+        weight = A.reshape(weight, tuple(dims))
+    return _apply(N.PRELU_KERNEL, input, weight)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed stably (``LogSigmoidBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.logsigmoid(jaxgrad.tensor([0.0]))
+    tensor([-0.6931])
+    """
+    _check_float_kernel(input, "log_sigmoid")
+    return _apply(N.LOG_SIGMOID, input)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants (torch's ``elu``
+    node: ``EluBackward0``, in place ``EluBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.selu(jaxgrad.tensor([0.0, 1.0]))
+    tensor([0.0000, 1.0507])
+    """
+    _check_float_kernel(input, "elu")
+    if inplace:
+        return _apply_inplace(N.ELU_, input, alpha=_SELU_ALPHA, scale=_SELU_SCALE,
+                              input_scale=1.0)
+    return _apply(N.ELU, input, aux=(_SELU_ALPHA, _SELU_SCALE, 1.0))
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`` (``CeluBackward0``; in place
+    ``CeluBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.celu(jaxgrad.tensor([0.0, 2.0]))
+    tensor([0., 2.])
+    """
+    _check_float_kernel(input, "elu")
+    if inplace:
+        return _apply_inplace(N.CELU_, input, alpha=float(alpha))
+    return _apply(N.CELU, input, aux=(alpha,))
+
+
+def _unary_row(row: Any, input: Tensor, inplace: bool, kernel: str) -> Tensor:
+    _check_float_kernel(input, kernel)
+    return _apply_inplace(row, input) if inplace else _apply(row, input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (``MishBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.mish(jaxgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    return _unary_row(N.MISH, input, inplace, "mish")
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6`` (``HardswishBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardswish(jaxgrad.tensor([-4.0, 0.0, 4.0]))
+    tensor([-0., 0., 4.])
+    """
+    return _unary_row(N.HARDSWISH, input, inplace, "hardswish")
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6`` (``HardsigmoidBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardsigmoid(jaxgrad.tensor([-4.0, 0.0, 4.0]))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    return _unary_row(N.HARDSIGMOID, input, inplace, "hardsigmoid")
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``, composed as torch composes it.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softsign(jaxgrad.tensor([1.0, -3.0]))
+    tensor([ 0.5000, -0.7500])
+    """
+    return A.div(input, A.add(A.abs(input), 1))
+
+
+def _check_lambd(input: Tensor, lambd: float) -> None:
+    if lambd < 0:
+        top = float(jnp.finfo(input._value.dtype).max)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{_dtypes.scalar_type_name(input.dtype)}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between
+    (``SoftshrinkBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softshrink(jaxgrad.tensor([-1.0, 0.2, 2.0]))
+    tensor([-0.5000,  0.0000,  1.5000])
+    """
+    _check_lambd(input, lambd)
+    return _apply(N.SOFTSHRINK, input, aux=(lambd,))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, 0 elsewhere (``HardshrinkBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hardshrink(jaxgrad.tensor([-1.0, 0.2, 2.0]))
+    tensor([-1.,  0.,  2.])
+    """
+    return _apply(N.HARDSHRINK, input, aux=(lambd,))
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``, composed as torch composes it.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.tanhshrink(jaxgrad.tensor([0.0]))
+    tensor([0.])
+    """
+    return A.sub(input, A.tanh(input))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``value`` where ``x <= threshold``, ``x`` elsewhere (``ThresholdBackward0``; in place
+    ``ThresholdBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.threshold(jaxgrad.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    if inplace:
+        return _apply_inplace(N.THRESHOLD_, input, threshold=float(threshold),
+                              value=float(value))
+    return _apply(N.THRESHOLD, input, aux=(threshold, value))
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``threshold`` written into ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.threshold_(jaxgrad.tensor([0.5, 2.0]), 1.0, 0.0)
+    tensor([0., 2.])
+    """
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``relu`` written into ``input``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.relu_(jaxgrad.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return A.relu_(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second
+    (``GluBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.glu(jaxgrad.tensor([2.0, 0.0]))
+    tensor([1.])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    wrapped = dim % input.dim()
+    if input.shape[wrapped] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {wrapped} is size "
+                           f"{input.shape[wrapped]}")
+    return _apply(N.GLU, input, dim=wrapped)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """``softmax(-input, dim)``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.softmin(jaxgrad.zeros(2), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel)
+    return A.softmax(A.neg(input), dim, dtype)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.normalize(jaxgrad.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    denom = A.expand(A.clamp_min(A.norm(input, p, dim, keepdim=True), eps),
+                     tuple(input.shape))
+    if out is None:
+        return A.div(input, denom)
+    return A.div(input, denom, out=out)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped to ``eps``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.cosine_similarity(jaxgrad.tensor([[1.0, 0.0]]), jaxgrad.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    if tuple(x1.shape) != tuple(x2.shape):  # torch's expand_outplace: both, or neither
+        shape = A.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = A.expand(x1, shape), A.expand(x2, shape)
+    norms = [A.clone(A.linalg_vector_norm(t, 2, [dim], True)) for t in (x1, x2)]
+    with no_grad():
+        for n in norms:
+            A.clamp_(n, min=eps)
+    return A.sum(A.mul(A.div(x1, norms[0]), A.div(x2, norms[1])), dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The p-norm of ``x1 - x2 + eps`` along the last dim (``NormBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.pairwise_distance(jaxgrad.tensor([[3.0, 4.0]]), jaxgrad.zeros(1, 2), eps=0.0)
+    tensor([5.])
+    """
+    last = builtins.max(x1.dim(), x2.dim()) - 1
+    diff = _apply(N.ADD_SCALAR, A.sub(x1, x2), aux=(eps,))
+    return _apply(N.NORM_DIM, diff, ord=float(p), dim=(last,), keepdim=bool(keepdim),
+                  dtype=None)
+
+
+# --- nn round 2: losses -------------------------------------------------------------------------
+
+
+def _number(value: float, like: Tensor) -> Tensor:
+    """A number as torch's C++ wraps it next to a tensor: a 0-dim tensor of ``like``'s dtype."""
+    return Tensor._make(jnp.asarray(value, like._value.dtype))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.margin_ranking_loss(jaxgrad.tensor([1.0]), jaxgrad.tensor([2.0]), jaxgrad.tensor([1.0]))
+    tensor(1.)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    unclamped = _apply(N.ADD_SCALAR, A.mul(A.neg(target), A.sub(input1, input2)),
+                       aux=(margin,))
+    return _reduce(A.clamp_min_(unclamped, 0), red)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``, reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.hinge_embedding_loss(jaxgrad.tensor([0.3, 2.0]), jaxgrad.tensor([-1.0, 1.0]))
+    tensor(1.3500)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    zeros = _creation.zeros_like(input)
+    margin_clamp = A.clamp_min_(A.sub(_number(margin, input), input), 0)
+    output_margin = A.where(A.ne(target, 1), margin_clamp, zeros)
+    output_self = A.where(A.ne(target, -1), input, zeros)
+    return _reduce(A.add(output_margin, output_self), red)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-target * input))``, reduced (``SoftMarginLossBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.soft_margin_loss(jaxgrad.tensor([0.0]), jaxgrad.tensor([1.0]))
+    tensor(0.6931)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    return _apply(N.SOFT_MARGIN_LOSS, input, aux=(target,), reduction=red)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of ``sigmoid(input)`` per class, averaged over the classes (the
+    last dim), then reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.multilabel_soft_margin_loss(jaxgrad.zeros(1, 2), jaxgrad.tensor([[1.0, 0.0]]))
+    tensor(0.6931)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = ["none", "mean", "sum"][_reduction(reduction, size_average, reduce)]
+    loss = A.neg(A.add(A.mul(target, logsigmoid(input)),
+                       A.mul(A.rsub(target, 1), logsigmoid(A.neg(input)))))
+    if weight is not None:
+        loss = A.mul(loss, weight)
+    class_dim = input.dim() - 1
+    loss = A.div(A.sum(loss, class_dim), input.size(class_dim))
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return A.mean(loss)
+    if reduction == "sum":
+        return A.sum(loss)
+    raise ValueError(reduction + " is not valid")
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target == 1``, ``max(0, cos(x1, x2) - margin)`` where
+    ``target == -1``, reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> x = jaxgrad.tensor([[1.0, 0.0]])
+    >>> F.cosine_embedding_loss(x, x, jaxgrad.tensor([1.0]))
+    tensor(0.)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    targ_dim = target.dim()
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if targ_dim == 1 else 1
+    if input1.dim() != want or input2.dim() != want:
+        raise RuntimeError(f"{targ_dim}D target tensor expects {want}D input tensors, but found "
+                           f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = A.sum(A.mul(input1, input2), targ_dim)
+    mag1 = _apply(N.ADD_SCALAR, A.sum(A.mul(input1, input1), targ_dim), aux=(1e-12,))
+    mag2 = _apply(N.ADD_SCALAR, A.sum(A.mul(input2, input2), targ_dim), aux=(1e-12,))
+    cos = A.div(prod_sum, A.sqrt_(A.mul(mag1, mag2)))
+    zeros = _creation.zeros_like(cos)
+    pos = A.sub(_number(1, cos), cos)
+    neg = A.clamp_min_(_apply(N.SUB_SCALAR, cos, aux=(margin,)), 0)
+    output = A.add(A.where(A.eq(target, 1), pos, zeros), A.where(A.eq(target, -1), neg, zeros))
+    return _reduce(output, red)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under Poisson(``exp(input)``) (or Poisson(input)
+    when not ``log_input``), with Stirling's term when ``full``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.poisson_nll_loss(jaxgrad.tensor([0.0]), jaxgrad.tensor([1.0]))
+    tensor(1.)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = ["none", "mean", "sum"][_reduction(reduction, size_average, reduce)]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = A.sub(A.exp(input), A.mul(target, input))
+    else:
+        loss = A.sub(input, A.mul(target, A.log(_apply(N.ADD_SCALAR, input, aux=(eps,)))))
+    if full:
+        stirling = A.add(A.sub(A.mul(target, A.log(target)), target),
+                         A.mul(A.log(A.mul(target, 2 * math.pi)), 0.5))
+        loss = A.add_(loss, A.masked_fill(stirling, A.le(target, 1), 0))
+    return _reduce(loss, _REDUCTIONS[reduction])
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under Normal(``input``, ``var``) (``var``
+    clamped to ``eps``; the constant term only when ``full``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.gaussian_nll_loss(jaxgrad.tensor([1.0]), jaxgrad.tensor([3.0]), jaxgrad.tensor([1.0]))
+    tensor(2.)
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = A.mul(_creation.ones_like(input), var)
+    elif bool(A.any(A.lt(var, 0))):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = A.unsqueeze(var, -1)
+        elif input.ndim != var.ndim or builtins.sum(
+                y for x, y in zip(input.shape, var.shape) if x != y) != 1:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = A.clone(var)
+    with no_grad():
+        A.clamp_(var, min=eps)
+    loss = A.mul(A.add(A.log(var), A.div(A.pow(A.sub(input, target), 2), var)), 0.5)
+    if full:
+        loss = A.add_(loss, 0.5 * math.log(2 * math.pi))
+    return _reduce(loss, _REDUCTIONS[reduction])
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
+                        margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+                        swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``pairwise_distance`` as ``d`` (``swap``
+    uses the smaller of ``d(a, n)`` and ``d(p, n)``), reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> a = jaxgrad.zeros(1, 2)
+    >>> F.triplet_margin_loss(a, a, a + 3.0, eps=0.0)
+    tensor(0.)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = A.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = A.clamp_min(A.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)), dist_neg), 0)
+    return _reduce(output, red)
+
+
+# --- nn round 2: 1-D and adaptive pooling, resampling -------------------------------------------
+
+
+def _one(value: Any) -> int:
+    return int(value[0]) if isinstance(value, (list, tuple)) else int(value)
+
+
+def _as_2d(input: Tensor, name: str) -> None:
+    if input.ndim in (2, 3):
+        return
+    if name == "max_pool1d":
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                       f"for argument #1 'self' (while checking arguments for {name})")
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """Max over 1-D windows of (N, C, L) or (C, L) input: torch's 2-D pooling of the input
+    with a unit dim inserted before the last (``SqueezeBackward1`` of
+    ``MaxPool2DWithIndicesBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.max_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    _as_2d(input, "max_pool1d")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == [] or stride == () else _one(stride)
+    out = max_pool2d(A.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)),
+                     (1, _one(dilation)), ceil_mode, True)
+    values, indices = A.squeeze(out[0], -2), A.squeeze(out[1], -2)
+    return (values, indices) if return_indices else values
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """Mean over 1-D windows of (N, C, L) or (C, L) input (torch's 2-D pooling of the input
+    with a unit dim inserted).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.avg_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    _as_2d(input, "avg_pool1d")
+    k = _one(kernel_size)
+    s = k if stride is None or stride == [] or stride == () else _one(stride)
+    out = avg_pool2d(A.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)), ceil_mode,
+                     count_include_pad)
+    return A.squeeze(out, -2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of (N, C, L) or (C, L) input to ``output_size`` positions.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.adaptive_avg_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    _as_2d(input, "adaptive_avg_pool1d")
+    out = _apply(N.ADAPTIVE_AVG_POOL2D, A.unsqueeze(input, -2),
+                 output_size=(1, _one(output_size)))
+    return A.squeeze(out, -2)
+
+
+def _adaptive_max(input: Tensor, sizes: tuple, name: str) -> tuple:
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    return _apply(N.ADAPTIVE_MAX_POOL2D, input, output_size=sizes)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of (N, C, H, W) or (C, H, W) input to a fixed output size (``None`` keeps
+    that input size); ``return_indices`` also gives each maximum's flat position.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.adaptive_max_pool2d(jaxgrad.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    if not isinstance(output_size, (list, tuple)):
+        output_size = (output_size, output_size)
+    sizes = tuple(input.shape[input.ndim - 2 + i] if s is None else int(s)
+                  for i, s in enumerate(output_size))
+    out, indices = _adaptive_max(input, sizes, "adaptive_max_pool2d")
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of (N, C, L) or (C, L) input to ``output_size`` positions.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.adaptive_max_pool1d(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    _as_2d(input, "adaptive_max_pool1d")
+    out, indices = _adaptive_max(A.unsqueeze(input, -2), (1, _one(output_size)),
+                                 "adaptive_max_pool2d")
+    out, indices = A.squeeze(out, -2), A.squeeze(indices, -2)
+    return (out, indices) if return_indices else out
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C * r * r, H, W) to (*, C, H * r, W * r).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.pixel_shuffle(jaxgrad.ones(1, 4, 2, 3), 2).shape
+    jaxgrad.Size([1, 1, 4, 6])
+    """
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    if input.shape[-3] % (upscale_factor * upscale_factor):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{input.shape[-3]} is not divisible by "
+                           f"{upscale_factor * upscale_factor}")
+    return _apply(N.PIXEL_SHUFFLE, input, upscale_factor=int(upscale_factor))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H * r, W * r) to (*, C * r * r, H, W).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.pixel_unshuffle(jaxgrad.ones(1, 1, 4, 6), 2).shape
+    jaxgrad.Size([1, 4, 2, 3])
+    """
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
+                           f"got input with {input.ndim} dimension(s)")
+    for i, dim in ((-2, "height"), (-1, "width")):
+        if input.shape[i] % downscale_factor:
+            raise RuntimeError(f"pixel_unshuffle expects {dim} to be divisible by "
+                               f"downscale_factor, but input.size({i})={input.shape[i]} is not "
+                               f"divisible by {downscale_factor}")
+    return _apply(N.PIXEL_UNSHUFFLE, input, downscale_factor=int(downscale_factor))
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
+                mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resample (N, C, L) or (N, C, H, W) input to ``size`` or by ``scale_factor``:
+    ``'nearest'``, ``'linear'`` (3-D input) or ``'bilinear'`` (4-D input), with
+    ``align_corners`` for the linear modes.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.interpolate(jaxgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    dims = input.ndim - 2
+    linear = {1: "linear", 2: "bilinear"}
+    if mode not in ("nearest",) + tuple(linear.values()):
+        raise NotImplementedError(f"jaxgrad's interpolate has no mode {mode!r}")
+    if mode == "nearest" and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if dims not in (1, 2) or (mode != "nearest" and linear[dims] != mode):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+            f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+            f"(got {mode})")
+    if antialias:
+        raise NotImplementedError("jaxgrad's interpolate has no antialias")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined" if size is None
+                         else "only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = tuple(int(s) for s in (size if isinstance(size, (list, tuple))
+                                       else [size] * dims))
+        scales: tuple = (None,) * dims
+    else:
+        factors = tuple(float(s) for s in (scale_factor if isinstance(scale_factor,
+                                                                      (list, tuple))
+                                           else [scale_factor] * dims))
+        sizes = tuple(math.floor(n * f) for n, f in zip(input.shape[2:], factors))
+        scales = (None,) * dims if recompute_scale_factor else factors
+    if mode == "nearest":
+        return _apply(N.UPSAMPLE_NEAREST[dims], input, output_size=sizes, scales=scales)
+    return _apply(N.UPSAMPLE_LINEAR[dims], input, output_size=sizes,
+                  align_corners=bool(align_corners), scales=scales)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation over (N, C, D, H, W) or (C, D, H, W) input
+    (``ConvolutionBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.conv3d(jaxgrad.ones(1, 2, 4, 4, 4), jaxgrad.ones(3, 2, 3, 3, 3), padding=1).shape
+    jaxgrad.Size([1, 3, 4, 4, 4])
+    """
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+@functools.partial(jax.jit, static_argnames=("shape", "dtype"))
+def _exponential_noise(key, shape, dtype):
+    """(next key, Exponential(1) draws): ``exponential_`` on an ``empty_like``."""
+    key, sub = jax.random.split(key)
+    return key, jax.random.exponential(sub, shape, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """A sample from the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    Gumbel(0, 1) noise ``g`` from jaxgrad's generator; ``hard`` returns one-hot vectors whose
+    gradient is the soft sample's (straight-through).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> y = F.gumbel_softmax(jaxgrad.zeros(2, 3), hard=True)
+    >>> y.sum(-1)
+    tensor([1., 1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = _random.generator_for(logits.device).draw(functools.partial(
+        _exponential_noise, shape=tuple(logits.shape), dtype=logits._value.dtype))
+    gumbels = A.neg(A.log(Tensor._make(noise)))
+    y_soft = A.softmax(A.div(A.add(logits, gumbels), tau), dim)
+    if not hard:
+        return y_soft
+    index = A.max(y_soft, dim, keepdim=True)[1]
+    y_hard = A.scatter_(_creation.zeros_like(logits), dim, index, 1.0)
+    return A.add(A.sub(y_hard, y_soft.detach()), y_soft)

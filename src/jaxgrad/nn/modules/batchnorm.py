@@ -140,3 +140,16 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) input, per channel C.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.BatchNorm3d(2)(jaxgrad.randn(2, 2, 2, 2, 2)).shape
+    jaxgrad.Size([2, 2, 2, 2, 2])
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

@@ -255,3 +255,24 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     _n = 2
     _conv_function = staticmethod(functional.conv_transpose2d)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input.
+
+    >>> import jaxgrad
+    >>> conv = jaxgrad.nn.Conv3d(2, 4, 3, padding=1)
+    >>> conv
+    Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    >>> conv(jaxgrad.ones(1, 2, 4, 4, 4)).shape
+    jaxgrad.Size([1, 4, 4, 4, 4])
+    """
+
+    _conv_function = staticmethod(functional.conv3d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels,
+                         *_conv_arguments(3, kernel_size, stride, padding, dilation), groups,
+                         bias, padding_mode, device=device, dtype=dtype)

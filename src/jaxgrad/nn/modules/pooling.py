@@ -1,4 +1,5 @@
-"""Pooling layers ``MaxPool2d``, ``AvgPool2d`` and ``AdaptiveAvgPool2d``."""
+"""Pooling layers ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``, ``AvgPool2d``, ``AdaptiveAvgPool1d``,
+``AdaptiveAvgPool2d``, ``AdaptiveMaxPool1d`` and ``AdaptiveMaxPool2d``."""
 
 from __future__ import annotations
 
@@ -118,3 +119,103 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         """``functional.adaptive_avg_pool2d`` of ``input`` to ``output_size``."""
         return functional.adaptive_avg_pool2d(input, self.output_size)
+
+
+def _single(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+class MaxPool1d(_MaxPoolNd):
+    """Max over 1-D windows of (N, C, L) or (C, L) input.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.MaxPool1d(2)
+    >>> pool
+    MaxPool1d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> pool(jaxgrad.tensor([[1.0, 3.0, 2.0, 0.0]]))
+    tensor([[3., 2.]])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """``functional.max_pool1d`` of ``input`` (with the indices when ``return_indices``)."""
+        return functional.max_pool1d(input, self.kernel_size, self.stride, self.padding,
+                                     self.dilation, ceil_mode=self.ceil_mode,
+                                     return_indices=self.return_indices)
+
+
+class AvgPool1d(_AvgPoolNd):
+    """Mean over 1-D windows of (N, C, L) or (C, L) input.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.AvgPool1d(2)
+    >>> pool
+    AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    >>> pool(jaxgrad.tensor([[1.0, 3.0]]))
+    tensor([[2.]])
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.avg_pool1d`` of ``input`` with this layer's arguments."""
+        return functional.avg_pool1d(input, self.kernel_size, self.stride, self.padding,
+                                     self.ceil_mode, self.count_include_pad)
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) or (C, L) input to ``output_size`` positions.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.AdaptiveAvgPool1d(1)(jaxgrad.tensor([[1.0, 3.0]]))
+    tensor([[2.]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.adaptive_avg_pool1d`` of ``input``."""
+        return functional.adaptive_avg_pool1d(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    """The target ``output_size``, ``return_indices`` and repr of adaptive max pooling."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        """The ``output_size``, as shown in the repr."""
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, L) or (C, L) input to ``output_size`` positions.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.AdaptiveMaxPool1d(1)(jaxgrad.tensor([[1.0, 3.0]]))
+    tensor([[3.]])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """``functional.adaptive_max_pool1d`` of ``input``."""
+        return functional.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, H, W) or (C, H, W) input to a fixed output size.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.AdaptiveMaxPool2d((2, None))
+    AdaptiveMaxPool2d(output_size=(2, None))
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """``functional.adaptive_max_pool2d`` of ``input``."""
+        return functional.adaptive_max_pool2d(input, self.output_size, self.return_indices)
