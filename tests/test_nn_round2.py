@@ -11,7 +11,7 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from differential import bug, captured_warnings, next_functions, ok, raises
+from differential import captured_warnings, next_functions, ok, raises
 
 torch = pytest.importorskip("torch")
 import jaxgrad  # noqa: E402
@@ -116,9 +116,8 @@ def test_recurrent_layers_unbatched(key):
     ok(_rnn_program(key, "float64", batched=False))
 
 
-@bug("torch transposes a batch_first output in place (TransposeBackward1, _version 1); "
-     "jaxgrad has no in-place transpose_ and returns TransposeBackward0, version 0")
 def test_recurrent_layers_batch_first_graph():
+    """torch transposes a batch_first output in place (TransposeBackward1, _version 1)."""
     ok(_rnn_program("gru", "float64", batch_first=True))
 
 

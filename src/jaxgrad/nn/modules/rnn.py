@@ -114,7 +114,7 @@ def _rnn(mode: str, input: Tensor, hx: Any, weights: list[tuple], num_layers: in
         if dropout != 0 and train and layer < num_layers - 1:
             layer_output = functional.dropout(layer_output, dropout, True)
         layer_input = layer_output
-    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    output = layer_input.transpose_(0, 1) if batch_first else layer_input  # in place, as torch
     if mode == "LSTM":
         return output, (A.stack([h for h, _ in finals]), A.stack([c for _, c in finals]))
     return output, A.stack(finals)
