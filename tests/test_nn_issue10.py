@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from differential import Raised, captured_warnings, next_functions, ok, raises, same
+from differential import Raised, attempt, captured_warnings, next_functions, ok, raises, same
 
 torch = pytest.importorskip("torch")
 import jaxgrad  # noqa: E402
@@ -946,3 +946,24 @@ def test_nanogpt_style_training():
 
 def F_softmax(T, logits):
     return T.nn.functional.softmax(logits / 0.8, dim=-1)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32", "float32"),
+                                    ("float32", "float32", "float64"),
+                                    ("float32", "float64", "float64")])
+def test_linear_and_addmm_refuse_mixed_dtypes_as_torch(dtypes):
+    def program(T):
+        x, w, b = (T.ones(*s, dtype=getattr(T, d)) for s, d in zip(((2, 3), (4, 3), (4,)), dtypes))
+        return attempt(lambda: T.nn.functional.linear(x, w, b)), attempt(
+            lambda: T.addmm(b, x, w.t()))
+
+    ok(program)
+
+
+def test_linear_saves_addmm_scalars_as_torch():
+    def program(T):
+        x, w, b = (T.ones(*s, requires_grad=True) for s in ((2, 3), (4, 3), (4,)))
+        fn = T.nn.functional.linear(x, w, b).grad_fn
+        return type(fn).__name__, fn._saved_alpha, fn._saved_beta, fn._saved_mat1
+
+    ok(program)

@@ -1233,7 +1233,12 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     variants='method')
 def expand(input: Tensor, *sizes: Any) -> Tensor:
-    sizes = _shape_arg(sizes)
+    shape = _expanded_shape(input, _shape_arg(sizes))
+    return apply_view(V.EXPAND, V.expand_geometry, input, shape=shape)
+
+
+def _expanded_shape(input: Tensor, sizes: Sequence[int]) -> tuple[int, ...]:
+    """The shape ``input.expand(*sizes)`` has (``-1`` keeps a dim), with torch's errors."""
     if len(sizes) < input.ndim:
         raise RuntimeError(
             f"expand(jaxgrad.{_dtypes.type_name(input.dtype)}{{{list(input.shape)}}}, "
@@ -1250,7 +1255,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"The expanded size of the tensor ({target}) must match the existing size "
                 f"({old}) at non-singleton dimension {lead + i}.  Target sizes: {list(sizes)}.  "
                 f"Tensor sizes: {list(input.shape)}")
-    return apply_view(V.EXPAND, V.expand_geometry, input, shape=tuple(shape))
+    return tuple(shape)
 
 
 @declare('clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor')
@@ -2215,7 +2220,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 def _expand_input(input: Tensor, shape: tuple) -> None:
     """torch's expand_size check of addmm-like ops' ``input`` against the result's shape."""
-    expand(input, shape)
+    _expanded_shape(input, shape)
 
 
 def _check_inplace_size(input: Tensor, shape: tuple) -> None:
@@ -2239,11 +2244,11 @@ def _addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any,
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
             f"{mat2.shape[0]}x{mat2.shape[1]})")
-    for a, b in ((input, mat2), (mat1, mat2)):
-        if a.dtype is not b.dtype:
-            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+    for name, a in (("self", input), ("mat1", mat1)):
+        if a.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{_dtypes.scalar_type_name(a.dtype)} and "
-                               f"{_dtypes.scalar_type_name(b.dtype)}")
+                               f"{_dtypes.scalar_type_name(mat2.dtype)}")
     run = apply_inplace if inplace else apply
     return run(L.ADDMM, input, mat1, mat2, aux=(scalar(beta), scalar(alpha)))
 

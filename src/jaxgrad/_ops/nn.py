@@ -47,12 +47,6 @@ def _reduced_grad(grad, shape, reduction):
 
 # --- linear ---------------------------------------------------------------------------------
 
-ADDMM = Op("addmm", "AddmmBackward0", lambda bias, mat1, mat2: bias + mat1 @ mat2,
-           inputs=("self", "mat1", "mat2"), promote="common",
-           grads={"self": identity_grad,
-                  "mat1": lambda grad, mat2: grad @ mat2.T,
-                  "mat2": lambda grad, mat1: mat1.T @ grad})
-
 _TRILINEAR = "bi,oij,bj->bo"
 TRILINEAR = Op(
     "_trilinear", "TrilinearBackward0",

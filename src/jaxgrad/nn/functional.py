@@ -38,18 +38,6 @@ from .._tensor import Tensor
 # --- linear ---------------------------------------------------------------------------------
 
 
-def _check_mm(mat1: Tensor, mat2: Tensor) -> None:
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
-            f"{mat2.shape[0]}x{mat2.shape[1]})")
-
-
-def _addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
-    _check_mm(mat1, mat2)
-    return _apply(N.ADDMM, bias, mat1, mat2)
-
-
 @tensor_args
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, with torch's graph (addmm for 2-D, flattened otherwise).
@@ -59,10 +47,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     jaxgrad.Size([2, 4])
     """
     if bias is not None and input.ndim == 2:
-        return _addmm(bias, input, A.t(weight))
+        return A.addmm(bias, input, A.t(weight))
     if bias is not None and input.ndim >= 1 and input.is_contiguous():
         flat = A.reshape(input, (-1, input.shape[-1]))
-        out = _addmm(bias, flat, A.t(weight))
+        out = A.addmm(bias, flat, A.t(weight))
         return A.view(out, (*input.shape[:-1], out.shape[1]))
     out = A.matmul(input, A.t(weight))
     return out if bias is None else A.add_(out, bias)
