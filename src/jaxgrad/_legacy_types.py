@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 
 from . import _api, _dtypes
 from ._creation import _nested_sizes, _sequence_array, _shape, _to_numpy
+from ._creation import _place as _creation_place
 from ._device import device as _device
-from ._device import to_jax
 from ._tensor import Size, Tensor, as_subclass
 
 
@@ -41,10 +40,8 @@ def _check_device(device: Any, device_type: str | None) -> Any:
 
 
 def _place(array: Any, device: Any, device_type: str | None) -> Tensor:
-    if device is None and device_type is not None:
-        device = device_type
-    target = to_jax(device)
-    return Tensor._make(array if target is None else jax.device_put(array, target))
+    """A new tensor on ``device``, or on the legacy type's own device type when none is given."""
+    return Tensor._make(_creation_place(array, device if device is not None else device_type))
 
 
 def legacy_new(d: _dtypes.dtype | None, device_type: str | None, *args: Any,
