@@ -716,3 +716,18 @@ def test_diagonal(case):
 def test_diagonal_errors():
     raises(lambda T: distinct_leaf(T).diagonal(0, 1, 1))
     raises(lambda T: distinct_leaf(T).diagonal(0, 0, 2))
+
+
+@pytest.mark.parametrize("index", [0, -1, 2, slice(None), slice(0, 1), (0,), None, Ellipsis])
+def test_indexing_a_zero_dim_tensor(index):
+    """torch's fast paths: a bare int or slice on a 0-dim tensor has its own errors."""
+
+    def program(T):
+        def assign():
+            t = T.tensor(1.0)
+            t[index] = 2.0
+            return t
+
+        return attempt(lambda: T.tensor(1.0)[index]), attempt(assign)
+
+    ok(program)

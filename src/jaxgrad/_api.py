@@ -1394,12 +1394,25 @@ def _advanced(i: Any) -> Any:
 
 def getitem(input: Tensor, index: Any) -> Tensor:
     """``input[index]``: basic indexing as views (select/slice/unsqueeze), then IndexBackward0."""
+    if input.ndim == 0:
+        _check_zero_dim_index(index)
     if isinstance(index, slice):  # torch slices even x[:] (no full-slice shortcut here)
         return narrow_slice(input, 0, index.start, index.stop, index.step)
     out, advanced = _basic_index(input, index)
     if advanced:
         return apply(X.INDEX, out, aux=(advanced,))
     return alias(out) if out is input else out  # x[...], x[:, :], x[()]: a shallow copy
+
+
+def _check_zero_dim_index(index: Any) -> None:
+    """torch's errors for a bare int or slice indexing a 0-dim tensor (its fast paths)."""
+    if _is_int_index(index) and not isinstance(index, Tensor):
+        if int(index) == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {int(index)} is out of bounds for dimension 0 with size 0")
+    if isinstance(index, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
 
 
 def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
@@ -1506,6 +1519,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     skipped, so ``y[...] = v`` writes ``y`` itself), then copy_to, or index_put_ for advanced
     indices."""
     value = _setitem_value(input, value)
+    if input.ndim == 0:
+        _check_zero_dim_index(index)
     target, advanced = _basic_index(input, index)
     if not advanced:
         _copy_to(target, value)
