@@ -1386,10 +1386,10 @@ def _advanced(i: Any) -> Any:
     """An integer index array for a list/array/tensor index (bool masks become positions)."""
     arr = _index_array(i)
     if arr.dtype == np.bool_:
-        return [jnp.asarray(a) for a in np.nonzero(arr)]
+        return [jnp.asarray(a, dtype=a.dtype) for a in np.nonzero(arr)]
     if arr.dtype.kind not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return [jnp.asarray(arr)]
+    return [jnp.asarray(arr, dtype=arr.dtype)]
 
 
 def getitem(input: Tensor, index: Any) -> Tensor:

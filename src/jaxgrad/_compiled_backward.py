@@ -29,6 +29,7 @@ from ._caches import Memo
 from ._dispatch import OpNode, SavedConstant, node_class_for
 from ._grad_mode import no_grad
 from ._graph import AccumulateGrad, GraphRoot, SavedTensor
+from ._jax_setup import jit
 from ._tensor import Tensor
 
 # the engine's entry point: execute(root, keep_graph, create_graph) runs the graph below root
@@ -137,7 +138,7 @@ def _build(structure: tuple, root_slots: tuple, execute: Execute) -> tuple[Calla
             outs.append(None if grad is None else grad._value)
         return outs
 
-    return jax.jit(run), effects
+    return jit(run), effects
 
 
 def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,

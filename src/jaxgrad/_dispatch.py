@@ -269,7 +269,7 @@ def _device_scalar(value: Any, dtype) -> Any:
     if _seen_once.pop(key, None) is None:
         _seen_once[key] = True
         return host
-    cached = _device_scalars[key] = jnp.asarray(host)
+    cached = _device_scalars[key] = jnp.asarray(host, dtype=host.dtype)
     return cached
 
 

@@ -1,11 +1,56 @@
-"""JAX configuration jaxgrad needs: 64-bit types, so float64/int64 exist as in torch.
+"""JAX configuration jaxgrad needs: explicitly requested 64-bit dtypes, without global x64.
 
-This flips JAX's global ``jax_enable_x64`` flag when jaxgrad is imported. Effect on plain JAX
-code in the same process: ``jnp.array(1.0)`` becomes float64 and ``jnp.arange(3)`` int64 (the
-numpy defaults) instead of 32-bit. Code that names its dtypes is unaffected. jaxgrad itself
-always names its dtypes, so its results do not depend on the flag's default.
+jaxgrad names the dtype of every array it creates, so it does not need ``jax_enable_x64``:
+JAX's defaults (``jnp.array(1.0)`` is float32, ``jnp.arange(3)`` int32) stay what the user
+configured. What it does need is that an explicitly requested ``float64``/``int64``/
+``complex128`` is honoured rather than truncated, which is JAX's ``jax_explicit_x64_dtypes``
+setting. That setting only changes code that explicitly asks for a 64-bit dtype (JAX's default
+answers it with a warning and a 32-bit array). A value the user chose (the
+``JAX_EXPLICIT_X64_DTYPES`` environment variable) is left alone; with ``JAX_ENABLE_X64=1``
+everything is 64-bit and the setting does not matter.
 """
+
+import os
 
 import jax
 
-jax.config.update("jax_enable_x64", True)
+if "JAX_EXPLICIT_X64_DTYPES" not in os.environ:
+    jax.config.update("jax_explicit_x64_dtypes", "allow")
+
+
+def x64_scope():
+    """The context every jaxgrad computation runs in: 64-bit types on, for this thread only
+    (JAX's ``jax.enable_x64(True)``), so JAX traces float64 code as under global x64.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._jax_setup import x64_scope
+    >>> with x64_scope():
+    ...     jnp.argmax(jnp.arange(3.0, dtype=jnp.float64)).dtype
+    dtype('int64')
+    """
+    return jax.enable_x64(True)
+
+
+def jit(fn=None, **options):
+    """``jax.jit`` whose calls trace, compile and run with 64-bit types enabled, locally.
+
+    Every kernel jaxgrad compiles goes through here, so a float64 kernel is traced exactly as
+    under global x64 (JAX's explicit-x64 mode alone builds some internal constants at 32 bits:
+    ``jnp.argmax`` of float64 fails, ``erf_inv`` loses precision), while the user's own JAX code
+    keeps its 32-bit defaults. Usable as ``jit(fn)``, ``@jit`` or ``@partial(jit, **options)``.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._jax_setup import jit
+    >>> jit(lambda x: jnp.argmax(x))(jnp.arange(3.0, dtype=jnp.float64)).dtype
+    dtype('int64')
+    """
+    if fn is None:
+        return lambda f: jit(f, **options)
+    compiled = jax.jit(fn, **options)
+
+    def call(*args, **kwargs):
+        with x64_scope():
+            return compiled(*args, **kwargs)
+
+    call.lower = compiled.lower
+    return call

@@ -19,6 +19,7 @@ import jax
 import numpy as np
 
 from ._caches import cache
+from ._jax_setup import jit
 
 
 class VersionCounter:
@@ -156,13 +157,13 @@ def _flat_index(layout: Layout) -> np.ndarray:
 @cache(maxsize=4096)
 def _gather_fn(layout: Layout):
     idx = _flat_index(layout)
-    return jax.jit(lambda base: base.reshape(-1)[idx])
+    return jit(lambda base: base.reshape(-1)[idx])
 
 
 @cache(maxsize=4096)
 def _scatter_fn(layout: Layout):
     idx = _flat_index(layout).reshape(-1)
-    return jax.jit(lambda base, values: base.reshape(-1).at[idx].set(
+    return jit(lambda base, values: base.reshape(-1).at[idx].set(
         values.reshape(-1).astype(base.dtype)).reshape(base.shape))
 
 

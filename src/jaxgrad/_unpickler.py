@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes
@@ -127,8 +128,8 @@ class LoadedStorage:
         """Replace the elements (the legacy format stores them after the pickle)."""
         self.array = array
         if self._cell is not None:
-            self._cell.write(jax.device_put(array.reshape(self._cell.array.shape),
-                                            self.device.jax))
+            host = array.reshape(self._cell.array.shape)
+            self._cell.write(jnp.asarray(host, dtype=host.dtype, device=self.device.jax))
 
     def tensor(self, offset: int, size: Iterable[int], stride: Iterable[int]) -> Tensor:
         """A tensor over this storage (as torch's ``set_(storage, offset, size, stride)``): the
@@ -148,7 +149,7 @@ class LoadedStorage:
         covers = offset == 0 and math.prod(size) == numel and stride == contiguous_strides(size)
         if self._cell is None:
             host = self.array.reshape(size) if covers else self.array
-            self._cell = Storage(jax.device_put(host, self.device.jax))
+            self._cell = Storage(jnp.asarray(host, dtype=host.dtype, device=self.device.jax))
         layout = None
         if not (covers and tuple(self._cell.array.shape) == size):
             layout = Layout(size, stride, offset)

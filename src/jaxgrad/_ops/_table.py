@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from .._caches import cache
+from .._jax_setup import jit
 from ._schema import parse_schema
 
 
@@ -206,7 +207,7 @@ def jitted_forward(op: Op, static: tuple, compute_dtype, out_dtype) -> Callable:
             out = out.astype(out_dtype)
         return out
 
-    return jax.jit(forward)
+    return jit(forward)
 
 
 # --- jitted backward ----------------------------------------------------------------------
@@ -278,7 +279,7 @@ class JittedBackward:
 
     def __init__(self, op: Op, static: tuple, needs: tuple[bool, ...], in_meta: tuple) -> None:
         self.viewed: list[bool] = []
-        self.call = jax.jit(backward_function(op, static, needs, in_meta, self.viewed))
+        self.call = jit(backward_function(op, static, needs, in_meta, self.viewed))
 
 
 @cache(maxsize=8192)

@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .. import _jax_compat as compat
 from ._table import Op
 
 
@@ -104,24 +105,24 @@ def _max_dim(x, dim, keepdim):
     if not dim:  # a 0-d input is its own maximum, at index 0
         return x, jnp.zeros((), jnp.int64)
     return (jnp.max(x, axis=dim[0], keepdims=keepdim),
-            jnp.argmax(x, axis=dim[0], keepdims=keepdim).astype(jnp.int64))
+            compat.argmax(x, dim[0], keepdim))
 
 
 def _min_dim(x, dim, keepdim):
     if not dim:
         return x, jnp.zeros((), jnp.int64)
     return (jnp.min(x, axis=dim[0], keepdims=keepdim),
-            jnp.argmin(x, axis=dim[0], keepdims=keepdim).astype(jnp.int64))
+            compat.argmin(x, dim[0], keepdim))
 
 
 MAX_DIM = Op("max", "MaxBackward0", _max_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
              grads={"self": _select_back}, grad_version=2)
 MIN_DIM = Op("min", "MinBackward0", _min_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
              grads={"self": _select_back}, grad_version=2)
-ARGMAX = Op("argmax", None, lambda x, dim, keepdim: jnp.argmax(
-    x.reshape(-1) if dim is None else x, axis=dim, keepdims=keepdim).astype(jnp.int64))
-ARGMIN = Op("argmin", None, lambda x, dim, keepdim: jnp.argmin(
-    x.reshape(-1) if dim is None else x, axis=dim, keepdims=keepdim).astype(jnp.int64))
+ARGMAX = Op("argmax", None, lambda x, dim, keepdim: compat.argmax(
+    x.reshape(-1) if dim is None else x, dim, keepdim))
+ARGMIN = Op("argmin", None, lambda x, dim, keepdim: compat.argmin(
+    x.reshape(-1) if dim is None else x, dim, keepdim))
 ANY = Op("any", None, lambda x, dim, keepdim: jnp.any(x, axis=dim, keepdims=keepdim))
 ALL = Op("all", None, lambda x, dim, keepdim: jnp.all(x, axis=dim, keepdims=keepdim))
 

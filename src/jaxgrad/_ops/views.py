@@ -9,6 +9,7 @@ import math
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _jax_compat as compat
 from .._storage import Layout, _flat_index, view_strides
 from ._table import Op, identity_grad
 
@@ -241,8 +242,8 @@ def _flip(x, dims):
 
 def _roll(x, shifts, dims):
     if not dims:
-        return jnp.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-    return jnp.roll(x, shifts, dims)
+        return compat.roll(x.reshape(-1), shifts[0], 0).reshape(x.shape)
+    return compat.roll(x, shifts, dims)
 
 
 def _repeat_fwd(x, repeats):

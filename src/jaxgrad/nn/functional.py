@@ -30,6 +30,7 @@ from .. import _creation, _dtypes, _random
 from .._dispatch import apply as _apply
 from .._dispatch import apply_inplace as _apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
+from .._jax_setup import jit
 from .._opgen import tensor_args
 from .._ops import elementwise as E
 from .._ops import nn as N
@@ -1136,7 +1137,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return out
 
 
-@jax.jit
+@jit
 def _running_stats(running_mean, running_var, mean, input, momentum):
     """torch's running-stat update, one XLA call per step: the batch variance is the unbiased
     variance of ``input`` itself (recovering it from the saved 1/std would lose precision when
@@ -1522,7 +1523,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     return A.mul_(input, noise) if inplace else A.mul(input, noise)
 
 
-@functools.partial(jax.jit, static_argnames=("shape", "dtype"))
+@functools.partial(jit, static_argnames=("shape", "dtype"))
 def _dropout_noise(key, p, shape, dtype):
     """(next key, scaled keep mask): the device's default generator's ``next_key`` split and a
     Bernoulli(1 - p) mask divided by 1 - p, cached per (shape, dtype); the same stream as
@@ -2484,7 +2485,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
-@functools.partial(jax.jit, static_argnames=("shape", "dtype"))
+@functools.partial(jit, static_argnames=("shape", "dtype"))
 def _exponential_noise(key, shape, dtype):
     """(next key, Exponential(1) draws): ``exponential_`` on an ``empty_like``."""
     key, sub = jax.random.split(key)

@@ -32,6 +32,7 @@ from .._dispatch import check_inplace
 from .._dtypes import float32
 from .._grad_mode import enable_grad, set_grad_enabled
 from .._graph import HookDict, RemovableHandle, add_hook
+from .._jax_setup import jit
 from .._profiler import record_function
 from .._tensor import Tensor
 
@@ -182,7 +183,7 @@ def jitted_kernel(update: Callable) -> Callable:
     >>> kernel(2)(jnp.arange(3)).tolist(), kernel(2) is kernel(2)
     ([0, 2, 4], True)
     """
-    return cache(maxsize=256)(lambda *flags: jax.jit(update(*flags)))
+    return cache(maxsize=256)(lambda *flags: jit(update(*flags)))
 
 
 class Optimizer:

@@ -15,6 +15,7 @@ import numpy as np
 from ... import _random
 from ..._creation import as_tensor
 from ..._dtypes import float64
+from ..._jax_setup import x64_scope
 from ..._random import Generator
 from ..._tensor import Tensor
 
@@ -159,8 +160,9 @@ def _multinomial(weights: Tensor, num_samples: int, replacement: bool,
     if w.sum() <= 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     key = (generator or _random.default_generator).next_key()
-    p = jnp.asarray(w / w.sum())
-    return jax.random.choice(key, n, (num_samples,), replace=replacement, p=p).tolist()
+    with x64_scope():
+        p = jnp.asarray(w / w.sum(), dtype=np.float64)
+        return jax.random.choice(key, n, (num_samples,), replace=replacement, p=p).tolist()
 
 
 class WeightedRandomSampler(Sampler[int]):

@@ -1,0 +1,91 @@
+"""JAX functions that work on explicitly 64-bit arrays whether or not ``jax_enable_x64`` is on.
+
+jaxgrad does not enable JAX's global x64 mode (see ``_jax_setup``); it asks for ``float64``/
+``int64`` explicitly. A few JAX library functions build internal constants with JAX's default
+dtypes and then fail on such arrays when x64 is off (``jnp.argmax`` of float64, ``jnp.max`` of
+int64, ``jnp.roll``). jaxgrad's own kernels run with x64 enabled locally (``_jax_setup.jit``),
+where these work; inside a user's own ``jax.jit`` with x64 off they do not, so the core ops use
+these replacements, which compute the same results with every constant's dtype stated. They
+sit at the bottom layer: they import only jax and numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+Axis = int | Sequence[int] | None
+
+
+def _axes(x: jax.Array, axis: Axis) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return tuple(a % max(x.ndim, 1) for a in axes)
+
+
+def _keep(result: jax.Array, x: jax.Array, axes: tuple[int, ...], keepdims: bool) -> jax.Array:
+    if not keepdims:
+        return result
+    return result.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+
+
+def amax(x: jax.Array, axis: Axis = None, keepdims: bool = False) -> jax.Array:
+    """``jnp.max`` (NaN propagates) for any dtype, 64-bit integers included."""
+    axes = _axes(x, axis)
+    return _keep(lax.reduce_max(x, axes), x, axes, keepdims)
+
+
+def amin(x: jax.Array, axis: Axis = None, keepdims: bool = False) -> jax.Array:
+    """``jnp.min`` (NaN propagates) for any dtype, 64-bit integers included."""
+    axes = _axes(x, axis)
+    return _keep(lax.reduce_min(x, axes), x, axes, keepdims)
+
+
+def _arg_extreme(x: jax.Array, axis: int | None, keepdims: bool, largest: bool,
+                 index_dtype) -> jax.Array:
+    """The first index holding the extreme value (NaN counts as the extreme), computed with
+    two plain reductions so that no 64-bit constant is needed."""
+    if axis is None:
+        flat = _arg_extreme(x.reshape(-1), 0, False, largest, index_dtype)
+        return flat.reshape((1,) * x.ndim) if keepdims else flat
+    if x.ndim == 0:
+        return jnp.zeros((), index_dtype)
+    axis = axis % x.ndim
+    best = (amax if largest else amin)(x, axis, keepdims=True)
+    hit = x == best
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        hit = hit | ((x != x) & (best != best))
+    index = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+    size = jnp.asarray(x.shape[axis], jnp.int32)
+    first = amin(jnp.where(hit, index, size), axis, keepdims)
+    return first.astype(index_dtype)
+
+
+def argmax(x: jax.Array, axis: int | None = None, keepdims: bool = False,
+           index_dtype=jnp.int64) -> jax.Array:
+    """``jnp.argmax``: the first index of the largest value (NaN is largest)."""
+    return _arg_extreme(x, axis, keepdims, True, index_dtype)
+
+
+def argmin(x: jax.Array, axis: int | None = None, keepdims: bool = False,
+           index_dtype=jnp.int64) -> jax.Array:
+    """``jnp.argmin``: the first index of the smallest value (NaN is smallest)."""
+    return _arg_extreme(x, axis, keepdims, False, index_dtype)
+
+
+def roll(x: jax.Array, shifts: int | Sequence[int], axes: int | Sequence[int]) -> jax.Array:
+    """``jnp.roll`` with static shifts along the given axes."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    for shift, axis in zip(shifts, axes):
+        size = x.shape[axis]
+        if size == 0 or shift % size == 0:
+            continue
+        cut = size - shift % size
+        x = lax.concatenate([lax.slice_in_dim(x, cut, size, axis=axis),
+                             lax.slice_in_dim(x, 0, cut, axis=axis)], axis % x.ndim)
+    return x
