@@ -2,7 +2,13 @@
 
 ``manual_seed(s)`` makes every following ``rand``/``randn``/``randint`` reproducible. The values
 come from JAX's threefry generator, so they differ from torch's (torch's Mersenne twister is not
-reproduced); the distributions are the same.
+reproduced); the distributions are the same. ``manual_seed`` also takes a ``jax.random`` key,
+and ``Generator.key()`` hands the current one out.
+
+Inside a JAX trace (``jax.jit``, ``jax.vmap``...) a generator holding a concrete key refuses to
+draw: its next key would be a tracer stored into (global) state, or a constant baked into the
+compiled program. Thread the key instead: pass it as an argument of the traced function and
+draw from ``Generator().manual_seed(key)`` made inside it.
 """
 
 from __future__ import annotations
@@ -40,17 +46,41 @@ class Generator:
         self._key = jax.random.key(self._seed)
         self.device = device
 
-    def manual_seed(self, seed: int) -> Generator:
-        """Reseed this generator with ``seed``; returns the generator.
+    def manual_seed(self, seed: int | jax.Array) -> Generator:
+        """Reseed this generator with ``seed``, an int or a ``jax.random`` key (typed, or raw
+        ``uint32`` key data); returns the generator. ``manual_seed(jax.random.key(s))`` draws as
+        ``manual_seed(s)`` does, and ``initial_seed()`` then reads ``s`` back.
 
-        >>> import jaxgrad
+        >>> import jax, jaxgrad
         >>> jaxgrad.Generator().manual_seed(3).initial_seed()
         3
+        >>> jaxgrad.Generator().manual_seed(jax.random.key(3)).initial_seed()
+        3
         """
+        if isinstance(seed, (jax.Array, np.ndarray)):
+            key = _as_key(seed)
+            if isinstance(key, jax.core.Tracer) and self is default_generator:
+                raise RuntimeError(TRACED_SEED_MESSAGE)
+            with self._lock:
+                self._key = key
+                self._seed = _seed_of(key)
+            return self
         with self._lock:
             self._seed = int(seed)
             self._key = jax.random.key(self._seed % (2**63))
         return self
+
+    def key(self) -> jax.Array:
+        """The generator's current ``jax.random`` key (a typed key array); drawing does not
+        consume it, so ``Generator().manual_seed(g.key())`` continues as ``g`` would.
+
+        >>> import jax, jaxgrad
+        >>> g = jaxgrad.Generator().manual_seed(0)
+        >>> h = jaxgrad.Generator().manual_seed(g.key())
+        >>> bool((jaxgrad.rand(3, generator=g) == jaxgrad.rand(3, generator=h)).all())
+        True
+        """
+        return self._key
 
     def seed(self) -> int:
         """Reseed from a non-deterministic random number; returns that seed.
@@ -94,28 +124,67 @@ class Generator:
     def next_key(self) -> jax.Array:
         """Split the key: keep one half for later draws, return the other for this one.
 
-        >>> import jaxgrad
+        >>> import jax, jaxgrad
         >>> g = jaxgrad.Generator()
-        >>> bool((jaxgrad.tensor(0).new_tensor(0) == 0))  # doctest: +SKIP
+        >>> jax.dtypes.issubdtype(g.next_key().dtype, jax.dtypes.prng_key)
         True
         """
         with self._lock:
-            self._key, sub = jax.random.split(self._key)
+            new, sub = jax.random.split(self._key)
+            self._keep(new)
         return sub
 
     def draw(self, sample: Callable[[jax.Array], tuple[jax.Array, Any]]) -> Any:
         """``sample(key) -> (next key, values)`` under the lock: a jitted sampler that splits
         the key itself (as :meth:`next_key` does) draws in one XLA call instead of two."""
         with self._lock:
-            self._key, values = sample(self._key)
+            new, values = sample(self._key)
+            self._keep(new)
         return values
+
+    def _keep(self, new: jax.Array) -> None:
+        """Store the next key, unless it is a tracer made from a concrete key (a JAX trace
+        drawing from this generator)."""
+        if isinstance(new, jax.core.Tracer) and not isinstance(self._key, jax.core.Tracer):
+            raise RuntimeError(TRACED_DRAW_MESSAGE)
+        self._key = new
+
+
+TRACED_DRAW_MESSAGE = (
+    "jaxgrad's random functions cannot draw from a generator seeded outside a JAX trace (jax.jit, "
+    "jax.vmap, ...): its next key would be a tracer. Thread the key: pass a jax.random key into "
+    "the traced function and draw with generator=jaxgrad.Generator().manual_seed(key).")
+TRACED_SEED_MESSAGE = (
+    "jaxgrad.manual_seed() cannot store a traced key into the default generator; seed a local "
+    "jaxgrad.Generator().manual_seed(key) inside the traced function instead.")
+
+
+def _as_key(seed: Any) -> jax.Array:
+    """A typed key from a typed key or raw ``uint32`` key data."""
+    if jax.dtypes.issubdtype(seed.dtype, jax.dtypes.prng_key):
+        return seed
+    if seed.dtype != np.uint32:
+        raise TypeError(f"manual_seed() expected an int or a jax.random key, got an array of "
+                        f"dtype {seed.dtype}")
+    return jax.random.wrap_key_data(seed)
+
+
+def _seed_of(key: jax.Array) -> int:
+    """The integer whose ``jax.random.key`` is ``key`` (its key data words, most significant
+    first); -1 for a traced key."""
+    if isinstance(key, jax.core.Tracer):
+        return -1
+    value = 0
+    for word in np.asarray(jax.random.key_data(key)).ravel():
+        value = (value << 32) | int(word)
+    return value
 
 
 default_generator = Generator()
 # torch keeps one default generator per GPU besides the CPU one; made on first use, seeded with
 # the last ``manual_seed``/``cuda.manual_seed_all`` seed
 _cuda_generators: dict[int, Generator] = {}
-_cuda_seed: list[int] = []
+_cuda_seed: list[Any] = []
 
 
 def cuda_generator(index: int) -> Generator:
@@ -127,9 +196,9 @@ def cuda_generator(index: int) -> Generator:
     return _cuda_generators[index]
 
 
-def seed_cuda_generators(seed: int) -> None:
+def seed_cuda_generators(seed: int | jax.Array) -> None:
     """Seed every GPU's default generator (``torch.cuda.manual_seed_all``)."""
-    _cuda_seed[:] = [int(seed)]
+    _cuda_seed[:] = [seed if isinstance(seed, (jax.Array, np.ndarray)) else int(seed)]
     for g in _cuda_generators.values():
         g.manual_seed(seed)
 
@@ -137,14 +206,15 @@ def seed_cuda_generators(seed: int) -> None:
 def generator_for(device: Any) -> Generator:
     """The default generator that draws for tensors made on ``device`` (None: the default
     device): the GPU's own for a GPU, else the CPU one."""
-    target = _device.to_jax(device)
-    if target is None or target.platform != "gpu":
+    target = _device.placement(device)
+    if not isinstance(target, jax.Device) or target.platform != "gpu":
         return default_generator
     return cuda_generator(_device.of_jax(target).index or 0)
 
 
-def manual_seed(seed: int) -> Generator:
-    """Seed jaxgrad's default generators (the CPU one and each GPU's); returns the CPU one.
+def manual_seed(seed: int | jax.Array) -> Generator:
+    """Seed jaxgrad's default generators (the CPU one and each GPU's) with an int or a
+    ``jax.random`` key; returns the CPU one.
 
     >>> import jaxgrad
     >>> old = jaxgrad.initial_seed(); state = jaxgrad._random.default_generator.get_state()
@@ -153,8 +223,9 @@ def manual_seed(seed: int) -> Generator:
     True
     >>> _ = jaxgrad.manual_seed(old).set_state(state)  # restore the default generator
     """
+    default_generator.manual_seed(seed)
     seed_cuda_generators(seed)
-    return default_generator.manual_seed(seed)
+    return default_generator
 
 
 def seed() -> int:
@@ -247,7 +318,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     (jaxgrad.Size([2, 2]), jaxgrad.float64)
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
-    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+    return rand(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
                 requires_grad=requires_grad)
 
 
@@ -261,7 +332,7 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     jaxgrad.Size([3])
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
-    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+    return randn(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
                  requires_grad=requires_grad)
 
 
@@ -277,7 +348,7 @@ def randint_like(input: Tensor, low: int, high: int | None = None, *,
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=device or input.device)
+                   device=_device.like(input, device))
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
