@@ -81,6 +81,10 @@ def test_manual_seed_takes_a_jax_key(default_generator_kept):
     assert jaxgrad.initial_seed() == 7
     raw = jax.random.key_data(jax.random.key(7))
     assert bool(jaxgrad.Generator().manual_seed(raw).key() == jax.random.key(7))
+    big = 2**40 + 5  # a seed beyond 32 bits keeps its high word, with or without JAX's x64
+    g = jaxgrad.Generator().manual_seed(big)
+    assert jaxgrad.Generator().manual_seed(g.key()).initial_seed() == big
+    assert not bool(g.key() == jaxgrad.Generator().manual_seed(5).key())
     with pytest.raises(TypeError, match=r"expected an int or a jax\.random key"):
         jaxgrad.Generator().manual_seed(np.zeros(2, np.float32))
 

@@ -43,7 +43,7 @@ class Generator:
     def __init__(self, device: Any = "cpu") -> None:
         self._lock = threading.Lock()
         self._seed = 67280421310721
-        self._key = jax.random.key(self._seed)
+        self._key = _key_of(self._seed)
         self.device = device
 
     def manual_seed(self, seed: int | jax.Array) -> Generator:
@@ -67,7 +67,7 @@ class Generator:
             return self
         with self._lock:
             self._seed = int(seed)
-            self._key = jax.random.key(self._seed % (2**63))
+            self._key = _key_of(self._seed % (2**63))
         return self
 
     def key(self) -> jax.Array:
@@ -157,6 +157,15 @@ TRACED_DRAW_MESSAGE = (
 TRACED_SEED_MESSAGE = (
     "jaxgrad.manual_seed() cannot store a traced key into the default generator; seed a local "
     "jaxgrad.Generator().manual_seed(key) inside the traced function instead.")
+
+
+def _key_of(seed: int) -> jax.Array:
+    """``jax.random.key(seed)`` as with 64-bit types on, whatever JAX's x64 flag says (without
+    it JAX drops a seed's high 32 bits): threefry's key data is the seed's two 32-bit words."""
+    key = jax.random.key(seed & 0xFFFFFFFF)
+    if seed >> 32 and jax.random.key_data(key).shape == (2,):
+        key = jax.random.wrap_key_data(np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32))
+    return key
 
 
 def _as_key(seed: Any) -> jax.Array:
