@@ -6,6 +6,7 @@
 - later gradients without ``create_graph``: added in place, so ``.grad`` stays the same object;
 - later gradients with ``create_graph``: ``.grad = .grad + new`` (out of place, with history).
 The leaf's post-accumulate-grad hooks run afterwards (the engine's ``accumulate_grad``).
+A gradient arriving on another device or sharding is first put where the leaf lives.
 The in-place copy and add go straight to the dispatcher, so they record and bump versions as
 ``.copy_``/``.add_`` do (``CopyBackwards`` under ``create_graph``).
 """
@@ -17,6 +18,7 @@ import jax.numpy as jnp
 from ._dispatch import apply, apply_inplace
 from ._grad_mode import no_grad
 from ._ops import elementwise as E
+from ._placement import on_placement_of
 from ._tensor import Tensor
 
 
@@ -38,6 +40,7 @@ def reset_grad(tensor, set_to_none: bool) -> None:
 def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
                          stealable: bool = False) -> None:
     """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``."""
+    grad = on_placement_of(grad, variable, create_graph)
     if variable._grad is None:
         if create_graph:
             target = Tensor._make(jnp.empty(grad._value.shape, variable._value.dtype))

@@ -1901,11 +1901,6 @@ def to_dtype(input: Tensor, dtype: Any) -> Tensor:
     return apply(E.CAST, input, dtype=d.np)
 
 
-def to_device(input: Tensor, device: Any) -> Tensor:
-    """A copy on another JAX device (ToCopyBackward0; the gradient flows back)."""
-    return apply(E.TO_DEVICE, input, device=device)
-
-
 clip_ = declare_alias("clip_", "clamp_")
 
 

@@ -30,6 +30,7 @@ from ._dispatch import OpNode, SavedConstant, node_class_for
 from ._grad_mode import no_grad
 from ._graph import AccumulateGrad, GraphRoot, SavedTensor
 from ._jax_setup import jit
+from ._placement import placed_like
 from ._tensor import Tensor
 
 # the engine's entry point: execute(root, keep_graph, create_graph) runs the graph below root
@@ -164,6 +165,8 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,
     outs = program(saved_values, [g._value for g in root_grads], old)
     for (i, was_none, version), array in zip(effects, outs):
         var = nodes[i].variable
+        if array is not None:  # .grad lives on the leaf's device and sharding
+            array = placed_like(array, var)
         if was_none and version is not None:  # .grad created (stolen or copied)
             var._grad = Tensor._make(array)
             var._grad._vc.value = version

@@ -15,8 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
-from ._device import to_jax
+from . import _device, _dtypes
 from ._tensor import Size, Tensor
 
 
@@ -115,7 +114,7 @@ def _to_numpy(data: Any) -> np.ndarray:
 
 
 def _place(array: jax.Array, device: Any) -> jax.Array:
-    dev = to_jax(device)
+    dev = _device.placement(device)
     return jax.device_put(array, dev) if dev is not None else array
 
 
@@ -331,7 +330,7 @@ def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
             [0, 0]])
     """
     shape, d = _like(input, dtype)
-    return _finish(jnp.zeros(shape, d), device or input.device, requires_grad)
+    return _finish(jnp.zeros(shape, d), _device.like(input, device), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -343,7 +342,7 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     tensor([1., 1.])
     """
     shape, d = _like(input, dtype)
-    return _finish(jnp.ones(shape, d), device or input.device, requires_grad)
+    return _finish(jnp.ones(shape, d), _device.like(input, device), requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
@@ -367,4 +366,4 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
     tensor([3., 3.])
     """
     shape, d = _like(input, dtype)
-    return _finish(jnp.full(shape, fill_value, d), device or input.device, requires_grad)
+    return _finish(jnp.full(shape, fill_value, d), _device.like(input, device), requires_grad)

@@ -2,7 +2,8 @@
 
 ``'cpu'`` is JAX's CPU device; ``'cuda'``/``'cuda:N'`` the N-th JAX GPU; ``'tpu:N'`` the N-th TPU.
 With no ``device=`` argument tensors go to JAX's default device, so one script runs unchanged
-on a CPU, GPU or TPU runtime.
+on a CPU, GPU or TPU runtime. Wherever torch takes a device, a ``jax.Device`` works too, and
+``Tensor.to``/``Module.to`` also take a ``jax.sharding.Sharding`` (see functorch_notes/devices.md).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ class device:
 
     __slots__ = ("index", "type")
 
-    def __init__(self, type: str | device, index: int | None = None) -> None:
+    def __init__(self, type: str | device | jax.Device, index: int | None = None) -> None:
+        if isinstance(type, jax.Device):
+            type = of_jax(type)
         if isinstance(type, device):
             self.type, self.index = type.type, type.index
             return
@@ -90,9 +93,10 @@ class device:
 
 
 def of_jax(d: jax.Device) -> device:
-    """The jaxgrad device of a JAX device; CPU has no index, as in torch."""
+    """The jaxgrad device of a JAX device; CPU device 0 has no index, as in torch (further CPU
+    devices, which JAX can simulate, are ``cpu:N``)."""
     kind = _TORCH_TYPE.get(d.platform, d.platform)
-    return device(kind) if kind == "cpu" else device(kind, d.id)
+    return device(kind) if kind == "cpu" and d.id == 0 else device(kind, d.id)
 
 
 # torch keeps the default device per thread: ``set_default_device`` and ``with device(...)``
@@ -142,8 +146,10 @@ def get_default_device() -> device:
 
 
 def to_jax(d) -> jax.Device | None:
-    """Resolve a ``device=`` argument (str, int, device or None) to a JAX device; None is the
-    default device (``set_default_device``), or None when there is no setting."""
+    """Resolve a ``device=`` argument (str, int, device, jax.Device or None) to a JAX device;
+    None is the default device (``set_default_device``), or None when there is no setting."""
+    if isinstance(d, jax.Device):
+        return d
     if d is None:
         d = _default_device()
         if d is None:
@@ -151,3 +157,33 @@ def to_jax(d) -> jax.Device | None:
     if isinstance(d, int):
         d = device("cuda", d)
     return device(d).jax
+
+
+def placement(d) -> jax.Device | jax.sharding.Sharding | None:
+    """Resolve a ``device=`` argument that may also be a ``jax.sharding.Sharding``."""
+    return d if isinstance(d, jax.sharding.Sharding) else to_jax(d)
+
+
+def is_placement(d) -> bool:
+    """Whether ``d`` names a device (str, device, jax.Device or Sharding; not an int)."""
+    return isinstance(d, (str, device, jax.Device, jax.sharding.Sharding))
+
+
+INCOMPATIBLE = "incompatible devices for jitted computation"
+
+
+def mixed_devices_error(args: tuple) -> RuntimeError:
+    """torch's error for tensors on different devices among ``args`` (JAX refused to run one
+    computation on arrays committed to different devices or device sets). As torch's
+    TensorIterator does, the first non-CPU device is the common one."""
+    placed = [frozenset(a._cell.array.devices()) for a in args if hasattr(a, "_cell")]
+    named = [of_jax(min(p, key=lambda d: d.id)) for p in placed]
+    common = next((i for i, d in enumerate(named) if d.type != "cpu"), 0)
+    other = next((i for i, p in enumerate(placed) if p != placed[common]), len(placed) - 1)
+    return RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                        f"devices, {named[common]} and {named[other]}!")
+
+
+def like(t, d):
+    """The ``device=`` of a ``*_like`` factory: ``d``, else where ``t`` lives (its sharding)."""
+    return t._value.sharding if d is None else d

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _profiler
+from . import _device, _dtypes, _profiler
 from ._caches import Memo, cache
 from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
@@ -231,8 +231,14 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
         if not isinstance(args[0], Tensor) and op.inputs and isinstance(args[0], _NOT_TENSORS):
             raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
-    out = jitted_forward(op, skey, compute_dtype, None)(
-        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, compute_dtype) for x in aux])
+    try:
+        out = jitted_forward(op, skey, compute_dtype, None)(
+            *[_as_array(a, compute_dtype) for a in args],
+            *[_as_array(x, compute_dtype) for x in aux])
+    except ValueError as error:  # JAX's refusal of arrays on different devices: torch's error
+        if _device.INCOMPATIBLE in str(error):
+            raise _device.mixed_devices_error(args) from error
+        raise
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
     if _state.grad and (op.grads or op.variadic) and any(
@@ -507,8 +513,14 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
         raise RuntimeError(
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
-    new = jitted_forward(op, skey, compute_dtype, out_dtype)(
-        *[_as_array(a, compute_dtype) for a in args], *[_as_array(x, compute_dtype) for x in aux])
+    try:
+        new = jitted_forward(op, skey, compute_dtype, out_dtype)(
+            *[_as_array(a, compute_dtype) for a in args],
+            *[_as_array(x, compute_dtype) for x in aux])
+    except ValueError as error:  # JAX's refusal of arrays on different devices: torch's error
+        if _device.INCOMPATIBLE in str(error):
+            raise _device.mixed_devices_error(args) from error
+        raise
     record = _state.grad and bool(op.grads or op.variadic) and any(
         isinstance(a, Tensor) and a._requires_grad for a in args)  # (logical_and_: no node)
     node = None

@@ -10,6 +10,7 @@ answers it with a warning and a 32-bit array). A value the user chose (the
 everything is 64-bit and the setting does not matter.
 """
 
+import functools
 import os
 
 import jax
@@ -29,6 +30,25 @@ def x64_scope():
     dtype('int64')
     """
     return jax.enable_x64(True)
+
+
+def in_x64_scope(fn):
+    """Decorate an eager function that calls JAX library code (``jax.random`` samplers) so it
+    runs inside :func:`x64_scope`.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from jaxgrad._jax_setup import in_x64_scope
+    >>> draw = in_x64_scope(lambda: jax.random.normal(jax.random.key(0), (2,), jnp.float64))
+    >>> draw().dtype
+    dtype('float64')
+    """
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with x64_scope():
+            return fn(*args, **kwargs)
+
+    return call
 
 
 def jit(fn=None, **options):

@@ -25,6 +25,7 @@ from ._engine import accumulate_grad_apply
 from ._engine import backward as _backward
 from ._graph import AccumulateGrad
 from ._opgen import DECLARED, method_form
+from ._placement import move
 from ._tensor import Tensor
 
 
@@ -108,28 +109,32 @@ def _new(factory: Callable) -> Callable:
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Move to a device and/or cast to a dtype: ``.to('cpu')``, ``.to(jaxgrad.float64)``,
-    ``.to(other)``.
+    ``.to(other)``; a device may be a ``jax.Device``, and a ``jax.sharding.Sharding`` places
+    the tensor as ``jax.device_put`` does. Gradients flow back to the source's placement.
 
-    >>> import jaxgrad
+    >>> import jax, jaxgrad
     >>> jaxgrad.tensor([1, 2]).to(jaxgrad.float64)
     tensor([1., 2.], dtype=jaxgrad.float64)
+    >>> jaxgrad.ones(2).to(jax.devices("cpu")[0]).device
+    device(type='cpu')
     """
     dev, dt = kwargs.pop("device", None), kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
     kwargs.pop("copy", None)
     for a in args:
         if isinstance(a, Tensor):
-            dev, dt = a.device, a.dtype
-        elif isinstance(a, (str, _device_mod.device)) or (isinstance(a, int)
-                                                          and not isinstance(a, bool)):
+            dev, dt = a._value.sharding, a.dtype
+        elif _device_mod.is_placement(a) or (isinstance(a, int) and not isinstance(a, bool)):
             dev = a
         elif a is not None:
             dt = a
     out = self if dt is None else F.to_dtype(self, dt)
     if dev is not None:
-        target = _device_mod.to_jax(dev)
-        if target not in out._cell.array.devices():
-            out = F.to_device(out, target)
+        target = _device_mod.placement(dev)
+        array = out._value
+        if (array.devices() != {target} if isinstance(target, jax.Device)
+                else not array.sharding.is_equivalent_to(target, array.ndim)):
+            out = move(out, target)
     return out
 
 

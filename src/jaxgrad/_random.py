@@ -2,7 +2,13 @@
 
 ``manual_seed(s)`` makes every following ``rand``/``randn``/``randint`` reproducible. The values
 come from JAX's threefry generator, so they differ from torch's (torch's Mersenne twister is not
-reproduced); the distributions are the same.
+reproduced); the distributions are the same. ``manual_seed`` also takes a ``jax.random`` key,
+and ``Generator.key()`` hands the current one out.
+
+Inside a JAX trace (``jax.jit``, ``jax.vmap``...) a generator holding a concrete key refuses to
+draw: its next key would be a tracer stored into (global) state, or a constant baked into the
+compiled program. Thread the key instead: pass it as an argument of the traced function and
+draw from ``Generator().manual_seed(key)`` made inside it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import numpy as np
 from . import _device, _dtypes
 from ._creation import _finish, _float_or, _size
 from ._dispatch import apply, apply_inplace
+from ._jax_setup import in_x64_scope
 from ._ops._table import Op
 from ._tensor import Tensor
 
@@ -37,20 +44,44 @@ class Generator:
     def __init__(self, device: Any = "cpu") -> None:
         self._lock = threading.Lock()
         self._seed = 67280421310721
-        self._key = jax.random.key(self._seed)
+        self._key = _key_of(self._seed)
         self.device = device
 
-    def manual_seed(self, seed: int) -> Generator:
-        """Reseed this generator with ``seed``; returns the generator.
+    def manual_seed(self, seed: int | jax.Array) -> Generator:
+        """Reseed this generator with ``seed``, an int or a ``jax.random`` key (typed, or raw
+        ``uint32`` key data); returns the generator. ``manual_seed(jax.random.key(s))`` draws as
+        ``manual_seed(s)`` does, and ``initial_seed()`` then reads ``s`` back.
 
-        >>> import jaxgrad
+        >>> import jax, jaxgrad
         >>> jaxgrad.Generator().manual_seed(3).initial_seed()
         3
+        >>> jaxgrad.Generator().manual_seed(jax.random.key(3)).initial_seed()
+        3
         """
+        if isinstance(seed, (jax.Array, np.ndarray)):
+            key = _as_key(seed)
+            if isinstance(key, jax.core.Tracer) and self is default_generator:
+                raise RuntimeError(TRACED_SEED_MESSAGE)
+            with self._lock:
+                self._key = key
+                self._seed = _seed_of(key)
+            return self
         with self._lock:
             self._seed = int(seed)
-            self._key = jax.random.key(self._seed % (2**63))
+            self._key = _key_of(self._seed % (2**63))
         return self
+
+    def key(self) -> jax.Array:
+        """The generator's current ``jax.random`` key (a typed key array); drawing does not
+        consume it, so ``Generator().manual_seed(g.key())`` continues as ``g`` would.
+
+        >>> import jax, jaxgrad
+        >>> g = jaxgrad.Generator().manual_seed(0)
+        >>> h = jaxgrad.Generator().manual_seed(g.key())
+        >>> bool((jaxgrad.rand(3, generator=g) == jaxgrad.rand(3, generator=h)).all())
+        True
+        """
+        return self._key
 
     def seed(self) -> int:
         """Reseed from a non-deterministic random number; returns that seed.
@@ -94,28 +125,76 @@ class Generator:
     def next_key(self) -> jax.Array:
         """Split the key: keep one half for later draws, return the other for this one.
 
-        >>> import jaxgrad
+        >>> import jax, jaxgrad
         >>> g = jaxgrad.Generator()
-        >>> bool((jaxgrad.tensor(0).new_tensor(0) == 0))  # doctest: +SKIP
+        >>> jax.dtypes.issubdtype(g.next_key().dtype, jax.dtypes.prng_key)
         True
         """
         with self._lock:
-            self._key, sub = jax.random.split(self._key)
+            new, sub = jax.random.split(self._key)
+            self._keep(new)
         return sub
 
     def draw(self, sample: Callable[[jax.Array], tuple[jax.Array, Any]]) -> Any:
         """``sample(key) -> (next key, values)`` under the lock: a jitted sampler that splits
         the key itself (as :meth:`next_key` does) draws in one XLA call instead of two."""
         with self._lock:
-            self._key, values = sample(self._key)
+            new, values = sample(self._key)
+            self._keep(new)
         return values
+
+    def _keep(self, new: jax.Array) -> None:
+        """Store the next key, unless it is a tracer made from a concrete key (a JAX trace
+        drawing from this generator)."""
+        if isinstance(new, jax.core.Tracer) and not isinstance(self._key, jax.core.Tracer):
+            raise RuntimeError(TRACED_DRAW_MESSAGE)
+        self._key = new
+
+
+TRACED_DRAW_MESSAGE = (
+    "jaxgrad's random functions cannot draw from a generator seeded outside a JAX trace (jax.jit, "
+    "jax.vmap, ...): its next key would be a tracer. Thread the key: pass a jax.random key into "
+    "the traced function and draw with generator=jaxgrad.Generator().manual_seed(key).")
+TRACED_SEED_MESSAGE = (
+    "jaxgrad.manual_seed() cannot store a traced key into the default generator; seed a local "
+    "jaxgrad.Generator().manual_seed(key) inside the traced function instead.")
+
+
+def _key_of(seed: int) -> jax.Array:
+    """``jax.random.key(seed)`` as with 64-bit types on, whatever JAX's x64 flag says (without
+    it JAX drops a seed's high 32 bits): threefry's key data is the seed's two 32-bit words."""
+    key = jax.random.key(seed & 0xFFFFFFFF)
+    if seed >> 32 and jax.random.key_data(key).shape == (2,):
+        key = jax.random.wrap_key_data(np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32))
+    return key
+
+
+def _as_key(seed: Any) -> jax.Array:
+    """A typed key from a typed key or raw ``uint32`` key data."""
+    if jax.dtypes.issubdtype(seed.dtype, jax.dtypes.prng_key):
+        return seed
+    if seed.dtype != np.uint32:
+        raise TypeError(f"manual_seed() expected an int or a jax.random key, got an array of "
+                        f"dtype {seed.dtype}")
+    return jax.random.wrap_key_data(seed)
+
+
+def _seed_of(key: jax.Array) -> int:
+    """The integer whose ``jax.random.key`` is ``key`` (its key data words, most significant
+    first); -1 for a traced key."""
+    if isinstance(key, jax.core.Tracer):
+        return -1
+    value = 0
+    for word in np.asarray(jax.random.key_data(key)).ravel():
+        value = (value << 32) | int(word)
+    return value
 
 
 default_generator = Generator()
 # torch keeps one default generator per GPU besides the CPU one; made on first use, seeded with
 # the last ``manual_seed``/``cuda.manual_seed_all`` seed
 _cuda_generators: dict[int, Generator] = {}
-_cuda_seed: list[int] = []
+_cuda_seed: list[Any] = []
 
 
 def cuda_generator(index: int) -> Generator:
@@ -127,9 +206,9 @@ def cuda_generator(index: int) -> Generator:
     return _cuda_generators[index]
 
 
-def seed_cuda_generators(seed: int) -> None:
+def seed_cuda_generators(seed: int | jax.Array) -> None:
     """Seed every GPU's default generator (``torch.cuda.manual_seed_all``)."""
-    _cuda_seed[:] = [int(seed)]
+    _cuda_seed[:] = [seed if isinstance(seed, (jax.Array, np.ndarray)) else int(seed)]
     for g in _cuda_generators.values():
         g.manual_seed(seed)
 
@@ -137,14 +216,15 @@ def seed_cuda_generators(seed: int) -> None:
 def generator_for(device: Any) -> Generator:
     """The default generator that draws for tensors made on ``device`` (None: the default
     device): the GPU's own for a GPU, else the CPU one."""
-    target = _device.to_jax(device)
-    if target is None or target.platform != "gpu":
+    target = _device.placement(device)
+    if not isinstance(target, jax.Device) or target.platform != "gpu":
         return default_generator
     return cuda_generator(_device.of_jax(target).index or 0)
 
 
-def manual_seed(seed: int) -> Generator:
-    """Seed jaxgrad's default generators (the CPU one and each GPU's); returns the CPU one.
+def manual_seed(seed: int | jax.Array) -> Generator:
+    """Seed jaxgrad's default generators (the CPU one and each GPU's) with an int or a
+    ``jax.random`` key; returns the CPU one.
 
     >>> import jaxgrad
     >>> old = jaxgrad.initial_seed(); state = jaxgrad._random.default_generator.get_state()
@@ -153,8 +233,9 @@ def manual_seed(seed: int) -> Generator:
     True
     >>> _ = jaxgrad.manual_seed(old).set_state(state)  # restore the default generator
     """
+    default_generator.manual_seed(seed)
     seed_cuda_generators(seed)
-    return default_generator.manual_seed(seed)
+    return default_generator
 
 
 def seed() -> int:
@@ -185,6 +266,7 @@ def _key(generator: Generator | None, device: Any = None) -> jax.Array:
     return (generator or generator_for(device)).next_key()
 
 
+@in_x64_scope
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """Uniform samples on [0, 1), as ``torch.rand``.
@@ -200,6 +282,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     return _finish(values, device, requires_grad)
 
 
+@in_x64_scope
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal samples, as ``torch.randn``.
@@ -215,6 +298,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     return _finish(values, device, requires_grad)
 
 
+@in_x64_scope
 def randint(low: int, high: int | None = None, size: Any = None, *,
             generator: Generator | None = None, dtype: Any = None, device: Any = None,
             requires_grad: bool = False) -> Tensor:
@@ -247,7 +331,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     (jaxgrad.Size([2, 2]), jaxgrad.float64)
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
-    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+    return rand(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
                 requires_grad=requires_grad)
 
 
@@ -261,7 +345,7 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     jaxgrad.Size([3])
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
-    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+    return randn(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
                  requires_grad=requires_grad)
 
 
@@ -277,9 +361,10 @@ def randint_like(input: Tensor, low: int, high: int | None = None, *,
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=device or input.device)
+                   device=_device.like(input, device))
 
 
+@in_x64_scope
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 by default), as ``torch.randperm``.
@@ -293,6 +378,7 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     return _finish(jax.random.permutation(_key(generator, device), n).astype(d), device, False)
 
 
+@in_x64_scope
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None):
     """Fill ``t`` in place with normal samples (``Tensor.normal_``; a tensor that requires grad
     gets torch's NormalBackward0, whose gradient is zero).
@@ -309,6 +395,7 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator
     return _sampled_(_NORMAL_, t, mean + std * noise)
 
 
+@in_x64_scope
 def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None):
     """Fill ``t`` in place with uniform samples on [a, b).
 
@@ -394,6 +481,7 @@ def _check_kernel(t: Tensor, kernel: str) -> None:
                                   f"'{_dtypes.scalar_type_name(t.dtype)}'")
 
 
+@in_x64_scope
 def _uniform01(t: Tensor, generator: Generator | None) -> jax.Array:
     dtype = t._value.dtype if t.dtype.is_floating_point else jnp.float64
     return jax.random.uniform(_key(generator, t.device), tuple(t.shape), dtype)
@@ -427,6 +515,7 @@ def _random_bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int]:
 _UNSET: Any = object()
 
 
+@in_x64_scope
 def random_(t: Tensor, from_: int | None = None, to: Any = _UNSET, *,
             generator: Generator | None = None) -> Tensor:
     """Fill ``t`` in place with integers uniform on ``[from, to)`` (``random_(to)``: ``[0, to)``;
@@ -465,6 +554,7 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Generator | None =
     return _sampled_(_EXPONENTIAL_, t, -jnp.log1p(-_uniform01(t, generator)) / lambd)
 
 
+@in_x64_scope
 def geometric_(t: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
     """Fill ``t`` in place with the number of Bernoulli(``p``) trials up to the first success.
 
@@ -495,6 +585,7 @@ def cauchy_(t: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     return _sampled_(_CAUCHY_, t, median + sigma * jnp.tan(np.pi * (u - 0.5)))
 
 
+@in_x64_scope
 def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
                 generator: Generator | None = None) -> Tensor:
     """Fill ``t`` in place with ``exp(N(mean, std))`` samples.
@@ -511,6 +602,7 @@ def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
     return _sampled_(_LOG_NORMAL_, t, jnp.exp(mean + std * noise))
 
 
+@in_x64_scope
 def _bernoulli_values(p: jax.Array, shape: tuple, generator: Generator | None,
                       device: Any) -> jax.Array:
     u = jax.random.uniform(_key(generator, device), shape, jnp.float64)
@@ -572,6 +664,7 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     return apply(_BERNOULLI, input, aux=(Tensor._make(values),))
 
 
+@in_x64_scope
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Normal samples: ``normal(mean_tensor, std)``, ``normal(mean, std_tensor)`` and
@@ -617,6 +710,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     return apply(_NORMAL_FLOAT_TENSOR, std, aux=(values,))
 
 
+@in_x64_scope
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
     """``num_samples`` category indices per row of ``input`` (unnormalised probabilities, 1-d

@@ -308,8 +308,6 @@ SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", _sign,
                                      "tensor([-1.,  0.,  1.])"))
 CAST = Op("to", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
           grads={"self": identity_grad})
-TO_DEVICE = Op("to", "ToCopyBackward0", lambda x, device: jax.device_put(x, device),
-               grads={"self": identity_grad})
 
 # --- elementwise math (issue 10) ----------------------------------------------------------------
 # Rounding, trigonometric and hyperbolic functions, special functions, remainders, logical and

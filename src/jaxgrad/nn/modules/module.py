@@ -752,11 +752,16 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast floating point parameters and buffers: ``to(dtype)``,
-        ``to(device)``, ``to(tensor)``, ``to(device, dtype)``.
+        ``to(device)``, ``to(tensor)``, ``to(device, dtype)``. The device may be a
+        ``jax.Device``, or a ``jax.sharding.Sharding`` given to every parameter and buffer (a
+        replicated ``NamedSharding(mesh, P())`` for data parallelism); parameters stay the same
+        objects and their ``.grad`` moves with them.
 
-        >>> import jaxgrad
+        >>> import jax, jaxgrad
         >>> jaxgrad.nn.Linear(1, 1).to(jaxgrad.float64).bias.dtype
         jaxgrad.float64
+        >>> jaxgrad.nn.Linear(1, 1).to(jax.devices("cpu")[0]).weight.device
+        device(type='cpu')
         """
         device, dtype = _parse_to(args, kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
@@ -1407,5 +1412,5 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, _dtype | None]:
         elif not isinstance(arg, bool):
             device = arg
     if tensor is not None:
-        device, dtype = tensor.device, tensor.dtype
+        device, dtype = tensor._value.sharding, tensor.dtype
     return device, dtype
