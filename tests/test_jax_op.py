@@ -293,9 +293,10 @@ def _torch_net(params, x, *, act, scale):
 def test_pytrees_in_and_out_with_keywords_and_static_arguments():
     def prog(T):
         rng = np.random.default_rng(1)
-        params = {"w": T.tensor(rng.standard_normal((3, 2)), requires_grad=True),
-                  "b": T.tensor(rng.standard_normal(2), requires_grad=True)}
-        x = T.tensor(rng.standard_normal((4, 3)))
+        f32 = T.float32  # (JAX 0.10's argmax of float64 fails without global x64)
+        params = {"w": T.tensor(rng.standard_normal((3, 2)), dtype=f32, requires_grad=True),
+                  "b": T.tensor(rng.standard_normal(2), dtype=f32, requires_grad=True)}
+        x = T.tensor(rng.standard_normal((4, 3)), dtype=f32)
         results = []
         for act, scale in (("tanh", 2.0), ("sin", 0.5)):
             net = _torch_net if T is torch else jaxgrad.jax_op(_jax_net)
