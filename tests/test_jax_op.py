@@ -389,12 +389,14 @@ def test_optax_loss_matches_cross_entropy():
     ok(prog)
 
 
-def test_complex_inputs_follow_torchs_conjugate_convention():
+def test_complex_inputs_follow_torchs_conjugate_convention_to_second_order():
     def prog(T):
         z = T.tensor([1 + 2j, -0.5 + 1j], requires_grad=True)
-        y = twin(T, "AbsSq", lambda z: jnp.abs(z * z + z), lambda z: torch.abs(z * z + z))(z)
-        y.sum().backward()
-        return y, z.grad
+        y = twin(T, "AbsPoly", lambda z: jnp.abs(z * z * z + z),
+                 lambda z: torch.abs(z * z * z + z))(z)
+        (g,) = T.autograd.grad(y.sum(), z, create_graph=True)
+        (gg,) = T.autograd.grad(g.abs().sum(), z)
+        return y, fresh(g, gg)
 
     ok(prog)
 
@@ -446,3 +448,32 @@ def test_compiled_backward_reuses_one_program_and_agrees_with_eager():
     first = step(True)
     assert len(_compiled_backward._cache) == before
     np.testing.assert_allclose(first, step(False), rtol=1e-6)
+
+
+def test_static_values_equal_but_of_other_types_are_other_signatures():
+    op = jaxgrad.jax_op(lambda x, s: x * 2 if isinstance(s, bool) else x * 3, static_argnums=1)
+    x = jaxgrad.ones(2)
+    assert [float(op(x, s)[0]) for s in (True, 1, 1.0)] == [2.0, 3.0, 3.0]
+
+
+def test_profiler_shows_the_function_and_its_node():
+    def names(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        with T.autograd.profiler.profile() as prof:
+            sin_op(T)(x).sum().backward()
+        return [e.name for e in prof.function_events]
+
+    for T in (torch, jaxgrad):
+        assert {"Sin", "SinBackward"} <= set(names(T))
+    assert not [n for n in names(jaxgrad) if n.startswith("aten::") and "sin" in n]
+
+
+def test_modifying_an_output_in_place_is_allowed():
+    def prog(T):
+        x = T.tensor([0.5, -1.0], requires_grad=True)
+        y = sin_op(T)(x)
+        y.mul_(2)
+        y.sum().backward()
+        return y, x.grad
+
+    ok(prog)

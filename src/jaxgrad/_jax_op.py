@@ -111,8 +111,9 @@ def _call(fn: Callable, node: str, nums: tuple, names: tuple, args: tuple,
         else:
             kinds.append(_STATIC)
             statics.append(leaf)
-    key = (fn, node, treedef, tuple(kinds), tuple(statics), static_args, static_kwargs,
-           tuple(meta))
+    statics = tuple(statics)
+    key = (fn, node, treedef, tuple(kinds), statics, static_args, static_kwargs,
+           _types((statics, static_args, static_kwargs)), tuple(meta))
     try:
         row = _row(*key)
     except TypeError as exc:
@@ -121,9 +122,10 @@ def _call(fn: Callable, node: str, nums: tuple, names: tuple, args: tuple,
         raise ValueError(f"jax_op({_name_of(fn)}): static arguments must be hashable (pass "
                          f"arrays as Tensors or JAX arrays): {exc}") from None
     op, out_tree = row
-    if _profiler.active:
+    if _profiler.active:  # one range named as torch names a Function's (no aten:: range: the
+        # forward is one XLA call)
         results = _profiler.record_op(node[: -len("Backward")], tuple(operands),
-                                      lambda: _dispatch.apply(op, *operands))
+                                      lambda: _dispatch._apply(op, tuple(operands), (), {}))
     else:
         results = _dispatch.apply(op, *operands)
     return jax.tree_util.tree_unflatten(out_tree[0], results)
@@ -131,9 +133,11 @@ def _call(fn: Callable, node: str, nums: tuple, names: tuple, args: tuple,
 
 @cache(maxsize=1024)
 def _row(fn: Callable, node: str, treedef: Any, kinds: tuple, statics: tuple,
-         static_args: tuple, static_kwargs: tuple, meta: tuple) -> tuple[Op, list]:
-    """The op row for one call signature of ``fn``, and a cell that its first trace fills with
-    the output's tree structure."""
+         static_args: tuple, static_kwargs: tuple, types: tuple,
+         meta: tuple) -> tuple[Op, list]:
+    """The op row for one call signature of ``fn`` (``types``: the static values' types, which
+    the key needs: ``1``, ``1.0`` and ``True`` are equal), and a cell that its first trace fills
+    with the output's tree structure."""
     out_tree: list = [None]
 
     def forward(*operands: Any) -> tuple:
@@ -167,6 +171,10 @@ def _row(fn: Callable, node: str, treedef: Any, kinds: tuple, statics: tuple,
 
     op = Op(_name_of(fn), node, forward, inputs=None, variadic=pullback)
     return op, out_tree
+
+
+def _types(value: Any) -> Any:
+    return tuple(_types(v) for v in value) if type(value) is tuple else type(value)
 
 
 def _inexact(dtype: Any) -> bool:
