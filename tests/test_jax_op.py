@@ -22,7 +22,9 @@ from jaxgrad._tensor import Tensor
 
 
 def twin(T, name, jax_fn, torch_fn):
-    """``jax_op(jax_fn, name=name)`` for jaxgrad; for torch a Function class called ``name``."""
+    """``jax_op(jax_fn, name=name)`` for jaxgrad; for torch a Function class called ``name``
+    (its reentrant ``autograd.grad`` would run hooks on inputs again and count an input passed
+    twice twice: such tests use an explicit Function, ``Sin``, ``Prod``)."""
     if T is jaxgrad:
         return jaxgrad.jax_op(jax_fn, name=name)
 
@@ -475,5 +477,45 @@ def test_modifying_an_output_in_place_is_allowed():
         y.mul_(2)
         y.sum().backward()
         return y, x.grad
+
+    ok(prog)
+
+
+def test_saved_tensor_hooks_see_the_saved_inputs():
+    def prog(T):
+        x = T.tensor([0.5, -1.0], requires_grad=True)
+        packed = []
+
+        def pack(t):
+            packed.append(t.clone())
+            return t
+
+        with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t * 2):
+            y = sin_op(T)(x)
+        y.sum().backward()
+        return packed, x.grad
+
+    ok(prog)
+
+
+class Prod(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b.sin()
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        return g * b.sin(), g * a * b.cos()
+
+
+def test_the_same_tensor_in_two_places_sums_its_gradients():
+    def prog(T):
+        x = T.tensor([0.5, -1.0], requires_grad=True)
+        op = Prod.apply if T is torch else jaxgrad.jax_op(lambda a, b: a * jnp.sin(b), name="prod")
+        y = op(x, x)
+        y.sum().backward()
+        return y, x.grad.clone(), next_functions(y.grad_fn)
 
     ok(prog)
