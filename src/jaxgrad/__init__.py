@@ -65,6 +65,7 @@ from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._grad_mode import no_grad as no_grad
 from ._grad_mode import set_grad_enabled as set_grad_enabled
+from ._jax_op import jax_op as jax_op
 from ._legacy_types import CPU_TYPES as _CPU_TYPES
 from ._random import Generator as Generator
 from ._random import bernoulli as bernoulli

@@ -37,6 +37,7 @@ from ._random import initial_seed as initial_seed
 from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._tensor import is_tensor as is_tensor
+from ._jax_op import jax_op as jax_op
 from ._creation import linspace as linspace
 from ._serialization import load as load
 from ._random import manual_seed as manual_seed

@@ -663,8 +663,12 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
 def vjp_op(node_name: str, fn: Callable) -> Op:
     """An op computing ``fn(*inputs) -> tuple`` whose backward is ``jax.vjp(fn)``."""
 
-    def pullback(inputs, grads):
+    def pullback(inputs, grads):  # torch's VJP is JAX's conjugated on both sides (complex)
         _, vjp = jax.vjp(fn, *inputs)
-        return vjp(tuple(grads))
+        return tuple(_conj(g) for g in vjp(tuple(_conj(g) for g in grads)))
 
     return Op(node_name, node_name, fn, inputs=None, variadic=pullback)
+
+
+def _conj(a: Any) -> Any:
+    return jnp.conj(a) if a is not None and jnp.iscomplexobj(a) else a
