@@ -15,6 +15,7 @@ from . import _api, _methods, _opgen
 from . import accelerator as accelerator
 from . import autograd as autograd
 from . import cuda as cuda
+from . import func as func
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
@@ -41,6 +42,7 @@ from ._creation import tensor as tensor
 from ._creation import zeros as zeros
 from ._creation import zeros_like as zeros_like
 from ._device import device as device
+from ._func_transforms import vmap as vmap
 from ._device import get_default_device as get_default_device
 from ._device import set_default_device as set_default_device
 from ._dtypes import bfloat16 as bfloat16
