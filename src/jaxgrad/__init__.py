@@ -42,7 +42,6 @@ from ._creation import tensor as tensor
 from ._creation import zeros as zeros
 from ._creation import zeros_like as zeros_like
 from ._device import device as device
-from ._func_transforms import vmap as vmap
 from ._device import get_default_device as get_default_device
 from ._device import set_default_device as set_default_device
 from ._dtypes import bfloat16 as bfloat16
@@ -61,6 +60,7 @@ from ._dtypes import int64 as int64
 from ._dtypes import promote_types as promote_types
 from ._dtypes import set_default_dtype as set_default_dtype
 from ._dtypes import uint8 as uint8
+from ._func_transforms import vmap as vmap
 from ._grad_mode import enable_grad as enable_grad
 from ._grad_mode import inference_mode as inference_mode
 from ._grad_mode import is_grad_enabled as is_grad_enabled

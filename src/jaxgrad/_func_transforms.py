@@ -522,7 +522,7 @@ def _reverse_rows(pullback: Callable, outs: tuple, chunk_size: int | None) -> li
     """Per primal, the Jacobian rows ``(total output numel, *primal.shape)``: the pullback
     vmapped over the standard basis of the outputs, ``chunk_size`` rows at a time."""
     total = sum(o.size for o in outs)
-    step = total if not chunk_size else chunk_size
+    step = chunk_size or total
     chunks = []
     for lo in range(0, total, step):
         hi = min(lo + step, total)
@@ -565,10 +565,9 @@ def jacfwd(func: Callable, argnums: argnums_t = 0, has_aux: bool = False, *,
     tensor([[1.0000, 0.0000],
             [0.0000, 0.5403]])
     """
-    _check_randomness(randomness)
-
     @functools.wraps(func)
     def wrapper(*args: Any) -> Any:
+        _check_randomness(randomness)
         with _randomness(randomness, None):
             return _jacobian("jacfwd", func, argnums, has_aux, None, args)
 
