@@ -46,7 +46,7 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.autograd.profiler", "jaxgrad.autograd.function",
                      "jaxgrad.autograd.gradcheck", "jaxgrad.cuda",
                      "jaxgrad.serialization", "jaxgrad.accelerator", "jaxgrad.utils",
-                     "jaxgrad.utils.data"]
+                     "jaxgrad.utils.data", "jaxgrad.func"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_NAMESPACES)

@@ -17,7 +17,8 @@ from differential import ok, torch
 NAMESPACES = ["", ".nn", ".nn.functional", ".nn.init", ".nn.utils", ".optim", ".utils.data",
               ".accelerator", ".linalg", ".optim.lr_scheduler", ".autograd", ".autograd.graph", ".autograd.function",
               ".autograd.grad_mode", ".autograd.profiler", ".autograd.profiler_util",
-              ".autograd.functional", ".cuda", ".serialization", ".return_types"]
+              ".autograd.functional", ".cuda", ".serialization", ".return_types",
+              ".func"]
 # torch's Generator is a C++ class (torch._C.Generator) and Variable a legacy metaclass shim;
 # jaxgrad's are jaxgrad.Generator and jaxgrad.Tensor itself
 DIFFERENT_BY_DESIGN = {("", "Generator"), (".autograd", "Variable")}
@@ -39,7 +40,7 @@ def test_public_classes_print_torchs_path(namespace):
             wrong.append((name, repr(mine), repr(twin)))
     assert not wrong
     assert checked or namespace in (".nn.functional", ".nn.init", ".nn.utils", ".linalg",
-                                    ".accelerator", ".autograd.functional")
+                                    ".accelerator", ".autograd.functional", ".func")
 
 
 def test_module_paths_resolve():

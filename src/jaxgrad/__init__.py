@@ -15,6 +15,7 @@ from . import _api, _methods, _opgen
 from . import accelerator as accelerator
 from . import autograd as autograd
 from . import cuda as cuda
+from . import func as func
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
@@ -59,6 +60,7 @@ from ._dtypes import int64 as int64
 from ._dtypes import promote_types as promote_types
 from ._dtypes import set_default_dtype as set_default_dtype
 from ._dtypes import uint8 as uint8
+from ._func_transforms import vmap as vmap
 from ._grad_mode import enable_grad as enable_grad
 from ._grad_mode import inference_mode as inference_mode
 from ._grad_mode import is_grad_enabled as is_grad_enabled

@@ -7,6 +7,7 @@ from typing import Any
 from . import accelerator as accelerator
 from . import autograd as autograd
 from . import cuda as cuda
+from . import func as func
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
@@ -65,6 +66,7 @@ from ._api import tensordot as tensordot
 from ._api import tril_indices as tril_indices
 from ._api import triu_indices as triu_indices
 from ._api import typename as typename
+from ._func_transforms import vmap as vmap
 from ._creation import zeros as zeros
 from ._creation import zeros_like as zeros_like
 

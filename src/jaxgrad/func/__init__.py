@@ -1,0 +1,23 @@
+"""``torch.func`` on JAX's transformations: ``jaxgrad.func.grad`` is ``jax.grad`` of a function
+written with jaxgrad ops, with torch.func's signatures and errors.
+
+>>> import jaxgrad
+>>> from jaxgrad.func import grad, vmap
+>>> vmap(grad(lambda x: (x ** 2).sum()))(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+tensor([[2., 4.],
+        [6., 8.]])
+"""
+
+from .._func_transforms import grad as grad
+from .._func_transforms import grad_and_value as grad_and_value
+from .._func_transforms import hessian as hessian
+from .._func_transforms import jacfwd as jacfwd
+from .._func_transforms import jacrev as jacrev
+from .._func_transforms import jvp as jvp
+from .._func_transforms import vjp as vjp
+from .._func_transforms import vmap as vmap
+from .._functional_call import functional_call as functional_call
+from .._functional_call import stack_module_state as stack_module_state
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "stack_module_state", "vjp", "vmap"]

@@ -1,0 +1,354 @@
+"""jaxgrad.func against torch.func: transforms, their arguments and errors, per-sample gradients
+and model ensembling (the torch.func tutorials), under jax.jit."""
+
+import jax
+import numpy as np
+import pytest
+
+import jaxgrad
+from differential import ok, raises, val
+from jaxgrad._tensor import Tensor
+
+
+def data(T, shape=(3,), scale=1.0, dtype=None):
+    n = int(np.prod(shape))
+    values = (np.sin(np.arange(n) * 1.3 + 0.5) * scale).reshape(shape)
+    return T.tensor(values, dtype=dtype or T.float32)
+
+
+def f_scalar(T):
+    return lambda x: (x.sin() * x).sum()
+
+
+GRAD_PROGRAMS = {
+    "grad": lambda T: T.func.grad(f_scalar(T))(data(T)),
+    "grad_value": lambda T: T.func.grad_and_value(f_scalar(T))(data(T)),
+    "argnums_tuple": lambda T: T.func.grad(lambda x, y: (x * y.exp()).sum(), argnums=(0, 1))(
+        data(T), data(T, scale=0.5)),
+    "argnums_neg": lambda T: T.func.grad(lambda x, y: (x * y.exp()).sum(), argnums=-1)(
+        data(T), data(T, scale=0.5)),
+    "has_aux": lambda T: T.func.grad(lambda x: ((x ** 2).sum(), {"a": x.cos(), "b": (x,)}),
+                                     has_aux=True)(data(T)),
+    "value_aux": lambda T: T.func.grad_and_value(lambda x: (x.tanh().sum(), x * 2),
+                                                 has_aux=True)(data(T)),
+    "dict_arg": lambda T: T.func.grad(lambda d: (d["w"] @ d["x"]).sum())(
+        {"w": data(T, (2, 3)), "x": data(T, (3,))}),
+    "kwargs": lambda T: T.func.grad(lambda x, scale=1.0: (x * scale).sum())(data(T), scale=3.0),
+    "nested": lambda T: T.func.grad(lambda x: T.func.grad(lambda y: (y ** 3).sum())(x).sum())(
+        data(T)),
+    "float64": lambda T: T.func.grad(lambda x: x.exp().sum())(data(T, dtype=T.float64)),
+    "int_output": lambda T: T.func.grad(lambda x: (x > 0).sum())(data(T)),
+    "inner_requires_grad": lambda T: T.func.grad(
+        lambda x: (x * 0).sum() + x.requires_grad + x.is_leaf)(data(T)),
+    "inner_grad_fn": lambda T: inner_grad_fn(T),
+}
+
+
+def inner_grad_fn(T):
+    seen = []
+    T.func.grad(lambda x: seen.append(type(x.sin().grad_fn).__name__) or x.sum())(data(T))
+    return seen
+
+
+@pytest.mark.parametrize("name", GRAD_PROGRAMS)
+def test_grad(name):
+    ok(GRAD_PROGRAMS[name])
+
+
+GRAD_ERRORS = {
+    "not_scalar": lambda T: T.func.grad(lambda x: x * 2)(data(T)),
+    "not_tensor": lambda T: T.func.grad(lambda x: 3.0)(data(T)),
+    "aux_not_tuple": lambda T: T.func.grad(lambda x: x.sum(), has_aux=True)(data(T)),
+    "aux_not_tensor": lambda T: T.func.grad(lambda x: (x.sum(), 3), has_aux=True)(data(T)),
+    "argnum_range": lambda T: T.func.grad(lambda x: x.sum(), argnums=2)(data(T)),
+    "argnums_empty": lambda T: T.func.grad(lambda x: x.sum(), argnums=())(data(T)),
+    "argnums_repeat": lambda T: T.func.grad(lambda x: x.sum(), argnums=(0, 0))(data(T)),
+    "argnums_type": lambda T: T.func.grad(lambda x: x.sum(), argnums=1.0)(data(T)),
+    "argnum_in_tuple_type": lambda T: T.func.grad(lambda x: x.sum(), argnums=(0, "a"))(data(T)),
+    "non_tensor_arg": lambda T: T.func.grad(lambda x: x)(3.0),
+    "int_input": lambda T: T.func.grad(lambda x: x.sum())(T.tensor([1, 2])),
+}
+
+
+@pytest.mark.parametrize("name", GRAD_ERRORS)
+def test_grad_errors(name):
+    raises(GRAD_ERRORS[name])
+
+
+def vjp_program(T, has_aux=False):
+    def f(x, y):
+        out = (x.sin() * y, {"s": (x * y).sum()})
+        return (out, x.mean()) if has_aux else out
+    res = T.func.vjp(f, data(T, (2, 3)), data(T, (2, 3), 0.7), has_aux=has_aux)
+    out, fn = res[0], res[1]
+    cts = (data(T, (2, 3), 2.0), {"s": T.tensor(1.5)})
+    return out, fn(cts), res[2:]
+
+
+JAC_PROGRAMS = {
+    "vjp": vjp_program,
+    "vjp_aux": lambda T: vjp_program(T, True),
+    "vjp_cast": lambda T: T.func.vjp(T.sin, data(T))[1](data(T, dtype=T.float64)),
+    "jvp": lambda T: T.func.jvp(lambda x, y: (x * y, x.exp()), (data(T), data(T, scale=2.0)),
+                                (T.ones(3), data(T, scale=0.3))),
+    "jvp_aux": lambda T: T.func.jvp(lambda x: (x.sin(), {"c": x.cos()}), (data(T),),
+                                    (T.ones(3),), has_aux=True),
+    "jvp_const": lambda T: T.func.jvp(lambda x: T.ones(2), (data(T),), (data(T),)),
+    "jacrev": lambda T: T.func.jacrev(lambda x: x.sin() * x.sum())(data(T)),
+    "jacrev_argnums": lambda T: T.func.jacrev(lambda x, y: (x @ y, y.exp()), argnums=(0, 1))(
+        data(T, (2, 3)), data(T, (3,))),
+    "jacrev_aux": lambda T: T.func.jacrev(lambda x: (x.exp(), x.sum()), has_aux=True)(data(T)),
+    "jacrev_chunk": lambda T: T.func.jacrev(lambda x: (x.sin(), x.cumsum(0)), chunk_size=2)(
+        data(T, (5,))),
+    "jacrev_chunk1": lambda T: T.func.jacrev(lambda x: x.outer(x), chunk_size=1)(data(T)),
+    "jacfwd": lambda T: T.func.jacfwd(lambda x: x.sin() * x.sum())(data(T)),
+    "jacfwd_argnums": lambda T: T.func.jacfwd(lambda x, y: {"o": x @ y}, argnums=(0, 1))(
+        data(T, (2, 3)), data(T, (3,))),
+    "jacfwd_aux": lambda T: T.func.jacfwd(lambda x: (x.exp(), x.sum()), has_aux=True)(data(T)),
+    "hessian": lambda T: T.func.hessian(lambda x: (x.sin() * x.prod()).sum())(data(T, (2, 2))),
+    "hessian_argnums": lambda T: T.func.hessian(lambda x, y: (x.exp() * y).sum(), argnums=1)(
+        data(T), data(T, scale=2.0)),
+}
+
+
+@pytest.mark.parametrize("name", JAC_PROGRAMS)
+def test_jacobians(name):
+    ok(JAC_PROGRAMS[name], rtol=1e-5)
+
+
+JAC_ERRORS = {
+    "vjp_structure": lambda T: T.func.vjp(T.sin, data(T))[1]((data(T), data(T))),
+    "vjp_shape": lambda T: T.func.vjp(T.sin, data(T))[1](T.ones(4)),
+    "vjp_int_out": lambda T: T.func.vjp(lambda x: x > 0, data(T)),
+    "vjp_not_tensor": lambda T: T.func.vjp(lambda x: 3, data(T)),
+    "vjp_none": lambda T: T.func.vjp(lambda x: None, data(T)),
+    "vjp_aux": lambda T: T.func.vjp(T.sin, data(T), has_aux=True),
+    "jvp_not_tuple": lambda T: T.func.jvp(T.sin, data(T), data(T)),
+    "jvp_structure": lambda T: T.func.jvp(T.sin, (data(T),), [data(T)]),
+    "jvp_int_tangent": lambda T: T.func.jvp(T.sin, (data(T),), (T.tensor([1, 2, 3]),)),
+    "jvp_shape": lambda T: T.func.jvp(T.sin, (data(T),), (T.ones(4),)),
+    "jvp_strict": lambda T: T.func.jvp(lambda x: T.ones(2), (data(T),), (data(T),), strict=True),
+    "jvp_not_tensor": lambda T: T.func.jvp(lambda x: 3, (data(T),), (data(T),)),
+    "jvp_empty": lambda T: T.func.jvp(T.sin, (), ()),
+    "jacrev_chunk": lambda T: T.func.jacrev(T.sin, chunk_size=0),
+    "jacrev_complex": lambda T: T.func.jacrev(T.sin)(data(T).to(T.complex64)),
+    "jacfwd_complex": lambda T: T.func.jacfwd(T.sin)(data(T).to(T.complex64)),
+    "jacfwd_randomness": lambda T: T.func.jacfwd(T.sin, randomness="x")(data(T)),
+    "jacfwd_random_op": lambda T: T.func.jacfwd(lambda x: x * T.rand(()))(data(T)),
+}
+
+
+@pytest.mark.parametrize("name", JAC_ERRORS)
+def test_jacobian_errors(name):
+    raises(JAC_ERRORS[name])
+
+
+VMAP_PROGRAMS = {
+    "dot": lambda T: T.func.vmap(T.dot)(data(T, (4, 3)), data(T, (4, 3), 2.0)),
+    "top_level": lambda T: T.vmap(T.outer)(data(T, (4, 3)), data(T, (4, 2))),
+    "in_dims_none": lambda T: T.func.vmap(lambda x, y: x * y, in_dims=(1, None))(
+        data(T, (3, 4)), data(T, (3,))),
+    "in_dims_neg": lambda T: T.func.vmap(lambda x: x.sum(), in_dims=-1)(data(T, (3, 4))),
+    "out_dims": lambda T: T.func.vmap(lambda x: (x * 2, x.sum()), out_dims=(1, 0))(
+        data(T, (4, 3))),
+    "out_dims_neg": lambda T: T.func.vmap(lambda x: x.outer(x), out_dims=-1)(data(T, (4, 3))),
+    "out_none": lambda T: T.func.vmap(lambda x: (x * 2, 3.0), out_dims=(0, None))(data(T, (4,))),
+    "unbatched_out": lambda T: T.func.vmap(lambda x: T.ones(2), in_dims=0)(data(T, (4,))),
+    "nested_in_dims": lambda T: T.func.vmap(lambda d, t: d["a"] * t[0] + t[1],
+                                            in_dims=({"a": 0}, (None, 1)))(
+        {"a": data(T, (4, 3))}, (data(T, (3,)), data(T, (3, 4)))),
+    "nested_vmap": lambda T: T.func.vmap(T.func.vmap(lambda x, y: x * y, in_dims=(0, None)),
+                                         in_dims=(None, 0))(data(T, (3,)), data(T, (5,))),
+    "kwargs": lambda T: T.func.vmap(lambda x, scale=4.0: x * scale)(data(T, (2, 5)), scale=2.0),
+    "chunk": lambda T: T.func.vmap(lambda x, y: (x @ y, x.sum()), in_dims=(0, None),
+                                   chunk_size=2)(data(T, (5, 3)), data(T, (3, 2))),
+    "chunk_out_dims": lambda T: T.func.vmap(lambda x: x.exp(), out_dims=1, chunk_size=3)(
+        data(T, (7, 2))),
+    "shape_inside": lambda T: T.func.vmap(lambda x: T.tensor(list(x.shape)).float() + x.sum())(
+        data(T, (4, 2, 3))),
+    "requires_grad_inside": lambda T: T.func.vmap(lambda x: x * x.requires_grad)(data(T, (2,))),
+    "same_randomness": lambda T: T.func.vmap(lambda x: x * 0 + T.rand(()) * 0,
+                                             randomness="same")(data(T, (3,))),
+    "different_randomness": lambda T: T.func.vmap(lambda x: x * 0 + T.rand(3) * 0,
+                                                  randomness="different")(data(T, (3,))),
+}
+
+
+@pytest.mark.parametrize("name", VMAP_PROGRAMS)
+def test_vmap(name):
+    ok(VMAP_PROGRAMS[name], rtol=1e-5)
+
+
+VMAP_ERRORS = {
+    "out_not_tensor": lambda T: T.func.vmap(lambda x: (x, 3))(data(T)),
+    "out_dims_structure": lambda T: T.func.vmap(lambda x: x, out_dims=(0, 1))(data(T)),
+    "in_dims_structure": lambda T: T.func.vmap(lambda x: x, in_dims=(0, 1))(data(T)),
+    "in_dims_list": lambda T: T.func.vmap(lambda x: x, in_dims=[0])(data(T)),
+    "in_dims_none": lambda T: T.func.vmap(lambda x: x, in_dims=None)(data(T)),
+    "in_dims_float": lambda T: T.func.vmap(lambda x: x, in_dims=(0.5,))(data(T)),
+    "sizes": lambda T: T.func.vmap(lambda x, y: x, in_dims=(0, 0))(data(T), T.ones(4)),
+    "in_dim_range": lambda T: T.func.vmap(lambda x: x, in_dims=2)(data(T)),
+    "non_tensor": lambda T: T.func.vmap(lambda x: x)(3.0),
+    "no_inputs": lambda T: T.func.vmap(lambda: 1)(),
+    "all_none": lambda T: T.func.vmap(lambda x: x, in_dims=(None,))(data(T)),
+    "chunk_size": lambda T: T.func.vmap(lambda x: x, chunk_size=0),
+    "batched_out_none": lambda T: T.func.vmap(lambda x: x, out_dims=None)(data(T)),
+    "out_dims_type": lambda T: T.func.vmap(lambda x: x, out_dims="a")(data(T)),
+    "randomness_arg": lambda T: T.func.vmap(lambda x: x, randomness="foo"),
+    "random_op": lambda T: T.func.vmap(lambda x: x + T.rand(()))(data(T)),
+    "dim_inside": lambda T: T.func.vmap(lambda x: x.sum(5))(data(T, (2, 3))),
+}
+
+
+@pytest.mark.parametrize("name", VMAP_ERRORS)
+def test_vmap_errors(name):
+    raises(VMAP_ERRORS[name])
+
+
+class Net:
+    """The torch.func tutorials' small model, built from the library under test."""
+
+    def __new__(cls, T, seed=0):
+        net = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.Linear(4, 2))
+        with T.no_grad():
+            for i, p in enumerate(net.parameters()):
+                p.copy_(data(T, tuple(p.shape), scale=0.5 + 0.1 * (i + seed)))
+        return net
+
+
+def per_sample_grads(T):
+    """torch.func tutorial: per-sample gradients with vmap(grad(loss)) over functional_call."""
+    model = Net(T)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x, y = data(T, (5, 3)), T.tensor([0, 1, 1, 0, 1])
+
+    def loss(params, sample, target):
+        out = T.func.functional_call(model, params, (sample.unsqueeze(0),))
+        return T.nn.functional.mse_loss(out.sum(1), target.unsqueeze(0).float())
+
+    grads = T.func.vmap(T.func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+    return grads, [val(p) for _, p in model.named_parameters()]
+
+
+def ensemble(T):
+    """torch.func tutorial: model ensembling with stack_module_state + vmap."""
+    models = [Net(T, seed) for seed in range(3)]
+    params, buffers = stack_module_state = T.func.stack_module_state(models)
+    del stack_module_state
+
+    def fmodel(params, buffers, x):
+        return T.func.functional_call(models[0], (params, buffers), (x,))
+
+    x = data(T, (4, 3))
+    same_x = T.func.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, x)
+    minibatches = data(T, (3, 4, 3), scale=2.0)
+    per_model = T.func.vmap(fmodel)(params, buffers, minibatches)
+    # torch names the result's grad_fn after the last op inside; jaxgrad's is one VmapBackward
+    return val(same_x)[:3], val(per_model)[:3], {k: val(p) for k, p in params.items()}
+
+
+TUTORIALS = {"per_sample_grads": per_sample_grads, "ensemble": ensemble}
+
+
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_tutorials(name):
+    ok(TUTORIALS[name], rtol=1e-5)
+
+
+def composed(T):
+    """Explicit arguments that require grad connect the transform's results to the graph."""
+    x = data(T).requires_grad_()
+    g = T.func.grad(lambda x: (x ** 3).sum())(x)
+    v = T.func.vmap(lambda a: a * a.sum())(x.unsqueeze(1))
+    (g.sum() + v.sum()).backward()
+    return g.detach(), g.requires_grad, g.is_leaf, x.grad
+
+
+def composed_create_graph(T):
+    x = data(T).requires_grad_()
+    j = T.func.jacrev(lambda x: x.sin() * x)(x)
+    (g,) = T.autograd.grad(j.sum(), x, create_graph=True)
+    (h,) = T.autograd.grad(g.sum(), x)
+    return val(g)[:3], val(h)  # grad_fn names differ (one node per transform)
+
+
+FUNCTIONAL_CALL = {
+    "composed": composed,
+    "composed_create_graph": composed_create_graph,
+    "list_of_dicts": lambda T: T.func.functional_call(
+        Net(T), [{"0.weight": T.ones(4, 3)}, {"2.bias": T.zeros(2)}], data(T, (2, 3))),
+    "kwargs": lambda T: T.func.functional_call(
+        T.nn.Linear(3, 2), {"weight": T.ones(2, 3), "bias": T.ones(2)}, (),
+        {"input": data(T, (1, 3))}),
+    "tied": lambda T: tied(T, True),
+    "untied": lambda T: tied(T, False),
+    "buffer": lambda T: T.func.functional_call(
+        bn(T), {"running_mean": T.ones(3), "running_var": T.ones(3) * 4}, data(T, (2, 3))),
+}
+
+
+def bn(T):
+    m = T.nn.BatchNorm1d(3)
+    m.eval()
+    return m
+
+
+def tied(T, tie):
+    m = tied_net(T)
+    return T.func.functional_call(m, {"0.weight": T.eye(2) * 2}, data(T, (1, 2)),
+                                  tie_weights=tie)
+
+
+@pytest.mark.parametrize("name", FUNCTIONAL_CALL)
+def test_functional_call(name):
+    ok(FUNCTIONAL_CALL[name], rtol=1e-5)
+
+
+FUNCTIONAL_CALL_ERRORS = {
+    "strict": lambda T: T.func.functional_call(
+        T.nn.Linear(3, 2), {"weight": T.ones(2, 3), "extra": T.ones(1)}, data(T, (1, 3)),
+        strict=True),
+    "not_dicts": lambda T: T.func.functional_call(T.nn.Linear(3, 2), [1], data(T, (1, 3))),
+    "bad_type": lambda T: T.func.functional_call(T.nn.Linear(3, 2), 3, data(T, (1, 3))),
+    "repeated": lambda T: T.func.functional_call(
+        T.nn.Linear(3, 2), [{"bias": T.ones(2)}, {"bias": T.ones(2)}], data(T, (1, 3))),
+    "tied_conflict": lambda T: (lambda m: T.func.functional_call(
+        m, {"0.weight": T.eye(2), "1.weight": T.eye(2) * 2}, data(T, (1, 2))))(tied_net(T)),
+    "stack_empty": lambda T: T.func.stack_module_state([]),
+    "stack_classes": lambda T: T.func.stack_module_state([T.nn.Linear(1, 1), T.nn.Tanh()]),
+    "stack_modes": lambda T: T.func.stack_module_state([T.nn.Linear(1, 1),
+                                                        T.nn.Linear(1, 1).eval()]),
+}
+
+
+def tied_net(T):
+    m = T.nn.Sequential(T.nn.Linear(2, 2, bias=False), T.nn.Linear(2, 2, bias=False))
+    with T.no_grad():
+        m[0].weight.copy_(data(T, (2, 2)))
+    m[1].weight = m[0].weight
+    return m
+
+
+@pytest.mark.parametrize("name", FUNCTIONAL_CALL_ERRORS)
+def test_functional_call_errors(name):
+    raises(FUNCTIONAL_CALL_ERRORS[name])
+
+
+def test_restores_module_tensors():
+    def program(T):
+        m = T.nn.Linear(3, 2)
+        before = m.weight
+        out = T.func.functional_call(m, {"weight": T.ones(2, 3)}, data(T, (1, 3)))
+        return m.weight is before, type(m.weight).__name__, out.shape
+    ok(program)
+
+
+def test_grad_under_jax_jit():
+    """A jaxgrad.func-transformed function inside jax.jit gives torch.func's numbers."""
+    def program(T):
+        g = T.func.vmap(T.func.grad(lambda x: (x.sin() * x).sum()))
+        x = data(T, (4, 3))
+        if T is jaxgrad:
+            return Tensor._make(jax.jit(lambda a: g(Tensor._make(a))._value)(x._value))
+        return g(x)
+    ok(program)
