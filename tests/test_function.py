@@ -510,14 +510,14 @@ def test_function_wrapping_jax_code_matches_torch_composition():
     class JaxSoftplus(jaxgrad.autograd.Function):
         @staticmethod
         def forward(ctx, x):
-            array = jnp.asarray(x)
+            array = x.jax()
             ctx.save_for_backward(x)
             return jaxgrad.as_tensor(jax.nn.softplus(array))
 
         @staticmethod
         def backward(ctx, g):
             x, = ctx.saved_tensors
-            return g * jaxgrad.as_tensor(jax.nn.sigmoid(jnp.asarray(x)))
+            return g * jaxgrad.as_tensor(jax.nn.sigmoid(x.jax()))
 
     values = [-2.0, 0.0, 3.0]
     x = jaxgrad.tensor(values, dtype=jaxgrad.float64, requires_grad=True)
@@ -549,12 +549,12 @@ def test_function_wrapping_a_jax_custom_vjp():
     class ClipGradient(jaxgrad.autograd.Function):
         @staticmethod
         def forward(ctx, x):
-            array, ctx.pullback = jax.vjp(clip_gradient, jnp.asarray(x))
+            array, ctx.pullback = jax.vjp(clip_gradient, x.jax())
             return jaxgrad.as_tensor(array)
 
         @staticmethod
         def backward(ctx, g):
-            grad, = ctx.pullback(jnp.asarray(g))
+            grad, = ctx.pullback(g.jax())
             return jaxgrad.as_tensor(grad)
 
     x = jaxgrad.tensor([1.0, 2.0], requires_grad=True)

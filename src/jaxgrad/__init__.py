@@ -32,6 +32,7 @@ from ._creation import as_tensor as as_tensor
 from ._creation import empty as empty
 from ._creation import empty_like as empty_like
 from ._creation import eye as eye
+from ._creation import from_jax as from_jax
 from ._creation import from_numpy as from_numpy
 from ._creation import full as full
 from ._creation import full_like as full_like

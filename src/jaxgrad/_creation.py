@@ -1,6 +1,6 @@
 """Creation functions: tensor, legacy Tensor(...), zeros/ones/full/empty/eye/arange/linspace,
-the *_like variants and from_numpy. Python floats become the default dtype (float32), Python ints
-int64 and bools bool, as in torch.
+the *_like variants, from_numpy and from_jax. Python floats become the default dtype (float32),
+Python ints int64 and bools bool, as in torch.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _device, _dtypes
 from ._tensor import Size, Tensor
+from ._typename import type_name
 
 
 def _infer_dtype(data: Any) -> _dtypes.dtype:
@@ -169,7 +170,9 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor with the data of a numpy array (copied: JAX arrays are immutable).
+    """A tensor with the data of a numpy array. Unlike torch's, it does not share memory: JAX
+    copies host data into its own immutable buffers (see ``from_jax`` for a JAX array, which is
+    wrapped without a copy).
 
     >>> import numpy as np
     >>> import jaxgrad
@@ -177,9 +180,35 @@ def from_numpy(array: np.ndarray) -> Tensor:
     tensor([1, 2], dtype=jaxgrad.int32)
     """
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+        kind = type(array)  # torch prints a C type's full name: jaxlib._jax.ArrayImpl
+        got = (f"{kind.__module__}.{kind.__qualname__}" if isinstance(array, jax.Array)
+               else type_name(array))
+        raise TypeError(f"expected np.ndarray (got {got})")
     _dtypes.from_numpy_dtype(array.dtype)
-    return Tensor._make(jnp.asarray(array))
+    return Tensor._make(jnp.asarray(array, dtype=array.dtype))
+
+
+def from_jax(array: jax.Array, requires_grad: bool = False) -> Tensor:
+    """A leaf tensor over ``array`` itself: no copy, its device, sharding and committed-ness
+    kept; inside ``jax.jit``/``vmap`` the array may be a tracer. ``t.jax()`` gives it back.
+
+    >>> import jax.numpy as jnp
+    >>> import jaxgrad
+    >>> a = jnp.array([1.0, 2.0], dtype=jnp.float32)
+    >>> t = jaxgrad.from_jax(a, requires_grad=True)
+    >>> (t * t).sum().backward(); t.grad, t.jax() is a
+    (tensor([2., 4.]), True)
+    """
+    if not isinstance(array, jax.Array):
+        raise TypeError(f"from_jax(): expected jax.Array (got {type_name(array)})")
+    try:
+        d = _dtypes.from_numpy_dtype(array.dtype)
+    except TypeError as e:
+        raise TypeError(str(e).replace("np.ndarray", "jax.Array")) from None
+    if requires_grad and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return Tensor._make(array, bool(requires_grad))
 
 
 def _size(size: Sequence[Any]) -> tuple[int, ...]:

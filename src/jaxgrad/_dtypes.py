@@ -1,8 +1,9 @@
 """torch-style dtype objects and PyTorch's type-promotion rules.
 
-jaxgrad enables JAX's 64-bit mode (see ``_jax_setup``) so that ``float64`` and ``int64``
-exist, exactly as in torch. Every array jaxgrad creates carries an explicit dtype, so JAX's
-own defaults never leak into jaxgrad results.
+Every array jaxgrad creates carries an explicit dtype, so JAX's own (32-bit) defaults never
+leak into jaxgrad results. A jaxgrad dtype is accepted wherever JAX or numpy take a dtype
+(``jnp.zeros(2, dtype=jaxgrad.float32)``, ``jax.ShapeDtypeStruct``, chex's asserts): numpy reads
+its ``dtype`` attribute, as it does for any object carrying one.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ class dtype:
         (True, False)
         """
         return self.name not in ("bool", "uint8")
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype, read by numpy and JAX wherever they take a dtype.
+
+        >>> import jax.numpy as jnp
+        >>> import jaxgrad
+        >>> jnp.zeros(2, dtype=jaxgrad.int32).dtype, jaxgrad.int32.dtype
+        (dtype('int32'), dtype('int32'))
+        """
+        return self.np
 
     def __repr__(self) -> str:
         return f"jaxgrad.{self.name}"

@@ -9,7 +9,7 @@ its history rebased. The node's backward calls the user's ``backward`` (under gr
 ``create_graph``, so double backward works when it uses differentiable jaxgrad ops) and checks
 what comes back exactly as torch's engine does.
 
-A forward may run any JAX code on ``jnp.asarray(tensor)`` and return ``jaxgrad.as_tensor(array)``.
+A forward may run any JAX code on ``tensor.jax()`` and return ``jaxgrad.from_jax(array)``.
 """
 
 from __future__ import annotations

@@ -51,18 +51,25 @@ def attach_tensor_methods() -> None:
         cls.__module__ = "jaxgrad"  # printed as torch prints its own: <class 'jaxgrad.Tensor'>
 
 
-def _operator(fn: Callable, reflected: bool = False) -> Callable:
+def _operator(fn: Callable, reflected: bool = False,
+              tensor_first: Callable | None = None) -> Callable:
     """A binary operator: torch turns a TypeError into NotImplemented (numpy then computes with
-    ``__array__`` and wraps the result back, as with torch). A JAX array is refused outright:
-    JAX would compute with the raw array and drop the graph."""
+    ``__array__`` and wraps the result back, as with torch). A JAX array (or tracer) is taken as
+    a tensor without history, in either order: ``jnp_array * t`` reaches here too, because JAX's
+    operators return NotImplemented for a Tensor; a reflected operator then computes as the
+    tensor's own operator would (``tensor_first(array, self)``: ``c / t`` is a division).
+    Checked only after a failure: no cost to the usual call."""
 
     def operator(self: Tensor, other: Any) -> Any:
         try:
             return fn(other, self) if reflected else fn(self, other)
         except TypeError:
-            if isinstance(other, jax.Array):
-                raise
-            return NotImplemented
+            if not isinstance(other, jax.Array):
+                return NotImplemented
+        other = _creation.from_jax(other)
+        if tensor_first is not None:
+            return tensor_first(other, self)
+        return fn(other, self) if reflected else fn(self, other)
 
     return operator
 
@@ -213,7 +220,8 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__mul__": _operator(F.mul),
     "__rmul__": _operator(F.mul),
     "__truediv__": _operator(F.div),
-    "__rtruediv__": _operator(lambda self, other: F.mul(F.reciprocal(self), other)),
+    "__rtruediv__": _operator(lambda self, other: F.mul(F.reciprocal(self), other),
+                              tensor_first=F.div),
     "__pow__": _operator(F.pow),
     "__rpow__": _operator(F.pow, reflected=True),
     "__matmul__": _operator(F.matmul),

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _pytree
 from ._device import of_jax
 from ._grad_mode import _state as _grad_state
 from ._grad_mode import is_inference_mode_enabled
@@ -85,12 +85,19 @@ class Tensor:
     tensor([2., 4.])
     """
 
-    __array_priority__ = 1000  # numpy scalars on the left defer to our reflected operators
+    # numpy scalars on the left defer to our reflected operators; JAX arrays on the left return
+    # NotImplemented for a Tensor (it has no __jax_array__), so ``jnp_array * t`` reaches
+    # ``t.__rmul__`` and keeps the graph
+    __array_priority__ = 1000
 
     __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
                  "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_fn", "_inference",
                  "_layout", "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
                  "_rg_from_base", "_vc", "_view_version")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _pytree.register(cls)  # a Parameter unflattens as a Parameter
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
@@ -447,8 +454,38 @@ class Tensor:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype)
 
-    def __jax_array__(self) -> jax.Array:
+    def jax(self) -> jax.Array:
+        """The tensor's ``jax.Array`` itself (no copy; a view's array is materialised), with its
+        device and sharding; a tracer inside a JAX transformation. No history goes with it.
+
+        >>> import jax.numpy as jnp
+        >>> import jaxgrad
+        >>> a = jnp.arange(3, dtype=jnp.float32)
+        >>> t = jaxgrad.from_jax(a)
+        >>> t.jax() is a, jnp.sin(t.jax()).dtype
+        (True, dtype('float32'))
+        """
         return self._value
+
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: Any = None, copy: bool | None = None) -> Any:
+        """Export through DLPack (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``,
+        ``jax.dlpack.from_dlpack(t)``); refused for a tensor requiring grad, as torch does.
+
+        >>> import numpy as np
+        >>> import jaxgrad
+        >>> np.from_dlpack(jaxgrad.tensor([1.0, 2.0]))
+        array([1., 2.], dtype=float32)
+        """
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        kwargs = {"stream": stream, "max_version": max_version, "dl_device": dl_device,
+                  "copy": copy}
+        return self._value.__dlpack__(**{k: v for k, v in kwargs.items() if v is not None})
+
+    def __dlpack_device__(self) -> tuple:
+        """The DLPack (device type, device id) of the tensor's array."""
+        return self._value.__dlpack_device__()
 
     def item(self) -> float | int | bool:
         if self.numel() != 1:
@@ -524,11 +561,12 @@ class Tensor:
         return new
 
 
+_pytree.register(Tensor)
+
+
 def _rebuild(array: np.ndarray, requires_grad: bool, state: dict | None = None) -> Tensor:
     """Unpickle: torch rebuilds through ``set_()`` (version 1) and restores Python attributes."""
-
-
-    t = Tensor._make(jnp.asarray(array), requires_grad)
+    t = Tensor._make(jnp.asarray(array, dtype=array.dtype), requires_grad)
     t._vc.value = 1
     t.__dict__.update(state or {})
     return t
