@@ -14,6 +14,7 @@ import functools
 import os
 
 import jax
+import numpy as np
 
 if "JAX_EXPLICIT_X64_DTYPES" not in os.environ:
     jax.config.update("jax_explicit_x64_dtypes", "allow")
@@ -30,6 +31,20 @@ def x64_scope():
     dtype('int64')
     """
     return jax.enable_x64(True)
+
+
+def host_to_device(host, dtype, device=None) -> jax.Array:
+    """A numpy array (or anything numpy takes) as a JAX array of ``dtype`` on ``device``, its
+    values exact (``jnp.asarray(..., device=...)`` rounds float64 through float32 when x64 is
+    off; ``jax.device_put`` of a numpy float64 array makes it float32).
+
+    >>> import numpy as np
+    >>> from jaxgrad._jax_setup import host_to_device
+    >>> host_to_device(np.array([0.1]), np.float64).tolist()
+    [0.1]
+    """
+    with x64_scope():
+        return jax.device_put(np.asarray(host, dtype), device)
 
 
 def in_x64_scope(fn):

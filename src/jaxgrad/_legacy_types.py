@@ -77,7 +77,7 @@ def legacy_new(d: _dtypes.dtype | None, device_type: str | None, *args: Any,
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
     array = (_sequence_array(data, _nested_sizes(data), dtype) if isinstance(data, (list, tuple))
              else _to_numpy(data))
-    return _place(jnp.asarray(array.astype(dtype.np)), device, device_type)
+    return _place(jnp.asarray(array, dtype=dtype.np), device, device_type)
 
 
 class tensortype(type):

@@ -20,12 +20,11 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from typing import IO, Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes
 from ._device import device as Device
+from ._jax_setup import host_to_device
 from ._storage import Layout, Storage, contiguous_strides
 from ._tensor import Size, Tensor, as_subclass
 from .nn.parameter import Parameter
@@ -129,7 +128,7 @@ class LoadedStorage:
         self.array = array
         if self._cell is not None:
             host = array.reshape(self._cell.array.shape)
-            self._cell.write(jnp.asarray(host, dtype=host.dtype, device=self.device.jax))
+            self._cell.write(host_to_device(host, host.dtype, self.device.jax))
 
     def tensor(self, offset: int, size: Iterable[int], stride: Iterable[int]) -> Tensor:
         """A tensor over this storage (as torch's ``set_(storage, offset, size, stride)``): the
@@ -149,7 +148,7 @@ class LoadedStorage:
         covers = offset == 0 and math.prod(size) == numel and stride == contiguous_strides(size)
         if self._cell is None:
             host = self.array.reshape(size) if covers else self.array
-            self._cell = Storage(jnp.asarray(host, dtype=host.dtype, device=self.device.jax))
+            self._cell = Storage(host_to_device(host, host.dtype, self.device.jax))
         layout = None
         if not (covers and tuple(self._cell.array.shape) == size):
             layout = Layout(size, stride, offset)
@@ -227,7 +226,7 @@ def _rebuild_from_type_v2(func: Callable, new_type: type, args: tuple, state: An
 
 
 def _on_device(array: Any, dtype: _dtypes.dtype, device: str, requires_grad: bool) -> Tensor:
-    out = Tensor._make(jax.device_put(np.asarray(array).astype(dtype.np), Device(device).jax))
+    out = Tensor._make(host_to_device(array, dtype.np, Device(device).jax))
     out.requires_grad = requires_grad
     return out
 
