@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import jaxgrad
-from differential import ok, raises, val
+from differential import ok, raises, torch, val
 from jaxgrad._tensor import Tensor
 
 
@@ -352,3 +352,17 @@ def test_grad_under_jax_jit():
             return Tensor._make(jax.jit(lambda a: g(Tensor._make(a))._value)(x._value))
         return g(x)
     ok(program)
+
+
+def test_dropout_inside_vmap_follows_randomness():
+    """A traced tensor reports the default device, so ops that read ``.device`` (dropout's
+    generator choice) run under vmap; masks differ per example only with 'different'."""
+    def masks(T, randomness):
+        drop = T.nn.Dropout(0.5)
+        out = T.func.vmap(lambda x: drop(x), randomness=randomness)(T.ones(6, 64))
+        return [bool((out[0] == out[i]).all()) for i in range(1, 6)]
+
+    for T in (torch, jaxgrad):
+        assert not all(masks(T, "different"))
+        assert all(masks(T, "same"))
+    raises(lambda T: T.func.vmap(lambda x: T.nn.functional.dropout(x, 0.5))(T.ones(2, 3)))

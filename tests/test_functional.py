@@ -221,12 +221,6 @@ def test_jacobian_errors(case):
     raises(program)
 
 
-def test_jacobian_forward_mode_vectorized_is_not_supported():
-    with pytest.raises(NotImplementedError, match="forward-mode AD"):
-        jaxgrad.autograd.functional.jacobian(lambda a: a * 2, jaxgrad.ones(2),
-                                             strategy="forward-mode", vectorize=True)
-
-
 # --- hessian --------------------------------------------------------------------------------------
 
 
@@ -371,3 +365,41 @@ def test_results_are_fresh_tensors():
         return out is x, g is x, attempt(lambda: out._version)
 
     same(program)
+
+
+# -- strategy="forward-mode": JAX's forward mode through jaxgrad.func.jacfwd ---------------------
+
+def test_forward_mode_jacobian_and_hessian_match_torch():
+    def program(T):
+        F = T.autograd.functional
+        x = T.tensor([0.5, 1.5, -2.0], dtype=T.float64)
+        y = T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float64)
+        j1 = F.jacobian(lambda a: a.sin() * 2, x, vectorize=True, strategy="forward-mode")
+        j2 = F.jacobian(lambda a, b: (a.exp().sum() * b, a * b.sum()), (x, y), vectorize=True,
+                        strategy="forward-mode")
+        h = F.hessian(lambda a: (a ** 3).sum() * a.prod(), x, vectorize=True,
+                      outer_jacobian_strategy="forward-mode")
+        h2 = F.hessian(lambda a, b: (a.sin() * b.sum()).sum(), (x, y), vectorize=True,
+                       outer_jacobian_strategy="forward-mode")
+        # torch's forward-over-reverse Hessian requires grad through its inner create_graph
+        # leaves; jaxgrad's does not (noted in functorch_notes/func.md): values only
+        return j1, j2, h.detach(), [[t.detach() for t in row] for row in h2]
+
+    ok(program)
+
+
+def test_forward_mode_jacobian_stays_connected_to_inputs_that_require_grad():
+    def program(T):
+        x = T.tensor([0.5, 1.5], requires_grad=True)
+        j = T.autograd.functional.jacobian(lambda a: a.sin() * 2, x, vectorize=True,
+                                           strategy="forward-mode")
+        j.sum().backward()
+        # torch's graph here is a chain of views, jaxgrad's one node: .grad's version differs
+        return j.detach(), j.requires_grad, x.grad.clone()
+
+    ok(program)
+
+
+def test_forward_mode_needs_vectorize_as_torch():
+    raises(lambda T: T.autograd.functional.jacobian(lambda a: a, T.ones(2),
+                                                    strategy="forward-mode"))

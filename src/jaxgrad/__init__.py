@@ -9,7 +9,7 @@ tensor([2., 4.])
 """
 
 # isort: off
-from . import _jax_setup  # noqa: F401  (enables 64-bit types before anything else)
+from . import _jax_setup  # noqa: F401  (explicit 64-bit dtypes allowed, before anything else)
 # isort: on
 from . import _api, _methods, _opgen
 from . import accelerator as accelerator

@@ -671,4 +671,5 @@ def vjp_op(node_name: str, fn: Callable) -> Op:
 
 
 def _conj(a: Any) -> Any:
-    return jnp.conj(a) if a is not None and jnp.iscomplexobj(a) else a
+    dtype = getattr(a, "dtype", None)  # leaves other operands (index tuples, None) alone
+    return jnp.conj(a) if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating) else a

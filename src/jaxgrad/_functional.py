@@ -8,8 +8,9 @@ errors are torch's.
 
 ``vectorize=True`` gives torch's vectorized results (values, structure, which results require
 grad) but computes their rows one by one: jaxgrad has no batched gradients.
-``strategy="forward-mode"`` needs forward-mode AD, which jaxgrad lacks: it raises torch's
-errors for the combinations torch rejects and NotImplementedError otherwise.
+``strategy="forward-mode"`` (``jacobian``, and ``hessian``'s ``outer_jacobian_strategy``) runs
+on JAX's forward mode through ``jaxgrad.func.jacfwd``; the combinations torch rejects raise
+torch's errors.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from ._api import stack
 from ._creation import tensor, zeros_like
 from ._engine import grad
+from ._func_transforms import jacfwd
 from ._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ._tensor import Tensor
 
@@ -321,10 +323,12 @@ def _vectorized_jacobian(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...]
     return tuple(zip(*per_input))
 
 
-def _forward_mode_jacobian(inputs: Any, create_graph: bool, strict: bool,
-                           vectorize: bool) -> None:
-    """torch's checks for ``strategy="forward-mode"``, in torch's order; what passes them
-    would need forward-mode AD, which jaxgrad does not have."""
+def _forward_mode_jacobian(func: Callable, inputs: Any, create_graph: bool, strict: bool,
+                           vectorize: bool) -> Any:
+    """torch's checks for ``strategy="forward-mode"``, in torch's order, then the Jacobian by
+    JAX's forward mode (``jaxgrad.func.jacfwd``: ``jax.jvp`` of the function over the input
+    basis), laid out as torch's ``_jacfwd`` lays it out. As torch's, the result is not detached:
+it is connected to inputs that require grad (through one node, not torch's view chain)."""
     if create_graph:
         raise NotImplementedError(
             "jaxgrad.autograd.functional.jacobian: `create_graph=True` "
@@ -337,14 +341,20 @@ def _forward_mode_jacobian(inputs: Any, create_graph: bool, strict: bool,
             'and `strategy="forward-mode"` are not supported together (yet). '
             "Please either set `strict=False` or "
             '`strategy="reverse-mode"`.')
-    _as_tuple(inputs, "inputs", "jacobian")
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     if not vectorize:
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`.")
-    raise NotImplementedError(
-        'jaxgrad.autograd.functional.jacobian: strategy="forward-mode" needs forward-mode AD, '
-        'which jaxgrad does not have; use strategy="reverse-mode".')
+    outputs_are_tuple = []
+
+    def flat_func(*inp: Tensor) -> tuple[Tensor, ...]:
+        is_tuple, outputs = _outputs_as_tuple(func(*inp), "jacobian")
+        outputs_are_tuple.append(is_tuple)
+        return outputs
+
+    jac = jacfwd(flat_func, argnums=tuple(range(len(inputs))))(*inputs)
+    return _tuple_postprocess(jac, (outputs_are_tuple[0], is_inputs_tuple))
 
 
 def jacobian(func: Callable[..., Tensors], inputs: Tensors, create_graph: bool = False,
@@ -367,7 +377,7 @@ def jacobian(func: Callable[..., Tensors], inputs: Tensors, create_graph: bool =
             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
             'Otherwise, prefer to use "reverse-mode".')
     if strategy == "forward-mode":
-        _forward_mode_jacobian(inputs, create_graph, strict, vectorize)
+        return _forward_mode_jacobian(func, inputs, create_graph, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)

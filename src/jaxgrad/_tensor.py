@@ -187,7 +187,10 @@ class Tensor:
 
     @property
     def device(self):
-        return of_jax(next(iter(self._cell.array.devices())))
+        array = self._cell.array
+        if isinstance(array, jax.core.Tracer):  # placed by the trace: the default device
+            return of_jax(jax.devices()[0])
+        return of_jax(min(array.devices(), key=lambda d: d.id))  # a sharded one: its first
 
     @property
     def is_cuda(self) -> bool:
