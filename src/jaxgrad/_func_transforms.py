@@ -603,24 +603,16 @@ def _randomness(mode: str, keys: Any) -> Iterator[None]:
     if mode == "same":
         yield
         return
-    gen = _random.Generator
-    saved = gen.next_key, gen.draw
     count = [0]
 
-    def next_key(self: Any) -> Any:
+    def next_key() -> Any:
         if mode == "error":
             raise RuntimeError(RANDOM_ERROR)
         count[0] += 1
         return jax.random.fold_in(keys, count[0])
 
-    def draw(self: Any, sample: Callable) -> Any:
-        return sample(next_key(self))[1]
-
-    gen.next_key, gen.draw = next_key, draw
-    try:
+    with _random.keys_from(next_key):
         yield
-    finally:
-        gen.next_key, gen.draw = saved
 
 
 def _name(func: Any) -> str:

@@ -13,8 +13,9 @@ draw from ``Generator().manual_seed(key)`` made inside it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -130,6 +131,9 @@ class Generator:
         >>> jax.dtypes.issubdtype(g.next_key().dtype, jax.dtypes.prng_key)
         True
         """
+        source = getattr(_key_source, "next", None)
+        if source is not None:
+            return source()
         with self._lock:
             new, sub = jax.random.split(self._key)
             self._keep(new)
@@ -138,6 +142,9 @@ class Generator:
     def draw(self, sample: Callable[[jax.Array], tuple[jax.Array, Any]]) -> Any:
         """``sample(key) -> (next key, values)`` under the lock: a jitted sampler that splits
         the key itself (as :meth:`next_key` does) draws in one XLA call instead of two."""
+        source = getattr(_key_source, "next", None)
+        if source is not None:
+            return sample(source())[1]
         with self._lock:
             new, values = sample(self._key)
             self._keep(new)
@@ -260,6 +267,22 @@ def initial_seed() -> int:
     True
     """
     return default_generator.initial_seed()
+
+
+_key_source = threading.local()
+
+
+@contextlib.contextmanager
+def keys_from(next_key: Callable[[], jax.Array]) -> Iterator[None]:
+    """In this thread, every generator's draws take their keys from ``next_key()`` instead of
+    its own state (``jaxgrad.func.vmap``'s ``randomness``: one key per batch element, or an
+    error); generators' states are left as they were."""
+    previous = getattr(_key_source, "next", None)
+    _key_source.next = next_key
+    try:
+        yield
+    finally:
+        _key_source.next = previous
 
 
 def _key(generator: Generator | None, device: Any = None) -> jax.Array:
