@@ -231,20 +231,26 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
         if not isinstance(args[0], Tensor) and op.inputs and isinstance(args[0], _NOT_TENSORS):
             raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
-    try:
-        out = jitted_forward(op, skey, compute_dtype, None)(
-            *[_as_array(a, compute_dtype) for a in args],
-            *[_as_array(x, compute_dtype) for x in aux])
-    except ValueError as error:  # JAX's refusal of arrays on different devices: torch's error
-        if _device.INCOMPATIBLE in str(error):
-            raise _device.mixed_devices_error(args) from error
-        raise
+    out = _run_forward(op, skey, compute_dtype, None, args, aux)
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
     if _state.grad and (op.grads or op.variadic) and any(
             isinstance(a, Tensor) and a._requires_grad for a in args):
         _record(op, skey, args, aux, results)
     return tuple(results) if multi else results[0]
+
+
+def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux: tuple) -> Any:
+    """The op's jitted forward on the arguments' arrays; JAX's refusal of arrays committed to
+    different devices becomes torch's error."""
+    try:
+        return jitted_forward(op, skey, compute_dtype, out_dtype)(
+            *[_as_array(a, compute_dtype) for a in args],
+            *[_as_array(x, compute_dtype) for x in aux])
+    except ValueError as error:
+        if _device.INCOMPATIBLE in str(error):
+            raise _device.mixed_devices_error(args) from error
+        raise
 
 
 def _as_array(a: Any, compute_dtype) -> Any:
@@ -513,14 +519,7 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
         raise RuntimeError(
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
-    try:
-        new = jitted_forward(op, skey, compute_dtype, out_dtype)(
-            *[_as_array(a, compute_dtype) for a in args],
-            *[_as_array(x, compute_dtype) for x in aux])
-    except ValueError as error:  # JAX's refusal of arrays on different devices: torch's error
-        if _device.INCOMPATIBLE in str(error):
-            raise _device.mixed_devices_error(args) from error
-        raise
+    new = _run_forward(op, skey, compute_dtype, out_dtype, args, aux)
     record = _state.grad and bool(op.grads or op.variadic) and any(
         isinstance(a, Tensor) and a._requires_grad for a in args)  # (logical_and_: no node)
     node = None
