@@ -247,7 +247,22 @@ def ensemble(T):
     return val(same_x)[:3], val(per_model)[:3], {k: val(p) for k, p in params.items()}
 
 
-TUTORIALS = {"per_sample_grads": per_sample_grads, "ensemble": ensemble}
+def per_sample_grads_cross_entropy(T):
+    """The torch.func per-sample-gradient tutorial's loss as written: cross_entropy of a
+    batch of one, its class-index target traced under vmap."""
+    model = Net(T)
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x, y = data(T, (5, 3)), T.tensor([0, 1, 1, 0, 1])
+
+    def loss(params, sample, target):
+        out = T.func.functional_call(model, params, (sample.unsqueeze(0),))
+        return T.nn.functional.cross_entropy(out, target.unsqueeze(0))
+
+    return T.func.vmap(T.func.grad(loss), in_dims=(None, 0, 0))(params, x, y)
+
+
+TUTORIALS = {"per_sample_grads": per_sample_grads, "ensemble": ensemble,
+             "per_sample_grads_cross_entropy": per_sample_grads_cross_entropy}
 
 
 @pytest.mark.parametrize("name", TUTORIALS)

@@ -449,7 +449,10 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
 
 
 def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:
-    """torch's kernel check that every class index lies in [0, n_classes)."""
+    """torch's kernel check that every class index lies in [0, n_classes) (on concrete values;
+    a traced target, under ``jaxgrad.func`` or ``jax.jit``, cannot be read)."""
+    if isinstance(target._value, jax.core.Tracer):
+        return
     values = np.asarray(target._value)
     bad = values[((values < 0) | (values >= n_classes)) & (values != ignore_index)]
     if bad.size:
