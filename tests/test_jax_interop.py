@@ -369,3 +369,37 @@ def test_optax_adam_on_a_jaxgrad_model_matches_torch_adam():
     for k, p in tmodel.named_parameters():
         np.testing.assert_allclose(np.asarray(params[k].detach()), p.detach().numpy(),
                                    rtol=1e-5, atol=1e-6)
+
+
+# -- ops whose eager path reads index values on the host run on traced indices -----------------
+
+def _traced(fn, *arrays):
+    """``fn`` of fresh tensors over ``arrays``, eagerly and under ``jax.jit``: both results."""
+    def run(*a):
+        return jax.tree.map(lambda t: t.jax(), fn(*[jaxgrad.from_jax(x) for x in a]),
+                            is_leaf=lambda t: isinstance(t, jaxgrad.Tensor))
+    arrays = [jnp.asarray(a, dtype=a.dtype) for a in arrays]
+    return run(*arrays), jax.jit(run)(*arrays)
+
+
+def test_indexing_embedding_and_one_hot_with_traced_indices_match_torch():
+    def program(T, x, idx, ids):
+        x = x.clone().requires_grad_()
+        emb = T.nn.functional.embedding(ids, x.reshape(3, 4))
+        hot = T.nn.functional.one_hot(ids, num_classes=5)
+        y = x[idx] * 2 + x.reshape(3, 4)[idx.abs() % 3, 1].sum()
+        (y.sum() + emb.sum()).backward()
+        return y.detach(), emb.detach(), hot, x.grad
+
+    x, idx, ids = np.arange(12.0, dtype=np.float32), np.array([0, -1, 5, 5]), np.array([2, 0, 2])
+    want = program(torch, *(torch.tensor(a) for a in (x, idx, ids)))
+    for got in _traced(lambda *t: program(jaxgrad, *t), x, idx, ids):
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(np.asarray(g), w.numpy(), rtol=1e-6)
+
+
+def test_traced_boolean_masks_and_class_counts_raise_clear_errors():
+    with pytest.raises(IndexError, match="boolean mask"):
+        _traced(lambda x, m: x[m], np.arange(3.0), np.array([True, False, True]))
+    with pytest.raises(RuntimeError, match="pass num_classes"):
+        _traced(lambda i: jaxgrad.nn.functional.one_hot(i), np.array([0, 2]))

@@ -1366,9 +1366,10 @@ def _treat_as_tuple(index: Any) -> bool:
 
 def _index_array(i: Any) -> np.ndarray:
     """The values of an index tensor, or a sequence made into torch's indexing tensor (bool if
-    all its entries are bools, else int64: floats are truncated)."""
+    all its entries are bools, else int64: floats are truncated). A traced index tensor (under
+    ``jax.jit`` or ``jaxgrad.func``) stays its tracer: only its shape and dtype are known."""
     if isinstance(i, Tensor):
-        return np.asarray(i._value)
+        return i._value if isinstance(i._value, jax.core.Tracer) else np.asarray(i._value)
     arr = np.asarray(_plain(i))
     return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
 
@@ -1386,6 +1387,10 @@ def _advanced(i: Any) -> Any:
     """An integer index array for a list/array/tensor index (bool masks become positions)."""
     arr = _index_array(i)
     if arr.dtype == np.bool_:
+        if isinstance(arr, jax.core.Tracer):
+            raise IndexError("indexing with a boolean mask needs the mask's values (the result's "
+                             "shape depends on them), which a JAX trace does not have; use "
+                             "jaxgrad.where(mask, x, 0) or index outside the transformation")
         return [jnp.asarray(a, dtype=a.dtype) for a in np.nonzero(arr)]
     if arr.dtype.kind not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -1490,6 +1495,8 @@ def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
 def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
     """torch's IndexErrors for masks of the wrong shape and indices out of range."""
     raw = _index_array(item)
+    if isinstance(raw, jax.core.Tracer):  # values unknown under a trace: JAX clamps, as jit does
+        return
     if raw.dtype == np.bool_:
         if raw.shape != sizes[:raw.ndim]:
             bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)

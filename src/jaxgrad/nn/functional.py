@@ -1653,6 +1653,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
                         f"{type(tensor).__name__}")
     if tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if isinstance(tensor._value, jax.core.Tracer):
+        return _traced_one_hot(tensor, num_classes)
     values = np.asarray(tensor._value)
     if values.size == 0:
         if num_classes == -1:
@@ -1668,6 +1670,19 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     out = Tensor._make(jnp.asarray(values[..., None] == classes, jnp.int64))
     if values.size:
         out._vc.value += 2  # torch fills a zeros tensor and scatters the ones in: two writes
+    return out
+
+
+def _traced_one_hot(tensor: Tensor, num_classes: int) -> Tensor:
+    """one_hot of traced class indices (``jax.jit``, ``jaxgrad.func``): the values cannot be
+    checked or counted, so ``num_classes`` must be given."""
+    if num_classes == -1:
+        raise RuntimeError("one_hot: num_classes=-1 infers the number of classes from the "
+                           "values, which a JAX trace does not have; pass num_classes")
+    classes = jnp.arange(num_classes, dtype=jnp.int64)
+    out = Tensor._make((tensor._value[..., None] == classes).astype(jnp.int64))
+    if tensor.numel():
+        out._vc.value += 2
     return out
 
 
@@ -1714,9 +1729,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got {_legacy_type(input)} "
                            "instead (while checking arguments for embedding)")
-    indices = np.asarray(input._value)
-    if indices.size and (indices.min() < 0 or indices.max() >= num):
-        raise IndexError("index out of range in self")
+    if not isinstance(input._value, jax.core.Tracer):  # a traced index cannot be checked
+        indices = np.asarray(input._value)
+        if indices.size and (indices.min() < 0 or indices.max() >= num):
+            raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm(weight, input, max_norm, norm_type)
     return _apply(N.EMBEDDING, weight, aux=(input,), weight_sym_argsize_0=num,
