@@ -8,6 +8,13 @@ setting. That setting only changes code that explicitly asks for a 64-bit dtype 
 answers it with a warning and a 32-bit array). A value the user chose (the
 ``JAX_EXPLICIT_X64_DTYPES`` environment variable) is left alone; with ``JAX_ENABLE_X64=1``
 everything is 64-bit and the setting does not matter.
+
+Explicit mode alone is not enough for exact float64: some JAX library code builds internal
+constants at JAX's default width (``jnp.argmax`` of float64 fails, ``lax.erf_inv`` of float64
+is float32-accurate). So every kernel jaxgrad compiles goes through :func:`jit`, and eager
+samplers through :func:`in_x64_scope`: they trace, compile and run inside :func:`x64_scope`,
+JAX's thread-local ``enable_x64`` (about 0.6 us per call), where JAX behaves as under global
+x64 while the user's code outside keeps its defaults.
 """
 
 import functools
