@@ -79,7 +79,9 @@ class OpNode(Node):
         for i, (name, need) in enumerate(zip(op.input_names(len(needs)), needs)):
             if need:
                 shape, dtype = self.in_meta[i]
-                if name in op.identity and g0._value.shape == shape and g0._value.dtype == dtype:
+                if (name in op.identity or (op.identity_when is not None and op.identity_when(
+                        shape, **dict(self.static)))) and g0._value.shape == shape and (
+                        g0._value.dtype == dtype):
                     out[i] = g0  # torch hands the very same gradient tensor on
                 else:
                     pending = True

@@ -54,7 +54,8 @@ class Op:
     """
 
     __slots__ = ("aux", "doc", "extra_saves", "formula_params", "forward", "grad_layout",
-                 "grad_version", "grads", "identity", "inplace", "inputs", "name", "node",
+                 "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
+                 "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "outputs", "promote", "schema",
                  "variadic", "variants")
 
@@ -64,7 +65,7 @@ class Op:
                  variadic: Callable | None = None, saves: tuple[str, ...] = (),
                  promote: str | None = None, nondiff_outputs: tuple[int, ...] = (),
                  grad_layout: str = "fresh", grad_version: int = 0, variants: str = "",
-                 inplace: str = "",
+                 inplace: str = "", identity_when: Callable | None = None,
                  numbers_as_tensors: bool = False, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
@@ -101,6 +102,9 @@ class Op:
             params["*"] = _params(variadic)
         init(self, "formula_params", params)
         init(self, "identity", frozenset(k for k, f in self.grads.items() if f is identity_grad))
+        # ``identity_when(self_shape, **static)``: the shapes for which torch's formula returns
+        # ``grad`` itself (cumsum over a dim of size 1), handed on as identity grads are
+        init(self, "identity_when", identity_when)
         self._check_formula_names()
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -40,7 +40,13 @@ def _reverse_cumsum(grad, dim):
     return jnp.flip(jnp.cumsum(jnp.flip(grad, dim), axis=dim), dim)
 
 
-CUMSUM = Op("cumsum", "CumsumBackward0", _cumsum, grads={"self": _reverse_cumsum})
+def _one_step(shape, dim, **_):
+    """A cumulative op over at most one element per row: torch's backward returns ``grad``."""
+    return math.prod(shape) <= 1 or shape[dim] == 1
+
+
+CUMSUM = Op("cumsum", "CumsumBackward0", _cumsum, grads={"self": _reverse_cumsum},
+            identity_when=_one_step)
 SUM_DIM = Op("sum", "SumBackward1",
              lambda x, dim, keepdim, dtype: jnp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype),
              grads={"self": _expand_back}, grad_layout="expand")
@@ -313,7 +319,7 @@ def _vjp_grad(forward):
 
 
 CUMPROD = Op("cumprod", "CumprodBackward0", _cumprod, grads={
-    "self": _vjp_grad(lambda a, dim: _cumprod(a, dim, None))})
+    "self": _vjp_grad(lambda a, dim: _cumprod(a, dim, None))}, identity_when=_one_step)
 
 
 def _logcumsumexp(x, dim):
