@@ -94,5 +94,4 @@ def jit(fn=None, **options):
         with x64_scope():
             return compiled(*args, **kwargs)
 
-    call.lower = compiled.lower
     return call
