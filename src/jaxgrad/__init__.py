@@ -14,6 +14,7 @@ from . import _jax_setup  # noqa: F401  (explicit 64-bit dtypes allowed, before 
 from . import _api, _methods, _opgen
 from . import accelerator as accelerator
 from . import autograd as autograd
+from . import compiler as compiler
 from . import cuda as cuda
 from . import func as func
 from . import linalg as linalg
@@ -27,6 +28,7 @@ from ._api import tril_indices as tril_indices
 from ._api import triu_indices as triu_indices
 from ._api import typename as typename
 from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
+from ._compile import compile as compile
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor
 from ._creation import empty as empty

@@ -6,6 +6,7 @@ from typing import Any
 
 from . import accelerator as accelerator
 from . import autograd as autograd
+from . import compiler as compiler
 from . import cuda as cuda
 from . import func as func
 from . import linalg as linalg
@@ -22,6 +23,7 @@ from ._tensor import Size as Size
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor
 from ._random import bernoulli as bernoulli
+from ._compile import compile as compile
 from ._device import device as device
 from ._dtypes import dtype as dtype
 from ._creation import empty as empty

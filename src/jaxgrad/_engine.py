@@ -36,6 +36,7 @@ from ._ops import elementwise as E
 from ._ops import reductions as R
 from ._ops import views as V
 from ._tensor import Size, Tensor
+from ._tracing import note_hook_result
 from ._typename import type_name as python_type_name
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
@@ -114,10 +115,13 @@ def call_hook(hook: Callable, args: tuple, kept: set | None) -> Any:
     use_count); a hook that stores a gradient (or the tuple holding it) makes it shared.
     """
     if kept is None:
-        return hook(*args)
+        out = hook(*args)
+        note_hook_result(hook, out)
+        return out
     watched = [a for a in args if a is not None]
     counts = [sys.getrefcount(w) for w in watched]
     out = hook(*args)
+    note_hook_result(hook, out)
     returned = out if isinstance(out, (tuple, list)) else (out,)
     for w, count in zip(watched, counts):
         if sys.getrefcount(w) - any(r is w for r in returned) > count:

@@ -7,7 +7,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from .._creation import tensor as new_tensor
 from .._dtypes import float32, float64, get_default_dtype
@@ -17,6 +16,7 @@ from .optimizer import (
     Optimizer,
     check_fused,
     host_float,
+    hyper_vector,
     jitted_kernel,
     store,
     to_scalar,
@@ -178,8 +178,7 @@ class Adam(Optimizer):
         decoupled = bool(group["decoupled_weight_decay"]) and decays
         kernel = _adam_kernel(bool(group["maximize"]), decays, decoupled, bool(group["amsgrad"]))
         beta1, beta2 = group["betas"]
-        hyper = np.array([host_float(v) for v in (group["lr"], beta1, beta2, group["eps"],
-                                                  group["weight_decay"])])
+        hyper = hyper_vector((group["lr"], beta1, beta2, group["eps"], group["weight_decay"]))
         new_params, new_arrays, new_steps = kernel(
             [p._value for p in params], [p.grad._value for p in params],
             [tuple(s[n]._value for n in names) for s in states],

@@ -1,7 +1,10 @@
 """Learning-rate schedulers: ``LRScheduler``, ``StepLR``, ``CosineAnnealingLR`` (torch's formulas).
 
 Schedulers set ``group["lr"]`` of their optimizer's param groups each ``step()``; they are pure
-Python, so the floats they produce are torch's floats.
+Python, so the floats they produce are torch's floats. Inside ``jaxgrad.compile`` the epoch
+counters and learning rates are traced (so a schedule does not recompile every step): the
+formulas then run on JAX scalars, branches become ``jnp.where``, and the ordering warnings,
+which need concrete counters, are skipped.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ import warnings
 from functools import wraps
 from typing import Any
 from weakref import ref
+
+import jax
+import jax.numpy as jnp
 
 from .._tensor import Tensor
 from .optimizer import Optimizer, to_scalar
@@ -52,6 +58,29 @@ def _set_group_value(group: dict[str, Any], key: str, value: float | Tensor) -> 
         group[key] = value
 
 
+def _is_traced(value: Any) -> bool:
+    return isinstance(value, jax.core.Tracer)
+
+
+def _select(condition: Any, if_true: list, if_false: list) -> list:
+    """``if_true if condition else if_false``, elementwise with ``jnp.where`` when traced."""
+    if not _is_traced(condition):
+        return if_true if condition else if_false
+    return [jnp.where(condition, a, b) for a, b in zip(if_true, if_false, strict=True)]
+
+
+def _both(a: Any, b: Any) -> Any:
+    return jnp.logical_and(a, b) if _is_traced(a) or _is_traced(b) else a and b
+
+
+def _either(a: Any, b: Any) -> Any:
+    return jnp.logical_or(a, b) if _is_traced(a) or _is_traced(b) else a or b
+
+
+def _cos(x: Any) -> Any:
+    return jnp.cos(x) if _is_traced(x) else math.cos(x)
+
+
 def _mark_optimizer_steps(scheduler: LRScheduler) -> None:
     """Wrap ``optimizer.step`` once so that it records it was called (for the order warning)."""
     optimizer = scheduler.optimizer
@@ -88,6 +117,8 @@ class LRScheduler:
 
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
+    # jaxgrad.compile traces these (they change every step)
+    _jaxgrad_traced_state = {"last_epoch": True, "_step_count": True, "_last_lr": True}
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -146,7 +177,7 @@ class LRScheduler:
 
         Call it after ``optimizer.step()``; torch's warning says so otherwise.
         """
-        if self._step_count == 1:
+        if not _is_traced(self._step_count) and self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(_OVERRIDDEN_WARNING, UserWarning, stacklevel=2)
             elif not getattr(self.optimizer, "_opt_called", False):
@@ -197,9 +228,9 @@ class StepLR(LRScheduler):
     def get_lr(self) -> list[float | Tensor]:
         """The current rates, times ``gamma`` at non-zero multiples of ``step_size``."""
         self._warn_unless_stepping()
-        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return _group_values(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        keep = _either(self.last_epoch == 0, self.last_epoch % self.step_size != 0)
+        return _select(keep, _group_values(self.optimizer, "lr"),
+                       [group["lr"] * self.gamma for group in self.optimizer.param_groups])
 
     def _get_closed_form_lr(self) -> list[float | Tensor]:
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
@@ -229,17 +260,24 @@ class CosineAnnealingLR(LRScheduler):
         groups = self.optimizer.param_groups
         if self._is_initial:
             return _group_values(self.optimizer, "lr")
-        if self._step_count == 1 and self.last_epoch > 0:
-            return self._get_closed_form_lr()
-        if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
-            return [group["lr"] + (base_lr - self.eta_min)
-                    * (1 - math.cos(math.pi / self.T_max)) / 2
-                    for base_lr, group in zip(self.base_lrs, groups, strict=True)]
-        return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
-                / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
-                * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
+        epoch = self.last_epoch
+        restart = (epoch - 1 - self.T_max) % (2 * self.T_max) == 0
+        if _is_traced(restart) or not restart:
+            recursive = [(1 + _cos(math.pi * epoch / self.T_max))
+                         / (1 + _cos(math.pi * (epoch - 1) / self.T_max))
+                         * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
+        if _is_traced(restart) or restart:
+            restarted = [group["lr"] + (base_lr - self.eta_min)
+                         * (1 - math.cos(math.pi / self.T_max)) / 2
+                         for base_lr, group in zip(self.base_lrs, groups, strict=True)]
+        values = (restarted if restart else recursive) if not _is_traced(restart) else \
+            _select(restart, restarted, recursive)
+        resumed = _both(self._step_count == 1, epoch > 0)
+        if _is_traced(resumed) or resumed:
+            values = _select(resumed, self._get_closed_form_lr(), values)
+        return values
 
     def _get_closed_form_lr(self) -> list[float | Tensor]:
         return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                * (1 + _cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base_lr in self.base_lrs]

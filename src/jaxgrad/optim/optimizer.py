@@ -24,6 +24,8 @@ from itertools import chain
 from typing import Any
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 from .._accumulate import reset_grad
 from .._api import typename
@@ -32,7 +34,7 @@ from .._dispatch import check_inplace
 from .._dtypes import float32
 from .._grad_mode import enable_grad, set_grad_enabled
 from .._graph import HookDict, RemovableHandle, add_hook
-from .._jax_setup import jit
+from .._jax_setup import jit, x64_scope
 from .._profiler import record_function
 from .._tensor import Tensor
 
@@ -129,6 +131,22 @@ def host_float(value: float | Tensor) -> float:
     return float(value.item() if isinstance(value, Tensor) else value)
 
 
+def hyper_vector(values: Iterable[float | Tensor | jax.Array]) -> Any:
+    """Hyper-parameters as one float64 vector for an update kernel: a numpy array of Python
+    floats, or a traced vector when one is traced (a learning rate under ``jaxgrad.compile``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.optim.optimizer import hyper_vector
+    >>> hyper_vector([0.1, jaxgrad.tensor([0.5])]).tolist()
+    [0.1, 0.5]
+    """
+    values = [v._value.reshape(()) if isinstance(v, Tensor) else v for v in values]
+    if not any(isinstance(v, jax.core.Tracer) for v in values):
+        return np.array([float(v) for v in values])
+    with x64_scope():
+        return jnp.stack([jnp.asarray(v, jnp.float64) for v in values])
+
+
 def to_scalar(value: Any) -> Any:
     """A one-element tensor hyper-parameter squeezed to 0-d; anything else unchanged.
 
@@ -201,6 +219,9 @@ class Optimizer:
     >>> opt.state_dict()["param_groups"][1]["params"]
     [1]
     """
+
+    # jaxgrad.compile traces each group's learning rate (a scheduler changes it every step)
+    _jaxgrad_traced_state = {"param_groups": ("lr",)}
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]],
                  defaults: dict[str, Any]) -> None:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     check_fused,
     host_float,
+    hyper_vector,
     jitted_kernel,
     store,
     to_scalar,
@@ -119,8 +118,7 @@ class SGD(Optimizer):
         buffers = [self.state[p].get("momentum_buffer") for p in params] if use_momentum else []
         kernel = _sgd_kernel(bool(group["maximize"]), group["weight_decay"] != 0, use_momentum,
                              bool(group["nesterov"]))
-        hyper = np.array([host_float(group[k]) for k in ("lr", "momentum", "dampening",
-                                                          "weight_decay")])
+        hyper = hyper_vector(group[k] for k in ("lr", "momentum", "dampening", "weight_decay"))
         new_params, new_buffers = kernel(
             [p._value for p in params], [p.grad._value for p in params],
             [None if b is None else b._value for b in buffers], hyper)

@@ -15,6 +15,7 @@ from ..._api import typename
 from ..._dtypes import dtype as _dtype
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
+from ..._tracing import note_hook_result
 from ..parameter import Buffer, Parameter
 from ._hooks import BackwardHook, RemovableHandle, _WrappedHook
 
@@ -1295,6 +1296,7 @@ class _HookedCall:
                               *module._forward_pre_hooks.items()):
             if hook_id in module._forward_pre_hooks_with_kwargs:
                 out = hook(module, self.args, self.kwargs)
+                note_hook_result(hook, out)
                 if out is None:
                     continue
                 if not (isinstance(out, tuple) and len(out) == 2):
@@ -1303,6 +1305,7 @@ class _HookedCall:
                 self.args, self.kwargs = out
             else:
                 out = hook(module, self.args)
+                note_hook_result(hook, out)
                 if out is not None:
                     self.args = out if isinstance(out, tuple) else (out,)
 
@@ -1317,6 +1320,7 @@ class _HookedCall:
                 out = hook(module, self.args, self.kwargs, self.result)
             else:
                 out = hook(module, self.args, self.result)
+            note_hook_result(hook, out)
             if out is not None:
                 self.result = out
 

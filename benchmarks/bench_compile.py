@@ -1,0 +1,200 @@
+"""jaxgrad.compile vs hand-written jax.jit vs eager (issue 12), interleaved in one process.
+
+Workloads: the MLP 784-512-512-10 training step (nn.Sequential, cross_entropy, zero_grad,
+backward, optimizer.step) at batch 8 and 128, with SGD (plain, against a hand-written
+``jax.jit(value_and_grad)`` + SGD update) and with Adam (against the same with ``optax.adam``);
+contenders: torch eager, jax.jit, jaxgrad eager, jaxgrad compiled. Then the first call (trace +
+compile) of jaxgrad.compile against jax.jit's first call of the same step, each on fresh
+functions. Every timed call waits for its result (block_until_ready / .item()).
+
+    python benchmarks/bench_compile.py [--rounds 20] [--first-calls 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import torch
+
+import jaxgrad
+from bench_core import compare
+
+torch.set_num_threads(2)
+SIZES = [(784, 512), (512, 512), (512, 10)]
+
+
+def _initial(rng):
+    """(weight (out, in), bias) arrays of each layer, float32."""
+    return [((rng.randn(o, i) * 0.05).astype(np.float32), (rng.randn(o) * 0.05).astype(np.float32))
+            for i, o in SIZES]
+
+
+def _torch_step(layers, optimizer: str):
+    model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(),
+                                torch.nn.Linear(512, 512), torch.nn.ReLU(),
+                                torch.nn.Linear(512, 10))
+    with torch.no_grad():
+        for lin, (w, b) in zip(model[::2], layers):
+            lin.weight.copy_(torch.tensor(w))
+            lin.bias.copy_(torch.tensor(b))
+    opt = (torch.optim.SGD(model.parameters(), lr=0.01) if optimizer == "sgd"
+           else torch.optim.Adam(model.parameters(), lr=1e-3))
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def _jaxgrad_step(layers, optimizer: str, compiled: bool):
+    nn = jaxgrad.nn
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    with jaxgrad.no_grad():
+        for lin, (w, b) in zip(model[::2], layers):
+            lin.weight.copy_(jaxgrad.tensor(w))
+            lin.bias.copy_(jaxgrad.tensor(b))
+    opt = (jaxgrad.optim.SGD(model.parameters(), lr=0.01) if optimizer == "sgd"
+           else jaxgrad.optim.Adam(model.parameters(), lr=1e-3))
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = jaxgrad.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return jaxgrad.compile(step) if compiled else step
+
+
+def _jax_step(layers, optimizer: str):
+    params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in layers]
+
+    def loss_fn(params, x, y):
+        h = x
+        for i, (w, b) in enumerate(params):
+            h = h @ w.T + b
+            if i < len(params) - 1:
+                h = jax.nn.relu(h)
+        return optax.softmax_cross_entropy_with_integer_labels(h, y).mean()
+
+    if optimizer == "sgd":
+        @jax.jit
+        def update(params, x, y):
+            loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+            return loss, jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+
+        state = {"params": params}
+
+        def step(x, y):
+            loss, state["params"] = update(state["params"], x, y)
+            return loss
+        return step, update, (params,)
+
+    tx = optax.adam(1e-3)
+
+    @jax.jit
+    def update_adam(params, opt_state, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return loss, optax.apply_updates(params, updates), opt_state
+
+    state = {"params": params, "opt": tx.init(params)}
+
+    def step_adam(x, y):
+        loss, state["params"], state["opt"] = update_adam(state["params"], state["opt"], x, y)
+        return loss
+    return step_adam, update_adam, (params, state["opt"])
+
+
+def steps(batch: int, optimizer: str, rounds: int) -> dict:
+    rng = np.random.RandomState(0)
+    layers = _initial(rng)
+    xs = rng.randn(batch, 784).astype(np.float32)
+    ys = rng.randint(0, 10, size=batch)
+    tx, ty = torch.tensor(xs), torch.tensor(ys)
+    gx, gy = jaxgrad.tensor(xs), jaxgrad.tensor(ys)
+    jx, jy = jnp.asarray(xs), jnp.asarray(ys)
+    torch_step = _torch_step(layers, optimizer)
+    jax_step = _jax_step(layers, optimizer)[0]
+    eager = _jaxgrad_step(layers, optimizer, compiled=False)
+    compiled = _jaxgrad_step(layers, optimizer, compiled=True)
+    return compare(f"MLP 784-512-512-10 {optimizer.upper()} step, B={batch}", {
+        "torch eager": lambda: torch_step(tx, ty).item(),
+        "jax.jit": lambda: jax_step(jx, jy).block_until_ready(),
+        "jaxgrad eager": lambda: eager(gx, gy).item(),
+        "jaxgrad compiled": lambda: compiled(gx, gy).item(),
+    }, rounds, inner=20 if batch <= 8 else 5)
+
+
+def first_calls(optimizer: str, repeats: int) -> dict:
+    """Seconds to the first result: jax.jit's trace+compile+run against jaxgrad.compile's."""
+    rng = np.random.RandomState(0)
+    layers = _initial(rng)
+    xs = rng.randn(128, 784).astype(np.float32)
+    ys = rng.randint(0, 10, size=128)
+    gx, gy = jaxgrad.tensor(xs), jaxgrad.tensor(ys)
+    jx, jy = jnp.asarray(xs), jnp.asarray(ys)
+    times: dict[str, list[float]] = {"jax.jit": [], "jaxgrad compiled": []}
+    for r in range(repeats):
+        for name in (["jax.jit", "jaxgrad compiled"] if r % 2 == 0
+                     else ["jaxgrad compiled", "jax.jit"]):
+            if name == "jax.jit":
+                step = _jax_step(layers, optimizer)[0]
+                start = time.perf_counter()
+                step(jx, jy).block_until_ready()
+            else:
+                step = _jaxgrad_step(layers, optimizer, compiled=True)
+                start = time.perf_counter()
+                step(gx, gy).item()
+            times[name].append(time.perf_counter() - start)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    ratio = statistics.median(a / b for a, b in zip(times["jaxgrad compiled"], times["jax.jit"]))
+    return {"name": f"first call (trace + compile + run), {optimizer.upper()}, B=128",
+            "median_s": med, "vs_ref": {"jaxgrad compiled": ratio}, "vs_jit": {},
+            "reference": "jax.jit"}
+
+
+def report(result: dict) -> None:
+    print(f"\n## {result['name']}")
+    for name, seconds in result["median_s"].items():
+        line = f"- {name}: {seconds * 1e3:.3f} ms"
+        if name in result["vs_ref"]:
+            line += f" ({result['vs_ref'][name]:.2f}x {result['reference']}"
+            if name in result["vs_jit"]:
+                line += f", {result['vs_jit'][name]:.2f}x jax.jit"
+            line += ")"
+        print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--first-calls", type=int, default=5)
+    parser.add_argument("--only", choices=["steps", "first"], default=None)
+    args = parser.parse_args()
+    print(f"# {platform.processor() or platform.machine()}, {jax.devices()[0].device_kind}, "
+          f"jax {jax.__version__}, torch {torch.__version__}, "
+          f"{time.strftime('%Y-%m-%d %H:%M')}")
+    if args.only != "first":
+        for optimizer in ("sgd", "adam"):
+            for batch in (8, 128):
+                report(steps(batch, optimizer, args.rounds))
+    if args.only != "steps":
+        for optimizer in ("sgd", "adam"):
+            report(first_calls(optimizer, args.first_calls))
+
+
+if __name__ == "__main__":
+    main()

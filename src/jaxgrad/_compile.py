@@ -1,0 +1,299 @@
+"""``jaxgrad.compile``: a whole step (forward, backward, hooks, optimizer) as one XLA program.
+
+The step's Python runs once per *signature* with every tensor it reaches holding a JAX tracer;
+``jax.jit`` turns what it computed into one executable, and later calls with the same signature
+run that executable only. The state outside the step is found by ``_compile_state.StateWalk``,
+passed in as inputs, and written back by the ``_compile_program.Program`` the trace recorded, so
+parameters, ``.grad``, optimizer state, buffers, the RNG key and scheduler-set learning rates end
+each call as the eager step would leave them.
+
+A signature is the walk's key (shapes, dtypes, which ``.grad`` and state entries exist, module
+``training`` flags, hooks, static Python values) plus the grad mode and default dtype. Python that
+needs a tensor's value (``loss.item() > 1``) cannot be traced: by default (``fullgraph=False``, as
+torch.compile) that call and later calls of the signature run eagerly after a warning naming the
+line; ``fullgraph=True`` raises :class:`GraphBreak` instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from . import _compile_program, _random, _tracing
+from ._compile_state import StateWalk, Unsupported
+from ._dtypes import get_default_dtype
+from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ._jax_setup import jit
+from ._tensor import Tensor
+
+MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+_VALUE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                 jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError)
+
+
+class Config:
+    """Settings of ``jaxgrad.compile`` (torch's ``torch._dynamo.config`` counterparts).
+
+    ``recompile_limit``: how many signatures one compiled function traces; beyond it, calls with
+    new signatures run eagerly after a warning (torch's ``recompile_limit``, 8).
+
+    >>> import jaxgrad
+    >>> jaxgrad.compiler.config.recompile_limit
+    8
+    """
+
+    recompile_limit: int = 8
+
+
+config = Config()
+
+
+class GraphBreak(RuntimeError):
+    """Raised by a ``fullgraph=True`` compiled step that cannot be traced as one program."""
+
+
+_compiled_functions: weakref.WeakSet = weakref.WeakSet()
+
+
+def reset() -> None:
+    """Forget every compiled function's traces (torch's ``torch.compiler.reset``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.compiler.reset()
+    """
+    for compiled in list(_compiled_functions):
+        compiled._cache.clear()
+
+
+def is_compiling() -> bool:
+    """True while ``jaxgrad.compile`` traces a step (torch's ``torch.compiler.is_compiling``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.compiler.is_compiling()
+    False
+    >>> jaxgrad.compile(lambda: jaxgrad.compiler.is_compiling())()
+    True
+    """
+    return _tracing.current() is not None
+
+
+def callback(fn: Callable[..., Any], *args: Any) -> None:
+    """Call ``fn(*args)`` now when eager, and on every call of a compiled step when traced
+    (``jax.debug.callback``): tensors reach ``fn`` as concrete tensors. Use it in hooks that only
+    record values; plain Python side effects in a traced step happen once per trace.
+
+    >>> import jaxgrad
+    >>> seen = []
+    >>> @jaxgrad.compile
+    ... def step(x):
+    ...     y = x * 2
+    ...     jaxgrad.compiler.callback(lambda t: seen.append(t.tolist()), y)
+    ...     return y
+    >>> _ = step(jaxgrad.ones(2)); _ = step(jaxgrad.ones(2))
+    >>> seen
+    [[2.0, 2.0], [2.0, 2.0]]
+    """
+    leaves = [a._value if isinstance(a, Tensor) else a for a in args]
+    if not any(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+        fn(*args)
+        return
+    is_tensor = [isinstance(a, Tensor) for a in args]
+
+    def host(*values: Any) -> None:
+        fn(*(Tensor._make(jax.numpy.asarray(v)) if t else v for v, t in zip(values, is_tensor)))
+
+    jax.debug.callback(host, *leaves, ordered=True)
+
+
+class _Entry:
+    """One signature's executable and the program that writes its results back."""
+
+    __slots__ = ("eager", "jitted", "program", "roots")
+
+    def __init__(self) -> None:
+        self.eager = False
+        self.jitted = None
+        self.program: _compile_program.Program | None = None
+        self.roots: tuple | None = None  # the call's roots, while a call runs
+
+
+class CompiledFunction:
+    """A step compiled by :func:`compile`; call it as the original function."""
+
+    _jaxgrad_opaque = True  # the state walk does not look inside
+
+    def __init__(self, fn: Callable[..., Any], fullgraph: bool) -> None:
+        self._fn = fn
+        self._fullgraph = fullgraph
+        self._cache: dict[tuple, _Entry] = {}
+        self._warned: set = set()
+        self._last_key: tuple | None = None
+        functools.update_wrapper(self, fn)
+        _compiled_functions.add(self)
+
+    @property
+    def _name(self) -> str:
+        return getattr(self._fn, "__qualname__", None) or type(self._fn).__name__
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _tracing.current() is not None:  # inside another compiled step: part of its trace
+            return self._fn(*args, **kwargs)
+        roots = (args, kwargs, self._fn, _random.default_generator)
+        walk = StateWalk(roots)
+        if walk.has_foreign_tracers:  # inside the user's own JAX trace: just run
+            return self._fn(*args, **kwargs)
+        key = (walk.key(), is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype())
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._new_entry(key)
+        if entry.eager:
+            return self._fn(*args, **kwargs)
+        if entry.program is None:
+            return self._first_call(entry, walk, roots)
+        entry.roots = roots  # should jax trace again (a new sharding), the trace needs them
+        try:
+            outputs = entry.jitted(*walk.inputs())
+        finally:
+            entry.roots = None
+        return entry.program.apply(walk, outputs)
+
+    def _new_entry(self, key: tuple) -> _Entry:
+        entry = _Entry()
+        if len(self._cache) >= config.recompile_limit:
+            self._warn_recompile_limit(key)
+            entry.eager = True
+            return entry  # not cached: a later signature may be a cached one again
+        entry.jitted = jit(functools.partial(self._trace, entry))
+        self._cache[key] = entry
+        self._last_key = key
+        return entry
+
+    def _first_call(self, entry: _Entry, walk: StateWalk, roots: tuple) -> Any:
+        entry.roots = roots
+        try:
+            outputs = entry.jitted(*walk.inputs())
+        except (*_VALUE_ERRORS, Unsupported) as error:
+            entry.jitted = None
+            entry.eager = True
+            self._graph_break(error)
+            return self._fn(*roots[0], **roots[1])
+        finally:
+            entry.roots = None
+        return entry.program.apply(walk, outputs)
+
+    def _trace(self, entry: _Entry, cells: list, numbers: list, arrays: list) -> list:
+        """The traced step: tracers in, the step run, its effects recorded, state put back."""
+        roots = entry.roots
+        args, kwargs = roots[0], roots[1]
+        walk = StateWalk(roots, snapshot=True)
+        before_arrays = [c.array for c in walk.cells]
+        before_versions = [c.value for c in walk.counters]
+        installed = walk.install(cells, numbers, arrays)
+        try:
+            with _tracing.tracing(self._name, self._warned):
+                result = self._fn(*args, **kwargs)
+            post = StateWalk(roots + (result,), pre=walk, installed=installed)
+            program, outputs = _compile_program.build(walk, post, cells, before_versions)
+        finally:
+            walk.restore(before_arrays, before_versions)
+        entry.program = program
+        return outputs
+
+    def _graph_break(self, error: Exception) -> None:
+        where = _user_line(error)
+        reason = (f"jaxgrad.compile: {where} needs a tensor's value while the step is traced "
+                  f"({type(error).__name__}); values exist only when the compiled step runs. "
+                  "Move it out of the step, compute it with tensor ops (jaxgrad.where), or let "
+                  "this signature run eagerly (fullgraph=False)."
+                  if isinstance(error, _VALUE_ERRORS) else
+                  f"jaxgrad.compile: {where}: {error}")
+        if self._fullgraph:
+            raise GraphBreak(reason) from error
+        if where in self._warned:  # once per line of the step
+            return
+        self._warned.add(where)
+        warnings.warn(f"{reason} Running '{self._name}' eagerly for this signature.",
+                      UserWarning, stacklevel=4)
+
+    def _warn_recompile_limit(self, key: tuple) -> None:
+        if "recompile_limit" in self._warned:
+            return
+        self._warned.add("recompile_limit")
+        last = self._last_key
+        reason = ("the arguments' shapes, dtypes or values changed"
+                  if last is not None and key[0][0] != last[0][0]
+                  else "the state's structure (shapes, .grad, optimizer state, flags) changed")
+        code = getattr(self._fn, "__code__", None)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+        warnings.warn(
+            f"jaxgrad.compile hit config.recompile_limit ({config.recompile_limit})\n"
+            f"   function: '{self._name}'{where}\n   last reason: {reason}\n"
+            "To log all recompilation reasons, compare the signatures of the calls. New "
+            "signatures of this function now run eagerly.", UserWarning, stacklevel=4)
+
+
+def _user_line(error: BaseException) -> str:
+    """``file:line: code`` of the innermost frame of the error outside jax and jaxgrad."""
+    frames = traceback.extract_tb(error.__traceback__)
+    for frame in reversed(frames):
+        path = frame.filename.replace("\\", "/")
+        if "/jax/" in path or "/jaxgrad/" in path or "/jaxlib/" in path:
+            continue
+        return f"`{(frame.line or '').strip()}` ({frame.filename}, line {frame.lineno})"
+    return "the step"
+
+
+def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
+            dynamic: bool | None = None, backend: str | Callable = "inductor",
+            mode: str | None = None, options: dict[str, Any] | None = None,
+            disable: bool = False) -> Any:
+    """Compile ``model`` (a step function, a module, any callable) into one XLA program per
+    signature, as ``torch.compile`` does: forward, ``backward()``, hooks, ``optimizer.step()``,
+    ``zero_grad()`` and scheduler steps it runs become one ``jax.jit`` executable; parameters,
+    ``.grad``, optimizer state, buffers, the RNG and learning rates are found, passed in and
+    written back. Also a decorator, with or without arguments.
+
+    ``fullgraph=True`` raises :class:`GraphBreak` where a step cannot be traced (by default that
+    signature runs eagerly after a warning). ``dynamic``: shapes are always specialized (XLA
+    compiles static shapes), so ``dynamic=True`` recompiles per shape like ``False``. ``mode``,
+    ``backend`` and ``options`` are accepted for torch compatibility; XLA picks its own
+    optimizations. ``disable=True`` returns ``model`` unchanged.
+
+    >>> import jaxgrad
+    >>> w = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> opt = jaxgrad.optim.SGD([w], lr=0.1)
+    >>> @jaxgrad.compile
+    ... def step(x):
+    ...     opt.zero_grad()
+    ...     loss = (w * x).sum()
+    ...     loss.backward()
+    ...     opt.step()
+    ...     return loss
+    >>> step(jaxgrad.tensor([1.0, 1.0])), step(jaxgrad.tensor([1.0, 1.0]))
+    (tensor(3.), tensor(2.8000))
+    >>> w, w.grad
+    (tensor([0.8000, 1.8000], requires_grad=True), tensor([1., 1.]))
+    """
+    if mode not in MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
+                           f"{', '.join(m for m in MODES if m)}")
+    if options is not None and mode not in (None, "default"):
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if model is None:
+        return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                  mode=mode, options=options, disable=disable)
+    if not callable(model):
+        raise RuntimeError("model must be callable")
+    if disable:
+        return model
+    return CompiledFunction(model, fullgraph)

@@ -1,0 +1,358 @@
+"""jaxgrad.compile: a whole training step as one XLA program, equal to the eager step.
+
+Each equivalence test runs N steps eagerly and N steps compiled from the same start and compares
+everything a user can observe afterwards: parameters, ``.grad``, buffers, optimizer state, learning
+rates, scheduler counters, version counters, the returned losses. The MLP case also runs on
+torch. Then: retracing and its limit, graph breaks (value-dependent Python), hooks' trace-time
+side effects and ``jaxgrad.compiler.callback``, and that a trace leaves no tracer behind.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import numpy as np
+import pytest
+import torch
+
+import jaxgrad
+from jaxgrad import nn
+
+F = jaxgrad.nn.functional
+
+
+def _arrays(t):
+    return np.asarray(t._value) if isinstance(t, jaxgrad.Tensor) else t
+
+
+def _assert_state_equal(a: dict, b: dict, rtol=2e-5, atol=1e-6) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=key)
+        elif isinstance(x, (float, list)):  # learning rates: XLA's cos, not libm's
+            assert x == pytest.approx(y, rel=1e-12), key
+        else:
+            np.testing.assert_array_equal(x, y, err_msg=key)
+
+
+def _observe(model, opt, sched=None) -> dict:
+    """Everything observable about the training state, as numpy arrays and Python values."""
+    seen = {}
+    for name, p in model.named_parameters():
+        seen[name] = _arrays(p)
+        seen[name + ".grad"] = None if p.grad is None else _arrays(p.grad)
+        seen[name + "._version"] = p._version
+        seen[name + ".grad._version"] = None if p.grad is None else p.grad._version
+        for key, value in opt.state[p].items():
+            seen[f"{name}.state.{key}"] = _arrays(value)
+            if isinstance(value, jaxgrad.Tensor):
+                seen[f"{name}.state.{key}._version"] = value._version
+    for name, b in model.named_buffers():
+        seen["buffer." + name] = _arrays(b)
+        seen["buffer." + name + "._version"] = b._version
+    for i, group in enumerate(opt.param_groups):
+        seen[f"group{i}.lr"] = group["lr"]
+        assert type(group["lr"]) is float
+    if sched is not None:
+        seen["last_epoch"] = sched.last_epoch
+        seen["_step_count"] = sched._step_count
+        seen["last_lr"] = list(sched.get_last_lr())
+        assert type(sched.last_epoch) is int
+    return seen
+
+
+# -- MLP, SGD with momentum: eager == compiled == torch ------------------------------------------
+
+def _mlp_pair(seed: int = 0):
+    rng = np.random.RandomState(seed)
+    shapes = [(16, 20), (16,), (10, 16), (10,)]
+    init = [(rng.randn(*s) * 0.2).astype(np.float32) for s in shapes]
+    model = nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 10))
+    tmodel = torch.nn.Sequential(torch.nn.Linear(20, 16), torch.nn.ReLU(), torch.nn.Linear(16, 10))
+    with jaxgrad.no_grad(), torch.no_grad():
+        for p, q, a in zip(model.parameters(), tmodel.parameters(), init):
+            p.copy_(jaxgrad.tensor(a))
+            q.copy_(torch.tensor(a))
+    return model, tmodel
+
+
+def _sgd_step(model, opt, lib):
+    def step(x, y):
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def test_mlp_sgd_momentum_equals_eager_and_torch():
+    rng = np.random.RandomState(1)
+    data = [(rng.randn(8, 20).astype(np.float32), rng.randint(0, 10, 8)) for _ in range(5)]
+    runs = {}
+    for mode in ("eager", "compiled"):
+        model, tmodel = _mlp_pair()
+        opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-3)
+        step = _sgd_step(model, opt, jaxgrad)
+        if mode == "compiled":
+            step = jaxgrad.compile(step)
+        losses = [step(jaxgrad.tensor(x), jaxgrad.tensor(y)).item() for x, y in data]
+        runs[mode] = (losses, _observe(model, opt))
+    topt = torch.optim.SGD(tmodel.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-3)
+    tstep = _sgd_step(tmodel, topt, torch)
+    tlosses = [tstep(torch.tensor(x), torch.tensor(y)).item() for x, y in data]
+    np.testing.assert_allclose(runs["compiled"][0], runs["eager"][0], rtol=1e-5)
+    np.testing.assert_allclose(runs["compiled"][0], tlosses, rtol=1e-5)
+    _assert_state_equal(runs["compiled"][1], runs["eager"][1])
+    for (name, p), q in zip(model.named_parameters(), tmodel.parameters()):
+        np.testing.assert_allclose(_arrays(p), q.detach().numpy(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(_arrays(p.grad), q.grad.numpy(), rtol=1e-4, atol=1e-6)
+        assert p._version == q._version and p.grad._version == q.grad._version, name
+        buf, tbuf = opt.state[p]["momentum_buffer"], topt.state[q]["momentum_buffer"]
+        assert buf._version == tbuf._version
+
+
+def test_one_trace_per_signature_and_the_returned_loss():
+    model, _ = _mlp_pair()
+    opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    step = jaxgrad.compile(_sgd_step(model, opt, jaxgrad))
+    x, y = jaxgrad.randn(8, 20), jaxgrad.randint(0, 10, (8,))
+    for _ in range(4):
+        loss = step(x, y)
+    # first call: no .grad, no momentum buffers; then the steady state
+    assert len(step._cache) == 2
+    assert isinstance(loss, jaxgrad.Tensor) and loss.shape == () and loss.grad_fn is None
+    step(jaxgrad.randn(4, 20), jaxgrad.randint(0, 10, (4,)))  # a new batch size: a new trace
+    assert len(step._cache) == 3
+
+
+# -- CNN with BatchNorm, Dropout, AdamW and a cosine schedule inside the step ------------------
+
+def _cnn():
+    # no conv bias: BatchNorm cancels it, so its gradient is rounding noise that Adam amplifies
+    return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU(),
+                         nn.Dropout(0.3), nn.Flatten(), nn.Linear(4 * 6 * 6, 5))
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_cnn_batchnorm_dropout_adamw_cosine_equals_eager(amsgrad):
+    rng = np.random.RandomState(2)
+    data = [(rng.randn(6, 1, 6, 6).astype(np.float32), rng.randint(0, 5, 6)) for _ in range(5)]
+    runs = {}
+    for mode in ("eager", "compiled"):
+        jaxgrad.manual_seed(0)
+        model = _cnn()
+        opt = jaxgrad.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1, amsgrad=amsgrad)
+        sched = jaxgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+            return loss
+
+        if mode == "compiled":
+            step = jaxgrad.compile(step)
+        losses = [step(jaxgrad.tensor(x), jaxgrad.tensor(y)).item() for x, y in data]
+        model.eval()
+        with jaxgrad.no_grad():
+            evaluated = _arrays(model(jaxgrad.tensor(data[0][0])))
+        runs[mode] = (losses, _observe(model, opt, sched), evaluated,
+                      jaxgrad.rand(3).tolist())  # the generator moved on by as many draws
+    np.testing.assert_allclose(runs["compiled"][0], runs["eager"][0], rtol=1e-5)
+    _assert_state_equal(runs["compiled"][1], runs["eager"][1], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(runs["compiled"][2], runs["eager"][2], rtol=1e-4, atol=1e-6)
+    assert runs["compiled"][3] == runs["eager"][3]
+
+
+def test_train_and_eval_are_separate_signatures():
+    jaxgrad.manual_seed(0)
+    model = _cnn()
+    forward = jaxgrad.compile(lambda x: model(x))
+    x = jaxgrad.randn(2, 1, 6, 6)
+    with jaxgrad.no_grad():
+        trained = forward(x)
+        model.eval()
+        evaluated = forward(x)
+        np.testing.assert_allclose(_arrays(evaluated), _arrays(model(x)), rtol=1e-5, atol=1e-6)
+    assert len(forward._cache) == 2
+    assert model[1].num_batches_tracked.item() == 1 and trained.shape == (2, 5)
+
+
+# -- hooks ------------------------------------------------------------------------------------
+
+def test_tensor_and_module_hooks_equal_eager():
+    rng = np.random.RandomState(3)
+    data = [(rng.randn(4, 20).astype(np.float32), rng.randint(0, 10, 4)) for _ in range(3)]
+    runs = {}
+    for mode in ("eager", "compiled"):
+        model, _ = _mlp_pair()
+        opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1)
+        model[0].weight.register_hook(lambda g: g * 0.5)  # rescales the gradient
+        model[1].register_forward_hook(lambda m, args, out: out * 2)
+        model[2].register_forward_pre_hook(lambda m, args: (args[0] + 1,))
+
+        def step(x, y):
+            opt.zero_grad()
+            hidden = model[1](model[0](x))
+            hidden.register_hook(lambda g: g.clamp(-0.01, 0.01))
+            hidden.retain_grad()
+            loss = F.cross_entropy(model[2](hidden), y)
+            loss.backward()
+            opt.step()
+            return loss, hidden.grad
+
+        if mode == "compiled":
+            step = jaxgrad.compile(step)
+        results = [step(jaxgrad.tensor(x), jaxgrad.tensor(y)) for x, y in data]
+        runs[mode] = ([(loss.item(), _arrays(grad)) for loss, grad in results],
+                      _observe(model, opt))
+    for (loss_c, grad_c), (loss_e, grad_e) in zip(runs["compiled"][0], runs["eager"][0]):
+        assert loss_c == pytest.approx(loss_e, rel=1e-5)
+        np.testing.assert_allclose(grad_c, grad_e, rtol=1e-5, atol=1e-7)
+    _assert_state_equal(runs["compiled"][1], runs["eager"][1])
+
+
+def test_a_recording_hook_warns_once_and_callback_records_every_call():
+    w = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    traced, called = [], []
+    w.register_hook(lambda g: traced.append(g))
+
+    @jaxgrad.compile
+    def step(x):
+        loss = (w * x).sum()
+        loss.backward()
+        jaxgrad.compiler.callback(lambda g: called.append(g.tolist()), w.grad)
+        return loss
+
+    with pytest.warns(UserWarning, match="side effects"):
+        step(jaxgrad.ones(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        step(jaxgrad.ones(2))
+    assert called == [[1.0, 1.0], [2.0, 2.0]]  # .grad accumulates across the two calls
+    assert len(traced) == 2  # one per trace (no .grad, then .grad present), not per call
+
+
+# -- what cannot be traced --------------------------------------------------------------------
+
+def _value_dependent():
+    w = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+
+    def step(x):
+        loss = (w * x).sum()
+        if loss.item() > 1:  # needs the value
+            loss = loss * 2
+        loss.backward()
+        return loss
+    return w, step
+
+
+def test_value_dependent_python_falls_back_to_eager_with_the_line():
+    w, step = _value_dependent()
+    compiled = jaxgrad.compile(step)
+    with pytest.warns(UserWarning, match=r"loss\.item\(\) > 1.*line"):
+        loss = compiled(jaxgrad.ones(2))
+    assert loss.item() == 6.0 and w.grad.tolist() == [2.0, 2.0]
+    assert not isinstance(w._value, jax.core.Tracer)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the signature now runs eagerly without retrying
+        compiled(jaxgrad.ones(2))
+    assert w.grad.tolist() == [4.0, 4.0]
+
+
+def test_fullgraph_raises_naming_the_line():
+    w, step = _value_dependent()
+    compiled = jaxgrad.compile(step, fullgraph=True)
+    with pytest.raises(jaxgrad.compiler.GraphBreak, match=r"if loss\.item\(\) > 1"):
+        compiled(jaxgrad.ones(2))
+    assert w.grad is None and w._version == 0
+
+
+def test_an_error_in_the_step_propagates_and_leaves_no_tracer():
+    model, _ = _mlp_pair()
+    opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    @jaxgrad.compile
+    def step(x):
+        opt.zero_grad()
+        model(x).sum().backward()
+        opt.step()
+        raise ValueError("boom")
+
+    before = [_arrays(p) for p in model.parameters()]
+    with pytest.raises(ValueError, match="boom"):
+        step(jaxgrad.randn(2, 20))
+    for p, b in zip(model.parameters(), before):
+        assert p.grad is None and not isinstance(p._value, jax.core.Tracer)
+        np.testing.assert_array_equal(_arrays(p), b)
+    assert len(opt.state) == 0
+
+
+def test_recompile_limit_warns_and_runs_eagerly(monkeypatch):
+    monkeypatch.setattr(jaxgrad.compiler.config, "recompile_limit", 2)
+    double = jaxgrad.compile(lambda x: x * 2)
+    double(jaxgrad.ones(1))
+    double(jaxgrad.ones(2))
+    with pytest.warns(UserWarning, match=r"recompile_limit \(2\)"):
+        out = double(jaxgrad.ones(3))
+    assert out.tolist() == [2.0, 2.0, 2.0] and len(double._cache) == 2
+
+
+# -- arguments, modules, the API --------------------------------------------------------------
+
+def test_compile_a_module_and_module_arguments():
+    model, tmodel = _mlp_pair()
+    compiled = jaxgrad.compile(model)
+    x = np.random.RandomState(4).randn(3, 20).astype(np.float32)
+    with jaxgrad.no_grad():
+        np.testing.assert_allclose(_arrays(compiled(jaxgrad.tensor(x))),
+                                   tmodel(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+    @jaxgrad.compile(fullgraph=True)
+    def grads_of(module, x):
+        module.zero_grad()
+        module(x).pow(2).sum().backward()
+        return [p.grad for p in module.parameters()]
+
+    grads = grads_of(model, jaxgrad.tensor(x))
+    tmodel(torch.tensor(x)).pow(2).sum().backward()
+    for g, p in zip(grads, tmodel.parameters()):
+        np.testing.assert_allclose(_arrays(g), p.grad.numpy(), rtol=1e-4, atol=1e-6)
+    assert all(g is p.grad for g, p in zip(grads, model.parameters()))
+
+
+def test_in_place_update_of_an_argument_and_its_version():
+    @jaxgrad.compile
+    def bump(t):
+        t.add_(1)
+        t.mul_(2)
+
+    t = jaxgrad.zeros(3)
+    view = t[1:]
+    bump(t)
+    bump(t)
+    assert t.tolist() == [6.0, 6.0, 6.0] and t._version == 4 and view.tolist() == [6.0, 6.0]
+
+
+def test_compile_arguments_as_torch():
+    assert jaxgrad.compile(len, disable=True) is len
+    with pytest.raises(RuntimeError, match="Unrecognized mode=fast"):
+        jaxgrad.compile(len, mode="fast")
+    compiled = jaxgrad.compile(mode="max-autotune", dynamic=True)(lambda x: x + 1)
+    assert compiled(jaxgrad.ones(1)).tolist() == [2.0]
+    assert not jaxgrad.compiler.is_compiling()
+    jaxgrad.compiler.reset()
+    assert len(compiled._cache) == 0
+
+
+def test_inside_jax_jit_the_step_is_part_of_the_outer_trace():
+    w = jaxgrad.tensor([1.0, 2.0])
+    scaled = jaxgrad.compile(lambda x: x * w)
+    out = jax.jit(lambda a: scaled(jaxgrad.from_jax(a)).jax())(jax.numpy.ones(2))
+    assert out.tolist() == [1.0, 2.0]
