@@ -133,8 +133,8 @@ def steps(batch: int, optimizer: str, rounds: int) -> dict:
     return compare(f"MLP 784-512-512-10 {optimizer.upper()} step, B={batch}", {
         "torch eager": lambda: torch_step(tx, ty).item(),
         "jax.jit": lambda: jax_step(jx, jy).block_until_ready(),
-        "jaxgrad eager": lambda: eager(gx, gy).item(),
-        "jaxgrad compiled": lambda: compiled(gx, gy).item(),
+        "jaxgrad eager": lambda: eager(gx, gy).jax().block_until_ready(),
+        "jaxgrad compiled": lambda: compiled(gx, gy).jax().block_until_ready(),
     }, rounds, inner=20 if batch <= 8 else 5)
 
 

@@ -137,6 +137,17 @@ def _cnn():
                          nn.Dropout(0.3), nn.Flatten(), nn.Linear(4 * 6 * 6, 5))
 
 
+def _cnn_step(model, opt, sched):
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        sched.step()
+        return loss
+    return step
+
+
 @pytest.mark.parametrize("amsgrad", [False, True])
 def test_cnn_batchnorm_dropout_adamw_cosine_equals_eager(amsgrad):
     rng = np.random.RandomState(2)
@@ -148,14 +159,7 @@ def test_cnn_batchnorm_dropout_adamw_cosine_equals_eager(amsgrad):
         opt = jaxgrad.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1, amsgrad=amsgrad)
         sched = jaxgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3)
 
-        def step(x, y):
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            sched.step()
-            return loss
-
+        step = _cnn_step(model, opt, sched)
         if mode == "compiled":
             step = jaxgrad.compile(step)
         losses = [step(jaxgrad.tensor(x), jaxgrad.tensor(y)).item() for x, y in data]
@@ -186,6 +190,19 @@ def test_train_and_eval_are_separate_signatures():
 
 # -- hooks ------------------------------------------------------------------------------------
 
+def _hooked_step(model, opt):
+    def step(x, y):
+        opt.zero_grad()
+        hidden = model[1](model[0](x))
+        hidden.register_hook(lambda g: g.clamp(-0.01, 0.01))
+        hidden.retain_grad()
+        loss = F.cross_entropy(model[2](hidden), y)
+        loss.backward()
+        opt.step()
+        return loss, hidden.grad
+    return step
+
+
 def test_tensor_and_module_hooks_equal_eager():
     rng = np.random.RandomState(3)
     data = [(rng.randn(4, 20).astype(np.float32), rng.randint(0, 10, 4)) for _ in range(3)]
@@ -197,16 +214,7 @@ def test_tensor_and_module_hooks_equal_eager():
         model[1].register_forward_hook(lambda m, args, out: out * 2)
         model[2].register_forward_pre_hook(lambda m, args: (args[0] + 1,))
 
-        def step(x, y):
-            opt.zero_grad()
-            hidden = model[1](model[0](x))
-            hidden.register_hook(lambda g: g.clamp(-0.01, 0.01))
-            hidden.retain_grad()
-            loss = F.cross_entropy(model[2](hidden), y)
-            loss.backward()
-            opt.step()
-            return loss, hidden.grad
-
+        step = _hooked_step(model, opt)
         if mode == "compiled":
             step = jaxgrad.compile(step)
         results = [step(jaxgrad.tensor(x), jaxgrad.tensor(y)) for x, y in data]
@@ -356,3 +364,74 @@ def test_inside_jax_jit_the_step_is_part_of_the_outer_trace():
     scaled = jaxgrad.compile(lambda x: x * w)
     out = jax.jit(lambda a: scaled(jaxgrad.from_jax(a)).jax())(jax.numpy.ones(2))
     assert out.tolist() == [1.0, 2.0]
+
+
+# -- between calls: what the user changes is seen ------------------------------------------------
+
+SCALE = 1.0
+
+
+def _scaled_step(model, opt):
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x) * SCALE, y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def test_changes_between_calls_are_seen(monkeypatch):
+    """Each change to the state between two calls (through jaxgrad's API or to plain Python
+    objects the step reads) gives the numbers eager execution gives."""
+    global SCALE
+    monkeypatch.setattr(jaxgrad.compiler.config, "recompile_limit", 64)
+    rng = np.random.RandomState(5)
+    data = [(jaxgrad.tensor(rng.randn(4, 20).astype(np.float32)),
+             jaxgrad.tensor(rng.randint(0, 10, 4))) for _ in range(3)]
+    changes = [
+        lambda m, o, s: None,
+        lambda m, o, s: o.param_groups[0].update(momentum=0.5),  # a plain dict the step reads
+        lambda m, o, s: s.step(),  # a learning rate set outside the step
+        lambda m, o, s: m[0].weight.register_hook(lambda g: g * 3),
+        lambda m, o, s: setattr(m[0].weight, "grad", None),
+        lambda m, o, s: m.eval(),
+        lambda m, o, s: globals().update(SCALE=2.0),  # a global the step reads
+        lambda m, o, s: o.step(),  # an eager optimizer step in between
+        lambda m, o, s: m[2].weight.requires_grad_(False),
+        lambda m, o, s: o.add_param_group({"params": [jaxgrad.zeros(3, requires_grad=True)]}),
+    ]
+    runs = {}
+    for mode in ("eager", "compiled"):
+        SCALE = 1.0
+        model, _ = _mlp_pair()
+        opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        sched = jaxgrad.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+        step = _scaled_step(model, opt)
+        if mode == "compiled":
+            step = jaxgrad.compile(step)
+        seen = []
+        for change in changes:
+            change(model, opt, sched)
+            for x, y in data:
+                seen.append(step(x, y).item())
+            seen.append(_observe(model, opt))
+        runs[mode] = seen
+    SCALE = 1.0
+    for compiled, eager in zip(runs["compiled"], runs["eager"]):
+        if isinstance(eager, dict):
+            _assert_state_equal(compiled, eager)
+        else:
+            assert compiled == pytest.approx(eager, rel=1e-5)
+
+
+def test_a_scheduler_outside_the_step_does_not_retrace():
+    model, _ = _mlp_pair()
+    opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1)
+    sched = jaxgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)
+    step = jaxgrad.compile(_sgd_step(model, opt, jaxgrad))
+    x, y = jaxgrad.randn(4, 20), jaxgrad.randint(0, 10, (4,))
+    for _ in range(6):
+        step(x, y)
+        sched.step()
+    assert len(step._cache) == 2 and opt.param_groups[0]["lr"] == sched.get_last_lr()[0]

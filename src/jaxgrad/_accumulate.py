@@ -16,6 +16,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from ._dispatch import apply, apply_inplace
+from ._epoch import changed as structure_changed
 from ._grad_mode import no_grad
 from ._ops import elementwise as E
 from ._placement import on_placement_of
@@ -41,6 +42,8 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
                          stealable: bool = False) -> None:
     """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``."""
     grad = on_placement_of(grad, variable, create_graph)
+    if variable._grad is None or create_graph:
+        structure_changed()  # .grad becomes a new tensor
     if variable._grad is None:
         if create_graph:
             target = Tensor._make(jnp.empty(grad._value.shape, variable._value.dtype))

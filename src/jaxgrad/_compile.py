@@ -26,8 +26,9 @@ from typing import Any
 import jax
 
 from . import _compile_program, _random, _tracing
-from ._compile_state import StateWalk, Unsupported
+from ._compile_state import Memo, StateWalk, Unsupported, make_template
 from ._dtypes import get_default_dtype
+from ._epoch import EPOCH, global_hooks
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._jax_setup import jit
 from ._tensor import Tensor
@@ -69,6 +70,7 @@ def reset() -> None:
     """
     for compiled in list(_compiled_functions):
         compiled._cache.clear()
+        compiled._memo = None
 
 
 def is_compiling() -> bool:
@@ -134,6 +136,7 @@ class CompiledFunction:
         self._cache: dict[tuple, _Entry] = {}
         self._warned: set = set()
         self._last_key: tuple | None = None
+        self._memo: Memo | None = None
         functools.update_wrapper(self, fn)
         _compiled_functions.add(self)
 
@@ -147,24 +150,50 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _tracing.current() is not None:  # inside another compiled step: part of its trace
             return self._fn(*args, **kwargs)
-        roots = (args, kwargs, self._fn, _random.default_generator)
-        walk = StateWalk(roots)
-        if walk.has_foreign_tracers:  # inside the user's own JAX trace: just run
-            return self._fn(*args, **kwargs)
-        key = (walk.key(), is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype())
-        entry = self._cache.get(key)
+        state_roots, arg_roots = (self._fn, _random.default_generator), (args, kwargs)
+        modes = (is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype(),
+                 global_hooks())
+        memo, self._memo = self._memo, None
+        walk = entry = link = None
+        if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():
+            walk = StateWalk.resume(memo, arg_roots)
+            link = (walk.arg_key(), modes)
+            entry = memo.template.next_entries.get(link)
         if entry is None:
-            entry = self._new_entry(key)
+            walk = StateWalk(state_roots, arg_roots)
+            if walk.has_foreign_tracers:  # inside the user's own JAX trace: just run
+                return self._fn(*args, **kwargs)
+            key = (walk.state_key(), walk.arg_key(), modes)
+            entry = self._cache.get(key) or self._new_entry(key)
+            if link is not None and not entry.eager:
+                memo.template.next_entries[link] = entry
         if entry.eager:
             return self._fn(*args, **kwargs)
-        if entry.program is None:
-            return self._first_call(entry, walk, roots)
-        entry.roots = roots  # should jax trace again (a new sharding), the trace needs them
+        entry.roots = (state_roots, arg_roots)  # for a trace (now, or jax's on a new sharding)
         try:
             outputs = entry.jitted(*walk.inputs())
+        except (*_VALUE_ERRORS, Unsupported) as error:
+            if entry.program is not None:
+                raise
+            entry.jitted = None
+            entry.eager = True
+            self._graph_break(error)
+            return self._fn(*args, **kwargs)
         finally:
             entry.roots = None
-        return entry.program.apply(walk, outputs)
+        replay = entry.program.apply(walk, outputs)
+        self._remember(entry.program, walk, replay, state_roots)
+        return replay.result
+
+    def _remember(self, program: _compile_program.Program, walk: StateWalk,
+                  replay: Any, state_roots: tuple) -> None:
+        """Keep the state part of the next call's walk (see ``_compile_state.Memo``)."""
+        if program.template is False:  # the program's first write-back: name what it made
+            program.template = make_template(StateWalk(state_roots, ()), walk, replay.created,
+                                             replay.new_cells, replay.new_counters)
+        if program.template is not None:
+            self._memo = program.template.memo(walk, replay.created, replay.new_cells,
+                                               replay.new_counters, EPOCH.value)
 
     def _new_entry(self, key: tuple) -> _Entry:
         entry = _Entry()
@@ -177,31 +206,18 @@ class CompiledFunction:
         self._last_key = key
         return entry
 
-    def _first_call(self, entry: _Entry, walk: StateWalk, roots: tuple) -> Any:
-        entry.roots = roots
-        try:
-            outputs = entry.jitted(*walk.inputs())
-        except (*_VALUE_ERRORS, Unsupported) as error:
-            entry.jitted = None
-            entry.eager = True
-            self._graph_break(error)
-            return self._fn(*roots[0], **roots[1])
-        finally:
-            entry.roots = None
-        return entry.program.apply(walk, outputs)
-
     def _trace(self, entry: _Entry, cells: list, numbers: list, arrays: list) -> list:
         """The traced step: tracers in, the step run, its effects recorded, state put back."""
-        roots = entry.roots
-        args, kwargs = roots[0], roots[1]
-        walk = StateWalk(roots, snapshot=True)
+        state_roots, arg_roots = entry.roots
+        args, kwargs = arg_roots
+        walk = StateWalk(state_roots, arg_roots, snapshot=True)
         before_arrays = [c.array for c in walk.cells]
         before_versions = [c.value for c in walk.counters]
         installed = walk.install(cells, numbers, arrays)
         try:
             with _tracing.tracing(self._name, self._warned):
                 result = self._fn(*args, **kwargs)
-            post = StateWalk(roots + (result,), pre=walk, installed=installed)
+            post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)
         finally:
             walk.restore(before_arrays, before_versions)
@@ -229,9 +245,11 @@ class CompiledFunction:
             return
         self._warned.add("recompile_limit")
         last = self._last_key
-        reason = ("the arguments' shapes, dtypes or values changed"
-                  if last is not None and key[0][0] != last[0][0]
-                  else "the state's structure (shapes, .grad, optimizer state, flags) changed")
+        reason = ("the state's structure (shapes, .grad, optimizer state, flags, hooks, "
+                  "values of the Python objects it reads) changed"
+                  if last is None or key[0] != last[0] else
+                  "the arguments' shapes, dtypes or values changed" if key[1] != last[1] else
+                  "grad mode, the default dtype or the global hooks changed")
         code = getattr(self._fn, "__code__", None)
         where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
         warnings.warn(

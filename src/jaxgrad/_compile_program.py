@@ -18,7 +18,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from ._compile_state import StateWalk, Unsupported, delete_entry, set_entry
+from ._compile_state import StateWalk, Template, Unsupported, delete_entry, set_entry
 from ._storage import Storage, VersionCounter
 
 
@@ -36,10 +36,12 @@ class Program:
         self.opaque: dict[int, Any] = {}
         self.result: tuple = ("c", None)
         self.first_free_output = 0  # where the outputs found at number/array slots start
+        self.template: Template | bool | None = False  # False: not made yet
         self.new_objects_by_index: dict[int, tuple] = {}
 
-    def apply(self, walk: StateWalk, outputs: list) -> Any:
-        """Write the step's effects into the objects of ``walk``; returns the step's result."""
+    def apply(self, walk: StateWalk, outputs: list) -> _Replay:
+        """Write the step's effects into the objects of ``walk``; the replay holds the step's
+        result and the objects it created."""
         cells = walk.cells
         for cell, position in self.cell_writes:
             cells[cell].write(outputs[position])
@@ -51,7 +53,9 @@ class Program:
             values = jax.device_get([outputs[p] for p, _ in self.number_outputs])
             numbers = {p: (int(v) if is_int else float(v))
                        for (p, is_int), v in zip(self.number_outputs, values)}
-        return _Replay(self, walk, outputs, numbers).run()
+        replay = _Replay(self, walk, outputs, numbers)
+        replay.result = replay.run()
+        return replay
 
 
 class _Replay:
@@ -63,6 +67,7 @@ class _Replay:
         self.outputs = outputs
         self.numbers = numbers
         self.created: dict[int, Any] = {}
+        self.result: Any = None
         self.new_cells = [Storage(outputs[p]) for p in program.new_cells]
         self.new_counters = []
         for value in program.new_counters:
@@ -203,7 +208,7 @@ def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) ->
         record = (i, kind, meta, post.entries[i])
         program.new_objects.append(record)
         program.new_objects_by_index[i] = record
-    program.result = post.root_codes[-1]
+    program.result = post.arg_codes[-1]
     return program, outputs
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _device, _dtypes, _profiler
 from ._caches import Memo, cache
+from ._epoch import changed as structure_changed
 from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from ._ops import views as V
@@ -546,6 +547,7 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
     if _state.grad and self._requires_grad:
         node = _record(op, skey, (_snapshot(self),), (), [self], attach=False)
     self._layout = geometry(self._geometry(), **static)
+    structure_changed()
     self._arr, self._arr_gen = new, self._cell.generation
     self._vc.value += 1
     if node is not None:  # as torch: hooks and retain_grad stay on the tensor's hook list (the

@@ -30,6 +30,7 @@ from ._accumulate import accumulate_into_leaf
 from ._compiled_backward import try_backward
 from ._dispatch import apply
 from ._dtypes import type_name
+from ._epoch import changed as structure_changed
 from ._grad_mode import is_grad_enabled, set_grad_enabled
 from ._graph import AccumulateGrad, GraphRoot, HookDict, Node
 from ._ops import elementwise as E
@@ -170,6 +171,7 @@ def call_tensor_pre_hooks(fn: Node, grads: list, kept: set | None = None) -> lis
                                 else Tensor._make(grad._value))
             else:
                 tensor._grad = apply(E.ADD, tensor._grad, grad)
+            structure_changed()
     return grads
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._dtypes import type_name
+from ._epoch import changed as structure_changed
 from ._grad_mode import _state as _grad_state
 from ._typename import type_name as _python_type_name
 
@@ -39,11 +40,13 @@ class RemovableHandle:
     def __init__(self, hooks_dict: HookDict) -> None:
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._next_id)
+        structure_changed()  # the caller is about to add a hook
 
     def remove(self) -> None:
         hooks = self.hooks_dict_ref()
         if hooks is not None and self.id in hooks:
             del hooks[self.id]
+            structure_changed()
 
     def __enter__(self) -> RemovableHandle:
         return self

@@ -25,6 +25,7 @@ import numpy as np
 from . import _device, _dtypes
 from ._creation import _finish, _float_or, _size
 from ._dispatch import apply, apply_inplace
+from ._epoch import changed as structure_changed
 from ._jax_setup import in_x64_scope
 from ._ops._table import Op
 from ._tensor import Tensor
@@ -41,6 +42,7 @@ class Generator:
     """
 
     __module__ = "jaxgrad"  # its public path, as torch prints it
+    _jaxgrad_managed_attrs = True  # jaxgrad.compile: seeding records the change (_epoch)
 
     def __init__(self, device: Any = "cpu") -> None:
         self._lock = threading.Lock()
@@ -59,6 +61,7 @@ class Generator:
         >>> jaxgrad.Generator().manual_seed(jax.random.key(3)).initial_seed()
         3
         """
+        structure_changed()
         if isinstance(seed, (jax.Array, np.ndarray)):
             key = _as_key(seed)
             if isinstance(key, jax.core.Tracer) and self is default_generator:
@@ -120,6 +123,7 @@ class Generator:
 
     def set_state(self, state: Tensor) -> Generator:
         """Restore a state from :meth:`get_state`; returns the generator."""
+        structure_changed()
         self._key = jax.random.wrap_key_data(state._value)
         return self
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _dtypes, _pytree
 from ._device import of_jax
+from ._epoch import changed as structure_changed
 from ._grad_mode import _state as _grad_state
 from ._grad_mode import is_inference_mode_enabled
 from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
@@ -168,6 +169,7 @@ class Tensor:
             raise TypeError(f"Expected Tensor, got {type(other).__name__}")
         self._cell, self._layout = other._cell, other._layout
         self._arr, self._arr_gen = other._arr, other._arr_gen
+        structure_changed()
 
     # -- metadata -----------------------------------------------------------------------------
     @property
@@ -282,6 +284,7 @@ class Tensor:
                                "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         self._rg_from_base = False
+        structure_changed()
         return self
 
     @property
@@ -334,10 +337,12 @@ class Tensor:
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
                     "gradient may break downstream systems that assume they match.")
         self._grad = value
+        structure_changed()
 
     @grad.deleter
     def grad(self) -> None:
         self._grad = None
+        structure_changed()
 
     @property
     def retains_grad(self) -> bool:
@@ -377,6 +382,7 @@ class Tensor:
         self._grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True
+        structure_changed()
         self._backward_hooks = None  # hooks registered before stay with the old grad_fn
         self._view_version = self._vc.value
 
@@ -421,6 +427,7 @@ class Tensor:
             fn._retains = {}
         fn._retains[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
+        structure_changed()
 
     def detach(self) -> Tensor:
         """A new tensor sharing storage and version counter, with no history."""
@@ -441,6 +448,7 @@ class Tensor:
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        structure_changed()
         return self
 
     # -- conversion -----------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from weakref import ref
 import jax
 import jax.numpy as jnp
 
+from .._epoch import changed as structure_changed
 from .._tensor import Tensor
 from .optimizer import Optimizer, to_scalar
 
@@ -117,8 +118,10 @@ class LRScheduler:
 
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
-    # jaxgrad.compile traces these (they change every step)
+    # jaxgrad.compile traces these (they change every step); the rest changes only in step()
+    # and load_state_dict(), which record it (_epoch)
     _jaxgrad_traced_state = {"last_epoch": True, "_step_count": True, "_last_lr": True}
+    _jaxgrad_managed_attrs = True
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -162,6 +165,7 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore the attributes saved by ``state_dict()``."""
+        structure_changed()
         self.__dict__.update(state_dict)
 
     def get_last_lr(self) -> list[float | Tensor]:
@@ -177,6 +181,7 @@ class LRScheduler:
 
         Call it after ``optimizer.step()``; torch's warning says so otherwise.
         """
+        structure_changed()
         if not _is_traced(self._step_count) and self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(_OVERRIDDEN_WARNING, UserWarning, stacklevel=2)

@@ -32,6 +32,8 @@ from .._api import typename
 from .._caches import cache
 from .._dispatch import check_inplace
 from .._dtypes import float32
+from .._epoch import changed as structure_changed
+from .._epoch import register_global_hooks
 from .._grad_mode import enable_grad, set_grad_enabled
 from .._graph import HookDict, RemovableHandle, add_hook
 from .._jax_setup import jit, x64_scope
@@ -46,6 +48,7 @@ StepPostHook = Callable[["Optimizer", Args, Kwargs], None]
 
 _global_optimizer_pre_hooks: HookDict = HookDict()
 _global_optimizer_post_hooks: HookDict = HookDict()
+register_global_hooks(_global_optimizer_pre_hooks, _global_optimizer_post_hooks)
 _HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
                "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
                "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
@@ -220,8 +223,10 @@ class Optimizer:
     [1]
     """
 
-    # jaxgrad.compile traces each group's learning rate (a scheduler changes it every step)
+    # jaxgrad.compile traces each group's learning rate (a scheduler changes it every step);
+    # state and hooks change only through the optimizer's API, which records it (_epoch)
     _jaxgrad_traced_state = {"param_groups": ("lr",)}
+    _jaxgrad_managed_attrs = frozenset(("state", "_zero_grad_profile_name", *_HOOK_DICTS))
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]],
                  defaults: dict[str, Any]) -> None:
@@ -247,6 +252,7 @@ class Optimizer:
                 "param_groups": self.param_groups}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        structure_changed()
         self.__dict__.update(state)
         for name in _HOOK_DICTS:  # hooks are not pickled (nor deep-copied), as in torch
             if name not in self.__dict__:
@@ -273,6 +279,7 @@ class Optimizer:
         >>> [(len(g["params"]), g["lr"]) for g in opt.param_groups]
         [(1, 0.1), (1, 1.0)]
         """
+        structure_changed()
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
@@ -342,6 +349,7 @@ class Optimizer:
 
     def _step_groups(self, closure: Callable[[], Any] | None) -> Any:
         """The body of the optimizers' ``step``: the closure (with grad), then each group."""
+        structure_changed()
         loss = None
         if closure is not None:
             with enable_grad():
@@ -551,6 +559,7 @@ class Optimizer:
         >>> opt.load_state_dict(saved); opt.param_groups[0]["lr"]
         0.5
         """
+        structure_changed()
         state_dict = state_dict.copy()
         for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
             result = pre_hook(self, state_dict)

@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 from ..._accumulate import reset_grad
 from ..._api import typename
 from ..._dtypes import dtype as _dtype
+from ..._epoch import changed as structure_changed
+from ..._epoch import register_global_hooks
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
 from ..._tracing import note_hook_result
@@ -36,6 +38,9 @@ _global_forward_pre_hooks: OrderedDict = OrderedDict()
 _global_forward_hooks: OrderedDict = OrderedDict()
 _global_forward_hooks_always_called: OrderedDict = OrderedDict()
 _global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
+register_global_hooks(_global_backward_pre_hooks, _global_backward_hooks,
+                      _global_forward_pre_hooks, _global_forward_hooks,
+                      _global_forward_hooks_with_kwargs)
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 _MIXED_GLOBAL_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backward hooks "
@@ -202,6 +207,14 @@ class Module:
     dump_patches: bool = False
     _version: int = 1
     training: bool
+    # jaxgrad.compile: these attributes change only through the Module API, which records the
+    # change (jaxgrad._epoch), so a compiled step need not re-read them on every call
+    _jaxgrad_managed_attrs = frozenset((
+        "_parameters", "_buffers", "_modules", "_non_persistent_buffers_set",
+        "_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
+        "_forward_hooks_always_called", "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+        "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+        "_load_state_dict_post_hooks"))
     call_super_init: bool = False
     forward: Callable[..., Any] = _forward_unimplemented
 
@@ -247,6 +260,7 @@ class Module:
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(jaxgrad Tensor or None required)")
         self._buffers[name] = tensor
+        structure_changed()
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -269,6 +283,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if param is None:
             self._parameters[name] = None
+            structure_changed()
         elif not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(jaxgrad.nn.Parameter or None required)")
@@ -279,6 +294,7 @@ class Module:
                 "compute the value in the forward() method.")
         else:
             self._parameters[name] = param
+            structure_changed()
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Add a child module (or None) under ``name``.
@@ -302,6 +318,7 @@ class Module:
         if name == "":
             raise KeyError("module name can't be empty string \"\"")
         self._modules[name] = module
+        structure_changed()
 
     def register_module(self, name: str, module: Module | None) -> None:
         """Alias of :meth:`add_module`.
@@ -408,6 +425,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
+        structure_changed()
         params = self.__dict__.get("_parameters")
         modules = self.__dict__.get("_modules")
         buffers = self.__dict__.get("_buffers")
@@ -461,6 +479,7 @@ class Module:
         self._non_persistent_buffers_set.discard(name)
 
     def __delattr__(self, name: str) -> None:
+        structure_changed()
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -684,6 +703,7 @@ class Module:
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
+                structure_changed()
         return self
 
     def float(self) -> Module:
