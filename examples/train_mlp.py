@@ -1,10 +1,13 @@
 """Train an MLP on scikit-learn's bundled 8x8 digits with jaxgrad, or with torch for comparison.
 
     python examples/train_mlp.py                  # jaxgrad
+    python examples/train_mlp.py --compile        # each training step as one XLA program
     python examples/train_mlp.py --backend torch  # the very same script on PyTorch
 
 The data ships inside scikit-learn (no download). Along the way, tensor hooks and module hooks
-collect intermediate-gradient statistics, which are printed after each epoch.
+collect intermediate-gradient statistics, which are printed after each epoch. The hooks record
+through ``record`` (``jaxgrad.compiler.callback`` on jaxgrad), so they observe every step of a
+compiled step too (torch has no such callback: it records directly).
 """
 
 from __future__ import annotations
@@ -43,8 +46,11 @@ class GradientStats:
     """Collects per-layer statistics with module forward hooks, full backward hooks and a
     tensor hook on each ReLU output (an intermediate gradient torch/jaxgrad would not keep)."""
 
-    def __init__(self, model) -> None:
+    def __init__(self, model, T) -> None:
         self.rows: dict[str, list[float]] = {}
+        compiler = getattr(T, "compiler", None)
+        # jaxgrad's callback runs fn on every call of a compiled step; torch's hooks run eagerly
+        self.record = getattr(compiler, "callback", None) or (lambda fn, *args: fn(*args))
         for name, module in model.named_children():
             kind = type(module).__name__
             if kind == "Linear":
@@ -52,20 +58,22 @@ class GradientStats:
             if kind == "ReLU":
                 module.register_forward_hook(self._activation_hook(f"{name}:{kind}"))
 
-    def _record(self, key: str, value: float) -> None:
-        self.rows.setdefault(key, []).append(value)
+    def _record(self, key: str, value) -> None:
+        self.rows.setdefault(key, []).append(float(value))
 
     def _grad_output_hook(self, label: str):
         def hook(module, grad_input, grad_output):
-            self._record(f"{label} |grad_output|", float(grad_output[0].norm()))
+            self.record(lambda v: self._record(f"{label} |grad_output|", v),
+                        grad_output[0].norm())
         return hook
 
     def _activation_hook(self, label: str):
         def hook(module, inputs, output):
-            self._record(f"{label} active fraction", float((output > 0).float().mean()))
+            self.record(lambda v: self._record(f"{label} active fraction", v),
+                        (output > 0).float().mean())
             if output.requires_grad:
-                output.register_hook(
-                    lambda g: self._record(f"{label} |grad| (tensor hook)", float(g.norm())))
+                output.register_hook(lambda g: self.record(
+                    lambda v: self._record(f"{label} |grad| (tensor hook)", v), g.norm()))
         return hook
 
     def report(self) -> str:
@@ -82,12 +90,23 @@ def evaluate(T, model, x, y) -> float:
     return float((logits.argmax(1) == T.tensor(y)).float().mean())
 
 
-def train(backend: str, epochs: int, batch: int, lr: float, seed: int) -> float:
+def train(backend: str, epochs: int, batch: int, lr: float, seed: int,
+          compile: bool = False) -> float:
     T = importlib.import_module(backend)
     x_train, x_test, y_train, y_test = load_data(seed)
     model = make_model(T, seed)
-    stats = GradientStats(model)
+    stats = GradientStats(model, T)
     optimizer = T.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+
+    def step(x, y):
+        loss = T.nn.functional.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    if compile:
+        step = T.compile(step)
     order = np.random.RandomState(seed)
     start = time.perf_counter()
     for epoch in range(epochs):
@@ -96,11 +115,7 @@ def train(backend: str, epochs: int, batch: int, lr: float, seed: int) -> float:
         steps = range(0, len(perm), batch)
         for i in tqdm(steps, desc=f"[{backend}] epoch {epoch + 1}/{epochs}", leave=False):
             idx = perm[i:i + batch]
-            loss = T.nn.functional.cross_entropy(model(T.tensor(x_train[idx])),
-                                                 T.tensor(y_train[idx]))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            loss = step(T.tensor(x_train[idx]), T.tensor(y_train[idx]))
             losses.append(float(loss))
         accuracy = evaluate(T, model, x_test, y_test)
         print(f"[{backend}] epoch {epoch + 1}: loss {np.mean(losses):.4f}, "
@@ -117,8 +132,10 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--compile", action="store_true",
+                        help="compile each training step (jaxgrad.compile / torch.compile)")
     args = parser.parse_args()
-    accuracy = train(args.backend, args.epochs, args.batch, args.lr, args.seed)
+    accuracy = train(args.backend, args.epochs, args.batch, args.lr, args.seed, args.compile)
     print(f"final test accuracy ({args.backend}): {accuracy:.4f}")
 
 

@@ -435,3 +435,24 @@ def test_a_scheduler_outside_the_step_does_not_retrace():
         step(x, y)
         sched.step()
     assert len(step._cache) == 2 and opt.param_groups[0]["lr"] == sched.get_last_lr()[0]
+
+
+def test_an_eager_backward_between_calls_is_seen():
+    model, _ = _mlp_pair()
+    opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1)
+
+    @jaxgrad.compile
+    def step(x):
+        model(x).sum().backward()  # accumulates into whatever .grad holds
+        opt.step()
+        grads = [p.grad.clone() for p in model.parameters()]
+        opt.zero_grad()  # ends without .grad
+        return grads
+
+    x = jaxgrad.randn(2, 20)
+    for _ in range(3):
+        step(x)
+    model(x).sum().backward()  # an eager (compiled-backward) step makes new .grad tensors
+    expected = [2 * p.grad for p in model.parameters()]
+    for g, e in zip(step(x), expected):
+        np.testing.assert_allclose(_arrays(g), _arrays(e), rtol=1e-5)

@@ -105,6 +105,9 @@ def callback(fn: Callable[..., Any], *args: Any) -> None:
     if not any(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
         fn(*args)
         return
+    trace = _tracing.current()
+    if trace is not None:
+        trace.callbacks += 1
     is_tensor = [isinstance(a, Tensor) for a in args]
 
     def host(*values: Any) -> None:

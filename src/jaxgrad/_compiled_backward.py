@@ -27,6 +27,7 @@ import jax
 
 from ._caches import Memo
 from ._dispatch import OpNode, SavedConstant, node_class_for
+from ._epoch import changed as structure_changed
 from ._grad_mode import no_grad
 from ._graph import AccumulateGrad, GraphRoot, SavedTensor
 from ._jax_setup import jit
@@ -170,6 +171,7 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,
         if was_none and version is not None:  # .grad created (stolen or copied)
             var._grad = Tensor._make(array)
             var._grad._vc.value = version
+            structure_changed()
         elif not was_none and version:  # existing .grad updated in place `version` times
             var._grad._write_inplace(array, version)
     if not keep_graph:

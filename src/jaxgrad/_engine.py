@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from . import _profiler
@@ -37,7 +38,7 @@ from ._ops import elementwise as E
 from ._ops import reductions as R
 from ._ops import views as V
 from ._tensor import Size, Tensor
-from ._tracing import note_hook_result
+from ._tracing import call_user_hook
 from ._typename import type_name as python_type_name
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
@@ -116,13 +117,10 @@ def call_hook(hook: Callable, args: tuple, kept: set | None) -> Any:
     use_count); a hook that stores a gradient (or the tuple holding it) makes it shared.
     """
     if kept is None:
-        out = hook(*args)
-        note_hook_result(hook, out)
-        return out
+        return call_user_hook(hook, *args)
     watched = [a for a in args if a is not None]
     counts = [sys.getrefcount(w) for w in watched]
-    out = hook(*args)
-    note_hook_result(hook, out)
+    out = call_user_hook(hook, *args)
     returned = out if isinstance(out, (tuple, list)) else (out,)
     for w, count in zip(watched, counts):
         if sys.getrefcount(w) - any(r is w for r in returned) > count:
@@ -475,6 +473,22 @@ def _inputs_tuple(inputs: Any, caller: str) -> tuple:
     return tuple(inputs)
 
 
+_ones: dict = {}  # (shape, dtype) -> a one-element array of ones (immutable, so shared)
+
+
+def _implicit_ones(value: Any) -> Any:
+    """The implicit gradient of a one-element output: ones, made once per shape and dtype
+    (``jnp.ones`` is an eager XLA call, ~30 us, on every ``loss.backward()`` otherwise)."""
+    key = (value.shape, value.dtype)
+    ones = _ones.get(key)
+    if ones is None:
+        ones = jnp.ones(value.shape, value.dtype)
+        if isinstance(ones, jax.core.Tracer):  # inside a trace: a constant of that trace
+            return ones
+        _ones[key] = ones
+    return ones
+
+
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = False) -> list:
     """torch.autograd.__init__._make_grads: check or create the root gradients (one per pair
     of ``zip(outputs, grads)``; the engine checks the counts)."""
@@ -514,7 +528,7 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = Fa
                 if not out.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out.dtype}")
-                new.append(Tensor._make(jnp.ones(out._value.shape, out._value.dtype)))
+                new.append(Tensor._make(_implicit_ones(out._value)))
             else:
                 new.append(None)
         else:

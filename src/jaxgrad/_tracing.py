@@ -24,13 +24,15 @@ HOOK_WARNING = (
 
 
 class TraceContext:
-    """One trace of a compiled step: the name of the function and the warnings already given."""
+    """One trace of a compiled step: the function's name, the warnings already given, and how
+    many ``jaxgrad.compiler.callback`` calls the trace staged."""
 
-    __slots__ = ("name", "warned")
+    __slots__ = ("callbacks", "name", "warned")
 
     def __init__(self, name: str, warned: set) -> None:
         self.name = name
         self.warned = warned
+        self.callbacks = 0
 
 
 def current() -> TraceContext | None:
@@ -55,13 +57,18 @@ def tracing(name: str, warned: set) -> Iterator[TraceContext]:
         _state.trace = outer
 
 
-def note_hook_result(hook: Callable, result: Any) -> None:
-    """Warn once per compiled function when a user hook returning None runs during a trace."""
+def call_user_hook(hook: Callable, *args: Any) -> Any:
+    """``hook(*args)``; during a trace, warn once per compiled function when a hook returns None
+    without staging a ``jaxgrad.compiler.callback`` (it ran for side effects that happen at
+    trace time only)."""
     trace = current()
-    if trace is None or result is not None:
-        return
-    name = getattr(hook, "__qualname__", None) or type(hook).__name__
-    if name in trace.warned:
-        return
-    trace.warned.add(name)
-    warnings.warn(HOOK_WARNING.format(name=repr(name)), UserWarning, stacklevel=4)
+    if trace is None:
+        return hook(*args)
+    before = trace.callbacks
+    result = hook(*args)
+    if result is None and trace.callbacks == before:
+        name = getattr(hook, "__qualname__", None) or type(hook).__name__
+        if name not in trace.warned:
+            trace.warned.add(name)
+            warnings.warn(HOOK_WARNING.format(name=repr(name)), UserWarning, stacklevel=4)
+    return result

@@ -17,7 +17,7 @@ from ..._epoch import changed as structure_changed
 from ..._epoch import register_global_hooks
 from ..._grad_mode import no_grad
 from ..._tensor import Tensor
-from ..._tracing import note_hook_result
+from ..._tracing import call_user_hook
 from ..parameter import Buffer, Parameter
 from ._hooks import BackwardHook, RemovableHandle, _WrappedHook
 
@@ -1315,8 +1315,7 @@ class _HookedCall:
         for hook_id, hook in (*_global_forward_pre_hooks.items(),
                               *module._forward_pre_hooks.items()):
             if hook_id in module._forward_pre_hooks_with_kwargs:
-                out = hook(module, self.args, self.kwargs)
-                note_hook_result(hook, out)
+                out = call_user_hook(hook, module, self.args, self.kwargs)
                 if out is None:
                     continue
                 if not (isinstance(out, tuple) and len(out) == 2):
@@ -1324,8 +1323,7 @@ class _HookedCall:
                                        f"(new_args, new_kwargs), but got {out}.")
                 self.args, self.kwargs = out
             else:
-                out = hook(module, self.args)
-                note_hook_result(hook, out)
+                out = call_user_hook(hook, module, self.args)
                 if out is not None:
                     self.args = out if isinstance(out, tuple) else (out,)
 
@@ -1337,10 +1335,9 @@ class _HookedCall:
                 self.called_always_hooks.add(hook_id)
             if (hook_id in module._forward_hooks_with_kwargs
                     or hook_id in _global_forward_hooks_with_kwargs):
-                out = hook(module, self.args, self.kwargs, self.result)
+                out = call_user_hook(hook, module, self.args, self.kwargs, self.result)
             else:
-                out = hook(module, self.args, self.result)
-            note_hook_result(hook, out)
+                out = call_user_hook(hook, module, self.args, self.result)
             if out is not None:
                 self.result = out
 
