@@ -69,15 +69,24 @@ def _analyse(root_edges: tuple):
         saved = fn.saved if isinstance(fn, OpNode) else None
         if saved is None or len(nodes) > MAX_NODES:
             return None
+        kinds = []
         for s in saved.values():
             if type(s) is SavedConstant:
                 values.append(s._value)
+                kinds.append(SavedConstant)
             elif s.hooks is not None or s.tensor._vc.value != s.version:
                 # unpack hooks are user Python; a moved version: let the eager engine raise
                 # torch's error at the right moment
                 return None
             else:
-                values.append(s.tensor._value)
+                t = s.tensor
+                lazy = t._lazy
+                if t._arr is None and lazy is not None and t._arr_gen == t._cell.generation:
+                    values.append(lazy[1]._value)  # a view not computed yet: computed inside
+                    kinds.append(lazy[0])
+                else:
+                    values.append(t._value)
+                    kinds.append(SavedTensor)
         edges = []
         for e in fn.next_edges:
             if e is None:
@@ -89,7 +98,7 @@ def _analyse(root_edges: tuple):
                 nodes.append(e[0])
             edges.append((j, e[1]))
         parts.append((fn.op, fn.static, fn.needs, fn.in_meta, fn.out_meta, tuple(saved),
-                      tuple(map(type, saved.values())), tuple(edges)))
+                      tuple(kinds), tuple(edges)))
     seqs = [fn.seq for fn in nodes]
     order = tuple(sorted(range(len(nodes)), key=seqs.__getitem__))
     return (tuple(parts), order), nodes, leaves, values
@@ -121,7 +130,8 @@ def _build(structure: tuple, root_slots: tuple, execute: Execute) -> tuple[Calla
                 node = node_class_for(op)((), out_meta, op, static, needs, in_meta, seq=rank[i])
                 node.saved = {
                     name: SavedConstant(next(it)) if kind is SavedConstant
-                    else SavedTensor(Tensor._make(next(it)))
+                    else SavedTensor(Tensor._make(next(it) if kind is SavedTensor
+                                                  else kind(next(it))))  # a view's own kernel
                     for name, kind in zip(names, kinds)}
                 shadow[i] = node
         for i, part in enumerate(parts):

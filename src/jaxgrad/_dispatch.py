@@ -21,6 +21,7 @@ from ._caches import Memo, cache
 from ._epoch import changed as structure_changed
 from ._grad_mode import _state, is_inference_mode_enabled
 from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
+from ._jax_setup import jit
 from ._ops import views as V
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
 from ._storage import Layout, Storage
@@ -245,15 +246,42 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
 
 def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux: tuple) -> Any:
     """The op's jitted forward on the arguments' arrays; JAX's refusal of arrays committed to
-    different devices becomes torch's error."""
+    different devices becomes torch's error. A view not computed yet (``Tensor._lazy``) enters
+    as its source's array, and its own op runs inside this op's XLA program (a ``weight.t()``
+    feeding a matmul becomes the matmul's transposed operand instead of a copy)."""
+    lazy = None
+    for i, a in enumerate(args):
+        if (isinstance(a, Tensor) and a._arr is None and a._lazy is not None
+                and a._arr_gen == a._cell.generation):
+            lazy = lazy or [None] * len(args)
+            lazy[i] = a._lazy
     try:
-        return jitted_forward(op, skey, compute_dtype, out_dtype)(
-            *[_as_array(a, compute_dtype) for a in args],
+        if lazy is None:
+            return jitted_forward(op, skey, compute_dtype, out_dtype)(
+                *[_as_array(a, compute_dtype) for a in args],
+                *[_as_array(x, compute_dtype) for x in aux])
+        return _fused_forward(op, skey, compute_dtype, out_dtype,
+                              tuple(None if v is None else v[0] for v in lazy))(
+            *[_as_array(a, compute_dtype) if v is None else v[1]._value
+              for a, v in zip(args, lazy)],
             *[_as_array(x, compute_dtype) for x in aux])
     except ValueError as error:
         if _device.INCOMPATIBLE in str(error):
             raise _device.mixed_devices_error(args) from error
         raise
+
+
+@cache(maxsize=4096)
+def _fused_forward(op: Op, skey: tuple, compute_dtype, out_dtype, views: tuple) -> Callable:
+    """``op``'s jitted forward whose arguments at the positions of ``views`` are first computed
+    by those (jitted) view kernels from their sources, all in one XLA program."""
+    forward = jitted_forward(op, skey, compute_dtype, out_dtype)
+
+    def fused(*arrays):
+        return forward(*[a if view is None else view(a)
+                         for a, view in zip(arrays, views + (None,) * len(arrays))])
+
+    return jit(fused)
 
 
 def _as_array(a: Any, compute_dtype) -> Any:
@@ -339,8 +367,7 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
     needs, edges, in_meta = [], [], []
     for a in args:
         if isinstance(a, Tensor):
-            value = a._value
-            in_meta.append((value.shape, value.dtype))
+            in_meta.append(_meta(a))
             if a._requires_grad:
                 edge = a._gradient_edge()  # None: torch's invalid edge, no gradient computed
                 needs.append(edge is not None)
@@ -351,7 +378,7 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
         needs.append(False)
         edges.append(None)
     needs = tuple(needs)
-    out_meta = tuple((r._value.shape, r._value.dtype) for r in results)
+    out_meta = tuple(map(_meta, results))
     node = node_class_for(op)(tuple(edges), out_meta, op, skey, needs, tuple(in_meta),
                               _save(op, needs, args, aux))
     if attach:
@@ -365,6 +392,13 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
 
 
 _NO_META = (None, None)
+
+
+def _meta(t: Tensor) -> tuple:
+    """(shape, dtype) of a tensor's value, without computing a view not computed yet."""
+    layout = t._layout
+    array = t._cell.array
+    return (array.shape if layout is None else layout.shape, array.dtype)
 
 
 def _save(op: Op, needs, args, aux) -> dict:
@@ -391,16 +425,30 @@ def save_outputs(node: OpNode, results: list) -> None:
     for name, source, i in op.save_plan(node.needs, len(node.needs)):
         if source == "output":
             r = results[i]
-            saved[name] = SavedTensor(r, i, r._value.dtype in DIFFERENTIABLE_DTYPES
+            saved[name] = SavedTensor(r, i, r._cell.array.dtype in DIFFERENTIABLE_DTYPES
                                       and i not in op.nondiff_outputs)
 
 
 # --- views -----------------------------------------------------------------------------------
 
 def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: Any) -> Tensor:
-    """Run a view op: the result shares ``self``'s storage and version counter."""
-    out = apply(op, self, **static)
-    return make_view(out, self, geometry(self._geometry(), **static))
+    """Run a view op: the result shares ``self``'s storage and version counter.
+
+    Its value is computed when first needed (``Tensor._lazy``: by the op's own kernel, or inside
+    the XLA program of the op that consumes it), not now; the node is recorded now, as torch
+    records it."""
+    layout = geometry(self._geometry(), **static)
+    if _profiler.active or self._lazy is not None:
+        return make_view(apply(op, self, **static), self, layout)
+    skey = static_key(static) if static else ()
+    out = Tensor._make(None)
+    make_view(out, self, layout)
+    out._arr = None
+    out._lazy = (jitted_forward(op, skey, None, None), self)
+    if _state.grad and self._requires_grad and (op.grads or op.variadic):
+        out._rg_from_base = False
+        _record(op, skey, (self,), (), [out])
+    return out
 
 
 def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = False) -> Tensor:
@@ -548,7 +596,7 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
         node = _record(op, skey, (_snapshot(self),), (), [self], attach=False)
     self._layout = geometry(self._geometry(), **static)
     structure_changed()
-    self._arr, self._arr_gen = new, self._cell.generation
+    self._arr, self._arr_gen, self._lazy = new, self._cell.generation, None
     self._vc.value += 1
     if node is not None:  # as torch: hooks and retain_grad stay on the tensor's hook list (the
         # old grad_fn's, if one was registered before), not moved as other in-place ops move them
@@ -592,6 +640,7 @@ def write_out(out: Tensor, result: Tensor) -> Tensor:
         warnings.warn(RESIZE_WARNING.format(list(out.shape), list(value.shape)), UserWarning,
                       stacklevel=3)
     out._cell, out._layout, out._arr, out._base = Storage(value), None, None, None
+    out._lazy = None
     out._vc.value += 1
     return out
 

@@ -93,7 +93,8 @@ class Tensor:
 
     __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
                  "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_fn", "_inference",
-                 "_layout", "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
+                 "_layout", "_lazy",
+                 "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
                  "_rg_from_base", "_vc", "_view_version")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -110,6 +111,7 @@ class Tensor:
         t._layout = None
         t._arr = None
         t._arr_gen = 0
+        t._lazy = None  # a view not computed yet: (its op's jitted forward, the source tensor)
         t._requires_grad = requires_grad
         t._grad_fn = None
         t._output_nr = 0
@@ -129,7 +131,7 @@ class Tensor:
         """A tensor over the same storage (and layout); shares the version counter if asked."""
         t = Tensor._make(None, cell=self._cell, vc=self._vc if share_version else None)
         t._layout = self._layout
-        t._arr, t._arr_gen = self._arr, self._arr_gen
+        t._arr, t._arr_gen, t._lazy = self._arr, self._arr_gen, self._lazy
         t._inference = self._inference
         return t
 
@@ -140,8 +142,13 @@ class Tensor:
         if layout is None:
             return self._cell.array
         if self._arr_gen != self._cell.generation or self._arr is None:
-            self._arr = gather(self._cell.array, layout)
-            self._arr_gen = self._cell.generation
+            lazy = self._lazy
+            if lazy is not None and self._arr_gen == self._cell.generation:
+                self._arr = lazy[0](lazy[1]._value)  # the view op's own kernel, on first read
+            else:
+                self._arr = gather(self._cell.array, layout)
+                self._arr_gen = self._cell.generation
+            self._lazy = None
         return self._arr
 
     def _write(self, array: jax.Array) -> None:
@@ -151,7 +158,7 @@ class Tensor:
             cell.write(array)
         else:
             cell.write(scatter(cell.array, self._layout, array))
-            self._arr, self._arr_gen = array, cell.generation
+            self._arr, self._arr_gen, self._lazy = array, cell.generation, None
 
     def _write_inplace(self, array: jax.Array, ops: int = 1) -> None:
         """:meth:`_write` as ``ops`` of torch's in-place ops: contents, then version counter."""
@@ -168,7 +175,7 @@ class Tensor:
         if not isinstance(other, Tensor):
             raise TypeError(f"Expected Tensor, got {type(other).__name__}")
         self._cell, self._layout = other._cell, other._layout
-        self._arr, self._arr_gen = other._arr, other._arr_gen
+        self._arr, self._arr_gen, self._lazy = other._arr, other._arr_gen, other._lazy
         structure_changed()
 
     # -- metadata -----------------------------------------------------------------------------

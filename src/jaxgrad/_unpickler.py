@@ -675,6 +675,7 @@ def _set_from(inst: Tensor, storage: LoadedStorage, offset: int, size: Iterable[
     """Point ``inst`` at ``storage`` (a legacy pickle's ``Tensor.set_(...)`` via BUILD)."""
     src = storage.tensor(offset, size, stride)
     inst._cell, inst._layout, inst._arr, inst._arr_gen = src._cell, src._layout, None, 0
+    inst._lazy = None
     inst._vc.value += 1
 
 
