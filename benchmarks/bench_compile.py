@@ -3,11 +3,14 @@
 Workloads: the MLP 784-512-512-10 training step (nn.Sequential, cross_entropy, zero_grad,
 backward, optimizer.step) at batch 8 and 128, with SGD (plain, against a hand-written
 ``jax.jit(value_and_grad)`` + SGD update) and with Adam (against the same with ``optax.adam``);
-contenders: torch eager, jax.jit, jaxgrad eager, jaxgrad compiled. Then the first call (trace +
-compile) of jaxgrad.compile against jax.jit's first call of the same step, each on fresh
-functions. Every timed call waits for its result (block_until_ready / .item()).
+contenders: torch eager, jax.jit, the same jax.jit step also returning the gradients (the work a
+torch-style step does: ``.grad`` is readable after ``step()``), jaxgrad eager, jaxgrad compiled.
+Then the first call (trace + compile) of jaxgrad.compile against jax.jit's first call of the
+same step, each on fresh functions. Every timed call waits for its result (block_until_ready / .item()).
 
-    python benchmarks/bench_compile.py [--rounds 20] [--first-calls 5]
+    python benchmarks/bench_compile.py [--rounds 20] [--first-calls 5] [--only steps|xla|first]
+
+``--only xla`` times the compiled step's XLA executable alone against the hand-written ones.
 """
 
 from __future__ import annotations
@@ -78,7 +81,9 @@ def _jaxgrad_step(layers, optimizer: str, compiled: bool):
     return jaxgrad.compile(step) if compiled else step
 
 
-def _jax_step(layers, optimizer: str):
+def _jax_step(layers, optimizer: str, with_grads: bool = False):
+    """The hand-written step; ``with_grads``: it also returns the gradients (what a torch-style
+    step leaves in ``.grad``, so an XLA program of the same work as jaxgrad.compile's)."""
     params = [(jnp.asarray(w), jnp.asarray(b)) for w, b in layers]
 
     def loss_fn(params, x, y):
@@ -93,12 +98,14 @@ def _jax_step(layers, optimizer: str):
         @jax.jit
         def update(params, x, y):
             loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-            return loss, jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+            new = jax.tree.map(lambda p, g: p - 0.01 * g, params, grads)
+            return (loss, new, grads) if with_grads else (loss, new)
 
         state = {"params": params}
 
         def step(x, y):
-            loss, state["params"] = update(state["params"], x, y)
+            loss, state["params"], *grads = update(state["params"], x, y)
+            state["grads"] = grads
             return loss
         return step, update, (params,)
 
@@ -108,12 +115,15 @@ def _jax_step(layers, optimizer: str):
     def update_adam(params, opt_state, x, y):
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         updates, opt_state = tx.update(grads, opt_state, params)
-        return loss, optax.apply_updates(params, updates), opt_state
+        new = optax.apply_updates(params, updates)
+        return (loss, new, opt_state, grads) if with_grads else (loss, new, opt_state)
 
     state = {"params": params, "opt": tx.init(params)}
 
     def step_adam(x, y):
-        loss, state["params"], state["opt"] = update_adam(state["params"], state["opt"], x, y)
+        loss, state["params"], state["opt"], *grads = update_adam(state["params"], state["opt"],
+                                                                  x, y)
+        state["grads"] = grads
         return loss
     return step_adam, update_adam, (params, state["opt"])
 
@@ -128,14 +138,19 @@ def steps(batch: int, optimizer: str, rounds: int) -> dict:
     jx, jy = jnp.asarray(xs), jnp.asarray(ys)
     torch_step = _torch_step(layers, optimizer)
     jax_step = _jax_step(layers, optimizer)[0]
+    jax_grads_step = _jax_step(layers, optimizer, with_grads=True)[0]
     eager = _jaxgrad_step(layers, optimizer, compiled=False)
     compiled = _jaxgrad_step(layers, optimizer, compiled=True)
-    return compare(f"MLP 784-512-512-10 {optimizer.upper()} step, B={batch}", {
+    result = compare(f"MLP 784-512-512-10 {optimizer.upper()} step, B={batch}", {
         "torch eager": lambda: torch_step(tx, ty).item(),
         "jax.jit": lambda: jax_step(jx, jy).block_until_ready(),
+        "jax.jit, grads out": lambda: jax_grads_step(jx, jy).block_until_ready(),
         "jaxgrad eager": lambda: eager(gx, gy).jax().block_until_ready(),
         "jaxgrad compiled": lambda: compiled(gx, gy).jax().block_until_ready(),
     }, rounds, inner=20 if batch <= 8 else 5)
+    med = result["median_s"]
+    result["vs_grads_out"] = med["jaxgrad compiled"] / med["jax.jit, grads out"]
+    return result
 
 
 def first_calls(optimizer: str, repeats: int) -> dict:
@@ -166,6 +181,33 @@ def first_calls(optimizer: str, repeats: int) -> dict:
             "reference": "jax.jit"}
 
 
+def xla_only(batch: int, rounds: int) -> dict:
+    """The compiled step's XLA executable alone against the hand-written ones, all called on the
+    same input arrays every time (so not chained through their updated parameters as the steps
+    above are): is it the same XLA work?"""
+    from jaxgrad._compile_state import StateWalk
+    from jaxgrad._random import default_generator
+
+    rng = np.random.RandomState(0)
+    layers = _initial(rng)
+    xs = rng.randn(batch, 784).astype(np.float32)
+    ys = rng.randint(0, 10, size=batch)
+    gx, gy = jaxgrad.tensor(xs), jaxgrad.tensor(ys)
+    jx, jy = jnp.asarray(xs), jnp.asarray(ys)
+    compiled = _jaxgrad_step(layers, "sgd", compiled=True)
+    for _ in range(4):
+        compiled(gx, gy)
+    entry = list(compiled._cache.values())[-1]
+    inputs = StateWalk((compiled._fn, default_generator), ((gx, gy), {})).inputs()
+    _, update, (params,) = _jax_step(layers, "sgd")
+    _, update_grads, _ = _jax_step(layers, "sgd", with_grads=True)
+    return compare(f"XLA executables alone, SGD step, B={batch}", {
+        "jax.jit": lambda: jax.block_until_ready(update(params, jx, jy)),
+        "jax.jit, grads out": lambda: jax.block_until_ready(update_grads(params, jx, jy)),
+        "jaxgrad compiled, XLA only": lambda: jax.block_until_ready(entry.jitted(*inputs)),
+    }, rounds, inner=20 if batch <= 8 else 5, reference="jax.jit")
+
+
 def report(result: dict) -> None:
     print(f"\n## {result['name']}")
     for name, seconds in result["median_s"].items():
@@ -176,22 +218,28 @@ def report(result: dict) -> None:
                 line += f", {result['vs_jit'][name]:.2f}x jax.jit"
             line += ")"
         print(line)
+    if "vs_grads_out" in result:
+        print(f"- jaxgrad compiled / jax.jit with grads out (medians): "
+              f"{result['vs_grads_out']:.2f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--first-calls", type=int, default=5)
-    parser.add_argument("--only", choices=["steps", "first"], default=None)
+    parser.add_argument("--only", choices=["steps", "first", "xla"], default=None)
     args = parser.parse_args()
     print(f"# {platform.processor() or platform.machine()}, {jax.devices()[0].device_kind}, "
           f"jax {jax.__version__}, torch {torch.__version__}, "
           f"{time.strftime('%Y-%m-%d %H:%M')}")
-    if args.only != "first":
+    if args.only in (None, "steps"):
         for optimizer in ("sgd", "adam"):
             for batch in (8, 128):
                 report(steps(batch, optimizer, args.rounds))
-    if args.only != "steps":
+    if args.only in (None, "xla"):
+        for batch in (8, 128):
+            report(xla_only(batch, args.rounds))
+    if args.only in (None, "first"):
         for optimizer in ("sgd", "adam"):
             report(first_calls(optimizer, args.first_calls))
 
