@@ -362,8 +362,10 @@ def test_compile_arguments_as_torch():
 def test_inside_jax_jit_the_step_is_part_of_the_outer_trace():
     w = jaxgrad.tensor([1.0, 2.0])
     scaled = jaxgrad.compile(lambda x: x * w)
+    for _ in range(2):  # compiled outside first: the call inside must not use the executable
+        scaled(jaxgrad.ones(2))
     out = jax.jit(lambda a: scaled(jaxgrad.from_jax(a)).jax())(jax.numpy.ones(2))
-    assert out.tolist() == [1.0, 2.0]
+    assert out.tolist() == [1.0, 2.0] and not isinstance(w._value, jax.core.Tracer)
 
 
 # -- between calls: what the user changes is seen ------------------------------------------------

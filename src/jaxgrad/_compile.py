@@ -154,23 +154,8 @@ class CompiledFunction:
         if _tracing.current() is not None:  # inside another compiled step: part of its trace
             return self._fn(*args, **kwargs)
         state_roots, arg_roots = (self._fn, _random.default_generator), (args, kwargs)
-        modes = (is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype(),
-                 global_hooks())
-        memo, self._memo = self._memo, None
-        walk = entry = link = None
-        if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():
-            walk = StateWalk.resume(memo, arg_roots)
-            link = (walk.arg_key(), modes)
-            entry = memo.template.next_entries.get(link)
-        if entry is None:
-            walk = StateWalk(state_roots, arg_roots)
-            if walk.has_foreign_tracers:  # inside the user's own JAX trace: just run
-                return self._fn(*args, **kwargs)
-            key = (walk.state_key(), walk.arg_key(), modes)
-            entry = self._cache.get(key) or self._new_entry(key)
-            if link is not None and not entry.eager:
-                memo.template.next_entries[link] = entry
-        if entry.eager:
+        walk, entry = self._find(state_roots, arg_roots)
+        if entry is None or entry.eager:  # inside the user's own JAX trace, or eager
             return self._fn(*args, **kwargs)
         entry.roots = (state_roots, arg_roots)  # for a trace (now, or jax's on a new sharding)
         try:
@@ -187,6 +172,29 @@ class CompiledFunction:
         replay = entry.program.apply(walk, outputs)
         self._remember(entry.program, walk, replay, state_roots)
         return replay.result
+
+    def _find(self, state_roots: tuple, arg_roots: tuple) -> tuple[StateWalk, _Entry | None]:
+        """This call's walk and its signature's entry (None: tensors hold a foreign tracer)."""
+        modes = (is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype(),
+                 global_hooks())
+        memo, self._memo = self._memo, None
+        link = None
+        if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():
+            walk = StateWalk.resume(memo, arg_roots)
+            if walk.has_foreign_tracers:
+                return walk, None
+            link = (walk.arg_key(), modes)
+            entry = memo.template.next_entries.get(link)
+            if entry is not None:
+                return walk, entry
+        walk = StateWalk(state_roots, arg_roots)
+        if walk.has_foreign_tracers:
+            return walk, None
+        key = (walk.state_key(), walk.arg_key(), modes)
+        entry = self._cache.get(key) or self._new_entry(key)
+        if link is not None and not entry.eager:
+            memo.template.next_entries[link] = entry
+        return walk, entry
 
     def _remember(self, program: _compile_program.Program, walk: StateWalk,
                   replay: Any, state_roots: tuple) -> None:

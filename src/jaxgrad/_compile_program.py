@@ -164,28 +164,14 @@ def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) ->
     for j, (counter, before) in enumerate(zip(pre.counters, versions)):
         if counter.value != before:
             program.version_moves.append((j, counter.value - before))
-    cell_refs = _refs(post.cells, pre.cell_index, pre.cells)
-    for age, index in cell_refs:
+    cells = _ages(post.cells, pre.cell_index, pre.cells)
+    for cell, (age, _) in zip(post.cells, cells):
         if age == "new":
             program.new_cells.append(len(outputs))
-            outputs.append(post.cells[index].array)
-    counter_refs = _refs(post.counters, pre.counter_index, pre.counters)
-    new_counter_slot = {}
-    for age, index in counter_refs:
-        if age == "new":
-            new_counter_slot[index] = len(program.new_counters)
-            program.new_counters.append(post.counters[index].value)
-    new_cell_slot = {index: k for k, (age, index) in
-                     enumerate(r for r in cell_refs if r[0] == "new")}
-
-    def cell_ref(i: int) -> tuple[str, int]:
-        age, index = cell_refs[i]
-        return (age, index) if age == "old" else ("new", new_cell_slot[index])
-
-    def counter_ref(i: int) -> tuple[str, int]:
-        age, index = counter_refs[i]
-        return (age, index) if age == "old" else ("new", new_counter_slot[index])
-
+            outputs.append(cell.array)
+    counters = _ages(post.counters, pre.counter_index, pre.counters)
+    program.new_counters = [c.value for c, (age, _) in zip(post.counters, counters)
+                            if age == "new"]
     program.first_free_output = first = len(outputs)
     outputs.extend(post.outputs)
     program.number_outputs = [
@@ -200,7 +186,7 @@ def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) ->
             continue
         meta = post.metas[i]
         if kind == "tensor":
-            meta = (meta[0], cell_ref(meta[1]), counter_ref(meta[2])) + meta[3:]
+            meta = (meta[0], cells[meta[1]], counters[meta[2]]) + meta[3:]
         elif kind not in ("dict", "list", "tuple"):
             raise Unsupported(f"the step stored a new {type(obj).__name__} object in state that "
                               "outlives it; jaxgrad.compile can only create tensors, dicts, "
@@ -212,11 +198,17 @@ def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) ->
     return program, outputs
 
 
-def _refs(items: list, pre_index: dict[int, int], pre_items: list) -> list[tuple[str, int]]:
-    refs = []
-    for i, item in enumerate(items):
+def _ages(items: list, pre_index: dict[int, int], pre_items: list) -> list[tuple[str, int]]:
+    """Each item of a post-step walk as ("old", its index before the step) or ("new", its
+    number among the new ones)."""
+    refs, new = [], 0
+    for item in items:
         old = pre_index.get(id(item))
-        refs.append(("old", old) if old is not None and pre_items[old] is item else ("new", i))
+        if old is not None and pre_items[old] is item:
+            refs.append(("old", old))
+        else:
+            refs.append(("new", new))
+            new += 1
     return refs
 
 

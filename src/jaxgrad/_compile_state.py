@@ -457,28 +457,15 @@ def make_template(fresh: StateWalk, walk: StateWalk, created: dict, new_cells: l
     program's first write-back, whose walk was ``walk``; None if some object cannot be named."""
     if fresh.unmanaged_empties or fresh.has_foreign_tracers:
         return None
-    created_index = {id(o): i for i, o in created.items()}
-    new_cell_index = {id(c): i for i, c in enumerate(new_cells)}
-    new_counter_index = {id(c): i for i, c in enumerate(new_counters)}
     template = Template()
-    template.objects = []
-    for obj in fresh.objects:
-        ref = _ref(obj, walk.objects, walk.index, created_index)
-        if ref is None:
-            return None
-        template.objects.append(ref)
-    template.cells = []
-    for cell in fresh.cells:
-        ref = _ref(cell, walk.cells, walk.cell_index, new_cell_index)
-        if ref is None:
-            return None
-        template.cells.append(ref)
-    template.counters = []
-    for counter in fresh.counters:
-        ref = _ref(counter, walk.counters, walk.counter_index, new_counter_index)
-        if ref is None:
-            return None
-        template.counters.append(ref)
+    template.objects = _refs(fresh.objects, walk.objects, walk.index,
+                             {id(o): i for i, o in created.items()})
+    template.cells = _refs(fresh.cells, walk.cells, walk.cell_index,
+                           {id(c): i for i, c in enumerate(new_cells)})
+    template.counters = _refs(fresh.counters, walk.counters, walk.counter_index,
+                              {id(c): i for i, c in enumerate(new_counters)})
+    if None in (template.objects, template.cells, template.counters):
+        return None
     template.kinds = fresh.kinds
     template.numbers = [(o, k) for o, k, _ in fresh.numbers]
     template.arrays = [(o, k) for o, k, _ in fresh.arrays]
@@ -489,12 +476,20 @@ def make_template(fresh: StateWalk, walk: StateWalk, created: dict, new_cells: l
     return template
 
 
-def _ref(item: Any, old: list, old_index: dict, new_index: dict) -> tuple[str, int] | None:
-    i = old_index.get(id(item))
-    if i is not None and old[i] is item:
-        return ("old", i)
-    i = new_index.get(id(item))
-    return None if i is None else ("new", i)
+def _refs(items: list, old: list, old_index: dict, new_index: dict) -> list | None:
+    """Each item as ("old", its index in ``old``) or ("new", its index among the created);
+    None if one is neither."""
+    refs = []
+    for item in items:
+        i = old_index.get(id(item))
+        if i is not None and old[i] is item:
+            refs.append(("old", i))
+            continue
+        i = new_index.get(id(item))
+        if i is None:
+            return None
+        refs.append(("new", i))
+    return refs
 
 
 def _names(obj: Any, kind: str) -> tuple:
