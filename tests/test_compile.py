@@ -314,6 +314,53 @@ def test_recompile_limit_warns_and_runs_eagerly(monkeypatch):
 
 # -- arguments, modules, the API --------------------------------------------------------------
 
+def test_a_compiled_forward_keeps_its_history_as_torch_compile():
+    """``model = compile(model)`` then a backward outside it (nanoGPT's pattern): the results
+    carry a CompiledFunctionBackward node; gradients, buffers and losses are torch's."""
+    rng = np.random.RandomState(6)
+    model = nn.Sequential(nn.Linear(20, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 10))
+    tmodel = torch.nn.Sequential(torch.nn.Linear(20, 16), torch.nn.BatchNorm1d(16),
+                                 torch.nn.ReLU(), torch.nn.Linear(16, 10))
+    with jaxgrad.no_grad(), torch.no_grad():
+        for p, q in zip(model.parameters(), tmodel.parameters()):
+            a = (rng.randn(*p.shape) * 0.3).astype(np.float32)
+            p.copy_(jaxgrad.tensor(a))
+            q.copy_(torch.tensor(a))
+
+    def forward(m, x, y, lib):
+        logits = m(x)
+        return logits, lib.nn.functional.cross_entropy(logits, y)
+
+    compiled = jaxgrad.compile(lambda x, y: forward(model, x, y, jaxgrad))
+    opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    topt = torch.optim.SGD(tmodel.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(4):
+        x, y = rng.randn(8, 20).astype(np.float32), rng.randint(0, 10, 8)
+        logits, loss = compiled(jaxgrad.tensor(x), jaxgrad.tensor(y))
+        assert type(loss.grad_fn).__name__ == "CompiledFunctionBackward"
+        assert loss.requires_grad and not loss.is_leaf and logits.grad_fn is loss.grad_fn
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        tlogits, tloss = forward(tmodel, torch.tensor(x), torch.tensor(y), torch)
+        topt.zero_grad()
+        tloss.backward()
+        topt.step()
+        assert loss.item() == pytest.approx(tloss.item(), rel=1e-5)
+        for p, q in zip(model.parameters(), tmodel.parameters()):
+            np.testing.assert_allclose(_arrays(p.grad), q.grad.numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(_arrays(model[1].running_var), tmodel[1].running_var.numpy(),
+                               rtol=1e-5)
+    assert model[1].num_batches_tracked.item() == 4 and len(compiled._cache) == 2
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
+    _, loss = compiled(jaxgrad.tensor(x), jaxgrad.tensor(y))
+    with pytest.raises(RuntimeError, match="double backward"):
+        jaxgrad.autograd.grad(loss, model[0].weight, create_graph=True)
+    with jaxgrad.no_grad():
+        assert compiled(jaxgrad.tensor(x), jaxgrad.tensor(y))[1].grad_fn is None
+
+
 def test_compile_a_module_and_module_arguments():
     model, tmodel = _mlp_pair()
     compiled = jaxgrad.compile(model)

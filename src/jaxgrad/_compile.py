@@ -24,13 +24,16 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.extend
+import jax.numpy as jnp
 
 from . import _compile_program, _random, _tracing
 from ._compile_state import Memo, StateWalk, Unsupported, make_template
 from ._dtypes import get_default_dtype
 from ._epoch import EPOCH, global_hooks
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
-from ._jax_setup import jit
+from ._graph import Node
+from ._jax_setup import jit, x64_scope
 from ._tensor import Tensor
 
 MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -119,13 +122,36 @@ def callback(fn: Callable[..., Any], *args: Any) -> None:
 class _Entry:
     """One signature's executable and the program that writes its results back."""
 
-    __slots__ = ("eager", "jitted", "program", "roots")
+    __slots__ = ("eager", "jitted", "program", "roots", "with_vjp")
 
     def __init__(self) -> None:
         self.eager = False
         self.jitted = None
+        self.with_vjp = None  # the backward of results with history (see _backward_of)
         self.program: _compile_program.Program | None = None
         self.roots: tuple | None = None  # the call's roots, while a call runs
+
+
+class CompiledFunctionBackward(Node):
+    """The grad_fn of a compiled function's results (torch's name): the VJP of its XLA program
+    at the inputs of the call that made them."""
+
+    __slots__ = ("backward", "inputs")
+
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        if create_graph:
+            raise RuntimeError("jaxgrad.compile: double backward through a compiled function is "
+                               "not supported; compute higher-order gradients inside the "
+                               "compiled function or without jaxgrad.compile")
+        if self.inputs is None:
+            raise RuntimeError("Trying to backward through the graph a second time (or directly "
+                               "access saved tensors after they have already been freed).")
+        cts = [g._value if g is not None else jnp.zeros(shape, dtype)
+               for g, (shape, dtype) in zip(grads, self.out_meta)]
+        return [Tensor._make(g) for g in self.backward(*self.inputs, cts)]
+
+    def release_variables(self) -> None:
+        self.inputs = None
 
 
 class CompiledFunction:
@@ -158,8 +184,11 @@ class CompiledFunction:
         if entry is None or entry.eager:  # inside the user's own JAX trace, or eager
             return self._fn(*args, **kwargs)
         entry.roots = (state_roots, arg_roots)  # for a trace (now, or jax's on a new sharding)
+        inputs = walk.inputs()
         try:
-            outputs = entry.jitted(*walk.inputs())
+            outputs = entry.jitted(*inputs)
+            if entry.program.diff_outputs and entry.with_vjp is None:
+                entry.with_vjp = self._backward_of(entry, inputs)
         except (*_VALUE_ERRORS, Unsupported) as error:
             if entry.program is not None:
                 raise
@@ -169,9 +198,35 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         finally:
             entry.roots = None
-        replay = entry.program.apply(walk, outputs)
-        self._remember(entry.program, walk, replay, state_roots)
+        program = entry.program
+        replay = program.apply(walk, outputs)
+        if program.diff_outputs:  # results with history, as torch.compile's
+            _connect(program, walk, replay, entry.with_vjp, inputs)
+        self._remember(program, walk, replay, state_roots)
         return replay.result
+
+    def _backward_of(self, entry: _Entry, inputs: tuple) -> Callable:
+        """The VJP of the step's differentiable results with respect to the cells of the tensors
+        requiring grad, as one jitted function of the call's inputs and the cotangents. The step
+        is first traced to a jaxpr (a pure function of the inputs: the objects it came from may
+        have changed by the time backward runs); backward recomputes the forward inside it."""
+        with x64_scope():
+            closed = jax.make_jaxpr(functools.partial(self._trace, entry))(*inputs)
+        program = entry.program
+        diff_cells, positions = program.diff_inputs, [p for p, _ in program.diff_outputs]
+        step = jax.extend.core.jaxpr_as_fun(closed)
+
+        def backward(cells: list, numbers: list, arrays: list, cotangents: list) -> list:
+            def on_diff(diff: list) -> list:
+                full = list(cells)
+                for i, d in zip(diff_cells, diff):
+                    full[i] = d
+                outs = step(*full, *numbers, *arrays)
+                return [outs[p] for p in positions]
+
+            return jax.vjp(on_diff, [cells[i] for i in diff_cells])[1](cotangents)[0]
+
+        return jit(backward)
 
     def _find(self, state_roots: tuple, arg_roots: tuple) -> tuple[StateWalk, _Entry | None]:
         """This call's walk and its signature's entry (None: tensors hold a foreign tracer)."""
@@ -230,6 +285,8 @@ class CompiledFunction:
                 result = self._fn(*args, **kwargs)
             post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)
+            if is_grad_enabled():
+                _compile_program.find_differentiable(program, walk, post)
         finally:
             walk.restore(before_arrays, before_versions)
         entry.program = program
@@ -268,6 +325,23 @@ class CompiledFunction:
             f"   function: '{self._name}'{where}\n   last reason: {reason}\n"
             "To log all recompilation reasons, compare the signatures of the calls. New "
             "signatures of this function now run eagerly.", UserWarning, stacklevel=4)
+
+
+def _connect(program: _compile_program.Program, walk: StateWalk, replay: Any,
+             backward: Callable, inputs: tuple) -> None:
+    """Give the differentiable results of this call a CompiledFunctionBackward grad_fn whose
+    edges lead to the tensors (of this call) whose cells the program differentiated."""
+    owners = {}
+    for obj, kind in zip(walk.objects, walk.kinds):
+        if kind == "tensor" and obj._requires_grad:
+            owners.setdefault(walk.cell_index[id(obj._cell)], obj)
+    results = [replay.created[index] for _, index in program.diff_outputs]
+    node = CompiledFunctionBackward(
+        tuple(owners[i]._gradient_edge() for i in program.diff_inputs),
+        tuple((r.shape, r._cell.array.dtype) for r in results))
+    node.backward, node.inputs = backward, inputs
+    for j, r in enumerate(results):
+        r._requires_grad, r._grad_fn, r._output_nr = True, node, j
 
 
 def _user_line(error: BaseException) -> str:

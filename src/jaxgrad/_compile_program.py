@@ -38,6 +38,8 @@ class Program:
         self.first_free_output = 0  # where the outputs found at number/array slots start
         self.template: Template | bool | None = False  # False: not made yet
         self.new_objects_by_index: dict[int, tuple] = {}
+        self.diff_inputs: list[int] = []  # cells of tensors requiring grad (a forward's inputs)
+        self.diff_outputs: list[tuple[int, int]] = []  # (output position, new tensor) with history
 
     def apply(self, walk: StateWalk, outputs: list) -> _Replay:
         """Write the step's effects into the objects of ``walk``; the replay holds the step's
@@ -196,6 +198,39 @@ def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) ->
         program.new_objects_by_index[i] = record
     program.result = post.arg_codes[-1]
     return program, outputs
+
+
+def find_differentiable(program: Program, pre: StateWalk, post: StateWalk) -> None:
+    """For a function whose results have autograd history and that left every ``.grad`` alone
+    (a forward, not a training step): the results to connect to the outer graph and the cells
+    to differentiate them by (torch.compile's results keep their history)."""
+    grad_cells = {pre.metas[code[1]][1] for entries, kind in zip(pre.entries, pre.kinds)
+                  if kind == "tensor" for key, code in entries if code[0] == "old"}
+    written = {cell for cell, _ in program.cell_writes}
+    if grad_cells & written or any(what == "set" and pre.kinds[index] == "tensor"
+                                   for what, index, _, _ in program.changes):
+        return
+    for index in _new_tensors(program, program.result):
+        obj = post.objects[index]
+        meta = program.new_objects_by_index[index][2]
+        age, cell = meta[1]
+        if obj._grad_fn is not None and obj._requires_grad and meta[3] is None and age == "new":
+            program.diff_outputs.append((program.new_cells[cell], index))
+    program.diff_inputs = sorted({pre.metas[i][1] for i, kind in enumerate(pre.kinds)
+                                  if kind == "tensor" and pre.metas[i][4]
+                                  and pre.cells[pre.metas[i][1]].array.dtype.kind in "fc"})
+    if not program.diff_inputs:
+        program.diff_outputs = []
+
+
+def _new_tensors(program: Program, code: Any) -> list[int]:
+    """Post-walk indices of the new tensors a result holds (directly or in new containers)."""
+    if not (isinstance(code, tuple) and code[:1] == ("new",)):
+        return []
+    _, kind, _, entries = program.new_objects_by_index[code[1]]
+    if kind == "tensor":
+        return [code[1]]
+    return [i for _, value in entries for i in _new_tensors(program, value)]
 
 
 def _ages(items: list, pre_index: dict[int, int], pre_items: list) -> list[tuple[str, int]]:

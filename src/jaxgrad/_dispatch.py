@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _device, _dtypes, _profiler
+from . import _tracing as tracing_state
 from ._caches import Memo, cache
 from ._epoch import changed as structure_changed
 from ._grad_mode import _state, is_inference_mode_enabled
@@ -302,7 +303,9 @@ def _device_scalar(value: Any, dtype) -> Any:
     remembered apart, so a new value every step never evicts the hot constants. An integer
     wraps into a narrower integer dtype, as torch's casts do (``uint8 - 1`` is 255).
     """
-    if not (value and value == value):  # -0.0 would hit 0.0's entry and NaN never hits
+    if not (value and value == value) or tracing_state.current() is not None:
+        # -0.0 would hit 0.0's entry and NaN never hits; a compiled step's trace embeds the
+        # number in its program instead of capturing a device array
         return _host_scalar(value, dtype)
     key = (type(value), value, dtype)
     cached = _device_scalars.get(key)
