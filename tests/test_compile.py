@@ -361,6 +361,18 @@ def test_a_compiled_forward_keeps_its_history_as_torch_compile():
         assert compiled(jaxgrad.tensor(x), jaxgrad.tensor(y))[1].grad_fn is None
 
 
+def test_a_compiled_forward_leaves_unused_parameters_without_grad():
+    used, unused = nn.Linear(3, 2), nn.Linear(3, 2)
+    forward = jaxgrad.compile(lambda x: used(x) * 2)
+    unused.weight.sum()  # reachable from nothing the function reads: not even walked
+    heads = {"used": used, "unused": unused}
+    both = jaxgrad.compile(lambda x: heads["used"](x).sum())
+    for fn in (forward, both):
+        fn(jaxgrad.ones(1, 3)).sum().backward()
+    assert used.weight.grad is not None and unused.weight.grad is None
+    assert used.weight.grad.tolist() == [[3.0] * 3] * 2  # 2 + 1 per call
+
+
 def test_compile_a_module_and_module_arguments():
     model, tmodel = _mlp_pair()
     compiled = jaxgrad.compile(model)

@@ -127,7 +127,7 @@ class _Entry:
     def __init__(self) -> None:
         self.eager = False
         self.jitted = None
-        self.with_vjp = None  # the backward of results with history (see _backward_of)
+        self.with_vjp = None  # (backward, its cells) for results with history (_backward_of)
         self.program: _compile_program.Program | None = None
         self.roots: tuple | None = None  # the call's roots, while a call runs
 
@@ -200,12 +200,12 @@ class CompiledFunction:
             entry.roots = None
         program = entry.program
         replay = program.apply(walk, outputs)
-        if program.diff_outputs:  # results with history, as torch.compile's
-            _connect(program, walk, replay, entry.with_vjp, inputs)
+        if program.diff_outputs and entry.with_vjp[1]:  # results with history, as torch's
+            _connect(program, walk, replay, *entry.with_vjp, inputs)
         self._remember(program, walk, replay, state_roots)
         return replay.result
 
-    def _backward_of(self, entry: _Entry, inputs: tuple) -> Callable:
+    def _backward_of(self, entry: _Entry, inputs: tuple) -> tuple[Callable, list[int]]:
         """The VJP of the step's differentiable results with respect to the cells of the tensors
         requiring grad, as one jitted function of the call's inputs and the cotangents. The step
         is first traced to a jaxpr (a pure function of the inputs: the objects it came from may
@@ -213,7 +213,9 @@ class CompiledFunction:
         with x64_scope():
             closed = jax.make_jaxpr(functools.partial(self._trace, entry))(*inputs)
         program = entry.program
-        diff_cells, positions = program.diff_inputs, [p for p, _ in program.diff_outputs]
+        positions = [p for p, _ in program.diff_outputs]
+        used = _used_inputs(closed.jaxpr, positions)  # torch: unused parameters get no .grad
+        diff_cells = [i for i in program.diff_inputs if i in used]
         step = jax.extend.core.jaxpr_as_fun(closed)
 
         def backward(cells: list, numbers: list, arrays: list, cotangents: list) -> list:
@@ -226,7 +228,7 @@ class CompiledFunction:
 
             return jax.vjp(on_diff, [cells[i] for i in diff_cells])[1](cotangents)[0]
 
-        return jit(backward)
+        return jit(backward), diff_cells
 
     def _find(self, state_roots: tuple, arg_roots: tuple) -> tuple[StateWalk, _Entry | None]:
         """This call's walk and its signature's entry (None: tensors hold a foreign tracer)."""
@@ -327,8 +329,18 @@ class CompiledFunction:
             "signatures of this function now run eagerly.", UserWarning, stacklevel=4)
 
 
+def _used_inputs(jaxpr: Any, positions: list[int]) -> set[int]:
+    """Indices of the inputs the outputs at ``positions`` depend on (an equation's outputs
+    depend on all its inputs: nested calls are not looked into)."""
+    needed = {v for v in (jaxpr.outvars[p] for p in positions) if not hasattr(v, "val")}
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in needed for v in eqn.outvars):
+            needed.update(v for v in eqn.invars if not hasattr(v, "val"))
+    return {i for i, v in enumerate(jaxpr.invars) if v in needed}
+
+
 def _connect(program: _compile_program.Program, walk: StateWalk, replay: Any,
-             backward: Callable, inputs: tuple) -> None:
+             backward: Callable, diff_cells: list[int], inputs: tuple) -> None:
     """Give the differentiable results of this call a CompiledFunctionBackward grad_fn whose
     edges lead to the tensors (of this call) whose cells the program differentiated."""
     owners = {}
@@ -337,7 +349,7 @@ def _connect(program: _compile_program.Program, walk: StateWalk, replay: Any,
             owners.setdefault(walk.cell_index[id(obj._cell)], obj)
     results = [replay.created[index] for _, index in program.diff_outputs]
     node = CompiledFunctionBackward(
-        tuple(owners[i]._gradient_edge() for i in program.diff_inputs),
+        tuple(owners[i]._gradient_edge() for i in diff_cells),
         tuple((r.shape, r._cell.array.dtype) for r in results))
     node.backward, node.inputs = backward, inputs
     for j, r in enumerate(results):
