@@ -387,6 +387,9 @@ def test_compile_a_module_and_module_arguments():
         module(x).pow(2).sum().backward()
         return [p.grad for p in module.parameters()]
 
+    assert compiled._orig_mod is model and list(compiled.parameters()) == list(
+        model.parameters()) and compiled.eval() is model and not model.training
+    model.train()
     grads = grads_of(model, jaxgrad.tensor(x))
     tmodel(torch.tensor(x)).pow(2).sum().backward()
     for g, p in zip(grads, tmodel.parameters()):

@@ -166,8 +166,16 @@ class CompiledFunction:
         self._warned: set = set()
         self._last_key: tuple | None = None
         self._memo: Memo | None = None
-        functools.update_wrapper(self, fn)
+        functools.update_wrapper(self, fn, updated=())  # a module's __dict__ is not copied
+        self._orig_mod = fn  # torch's OptimizedModule name for what was compiled
         _compiled_functions.add(self)
+
+    def __getattr__(self, name: str) -> Any:
+        """Attributes of what was compiled (``compiled_model.parameters()``, ``.eval()``), as
+        torch's OptimizedModule forwards them."""
+        if name.startswith("__") or name in ("_fn", "_orig_mod"):
+            raise AttributeError(name)
+        return getattr(self._orig_mod, name)
 
     @property
     def _name(self) -> str:
