@@ -347,6 +347,8 @@ def test_a_compiled_forward_keeps_its_history_as_torch_compile():
         tloss.backward()
         topt.step()
         assert loss.item() == pytest.approx(tloss.item(), rel=1e-5)
+        np.testing.assert_allclose(_arrays(logits), tlogits.detach().numpy(), rtol=1e-4,
+                                   atol=1e-6)
         for p, q in zip(model.parameters(), tmodel.parameters()):
             np.testing.assert_allclose(_arrays(p.grad), q.grad.numpy(), rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(_arrays(model[1].running_var), tmodel[1].running_var.numpy(),
