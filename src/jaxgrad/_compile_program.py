@@ -18,7 +18,14 @@ from typing import Any
 import jax
 import numpy as np
 
-from ._compile_state import StateWalk, Template, Unsupported, delete_entry, set_entry
+from ._compile_state import (
+    TENSOR_KEY,
+    StateWalk,
+    Template,
+    Unsupported,
+    delete_entry,
+    set_entry,
+)
 from ._storage import Storage, VersionCounter
 
 
@@ -119,8 +126,9 @@ class _Replay:
         return self.walk.counters[index] if age == "old" else self.new_counters[index]
 
     def resolve_key(self, key: Any) -> Any:
-        return self.resolve(key) if isinstance(key, tuple) and key[:1] in (("old",), ("new",)) \
-            else key
+        if type(key) is tuple and len(key) == 2 and key[0] is TENSOR_KEY:
+            return self.resolve(key[1])
+        return key
 
     def resolve(self, code: tuple) -> Any:
         tag = code[0]

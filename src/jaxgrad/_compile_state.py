@@ -44,6 +44,7 @@ _OPAQUE_PACKAGES = ("jax", "jaxlib", "numpy", "jaxgrad", "builtins", "functools"
 _TENSOR_FIELDS = tuple(s for s in Tensor.__slots__ if s not in ("__dict__", "__weakref__"))
 _CONTAINERS = (dict, list, tuple)
 _EMPTY = object()
+TENSOR_KEY = "<jaxgrad tensor key>"  # marks a dict key that is a tensor (an optimizer's state)
 
 
 class Unsupported(RuntimeError):
@@ -283,8 +284,8 @@ class StateWalk:
                     managed: bool) -> None:
         self.metas[index] = (type(d), getattr(d, "default_factory", None))
         for key, value in list(d.items()):
-            key_code = self.code(key, False, managed, -1, None) if isinstance(key, Tensor) \
-                else key
+            key_code = (TENSOR_KEY, self.code(key, False, managed, -1, None)) \
+                if isinstance(key, Tensor) else key
             entries.append((key_code, self.code(value, _child_traced(traced, key), managed,
                                                 index, key)))
 
