@@ -39,20 +39,21 @@ def _initial(rng):
             for i, o in SIZES]
 
 
-def _torch_step(layers, optimizer: str):
-    model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(),
-                                torch.nn.Linear(512, 512), torch.nn.ReLU(),
-                                torch.nn.Linear(512, 10))
-    with torch.no_grad():
+def _step(lib, layers, optimizer: str):
+    """The training step, written once for torch and jaxgrad (only the module differs)."""
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    with lib.no_grad():
         for lin, (w, b) in zip(model[::2], layers):
-            lin.weight.copy_(torch.tensor(w))
-            lin.bias.copy_(torch.tensor(b))
-    opt = (torch.optim.SGD(model.parameters(), lr=0.01) if optimizer == "sgd"
-           else torch.optim.Adam(model.parameters(), lr=1e-3))
+            lin.weight.copy_(lib.tensor(w))
+            lin.bias.copy_(lib.tensor(b))
+    opt = (lib.optim.SGD(model.parameters(), lr=0.01) if optimizer == "sgd"
+           else lib.optim.Adam(model.parameters(), lr=1e-3))
 
     def step(x, y):
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss = lib.nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
         return loss
@@ -60,24 +61,12 @@ def _torch_step(layers, optimizer: str):
     return step
 
 
+def _torch_step(layers, optimizer: str):
+    return _step(torch, layers, optimizer)
+
+
 def _jaxgrad_step(layers, optimizer: str, compiled: bool):
-    nn = jaxgrad.nn
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
-                          nn.Linear(512, 10))
-    with jaxgrad.no_grad():
-        for lin, (w, b) in zip(model[::2], layers):
-            lin.weight.copy_(jaxgrad.tensor(w))
-            lin.bias.copy_(jaxgrad.tensor(b))
-    opt = (jaxgrad.optim.SGD(model.parameters(), lr=0.01) if optimizer == "sgd"
-           else jaxgrad.optim.Adam(model.parameters(), lr=1e-3))
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = jaxgrad.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
+    step = _step(jaxgrad, layers, optimizer)
     return jaxgrad.compile(step) if compiled else step
 
 
