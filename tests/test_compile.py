@@ -522,3 +522,44 @@ def test_an_eager_backward_between_calls_is_seen():
     expected = [2 * p.grad for p in model.parameters()]
     for g, e in zip(step(x), expected):
         np.testing.assert_allclose(_arrays(g), _arrays(e), rtol=1e-5)
+
+
+# -- numbers passed as arguments: torch's automatic dynamic --------------------------------------
+
+def _counter_step(w):
+    def step(x, i, *, scale=1.0):
+        out = (w * x).sum() * (i + 1) * scale  # arithmetic on the numbers only
+        return out, i * 2
+    return step
+
+
+def test_changing_number_arguments_are_traced_after_the_first_change():
+    w = jaxgrad.tensor([1.0, 2.0])
+    eager, compiled = _counter_step(w), jaxgrad.compile(_counter_step(w))
+    x = jaxgrad.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no recompile-limit warning over 12 values
+        for i in range(12):
+            (out, twice), (expected, expected_twice) = compiled(x, i, scale=0.5), eager(
+                x, i, scale=0.5)
+            assert out.item() == expected.item() and twice == expected_twice
+            assert type(twice) is int
+    assert len(compiled._cache) == 2  # i=0 specialized, then i traced
+
+
+def test_a_step_branching_on_a_number_argument_specializes_again():
+    def step(x, i):
+        return x * 2 if i % 2 else x * 3  # needs the value
+
+    compiled = jaxgrad.compile(step)
+    for i in range(4):
+        assert compiled(jaxgrad.ones(1), i).tolist() == step(jaxgrad.ones(1), i).tolist()
+    assert not any(e.eager for e in compiled._cache.values()) and len(compiled._cache) == 4
+    static = jaxgrad.compile(_counter_step(jaxgrad.ones(2)), dynamic=False)
+    for i in range(3):
+        static(jaxgrad.ones(2), i)
+    assert len(static._cache) == 3
+    dynamic = jaxgrad.compile(_counter_step(jaxgrad.ones(2)), dynamic=True)
+    for i in range(3):
+        dynamic(jaxgrad.ones(2), i)
+    assert len(dynamic._cache) == 1

@@ -122,9 +122,10 @@ def callback(fn: Callable[..., Any], *args: Any) -> None:
 class _Entry:
     """One signature's executable and the program that writes its results back."""
 
-    __slots__ = ("eager", "jitted", "program", "roots", "with_vjp")
+    __slots__ = ("eager", "jitted", "key", "program", "roots", "with_vjp")
 
-    def __init__(self) -> None:
+    def __init__(self, key: tuple) -> None:
+        self.key = key
         self.eager = False
         self.jitted = None
         self.with_vjp = None  # (backward, its cells) for results with history (_backward_of)
@@ -159,9 +160,12 @@ class CompiledFunction:
 
     _jaxgrad_opaque = True  # the state walk does not look inside
 
-    def __init__(self, fn: Callable[..., Any], fullgraph: bool) -> None:
+    def __init__(self, fn: Callable[..., Any], fullgraph: bool, dynamic: bool | None) -> None:
         self._fn = fn
         self._fullgraph = fullgraph
+        self._dynamic = dynamic  # None: numbers in the arguments become traced once they change
+        self._traced_numbers = dynamic is True
+        self._last_numbers: tuple | None = None
         self._cache: dict[tuple, _Entry] = {}
         self._warned: set = set()
         self._last_key: tuple | None = None
@@ -188,6 +192,8 @@ class CompiledFunction:
         if _tracing.current() is not None:  # inside another compiled step: part of its trace
             return self._fn(*args, **kwargs)
         state_roots, arg_roots = (self._fn, _random.default_generator), (args, kwargs)
+        if self._number_arguments(args, kwargs):
+            arg_roots = (list(args), dict(kwargs))  # containers where tracers can be put
         walk, entry = self._find(state_roots, arg_roots)
         if entry is None or entry.eager:  # inside the user's own JAX trace, or eager
             return self._fn(*args, **kwargs)
@@ -202,6 +208,10 @@ class CompiledFunction:
                 raise
             entry.jitted = None
             entry.eager = True
+            if self._traced_numbers and self._dynamic is None:  # automatic dynamic failed:
+                self._traced_numbers, self._dynamic = False, False  # specialize, as torch
+                self._cache.pop(entry.key, None)
+                return self(*args, **kwargs)
             self._graph_break(error)
             return self._fn(*args, **kwargs)
         finally:
@@ -238,6 +248,20 @@ class CompiledFunction:
 
         return jit(backward), diff_cells
 
+    def _number_arguments(self, args: tuple, kwargs: dict) -> bool:
+        """Whether this call's Python numbers are traced: always with ``dynamic=True``; with
+        ``dynamic=None`` once one changed between calls (torch's automatic dynamic)."""
+        numbers = tuple((i, type(v), v) for i, v in (*enumerate(args), *kwargs.items())
+                        if type(v) is int or type(v) is float)
+        if not numbers:
+            return False
+        if (self._dynamic is None and not self._traced_numbers
+                and self._last_numbers is not None and numbers != self._last_numbers
+                and [n[:2] for n in numbers] == [n[:2] for n in self._last_numbers]):
+            self._traced_numbers = True
+        self._last_numbers = numbers
+        return self._traced_numbers
+
     def _find(self, state_roots: tuple, arg_roots: tuple) -> tuple[StateWalk, _Entry | None]:
         """This call's walk and its signature's entry (None: tensors hold a foreign tracer)."""
         modes = (is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype(),
@@ -245,14 +269,14 @@ class CompiledFunction:
         memo, self._memo = self._memo, None
         link = None
         if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():
-            walk = StateWalk.resume(memo, arg_roots)
+            walk = StateWalk.resume(memo, arg_roots, type(arg_roots[0]) is list)
             if walk.has_foreign_tracers:
                 return walk, None
             link = (walk.arg_key(), modes)
             entry = memo.template.next_entries.get(link)
             if entry is not None:
                 return walk, entry
-        walk = StateWalk(state_roots, arg_roots)
+        walk = StateWalk(state_roots, arg_roots, arg_numbers=type(arg_roots[0]) is list)
         if walk.has_foreign_tracers:
             return walk, None
         key = (walk.state_key(), walk.arg_key(), modes)
@@ -272,7 +296,7 @@ class CompiledFunction:
                                                replay.new_counters, EPOCH.value)
 
     def _new_entry(self, key: tuple) -> _Entry:
-        entry = _Entry()
+        entry = _Entry(key)
         if len(self._cache) >= config.recompile_limit:
             self._warn_recompile_limit(key)
             entry.eager = True
@@ -286,14 +310,16 @@ class CompiledFunction:
         """The traced step: tracers in, the step run, its effects recorded, state put back."""
         state_roots, arg_roots = entry.roots
         args, kwargs = arg_roots
-        walk = StateWalk(state_roots, arg_roots, snapshot=True)
+        walk = StateWalk(state_roots, arg_roots, snapshot=True,
+                         arg_numbers=type(arg_roots[0]) is list)
         before_arrays = [c.array for c in walk.cells]
         before_versions = [c.value for c in walk.counters]
         installed = walk.install(cells, numbers, arrays)
         try:
             with _tracing.tracing(self._name, self._warned):
                 result = self._fn(*args, **kwargs)
-            post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed)
+            post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,
+                             arg_numbers=type(arg_roots[0]) is list)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)
             if is_grad_enabled():
                 _compile_program.find_differentiable(program, walk, post)
@@ -386,8 +412,10 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
     written back. Also a decorator, with or without arguments.
 
     ``fullgraph=True`` raises :class:`GraphBreak` where a step cannot be traced (by default that
-    signature runs eagerly after a warning). ``dynamic``: shapes are always specialized (XLA
-    compiles static shapes), so ``dynamic=True`` recompiles per shape like ``False``. ``mode``,
+    signature runs eagerly after a warning). ``dynamic``: Python numbers passed as arguments are
+    traced once one changes between calls (``None``, torch's automatic dynamic; if the step then
+    needs their values, it specializes on them again), always (``True``) or never (``False``);
+    shapes are always specialized (XLA compiles static shapes). ``mode``,
     ``backend`` and ``options`` are accepted for torch compatibility; XLA picks its own
     optimizations. ``disable=True`` returns ``model`` unchanged.
 
@@ -419,4 +447,4 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
         raise RuntimeError("model must be callable")
     if disable:
         return model
-    return CompiledFunction(model, fullgraph)
+    return CompiledFunction(model, fullgraph, dynamic)

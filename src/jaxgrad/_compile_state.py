@@ -79,10 +79,13 @@ def global_names(code: types.CodeType) -> tuple[str, ...]:
     return names
 
 
+ARGUMENTS = "arguments"  # traced: the numbers directly in the call's arguments, not deeper
+
+
 def _child_traced(traced: Any, key: Any) -> Any:
     """Whether numbers under ``key`` of a dict are traced, given the dict's own setting."""
-    if traced is True:
-        return True
+    if traced is True or traced is ARGUMENTS:
+        return traced
     return isinstance(traced, tuple) and isinstance(key, str) and key in traced
 
 
@@ -103,11 +106,17 @@ class StateWalk:
 
     def __init__(self, state_roots: tuple, arg_roots: tuple, pre: StateWalk | None = None,
                  installed: dict[int, tuple[str, int]] | None = None,
-                 snapshot: bool = False) -> None:
+                 snapshot: bool = False, arg_numbers: bool = False) -> None:
         self._start(pre, installed, snapshot)
         self.state_codes = tuple(self.code(root, False, False, -1, None) for root in state_roots)
         self.prefix = self._sizes()
-        self.arg_codes = tuple(self.code(root, False, False, -1, None) for root in arg_roots)
+        self.arg_codes = self._arg_codes(arg_roots, arg_numbers)
+
+    def _arg_codes(self, arg_roots: tuple, arg_numbers: bool) -> tuple:
+        """The arguments' codes; ``arg_numbers``: the numbers among them are traced (the
+        arguments are then a list and a dict, where tracers can be put)."""
+        traced = ARGUMENTS if arg_numbers else False
+        return tuple(self.code(root, traced, False, -1, None) for root in arg_roots)
 
     def _start(self, pre: StateWalk | None = None, installed: dict | None = None,
                snapshot: bool = False) -> None:
@@ -139,7 +148,7 @@ class StateWalk:
                 len(self.arrays))
 
     @classmethod
-    def resume(cls, memo: Memo, arg_roots: tuple) -> StateWalk:
+    def resume(cls, memo: Memo, arg_roots: tuple, arg_numbers: bool = False) -> StateWalk:
         """The walk a fresh one would be, from the state a :class:`Memo` recorded plus a walk of
         this call's arguments."""
         walk = cls.__new__(cls)
@@ -158,7 +167,7 @@ class StateWalk:
         walk.arrays = [(o, k, get_entry(objects[o], kinds[o], k)) for o, k in memo.arrays]
         walk.state_codes = memo.state_codes
         walk.prefix = walk._sizes()
-        walk.arg_codes = tuple(walk.code(root, False, False, -1, None) for root in arg_roots)
+        walk.arg_codes = walk._arg_codes(arg_roots, arg_numbers)
         return walk
 
     # -- coding values ----------------------------------------------------------------------
@@ -176,8 +185,8 @@ class StateWalk:
         if isinstance(value, Tensor):
             return self._object_code(value, "tensor", False, True)
         if isinstance(value, jax.Array):
-            if owner < 0 or self.kinds[owner] == "tuple":
-                return self._opaque(value)
+            if self.pre is None and (owner < 0 or self.kinds[owner] == "tuple"):
+                return self._opaque(value)  # no place to put a tracer: a constant
             # a traced number the step computed comes back as a Python number
             number = traced is not False and self.pre is not None and value.ndim == 0
             return self._slot("number" if number else "array", value, owner, key)
@@ -186,7 +195,8 @@ class StateWalk:
                 return self._empty(value, managed)
             name = ("dict" if isinstance(value, dict) else "list" if isinstance(value, list)
                     else "tuple")
-            return self._object_code(value, name, traced, managed)
+            return self._object_code(value, name, False if traced is ARGUMENTS and owner >= 0
+                                     else traced, managed)
         if isinstance(value, types.FunctionType):
             if _is_opaque_function(value):
                 return self._opaque(value)
