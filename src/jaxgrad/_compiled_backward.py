@@ -79,13 +79,12 @@ def _analyse(root_edges: tuple):
                 # torch's error at the right moment
                 return None
             else:
-                t = s.tensor
-                lazy = t._lazy
-                if t._arr is None and lazy is not None and t._arr_gen == t._cell.generation:
-                    values.append(lazy[1]._value)  # a view not computed yet: computed inside
-                    kinds.append(lazy[0])
+                pending = s.tensor._pending_view()
+                if pending is not None:  # a view not computed yet: computed inside
+                    values.append(pending[1]._value)
+                    kinds.append(pending[0])
                 else:
-                    values.append(t._value)
+                    values.append(s.tensor._value)
                     kinds.append(SavedTensor)
         edges = []
         for e in fn.next_edges:

@@ -252,10 +252,10 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
     feeding a matmul becomes the matmul's transposed operand instead of a copy)."""
     lazy = None
     for i, a in enumerate(args):
-        if (isinstance(a, Tensor) and a._arr is None and a._lazy is not None
-                and a._arr_gen == a._cell.generation):
+        pending = a._pending_view() if isinstance(a, Tensor) else None
+        if pending is not None:
             lazy = lazy or [None] * len(args)
-            lazy[i] = a._lazy
+            lazy[i] = pending
     try:
         if lazy is None:
             return jitted_forward(op, skey, compute_dtype, out_dtype)(

@@ -28,6 +28,7 @@ import jax.numpy as jnp
 
 from . import _profiler
 from ._accumulate import accumulate_into_leaf
+from ._caches import Memo
 from ._compiled_backward import try_backward
 from ._dispatch import apply
 from ._dtypes import type_name
@@ -473,7 +474,7 @@ def _inputs_tuple(inputs: Any, caller: str) -> tuple:
     return tuple(inputs)
 
 
-_ones: dict = {}  # (shape, dtype) -> a one-element array of ones (immutable, so shared)
+_ones = Memo(maxsize=64)  # (shape, dtype) -> a one-element array of ones (immutable: shared)
 
 
 def _implicit_ones(value: Any) -> Any:

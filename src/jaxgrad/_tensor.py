@@ -142,14 +142,23 @@ class Tensor:
         if layout is None:
             return self._cell.array
         if self._arr_gen != self._cell.generation or self._arr is None:
-            lazy = self._lazy
-            if lazy is not None and self._arr_gen == self._cell.generation:
-                self._arr = lazy[0](lazy[1]._value)  # the view op's own kernel, on first read
+            pending = self._pending_view()
+            if pending is not None:
+                self._arr = pending[0](pending[1]._value)  # the view op's own kernel
             else:
                 self._arr = gather(self._cell.array, layout)
                 self._arr_gen = self._cell.generation
             self._lazy = None
         return self._arr
+
+    def _pending_view(self) -> tuple | None:
+        """(the view op's jitted kernel, its source tensor) of a view not computed yet whose
+        base has not changed since (else None): whoever needs its value may run that kernel
+        on the source itself, inside a larger XLA program."""
+        if self._arr is None and self._lazy is not None and \
+                self._arr_gen == self._cell.generation:
+            return self._lazy
+        return None
 
     def _write(self, array: jax.Array) -> None:
         """Store ``array`` as this tensor's new contents (through to the base for a view)."""
