@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from functools import wraps
 from typing import Any
 from weakref import ref
@@ -63,11 +64,12 @@ def _is_traced(value: Any) -> bool:
     return isinstance(value, jax.core.Tracer)
 
 
-def _select(condition: Any, if_true: list, if_false: list) -> list:
-    """``if_true if condition else if_false``, elementwise with ``jnp.where`` when traced."""
+def _branch(condition: Any, if_true: Callable[[], list], if_false: Callable[[], list]) -> list:
+    """``if_true() if condition else if_false()``; when ``condition`` is traced, both lists
+    are computed and chosen from elementwise with ``jnp.where``."""
     if not _is_traced(condition):
-        return if_true if condition else if_false
-    return [jnp.where(condition, a, b) for a, b in zip(if_true, if_false, strict=True)]
+        return if_true() if condition else if_false()
+    return [jnp.where(condition, a, b) for a, b in zip(if_true(), if_false(), strict=True)]
 
 
 def _both(a: Any, b: Any) -> Any:
@@ -234,8 +236,8 @@ class StepLR(LRScheduler):
         """The current rates, times ``gamma`` at non-zero multiples of ``step_size``."""
         self._warn_unless_stepping()
         keep = _either(self.last_epoch == 0, self.last_epoch % self.step_size != 0)
-        return _select(keep, _group_values(self.optimizer, "lr"),
-                       [group["lr"] * self.gamma for group in self.optimizer.param_groups])
+        return _branch(keep, lambda: _group_values(self.optimizer, "lr"),
+                       lambda: [group["lr"] * self.gamma for group in self.optimizer.param_groups])
 
     def _get_closed_form_lr(self) -> list[float | Tensor]:
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
@@ -266,21 +268,19 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return _group_values(self.optimizer, "lr")
         epoch = self.last_epoch
-        restart = (epoch - 1 - self.T_max) % (2 * self.T_max) == 0
-        if _is_traced(restart) or not restart:
-            recursive = [(1 + _cos(math.pi * epoch / self.T_max))
-                         / (1 + _cos(math.pi * (epoch - 1) / self.T_max))
-                         * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
-        if _is_traced(restart) or restart:
-            restarted = [group["lr"] + (base_lr - self.eta_min)
-                         * (1 - math.cos(math.pi / self.T_max)) / 2
-                         for base_lr, group in zip(self.base_lrs, groups, strict=True)]
-        values = (restarted if restart else recursive) if not _is_traced(restart) else \
-            _select(restart, restarted, recursive)
-        resumed = _both(self._step_count == 1, epoch > 0)
-        if _is_traced(resumed) or resumed:
-            values = _select(resumed, self._get_closed_form_lr(), values)
-        return values
+
+        def restarted() -> list:
+            return [group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max))
+                    / 2 for base_lr, group in zip(self.base_lrs, groups, strict=True)]
+
+        def recursive() -> list:
+            return [(1 + _cos(math.pi * epoch / self.T_max))
+                    / (1 + _cos(math.pi * (epoch - 1) / self.T_max))
+                    * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
+
+        return _branch(_both(self._step_count == 1, epoch > 0), self._get_closed_form_lr,
+                       lambda: _branch((epoch - 1 - self.T_max) % (2 * self.T_max) == 0,
+                                       restarted, recursive))
 
     def _get_closed_form_lr(self) -> list[float | Tensor]:
         return [self.eta_min + (base_lr - self.eta_min)
