@@ -39,6 +39,16 @@ def _initial(rng):
             for i, o in SIZES]
 
 
+def _problem(batch: int) -> tuple:
+    """The initial layers and one batch (x, y) as torch tensors, jaxgrad tensors, JAX arrays."""
+    rng = np.random.RandomState(0)
+    layers = _initial(rng)
+    xs = rng.randn(batch, 784).astype(np.float32)
+    ys = rng.randint(0, 10, size=batch)
+    return (layers, (torch.tensor(xs), torch.tensor(ys)), (jaxgrad.tensor(xs), jaxgrad.tensor(ys)),
+            (jnp.asarray(xs), jnp.asarray(ys)))
+
+
 def _step(lib, layers, optimizer: str):
     """The training step, written once for torch and jaxgrad (only the module differs)."""
     nn = lib.nn
@@ -118,13 +128,7 @@ def _jax_step(layers, optimizer: str, with_grads: bool = False):
 
 
 def steps(batch: int, optimizer: str, rounds: int) -> dict:
-    rng = np.random.RandomState(0)
-    layers = _initial(rng)
-    xs = rng.randn(batch, 784).astype(np.float32)
-    ys = rng.randint(0, 10, size=batch)
-    tx, ty = torch.tensor(xs), torch.tensor(ys)
-    gx, gy = jaxgrad.tensor(xs), jaxgrad.tensor(ys)
-    jx, jy = jnp.asarray(xs), jnp.asarray(ys)
+    layers, (tx, ty), (gx, gy), (jx, jy) = _problem(batch)
     torch_step = _torch_step(layers, optimizer)
     jax_step = _jax_step(layers, optimizer)[0]
     jax_grads_step = _jax_step(layers, optimizer, with_grads=True)[0]
@@ -144,12 +148,7 @@ def steps(batch: int, optimizer: str, rounds: int) -> dict:
 
 def first_calls(optimizer: str, repeats: int) -> dict:
     """Seconds to the first result: jax.jit's trace+compile+run against jaxgrad.compile's."""
-    rng = np.random.RandomState(0)
-    layers = _initial(rng)
-    xs = rng.randn(128, 784).astype(np.float32)
-    ys = rng.randint(0, 10, size=128)
-    gx, gy = jaxgrad.tensor(xs), jaxgrad.tensor(ys)
-    jx, jy = jnp.asarray(xs), jnp.asarray(ys)
+    layers, _, (gx, gy), (jx, jy) = _problem(128)
     times: dict[str, list[float]] = {"jax.jit": [], "jaxgrad compiled": []}
     for r in range(repeats):
         for name in (["jax.jit", "jaxgrad compiled"] if r % 2 == 0
@@ -177,12 +176,7 @@ def xla_only(batch: int, rounds: int) -> dict:
     from jaxgrad._compile_state import StateWalk
     from jaxgrad._random import default_generator
 
-    rng = np.random.RandomState(0)
-    layers = _initial(rng)
-    xs = rng.randn(batch, 784).astype(np.float32)
-    ys = rng.randint(0, 10, size=batch)
-    gx, gy = jaxgrad.tensor(xs), jaxgrad.tensor(ys)
-    jx, jy = jnp.asarray(xs), jnp.asarray(ys)
+    layers, _, (gx, gy), (jx, jy) = _problem(batch)
     compiled = _jaxgrad_step(layers, "sgd", compiled=True)
     for _ in range(4):
         compiled(gx, gy)

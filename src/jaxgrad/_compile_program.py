@@ -37,14 +37,14 @@ class Program:
         self.new_cells: list[int] = []  # output positions
         self.version_moves: list[tuple[int, int]] = []  # (pre counter, delta)
         self.new_counters: list[int] = []  # absolute values
-        self.new_objects: list[tuple[int, str, tuple, list]] = []  # post index, kind, meta, entries
+        # post-walk index -> (kind, meta, entries) of each object the step created, in order
+        self.new_objects: dict[int, tuple[str, tuple, list]] = {}
         self.changes: list[tuple[str, int, Any, Any]] = []  # (what, pre object, key, code)
         self.number_outputs: list[tuple[int, bool]] = []  # output position, is an integer
         self.opaque: dict[int, Any] = {}
         self.result: tuple = ("c", None)
         self.first_free_output = 0  # where the outputs found at number/array slots start
         self.template: Template | bool | None = False  # False: not made yet
-        self.new_objects_by_index: dict[int, tuple] = {}
         self.diff_inputs: list[int] = []  # cells of tensors requiring grad (a forward's inputs)
         self.diff_outputs: list[tuple[int, int]] = []  # (output position, new tensor) with history
 
@@ -86,10 +86,10 @@ class _Replay:
 
     def run(self) -> Any:
         program = self.program
-        for index, kind, meta, _ in program.new_objects:
+        for index, (kind, meta, _) in program.new_objects.items():
             if kind != "tuple":
                 self.created[index] = self._create(kind, meta)
-        for index, kind, _, entries in program.new_objects:
+        for index, (kind, _, entries) in program.new_objects.items():
             target = self.created.get(index)
             if kind == "list":
                 target.extend(self.resolve(code) for _, code in entries)
@@ -142,7 +142,7 @@ class _Replay:
         if tag == "new":
             found = self.created.get(code[1])
             if found is None:  # a tuple, built when first needed
-                _, _, meta, entries = self.program.new_objects_by_index[code[1]]
+                _, meta, entries = self.program.new_objects[code[1]]
                 found = self.created[code[1]] = meta[0](self.resolve(c) for _, c in entries)
             return found
         if tag == "in":
@@ -201,9 +201,7 @@ def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) ->
             raise Unsupported(f"the step stored a new {type(obj).__name__} object in state that "
                               "outlives it; jaxgrad.compile can only create tensors, dicts, "
                               "lists and tuples there")
-        record = (i, kind, meta, post.entries[i])
-        program.new_objects.append(record)
-        program.new_objects_by_index[i] = record
+        program.new_objects[i] = (kind, meta, post.entries[i])
     program.result = post.arg_codes[-1]
     return program, outputs
 
@@ -220,7 +218,7 @@ def find_differentiable(program: Program, pre: StateWalk, post: StateWalk) -> No
         return
     for index in _new_tensors(program, program.result):
         obj = post.objects[index]
-        meta = program.new_objects_by_index[index][2]
+        meta = program.new_objects[index][1]
         age, cell = meta[1]
         if obj._grad_fn is not None and obj._requires_grad and meta[3] is None and age == "new":
             program.diff_outputs.append((program.new_cells[cell], index))
@@ -235,7 +233,7 @@ def _new_tensors(program: Program, code: Any) -> list[int]:
     """Post-walk indices of the new tensors a result holds (directly or in new containers)."""
     if not (isinstance(code, tuple) and code[:1] == ("new",)):
         return []
-    _, kind, _, entries = program.new_objects_by_index[code[1]]
+    kind, _, entries = program.new_objects[code[1]]
     if kind == "tensor":
         return [code[1]]
     return [i for _, value in entries for i in _new_tensors(program, value)]

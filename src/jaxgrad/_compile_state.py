@@ -127,8 +127,9 @@ class StateWalk:
         self.metas: list[tuple] = []
         self.entries: list[list[tuple[Any, tuple]]] = []
         self.index: dict[int, int] = {}
-        self.validated: list[int] = []  # objects re-checked by identity on repeated calls
-        self.masks: dict[int, list[int]] = {}  # their entries holding traced slots
+        # the objects re-checked by identity on repeated calls -> their entries holding traced
+        # slots (blanked in the check)
+        self.masks: dict[int, list[int]] = {}
         self.cells: list[Storage] = []
         self.cell_index: dict[int, int] = {}
         self.counters: list[VersionCounter] = []
@@ -261,7 +262,6 @@ class StateWalk:
         entries: list[tuple[Any, tuple]] = []
         self.entries.append(entries)
         if not managed:
-            self.validated.append(index)
             self.masks[index] = []
         if self.snapshots is not None:
             self.snapshots.append(_snapshot(obj, kind))
@@ -482,7 +482,7 @@ def make_template(fresh: StateWalk, walk: StateWalk, created: dict, new_cells: l
     template.arrays = [(o, k) for o, k, _ in fresh.arrays]
     template.state_codes = fresh.state_codes
     template.checks = [(i, fresh.kinds[i], _names(fresh.objects[i], fresh.kinds[i]),
-                        _mask_positions(fresh, i)) for i in fresh.validated]
+                        _mask_positions(fresh, i)) for i in fresh.masks]
     template.next_entries = {}
     return template
 
