@@ -36,6 +36,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from . import _caches
 from ._storage import Storage, VersionCounter
 from ._tensor import Tensor
 
@@ -56,7 +57,7 @@ def _is_opaque_function(fn: Any) -> bool:
     return module.split(".")[0] in _OPAQUE_PACKAGES
 
 
-_names_cache: dict[types.CodeType, tuple[str, ...]] = {}
+_names_cache = _caches.Memo(maxsize=4096)  # code object -> the globals it loads
 
 
 def global_names(code: types.CodeType) -> tuple[str, ...]:
