@@ -252,7 +252,7 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
     feeding a matmul becomes the matmul's transposed operand instead of a copy)."""
     lazy = None
     for i, a in enumerate(args):
-        pending = a._pending_view() if isinstance(a, Tensor) else None
+        pending = a._pending_view() if isinstance(a, Tensor) and a._lazy is not None else None
         if pending is not None:
             lazy = lazy or [None] * len(args)
             lazy[i] = pending
