@@ -274,6 +274,10 @@ def test_legacy_tensor_sizes_is_uninitialised_but_shaped():
 
 # --- factories --------------------------------------------------------------------------------------
 
+def _linspace(dtype: str, start: float, end: float, steps: int):
+    return lambda T: T.linspace(start, end, steps, dtype=getattr(T, dtype))
+
+
 FACTORIES = {
     "ones": lambda T: T.ones(2, 3),
     "ones_tuple": lambda T: T.ones((2, 3)),
@@ -321,6 +325,15 @@ FACTORIES = {
     "linspace_float64": lambda T: T.linspace(0, 1, 7, dtype=T.float64),
     "linspace_int": lambda T: T.linspace(0, 10, 4, dtype=T.int64),
     "linspace_reverse": lambda T: T.linspace(3, -3, 5),
+    # torch's kernel: fused multiply-adds from each end, in the dtype (double for integers)
+    **{f"linspace_fractional_{d}_{n}": _linspace(d, a, b, n)
+       for d in ("float64", "float32", "float16", "bfloat16", "int64")
+       for a, b, n in ((0.1, 1.0, 5), (-3.3, 7.1, 7), (2.5, -1.25, 11), (-7.7, 3.14, 1001))},
+    "logspace": lambda T: T.logspace(0, 2, 3),
+    "logspace_base": lambda T: T.logspace(-1.5, 2.25, 9, base=2.0, dtype=T.float64),
+    "logspace_one": lambda T: T.logspace(0.3, 2, 1),
+    "logspace_int": lambda T: T.logspace(0.1, 1.0, 5, dtype=T.int64),
+    "logspace_descending": lambda T: T.logspace(2.5, -1.25, 11, dtype=T.float64),
 }
 
 

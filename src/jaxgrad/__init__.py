@@ -39,6 +39,7 @@ from ._creation import from_numpy as from_numpy
 from ._creation import full as full
 from ._creation import full_like as full_like
 from ._creation import linspace as linspace
+from ._creation import logspace as logspace
 from ._creation import ones as ones
 from ._creation import ones_like as ones_like
 from ._creation import tensor as tensor

@@ -44,6 +44,7 @@ from ._tensor import is_tensor as is_tensor
 from ._jax_op import jax_op as jax_op
 from ._creation import linspace as linspace
 from ._serialization import load as load
+from ._creation import logspace as logspace
 from ._random import manual_seed as manual_seed
 from ._random import multinomial as multinomial
 from .autograd.grad_mode import no_grad as no_grad

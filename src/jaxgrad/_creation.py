@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _device, _dtypes
+from ._jax_setup import host_to_device
 from ._tensor import Size, Tensor
 from ._typename import type_name
 
@@ -319,7 +320,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
         d = _dtypes.to_dtype(dtype)
     start, end, step = [a.item() if isinstance(a, Tensor) else a for a in args]
     _check_range(start, end, step)
-    return _finish(jnp.asarray(np.arange(start, end, step), d.np), device, requires_grad)
+    return _finish(host_to_device(np.arange(start, end, step), d.np), device, requires_grad)
 
 
 def _check_range(start: Any, end: Any, step: Any) -> None:
@@ -340,9 +341,81 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     >>> jaxgrad.linspace(0, 1, 5)
     tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
+    return _finish(host_to_device(_spaced(start, end, steps, _float_or(dtype)), _float_or(dtype)),
+                   device, requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``base`` to the powers of ``steps`` evenly spaced exponents from ``start`` to ``end``,
+    as ``torch.logspace``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    d = _float_or(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(jnp.linspace(start, end, steps, dtype=_float_or(dtype)), device, requires_grad)
+    # torch: the ends in the dtype, the exponents and the power in double, then cast
+    first, last = (_dtypes_cast(v, d) for v in (start, end))
+    if steps == 1:  # torch: base ** start, start as a double
+        first = last = float(start.item() if isinstance(start, Tensor) else start)
+    step = (last - first) / max(steps - 1, 1)
+    index = np.arange(steps)
+    low = index < steps // 2
+    exponents = _fused_multiply_add(np.full(steps, step), np.where(low, index, index - (steps - 1))
+                                    .astype(np.float64), np.where(low, first, last))
+    with np.errstate(over="ignore", invalid="ignore"):
+        powers = np.power(np.float64(base), exponents).astype(d)
+    return _finish(host_to_device(powers, d), device, requires_grad)
+
+
+def _dtypes_cast(value: Any, d: np.dtype) -> float:
+    """A Python number as torch's ``Scalar.to<scalar_t>()`` makes it, back as a double."""
+    value = value.item() if isinstance(value, Tensor) else value
+    return float(int(value)) if d.kind in "iub" else float(d.type(value))
+
+
+def _spaced(start: Any, end: Any, steps: int, d: np.dtype) -> np.ndarray:
+    """torch's CPU linspace kernel on the host: the first half ``start + step * i``, the second
+    ``end - step * (steps - 1 - i)`` (so both ends are exact), each a fused multiply-add, in the
+    kernel's type (double for integer dtypes, whose ends are truncated first)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    first, last = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if d.kind in "iub":
+        first, last, d = int(first), int(last), np.dtype(np.float64)
+    first, last = d.type(first), d.type(last)
+    if steps == 1:
+        return np.array([first], d)
+    step = (last - first) / d.type(steps - 1)
+    index = np.arange(steps)
+    low = index < steps // 2
+    base = np.where(low, first, last)
+    scale = np.where(low, index, index - (steps - 1)).astype(d)  # end - step * k = end + step * -k
+    return _fused_multiply_add(np.full(steps, step, d), scale, base).astype(d)
+
+
+def _fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` rounded once, as the compiled C++ kernels compute it: float32 exactly
+    through float64; float64 by an error-free product (Veltkamp/Dekker) and a compensated sum;
+    the 16-bit floats round after each operation (they have no fused form in torch)."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(
+            np.float32)
+    if a.dtype != np.float64:
+        return a * b + c
+    product = a * b
+    split = 134217729.0  # 2**27 + 1
+    a_hi = a * split - (a * split - a)
+    b_hi = b * split - (b * split - b)
+    product_error = ((a_hi * b_hi - product) + a_hi * (b - b_hi) + (a - a_hi) * b_hi) \
+        + (a - a_hi) * (b - b_hi)
+    total = product + c
+    virtual = total - product
+    sum_error = (product - (total - virtual)) + (c - virtual)
+    return total + (sum_error + product_error)
 
 
 def _like(t: Tensor, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
