@@ -21,6 +21,7 @@ torch's error at the right moment), falls back to the eager engine.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import jax
@@ -171,6 +172,24 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,
     if entry is None:
         entry = _cache[key] = _build(structure, root_slots, execute)
     program, effects = entry
+    # threads share leaves: hold every leaf's accumulator lock (in one global order) from reading
+    # the old .grad to writing the new one, and run only if no .grad appeared or went meanwhile
+    with contextlib.ExitStack() as held:
+        for fn in sorted((nodes[i] for i in leaves), key=id):
+            held.enter_context(fn.lock)
+        parts = structure[0]
+        if any((nodes[i].variable._grad is None) != (parts[i][3] is None) for i in leaves):
+            return False
+        _run_program(program, effects, nodes, leaves, saved_values, root_grads)
+    if not keep_graph:
+        for fn in nodes:
+            fn.release_variables()
+    return True
+
+
+def _run_program(program: Callable, effects: list, nodes: list, leaves: list,
+                 saved_values: list, root_grads: list) -> None:
+    """Call the cached backward program and write its results into the leaves' ``.grad``."""
     old = [nodes[i].variable._grad._value for i in leaves if nodes[i].variable._grad is not None]
     outs = program(saved_values, [g._value for g in root_grads], old)
     for (i, was_none, version), array in zip(effects, outs):
@@ -183,7 +202,3 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,
             structure_changed()
         elif not was_none and version:  # existing .grad updated in place `version` times
             var._grad._write_inplace(array, version)
-    if not keep_graph:
-        for fn in nodes:
-            fn.release_variables()
-    return True

@@ -111,8 +111,9 @@ def check_node_hook_result(hook: Callable, old: tuple, new: Any) -> list:
     return [n if n is None else check_hook_result(hook, o, n) for o, n in zip(old, new)]
 
 
-def call_hook(hook: Callable, args: tuple, kept: set | None) -> Any:
-    """``hook(*args)``; adds to ``kept`` the ids of argument tensors the hook held on to.
+def call_hook(hook: Callable, args: tuple, kept: dict | None) -> Any:
+    """``hook(*args)``; adds to ``kept`` (id -> tensor: kept alive, so ids stay unique) the
+    argument tensors the hook held on to.
 
     torch only steals or updates a gradient in place when nothing else references it (its
     use_count); a hook that stores a gradient (or the tuple holding it) makes it shared.
@@ -125,11 +126,11 @@ def call_hook(hook: Callable, args: tuple, kept: set | None) -> Any:
     returned = out if isinstance(out, (tuple, list)) else (out,)
     for w, count in zip(watched, counts):
         if sys.getrefcount(w) - any(r is w for r in returned) > count:
-            kept.update(id(t) for t in (w if isinstance(w, tuple) else (w,)))
+            kept.update((id(t), t) for t in (w if isinstance(w, tuple) else (w,)))
     return out
 
 
-def run_tensor_hooks(hooks: HookDict, grad: Tensor | None, kept: set | None = None) -> Any:
+def run_tensor_hooks(hooks: HookDict, grad: Tensor | None, kept: dict | None = None) -> Any:
     """Call each hook with the gradient (None if undefined); a returned tensor replaces it."""
     for hook in list(hooks.values()):
         out = call_hook(hook, (grad,), kept)
@@ -148,7 +149,10 @@ def run_post_accumulate_hooks(variable: Tensor) -> None:
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
-def call_tensor_pre_hooks(fn: Node, grads: list, kept: set | None = None) -> list:
+_RETAIN_LOCK = threading.Lock()
+
+
+def call_tensor_pre_hooks(fn: Node, grads: list, kept: dict | None = None) -> list:
     """The hooks registered on the tensors ``fn`` receives gradients for (user hooks, then
     retain_grad's); on an AccumulateGrad node, the leaf's hooks."""
     if isinstance(fn, AccumulateGrad):
@@ -165,11 +169,12 @@ def call_tensor_pre_hooks(fn: Node, grads: list, kept: set | None = None) -> lis
             tensor, grad = ref(), grads[output_nr]
             if tensor is None or grad is None:
                 continue
-            if tensor._grad is None:
-                tensor._grad = (apply(V.CLONE, grad) if grad.requires_grad
-                                else Tensor._make(grad._value))
-            else:
-                tensor._grad = apply(E.ADD, tensor._grad, grad)
+            with _RETAIN_LOCK:  # threads running backward on one graph share retained grads
+                if tensor._grad is None:
+                    tensor._grad = (apply(V.CLONE, grad) if grad.requires_grad
+                                    else Tensor._make(grad._value))
+                else:
+                    tensor._grad = apply(E.ADD, tensor._grad, grad)
             structure_changed()
     return grads
 
@@ -180,10 +185,11 @@ def accumulate_grad(fn: AccumulateGrad, grad: Tensor | None, create_graph: bool,
                     stealable: bool) -> None:
     """Run an AccumulateGrad node: add ``grad`` (None: nothing arrived) into the leaf's
     ``.grad`` (``stealable``: the engine owns ``grad`` exclusively), then run the leaf's
-    post-accumulate-grad hooks."""
-    if grad is not None:
-        accumulate_into_leaf(fn.variable, grad, create_graph, stealable)
-    run_post_accumulate_hooks(fn.variable)
+    post-accumulate-grad hooks, holding the node's lock (threads share leaves, as in torch)."""
+    with fn.lock:
+        if grad is not None:
+            accumulate_into_leaf(fn.variable, grad, create_graph, stealable)
+        run_post_accumulate_hooks(fn.variable)
 
 
 def accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
@@ -243,7 +249,7 @@ class GraphTask:
         # owned gradients that are views (torch's sum_to over leading dims): stealable, but
         # never summed into in place (their storage has a second owner, the view's base).
         self.owned: dict[int, Tensor] = {}
-        self.shared: set[int] = set()
+        self.shared: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.views: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.heap: list[Node] = []
 

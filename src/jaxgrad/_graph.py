@@ -392,12 +392,15 @@ class AccumulateGrad(Node):
     ``apply`` (a direct call ``acc(grad)`` accumulates, as in torch).
     """
 
-    __slots__ = ("variable",)
+    __slots__ = ("lock", "variable")
     __module__ = "builtins"  # a C++ class in torch: <class 'AccumulateGrad'>
 
     def __init__(self, variable) -> None:
         super().__init__((), ((variable.shape, variable.dtype),), seq=ACCUMULATE_SEQ)
         self.variable = variable
+        # torch's per-node mutex: backward calls in several threads accumulate into one leaf
+        # (reentrant: a post-accumulate hook may run a backward that reaches the same leaf)
+        self.lock = threading.RLock()
 
     def name(self) -> str:
         return "jaxgrad::autograd::AccumulateGrad"

@@ -8,6 +8,7 @@ are attached by ``jaxgrad._methods`` from the op declarations, once, when jaxgra
 
 from __future__ import annotations
 
+import threading
 import warnings
 import weakref
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from ._tensor_repr import tensor_repr
 SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                   "behavior.\nConsider using tensor.detach() first.")
 _scalar_warning_given = [False]
+_ACCUMULATOR_LOCK = threading.Lock()  # guards creating a leaf's AccumulateGrad
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -369,8 +371,11 @@ class Tensor:
         acc = self._grad_acc() if self._grad_acc is not None else None
         if acc is None and self._requires_grad and self._grad_fn is None and \
                 not self._rg_from_base:  # torch: such a view has no accumulator
-            acc = AccumulateGrad(self)
-            self._grad_acc = weakref.ref(acc)
+            with _ACCUMULATOR_LOCK:  # one accumulator (one lock) per leaf across threads
+                acc = self._grad_acc() if self._grad_acc is not None else None
+                if acc is None:
+                    acc = AccumulateGrad(self)
+                    self._grad_acc = weakref.ref(acc)
         return acc
 
     def _gradient_edge(self):
