@@ -23,6 +23,9 @@ from . import optim as optim
 from . import return_types as return_types
 from . import serialization as serialization
 from . import utils as utils
+from ._anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
+from ._anomaly import is_anomaly_enabled as is_anomaly_enabled
+from ._anomaly import set_anomaly_enabled as set_anomaly_enabled
 from ._api import tensordot as tensordot
 from ._api import tril_indices as tril_indices
 from ._api import triu_indices as triu_indices

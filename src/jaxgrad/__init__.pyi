@@ -38,6 +38,8 @@ from ._device import get_default_device as get_default_device
 from ._dtypes import get_default_dtype as get_default_dtype
 from .autograd.grad_mode import inference_mode as inference_mode
 from ._random import initial_seed as initial_seed
+from ._anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
+from ._anomaly import is_anomaly_enabled as is_anomaly_enabled
 from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._tensor import is_tensor as is_tensor
@@ -61,6 +63,7 @@ from ._random import randn_like as randn_like
 from ._random import randperm as randperm
 from ._serialization import save as save
 from ._random import seed as seed
+from ._anomaly import set_anomaly_enabled as set_anomaly_enabled
 from ._device import set_default_device as set_default_device
 from ._dtypes import set_default_dtype as set_default_dtype
 from .autograd.grad_mode import set_grad_enabled as set_grad_enabled

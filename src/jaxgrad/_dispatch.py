@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _device, _dtypes, _profiler
+from . import _anomaly, _device, _dtypes, _profiler
 from . import _tracing as tracing_state
 from ._caches import Memo, cache
 from ._epoch import changed as structure_changed
@@ -384,6 +384,8 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
     out_meta = tuple(map(_meta, results))
     node = node_class_for(op)(tuple(edges), out_meta, op, skey, needs, tuple(in_meta),
                               _save(op, needs, args, aux))
+    if _anomaly.state.enabled:
+        _anomaly.record(node)
     if attach:
         for j, r in enumerate(results):
             if out_meta[j][1] in DIFFERENTIABLE_DTYPES and j not in op.nondiff_outputs:
@@ -682,6 +684,8 @@ class CopySlices(Node):
         super().__init__((base_edge, *fn.next_edges[1:]), ((base.shape, base._value.dtype),))
         self.fn, self.layout = fn, layout
         self.base_meta = (tuple(base.shape), base._value.dtype)
+        if _anomaly.state.enabled:
+            _anomaly.record(self)
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         g = grads[0]

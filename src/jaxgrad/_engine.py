@@ -26,7 +26,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from . import _profiler
+from . import _anomaly, _profiler
 from ._accumulate import accumulate_into_leaf
 from ._caches import Memo
 from ._compiled_backward import try_backward
@@ -223,12 +223,14 @@ class GraphTask:
     - ``captured``: the gradients captured for ``outputs`` (what ``run`` returns);
     - ``owned``, ``shared``, ``views``: ownership of gradient tensors (see
       ``_track_ownership``);
-    - ``heap``: the ready queue, highest sequence number first.
+    - ``heap``: the ready queue, highest sequence number first;
+    - ``final_callbacks``: what ``queue_callback`` queued while the task runs (None: nothing),
+      run in order once every node has run.
     """
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph",
-                 "dependencies", "heap", "keep_graph", "needed", "outputs", "owned", "root",
-                 "shared", "views")
+                 "dependencies", "final_callbacks", "heap", "keep_graph", "needed", "outputs",
+                 "owned", "root", "shared", "views")
 
     def __init__(self, root: GraphRoot, keep_graph: bool, create_graph: bool,
                  outputs: list | None = None, accumulate: bool = True) -> None:
@@ -252,6 +254,7 @@ class GraphTask:
         self.shared: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.views: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.heap: list[Node] = []
+        self.final_callbacks: list[Callable[[], Any]] | None = None
 
     # -- preparation (torch's compute_dependencies and init_to_execute) ------------------------
     def _compute_dependencies(self) -> None:
@@ -305,9 +308,32 @@ class GraphTask:
 
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> list:
-        """Run the graph below the root; returns the captured gradients for ``outputs``."""
-        with set_grad_enabled(self.create_graph):
-            return self._run()
+        """Run the graph below the root, then the final callbacks queued meanwhile (in grad mode
+        ``create_graph``, this task being the thread's current one); returns the captured
+        gradients for ``outputs``."""
+        previous = _state.graph_task
+        _state.graph_task = self
+        try:
+            with set_grad_enabled(self.create_graph):
+                captured = self._run()
+                self._run_final_callbacks()
+            return captured
+        finally:
+            _state.graph_task = previous
+
+    def queue_callback(self, callback: Callable[[], Any]) -> None:
+        """Queue ``callback()`` to run when every node of this task has run."""
+        if self.final_callbacks is None:
+            self.final_callbacks = []
+        self.final_callbacks.append(callback)
+
+    def _run_final_callbacks(self) -> None:
+        callbacks = self.final_callbacks
+        i = 0
+        while callbacks is not None and i < len(callbacks):  # a callback may queue more
+            callbacks[i]()
+            i += 1
+            callbacks = self.final_callbacks
 
     def _run(self) -> list:
         self._compute_dependencies()
@@ -330,7 +356,10 @@ class GraphTask:
                     continue
             wanted = None if needed is None else tuple(
                 e is not None and (e[0] in needed or e[0] in captures) for e in fn.next_edges)
-            results = self._evaluate(fn, grads, wanted)
+            if _anomaly.state.enabled:
+                results = self._evaluate_in_anomaly_mode(fn, grads, wanted)
+            else:
+                results = self._evaluate(fn, grads, wanted)
             for edge, grad in zip(fn.next_edges, results):
                 if edge is None:
                     continue
@@ -348,6 +377,23 @@ class GraphTask:
         return captured
 
     # -- one node (torch's evaluate_function / call_function) ------------------------------------
+    def _evaluate_in_anomaly_mode(self, fn: Node, grads: list, wanted: tuple | None) -> list:
+        """``_evaluate`` as torch's engine runs a node in anomaly mode: nodes made meanwhile
+        record ``fn`` as their parent; NaN in an output gradient raises (with ``check_nan``);
+        any error first warns the forward tracebacks that led to ``fn``."""
+        previous = _anomaly.evaluating(fn)
+        try:
+            outputs = self._evaluate(fn, grads, wanted)
+            if _anomaly.state.check_nan and not isinstance(fn, GraphRoot):
+                _check_nan(fn, outputs)
+            return outputs
+        except Exception:
+            if not isinstance(fn, GraphRoot):
+                _anomaly.warn_forward_traces(fn)
+            raise
+        finally:
+            _anomaly.evaluating(previous)
+
     def _evaluate(self, fn: Node, grads: list, wanted: tuple | None) -> list:
         owned, shared, create_graph = self.owned, self.shared, self.create_graph
         before = list(grads)
@@ -420,6 +466,15 @@ class GraphTask:
             owned[id(summed)] = summed
 
 
+def _check_nan(fn: Node, outputs: list) -> None:
+    """torch's anomaly-mode check of a node's output gradients."""
+    for i, grad in enumerate(outputs):
+        if grad is None or isinstance(grad._value, jax.core.Tracer):
+            continue
+        if bool(jnp.isnan(grad._value).any()):
+            raise RuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")
+
+
 def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
             outputs: list | None = None, accumulate: bool = True) -> list:
     """Run the graph below ``root`` as one GraphTask (with grad mode = ``create_graph``);
@@ -433,6 +488,7 @@ class _EngineState(threading.local):
     """Per-thread engine switches; class attributes are each new thread's defaults."""
 
     compiled_backward = True  # graphs without user hooks run as one cached XLA program
+    graph_task: GraphTask | None = None  # the task running now (reentrant: the innermost)
 
 
 _state = _EngineState()
@@ -619,7 +675,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     # graphs without user hooks run as one cached XLA program (_compiled_backward), which runs
     # this engine over a shadow graph: the engine hands it ``execute``
     if not create_graph and task.outputs is None and _state.compiled_backward and \
-            not _profiler.active and \
+            not _profiler.active and not _anomaly.state.enabled and \
             try_backward(task.root.next_edges, task.root.grads, task.keep_graph, execute):
         return
     task.run()
@@ -709,3 +765,60 @@ def _batched_grad(outputs: tuple, root_grads: list, inputs: tuple, retain_graph:
         rows.append(result)
     return [None if rows[0][i] is None else apply(R.STACK, *[r[i] for r in rows], dim=0)
             for i in range(len(inputs))]
+
+
+# --- Variable._execution_engine ---------------------------------------------------------------
+
+class _EngineBase:
+    """The engine object torch exposes as ``Variable._execution_engine``.
+
+    >>> import jaxgrad
+    >>> engine = jaxgrad.autograd.Variable._execution_engine
+    >>> calls = []
+    >>> x = jaxgrad.ones(2, requires_grad=True)
+    >>> y = x * 2
+    >>> _ = y.register_hook(lambda g: engine.queue_callback(lambda: calls.append("done")))
+    >>> y.sum().backward(); calls
+    ['done']
+    """
+
+    def queue_callback(self, callback: Callable[[], Any]) -> None:
+        """Run ``callback()`` when the backward running now has run all its nodes (callbacks
+        run in the order queued; one may queue more). Only valid during a backward."""
+        task = _state.graph_task
+        if task is None:
+            raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        task.queue_callback(callback)
+
+    def is_checkpoint_valid(self) -> bool:
+        """False inside a backward that computes gradients for given inputs only (``grad()``,
+        ``backward(inputs=...)``), where reentrant checkpointing cannot work."""
+        task = _state.graph_task
+        return task is None or task.outputs is None
+
+    def run_backward(self, tensors: tuple, grad_tensors: tuple, keep_graph: bool,
+                     create_graph: bool, inputs: tuple = (), allow_unreachable: bool = False,
+                     accumulate_grad: bool = False) -> tuple | None:
+        """Run one backward from ``tensors`` seeded with ``grad_tensors`` (checked and made
+        already, as ``autograd.backward``/``grad`` do): accumulate into ``.grad``
+        (``accumulate_grad``; returns None) or return the gradients of ``inputs``."""
+        tensors = _as_tuple(tensors)
+        if not accumulate_grad and not inputs:
+            raise RuntimeError(
+                "accumulate_grad || !outputs.empty() INTERNAL ASSERT FAILED at "
+                '"/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp":1321, please report a '
+                "bug to PyTorch. grad requires non-empty inputs.")
+        for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+            if g is None and t.requires_grad:
+                raise RuntimeError(f"element {i} of gradients tuple is None, but the "
+                                   "corresponding Tensor requires grad")
+        task = _task(tensors, list(grad_tensors), tuple(inputs) if inputs else None, keep_graph,
+                     create_graph, accumulate_grad)
+        result = task.run()
+        if accumulate_grad:
+            return None
+        _check_unused(result, allow_unreachable)
+        return tuple(result)
+
+
+execution_engine = _EngineBase()

@@ -497,3 +497,27 @@ class profile:
 
     def __str__(self) -> str:
         return str(self.function_events)
+
+
+def profiler_enabled() -> bool:
+    """Whether a ``profile`` is recording now (torch's ``autograd._profiler_enabled``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._profiler import profiler_enabled
+    >>> with jaxgrad.autograd.profiler.profile():
+    ...     inside = profiler_enabled()
+    >>> inside, profiler_enabled()
+    (True, False)
+    """
+    return any(isinstance(p, profile) for p in active)
+
+
+def kineto_available() -> bool:
+    """Whether torch's Kineto profiler library backs ``profile``: never here (jaxgrad records
+    its own events, and ``jax.profiler`` gives the device-level trace).
+
+    >>> import jaxgrad
+    >>> jaxgrad.autograd.kineto_available()
+    False
+    """
+    return False
