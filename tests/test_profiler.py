@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -208,3 +209,192 @@ def test_profile_stops_recording_after_an_exception():
     with pytest.raises(ZeroDivisionError), jaxgrad.autograd.profiler.profile():
         1 / 0
     assert _profiler.active == []
+
+
+# --- events built by hand, as torch's own tests build them ------------------------------------
+
+def test_function_event_avg_adds_events_and_itself():
+    def program(T):
+        util = T.autograd.profiler_util
+        avg = util.FunctionEventAvg()
+        empty = (avg.key, avg.count, avg.cpu_time, avg.input_shapes)
+        avg.add(util.FunctionEvent(id=0, node_id=0, name="foo", thread=0, start_us=10,
+                                   end_us=15))
+        avg.add(util.FunctionEvent(id=1, node_id=0, name="foo", thread=0, start_us=20,
+                                   end_us=30))
+        avg.add(avg)
+        wrong_key = attempt(lambda: avg.add(util.FunctionEvent(id=2, name="bar", thread=0,
+                                                               start_us=0, end_us=1)))
+        return (empty, avg.key, avg.count, avg.cpu_time_total, avg.self_cpu_time_total,
+                avg.device_time_total, avg.cpu_time, avg.cpu_time_str, wrong_key)
+
+    ok(program)
+
+
+def test_populate_cpu_children_of_hand_made_events():
+    def program(T):
+        util = T.autograd.profiler_util
+        events = util.EventList()
+        ranges = [(1, [(0, 1), (1, 2)]), (0, [(0, 2), (1, 2), (1, 3)]), (0, [(5, 9), (6, 7)])]
+        for thread, spans in ranges:
+            for start, end in spans:
+                events.append(util.FunctionEvent(id=len(events) + 1, node_id=0, name="",
+                                                 thread=thread, start_us=start, end_us=end))
+        not_built = attempt(lambda: events.key_averages())
+        events._populate_cpu_children()
+        return ([[c.id for c in e.cpu_children] for e in events],
+                [None if e.cpu_parent is None else e.cpu_parent.id for e in events], not_built)
+
+    ok(program)
+
+
+def test_format_time_and_event_defaults():
+    def program(T):
+        util = T.autograd.profiler_util
+        e = util.FunctionEvent(id=3, name="x", thread=1, start_us=0.5, end_us=2.0)
+        return ([util._format_time(t) for t in (0.0, 12.3456, 999.9999, 1500.0, 2.5e6)],
+                (e.sequence_nr, e.fwd_thread, e.node_id, e.scope, e.input_shapes, e.stack,
+                 e.is_async, e.count, e.key, e.cpu_time_total_str, e.device_time_total))
+
+    ok(program)
+
+
+def test_total_average_of_mixed_events():
+    def program(T):
+        util = T.autograd.profiler_util
+        events = util.EventList([util.FunctionEvent(id=i, name=n, thread=0, start_us=i,
+                                                    end_us=i + 2)
+                                 for i, n in enumerate(["a", "b", "a"])])
+        total = events.total_average()
+        return total.key, total.count, total.cpu_time_total, total.cpu_time
+
+    ok(program)
+
+
+# --- what a profile records -------------------------------------------------------------------
+
+def _autograd_events(prof):
+    """Per forward op that made a node: its event's, its backward events' sequence numbers
+    as relations (same number, fwd_thread the forward's thread), and the node's scope."""
+    events = prof.function_events
+    found = {}
+    for fwd, node in (("aten::add", "AddBackward0"), ("aten::mul", "MulBackward0")):
+        forward = next(e for e in events if e.name == fwd)
+        wrapper = next(e for e in events
+                       if e.name == f"autograd::engine::evaluate_function: {node}")
+        backward = next(e for e in events if e.name == node)
+        found[fwd] = (forward.sequence_nr >= 0, wrapper.sequence_nr == forward.sequence_nr,
+                      backward.sequence_nr == forward.sequence_nr,
+                      wrapper.fwd_thread == forward.thread,
+                      backward.fwd_thread == forward.thread, wrapper.scope, backward.scope,
+                      backward.cpu_parent is wrapper)
+    accumulate = [e for e in events if "AccumulateGrad" in e.name]
+    found["AccumulateGrad"] = sorted({e.sequence_nr for e in accumulate})
+    found["no grad"] = [e.sequence_nr for e in events if e.name == "aten::sub"]
+    return found
+
+
+def test_sequence_numbers_link_forward_ops_and_their_nodes():
+    def program(T):
+        x = T.ones(3, requires_grad=True)
+        with T.autograd.profiler.profile() as prof:
+            with T.no_grad():
+                x - 1
+            ((x + 2) * x).sum().backward()
+        return _autograd_events(prof)
+
+    ok(program)
+
+
+def test_backward_nodes_record_the_shapes_of_their_gradients():
+    def program(T):
+        x = T.ones(2, 3, requires_grad=True)
+        with T.autograd.profiler.profile(record_shapes=True) as prof:
+            (x * 2).sum().backward()
+        return [(e.name, e.input_shapes) for e in prof.function_events
+                if e.name in ("SumBackward0", "MulBackward0")]
+
+    ok(program)
+
+
+def test_key_averages_drop_shapes_unless_grouped_by_them():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        with T.autograd.profiler.profile(record_shapes=True) as prof:
+            x * 2
+        (plain,) = [a for a in prof.key_averages() if a.key == "aten::mul"]
+        (grouped,) = [a for a in prof.key_averages(group_by_input_shape=True)
+                      if a.key == "aten::mul"]
+        return plain.input_shapes, grouped.input_shapes, plain.stack
+
+    ok(program)
+
+
+def test_str_of_a_profile_is_its_table():
+    def program(T):
+        with T.autograd.profiler.profile() as prof:
+            T.einsum("i->", T.ones(8))
+        return str(prof) == prof.table()
+
+    ok(program)
+
+
+def test_profiler_enabled_flag():
+    def program(T):
+        before = T.autograd._profiler_enabled()
+        with T.autograd.profiler.profile():
+            inside = T.autograd._profiler_enabled()
+        return before, inside, T.autograd._profiler_enabled()
+
+    ok(program)
+
+
+def test_kineto_is_not_behind_jaxgrad_profiles():
+    assert jaxgrad.autograd.kineto_available() is False
+    assert jaxgrad.autograd.profiler.kineto_available is jaxgrad.autograd.kineto_available
+
+
+# --- range emitters ---------------------------------------------------------------------------
+
+def test_emit_itt_enter_exit_and_reentrancy():
+    def program(T):
+        emitter = T.autograd.profiler.emit_itt(record_shapes=True)
+        with emitter as entered:
+            T.ones(2) + 1.0
+            again = attempt(lambda: emitter.__enter__())
+        with T.autograd.profiler.emit_itt(enabled=False) as disabled:
+            pass
+        return entered is emitter, again, disabled, T.autograd._profiler_enabled()
+
+    ok(program)
+
+
+def test_emit_nvtx_needs_a_gpu():
+    if any(d.platform == "gpu" for d in __import__("jax").devices()):
+        pytest.skip("a GPU is present")
+
+    def program(T):
+        def enter():
+            with T.autograd.profiler.emit_nvtx():
+                pass
+        with T.autograd.profiler.emit_nvtx(enabled=False) as disabled:
+            pass
+        return attempt(enter), disabled
+
+    ok(program)
+
+
+def test_emitted_ranges_reach_the_jax_trace(tmp_path):
+    import jax
+    x = jaxgrad.ones(2, requires_grad=True)
+    jax.profiler.start_trace(str(tmp_path))
+    try:
+        with jaxgrad.autograd.profiler.emit_itt(), \
+                jaxgrad.autograd.profiler.record_function("my_itt_range"):
+            (x * 2).sum().backward()
+    finally:
+        jax.profiler.stop_trace()
+    traces = [Path(d, f).read_bytes() for d, _, files in os.walk(tmp_path) for f in files
+              if f.endswith(".xplane.pb")]
+    assert traces and any(b"my_itt_range" in t for t in traces)
+    assert any(b"MulBackward0" in t for t in traces)

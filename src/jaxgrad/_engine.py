@@ -201,8 +201,8 @@ def accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
     return []
 
 
-def _run_node(fn: Node, run: Any) -> Any:
-    return _profiler.record_node(fn.name(), run) if _profiler.active else run()
+def _run_node(fn: Node, grads: list, run: Any) -> Any:
+    return _profiler.record_node(fn.name(), fn.seq, grads, run) if _profiler.active else run()
 
 
 # --- one backward call -----------------------------------------------------------------------
@@ -407,13 +407,13 @@ class GraphTask:
                 if out is not None:
                     grads = check_node_hook_result(hook, tuple(grads), out)
         if isinstance(fn, AccumulateGrad):
-            _run_node(fn, lambda: accumulate_grad(fn, grads[0], create_graph,
+            _run_node(fn, grads, lambda: accumulate_grad(fn, grads[0], create_graph,
                                                   id(grads[0]) in owned))
             outputs = []
         elif isinstance(fn, GraphRoot):
             outputs = fn.apply(grads, create_graph, wanted)
         else:
-            outputs = _run_node(fn, lambda: fn.apply(grads, create_graph, wanted))
+            outputs = _run_node(fn, grads, lambda: fn.apply(grads, create_graph, wanted))
             self._track_ownership(fn, grads, outputs)
         if fn._post_hooks:
             for hook in list(fn._post_hooks.values()):
@@ -552,6 +552,18 @@ def _implicit_ones(value: Any) -> Any:
     return ones
 
 
+def _calculate_shape(output: Tensor, grad: Tensor, is_grads_batched: bool) -> tuple[Size, Size]:
+    """The shapes ``_make_grads`` compares: the output's, and the gradient's (less its batch
+    dimension when ``is_grads_batched``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd import _calculate_shape
+    >>> _calculate_shape(jaxgrad.ones(2, 3), jaxgrad.ones(4, 2, 3), True)
+    (jaxgrad.Size([2, 3]), jaxgrad.Size([2, 3]))
+    """
+    return output.shape, grad.shape[1:] if is_grads_batched else grad.shape
+
+
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = False) -> list:
     """torch.autograd.__init__._make_grads: check or create the root gradients (one per pair
     of ``zip(outputs, grads)``; the engine checks the counts)."""
@@ -560,8 +572,8 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = Fa
         if not isinstance(out, Tensor):
             raise AssertionError("Expected output to be a jaxgrad.Tensor")
         if isinstance(grad, Tensor):
-            first_shape = tuple(grad.shape[1:] if batched else grad.shape)
-            if first_shape != tuple(out.shape):
+            out_shape, first_shape = _calculate_shape(out, grad, batched)
+            if first_shape != out_shape:
                 # torch finds the positions with list.index, i.e. tensor ==: with several
                 # roots that comparison itself can raise, and we raise what torch raises
                 where = (f"grad_output[{list(grads).index(grad)}] has a shape of "

@@ -41,6 +41,8 @@ class Interval:
     3.5
     """
 
+    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
+
     def __init__(self, start: float, end: float) -> None:
         self.start, self.end = start, end
 
@@ -50,6 +52,12 @@ class Interval:
 
 
 def _format_time(time_us: float) -> str:
+    """A time in microseconds as torch's tables print it.
+
+    >>> from jaxgrad.autograd.profiler_util import _format_time
+    >>> _format_time(12.5), _format_time(2500.0), _format_time(3.2e6)
+    ('12.500us', '2.500ms', '3.200s')
+    """
     if time_us >= 1e6:
         return f"{time_us / 1e6:.3f}s"
     if time_us >= 1e3:
@@ -57,15 +65,24 @@ def _format_time(time_us: float) -> str:
     return f"{time_us:.3f}us"
 
 
-def _format_share(time_us: float, total_us: float) -> str:
+def _format_time_share(time_us: float, total_us: float) -> str:
     return "NaN" if total_us == 0 else f"{time_us * 100.0 / total_us:.2f}%"
 
 
 class _TimeStrings:
-    """The ``*_str`` and device-time attributes tables read (no device times: we block)."""
+    """The ``*_str`` attributes and per-call averages tables read (from ``*_total`` and
+    ``count``)."""
 
-    self_device_time_total = device_time_total = device_time = 0.0
-    self_cuda_time_total = cuda_time_total = 0.0
+    @property
+    def cpu_time(self) -> float:
+        """The total CPU time per call, in microseconds."""
+        return 0.0 if self.count == 0 else self.cpu_time_total / self.count
+
+    @property
+    def device_time(self) -> float:
+        """The total device time per call, in microseconds (0: ops block on their results, so
+        device work is in the CPU times)."""
+        return 0.0 if self.count == 0 else self.device_time_total / self.count
 
     @property
     def self_cpu_time_total_str(self) -> str:
@@ -79,29 +96,61 @@ class _TimeStrings:
     def cpu_time_str(self) -> str:
         return _format_time(self.cpu_time)
 
+    @property
+    def device_time_str(self) -> str:
+        return _format_time(self.device_time)
+
+    @property
+    def device_time_total_str(self) -> str:
+        return _format_time(self.device_time_total)
+
+    @property
+    def self_device_time_total_str(self) -> str:
+        return _format_time(self.self_device_time_total)
+
 
 class FunctionEvent(_TimeStrings):
     """One recorded range: an op, a backward node, a Function forward or a user range.
 
-    >>> from jaxgrad._profiler import FunctionEvent
-    >>> e = FunctionEvent("aten::mul", 0, start_us=10.0, end_us=25.0, input_shapes=[])
-    >>> e.name, e.cpu_time_total, e.cpu_time_total_str
-    ('aten::mul', 15.0, '15.000us')
+    ``sequence_nr`` is the sequence number of the autograd node an op made (-1: none), and of
+    a backward node's events; ``fwd_thread`` the thread of a backward node's forward; ``scope``
+    1 for a backward node itself (torch's ``RecordScope.BACKWARD_FUNCTION``).
+
+    >>> from jaxgrad.autograd.profiler_util import FunctionEvent
+    >>> e = FunctionEvent(id=0, name="aten::mul", thread=0, start_us=10.0, end_us=25.0)
+    >>> e.key, e.cpu_time_total, e.cpu_time_total_str, e.sequence_nr
+    ('aten::mul', 15.0, '15.000us', -1)
     """
 
     __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
 
-    def __init__(self, name: str, thread: int, start_us: float, end_us: float,
-                 input_shapes: list, is_user_annotation: bool = False) -> None:
-        self.id = next(_ids)
-        self.name = self.key = name
-        self.thread = thread
+    def __init__(self, id: int, name: str, thread: int, start_us: float, end_us: float,
+                 overload_name: str | None = None, fwd_thread: int | None = None,
+                 input_shapes: list | None = None, stack: list | None = None, scope: int = 0,
+                 use_device: str | None = None, cpu_memory_usage: int = 0,
+                 device_memory_usage: int = 0, is_async: bool = False, is_remote: bool = False,
+                 sequence_nr: int = -1, node_id: int = -1, is_legacy: bool = False,
+                 flops: int | None = None, trace_name: str | None = None,
+                 is_user_annotation: bool = False) -> None:
+        self.id, self.node_id, self.name = id, node_id, name
+        self.overload_name, self.trace_name = overload_name, trace_name
         self.time_range = Interval(start_us, end_us)
-        self.input_shapes = input_shapes
-        self.is_user_annotation = is_user_annotation
+        self.thread, self.fwd_thread = thread, fwd_thread
+        self.count = 1
         self.cpu_children: list[FunctionEvent] = []
         self.cpu_parent: FunctionEvent | None = None
-        self.count = 1
+        self.input_shapes = input_shapes
+        self.stack, self.scope, self.use_device = stack, scope, use_device
+        self.cpu_memory_usage, self.device_memory_usage = cpu_memory_usage, device_memory_usage
+        self.is_async, self.is_remote, self.is_legacy = is_async, is_remote, is_legacy
+        self.sequence_nr, self.flops = sequence_nr, flops
+        self.is_user_annotation = is_user_annotation
+        self.device_time_total = self.self_device_time_total = 0.0
+
+    @property
+    def key(self) -> str:
+        """What ``key_averages`` groups by: the name."""
+        return self.name
 
     @property
     def cpu_time_total(self) -> float:
@@ -110,76 +159,169 @@ class FunctionEvent(_TimeStrings):
 
     @property
     def self_cpu_time_total(self) -> float:
-        """The duration less that of the child events, in microseconds.
+        """The duration less that of the child events, in microseconds (0 for async events).
 
-        >>> from jaxgrad._profiler import FunctionEvent
-        >>> parent = FunctionEvent("outer", 0, 0.0, 10.0, [])
-        >>> parent.cpu_children = [FunctionEvent("inner", 0, 2.0, 6.0, [])]
+        >>> from jaxgrad.autograd.profiler_util import FunctionEvent
+        >>> parent = FunctionEvent(id=0, name="outer", thread=0, start_us=0.0, end_us=10.0)
+        >>> parent.append_cpu_child(FunctionEvent(id=1, name="inner", thread=0, start_us=2.0,
+        ...                                       end_us=6.0))
         >>> parent.self_cpu_time_total
         6.0
         """
+        if self.is_async:
+            return 0
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
     @property
-    def cpu_time(self) -> float:
-        """The same as ``cpu_time_total`` for a single event (one call)."""
-        return self.cpu_time_total
+    def self_cpu_memory_usage(self) -> int:
+        return self.cpu_memory_usage - sum(c.cpu_memory_usage for c in self.cpu_children)
+
+    def append_cpu_child(self, child: FunctionEvent) -> None:
+        """Add a direct child event (its range lies within this one's)."""
+        if not isinstance(child, FunctionEvent):
+            raise AssertionError("Expected child to be a FunctionEvent")
+        self.cpu_children.append(child)
+
+    def set_cpu_parent(self, parent: FunctionEvent) -> None:
+        """Set the event this one is a direct child of."""
+        if not isinstance(parent, FunctionEvent):
+            raise AssertionError("Expected parent to be a FunctionEvent")
+        self.cpu_parent = parent
 
     def __repr__(self) -> str:
-        return (f"<FunctionEvent id={self.id} name={self.name} cpu_time={self.cpu_time_str} "
-                f"start_us={self.time_range.start:.3f} end_us={self.time_range.end:.3f} "
-                f"cpu_children={[c.id for c in self.cpu_children]} thread={self.thread} "
-                f"input_shapes={self.input_shapes}>")
+        return (f"<FunctionEvent id={self.id} name={self.name} "
+                f"overload_name={self.overload_name} device_type=DeviceType.CPU "
+                f"node_id={self.node_id} cpu_time={self.cpu_time_str} "
+                f"start_us={self.time_range.start} end_us={self.time_range.end} "
+                f"cpu_children={[c.id for c in self.cpu_children]} "
+                f"{self.use_device}_time={self.device_time_str} name={self.name} "
+                f"thread={self.thread} input_shapes={self.input_shapes} "
+                f"cpu_memory_usage={self.cpu_memory_usage} "
+                f"{self.use_device}_memory_usage={self.device_memory_usage} "
+                f"is_async={self.is_async} is_remote={self.is_remote} seq_nr={self.sequence_nr} "
+                f"is_legacy={self.is_legacy}>")
 
 
 class FunctionEventAvg(_TimeStrings):
-    """Events with the same key (and input shapes, if grouped so) added up.
+    """Events with the same key (and input shapes, if grouped so) added up; the first event
+    added gives the key and the descriptive fields.
 
-    >>> from jaxgrad._profiler import FunctionEvent, FunctionEventAvg
-    >>> avg = FunctionEventAvg("aten::mul", [])
-    >>> _ = avg.add(FunctionEvent("aten::mul", 0, 0.0, 4.0, []))
-    >>> _ = avg.add(FunctionEvent("aten::mul", 0, 5.0, 7.0, []))
-    >>> avg.count, avg.cpu_time_total, avg.cpu_time
-    (2, 6.0, 3.0)
+    >>> from jaxgrad.autograd.profiler_util import FunctionEvent, FunctionEventAvg
+    >>> avg = FunctionEventAvg()
+    >>> _ = avg.add(FunctionEvent(id=0, name="aten::mul", thread=0, start_us=0.0, end_us=4.0))
+    >>> _ = avg.add(FunctionEvent(id=1, name="aten::mul", thread=0, start_us=5.0, end_us=7.0))
+    >>> avg.key, avg.count, avg.cpu_time_total, avg.cpu_time
+    ('aten::mul', 2, 6.0, 3.0)
     """
 
     __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
 
-    def __init__(self, key: str, input_shapes: list) -> None:
-        self.key = key
-        self.input_shapes = input_shapes
+    def __init__(self) -> None:
+        self.key: str | None = None
         self.count = 0
-        self.cpu_time_total = self.self_cpu_time_total = 0.0
-        self.cpu_parent = None
+        self.node_id = 0
+        self.is_async = self.is_remote = self.is_legacy = False
+        self.is_user_annotation = False
+        self.use_device: str | None = None
+        self.cpu_time_total = self.self_cpu_time_total = 0
+        self.device_time_total = self.self_device_time_total = 0
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
+        self.device_memory_usage = self.self_device_memory_usage = 0
+        self.input_shapes: Any = None
+        self.overload_name: str | None = None
+        self.stack: list | None = None
+        self.scope: int | None = None
+        self.cpu_children: list | None = None
+        self.cpu_parent: FunctionEvent | None = None
+        self.flops = 0
 
-    def add(self, event: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
-        """Add an event's count and times into this average; returns ``self``."""
-        self.count += event.count
-        self.cpu_time_total += event.cpu_time_total
-        self.self_cpu_time_total += event.self_cpu_time_total
+    def add(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        """Add an event's (or another average's) count, times and memory; returns ``self``."""
+        if self.key is None:
+            self.key, self.node_id = other.key, other.node_id
+            self.is_async, self.is_remote = other.is_async, other.is_remote
+            self.cpu_parent, self.cpu_children = other.cpu_parent, other.cpu_children
+            self.overload_name, self.input_shapes = other.overload_name, other.input_shapes
+            self.stack, self.scope, self.is_legacy = other.stack, other.scope, other.is_legacy
+            self.use_device = other.use_device
+            self.is_user_annotation = other.is_user_annotation
+        if not isinstance(other, (FunctionEvent, FunctionEventAvg)):
+            raise AssertionError("Expected other to be a FunctionEvent or FunctionEventAvg")
+        if other.key != self.key:
+            raise AssertionError(f"Expected keys to match, but got {other.key} vs {self.key}")
+        self.cpu_time_total += other.cpu_time_total
+        self.device_time_total += other.device_time_total
+        self.self_cpu_time_total += other.self_cpu_time_total
+        self.self_device_time_total += other.self_device_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.device_memory_usage += other.device_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
+        self.count += other.count
+        if other.flops is not None:
+            self.flops = (self.flops or 0) + other.flops
         return self
 
-    @property
-    def cpu_time(self) -> float:
-        """The mean total time per call in microseconds (0 when nothing was added)."""
-        return self.cpu_time_total / self.count if self.count else 0.0
+    def __iadd__(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        return self.add(other)
 
     def __repr__(self) -> str:
+        device = self.use_device or "cuda"
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
-                f"cpu_time={self.cpu_time_str} input_shapes={self.input_shapes}>")
+                f"cpu_time={self.cpu_time_str}  self_{device}_time="
+                f"{self.self_device_time_total_str} {device}_time={self.device_time_str} "
+                f"input_shapes={self.input_shapes} cpu_memory_usage={self.cpu_memory_usage} "
+                f"{device}_memory_usage={self.device_memory_usage}>")
 
 
 class EventList(list):
     """A list of events that prints as torch's profiler table.
 
-    >>> from jaxgrad._profiler import EventList, FunctionEvent
-    >>> events = EventList([FunctionEvent("a", 0, 0.0, 3.0, []),
-    ...                     FunctionEvent("b", 0, 3.0, 4.0, [])])
+    >>> from jaxgrad.autograd.profiler_util import EventList, FunctionEvent
+    >>> events = EventList([FunctionEvent(id=0, name="a", thread=0, start_us=0.0, end_us=3.0),
+    ...                     FunctionEvent(id=1, name="b", thread=0, start_us=3.0, end_us=4.0)])
+    >>> events._build_tree()
     >>> events.self_cpu_time_total, [e.key for e in events.key_averages()]
     (4.0, ['a', 'b'])
     """
 
     __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
+
+    def __init__(self, *args: Any, use_device: str | None = None, profile_memory: bool = False,
+                 with_flops: bool = False) -> None:
+        super().__init__(*args)
+        self._use_device, self._profile_memory, self._with_flops = (
+            use_device, profile_memory, with_flops)
+        self._tree_built = False
+
+    def _build_tree(self) -> None:
+        self._populate_cpu_children()
+        self._tree_built = True
+
+    def _populate_cpu_children(self) -> None:
+        """Make each event the child of the innermost event of its thread (and node) whose
+        range contains it; ranges that only overlap stay unrelated (async events are left
+        out)."""
+        by_thread: dict[tuple, list] = {}
+        for event in self:
+            if not event.is_async:
+                by_thread.setdefault((event.thread, event.node_id), []).append(event)
+        for events in by_thread.values():
+            events.sort(key=lambda e: (e.time_range.start, -e.time_range.end))
+            open_events: list[FunctionEvent] = []
+            for event in events:
+                while open_events:
+                    parent = open_events[-1]
+                    if (event.time_range.start >= parent.time_range.end
+                            or event.time_range.end > parent.time_range.end):
+                        open_events.pop()
+                        continue
+                    parent.append_cpu_child(event)
+                    if event.cpu_parent is not None:
+                        raise AssertionError(
+                            f"There is already a CPU parent event for {event.key}")
+                    event.set_cpu_parent(parent)
+                    break
+                open_events.append(event)
 
     def table(self, sort_by: str | None = None, row_limit: int = 100,
               max_src_column_width: int = 75, max_name_column_width: int = 55,
@@ -189,28 +331,46 @@ class EventList(list):
         return _build_table(self, sort_by, row_limit, max_name_column_width,
                             max_shapes_column_width, header, top_level_events_only, time_unit)
 
-    def key_averages(self, group_by_input_shapes: bool = False) -> EventList:
-        """One ``FunctionEventAvg`` per name (and per input shapes if asked), first-seen order."""
+    def key_averages(self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0,
+                     group_by_overload_name: bool = False) -> EventList:
+        """One ``FunctionEventAvg`` per name (and per input shapes, the first
+        ``group_by_stack_n`` stack entries or the overload if asked), in first-seen order."""
+        if not self._tree_built:
+            raise AssertionError("Expected tree to be built before calling key_averages")
         groups: dict[tuple, FunctionEventAvg] = {}
         for event in self:
-            shapes = event.input_shapes if group_by_input_shapes else []
-            key = (event.key, str(shapes))
-            if key not in groups:
-                groups[key] = FunctionEventAvg(event.key, shapes)
-            groups[key].add(event)
-        return EventList(groups.values())
+            key = (event.key, event.node_id, event.is_legacy, event.is_user_annotation)
+            if group_by_overload_name:
+                key += (event.overload_name,)
+            if group_by_input_shapes:
+                key += (str(event.input_shapes),)
+            if group_by_stack_n > 0:
+                key += tuple((event.stack or [])[:group_by_stack_n])
+            groups.setdefault(key, FunctionEventAvg()).add(event)
+        averages = EventList(groups.values(), use_device=self._use_device,
+                             profile_memory=self._profile_memory, with_flops=self._with_flops)
+        for average in averages:
+            average.stack = (average.stack or [])[:group_by_stack_n]
+            if not group_by_input_shapes:
+                average.input_shapes = ""
+            if not group_by_overload_name:
+                average.overload_name = ""
+        return averages
 
     def total_average(self) -> FunctionEventAvg:
         """All events added up into one ``FunctionEventAvg`` keyed ``"Total"``.
 
-        >>> from jaxgrad._profiler import EventList, FunctionEvent
-        >>> total = EventList([FunctionEvent("a", 0, 0.0, 3.0, [])] * 2).total_average()
+        >>> from jaxgrad.autograd.profiler_util import EventList, FunctionEvent
+        >>> event = FunctionEvent(id=0, name="a", thread=0, start_us=0.0, end_us=3.0)
+        >>> total = EventList([event, event]).total_average()
         >>> total.key, total.count, total.cpu_time_total
         ('Total', 2, 6.0)
         """
-        total = FunctionEventAvg("Total", [])
+        total = FunctionEventAvg()
         for event in self:
             total.add(event)
+            total.key = None  # the next event's key is taken up, whatever it is
+        total.key = "Total"
         return total
 
     @property
@@ -223,7 +383,7 @@ class EventList(list):
         pid = os.getpid()
         trace = [{"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
                   "name": e.name, "pid": pid, "tid": e.thread, "ts": e.time_range.start,
-                  "dur": e.cpu_time_total, "args": {"Input Dims": e.input_shapes}}
+                  "dur": e.cpu_time_total, "args": {"Input Dims": e.input_shapes or []}}
                  for e in self]
         with open(path, "w") as f:
             json.dump({"traceEvents": trace, "displayTimeUnit": "ms"}, f)
@@ -271,9 +431,9 @@ def _build_table(events: list, sort_by, row_limit, name_width_limit, shapes_widt
             continue
         shown += 1
         name = e.key if len(e.key) < name_width_limit - 3 else e.key[:name_width_limit - 3] + "..."
-        row = [name, _format_share(e.self_cpu_time_total, total), fmt(e.self_cpu_time_total),
-               _format_share(e.cpu_time_total, total), fmt(e.cpu_time_total), fmt(e.cpu_time),
-               e.count]
+        row = [name, _format_time_share(e.self_cpu_time_total, total),
+               fmt(e.self_cpu_time_total), _format_time_share(e.cpu_time_total, total),
+               fmt(e.cpu_time_total), fmt(e.cpu_time), e.count]
         if has_shapes:
             row.append(str(e.input_shapes)[:shapes_width])
         lines.append(row_format.format(*row))
@@ -295,29 +455,40 @@ def _stack() -> list:
 
 
 class _Range:
-    """An open range: pushed on this thread's stack, closed into a FunctionEvent."""
+    """An open range: pushed on this thread's stack, closed into a FunctionEvent that every
+    active ``profile`` collects (an active ``emit_itt``/``emit_nvtx`` annotates it instead)."""
 
-    __slots__ = ("children", "input_shapes", "is_user_annotation", "name", "start")
+    __slots__ = ("annotations", "children", "fwd_thread", "id", "input_shapes",
+                 "is_user_annotation", "name", "scope", "sequence_nr", "start")
 
-    def __init__(self, name: str, input_shapes: list, is_user_annotation: bool) -> None:
+    def __init__(self, name: str, input_shapes: list, is_user_annotation: bool = False,
+                 sequence_nr: int = -1, fwd_thread: int = 0, scope: int = 0) -> None:
+        self.id = next(_ids)
         self.name, self.input_shapes = name, input_shapes
         self.is_user_annotation = is_user_annotation
+        self.sequence_nr, self.fwd_thread, self.scope = sequence_nr, fwd_thread, scope
         self.children: list[FunctionEvent] = []
+        self.annotations = [a for a in (r._annotate(name) for r in active) if a is not None]
         self.start = _now_us()
         _stack().append(self)
 
     def close(self) -> None:
+        end = _now_us()
         stack = _stack()
         stack.remove(self)
-        event = FunctionEvent(self.name, threading.get_ident(), self.start, _now_us(),
-                              self.input_shapes, self.is_user_annotation)
-        event.cpu_children = self.children
+        for annotation in reversed(self.annotations):
+            annotation.__exit__(None, None, None)
+        event = FunctionEvent(self.id, self.name, threading.get_ident(), self.start, end,
+                              fwd_thread=self.fwd_thread, input_shapes=self.input_shapes,
+                              scope=self.scope, sequence_nr=self.sequence_nr,
+                              is_user_annotation=self.is_user_annotation)
         for child in self.children:
-            child.cpu_parent = event
+            event.append_cpu_child(child)
+            child.set_cpu_parent(event)
         if stack:
             stack[-1].children.append(event)
-        for prof in active:
-            prof._events.append(event)
+        for recorder in active:
+            recorder._collect(event)
 
 
 def _array(value: Any) -> jax.Array | None:
@@ -326,10 +497,10 @@ def _array(value: Any) -> jax.Array | None:
     return array if isinstance(array, jax.Array) else None
 
 
-def _shapes(args: tuple) -> list:
-    if not any(p.record_shapes for p in active):
+def _shapes(values: Any) -> list:
+    if not any(r.record_shapes for r in active):
         return []
-    return [list(array.shape) if (array := _array(a)) is not None else [] for a in args]
+    return [list(array.shape) if (array := _array(a)) is not None else [] for a in values]
 
 
 def _block(result: Any) -> Any:
@@ -339,35 +510,63 @@ def _block(result: Any) -> Any:
     return result
 
 
+def _sequence_nr(seq: float) -> int:
+    """A node's sequence number as torch reports it (-1 for AccumulateGrad's, which is last)."""
+    return int(seq) if seq != float("inf") else -1
+
+
+def _new_node_sequence_nr(before: list, result: Any) -> int:
+    """The sequence number of the node an op made for ``result`` (-1: it made none; an output
+    whose history is that of an input, as before the op, is not new)."""
+    items = result if isinstance(result, (tuple, list)) else (result,)
+    for item in items:
+        node = getattr(item, "_grad_fn", None)
+        if node is not None:
+            return -1 if any(node is b for b in before) else _sequence_nr(node.seq)
+    return -1
+
+
 def record_op(name: str, args: tuple, run: Callable[[], Any]) -> Any:
-    """Run ``run()`` as a range called ``name`` (an op, a node or a Function forward).
+    """Run ``run()`` as a range called ``name`` (an op or a Function forward), with the
+    sequence number of the node it makes.
 
     >>> import jaxgrad
     >>> from jaxgrad._profiler import profile, record_op
     >>> with profile() as prof:
     ...     y = record_op("my_op", (), lambda: jaxgrad.ones(2))
-    >>> [e.name for e in prof.function_events], y
-    (['my_op'], tensor([1., 1.]))
+    >>> [(e.name, e.sequence_nr) for e in prof.function_events], y
+    ([('my_op', -1)], tensor([1., 1.]))
     """
-    rng = _Range(name, _shapes(args), False)
+    before = [getattr(a, "_grad_fn", None) for a in args]
+    rng = _Range(name, _shapes(args))
     try:
-        return _block(run())
+        result = _block(run())
+        rng.sequence_nr = _new_node_sequence_nr(before, result)
+        return result
     finally:
         rng.close()
 
 
-def record_node(name: str, run: Callable[[], Any]) -> Any:
-    """A backward node, as torch shows it: evaluate_function around the node itself.
+def record_node(name: str, seq: float, grads: list, run: Callable[[], Any]) -> Any:
+    """A backward node, as torch shows it: evaluate_function around the node itself (scope 1,
+    the gradients it receives as input shapes), both with the node's sequence number.
 
     >>> from jaxgrad._profiler import profile, record_node
     >>> with profile() as prof:
-    ...     _ = record_node("MyBackward", lambda: None)
-    >>> [e.name for e in prof.function_events]
-    ['autograd::engine::evaluate_function: MyBackward', 'MyBackward']
+    ...     _ = record_node("MyBackward", 7, [], lambda: None)
+    >>> [(e.name, e.sequence_nr, e.scope) for e in prof.function_events]
+    [('autograd::engine::evaluate_function: MyBackward', 7, 0), ('MyBackward', 7, 1)]
     """
-    outer = _Range(f"autograd::engine::evaluate_function: {name}", [], False)
+    seq = _sequence_nr(seq)
+    thread = threading.get_ident() if seq >= 0 else 0  # the forward ran here (not recorded)
+    outer = _Range(f"autograd::engine::evaluate_function: {name}", [], sequence_nr=seq,
+                   fwd_thread=thread)
     try:
-        return record_op(name, (), run)
+        inner = _Range(name, _shapes(grads), sequence_nr=seq, fwd_thread=thread, scope=1)
+        try:
+            return _block(run())
+        finally:
+            inner.close()
     finally:
         outer.close()
 
@@ -427,6 +626,8 @@ class profile:
                  custom_trace_id_callback: Any = None, jax_trace_dir: str | None = None) -> None:
         self.enabled = enabled
         self.record_shapes = record_shapes
+        self.profile_memory, self.with_flops, self.with_stack = (
+            profile_memory, with_flops, with_stack)
         self.jax_trace_dir = jax_trace_dir
         self.use_device = use_device
         if use_cuda:
@@ -454,15 +655,25 @@ class profile:
         if self.jax_trace_dir is not None:
             jax.profiler.stop_trace()
         self.function_events = EventList(
-            sorted(self._events, key=lambda e: (e.time_range.start, -e.time_range.end)))
+            sorted(self._events, key=lambda e: (e.time_range.start, -e.time_range.end, e.id)),
+            use_device=self.use_device, profile_memory=self.profile_memory,
+            with_flops=self.with_flops)
+        self.function_events._tree_built = True  # children were linked as ranges closed
+
+    def _annotate(self, name: str) -> None:
+        """A range opens: a profile collects it when it closes (see ``_collect``)."""
+
+    def _collect(self, event: FunctionEvent) -> None:
+        self._events.append(event)
 
     def _results(self) -> EventList:
         return self.function_events  # None before/without recording: torch's AttributeError
 
-    def key_averages(self, group_by_input_shape: bool = False,
-                     group_by_stack_n: int = 0) -> EventList:
+    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
+                     group_by_overload_name: bool = False) -> EventList:
         """Events averaged by name (``group_by_input_shape`` splits them by shapes too)."""
-        return self._results().key_averages(group_by_input_shape)
+        return self._results().key_averages(group_by_input_shape, group_by_stack_n,
+                                            group_by_overload_name)
 
     def table(self, sort_by: str | None = None, row_limit: int = 100, **kwargs: Any) -> str:
         """The recorded events as torch's profiler table (see ``EventList.table``).
@@ -497,6 +708,80 @@ class profile:
 
     def __str__(self) -> str:
         return str(self.function_events)
+
+
+class _Emitter:
+    """While active, every range the profiler would record (ops, backward nodes, user ranges)
+    is also a named range of ``jax.profiler``'s trace (``TraceAnnotation``): what torch's
+    NVTX/ITT ranges are to its GPU and VTune timelines."""
+
+    _kind = ""
+    record_shapes = False
+
+    def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self) -> _Emitter | None:
+        if not self.enabled:
+            return None
+        if self.entered:
+            raise RuntimeError(f"{self._kind} annotation context manager is not reentrant")
+        self.entered = True
+        self._check_available()
+        active.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> bool | None:
+        if not self.enabled:
+            return None
+        active.remove(self)
+        return False
+
+    def _check_available(self) -> None:
+        """Raise if the ranges have nowhere to go (the base class can always annotate)."""
+
+    def _annotate(self, name: str) -> Any:
+        annotation = jax.profiler.TraceAnnotation(name)
+        annotation.__enter__()
+        return annotation
+
+    def _collect(self, event: FunctionEvent) -> None:
+        """Emitters only annotate; the range's event is for profiles."""
+
+
+class emit_itt(_Emitter):
+    """Mark every op, backward node and ``record_function`` range as a named range of the
+    ``jax.profiler`` trace (torch marks them for Intel VTune's ITT).
+
+    >>> import jaxgrad
+    >>> with jaxgrad.autograd.profiler.emit_itt() as emitter:
+    ...     y = jaxgrad.ones(2) + 1.0
+    >>> emitter.entered
+    True
+    """
+
+    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
+    _kind = "ITT"
+
+
+class emit_nvtx(_Emitter):
+    """Mark every op, backward node and ``record_function`` range as a named range of the
+    ``jax.profiler`` trace (torch emits them as NVTX ranges); needs a GPU, as torch's does.
+
+    >>> import jaxgrad
+    >>> with jaxgrad.autograd.profiler.emit_nvtx(enabled=False) as emitter:
+    ...     emitter is None
+    True
+    """
+
+    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
+    _kind = "NVTX"
+
+    def _check_available(self) -> None:
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            raise AssertionError("Torch not compiled with CUDA enabled")
 
 
 def profiler_enabled() -> bool:

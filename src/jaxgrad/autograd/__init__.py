@@ -1,5 +1,6 @@
 """The ``torch.autograd`` namespace: ``backward``, ``grad``, ``Function``, grad modes."""
 
+from .._engine import _calculate_shape as _calculate_shape
 from .._engine import backward as backward
 from .._engine import execution_engine as _execution_engine
 from .._engine import grad as grad
