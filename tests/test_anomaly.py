@@ -154,6 +154,20 @@ def test_error_in_a_node_warns_its_forward_traceback():
     assert found[0][0].startswith("Error detected in PowBackward0.")
 
 
+def test_error_in_an_accumulator_warns_the_leafs_first_use():
+    def program(T):
+        with _quiet_anomaly(T):
+            x = T.ones(2, requires_grad=True)
+            x.register_post_accumulate_grad_hook(lambda t: 1 / 0)
+            y = x * 2
+            (y + x).sum().backward()
+
+    from differential import jaxgrad, torch
+    found = _forward_trace_warnings(program, jaxgrad)
+    assert found == _forward_trace_warnings(program, torch)
+    assert found[0][1] and found[0][1][-1].endswith("y = x * 2")
+
+
 def test_error_without_forward_information():
     def program(T):
         x = T.tensor([0.0], requires_grad=True)
