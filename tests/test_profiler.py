@@ -398,3 +398,17 @@ def test_emitted_ranges_reach_the_jax_trace(tmp_path):
               if f.endswith(".xplane.pb")]
     assert traces and any(b"my_itt_range" in t for t in traces)
     assert any(b"MulBackward0" in t for t in traces)
+
+
+def test_recorded_event_descriptions():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        with T.autograd.profiler.profile() as prof, T.autograd.profiler.record_function("r"):
+            x * 2
+        described = [(e.name, e.stack, e.overload_name, e.trace_name, e.scope, e.node_id,
+                      e.is_async, e.is_legacy, e.cpu_memory_usage)
+                     for e in prof.function_events if e.name in ("r", "aten::mul")]
+        (avg,) = [a for a in prof.key_averages() if a.key == "r"]
+        return described, (avg.stack, avg.overload_name, avg.scope, avg.input_shapes)
+
+    ok(program)

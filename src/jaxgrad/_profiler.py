@@ -28,6 +28,7 @@ import jax
 
 active: list[profile] = []  # the profiles recording now (module attribute: read on every op)
 _ids = itertools.count()
+BACKWARD_SCOPE, USER_SCOPE = 1, 7  # torch's RecordScope.BACKWARD_FUNCTION and USER_SCOPE
 _stacks = threading.local()
 
 
@@ -479,8 +480,9 @@ class _Range:
         for annotation in reversed(self.annotations):
             annotation.__exit__(None, None, None)
         event = FunctionEvent(self.id, self.name, threading.get_ident(), self.start, end,
-                              fwd_thread=self.fwd_thread, input_shapes=self.input_shapes,
-                              scope=self.scope, sequence_nr=self.sequence_nr,
+                              overload_name="", fwd_thread=self.fwd_thread,
+                              input_shapes=self.input_shapes, stack=[], scope=self.scope,
+                              sequence_nr=self.sequence_nr, flops=0, trace_name=self.name,
                               is_user_annotation=self.is_user_annotation)
         for child in self.children:
             event.append_cpu_child(child)
@@ -562,7 +564,8 @@ def record_node(name: str, seq: float, grads: list, run: Callable[[], Any]) -> A
     outer = _Range(f"autograd::engine::evaluate_function: {name}", [], sequence_nr=seq,
                    fwd_thread=thread)
     try:
-        inner = _Range(name, _shapes(grads), sequence_nr=seq, fwd_thread=thread, scope=1)
+        inner = _Range(name, _shapes(grads), sequence_nr=seq, fwd_thread=thread,
+                       scope=BACKWARD_SCOPE)
         try:
             return _block(run())
         finally:
@@ -593,7 +596,7 @@ class record_function(ContextDecorator):
 
     def __enter__(self) -> record_function:
         if active:
-            self._range = _Range(self.name, [], True)
+            self._range = _Range(self.name, [], True, scope=USER_SCOPE)
         return self
 
     def __exit__(self, *exc: object) -> None:
