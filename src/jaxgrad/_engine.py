@@ -408,7 +408,7 @@ class GraphTask:
                     grads = check_node_hook_result(hook, tuple(grads), out)
         if isinstance(fn, AccumulateGrad):
             _run_node(fn, grads, lambda: accumulate_grad(fn, grads[0], create_graph,
-                                                  id(grads[0]) in owned))
+                                                         id(grads[0]) in owned))
             outputs = []
         elif isinstance(fn, GraphRoot):
             outputs = fn.apply(grads, create_graph, wanted)
