@@ -17,6 +17,7 @@ The hooks run here, and AccumulateGrad nodes are run here (``accumulate_grad``).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 import threading
 import warnings
@@ -207,6 +208,53 @@ def _run_node(fn: Node, run: Any) -> Any:
 
 # --- one backward call -----------------------------------------------------------------------
 
+_task_ids = itertools.count()
+
+
+class _RunningTasks(threading.local):
+    """The GraphTasks running in this thread, innermost last (a node's backward may run a
+    backward of its own: torch's reentrant backward)."""
+
+    def __init__(self) -> None:
+        self.tasks: list[GraphTask] = []
+
+
+_running = _RunningTasks()
+
+
+def current_graph_task_id() -> int:
+    """The id of the innermost backward call running in this thread, -1 outside any
+    (``torch._C._current_graph_task_id``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._engine import current_graph_task_id
+    >>> seen = []
+    >>> x = jaxgrad.ones(1, requires_grad=True)
+    >>> _ = x.register_hook(lambda g: seen.append(current_graph_task_id()))
+    >>> (x * 2).sum().backward(); seen[0] >= 0, current_graph_task_id()
+    (True, -1)
+    """
+    tasks = _running.tasks
+    return tasks[-1].id if tasks else -1
+
+
+def is_checkpoint_valid() -> bool:
+    """False while a backward call that computes only some gradients (``autograd.grad``,
+    ``backward(inputs=...)``) runs in this thread, or a backward nested in such a call
+    (``torch.autograd._is_checkpoint_valid``: reentrant checkpointing needs every leaf's
+    ``.grad``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._engine import is_checkpoint_valid
+    >>> seen = []
+    >>> x = jaxgrad.ones(1, requires_grad=True)
+    >>> _ = x.register_hook(lambda g: seen.append(is_checkpoint_valid()))
+    >>> (x * 2).sum().backward(); _ = jaxgrad.autograd.grad((x * 2).sum(), x); seen
+    [True, False]
+    """
+    return all(task.outputs is None for task in _running.tasks)
+
+
 class GraphTask:
     """The state of one backward call (torch's GraphTask in engine.cpp).
 
@@ -227,8 +275,8 @@ class GraphTask:
     """
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph",
-                 "dependencies", "heap", "keep_graph", "needed", "outputs", "owned", "root",
-                 "shared", "views")
+                 "dependencies", "heap", "id", "keep_graph", "needed", "outputs", "owned",
+                 "root", "shared", "views")
 
     def __init__(self, root: GraphRoot, keep_graph: bool, create_graph: bool,
                  outputs: list | None = None, accumulate: bool = True) -> None:
@@ -252,6 +300,7 @@ class GraphTask:
         self.shared: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.views: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.heap: list[Node] = []
+        self.id = next(_task_ids)  # torch's graph task id (what checkpoint keys recomputes by)
 
     # -- preparation (torch's compute_dependencies and init_to_execute) ------------------------
     def _compute_dependencies(self) -> None:
@@ -306,8 +355,13 @@ class GraphTask:
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> list:
         """Run the graph below the root; returns the captured gradients for ``outputs``."""
-        with set_grad_enabled(self.create_graph):
-            return self._run()
+        running = _running.tasks
+        running.append(self)
+        try:
+            with set_grad_enabled(self.create_graph):
+                return self._run()
+        finally:
+            running.pop()
 
     def _run(self) -> list:
         self._compute_dependencies()
