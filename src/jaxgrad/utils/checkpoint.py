@@ -635,10 +635,13 @@ class _OpLog:
 
     @contextlib.contextmanager
     def recording(self) -> Iterator[None]:
-        self.ops = []
-        with profile(record_shapes=True) as prof:
-            yield
-        self.ops = [f"{e.name}{e.input_shapes}" for e in prof.function_events]
+        recorder = profile(record_shapes=True)
+        try:
+            with recorder:
+                yield
+        finally:  # also when the recomputation stops early (by raising)
+            self.ops = [f"{e.name} (input shapes: {e.input_shapes})"
+                        for e in recorder.function_events]
 
     def traces(self, label: str) -> str:
         return "".join(f"{op}   ({i} of {len(self.ops)} in {label})\n\n\n"
