@@ -16,6 +16,8 @@ import re
 import warnings
 import weakref
 
+import jax
+import jax.numpy as jnp
 import pytest
 
 import jaxgrad
@@ -770,3 +772,30 @@ def test_notes_code_blocks_run():
         warnings.simplefilter("error")
         for block in blocks:
             exec(compile(block, str(NOTES), "exec"), {})
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_inside_a_jax_trace_the_recomputation_stays(use_reentrant):
+    # XLA would merge a recomputation with the forward it repeats; the checkpoint puts its
+    # inputs behind an optimization barrier (jax.checkpoint's prevent_cse), so the compiled
+    # program computes exp twice, as jax.checkpoint's does; the generator's key stays concrete
+    def program(checkpointed):
+        def f(array):
+            x = jaxgrad.from_jax(array).requires_grad_()
+            fn = lambda t: t.sin().exp().cos()
+            y = (jaxgrad.utils.checkpoint.checkpoint(fn, x, use_reentrant=use_reentrant)
+                 if checkpointed else fn(x))
+            y.sum().backward()
+            return y.sum().jax(), x.grad.jax()
+        return f
+
+    array = jnp.linspace(0.0, 1.0, 8)
+    generator = jaxgrad._random.default_generator
+    key = jax.random.key_data(generator.key())
+    hlo = {c: jax.jit(program(c)).lower(array).compile().as_text() for c in (False, True)}
+    assert hlo[False].count(" exponential(") == 1
+    assert hlo[True].count(" exponential(") == 2
+    assert not isinstance(generator.key(), jax.core.Tracer)
+    assert bool((jax.random.key_data(generator.key()) == key).all())
+    plain, checkpointed = jax.jit(program(False))(array), jax.jit(program(True))(array)
+    assert all(bool(jnp.allclose(a, b)) for a, b in zip(plain, checkpointed))

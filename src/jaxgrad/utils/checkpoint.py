@@ -43,7 +43,10 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from typing import Any
 
+import jax
+
 from .. import _random as random_state
+from .._creation import from_jax
 from .._engine import backward as _run_backward
 from .._engine import current_graph_task_id, is_checkpoint_valid
 from .._function import Function
@@ -254,24 +257,66 @@ class _RngSnapshot:
             generator = random_state.generator_for(t.device)
             if all(generator is not g for g in generators):
                 generators.append(generator)
-        self.states = [(g, g.get_state()) for g in generators]
+        self.states = _states(generators)
 
     @contextlib.contextmanager
     def restored(self) -> Iterator[None]:
         """Inside the block the generators are as at the snapshot; after it, as before it
         (torch's ``fork_rng`` plus ``set_rng_state``)."""
-        outside = [(g, g.get_state()) for g, _ in self.states]
-        for generator, state in self.states:
-            generator.set_state(state)
+        outside = _states([g for g, _ in self.states])
+        _set_states(self.states)
         try:
             yield
         finally:
-            for generator, state in outside:
-                generator.set_state(state)
+            _set_states(outside)
+
+
+# A generator's state is its key. Reading and writing it are JAX ops: inside a JAX trace
+# (jax.jit of code using jaxgrad) they must stay concrete for a concrete key, or a tracer would
+# be stored into the global generator. A traced key (jaxgrad.compile's) stays traced.
+
+def _states(generators: list) -> list:
+    with jax.ensure_compile_time_eval():
+        return [(g, g.get_state()) for g in generators]
+
+
+def _set_states(states: list) -> None:
+    with jax.ensure_compile_time_eval():
+        for generator, state in states:
+            generator.set_state(state)
 
 
 def _replaying(snapshot: _RngSnapshot | None) -> ContextManager:
     return contextlib.nullcontext() if snapshot is None else snapshot.restored()
+
+
+class _RecomputeBarrier(Function):
+    """Identity on tensors whose arrays XLA may not merge with the forward's values (what
+    ``jax.checkpoint``'s ``prevent_cse`` does): inside a traced program (``jaxgrad.compile``)
+    the recomputation then stays a recomputation instead of being folded into the forward."""
+
+    @staticmethod
+    def forward(ctx: Any, *tensors: Tensor) -> tuple:
+        arrays = jax.lax.optimization_barrier([t.jax() for t in tensors])
+        return tuple(from_jax(a) for a in arrays)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> tuple:
+        return grads
+
+
+def _behind_barrier(values: list) -> list:
+    """``values`` with their tensors passed through one :class:`_RecomputeBarrier`, when they
+    hold traced arrays (eagerly there is nothing for XLA to merge: the values are unchanged)."""
+    positions = [i for i, v in enumerate(values)
+                 if isinstance(v, Tensor) and isinstance(v._value, jax.core.Tracer)]
+    if not positions:
+        return values
+    barred = _RecomputeBarrier.apply(*[values[i] for i in positions])
+    values = list(values)
+    for i, t in zip(positions, barred):
+        values[i] = t
+    return values
 
 
 # --- the reentrant variant -----------------------------------------------------------------------
@@ -311,7 +356,7 @@ class CheckpointFunction(Function):
         with _replaying(ctx.rng):
             detached = detach_variable(tuple(inputs))
             with enable_grad():
-                outputs = ctx.run_function(*detached)
+                outputs = ctx.run_function(*_behind_barrier(list(detached)))
         outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
         pairs = [(out, grad) for out, grad in zip(outputs, grads)
                  if isinstance(out, Tensor) and out.requires_grad]
@@ -393,7 +438,7 @@ class _CheckpointFrame:
         args = self.get_inputs()
         try:
             with _recomputation_hook(weakref.ref(self), gid), enable_grad():
-                self.recompute_fn(*args)
+                self.recompute_fn(*_behind_barrier(args))
         except _StopRecomputation:
             pass
         self.is_recomputed[gid] = True
