@@ -200,6 +200,125 @@ def test_input_modified_in_place_after_the_forward():
     ok(program)
 
 
+def test_an_input_returned_as_is():
+    def program(T):
+        cp = T.utils.checkpoint
+        a = leaf(T, [1.0, 2.0])
+        b = a * 1
+        same_b = cp.checkpoint(lambda x: x, b, use_reentrant=False)
+        aliased = cp.checkpoint(lambda x: x, b, use_reentrant=True)
+        same_a = cp.checkpoint(lambda x: x, a, use_reentrant=False)
+        result = attempt(lambda: (aliased * same_b).sum().backward())
+        return same_b is b, same_b, aliased, same_a is a, same_a, result, a.grad
+    ok(program)
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_function_modifying_its_input_in_place(use_reentrant):
+    def program(T):
+        cp = T.utils.checkpoint
+        a = leaf(T, [1.0, 2.0])
+        b = a * 1
+
+        def f(x):
+            x.mul_(2)
+            return x.exp()
+
+        out = cp.checkpoint(f, b, use_reentrant=use_reentrant)
+        return out, b, attempt(lambda: out.sum().backward()), a.grad
+    ok(program)
+
+
+def test_output_modified_in_place_after_the_region():
+    # with hooks, torch checks no version: the recomputation hands back exp's own result
+    def program(T):
+        cp = T.utils.checkpoint
+        a = leaf(T, [1.0, 2.0])
+        y = cp.checkpoint(lambda x: x.exp(), a, use_reentrant=False)
+        y.mul_(2)
+        return y, attempt(lambda: y.sum().backward()), a.grad
+    ok(program)
+
+
+def test_retain_grad_inside_the_region():
+    def program(T):
+        cp, kept = T.utils.checkpoint, []
+
+        def f(x):
+            h = x.exp()
+            h.retain_grad()
+            kept.append(h)
+            return h.sin()
+
+        a = leaf(T, [1.0, 2.0])
+        cp.checkpoint(f, a, use_reentrant=False).sum().backward()
+        return [h.grad for h in kept], a.grad
+    ok(program)
+
+
+@pytest.mark.parametrize("outer", [False, True])
+def test_reentrant_and_non_reentrant_nested_in_each_other(outer):
+    def program(T):
+        cp, log = T.utils.checkpoint, []
+
+        def inner(x):
+            log.append(("inner", T.is_grad_enabled()))
+            return x.sin().exp()
+
+        def outer_fn(x):
+            log.append(("outer", T.is_grad_enabled()))
+            return cp.checkpoint(inner, x * 2, use_reentrant=not outer).cos()
+
+        a = leaf(T, [0.3, 0.9])
+        y = cp.checkpoint(outer_fn, a, use_reentrant=outer)
+        y.sum().backward()
+        grad = attempt(lambda: T.autograd.grad(
+            cp.checkpoint(outer_fn, a, use_reentrant=outer).sum(), a))
+        return y, a.grad, log, grad
+    ok(program)
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_double_backward_through_the_region(use_reentrant):
+    def program(T):
+        cp = T.utils.checkpoint
+        a = leaf(T, [0.3, 0.9])
+        y = cp.checkpoint(lambda x: (x ** 3).sin(), a, use_reentrant=use_reentrant)
+        if use_reentrant:  # the inner backward accumulates: only backward() reaches it
+            y.sum().backward(create_graph=True)
+            g = a.grad
+        else:
+            (g,) = T.autograd.grad(y.sum(), a, create_graph=True)
+        second = attempt(lambda: T.autograd.grad(g.sum(), a))
+        # (grad_fn names of create_graph results are a separate jaxgrad difference)
+        return y, g.detach(), g.requires_grad, second
+    ok(program)
+
+
+def test_non_tensor_and_integer_inputs_and_outputs():
+    def program(T):
+        cp = T.utils.checkpoint
+        i, b = T.tensor([1, 2]), leaf(T, [0.5, 1.5])
+        y = cp.checkpoint(lambda n, x: x * n, i, b, use_reentrant=False)
+        y.sum().backward()
+        yr = cp.checkpoint(lambda n, x: x * n, i, b, use_reentrant=True)
+        yr.sum().backward()
+        return (y, yr, b.grad, cp.checkpoint(lambda x: 3, b, use_reentrant=False),
+                attempt(lambda: cp.checkpoint(lambda x: 3, b, use_reentrant=True)))
+    ok(program)
+
+
+def test_grad_fns_of_the_outputs():
+    def program(T):
+        cp = T.utils.checkpoint
+        a = leaf(T, [0.5, 1.5])
+        y, z = cp.checkpoint(lambda x: (x.exp(), x.sin()), a, use_reentrant=True)
+        yn, zn = cp.checkpoint(lambda x: (x.exp(), x.sin()), a, use_reentrant=False)
+        edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+        return y.grad_fn.name(), z.grad_fn is y.grad_fn, edges, yn.grad_fn.name(), zn
+    ok(program)
+
+
 # --- hooks -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("use_reentrant", [False, True])
