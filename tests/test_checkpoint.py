@@ -918,3 +918,18 @@ def test_inside_a_jax_trace_the_recomputation_stays(use_reentrant):
     assert bool((jax.random.key_data(generator.key()) == key).all())
     plain, checkpointed = jax.jit(program(False))(array), jax.jit(program(True))(array)
     assert all(bool(jnp.allclose(a, b)) for a, b in zip(plain, checkpointed))
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_inside_a_jax_trace_inputs_keep_their_requires_grad(use_reentrant):
+    # the region saves what it saved in the forward only if every input requires grad as it
+    # did then (mul saves the other factor of the input that needs grad): the barrier keeps it
+    def grads(a, c):
+        x, k = jaxgrad.from_jax(a).requires_grad_(), jaxgrad.from_jax(c)
+        y = jaxgrad.utils.checkpoint.checkpoint(lambda t, f: (t * f).exp() * f, x, k,
+                                                use_reentrant=use_reentrant)
+        y.sum().backward()
+        return x.grad.jax()
+
+    a, c = jnp.linspace(0.0, 1.0, 4), jnp.full(4, 2.0)
+    assert bool(jnp.allclose(jax.jit(grads)(a, c), grads(a, c)))

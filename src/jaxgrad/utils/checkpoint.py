@@ -1,4 +1,4 @@
-"""``jaxgrad.utils.checkpoint``: activation checkpointing, as ``jaxgrad.utils.checkpoint``.
+"""``jaxgrad.utils.checkpoint``: activation checkpointing, as ``torch.utils.checkpoint``.
 
 A checkpointed function's intermediate tensors are not kept for backward; backward recomputes
 them by running the function again. Two variants, as in torch:
@@ -14,6 +14,10 @@ them by running the function again. Two variants, as in torch:
   the holders, in the order they were saved, and stops as soon as the last one needed is there.
   Recomputed tensors belong to one backward call (keyed by its graph task id) and are dropped
   as they are unpacked.
+
+Inside a JAX trace (``jaxgrad.compile``) the recomputation's inputs pass through
+``jax.lax.optimization_barrier``, so that XLA does not merge the recomputation back into the
+forward (``jax.checkpoint``'s ``prevent_cse``).
 
 Selective activation checkpointing (``CheckpointPolicy``, ``create_selective_checkpoint_contexts``)
 is not provided: it intercepts every aten op through a ``TorchDispatchMode``, which jaxgrad has
@@ -298,7 +302,12 @@ class _RecomputeBarrier(Function):
     @staticmethod
     def forward(ctx: Any, *tensors: Tensor) -> tuple:
         arrays = jax.lax.optimization_barrier([t.jax() for t in tensors])
-        return tuple(from_jax(a) for a in arrays)
+        outputs = tuple(from_jax(a) for a in arrays)
+        # an input that needs no grad gives an output that needs none: what the region's ops
+        # save depends on which inputs require grad, and the recomputation must save the same
+        ctx.mark_non_differentiable(*[out for out, needed in zip(outputs, ctx.needs_input_grad)
+                                      if not needed])
+        return outputs
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple:
