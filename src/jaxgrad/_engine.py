@@ -17,6 +17,7 @@ The hooks run here, and AccumulateGrad nodes are run here (``accumulate_grad``).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 import threading
 import warnings
@@ -207,6 +208,53 @@ def _run_node(fn: Node, grads: list, run: Any) -> Any:
 
 # --- one backward call -----------------------------------------------------------------------
 
+_task_ids = itertools.count()
+
+
+class _RunningTasks(threading.local):
+    """The GraphTasks running in this thread, innermost last (a node's backward may run a
+    backward of its own: torch's reentrant backward)."""
+
+    def __init__(self) -> None:
+        self.tasks: list[GraphTask] = []
+
+
+_running = _RunningTasks()
+
+
+def current_graph_task_id() -> int:
+    """The id of the innermost backward call running in this thread, -1 outside any
+    (``torch._C._current_graph_task_id``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._engine import current_graph_task_id
+    >>> seen = []
+    >>> x = jaxgrad.ones(1, requires_grad=True)
+    >>> _ = x.register_hook(lambda g: seen.append(current_graph_task_id()))
+    >>> (x * 2).sum().backward(); seen[0] >= 0, current_graph_task_id()
+    (True, -1)
+    """
+    tasks = _running.tasks
+    return tasks[-1].id if tasks else -1
+
+
+def is_checkpoint_valid() -> bool:
+    """False while a backward call that computes only some gradients (``autograd.grad``,
+    ``backward(inputs=...)``) runs in this thread, or a backward nested in such a call
+    (``torch.autograd._is_checkpoint_valid``: reentrant checkpointing needs every leaf's
+    ``.grad``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._engine import is_checkpoint_valid
+    >>> seen = []
+    >>> x = jaxgrad.ones(1, requires_grad=True)
+    >>> _ = x.register_hook(lambda g: seen.append(is_checkpoint_valid()))
+    >>> (x * 2).sum().backward(); _ = jaxgrad.autograd.grad((x * 2).sum(), x); seen
+    [True, False]
+    """
+    return all(task.outputs is None for task in _running.tasks)
+
+
 class GraphTask:
     """The state of one backward call (torch's GraphTask in engine.cpp).
 
@@ -229,8 +277,8 @@ class GraphTask:
     """
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph",
-                 "dependencies", "final_callbacks", "heap", "keep_graph", "needed", "outputs",
-                 "owned", "root", "shared", "views")
+                 "dependencies", "final_callbacks", "heap", "id", "keep_graph", "needed",
+                 "outputs", "owned", "root", "shared", "views")
 
     def __init__(self, root: GraphRoot, keep_graph: bool, create_graph: bool,
                  outputs: list | None = None, accumulate: bool = True) -> None:
@@ -255,6 +303,7 @@ class GraphTask:
         self.views: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.heap: list[Node] = []
         self.final_callbacks: list[Callable[[], Any]] | None = None
+        self.id = next(_task_ids)  # torch's graph task id (what checkpoint keys recomputes by)
 
     # -- preparation (torch's compute_dependencies and init_to_execute) ------------------------
     def _compute_dependencies(self) -> None:
@@ -309,17 +358,17 @@ class GraphTask:
     # -- the loop ---------------------------------------------------------------------------------
     def run(self) -> list:
         """Run the graph below the root, then the final callbacks queued meanwhile (in grad mode
-        ``create_graph``, this task being the thread's current one); returns the captured
-        gradients for ``outputs``."""
-        previous = _state.graph_task
-        _state.graph_task = self
+        ``create_graph``, this task being the thread's innermost running one); returns the
+        captured gradients for ``outputs``."""
+        running = _running.tasks
+        running.append(self)
         try:
             with set_grad_enabled(self.create_graph):
                 captured = self._run()
                 self._run_final_callbacks()
             return captured
         finally:
-            _state.graph_task = previous
+            running.pop()
 
     def queue_callback(self, callback: Callable[[], Any]) -> None:
         """Queue ``callback()`` to run when every node of this task has run."""
@@ -488,7 +537,6 @@ class _EngineState(threading.local):
     """Per-thread engine switches; class attributes are each new thread's defaults."""
 
     compiled_backward = True  # graphs without user hooks run as one cached XLA program
-    graph_task: GraphTask | None = None  # the task running now (reentrant: the innermost)
 
 
 _state = _EngineState()
@@ -797,16 +845,14 @@ class _EngineBase:
     def queue_callback(self, callback: Callable[[], Any]) -> None:
         """Run ``callback()`` when the backward running now has run all its nodes (callbacks
         run in the order queued; one may queue more). Only valid during a backward."""
-        task = _state.graph_task
-        if task is None:
+        if not _running.tasks:
             raise RuntimeError("Final callbacks can only be installed during backward pass.")
-        task.queue_callback(callback)
+        _running.tasks[-1].queue_callback(callback)
 
     def is_checkpoint_valid(self) -> bool:
         """False inside a backward that computes gradients for given inputs only (``grad()``,
         ``backward(inputs=...)``), where reentrant checkpointing cannot work."""
-        task = _state.graph_task
-        return task is None or task.outputs is None
+        return is_checkpoint_valid()
 
     def run_backward(self, tensors: tuple, grad_tensors: tuple, keep_graph: bool,
                      create_graph: bool, inputs: tuple = (), allow_unreachable: bool = False,

@@ -358,9 +358,11 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, differentia
         wrapped.append(out)
     ctx.out_meta = tuple(meta)
     outputs_by_id = {id(o): i for i, o in enumerate(raw) if isinstance(o, Tensor)}
+    # let go of the tensors before saving them: a pack hook that raises (checkpoint's early
+    # stop) must not leave ctx -> output -> ctx cycles behind
+    to_save, ctx._to_save = ctx._to_save, ()
     ctx._saved = [SavedTensor(t, None if t is None else outputs_by_id.get(id(t)))
-                  for t in ctx._to_save]
-    ctx._to_save = ()
+                  for t in to_save]
     return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
 
 

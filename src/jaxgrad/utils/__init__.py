@@ -1,4 +1,5 @@
-"""``jaxgrad.utils``: torch.utils's data loading, as ``jaxgrad.utils.data``.
+"""``jaxgrad.utils``: torch.utils's data loading, as ``jaxgrad.utils.data``, and activation
+checkpointing, as ``jaxgrad.utils.checkpoint``.
 
 >>> import jaxgrad
 >>> data = jaxgrad.utils.data.TensorDataset(jaxgrad.arange(4))
@@ -6,4 +7,5 @@
 [tensor([0, 1]), tensor([2, 3])]
 """
 
+from . import checkpoint as checkpoint
 from . import data as data
