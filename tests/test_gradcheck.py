@@ -268,13 +268,6 @@ def test_invalid_option_combinations(options):
     raises(gradcheck_of(lambda x: x * 2, lambda T: (leaf(T, [1.0]),), **options))
 
 
-@pytest.mark.parametrize("option", ["check_forward_ad", "check_batched_grad"])
-def test_forward_ad_and_batched_checks_are_not_supported(option):
-    x = jaxgrad.tensor([1.0], dtype=jaxgrad.float64, requires_grad=True)
-    with pytest.raises(NotImplementedError, match=option):
-        jaxgrad.autograd.gradcheck(lambda t: t * 2, (x,), **{option: True})
-
-
 def test_check_undefined_grad_false_and_masked_are_accepted():
     ok(gradcheck_of(seed_function, two_leaves, check_undefined_grad=False, masked=True,
                     check_grad_dtypes=True))
