@@ -181,10 +181,11 @@ def _float_outputs(outputs: Sequence[Any]) -> list[Tensor]:
 
 
 def _stack_rows(rows: list[Tensor], shape: tuple[int, int], like: Tensor) -> Tensor:
-    """The ``shape`` matrix whose rows are ``rows`` (in ``like``'s dtype), empty without rows."""
+    """The ``shape`` matrix whose rows are ``rows`` (in ``like``'s dtype; each broadcast to the
+    row, as torch assigns it), empty without rows."""
     if not rows:
         return like.new_zeros(shape)
-    return stack(rows).to(like.dtype).reshape(shape)
+    return stack([row.expand(shape[1]) for row in rows]).to(like.dtype)
 
 
 def _allclose_with_type_promotion(a: Tensor, b: Tensor, rtol: float, atol: float) -> bool:
