@@ -653,3 +653,54 @@ def test_get_numerical_jacobian_wrt_specific_input():
         return [j.clone() for j in get(fn, 1, (a, b), fn(a, b), 1e-6)]
 
     ok(program)
+
+
+# --- custom Functions under the forward check -------------------------------------------------
+
+
+def square_function(T):
+    class Square(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, = ctx.saved_tensors
+            return 2 * x * grad_output
+
+    return Square
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_function_without_jvp_is_refused_by_the_forward_check(fast_mode):
+    def program(T):
+        square, calls = square_function(T), []
+
+        def func(t):
+            calls.append(1)
+            return square.apply(t) + 1
+
+        x = leaf(T, [1.0, 2.0])
+        return attempt(lambda: T.autograd.gradcheck(func, (x,), check_forward_ad=True,
+                                                    fast_mode=fast_mode,
+                                                    raise_exception=False)), len(calls)
+
+    (ta, _), _ = same(program)
+    assert ta.cls == "NotImplementedError"
+
+
+@pytest.mark.parametrize("inner", [
+    lambda square, w, t: square.apply(w) * t,  # applied to a closed-over tensor only
+    lambda square, w, t: square.apply(t.detach()) * t,  # to a detached input
+], ids=["closure", "detached"])
+def test_function_without_jvp_off_the_inputs_path_is_fine(inner):
+    def program(T):
+        square, w = square_function(T), leaf(T, [0.5, 1.5])
+        return T.autograd.gradcheck(lambda t: inner(square, w, t), (leaf(T, [1.0, 2.0]),),
+                                    check_forward_ad=True, check_batched_forward_grad=True,
+                                    raise_exception=False)
+
+    same(program)
+

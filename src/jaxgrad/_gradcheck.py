@@ -42,6 +42,7 @@ from ._creation import zeros, zeros_like
 from ._dtypes import complex128, float64, promote_types
 from ._engine import _input_edges, _root_edges, execute, grad
 from ._func_transforms import RANDOM_ERROR, jvp, vmap
+from ._function import BackwardCFunction
 from ._functional import _one_hot
 from ._grad_mode import set_grad_enabled
 from ._graph import GraphRoot
@@ -488,12 +489,53 @@ def _analytical_vJu_backward_mode(inputs: tuple, outputs: tuple, nondet_tol: flo
 # --- analytical Jacobians: forward mode (JAX's jvp) ------------------------------------------
 
 
+NO_JVP_MSG = ("You must implement the jvp function for custom autograd.Function to use it with "
+              "forward mode AD.")
+
+
+class _WithoutForwardMode:
+    """``func``, marked as computed with a custom autograd.Function that has no ``jvp``: torch's
+    forward mode refuses to run it (numerical evaluations still call it)."""
+
+    def __init__(self, func: Callable) -> None:
+        self.func = func
+
+    def __call__(self, *args: Any) -> Any:
+        return self.func(*args)
+
+
+def _uses_function_without_jvp(outputs: tuple, diff_inputs: list[Tensor]) -> bool:
+    """Whether a custom autograd.Function without ``jvp`` lies on a path of the graph from
+    ``outputs`` to ``diff_inputs`` (in torch's forward mode, its inputs would carry tangents)."""
+    edges = [x._gradient_edge() for x in diff_inputs]
+    targets = {id(edge[0]) for edge in edges if edge is not None}
+    reaches: dict[int, bool] = {}
+    seen: set[int] = set()
+    stack = [(o.grad_fn, False) for o in outputs if o.grad_fn is not None]
+    while stack:  # iterative post-order over the DAG
+        node, children_done = stack.pop()
+        children = [e[0] for e in node.next_edges if e is not None]
+        if children_done:
+            reaches[id(node)] = id(node) in targets or any(reaches.get(id(c)) for c in children)
+            if (reaches[id(node)] and isinstance(node, BackwardCFunction)
+                    and getattr(node._forward_cls, "jvp", None) is None):
+                return True
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((c, False) for c in children)
+    return False
+
+
 def _forward_tangents(func: Callable, args: tuple,
                       tangents: dict[int, Tensor]) -> list[tuple[Tensor, Tensor | None]]:
     """Run ``func(*args)`` once under :func:`jaxgrad.func.jvp` with ``args[k]`` as a primal of
     tangent ``tangents[k]`` (torch: a dual tensor). Per tensor output: ``(value, tangent)``; an
     output that is not floating point gets a zero value of its shape and dtype and no tangent;
     without tangents, ``func`` runs plainly and no output has one."""
+    if isinstance(func, _WithoutForwardMode):  # torch refuses once func reaches the Function
+        func(*args)
+        raise NotImplementedError(NO_JVP_MSG)
     if not tangents:
         return [(o, None) for o in _as_tuple(func(*args)) if isinstance(o, Tensor)]
     duals = sorted(tangents)
@@ -901,6 +943,8 @@ def _gradcheck_helper(func: Callable, inputs: Any, *, eps: float, atol: float, r
         _check_real_outputs(func_out)
         check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
               nondet_tol)
+    if check_forward_ad and _uses_function_without_jvp(outputs, _diff_inputs(tupled_inputs)):
+        func = _WithoutForwardMode(func)
     if check_forward_ad:
         check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
               nondet_tol, use_forward_ad=True)
