@@ -24,8 +24,11 @@ Jacobians are laid out as torch lays them out (one ``(input.numel(), output.nume
 per pair) and failures raise :class:`GradcheckError` with torch's messages. Differences from
 torch: fast mode's random vectors come from jaxgrad's generator (other values than torch's);
 complex inputs and outputs raise ``NotImplementedError`` (jaxgrad has no ``real``/``imag`` ops
-to split them as torch does); a custom ``autograd.Function`` under the forward check is
-differentiated through its ``forward`` by JAX (its ``jvp`` staticmethod is not consulted).
+to split them as torch does). Under the forward check, a custom ``autograd.Function``
+without ``jvp`` that the outputs were computed with from the inputs is refused with torch's
+NotImplementedError (found on the backward graph of the first call); one with ``jvp`` is
+differentiated through its ``forward`` by JAX (the ``jvp`` staticmethod is not consulted), and
+``detach()`` inside the function does not stop JAX's forward mode (see functorch_notes/func.md).
 """
 
 from __future__ import annotations
