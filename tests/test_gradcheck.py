@@ -471,6 +471,21 @@ def test_batched_grad_failure_is_a_gradcheck_error(fast_mode):
                 "computation.\n") in result.message
 
 
+def test_random_operation_in_a_batched_backward():
+    # torch's gradcheck batches with its legacy vmap: its message for a random draw
+    def program(T):
+        def func(x):
+            h = x * 1.0
+            h.register_hook(lambda g: None if g is None else g + 0 * T.randn(2, dtype=T.float64))
+            return h
+
+        return attempt(lambda: T.autograd.gradcheck(func, (leaf(T, [1.0, 2.0]),),
+                                                    check_batched_grad=True))
+
+    ta, _ = raises(program)
+    assert ta.cls == "GradcheckError"
+
+
 def test_batched_grad_failure_with_raise_exception_false():
     ta, jb = ok(gradcheck_of(branching_on_the_gradient, lambda T: (leaf(T, [1.0, 2.0]),),
                              check_batched_grad=True, raise_exception=False))
