@@ -719,3 +719,23 @@ def test_function_without_jvp_off_the_inputs_path_is_fine(inner):
 
     same(program)
 
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("make_input", [
+    lambda base: base * 1,  # a non-leaf
+    lambda base: base[0],  # a view
+    lambda base: base.t(),  # a transposed view
+], ids=["non_leaf", "row_view", "transposed"])
+def test_all_checks_on_non_leaf_and_view_inputs(make_input, fast_mode):
+    def program(T):
+        base = leaf(T, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        x = make_input(base)
+        return (T.autograd.gradcheck(lambda a: (a * a.exp()).sum(0), (x,), check_batched_grad=True,
+                                     check_forward_ad=True, check_batched_forward_grad=True,
+                                     fast_mode=fast_mode),
+                T.autograd.gradgradcheck(lambda a: a.exp() * a, (x,), check_batched_grad=True,
+                                         check_fwd_over_rev=True, fast_mode=fast_mode))
+
+    ta, _ = ok(program)
+    assert ta == (True, True)
