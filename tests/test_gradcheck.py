@@ -12,7 +12,7 @@ import itertools
 import pytest
 
 import jaxgrad
-from differential import Raised, attempt, captured_warnings, leaf, ok, raises, same, torch
+from differential import Raised, attempt, captured_warnings, leaf, ok, raises, run, same, torch
 
 
 def seed_function(x, y):
@@ -268,13 +268,6 @@ def test_invalid_option_combinations(options):
     raises(gradcheck_of(lambda x: x * 2, lambda T: (leaf(T, [1.0]),), **options))
 
 
-@pytest.mark.parametrize("option", ["check_forward_ad", "check_batched_grad"])
-def test_forward_ad_and_batched_checks_are_not_supported(option):
-    x = jaxgrad.tensor([1.0], dtype=jaxgrad.float64, requires_grad=True)
-    with pytest.raises(NotImplementedError, match=option):
-        jaxgrad.autograd.gradcheck(lambda t: t * 2, (x,), **{option: True})
-
-
 def test_check_undefined_grad_false_and_masked_are_accepted():
     ok(gradcheck_of(seed_function, two_leaves, check_undefined_grad=False, masked=True,
                     check_grad_dtypes=True))
@@ -411,3 +404,338 @@ def test_gradgradcheck_modes_and_accepted_options(fast_mode):
     ta, jb = ok(gradgradcheck_of(seed_function, two_leaves, fast_mode=fast_mode,
                                  gen_non_contig_grad_outputs=True, check_undefined_grad=False))
     assert ta is True and jb is True
+
+
+# --- batched gradients (check_batched_grad: jaxgrad.func.vmap of the vjp) -------------------------
+
+
+def matmul_and_broadcast(x, w):
+    return (x @ w).tanh(), (x.unsqueeze(-1) * w.sum()).sum(dim=0)
+
+
+def matrix_inputs(T):
+    return (leaf(T, [[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]),
+            leaf(T, [[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]]))
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("func", [
+    seed_function,
+    lambda x, y: (x.unsqueeze(0) * y.unsqueeze(1)).softmax(dim=1),
+    lambda x, y: (x.exp(), y * 2, x.argmax()),  # an integer output after the others
+    lambda x, y: x[1:].sin() + y[:2].cos(),
+], ids=["seed", "softmax", "integer_output", "slices"])
+def test_batched_grad_passes(func, fast_mode):
+    ta, jb = ok(gradcheck_of(func, two_leaves, check_batched_grad=True, fast_mode=fast_mode))
+    assert ta is True and jb is True
+
+
+def test_batched_grad_with_matrices_and_non_tensor_inputs():
+    ok(gradcheck_of(lambda x, k, w: matmul_and_broadcast(x * k, w),
+                    lambda T: (matrix_inputs(T)[0], 2.5, matrix_inputs(T)[1]),
+                    check_batched_grad=True))
+
+
+def test_batched_grad_of_an_unused_input_is_zero():
+    ok(gradcheck_of(lambda x, y: x.exp(), two_leaves, check_batched_grad=True))
+
+
+def test_batched_grad_through_a_hook():
+    ok(gradcheck_of(with_hook(lambda g: g * 3 - g * 2), lambda T: (leaf(T, [1.0, 2.0]),),
+                    check_batched_grad=True))
+
+
+def branching_on_the_gradient(x):
+    """A hook that looks at the gradient's values: impossible under vmap."""
+    h = x * 1.0
+    h.register_hook(lambda g: None if g is None else (g * 2 if bool(g.sum() > 1e9) else g))
+    return h
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_integer_output_between_float_outputs(fast_mode):
+    # torch pairs the float outputs' Jacobians with all outputs (an IndexError in slow mode)
+    same(gradcheck_of(lambda x, y: (x.exp(), x.argmax(), y * 2), two_leaves,
+                      fast_mode=fast_mode))
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_batched_grad_failure_is_a_gradcheck_error(fast_mode):
+    program = gradcheck_of(branching_on_the_gradient, lambda T: (leaf(T, [1.0, 2.0]),),
+                           check_batched_grad=True, fast_mode=fast_mode)
+    ta, jb = run(program, torch), run(program, jaxgrad)
+    assert ta.cls == jb.cls == "GradcheckError"
+    for result in (ta, jb):  # the inner error is each vmap's own
+        assert result.message.startswith("While computing batched gradients, got: ")
+        assert ("\n\ngradcheck or gradgradcheck failed while testing batched gradient "
+                "computation.\n") in result.message
+
+
+def test_random_operation_in_a_batched_backward():
+    # torch's gradcheck batches with its legacy vmap: its message for a random draw
+    def program(T):
+        def func(x):
+            h = x * 1.0
+            h.register_hook(lambda g: None if g is None else g + 0 * T.randn(2, dtype=T.float64))
+            return h
+
+        return attempt(lambda: T.autograd.gradcheck(func, (leaf(T, [1.0, 2.0]),),
+                                                    check_batched_grad=True))
+
+    ta, _ = raises(program)
+    assert ta.cls == "GradcheckError"
+
+
+def test_batched_grad_failure_with_raise_exception_false():
+    ta, jb = ok(gradcheck_of(branching_on_the_gradient, lambda T: (leaf(T, [1.0, 2.0]),),
+                             check_batched_grad=True, raise_exception=False))
+    assert ta is False and jb is False
+
+
+def test_batched_grad_runs_after_the_jacobian_check():
+    # a wrong Jacobian is reported first, even when batching would fail too
+    def func(x):
+        return branching_on_the_gradient(x) * x.detach()
+
+    ta, jb = raises(gradcheck_of(func, lambda T: (leaf(T, [1.0, 2.0]),), check_batched_grad=True))
+    assert leading_line(ta) == leading_line(jb)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradgradcheck_batched_grad(fast_mode):
+    def program(T):
+        x, y = two_leaves(T)
+        v = leaf(T, [1.0, -0.5, 0.25])
+        return T.autograd.gradgradcheck(lambda a, b: (a * b).sin() + a ** 3, (x, y), (v,),
+                                        check_batched_grad=True, fast_mode=fast_mode)
+
+    ta, jb = ok(program)
+    assert ta is True and jb is True
+
+
+def test_batched_grad_draws_grad_outputs_from_the_global_generator():
+    def program(T):
+        T.manual_seed(0)
+        T.autograd.gradcheck(seed_function, two_leaves(T), check_batched_grad=True)
+        after_batched = T.rand(3)
+        T.manual_seed(0)
+        T.autograd.gradcheck(seed_function, two_leaves(T))
+        return bool((T.rand(3) == after_batched).all())
+
+    ta, jb = ok(program)
+    assert ta is False and jb is False
+
+
+# --- forward mode (check_forward_ad: jaxgrad.func.jvp) ----------------------------------------
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("options", [
+    dict(check_forward_ad=True),
+    dict(check_forward_ad=True, check_backward_ad=False),
+    dict(check_forward_ad=True, check_backward_ad=False, check_batched_forward_grad=True),
+    dict(check_forward_ad=True, check_batched_forward_grad=True, check_batched_grad=True),
+    dict(check_forward_ad=True, check_undefined_grad=False),
+], ids=["with_backward", "forward_only", "batched_forward", "all", "no_undefined"])
+def test_forward_ad_passes_and_calls_func_as_often_as_torch(options, fast_mode):
+    def program(T):
+        calls = []
+
+        def func(a, k, b):
+            calls.append(tuple(a.shape))
+            return (a * b.sum()).sin() * k, b.exp(), a.argmax()
+
+        x, y = two_leaves(T)
+        return T.autograd.gradcheck(func, (x, 2.0, y[:2]), fast_mode=fast_mode,
+                                    **options), calls
+
+    (ta, calls), _ = ok(program)
+    assert ta is True and calls
+
+
+@pytest.mark.parametrize("func", [
+    lambda x, w: (x @ w).tanh(),
+    lambda x, w: x.t() @ x.relu() + w.sum(),
+    lambda x, w: (x.unsqueeze(-1) * w).mean(dim=0),
+    lambda x, w: x.clone(),  # w unused: zero tangents
+], ids=["matmul_tanh", "transpose_relu", "broadcast_mean", "unused"])
+def test_forward_ad_compositions(func):
+    ta, _ = ok(gradcheck_of(func, matrix_inputs, check_forward_ad=True,
+                            check_batched_forward_grad=True))
+    assert ta is True
+
+
+def floor_at_an_integer(T):
+    return (leaf(T, [1.0, 2.5]),)
+
+
+def test_forward_ad_mismatch_message():
+    # the numerical derivative of floor at 1.0 is 1 / (2 eps); both forward modes say 0
+    ta, _ = raises(gradcheck_of(lambda x: x.floor(), floor_at_an_integer, check_forward_ad=True,
+                                check_backward_ad=False))
+    assert ta.message.startswith(
+        "Jacobian computed with forward mode mismatch for output 0 with respect to input 0,")
+
+
+def test_forward_ad_mismatch_message_fast_mode():
+    ta, jb = raises(gradcheck_of(lambda x: x.floor(), floor_at_an_integer, check_forward_ad=True,
+                                 check_backward_ad=False, fast_mode=True))
+    assert leading_line(ta) == leading_line(jb)
+
+
+def test_backward_failure_hides_forward_failure():
+    ta, _ = raises(gradcheck_of(lambda x: x.floor(), floor_at_an_integer, check_forward_ad=True))
+    assert ta.message.startswith("Jacobian mismatch for output 0 with respect to input 0,")
+
+
+def test_forward_ad_no_differentiable_outputs():
+    raises(gradcheck_of(lambda x: x.detach() * 2, lambda T: (leaf(T, [1.0, 2.0]),),
+                        check_forward_ad=True, check_backward_ad=False))
+    ok(gradcheck_of(lambda x: x.detach() * 0, lambda T: (leaf(T, [1.0, 2.0]),),
+                    check_forward_ad=True, check_backward_ad=False,
+                    check_batched_forward_grad=True))
+
+
+def test_forward_ad_inputs_do_not_require_grad_inside():
+    def program(T):
+        seen = []
+
+        def func(x, y):
+            seen.append((x.requires_grad, y.requires_grad))
+            return x * y
+
+        x, y = two_leaves(T)
+        T.autograd.gradcheck(func, (x, y), check_forward_ad=True, check_backward_ad=False,
+                             check_undefined_grad=False)
+        return seen
+
+    ok(program)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradgradcheck_forward_over_reverse(fast_mode):
+    ta, _ = ok(gradgradcheck_of(lambda x: x.sin() * x, lambda T: (leaf(T, [0.5, -1.0]),),
+                                check_fwd_over_rev=True, fast_mode=fast_mode))
+    assert ta is True
+    ok(gradgradcheck_of(lambda x: x.sin() * x, lambda T: (leaf(T, [0.5, -1.0]),),
+                        check_fwd_over_rev=True, check_rev_over_rev=False,
+                        check_undefined_grad=False, fast_mode=fast_mode))
+
+
+# --- torch's deprecated Jacobian helpers -----------------------------------------------------
+
+
+def jacobian_helpers(T):
+    return importlib.import_module(f"{T.__name__}.autograd.gradcheck")
+
+
+def test_get_numerical_jacobian():
+    def program(T):
+        a, b = two_leaves(T)
+        get = jacobian_helpers(T).get_numerical_jacobian
+
+        def fn(inputs):
+            return 2 * inputs[0] + inputs[1] ** 2, inputs[0] * 3
+
+        return ([j.clone() for j in get(fn, (a, b), eps=1e-6)],  # torch's are written in place
+                [j.clone() for j in get(fn, (a, b), target=(b,), eps=1e-6)],
+                attempt(lambda: get(fn, (a, b), grad_out=2.0)))
+
+    ok(program)
+    assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
+
+
+def test_get_analytical_jacobian():
+    def program(T):
+        a, b = two_leaves(T)
+        get = jacobian_helpers(T).get_analytical_jacobian
+        def cloned(result):  # torch writes its Jacobians in place
+            jacobians, *flags = result
+            return [j.clone() for j in jacobians], flags
+
+        return (cloned(get((a, b), a * b.exp())), cloned(get((a, 3.0), a.sin())),
+                attempt(lambda: get((a,), a * 2, grad_out=2.0)))
+
+    ok(program)
+    assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
+
+
+def test_get_numerical_jacobian_wrt_specific_input():
+    def program(T):
+        a, b = two_leaves(T)
+        get = jacobian_helpers(T).get_numerical_jacobian_wrt_specific_input
+        fn = lambda x, y: (x * y, y.sum())
+        return [j.clone() for j in get(fn, 1, (a, b), fn(a, b), 1e-6)]
+
+    ok(program)
+
+
+# --- custom Functions under the forward check -------------------------------------------------
+
+
+def square_function(T):
+    class Square(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            x, = ctx.saved_tensors
+            return 2 * x * grad_output
+
+    return Square
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_function_without_jvp_is_refused_by_the_forward_check(fast_mode):
+    def program(T):
+        square, calls = square_function(T), []
+
+        def func(t):
+            calls.append(1)
+            return square.apply(t) + 1
+
+        x = leaf(T, [1.0, 2.0])
+        return attempt(lambda: T.autograd.gradcheck(func, (x,), check_forward_ad=True,
+                                                    fast_mode=fast_mode,
+                                                    raise_exception=False)), len(calls)
+
+    (ta, _), _ = same(program)
+    assert ta.cls == "NotImplementedError"
+
+
+@pytest.mark.parametrize("inner", [
+    lambda square, w, t: square.apply(w) * t,  # applied to a closed-over tensor only
+    lambda square, w, t: square.apply(t.detach()) * t,  # to a detached input
+], ids=["closure", "detached"])
+def test_function_without_jvp_off_the_inputs_path_is_fine(inner):
+    def program(T):
+        square, w = square_function(T), leaf(T, [0.5, 1.5])
+        return T.autograd.gradcheck(lambda t: inner(square, w, t), (leaf(T, [1.0, 2.0]),),
+                                    check_forward_ad=True, check_batched_forward_grad=True,
+                                    raise_exception=False)
+
+    same(program)
+
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("make_input", [
+    lambda base: base * 1,  # a non-leaf
+    lambda base: base[0],  # a view
+    lambda base: base.t(),  # a transposed view
+], ids=["non_leaf", "row_view", "transposed"])
+def test_all_checks_on_non_leaf_and_view_inputs(make_input, fast_mode):
+    def program(T):
+        base = leaf(T, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        x = make_input(base)
+        return (T.autograd.gradcheck(lambda a: (a * a.exp()).sum(0), (x,), check_batched_grad=True,
+                                     check_forward_ad=True, check_batched_forward_grad=True,
+                                     fast_mode=fast_mode),
+                T.autograd.gradgradcheck(lambda a: a.exp() * a, (x,), check_batched_grad=True,
+                                         check_fwd_over_rev=True, fast_mode=fast_mode))
+
+    ta, _ = ok(program)
+    assert ta == (True, True)

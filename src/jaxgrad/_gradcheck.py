@@ -1,26 +1,34 @@
-"""``gradcheck`` and ``gradgradcheck``: finite differences against the backward engine.
+"""``gradcheck`` and ``gradgradcheck``: finite differences against the AD engine.
 
-This follows ``torch/autograd/gradcheck.py`` (PyTorch 2.13) for real-valued functions:
+This follows ``torch/autograd/gradcheck.py`` (PyTorch 2.13), check for check, in torch's order:
 
 - the *numerical* Jacobian perturbs each element of each input that requires grad in place
   (through ``input.data``, so a function that closes over its inputs sees the perturbation
-  too) and takes central differences ``(f(x + eps) - f(x - eps)) / (2 * eps)``;
-- the *analytical* Jacobian is built row by row with ``autograd.grad`` and unit
-  ``grad_outputs``, twice, to check that the backward is deterministic (``nondet_tol``);
-- both are compared with ``allclose``: ``|a - n| <= atol + rtol * |n|``;
-- then the backward must be multiplied by ``grad_output`` (zero ``grad_outputs`` give zero
-  gradients) and, with ``check_undefined_grad``, must cope with zero output gradients.
+  too) and takes central differences ``(f(x + eps) - f(x - eps)) / (2 * eps)``; fast mode
+  perturbs along one random unit vector ``u`` per input instead;
+- the *backward* Jacobian is built row by row with ``autograd.grad`` and unit
+  ``grad_outputs`` (fast mode: one random ``v`` per output), twice, to check that the
+  backward is reentrant (``nondet_tol``);
+- the *forward* Jacobian (``check_forward_ad``) comes from JAX's forward mode: the function is
+  re-run under :func:`jaxgrad.func.jvp` with its inputs that require grad as primals (detached,
+  as torch's dual tensors are) and one tangent per column (fast mode: ``u``);
+- both are compared with ``allclose``: ``|a - n| <= atol + rtol * |n|`` (fast mode scales
+  ``atol`` by ``sum(u) * sum(v)``);
+- ``check_batched_grad`` compares :func:`jaxgrad.func.vmap` of the vector-Jacobian product
+  over two stacked random ``grad_outputs`` with the two products computed one by one;
+  ``check_batched_forward_grad`` does the same for Jacobian-vector products;
+- the backward must be multiplied by ``grad_output`` and, with ``check_undefined_grad``, must
+  cope with undefined (None) output gradients.
 
-Jacobians are laid out as torch lays them out: one ``(input.numel(), output.numel())``
-matrix per (output, input) pair, and failures raise :class:`GradcheckError` with torch's
-messages ("Jacobian mismatch for output 0 with respect to input 0, ...").
-
-``fast_mode=True`` is supported (torch's random projections ``v^T J u``; the random vectors
-come from jaxgrad's generator, so their values differ from torch's). Options that need
-forward-mode AD or vmap (``check_forward_ad``, ``check_batched_grad``,
-``check_batched_forward_grad``, ``gradgradcheck(check_fwd_over_rev=True)``) and complex
-inputs or outputs raise ``NotImplementedError``: jaxgrad has neither forward-mode AD nor
-batched gradients nor complex autograd.
+Jacobians are laid out as torch lays them out (one ``(input.numel(), output.numel())`` matrix
+per pair) and failures raise :class:`GradcheckError` with torch's messages. Differences from
+torch: fast mode's random vectors come from jaxgrad's generator (other values than torch's);
+complex inputs and outputs raise ``NotImplementedError`` (jaxgrad has no ``real``/``imag`` ops
+to split them as torch does). Under the forward check, a custom ``autograd.Function``
+without ``jvp`` that the outputs were computed with from the inputs is refused with torch's
+NotImplementedError (found on the backward graph of the first call); one with ``jvp`` is
+differentiated through its ``forward`` by JAX (the ``jvp`` staticmethod is not consulted), and
+``detach()`` inside the function does not stop JAX's forward mode (see functorch_notes/func.md).
 """
 
 from __future__ import annotations
@@ -30,17 +38,22 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._api import allclose, stack, where
-from ._creation import zeros_like
-from ._dtypes import bool_, complex128, float64, promote_types
+import jax
+
+from ._api import allclose, stack
+from ._creation import zeros, zeros_like
+from ._dtypes import complex128, float64, promote_types
 from ._engine import _input_edges, _root_edges, execute, grad
+from ._func_transforms import RANDOM_ERROR, jvp, vmap
+from ._function import BackwardCFunction
 from ._functional import _one_hot
 from ._grad_mode import set_grad_enabled
 from ._graph import GraphRoot
-from ._random import Generator, rand
+from ._random import Generator, rand, randn_like
 from ._tensor import Tensor
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ = ["GradcheckError", "get_analytical_jacobian", "get_numerical_jacobian",
+           "get_numerical_jacobian_wrt_specific_input", "gradcheck", "gradgradcheck"]
 
 
 class GradcheckError(RuntimeError):
@@ -69,6 +82,46 @@ If the test
   module_test entry to have `gradcheck_nondet_tol=<tol>`
 """
 
+FAILED_BATCHED_GRAD_MSG = """
+gradcheck or gradgradcheck failed while testing batched gradient computation.
+This could have been invoked in a number of ways (via a test that calls
+gradcheck/gradgradcheck directly or via an autogenerated test).
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `check_batched_grad=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `check_batched_grad=False` and/or `check_batched_gradgrad=False`.
+
+If you're modifying an existing operator that supports batched grad computation,
+or wish to make a new operator work with batched grad computation, please read
+the following.
+
+To compute batched grads (e.g., jacobians, hessians), we vmap over the backward
+computation. The most common failure case is if there is a 'vmap-incompatible
+operation' in the backward pass. Please see
+NOTE: [How to write vmap-compatible backward formulas]
+in the codebase for an explanation of how to fix this.
+""".strip()
+
+FAILED_BATCHED_GRAD_MSG_FWD_AD = """
+gradcheck failed while testing batched gradient computation with forward-mode AD.
+This test is enabled automatically when both `check_batched_grad=True`
+and `check_forward_ad=True`, but can be disabled in the following ways
+dependong on how the test was invoked (via a test that calls gradcheck
+directly or via an autogenerated test).
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `check_batched_forward_grad=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `check_batched_forward_grad=False`
+"""
+
 FAST_FAIL_SLOW_OK_MSG = """
 Fast gradcheck failed but element-wise differences are small. This means that the
 test might've passed in slow_mode!
@@ -85,6 +138,16 @@ If the test
   module_test entry to have `gradcheck_fast_mode=False`
 """.strip()
 
+# torch's gradcheck batches with its legacy vmap (torch._vmap_internals), which refuses random
+# operations with this text where torch.func.vmap (jaxgrad.func.vmap) says RANDOM_ERROR
+LEGACY_VMAP_RANDOM_MSG = ("vmap: We do not yet support calling random operations inside of "
+                          "vmap. Please perform random operations outside of vmap as a "
+                          "workaround")
+
+# what running a Python-level check on a batched value raises in JAX (torch's vmap raises a
+# RuntimeError such as "Batching rule not implemented for aten::is_nonzero")
+_BATCHING_ERRORS = (RuntimeError, jax.errors.JAXTypeError)
+
 
 # --- small helpers -----------------------------------------------------------------------
 
@@ -97,22 +160,36 @@ def _as_tuple(x: Any) -> tuple:
     return (x,)
 
 
-def _is_float_tensor(x: Any) -> bool:
+def _is_float_or_complex_tensor(x: Any) -> bool:
     return isinstance(x, Tensor) and (x.is_floating_point() or x.is_complex())
 
 
-def _differentiable_inputs(inputs: Sequence[Any]) -> list[Tensor]:
-    return [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+def _requires_grad(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.requires_grad
+
+
+def _diff_input_indices(inputs: Sequence[Any]) -> list[int]:
+    return [i for i, x in enumerate(inputs) if _requires_grad(x)]
+
+
+def _diff_inputs(inputs: Sequence[Any]) -> list[Tensor]:
+    return [x for x in inputs if _requires_grad(x)]
 
 
 def _differentiable_outputs(func_out: Any) -> tuple[Tensor, ...]:
     return tuple(o for o in _as_tuple(func_out) if o.requires_grad)
 
 
-def _stack_or_empty(tensors: list[Tensor], dim: int, shape: tuple[int, int],
-                    like: Tensor) -> Tensor:
-    """``stack(tensors, dim)``, or an empty ``shape`` matrix when there is nothing to stack."""
-    return stack(tensors, dim) if tensors else like.new_zeros(shape)
+def _float_outputs(outputs: Sequence[Any]) -> list[Tensor]:
+    return [o for o in outputs if _is_float_or_complex_tensor(o)]
+
+
+def _stack_rows(rows: list[Tensor], shape: tuple[int, int], like: Tensor) -> Tensor:
+    """The ``shape`` matrix whose rows are ``rows`` (in ``like``'s dtype; each broadcast to the
+    row, as torch assigns it), empty without rows."""
+    if not rows:
+        return like.new_zeros(shape)
+    return stack([row.expand(shape[1]) for row in rows]).to(like.dtype)
 
 
 def _allclose_with_type_promotion(a: Tensor, b: Tensor, rtol: float, atol: float) -> bool:
@@ -120,10 +197,32 @@ def _allclose_with_type_promotion(a: Tensor, b: Tensor, rtol: float, atol: float
     return allclose(a.to(promoted), b.to(promoted), rtol, atol)
 
 
-def _mismatch_message(analytical: Tensor, numerical: Tensor, output_idx: int,
-                      input_idx: int) -> str:
-    return (f"Jacobian mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
-            f"numerical:{numerical}\nanalytical:{analytical}\n")
+def _notallclose_msg(analytical: Tensor, numerical: Tensor, output_idx: int, input_idx: int,
+                     is_forward_ad: bool = False) -> str:
+    mode = "computed with forward mode " if is_forward_ad else ""
+    return (f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
+            f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
+
+
+def _failed_batched_grad_msg(output_idx: int, input_idx: int, res: Tensor, exp: Tensor,
+                             is_forward_ad: bool = False) -> str:
+    note = FAILED_BATCHED_GRAD_MSG_FWD_AD if is_forward_ad else FAILED_BATCHED_GRAD_MSG
+    return f"""
+For output {output_idx} and input {input_idx}:
+
+{note}
+
+Got:
+{res}
+
+Expected:
+{exp}
+""".strip()
+
+
+def _batching_error_text(error: BaseException) -> str:
+    text = str(error)
+    return LEGACY_VMAP_RANDOM_MSG if text == RANDOM_ERROR else text
 
 
 # --- input validation --------------------------------------------------------------------
@@ -131,7 +230,6 @@ def _mismatch_message(analytical: Tensor, numerical: Tensor, output_idx: int,
 
 def _check_options(check_forward_ad: bool, check_backward_ad: bool, check_batched_grad: bool,
                    check_batched_forward_grad: bool) -> None:
-    """torch's assertions on the option combinations, then what jaxgrad cannot check."""
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError(
             "Expected at least one of check_forward_ad or check_backward_ad to be True")
@@ -141,20 +239,13 @@ def _check_options(check_forward_ad: bool, check_backward_ad: bool, check_batche
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True")
-    for name, requested in (("check_forward_ad", check_forward_ad),
-                            ("check_batched_grad", check_batched_grad),
-                            ("check_batched_forward_grad", check_batched_forward_grad)):
-        if requested:
-            raise NotImplementedError(
-                f"gradcheck: {name}=True is not supported: jaxgrad has no forward-mode AD and "
-                "no batched (vmap) gradients. Use the default check_backward_ad=True.")
 
 
 def _check_inputs(inputs: tuple) -> None:
     """torch's _check_inputs: warn about non-double inputs; at least one must require grad."""
     any_input_requiring_grad = False
     for idx, inp in enumerate(inputs):
-        if not (isinstance(inp, Tensor) and inp.requires_grad):
+        if not _requires_grad(inp):
             continue
         if inp.dtype not in (float64, complex128):
             warnings.warn(
@@ -172,7 +263,8 @@ def _check_inputs(inputs: tuple) -> None:
                 ".contiguous on the input before passing it to gradcheck.")
         if inp.is_complex():
             raise NotImplementedError(
-                "gradcheck: complex inputs are not supported by jaxgrad yet.")
+                "gradcheck: complex inputs are not supported by jaxgrad yet (it has no "
+                "real/imag ops to check their Wirtinger derivatives with).")
         any_input_requiring_grad = True
     if not any_input_requiring_grad:
         raise ValueError(
@@ -180,16 +272,18 @@ def _check_inputs(inputs: tuple) -> None:
             "but none of them have requires_grad=True.")
 
 
-def _check_outputs(outputs: tuple[Tensor, ...]) -> None:
-    if any(o.is_complex() for o in outputs):
-        raise NotImplementedError("gradcheck: complex outputs are not supported by jaxgrad yet.")
+def _check_real_outputs(func_out: Any) -> None:
+    if any(o.is_complex() for o in _as_tuple(func_out)):
+        raise NotImplementedError(
+            "gradcheck: complex outputs are not supported by jaxgrad yet (it has no real/imag "
+            "ops to check their real and imaginary parts separately).")
 
 
 # --- numerical Jacobians -------------------------------------------------------------------
 
 
-def _check_same_dtype_and_shape(before: Tensor, after: Tensor, eps: float,
-                                index: tuple | None) -> None:
+def _check_outputs_same_dtype_and_shape(before: Tensor, after: Tensor, eps: float,
+                                        index: tuple | None = None) -> None:
     on_index = f"on index {index} " if index is not None else ""
     if before.shape != after.shape:
         raise AssertionError(
@@ -203,86 +297,128 @@ def _check_same_dtype_and_shape(before: Tensor, after: Tensor, eps: float,
             f" dtypes {before.dtype} and {after.dtype}.")
 
 
-def _central_difference(call: Callable[[], tuple], data: Tensor, below: Tensor, above: Tensor,
-                        eps: float, index: tuple | None) -> list[Tensor]:
-    """``(f(above) - f(below)) / (2 * eps)``, flattened, for every output of ``call``, where
-    ``data`` (a ``.data`` alias of an input, so the input itself) is set in place to ``below``,
-    then ``above``, then restored. ``index`` is the perturbed element, for error messages."""
-    original = data.clone()
-    data.copy_(below)
+def _outputs_of(func: Callable, inputs: tuple) -> Callable[[], tuple]:
+    """Call ``func(*inputs)`` for all its outputs, cloned (an output may alias an input that is
+    perturbed next)."""
+    return lambda: tuple(o.clone() for o in _as_tuple(func(*inputs)))
+
+
+def _central_difference(call: Callable[[], tuple], entry: Tensor, delta: Tensor, eps: float,
+                        index: tuple | None) -> tuple[Tensor, ...]:
+    """``(f(entry + delta) - f(entry - delta)) / (2 * eps)``, flattened, for every output of
+    ``call``, where ``entry`` (a ``.data`` alias of an input) is set in place to each side, then
+    restored. ``index`` is the perturbed element, for error messages."""
+    original = entry.clone()
+    entry.copy_(original - delta)
     before = call()
-    data.copy_(above)
+    entry.copy_(original + delta)
     after = call()
-    data.copy_(original)
+    entry.copy_(original)
     columns = []
     for a, b in zip(before, after):
-        _check_same_dtype_and_shape(a, b, eps, index)
+        _check_outputs_same_dtype_and_shape(a, b, eps, index)
         columns.append(((b - a) / (2 * eps)).detach().reshape(-1))
-    return columns
+    return tuple(columns)
 
 
-def _float_outputs(func_out: Any) -> list[Tensor]:
-    return [o for o in _as_tuple(func_out) if _is_float_tensor(o)]
-
-
-def _differentiable_positions(float_outputs: list[Tensor]) -> list[int]:
-    """Where each output that requires grad sits among the floating-point outputs."""
-    return [k for k, o in enumerate(float_outputs) if o.requires_grad]
-
-
-def _outputs_of(func: Callable, inputs: tuple) -> Callable[[], tuple]:
-    """Call ``func(*inputs)`` for its floating-point outputs, cloned (an output may alias an
-    input that is perturbed next)."""
-    return lambda: tuple(o.clone() for o in _float_outputs(func(*inputs)))
-
-
-def _numerical_jacobians(func: Callable, inputs: tuple, float_outputs: list[Tensor],
-                         eps: float) -> list[list[Tensor]]:
-    """``[input][float output]``: the ``(input.numel(), output.numel())`` finite-difference
-    Jacobians, for every input that requires grad and every floating-point output."""
+def _numerical_jacobian_wrt_input(func: Callable, inputs: tuple, outputs: Sequence[Any],
+                                  eps: float, inp: Tensor) -> tuple[Tensor, ...]:
+    """Per floating-point tensor of ``outputs``: the ``(inp.numel(), output.numel())``
+    finite-difference Jacobian, perturbing one element of ``inp`` at a time. As in torch, the
+    k-th of them is filled from the k-th output ``func`` returns."""
+    if not inp.requires_grad:
+        raise AssertionError("Expected input to have requires_grad=True")
+    entry = inp.data
     call = _outputs_of(func, inputs)
-    jacobians = []
-    for inp in _differentiable_inputs(inputs):
-        data = inp.data
-        original = data.clone()
-        below, above = original - eps, original + eps
-        columns = []
-        for flat_index, index in enumerate(itertools.product(*map(range, inp.shape))):
-            element = _one_hot(inp, flat_index, bool_)
-            columns.append(_central_difference(call, data, where(element, below, original),
-                                               where(element, above, original), eps, index))
-        jacobians.append([
-            _stack_or_empty([column[k] for column in columns], 0, (inp.numel(), out.numel()),
-                            out).to(out.dtype)
-            for k, out in enumerate(float_outputs)])
-    return jacobians
+    columns = [
+        _central_difference(call, entry, _one_hot(entry, flat_index) * eps, eps, index)
+        for flat_index, index in enumerate(itertools.product(*map(range, entry.shape)))]
+    return tuple(_stack_rows([column[k] for column in columns], (inp.numel(), out.numel()), out)
+                 for k, out in enumerate(_float_outputs(outputs)))
 
 
-def _check_no_differentiable_outputs(func: Callable, inputs: tuple, func_out: Any,
-                                     eps: float) -> None:
-    for per_input in _numerical_jacobians(func, inputs, _float_outputs(func_out), eps):
+def _numerical_jacobians(func: Callable, inputs: tuple, outputs: Any = None, eps: float = 1e-3,
+                         is_forward_ad: bool = False) -> list[tuple[Tensor, ...]]:
+    """``[input][float output]`` finite-difference Jacobians for every input that requires
+    grad (torch's ``_get_numerical_jacobian``)."""
+    if outputs is None:
+        outputs = _as_tuple(func(*_as_tuple(inputs)))
+    if not is_forward_ad and any(o.is_complex() for o in outputs):
+        raise ValueError(
+            "Expected output to be non-complex. get_numerical_jacobian no "
+            "longer supports functions that return complex outputs.")
+    return [_numerical_jacobian_wrt_input(func, inputs, outputs, eps, inputs[i])
+            for i in _diff_input_indices(inputs)]
+
+
+def _numerical_jvps(func: Callable, inputs: tuple, input_idx: int, u: Tensor,
+                    eps: float) -> tuple[Tensor, ...]:
+    """``J u`` by central differences along ``u`` for every output of ``func``."""
+    entry = inputs[input_idx].data
+    delta = u.reshape(entry.shape) * eps
+    return _central_difference(_outputs_of(func, inputs), entry, delta, eps, None)
+
+
+def _numerical_vJu(func: Callable, inputs: tuple, input_indices: list[int], func_out: Any,
+                   all_u: list[Tensor], all_v: list[Tensor] | None,
+                   eps: float) -> list[list[Tensor]]:
+    """Per input: ``J u`` for each floating-point output, or ``v . J u`` given ``all_v``."""
+    func_out = _as_tuple(func_out)
+    reduced = []
+    for input_idx, u in zip(input_indices, all_u):
+        all_ju = _numerical_jvps(func, inputs, input_idx, u, eps)
+        if len(all_ju) != len(func_out):
+            raise AssertionError(
+                f"Expected all_Ju and func_out to have the same length, "
+                f"but got {len(all_ju)} and {len(func_out)}")
+        filtered = [ju for ju, o in zip(all_ju, func_out) if _is_float_or_complex_tensor(o)]
+        if all_v is None:
+            reduced.append(filtered)
+        else:
+            reduced.append([(v * ju).sum() for v, ju in zip(all_v, filtered)])
+    return reduced
+
+
+def _check_no_differentiable_outputs(func: Callable, inputs: tuple, func_out: tuple,
+                                     eps: float, is_forward_ad: bool) -> None:
+    for per_input in _numerical_jacobians(func, inputs, func_out, eps, is_forward_ad):
         for jacobian in per_input:
             if bool((jacobian != 0).sum() > 0):
                 raise GradcheckError("Numerical gradient for function expected to be zero")
 
 
-# --- analytical Jacobians ------------------------------------------------------------------
+def _check_no_differentiable_outputs_fast(func: Callable, inputs: tuple,
+                                          input_indices: list[int], all_u: list[Tensor],
+                                          eps: float, nondet_tol: float) -> None:
+    for input_idx, u in zip(input_indices, all_u):
+        for ju in _numerical_jvps(func, inputs, input_idx, u, eps):
+            if ju.numel() and float(ju.abs().max()) > nondet_tol:
+                raise GradcheckError("Numerical gradient for function expected to be zero")
 
 
-def _vjps(output: Tensor, diff_inputs: list[Tensor], grad_output: Tensor) -> tuple:
-    return grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
+# --- analytical Jacobians: backward mode ---------------------------------------------------
 
 
-def _stack_columns(vjps_per_column: list[tuple], diff_inputs: list[Tensor],
-                   width: int) -> tuple[list[Tensor], bool, bool]:
-    """One ``(input.numel(), width)`` matrix per input from per-column vjps (None is zero),
-    with whether every gradient had its input's size, and its input's dtype."""
+def _vjp_rows(output: Tensor, diff_inputs: list[Tensor],
+              grad_outputs: list[Tensor]) -> list[list[Tensor | None]]:
+    """``rows[i][j]``: the gradient of ``output`` for input ``i`` given ``grad_outputs[j]``."""
+    rows: list[list[Tensor | None]] = [[] for _ in diff_inputs]
+    for grad_output in grad_outputs:
+        grads = grad(output, diff_inputs, grad_output, retain_graph=True, allow_unused=True)
+        for row, g in zip(rows, grads):
+            row.append(None if g is None else g.detach())
+    return rows
+
+
+def _stack_and_check_tensors(rows: list[list[Tensor | None]], diff_inputs: list[Tensor],
+                             width: int) -> tuple[list[Tensor], bool, bool]:
+    """One ``(input.numel(), width)`` matrix per input (None is a zero column), with whether
+    every gradient had its input's size, and its input's dtype."""
     sizes_ok = types_ok = True
     jacobians = []
-    for i, inp in enumerate(diff_inputs):
+    for inp, row in zip(diff_inputs, rows):
         columns = []
-        for vjps in vjps_per_column:
-            g = vjps[i]
+        for g in row:
             if g is None:
                 columns.append(zeros_like(inp).reshape(-1))
                 continue
@@ -294,32 +430,43 @@ def _stack_columns(vjps_per_column: list[tuple], diff_inputs: list[Tensor],
                 raise AssertionError(
                     f"Expected out_jacobian column to have {g.numel()} elements, "
                     f"but got {inp.numel()}")
-            columns.append(g.detach().reshape(-1).to(inp.dtype))
-        jacobians.append(_stack_or_empty(columns, 1, (inp.numel(), width), inp))
+            columns.append(g.reshape(-1).to(inp.dtype))
+        jacobians.append(stack(columns, 1) if columns else inp.new_zeros((inp.numel(), width)))
     return jacobians, sizes_ok, types_ok
 
 
-def _analytical_jacobians(inputs: tuple, output: Tensor, nondet_tol: float,
-                          check_grad_dtypes: bool, v: Tensor | None = None) -> list[Tensor]:
-    """Per input that requires grad: the Jacobian of ``output`` from the engine (or, given
-    ``v``, the single column ``v^T J``), computed twice to check the backward is reentrant."""
-    diff_inputs = _differentiable_inputs(inputs)
+def _jacobians_equal(first: list[Tensor], second: list[Tensor], atol: float) -> bool:
+    return all(a.numel() == 0 or float((a - b).abs().max()) <= atol
+               for a, b in zip(first, second))
+
+
+def _analytical_jacobians_and_flags(inputs: tuple, output: Tensor, nondet_tol: float,
+                                    v: Tensor | None) -> tuple[list[Tensor], bool, bool, bool]:
+    """The backward Jacobians of ``output`` per input that requires grad (given ``v``: the one
+    column ``v^T J``), computed twice; with whether all gradients had the right size, whether
+    all had the right dtype, and whether both runs agreed within ``nondet_tol``."""
+    diff_inputs = _diff_inputs(inputs)
     if v is None:
         grad_outputs = [_one_hot(output, j) for j in range(output.numel())]
     else:
         grad_outputs = [v.reshape(output.shape)]
+    first, sizes_ok, types_ok = _stack_and_check_tensors(
+        _vjp_rows(output, diff_inputs, grad_outputs), diff_inputs, len(grad_outputs))
+    second, _, _ = _stack_and_check_tensors(
+        _vjp_rows(output, diff_inputs, grad_outputs), diff_inputs, len(grad_outputs))
+    return first, sizes_ok, types_ok, _jacobians_equal(first, second, nondet_tol)
 
-    def jacobians() -> tuple[list[Tensor], bool, bool]:
-        vjps = [_vjps(output, diff_inputs, g) for g in grad_outputs]
-        return _stack_columns(vjps, diff_inputs, len(grad_outputs))
 
-    first, sizes_ok, types_ok = jacobians()
-    second, _, _ = jacobians()
-    reentrant = all(a.numel() == 0 or float((a - b).abs().max()) <= nondet_tol
-                    for a, b in zip(first, second))
-    if not types_ok and check_grad_dtypes:
+def _check_analytical_jacobian_attributes(inputs: tuple, output: Tensor, nondet_tol: float,
+                                          check_grad_dtypes: bool,
+                                          v: Tensor | None = None) -> list[Tensor]:
+    jacobians, sizes_ok, types_ok, reentrant = _analytical_jacobians_and_flags(
+        inputs, output, nondet_tol, v)
+    # torch unpacks its (jacobians, sizes_ok, types_ok) as (jacobians, types_ok, sizes_ok): a
+    # wrong size reads as a dtype mismatch, a wrong dtype as a wrong size
+    if not sizes_ok and check_grad_dtypes:
         raise GradcheckError("Gradient has dtype mismatch")
-    if not sizes_ok:
+    if not types_ok:
         raise GradcheckError("Analytical gradient has incorrect size")
     if not reentrant:
         raise GradcheckError(
@@ -327,76 +474,239 @@ def _analytical_jacobians(inputs: tuple, output: Tensor, nondet_tol: float,
             "same input and grad_output multiple times gives different values, "
             "although analytical gradient matches numerical gradient."
             f"The tolerance for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
-    return first
+    return jacobians
+
+
+def _analytical_vJu_backward_mode(inputs: tuple, outputs: tuple, nondet_tol: float,
+                                  check_grad_dtypes: bool, all_v: list[Tensor],
+                                  all_u: list[Tensor]) -> list[list[Tensor]]:
+    """Per output: ``v^T J u`` per input, from one backward with ``v``."""
+    reduced = []
+    for output, v in zip(outputs, all_v):
+        all_vj = _check_analytical_jacobian_attributes(inputs, output, nondet_tol,
+                                                       check_grad_dtypes, v=v)
+        reduced.append([vj.T.squeeze(0).dot(u) for vj, u in zip(all_vj, all_u)])
+    return reduced
+
+
+# --- analytical Jacobians: forward mode (JAX's jvp) ------------------------------------------
+
+
+NO_JVP_MSG = ("You must implement the jvp function for custom autograd.Function to use it with "
+              "forward mode AD.")
+
+
+class _WithoutForwardMode:
+    """``func``, marked as computed with a custom autograd.Function that has no ``jvp``: torch's
+    forward mode refuses to run it (numerical evaluations still call it)."""
+
+    def __init__(self, func: Callable) -> None:
+        self.func = func
+
+    def __call__(self, *args: Any) -> Any:
+        return self.func(*args)
+
+
+def _uses_function_without_jvp(outputs: tuple, diff_inputs: list[Tensor]) -> bool:
+    """Whether a custom autograd.Function without ``jvp`` lies on a path of the graph from
+    ``outputs`` to ``diff_inputs`` (in torch's forward mode, its inputs would carry tangents)."""
+    edges = [x._gradient_edge() for x in diff_inputs]
+    targets = {id(edge[0]) for edge in edges if edge is not None}
+    reaches: dict[int, bool] = {}
+    seen: set[int] = set()
+    stack = [(o.grad_fn, False) for o in outputs if o.grad_fn is not None]
+    while stack:  # iterative post-order over the DAG
+        node, children_done = stack.pop()
+        children = [e[0] for e in node.next_edges if e is not None]
+        if children_done:
+            reaches[id(node)] = id(node) in targets or any(reaches.get(id(c)) for c in children)
+            if (reaches[id(node)] and isinstance(node, BackwardCFunction)
+                    and getattr(node._forward_cls, "jvp", None) is None):
+                return True
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((c, False) for c in children)
+    return False
+
+
+def _forward_tangents(func: Callable, args: tuple,
+                      tangents: dict[int, Tensor]) -> list[tuple[Tensor, Tensor | None]]:
+    """Run ``func(*args)`` once under :func:`jaxgrad.func.jvp` with ``args[k]`` as a primal of
+    tangent ``tangents[k]`` (torch: a dual tensor). Per tensor output: ``(value, tangent)``; an
+    output that is not floating point gets a zero value of its shape and dtype and no tangent;
+    without tangents, ``func`` runs plainly and no output has one."""
+    if isinstance(func, _WithoutForwardMode):  # torch refuses once func reaches the Function
+        func(*args)
+        raise NotImplementedError(NO_JVP_MSG)
+    if not tangents:
+        return [(o, None) for o in _as_tuple(func(*args)) if isinstance(o, Tensor)]
+    duals = sorted(tangents)
+    others: list[tuple[int, tuple, Any]] = []
+
+    def with_duals(*dual_values: Tensor) -> tuple[Tensor, ...]:
+        call_args = list(args)
+        for k, value in zip(duals, dual_values):
+            call_args[k] = value
+        raw = [o for o in _as_tuple(func(*call_args)) if isinstance(o, Tensor)]
+        others[:] = [(n, tuple(o.shape), o.dtype) for n, o in enumerate(raw)
+                     if not _is_float_or_complex_tensor(o)]
+        # the first dual comes back too: jvp refuses a function without outputs
+        return (dual_values[0], *[o for o in raw if _is_float_or_complex_tensor(o)])
+
+    values, tangent_outs = jvp(with_duals, tuple(args[k].detach() for k in duals),
+                               tuple(tangents[k] for k in duals))
+    floats = iter(list(zip(values, tangent_outs))[1:])
+    results: list[tuple[Tensor, Tensor | None]] = []
+    placed = {n: (zeros(shape, dtype=dtype), None) for n, shape, dtype in others}
+    for n in range(len(others) + len(values) - 1):
+        results.append(placed[n] if n in placed else next(floats))
+    return results
+
+
+def _float_tangents(results: list[tuple[Tensor, Tensor | None]],
+                    check_grad_dtypes: bool) -> list[tuple[Tensor, Tensor | None]]:
+    floats = [(value, tangent) for value, tangent in results
+              if _is_float_or_complex_tensor(value)]
+    for value, tangent in floats:
+        if check_grad_dtypes and tangent is not None and value.is_complex() != tangent.is_complex():
+            raise GradcheckError("Forward AD gradient has dtype mismatch.")
+    return floats
+
+
+def _analytical_jacobian_forward_ad(func: Callable, inputs: tuple, outputs: Sequence[Any],
+                                    check_grad_dtypes: bool = False,
+                                    all_u: list[Tensor] | None = None
+                                    ) -> list[tuple[Tensor, ...]]:
+    """``[input][float output]``: the forward-mode Jacobians ``(input.numel(),
+    output.numel())``, one jvp per column; given ``all_u``, the single products ``J u`` (of
+    ``output.numel()`` elements), one jvp per input."""
+    indices = _diff_input_indices(inputs)
+    if any(inputs[k].is_complex() for k in indices):
+        raise ValueError(
+            "Expected inputs to be non-complex for _get_analytical_jacobian_forward_ad.")
+    args = tuple(x.detach() if k in indices else x for k, x in enumerate(inputs))
+    float_outs = _float_outputs(_as_tuple(outputs))
+    jacobians = []
+    for n, k in enumerate(indices):
+        inp = inputs[k]
+        directions = ([all_u[n].reshape(inp.shape)] if all_u else
+                      [_one_hot(inp, j) for j in range(inp.numel())])
+        rows: list[list[Tensor]] = [[] for _ in float_outs]
+        for direction in directions:
+            tangents = {i: zeros_like(inputs[i]) for i in indices}
+            tangents[k] = direction.to(inp.dtype)
+            results = _float_tangents(_forward_tangents(func, args, tangents), check_grad_dtypes)
+            for row, out, (_, tangent) in zip(rows, float_outs, results):
+                row.append(zeros_like(out).reshape(-1) if tangent is None
+                           else tangent.reshape(-1))
+        per_output = tuple(_stack_rows(row, (len(directions), out.numel()), out)
+                           for row, out in zip(rows, float_outs))
+        jacobians.append(tuple(j.squeeze(0) for j in per_output) if all_u else per_output)
+    return jacobians
 
 
 # --- slow and fast modes -------------------------------------------------------------------
 
 
-def _slow_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple,
-                    eps: float, rtol: float, atol: float, check_grad_dtypes: bool,
-                    nondet_tol: float) -> None:
+def _transpose(matrix: list[tuple[Tensor, ...]]) -> list[tuple[Tensor, ...]]:
+    return list(zip(*matrix))
+
+
+def _slow_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple, eps: float,
+                    rtol: float, atol: float, check_grad_dtypes: bool, nondet_tol: float, *,
+                    use_forward_ad: bool = False) -> None:
+    func_out = _as_tuple(func_out)
     if not outputs:
-        _check_no_differentiable_outputs(func, inputs, func_out, eps)
+        _check_no_differentiable_outputs(func, inputs, func_out, eps, use_forward_ad)
         return
-    float_outputs = _float_outputs(func_out)
-    numerical = _numerical_jacobians(func, inputs, float_outputs, eps)
-    positions = _differentiable_positions(float_outputs)
-    for i, output in enumerate(outputs):
-        analytical = _analytical_jacobians(inputs, output, nondet_tol, check_grad_dtypes)
-        for j, (a, per_output) in enumerate(zip(analytical, numerical)):
-            n = per_output[positions[i]]
+    numerical = _transpose(_numerical_jacobians(func, inputs, func_out, eps, use_forward_ad))
+    # as torch: the per-float-output Jacobians are zipped with all outputs to keep those that
+    # require grad
+    numerical = [nj for o, nj in zip(func_out, numerical) if o.requires_grad]
+    if use_forward_ad:
+        analytical = _analytical_jacobian_forward_ad(func, inputs, func_out, check_grad_dtypes)
+        for i, n_per_out in enumerate(numerical):
+            for j, n in enumerate(n_per_out):
+                a = analytical[j][i]
+                if not _allclose_with_type_promotion(a, n, rtol, atol):
+                    raise GradcheckError(_notallclose_msg(a, n, i, j, is_forward_ad=True))
+        return
+    for i, o in enumerate(outputs):
+        analytical = _check_analytical_jacobian_attributes(inputs, o, nondet_tol,
+                                                           check_grad_dtypes)
+        for j, (a, n) in enumerate(zip(analytical, numerical[i])):
             if not _allclose_with_type_promotion(a, n, rtol, atol):
-                raise GradcheckError(_mismatch_message(a, n, i, j))
+                raise GradcheckError(_notallclose_msg(a, n, i, j))
 
 
-def _random_unit_vector(x: Tensor, generator: Generator) -> Tensor:
+def _vec_from_tensor(x: Tensor, generator: Generator) -> Tensor:
+    """A random unit vector of ``x.numel()`` elements in ``x``'s dtype (torch draws it with
+    ``rand``; jaxgrad's generator gives other values)."""
     vec = rand(x.numel(), generator=generator).to(x.dtype)
-    return vec / (vec * vec).sum().sqrt()
+    return vec / vec.norm()
 
 
-def _fast_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple,
-                    eps: float, rtol: float, atol: float, check_grad_dtypes: bool,
-                    nondet_tol: float) -> None:
-    """torch's fast mode: compare ``v^T J u`` from the engine with ``v^T (J u)`` from finite
-    differences along ``u``, for random unit vectors ``u`` (per input) and ``v`` (per output);
-    on a mismatch, recompute the full Jacobians for the message."""
-    diff_inputs = _differentiable_inputs(inputs)
+def _make_vectors(inputs: list[Tensor], outputs: tuple, use_forward_ad: bool
+                  ) -> tuple[list[Tensor] | None, list[Tensor]]:
+    """Fast mode's ``u`` per input, then (backward mode) ``v`` per output, from a generator of
+    their own (the user's random state is left alone)."""
     generator = Generator()
-    all_u = [_random_unit_vector(inp, generator) for inp in diff_inputs]
-    all_v = [_random_unit_vector(out, generator) for out in outputs]
-    call = _outputs_of(func, inputs)
-    numerical_ju = []
-    for inp, u in zip(diff_inputs, all_u):
-        original, delta = inp.detach().clone(), u.reshape(inp.shape) * eps
-        numerical_ju.append(_central_difference(call, inp.data, original - delta,
-                                                original + delta, eps, None))
-    positions = _differentiable_positions(_float_outputs(func_out))
-    if not outputs:
-        for per_input in numerical_ju:
-            if any(ju.numel() and float(ju.abs().max()) > nondet_tol for ju in per_input):
-                raise GradcheckError("Numerical gradient for function expected to be zero")
-        return
-    for j, (output, v) in enumerate(zip(outputs, all_v)):
-        vjs = _analytical_jacobians(inputs, output, nondet_tol, check_grad_dtypes, v)
-        for i, (vj, u) in enumerate(zip(vjs, all_u)):
-            analytical = vj.T.squeeze(0).dot(u)
-            numerical = (v * numerical_ju[i][positions[j]]).sum()
-            tolerance = atol * float(u.sum()) * float(v.sum())
-            if not _allclose_with_type_promotion(analytical, numerical, rtol, tolerance):
+    all_u = [_vec_from_tensor(inp, generator) for inp in inputs]
+    all_v = None if use_forward_ad else [_vec_from_tensor(out, generator) for out in outputs]
+    return all_v, all_u
+
+
+def _adjusted_atol(atol: float, u: Tensor, v: Tensor | None) -> float:
+    """``atol`` scaled by ``v^T M u`` (M all ones): ``sum(u) * sum(v)``."""
+    sum_v = 1.0 if v is None else float(v.sum())
+    return atol * float(u.sum()) * sum_v
+
+
+def _fast_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple, eps: float,
+                    rtol: float, atol: float, check_grad_dtypes: bool, nondet_tol: float, *,
+                    use_forward_ad: bool = False) -> None:
+    """torch's fast mode: compare ``v^T J u`` from the engine (forward mode: ``J u`` from jvp)
+    with ``v^T (J u)`` from finite differences along ``u``."""
+    indices = _diff_input_indices(inputs)
+    all_v, all_u = _make_vectors([inputs[k] for k in indices], outputs, use_forward_ad)
+    numerical = _numerical_vJu(func, inputs, indices, func_out, all_u, all_v, eps)
+    if use_forward_ad:
+        analytical = _analytical_jacobian_forward_ad(func, inputs, _as_tuple(func_out),
+                                                     check_grad_dtypes, all_u)
+    else:
+        if not outputs:
+            _check_no_differentiable_outputs_fast(func, inputs, indices, all_u, eps, nondet_tol)
+        analytical = _analytical_vJu_backward_mode(inputs, outputs, nondet_tol,
+                                                   check_grad_dtypes, all_v, all_u)
+    for i, numerical_i in enumerate(numerical):
+        for j, n in enumerate(numerical_i):
+            a = analytical[i][j] if use_forward_ad else analytical[j][i]
+            tolerance = _adjusted_atol(atol, all_u[i], all_v[j] if all_v else None)
+            if not _allclose_with_type_promotion(a, n, rtol, tolerance):
                 raise GradcheckError(
-                    _mismatch_message(analytical, numerical, j, i)
-                    + _slow_mode_report(func, inputs, func_out, outputs, i, j, rtol, atol, eps))
+                    _notallclose_msg(a, n, j, i, use_forward_ad)
+                    + _slow_mode_report(func, inputs, outputs, i, j, rtol, atol, eps,
+                                        use_forward_ad))
 
 
-def _slow_mode_report(func: Callable, inputs: tuple, func_out: Any, outputs: tuple,
-                      input_idx: int, output_idx: int, rtol: float, atol: float,
-                      eps: float) -> str:
-    float_outputs = _float_outputs(func_out)
-    position = _differentiable_positions(float_outputs)[output_idx]
-    numerical = _numerical_jacobians(func, inputs, float_outputs, eps)[input_idx][position]
-    analytical = _analytical_jacobians(inputs, outputs[output_idx], float("inf"),
-                                       False)[input_idx]
+def _slow_mode_report(func: Callable, inputs: tuple, outputs: tuple, input_idx: int,
+                      output_idx: int, rtol: float, atol: float, eps: float,
+                      is_forward_ad: bool) -> str:
+    """The full Jacobians of one (input, output) pair, for a fast-mode failure's message."""
+    numerical = _numerical_jacobians(func, inputs, outputs, eps, is_forward_ad)[input_idx][
+        output_idx]
+    if is_forward_ad:
+        def one_output(inp: Tensor) -> Tensor:
+            new_inputs = list(inputs)
+            new_inputs[input_idx] = inp
+            return _as_tuple(func(*new_inputs))[output_idx]
+
+        analytical = _analytical_jacobian_forward_ad(
+            one_output, (inputs[input_idx],), (outputs[output_idx],))[0][0]
+    else:
+        analytical = _check_analytical_jacobian_attributes(
+            inputs, outputs[output_idx], float("inf"), False)[input_idx]
     max_diff = (numerical - analytical).abs().max()
     msg = (
         "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
@@ -410,11 +720,67 @@ def _slow_mode_report(func: Callable, inputs: tuple, func_out: Any, outputs: tup
     return msg
 
 
+# --- batched (vmap) gradients ------------------------------------------------------------------
+
+
+def _test_batched_grad(inputs: tuple, output: Tensor, output_idx: int) -> None:
+    """``vmap`` of the vector-Jacobian product over two random ``grad_outputs`` must equal the
+    two products computed one by one."""
+    diff_inputs = _diff_inputs(inputs)
+
+    def vjp(v: Tensor) -> tuple[Tensor, ...]:
+        grads = grad(output, diff_inputs, v, retain_graph=True, allow_unused=True)
+        return tuple(zeros(inp.shape, dtype=inp.dtype) if g is None else g
+                     for g, inp in zip(grads, diff_inputs))
+
+    grad_outputs = [randn_like(output) for _ in range(2)]
+    expected = [stack(shards) for shards in zip(*[vjp(g) for g in grad_outputs])]
+    try:
+        result = vmap(vjp)(stack(grad_outputs))
+    except _BATCHING_ERRORS as ex:
+        raise GradcheckError(f"While computing batched gradients, got: "
+                             f"{_batching_error_text(ex)}\n\n{FAILED_BATCHED_GRAD_MSG}") from ex
+    for input_idx, (res, exp) in enumerate(zip(result, expected)):
+        if not allclose(res, exp):
+            raise GradcheckError(_failed_batched_grad_msg(output_idx, input_idx, res, exp))
+
+
+def _test_batched_grad_forward_ad(func: Callable, inputs: tuple) -> None:
+    """Per input that requires grad: ``vmap`` of the Jacobian-vector product over two random
+    tangents must equal the two products computed one by one."""
+    if not isinstance(inputs, tuple):
+        raise AssertionError("Expected inputs to be a tuple")
+    for input_idx, current_input in enumerate(inputs):
+        if not (_requires_grad(current_input)
+                and _is_float_or_complex_tensor(current_input)):
+            continue
+        args = tuple(x.detach() if isinstance(x, Tensor) else x for x in inputs)
+
+        def jvp_of(tangent: Tensor, input_idx: int = input_idx,
+                   args: tuple = args) -> tuple[Tensor, ...]:
+            return tuple(zeros(value.shape, dtype=value.dtype) if t is None else t
+                         for value, t in _forward_tangents(func, args, {input_idx: tangent}))
+
+        tangents = [randn_like(current_input) for _ in range(2)]
+        expected = [stack(shards) for shards in zip(*[jvp_of(t) for t in tangents])]
+        try:
+            result = vmap(jvp_of)(stack(tangents))
+        except _BATCHING_ERRORS as ex:
+            raise GradcheckError(
+                f"While computing batched gradients, got: {_batching_error_text(ex)}\n\n"
+                f"{FAILED_BATCHED_GRAD_MSG_FWD_AD}") from ex
+        for idx, (res, exp) in enumerate(zip(result, expected)):
+            if not allclose(res, exp):
+                raise GradcheckError(_failed_batched_grad_msg(idx, idx, res, exp, True))
+
+
 # --- checks on the backward itself ---------------------------------------------------------
 
 
 def _test_backward_mul_by_grad_output(outputs: tuple, inputs: tuple, masked: bool | None) -> None:
-    diff_inputs = _differentiable_inputs(inputs)
+    diff_inputs = _diff_inputs(inputs)
+    if not diff_inputs:
+        raise GradcheckError("no Tensors requiring grad found in input")
     grads = grad(outputs, diff_inputs, tuple(zeros_like(o) for o in outputs),
                  allow_unused=True)
     for gi, di in zip(grads, diff_inputs):
@@ -429,6 +795,26 @@ def _test_backward_mul_by_grad_output(outputs: tuple, inputs: tuple, masked: boo
             raise GradcheckError("grad is incorrect device")
         if gi.size() != di.size():
             raise GradcheckError("grad is incorrect size")
+
+
+def _test_undefined_forward_mode(func: Callable, outputs: tuple, inputs: tuple) -> None:
+    """Per input that requires grad, a zero tangent and no tangent at all must give the same
+    output tangents (the other inputs carry random tangents)."""
+    indices = _diff_input_indices(inputs)
+    _, all_u = _make_vectors([inputs[k] for k in indices], outputs, use_forward_ad=True)
+    args = tuple(x.detach() if k in indices else x for k, x in enumerate(inputs))
+    tangents = {k: u.reshape(inputs[k].shape) for k, u in zip(indices, all_u)}
+    for k in indices:
+        zero_tangent = {**tangents, k: zeros_like(inputs[k])}
+        without = {i: t for i, t in tangents.items() if i != k}
+        results1 = _float_tangents(_forward_tangents(func, args, zero_tangent), False)
+        results2 = _float_tangents(_forward_tangents(func, args, without), False)
+        for index_o, ((_, res1), (_, res2)) in enumerate(zip(results1, results2)):
+            if res1 is not None and res2 is not None and not allclose(res1, res2):
+                raise GradcheckError(
+                    "Mismatch in tangent values for output with index: ", index_o,
+                    " when input: ", inputs[k], " has an undefined tangent value. ",
+                    " Got: ", res1, " but expected: ", res2)
 
 
 def _warn_undefined_grad_bc_breaking() -> None:
@@ -474,14 +860,17 @@ def _check_undefined_grad_support(outputs: tuple, diff_inputs: list[Tensor],
 def _test_undefined_backward_mode(func: Callable, outputs: tuple, inputs: tuple) -> None:
     """The backward must cope with undefined output gradients: all of them at once, then (with
     several outputs) one at a time, and give undefined or zero input gradients."""
-    diff_inputs = _differentiable_inputs(inputs)
-    all_undefined = _differentiable_outputs(func(*inputs))
-    _check_undefined_grad_support(all_undefined, diff_inputs, [True] * len(all_undefined))
+    diff_inputs = _diff_inputs(inputs)
+    if not diff_inputs:
+        raise GradcheckError("no Tensors requiring grad found in input")
+    all_undefined = [o for o in _differentiable_outputs(func(*inputs)) if isinstance(o, Tensor)]
+    to_check = [(all_undefined, [True] * len(all_undefined))]
     if len(all_undefined) > 1:
         for undefined_idx in range(len(outputs)):
-            to_check = _differentiable_outputs(func(*inputs))
-            _check_undefined_grad_support(to_check, diff_inputs,
-                                          [i == undefined_idx for i in range(len(to_check))])
+            outs = _differentiable_outputs(func(*inputs))
+            to_check.append((outs, [i == undefined_idx for i in range(len(outs))]))
+    for outs, undefined in to_check:
+        _check_undefined_grad_support(outs, diff_inputs, undefined)
 
 
 # --- public API ----------------------------------------------------------------------------
@@ -505,17 +894,21 @@ def gradcheck(
     fast_mode: bool = False,
     masked: bool | None = None,
 ) -> bool:
-    """Check the engine's gradients of ``func`` at ``inputs`` against finite differences.
+    """Check the gradients of ``func`` at ``inputs`` against finite differences.
 
     torch.autograd.gradcheck: returns True, or raises :class:`GradcheckError` describing the
-    first mismatch (``raise_exception=False``: returns False instead). Use float64 inputs.
-    Supported: backward-mode checks in slow and fast mode for real functions;
-    ``check_forward_ad``, ``check_batched_grad`` and ``check_batched_forward_grad`` raise
-    NotImplementedError (see the module docstring).
+    first failed check (``raise_exception=False``: returns False instead). Use float64 inputs.
+    Backward mode checks the engine (slow mode: whole Jacobians; ``fast_mode``: random
+    projections), ``check_forward_ad`` checks JAX's forward mode through
+    :func:`jaxgrad.func.jvp`, ``check_batched_grad``/``check_batched_forward_grad`` check
+    :func:`jaxgrad.func.vmap` of the vector-Jacobian/Jacobian-vector products. Complex inputs
+    or outputs raise NotImplementedError (see the module docstring).
 
     >>> import jaxgrad
     >>> x = jaxgrad.tensor([0.5, -1.0], dtype=jaxgrad.float64, requires_grad=True)
-    >>> jaxgrad.autograd.gradcheck(lambda t: (t * t.exp()).sum(), (x,))
+    >>> jaxgrad.autograd.gradcheck(lambda t: (t * t.exp()).sum(), (x,), check_batched_grad=True)
+    True
+    >>> jaxgrad.autograd.gradcheck(lambda t: t.sin(), (x,), check_forward_ad=True)
     True
     >>> jaxgrad.autograd.gradcheck(lambda t: t * t.detach(), (x,), raise_exception=False)
     False
@@ -523,27 +916,50 @@ def gradcheck(
     _check_options(check_forward_ad, check_backward_ad, check_batched_grad,
                    check_batched_forward_grad)
     try:
-        return _run_gradcheck(func, inputs, eps=eps, atol=atol, rtol=rtol,
-                              nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad,
-                              check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode,
-                              masked=masked)
+        return _gradcheck_helper(
+            func, inputs, eps=eps, atol=atol, rtol=rtol, nondet_tol=nondet_tol,
+            check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+            check_batched_grad=check_batched_grad,
+            check_batched_forward_grad=check_batched_forward_grad,
+            check_forward_ad=check_forward_ad, check_backward_ad=check_backward_ad,
+            fast_mode=fast_mode, masked=masked)
     except GradcheckError:
         if raise_exception:
             raise
         return False
 
 
-def _run_gradcheck(func: Callable, inputs: Any, *, eps: float, atol: float, rtol: float,
-                   nondet_tol: float, check_undefined_grad: bool, check_grad_dtypes: bool,
-                   fast_mode: bool, masked: bool | None) -> bool:
+def _gradcheck_helper(func: Callable, inputs: Any, *, eps: float, atol: float, rtol: float,
+                      nondet_tol: float, check_undefined_grad: bool, check_grad_dtypes: bool,
+                      check_batched_grad: bool, check_batched_forward_grad: bool,
+                      check_forward_ad: bool, check_backward_ad: bool, fast_mode: bool,
+                      masked: bool | None) -> bool:
+    """torch's order: backward Jacobians, forward Jacobians (and undefined tangents), batched
+    forward grads, then (backward mode only) batched grads per output, multiplication by
+    grad_output and undefined output gradients."""
     tupled_inputs = _as_tuple(inputs)
     _check_inputs(tupled_inputs)
     func_out = func(*tupled_inputs)
     outputs = _differentiable_outputs(func_out)
-    _check_outputs(outputs)
     check = _fast_gradcheck if fast_mode else _slow_gradcheck
-    check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-          nondet_tol)
+    if check_backward_ad:
+        _check_real_outputs(func_out)
+        check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+              nondet_tol)
+    if check_forward_ad and _uses_function_without_jvp(outputs, _diff_inputs(tupled_inputs)):
+        func = _WithoutForwardMode(func)
+    if check_forward_ad:
+        check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+              nondet_tol, use_forward_ad=True)
+        if check_undefined_grad:
+            _test_undefined_forward_mode(func, outputs, tupled_inputs)
+    if check_batched_forward_grad:
+        _test_batched_grad_forward_ad(func, tupled_inputs)
+    if not check_backward_ad:
+        return True
+    if check_batched_grad:
+        for i, o in enumerate(outputs):
+            _test_batched_grad(tupled_inputs, o, i)
     _test_backward_mul_by_grad_output(outputs, tupled_inputs, masked)
     if check_undefined_grad:
         _test_undefined_backward_mode(func, outputs, tupled_inputs)
@@ -553,8 +969,8 @@ def _run_gradcheck(func: Callable, inputs: Any, *, eps: float, atol: float, rtol
 def _random_grad_outputs(outputs: tuple[Tensor, ...]) -> tuple[Tensor, ...]:
     """torch.testing.make_tensor(low=-1, high=1, requires_grad=True) for each output."""
     return tuple(
-        (rand(tuple(o.shape), dtype=o.dtype if _is_float_tensor(o) else float64) * 2 - 1)
-        .requires_grad_(True)
+        (rand(tuple(o.shape), dtype=o.dtype if _is_float_or_complex_tensor(o) else float64)
+         * 2 - 1).requires_grad_(True)
         for o in outputs)
 
 
@@ -580,13 +996,14 @@ def gradgradcheck(
     """Check second derivatives: gradcheck of ``(inputs, grad_outputs) -> autograd.grad(
     func(inputs), inputs, grad_outputs, create_graph=True)``.
 
-    torch.autograd.gradgradcheck. Without ``grad_outputs``, random float64 ones in [-1, 1)
-    are drawn from jaxgrad's generator (``gen_non_contig_grad_outputs`` changes nothing:
-    jaxgrad tensors have no memory layout). ``check_fwd_over_rev`` raises NotImplementedError.
+    torch.autograd.gradgradcheck. Without ``grad_outputs``, random ones in [-1, 1) are drawn
+    from jaxgrad's generator (``gen_non_contig_grad_outputs`` changes nothing: jaxgrad tensors
+    have no memory layout). ``check_fwd_over_rev`` runs the first derivatives under JAX's
+    forward mode.
 
     >>> import jaxgrad
     >>> x = jaxgrad.tensor([0.5, -1.0], dtype=jaxgrad.float64, requires_grad=True)
-    >>> jaxgrad.autograd.gradgradcheck(lambda t: t.sin() * t, (x,))
+    >>> jaxgrad.autograd.gradgradcheck(lambda t: t.sin() * t, (x,), check_batched_grad=True)
     True
     """
     if not (check_fwd_over_rev or check_rev_over_rev):
@@ -604,18 +1021,17 @@ def gradgradcheck(
             _differentiable_outputs(func(*tupled_inputs)))
     else:
         tupled_grad_outputs = _as_tuple(grad_outputs)
-    first_grad_output = len(tupled_inputs)
-    diff_input_indices = {i for i, x in enumerate(tupled_inputs)
-                          if isinstance(x, Tensor) and x.requires_grad}
-    diff_grad_output_indices = {i for i, x in enumerate(tupled_grad_outputs)
-                                if x.requires_grad}
+    num_outputs = len(tupled_grad_outputs)
+    diff_input_indices = set(_diff_input_indices(tupled_inputs))
+    diff_grad_output_indices = {i for i, x in enumerate(tupled_grad_outputs) if x.requires_grad}
 
     def first_derivatives(*args: Any) -> tuple[Tensor, ...]:
+        # as torch, the split is args[:-num_outputs] / args[-num_outputs:]
         input_args = tuple(x.requires_grad_() if i in diff_input_indices else x
-                           for i, x in enumerate(args[:first_grad_output]))
+                           for i, x in enumerate(args[:-num_outputs]))
         outputs = _differentiable_outputs(func(*input_args))
         grad_outs = tuple(x.requires_grad_() if i in diff_grad_output_indices else x
-                          for i, x in enumerate(args[first_grad_output:]))
+                          for i, x in enumerate(args[-num_outputs:]))
         diff_input_args = tuple(x for i, x in enumerate(input_args) if i in diff_input_indices)
         grad_inputs = grad(outputs, diff_input_args, grad_outs, create_graph=True,
                            allow_unused=True)
@@ -628,3 +1044,105 @@ def gradgradcheck(
         check_batched_grad=check_batched_grad, fast_mode=fast_mode,
         check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev,
         masked=masked)
+
+
+# --- torch's deprecated Jacobian helpers ------------------------------------------------------
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not "
+        "meant to be exposed. We are deprecating it and it will be removed "
+        "in a future version of PyTorch. If you have a specific use for "
+        "this or feature request for this to be a stable API, please file "
+        "us an issue at https://github.com/pytorch/pytorch/issues/new",
+        FutureWarning, stacklevel=3)
+
+
+def get_numerical_jacobian_wrt_specific_input(fn: Callable, input_idx: int, inputs: tuple,
+                                              outputs: Sequence[Any], eps: float,
+                                              input: Tensor | None = None,
+                                              is_forward_ad: bool = False
+                                              ) -> tuple[Tensor, ...]:
+    """Finite-difference Jacobians of ``fn(*inputs)``'s floating-point ``outputs`` with respect
+    to ``inputs[input_idx]`` (or ``input``, perturbed in place), one ``(input.numel(),
+    output.numel())`` matrix per output (torch.autograd.gradcheck's helper of that name).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.gradcheck import get_numerical_jacobian_wrt_specific_input
+    >>> x = jaxgrad.tensor([1.0, 2.0], dtype=jaxgrad.float64, requires_grad=True)
+    >>> get_numerical_jacobian_wrt_specific_input(lambda t: 3 * t, 0, (x,), (3 * x,), 0.5)
+    (tensor([[3., 0.],
+            [0., 3.]], dtype=jaxgrad.float64),)
+    """
+    inp = inputs[input_idx] if input is None else input
+    return _numerical_jacobian_wrt_input(fn, inputs, outputs, eps, inp)
+
+
+def get_numerical_jacobian(fn: Callable, inputs: Any, target: Any = None, eps: float = 1e-3,
+                           grad_out: float = 1.0) -> tuple[Tensor, ...]:
+    """Deprecated (torch's FutureWarning): the finite-difference Jacobians of the first output
+    of ``fn(inputs)`` (``fn`` takes the tuple) with respect to each tensor of ``target``
+    (default ``inputs``) that requires grad.
+
+    >>> import warnings, jaxgrad
+    >>> from jaxgrad.autograd.gradcheck import get_numerical_jacobian
+    >>> x = jaxgrad.tensor([1.0, 2.0], dtype=jaxgrad.float64, requires_grad=True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     get_numerical_jacobian(lambda xs: 2 * xs[0], (x,), eps=0.5)
+    (tensor([[2., 0.],
+            [0., 2.]], dtype=jaxgrad.float64),)
+    """
+    _deprecated("get_numerical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError(
+            "Expected grad_out to be 1.0. get_numerical_jacobian no longer "
+            "supports values of grad_out != 1.0.")
+
+    def fn_pack_inputs(*packed: Any) -> Any:
+        return fn(packed)
+
+    outputs = _as_tuple(fn_pack_inputs(*_as_tuple(inputs)))
+    if any(o.is_complex() for o in outputs):
+        raise ValueError(
+            "Expected output to be non-complex. get_numerical_jacobian no "
+            "longer supports functions that return complex outputs.")
+    target = inputs if target is None else target
+    # torch pairs the tensors of `target` that require grad with the positions of the elements
+    # of `target` that do (a tensor target is iterated over its rows)
+    positions = [i for i, a in enumerate(target) if _requires_grad(a)]
+    targets = [target] if isinstance(target, Tensor) else _diff_inputs(target)
+    return tuple(
+        get_numerical_jacobian_wrt_specific_input(fn_pack_inputs, i, _as_tuple(inputs), outputs,
+                                                  eps, input=t)[0]
+        for t, i in zip(targets, positions))
+
+
+def get_analytical_jacobian(inputs: tuple, output: Tensor, nondet_tol: float = 0.0,
+                            grad_out: float = 1.0) -> tuple[tuple[Tensor, ...], bool, bool, bool]:
+    """Deprecated (torch's FutureWarning): the backward Jacobians of ``output`` with respect to
+    each input that requires grad, and torch's flags ``(reentrant, correct_grad_sizes,
+    correct_grad_types)`` (the last two swapped, as torch returns them).
+
+    >>> import warnings, jaxgrad
+    >>> from jaxgrad.autograd.gradcheck import get_analytical_jacobian
+    >>> x = jaxgrad.tensor([1.0, 2.0], dtype=jaxgrad.float64, requires_grad=True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     get_analytical_jacobian((x,), x * x)
+    ([tensor([[2., 0.],
+            [0., 4.]], dtype=jaxgrad.float64)], True, True, True)
+    """
+    _deprecated("get_analytical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError(
+            "Expected grad_out to be 1.0. get_analytical_jacobian no longer "
+            "supports values of grad_out != 1.0.")
+    if output.is_complex():
+        raise ValueError(
+            "Expected output to be non-complex. get_analytical_jacobian no "
+            "longer supports functions that return complex outputs.")
+    jacobians, sizes_ok, types_ok, reentrant = _analytical_jacobians_and_flags(
+        _as_tuple(inputs), output, nondet_tol, None)
+    return jacobians, reentrant, types_ok, sizes_ok  # torch's order (see above)

@@ -1,4 +1,5 @@
-"""``torch.autograd.gradcheck``: ``gradcheck``, ``gradgradcheck`` and ``GradcheckError``.
+"""``torch.autograd.gradcheck``: ``gradcheck``, ``gradgradcheck``, ``GradcheckError`` and torch's
+Jacobian helpers.
 
 As in torch, ``jaxgrad.autograd.gradcheck`` is the *function* (the package re-exports it over
 this module's name), while ``from jaxgrad.autograd.gradcheck import GradcheckError`` imports
@@ -6,5 +7,10 @@ from this module.
 """
 
 from .._gradcheck import GradcheckError as GradcheckError
+from .._gradcheck import get_analytical_jacobian as get_analytical_jacobian
+from .._gradcheck import get_numerical_jacobian as get_numerical_jacobian
+from .._gradcheck import (
+    get_numerical_jacobian_wrt_specific_input as get_numerical_jacobian_wrt_specific_input,
+)
 from .._gradcheck import gradcheck as gradcheck
 from .._gradcheck import gradgradcheck as gradgradcheck
