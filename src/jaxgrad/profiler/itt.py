@@ -27,11 +27,17 @@ def _ranges() -> list[jax.profiler.TraceAnnotation]:
     return ranges
 
 
-def _check_message(function: str, msg: Any) -> None:
+def _message(function: str, msg: Any) -> str:
+    """``msg`` as a range name: text, bytes or None (an empty name), as torch's binding takes."""
+    if msg is None:
+        return ""
+    if isinstance(msg, bytes):
+        return msg.decode()
     if not isinstance(msg, str):
         raise TypeError(f"{function}(): incompatible function arguments. The following argument "
                         f"types are supported:\n    1. (arg0: str) -> None\n\nInvoked with: "
                         f"{msg!r}")
+    return msg
 
 
 def is_available() -> bool:
@@ -51,8 +57,7 @@ def range_push(msg: str) -> None:
     >>> jaxgrad.profiler.itt.range_push("load"), jaxgrad.profiler.itt.range_pop()
     (None, None)
     """
-    _check_message("rangePush", msg)
-    annotation = jax.profiler.TraceAnnotation(msg)
+    annotation = jax.profiler.TraceAnnotation(_message("rangePush", msg))
     annotation.__enter__()
     _ranges().append(annotation)
 
@@ -70,8 +75,7 @@ def mark(msg: str) -> None:
     >>> import jaxgrad
     >>> jaxgrad.profiler.itt.mark("checkpoint saved")
     """
-    _check_message("mark", msg)
-    with jax.profiler.TraceAnnotation(msg):
+    with jax.profiler.TraceAnnotation(_message("mark", msg)):
         pass
 
 

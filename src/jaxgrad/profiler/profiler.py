@@ -233,7 +233,7 @@ def _span(event: Any, pid: int, index: int, record_shapes: bool) -> dict:
     if event.sequence_nr >= 0:
         args["Sequence number"], args["Fwd thread id"] = event.sequence_nr, event.fwd_thread
     args["Record function id"] = 0
-    if record_shapes and event.input_shapes is not None:
+    if record_shapes and event.input_shapes:
         args["Input Dims"] = event.input_shapes
     args["Ev Idx"] = index
     return {"ph": "X", "cat": "user_annotation" if event.is_user_annotation else "cpu_op",
@@ -486,13 +486,13 @@ class profile(_KinetoProfile):
     >>> from jaxgrad.profiler import ProfilerActivity, profile, schedule
     >>> ready = []
     >>> with profile(activities=[ProfilerActivity.CPU],
-    ...              schedule=schedule(wait=1, warmup=1, active=1),
+    ...              schedule=schedule(wait=1, warmup=1, active=2, repeat=1),
     ...              on_trace_ready=lambda p: ready.append(p.step_num)) as prof:
     ...     for _ in range(6):
     ...         _ = jaxgrad.ones(2) * 2
     ...         prof.step()
-    >>> ready
-    [3, 6]
+    >>> ready, [e.name for e in prof.events()]
+    ([4], ['ProfilerStep*', 'aten::mul', 'ProfilerStep*', 'aten::mul'])
     """
 
     def __init__(self, *, activities: Iterable[Any] | None = None,
