@@ -192,6 +192,31 @@ def test_start_stop_and_step_by_hand():
     ok(program)
 
 
+def test_toggling_collection():
+    def program(T):
+        A = T.profiler.ProfilerActivity
+        x = T.ones(2)
+        prof = T.profiler.profile(activities=[A.CPU],
+                                  schedule=T.profiler.schedule(wait=0, warmup=1, active=2))
+        prof.toggle_collection_dynamic(False, [A.CPU])  # before any cycle: nothing to do
+        prof.start()
+        prof.toggle_collection_dynamic(False, [A.CPU])  # warming up: nothing to do
+        prof.step()
+        x * 2
+        for enable, activities in ((False, [A.CPU]), (False, [A.CPU]), (True, [A.CUDA]),
+                                   (True, [A.CPU]), (True, [A.CPU]), (False, [A.CPU, A.CUDA]),
+                                   (True, [A.CPU, A.CUDA])):
+            prof.toggle_collection_dynamic(enable, activities)
+            with T.profiler.record_function(f"enable={enable} {activities}"):
+                x + 2
+        prof.step()
+        x - 2
+        prof.stop()
+        return _names(prof.events())
+
+    ok(program)
+
+
 def test_record_shapes_and_key_average_grouping():
     def program(T):
         x, y, z = T.ones(2, 3), T.ones(2, 3), T.ones(3)
@@ -302,6 +327,26 @@ def test_chrome_trace_layout(tmp_path, suffix):
                 _workload(T, i)
                 prof.step()
         return _trace_structure(path)
+
+    ok(program)
+
+
+def test_chrome_trace_shows_the_last_cycle_only(tmp_path):
+    def program(T):
+        path = str(tmp_path / f"{T.__name__}.json")
+        results = []
+        for steps in (3, 4):
+            with T.profiler.profile(schedule=T.profiler.schedule(wait=0, warmup=1, active=1),
+                                    acc_events=True) as prof:
+                for i in range(steps):
+                    with T.profiler.record_function(f"iteration_{i}"):
+                        pass
+                    prof.step()
+            prof.export_chrome_trace(path)
+            trace = json.loads(Path(path).read_text())
+            results.append(([e["name"] for e in trace["traceEvents"] if e["ph"] == "X"],
+                            _names(prof.events())))
+        return results
 
     ok(program)
 

@@ -356,7 +356,10 @@ class _KinetoProfile:
         self._trace_id: str | None = None
         self._window = (0.0, 0.0)
         self._earlier_events: list = []  # earlier cycles' events, kept with acc_events
+        self._last_cycle: list = []  # the events of the last cycle: what a trace shows
         self._stopped = False  # the recorder has recorded and stopped since it was made
+        self._recording = False  # between start_trace and stop_trace
+        self._paused = False  # collection toggled off while recording
 
     def start(self) -> None:
         """Prepare and start recording a cycle."""
@@ -405,6 +408,7 @@ class _KinetoProfile:
             self.profiler = self._new_recorder()
         self._window = (_now_us(), _now_us())
         self.profiler.__enter__()
+        self._recording, self._paused = True, False
         for flag in ("profile_memory", "with_stack", "record_shapes", "with_modules",
                      "with_flops"):
             if getattr(self, flag):
@@ -418,9 +422,10 @@ class _KinetoProfile:
             self.execution_trace_observer.stop()
         if self.profiler is None:
             raise AssertionError("Profiler must be initialized before stopping trace")
-        self.profiler.__exit__(None, None, None)
+        if not self._paused:
+            self.profiler.__exit__(None, None, None)
         self._window = (self._window[0], _now_us())
-        self._stopped = True
+        self._stopped, self._recording, self._paused = True, False, False
         events = self.profiler.function_events
         if events is None:
             return
@@ -430,8 +435,31 @@ class _KinetoProfile:
             if event.name.startswith(PROFILER_STEP_NAME + "#"):
                 event.name = PROFILER_STEP_NAME + "*"
         events[:] = latest + self._earlier_events  # torch lists the latest cycle first
+        self._last_cycle = latest
         if self.acc_events:
             self._earlier_events = list(events)
+
+    def toggle_collection_dynamic(self, enable: bool, activities: Iterable[Any]) -> None:
+        """Pause (``enable=False``) or resume recording ops while a cycle records; only
+        ``ProfilerActivity.CPU`` is recorded apart (device work is in the ops' times).
+
+        >>> import jaxgrad
+        >>> from jaxgrad.profiler import ProfilerActivity, profile
+        >>> with profile() as prof:
+        ...     _ = jaxgrad.ones(2) * 2
+        ...     prof.toggle_collection_dynamic(False, [ProfilerActivity.CPU])
+        ...     _ = jaxgrad.ones(2) + 2
+        ...     prof.toggle_collection_dynamic(True, [ProfilerActivity.CPU])
+        >>> [e.name for e in prof.events()]
+        ['aten::mul']
+        """
+        if not self._recording or ProfilerActivity.CPU not in set(activities):
+            return
+        if enable and self._paused:
+            self.profiler.__enter__()
+        elif not enable and not self._paused:
+            self.profiler.__exit__(None, None, None)
+        self._paused = not enable
 
     def events(self) -> EventList:
         """The recorded (unaggregated) events of the last cycle (all cycles with
@@ -452,14 +480,15 @@ class _KinetoProfile:
                                           group_by_overload_name)
 
     def export_chrome_trace(self, path: str, use_python_export: bool = False) -> None:
-        """Write the events as a Chrome trace in Kineto's layout (gzipped if ``path`` ends in
-        ``.gz``); ``use_python_export`` writes the autograd profiler's plain trace instead."""
+        """Write the last cycle's events as a Chrome trace in Kineto's layout (gzipped if
+        ``path`` ends in ``.gz``); ``use_python_export`` writes all of ``events()`` in the
+        autograd profiler's plain layout instead."""
         if self.profiler is None:
             raise AssertionError("Profiler must be initialized before exporting chrome trace")
         if use_python_export:
             self.profiler.export_chrome_trace(path)
             return
-        trace = _chrome_trace(self.profiler.function_events or [], path, self._trace_metadata,
+        trace = _chrome_trace(self._last_cycle, path, self._trace_metadata,
                               self._trace_id or "", self._window, self.record_shapes)
         with (gzip.open(path, "wt") if path.endswith(".gz") else open(path, "w")) as f:
             json.dump(trace, f)
