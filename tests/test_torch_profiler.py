@@ -429,10 +429,18 @@ def test_trace_ids_and_metadata():
 
 
 def test_jax_trace_of_the_recorded_cycles(tmp_path):
-    with jaxgrad.profiler.profile(jax_trace_dir=str(tmp_path)):
-        _workload(jaxgrad, 0)
-    written = [f for _, _, files in os.walk(tmp_path) for f in files]
-    assert any(f.endswith(".xplane.pb") for f in written)
+    P = jaxgrad.profiler
+    with P.profile(schedule=P.schedule(wait=0, warmup=1, active=1, repeat=1),
+                   jax_trace_dir=str(tmp_path)) as prof:
+        for i in range(3):
+            _workload(jaxgrad, i)
+            prof.step()
+    (trace,) = [Path(root) / f for root, _, files in os.walk(tmp_path) for f in files
+                if f.endswith(".xplane.pb")]
+    data = trace.read_bytes()
+    named = [name for name in ("ProfilerStep#0", "ProfilerStep#1", "iteration_0", "iteration_1",
+                               "aten::mul", "MulBackward0") if name.encode() in data]
+    assert named == ["ProfilerStep#1", "iteration_1", "aten::mul", "MulBackward0"]
 
 
 # --- ITT ----------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ ranges are recorded) and stopped, as its ``schedule`` says at each ``step()``; a
 every cycle ``on_trace_ready`` receives the profiler. Events are jaxgrad's own (real times of
 the XLA work, each op blocks on its results); ``export_chrome_trace`` writes them in the layout
 of torch's Kineto traces, and ``jax_trace_dir`` also captures ``jax.profiler``'s device-level
-trace of each recorded cycle.
+trace of each recorded cycle, where ops, backward nodes, steps and ``record_function`` ranges
+are named ranges around the XLA work (TensorBoard's profile plugin reads ``jax_trace_dir``).
 """
 
 from __future__ import annotations
@@ -360,6 +361,7 @@ class _KinetoProfile:
         self._stopped = False  # the recorder has recorded and stopped since it was made
         self._recording = False  # between start_trace and stop_trace
         self._paused = False  # collection toggled off while recording
+        self._annotations: autograd_profiler.emit_itt | None = None  # names in the jax trace
 
     def start(self) -> None:
         """Prepare and start recording a cycle."""
@@ -408,6 +410,9 @@ class _KinetoProfile:
             self.profiler = self._new_recorder()
         self._window = (_now_us(), _now_us())
         self.profiler.__enter__()
+        if self.jax_trace_dir is not None:
+            self._annotations = autograd_profiler.emit_itt()
+            self._annotations.__enter__()
         self._recording, self._paused = True, False
         for flag in ("profile_memory", "with_stack", "record_shapes", "with_modules",
                      "with_flops"):
@@ -422,6 +427,9 @@ class _KinetoProfile:
             self.execution_trace_observer.stop()
         if self.profiler is None:
             raise AssertionError("Profiler must be initialized before stopping trace")
+        if self._annotations is not None:
+            self._annotations.__exit__(None, None, None)
+            self._annotations = None
         if not self._paused:
             self.profiler.__exit__(None, None, None)
         self._window = (self._window[0], _now_us())
