@@ -108,7 +108,6 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
     ``wait`` idle, ``warmup`` warm-up and ``active`` recorded steps (the last one saves),
     ``repeat`` times (0: forever). ``skip_first_wait`` drops the first cycle's wait.
 
-    >>> import warnings
     >>> from jaxgrad.profiler import schedule
     >>> step_action = schedule(wait=1, warmup=1, active=2, repeat=1)
     >>> [step_action(step).name for step in range(5)]
@@ -518,6 +517,8 @@ class profile(_KinetoProfile):
     """torch's ``torch.profiler.profile``: record ops, backward nodes and ``record_function``
     ranges in cycles driven by ``schedule`` and ``step()``, handing each finished cycle to
     ``on_trace_ready``. Without a schedule one cycle runs from ``start`` to ``stop``.
+    ``jax_trace_dir`` (jaxgrad's own) also writes ``jax.profiler``'s trace of each recorded
+    cycle there, with the recorded ranges named in it.
 
     >>> import jaxgrad
     >>> from jaxgrad.profiler import ProfilerActivity, profile, schedule
