@@ -12,6 +12,7 @@ from . import func as func
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
+from . import profiler as profiler
 from . import return_types as return_types
 from . import serialization as serialization
 from . import utils as utils
