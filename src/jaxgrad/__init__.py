@@ -8,6 +8,8 @@
 tensor([2., 4.])
 """
 
+import math as _math
+
 # isort: off
 from . import _jax_setup  # noqa: F401  (explicit 64-bit dtypes allowed, before anything else)
 # isort: on
@@ -77,6 +79,11 @@ from ._grad_mode import no_grad as no_grad
 from ._grad_mode import set_grad_enabled as set_grad_enabled
 from ._jax_op import jax_op as jax_op
 from ._legacy_types import CPU_TYPES as _CPU_TYPES
+from ._memory_format import channels_last as channels_last
+from ._memory_format import channels_last_3d as channels_last_3d
+from ._memory_format import contiguous_format as contiguous_format
+from ._memory_format import memory_format as memory_format
+from ._memory_format import preserve_format as preserve_format
 from ._random import Generator as Generator
 from ._random import bernoulli as bernoulli
 from ._random import initial_seed as initial_seed
@@ -97,6 +104,14 @@ from ._tensor import Size as Size
 from ._tensor import Tensor as Tensor
 from ._tensor import is_tensor as is_tensor
 from ._tensor_str import set_printoptions as set_printoptions
+from ._warn_once import is_warn_always_enabled as is_warn_always_enabled
+from ._warn_once import set_warn_always as set_warn_always
+
+inf = float("inf")
+nan = float("nan")
+pi = _math.pi
+e = _math.e
+newaxis = None
 
 # Every op declared with a function variant (``jaxgrad.exp``, ``jaxgrad.add``, ...), generated
 # from its declaration; ``__init__.pyi`` lists them for editors and type checkers.

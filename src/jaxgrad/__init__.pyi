@@ -24,7 +24,10 @@ from ._tensor import Size as Size
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor
 from ._random import bernoulli as bernoulli
+from ._memory_format import channels_last as channels_last
+from ._memory_format import channels_last_3d as channels_last_3d
 from ._compile import compile as compile
+from ._memory_format import contiguous_format as contiguous_format
 from ._device import device as device
 from ._dtypes import dtype as dtype
 from ._creation import empty as empty
@@ -44,16 +47,19 @@ from ._anomaly import is_anomaly_enabled as is_anomaly_enabled
 from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._tensor import is_tensor as is_tensor
+from ._warn_once import is_warn_always_enabled as is_warn_always_enabled
 from ._jax_op import jax_op as jax_op
 from ._creation import linspace as linspace
 from ._serialization import load as load
 from ._creation import logspace as logspace
 from ._random import manual_seed as manual_seed
+from ._memory_format import memory_format as memory_format
 from ._random import multinomial as multinomial
 from .autograd.grad_mode import no_grad as no_grad
 from ._random import normal as normal
 from ._creation import ones as ones
 from ._creation import ones_like as ones_like
+from ._memory_format import preserve_format as preserve_format
 from ._dtypes import promote_types as promote_types
 from ._random import rand as rand
 from ._random import rand_like as rand_like
@@ -69,6 +75,7 @@ from ._device import set_default_device as set_default_device
 from ._dtypes import set_default_dtype as set_default_dtype
 from .autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from ._tensor_str import set_printoptions as set_printoptions
+from ._warn_once import set_warn_always as set_warn_always
 from ._creation import tensor as tensor
 from ._api import tensordot as tensordot
 from ._api import tril_indices as tril_indices
@@ -84,17 +91,22 @@ bool: dtype
 complex128: dtype
 complex64: dtype
 double: dtype
+e: float
 float: dtype
 float16: dtype
 float32: dtype
 float64: dtype
 half: dtype
+inf: float
 int: dtype
 int16: dtype
 int32: dtype
 int64: dtype
 int8: dtype
 long: dtype
+nan: float
+newaxis: None
+pi: float
 short: dtype
 uint8: dtype
 BFloat16Tensor: tensortype

@@ -129,6 +129,8 @@ def init_stub() -> str:
             functions.append(f"def {name}{text}: ...")
         elif isinstance(obj, _dtypes.dtype):
             dtypes.append(f"{name}: dtype")
+        elif obj is None or isinstance(obj, float):  # inf, nan, pi, e, newaxis
+            dtypes.append(f"{name}: {'None' if obj is None else 'float'}")
         else:
             lines.append(_import_line(name, obj))
     lines += ["", "__version__: str", *dtypes, *legacy, "", *functions, ""]
@@ -140,7 +142,8 @@ def _import_line(name: str, obj: Any) -> str:
     candidates = [getattr(obj, "__module__", None)] if not isinstance(obj, _dtypes.dtype) else []
     candidates = [c for c in candidates if c != "jaxgrad"]  # classes shown at their public path
     candidates += [f"jaxgrad.{m}" for m in ("_tensor", "_dtypes", "_device", "_api", "_creation",
-                                            "_random", "_grad_mode", "_caches", "_tensor_str")]
+                                            "_random", "_grad_mode", "_caches", "_tensor_str",
+                                            "_memory_format")]
     for module_name in candidates:
         module = sys.modules.get(module_name or "")
         if module is None:
