@@ -35,7 +35,10 @@ def _names(events):
 
 def _fresh_warnings(T):
     """Forget which once-per-process profiler warnings were shown (each library keeps a set)."""
-    T.profiler.profiler._WARNINGS_SHOWN.clear()
+    if T.__name__ == "torch":
+        T.profiler.profiler._WARNINGS_SHOWN.clear()
+    else:  # jaxgrad keeps one set for all its warn-once warnings
+        T._warn_once._state.given.clear()
 
 
 def _workload(T, i):

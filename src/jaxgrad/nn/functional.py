@@ -35,6 +35,7 @@ from .._opgen import tensor_args
 from .._ops import elementwise as E
 from .._ops import nn as N
 from .._tensor import Tensor
+from .._warn_once import warn_once
 
 # --- linear ---------------------------------------------------------------------------------
 
@@ -891,18 +892,12 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     return out if batched else A.squeeze(out, 0)
 
 
-_warned_same_padding = False
-
-
 def _pad_same(x: Tensor, pads: tuple[tuple[int, int], ...]) -> tuple[Tensor, tuple]:
     """torch's _convolution_same for an even kernel: zero-pad the extra right-hand element of
     each dim first (``ConstantPadNdBackward0``), leaving a symmetric padding for the
     convolution; warns once per process, as torch's TORCH_WARN_ONCE does."""
-    global _warned_same_padding
-    if not _warned_same_padding:
-        _warned_same_padding = True
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
-                      "require a zero-padded copy of the input be created", stacklevel=4)
+    warn_once("Using padding='same' with even kernel lengths and odd dilation may require a "
+              "zero-padded copy of the input be created", stacklevel=4)
     flat: list[int] = []
     for lo, hi in reversed(pads):
         flat += [0, hi - lo]

@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 from .. import cuda
+from .._warn_once import warn_once
 from ..autograd import profiler as autograd_profiler
 from ..autograd.profiler_util import EventList
 
@@ -34,13 +35,6 @@ __all__ = ["supported_activities", "ProfilerAction", "schedule", "tensorboard_tr
 
 PROFILER_STEP_NAME = "ProfilerStep"
 _BACKWARD_SCOPE = 1  # a backward node's own event (torch's RecordScope.BACKWARD_FUNCTION)
-_WARNINGS_SHOWN: set[str] = set()
-
-
-def _warn_once(message: str) -> None:
-    if message not in _WARNINGS_SHOWN:
-        _WARNINGS_SHOWN.add(message)
-        warnings.warn(message, stacklevel=3)
 
 
 class ProfilerActivity(enum.Enum):
@@ -374,7 +368,7 @@ class _KinetoProfile:
     def prepare_trace(self) -> None:
         """Make the cycle's recorder (nothing is recorded until ``start_trace``)."""
         if self.profiler is not None and not self.acc_events:
-            _warn_once("Warning: Profiler clears events at the end of each cycle. Only events "
+            warn_once("Warning: Profiler clears events at the end of each cycle. Only events "
                        "from the current cycle will be reported. To keep events across "
                        "cycles, set acc_events=True.")
         if self.profiler is None or not self.acc_events:
