@@ -441,31 +441,52 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     the XLA program of the op that consumes it), not now; the node is recorded now, as torch
     records it."""
     layout = geometry(self._geometry(), **static)
+    replay = (op, geometry, static) if _state.view_replay else None
     if _profiler.active or self._lazy is not None:
-        return make_view(apply(op, self, **static), self, layout)
+        return make_view(apply(op, self, **static), self, layout, replay=replay)
     skey = static_key(static) if static else ()
     out = Tensor._make(None)
-    make_view(out, self, layout)
+    make_view(out, self, layout, replay=replay)
     out._arr = None
     out._lazy = (jitted_forward(op, skey, None, None), self)
-    if _state.grad and self._requires_grad and (op.grads or op.variadic):
+    if _state.grad and self._requires_grad and (op.grads or op.variadic) and not self._inference:
         out._rg_from_base = False
         _record(op, skey, (self,), (), [out])
     return out
 
 
-def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = False) -> Tensor:
-    """Make ``out`` (just computed from ``source``) a view of ``source`` with ``layout``: it
-    shares the storage and version counter, records torch's CreationMeta, and requires grad
-    when the base does (even when made under no_grad: torch's view requires_grad rule)."""
+def share_storage(out: Tensor, source: Tensor, layout: Layout) -> Tensor:
+    """Make ``out`` (just computed from ``source``) read and write ``source``'s storage at
+    ``layout``, keeping its own version counter and history: no view for autograd (torch's
+    ``unsafe_split`` pieces)."""
     value = out._cell.array
     out._cell = source._cell
     out._layout = layout
     out._arr, out._arr_gen = value, source._cell.generation
+    return out
+
+
+def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = False,
+              replay: tuple | None = None) -> Tensor:
+    """Make ``out`` (just computed from ``source``) a view of ``source`` with ``layout``: it
+    shares the storage and version counter, records torch's CreationMeta, and requires grad
+    when the base does (even when made under no_grad: torch's view requires_grad rule).
+
+    A view of an inference tensor is an inference tensor sharing its storage, but no view for
+    autograd (no ``_base``, a leaf), as torch's. ``replay`` is the view op as
+    ``(op, geometry, static)`` when view replay is on: the view then keeps the chain of view
+    ops from its base (``_view_fn``), which :func:`regenerate_view_node` replays."""
+    share_storage(out, source, layout)
     out._vc = source._vc
+    if source._inference:  # (a multi-output op may have recorded a node: not for these)
+        out._inference = True
+        out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
+        return out
     out._base = source._base if source._base is not None else source
     out._view_version = source._vc.value
-    out._inference = source._inference
+    out._inference = False
+    if replay is not None and (source._base is None or source._view_fn is not None):
+        out._view_fn = (source._view_fn or ()) + (replay,)
     out._creation_meta = view_creation_meta(source, multi_output)
     if out._grad_fn is None and source._requires_grad:  # made without recording (no_grad)
         out._requires_grad = True  # torch: a view requires grad when its base does
@@ -482,11 +503,31 @@ def regenerate_view_node(view: Tensor) -> None:
     edge = base._gradient_edge() if base._requires_grad else None
     if edge is None:
         return
+    if view._view_fn is not None:
+        _replay_view_node(view, base)
+        return
     layout = view._layout
     node = node_class_for(V.AS_STRIDED)(
         (edge,), ((layout.shape, view._value.dtype),), V.AS_STRIDED,
         static_key({"layout_out": layout}), (True,), ((base.shape, base._value.dtype),), {})
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
+    view._backward_hooks = None
+
+
+def _replay_view_node(view: Tensor, base: Tensor) -> None:
+    """The view's grad_fn made by replaying its view ops on its base with grad recording on
+    (torch's view_fn): the original views' nodes (``ViewBackward0``...) instead of one
+    ``AsStridedBackward0``."""
+    prev = _state.grad
+    _state.grad = True
+    try:
+        replayed = base
+        for op, geometry, static in view._view_fn:
+            replayed = apply_view(op, geometry, replayed, **static)
+    finally:
+        _state.grad = prev
+    view._grad_fn, view._output_nr, view._requires_grad = (
+        replayed._grad_fn, replayed._output_nr, True)
     view._backward_hooks = None
 
 

@@ -18,6 +18,7 @@ class _GradModeState(threading.local):
 
     grad = True
     inference = False
+    view_replay = False  # views record how to replay them from their base
 
 
 _state = _GradModeState()
@@ -45,6 +46,19 @@ def is_inference_mode_enabled() -> bool:
     False
     """
     return _state.inference
+
+
+def is_view_replay_enabled() -> bool:
+    """Whether views made now record their view ops, so that a view whose base changed in
+    place gets its original view's backward (``ViewBackward0``) instead of
+    ``AsStridedBackward0`` (thread-local; set by ``_force_original_view_tracking``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.grad_mode import is_view_replay_enabled
+    >>> is_view_replay_enabled()
+    False
+    """
+    return _state.view_replay
 
 
 def _set_grad(enabled: bool) -> None:
@@ -203,6 +217,41 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self) -> inference_mode:
         """A new ``inference_mode`` with the same mode (used when decorating)."""
+        return self.__class__(self.mode)
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Set whether views record their original view ops (view replay); takes effect at once,
+    and as a context manager or decorator it restores the previous setting (thread-local).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.grad_mode import _force_original_view_tracking
+    >>> x = jaxgrad.ones(2, 2, requires_grad=True)
+    >>> with _force_original_view_tracking(True):
+    ...     v = x.clone().view(-1)
+    >>> _ = v.add_(1); type(v.grad_fn).__name__
+    'ViewBackward0'
+    """
+
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = is_view_replay_enabled()
+        self.mode = mode
+        _state.view_replay = bool(mode)
+
+    def __call__(self, func: Callable) -> Callable:
+        _state.view_replay = self.prev
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        _state.view_replay = bool(self.mode)
+
+    def __exit__(self, *exc: object) -> None:
+        _state.view_replay = self.prev
+
+    def clone(self) -> _force_original_view_tracking:
+        """A new one with the same mode (used when decorating)."""
         return self.__class__(self.mode)
 
 

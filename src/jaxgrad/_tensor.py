@@ -8,6 +8,7 @@ are attached by ``jaxgrad._methods`` from the op declarations, once, when jaxgra
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 import weakref
@@ -97,7 +98,7 @@ class Tensor:
                  "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_fn", "_inference",
                  "_layout", "_lazy",
                  "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
-                 "_rg_from_base", "_vc", "_view_version")
+                 "_rg_from_base", "_vc", "_view_fn", "_view_version")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -124,6 +125,7 @@ class Tensor:
         t._retains_grad = False
         t._base = None
         t._view_version = 0
+        t._view_fn = None  # a view made under view replay: how to remake it from its base
         t._creation_meta = None  # torch's CreationMeta of a view (None: DEFAULT)
         t._rg_from_base = False  # a view requiring grad only because its base does
         t._inference = _grad_state.inference
@@ -176,6 +178,21 @@ class Tensor:
         self._write(array)
         self._vc.value += ops
 
+    def _resize_storage(self, shape: tuple[int, ...]) -> None:
+        """Take ``shape``, contiguous from the current storage offset (torch's resize_): over
+        the same storage when it is large enough, else over a larger copy of it (new elements
+        zero); one version bump."""
+        offset = self.storage_offset()
+        needed = offset + math.prod(shape)
+        old = self._cell.array
+        if needed > old.size:
+            flat = jnp.zeros(needed, old.dtype).at[:old.size].set(old.reshape(-1))
+            self._cell = Storage(flat)
+        self._layout = Layout(shape, contiguous_strides(shape), offset)
+        self._arr, self._lazy = None, None
+        self._vc.value += 1
+        structure_changed()
+
     @property
     def data(self) -> Tensor:
         """A tensor sharing storage but not history or version counter (torch's ``.data``)."""
@@ -188,6 +205,10 @@ class Tensor:
         self._cell, self._layout = other._cell, other._layout
         self._arr, self._arr_gen, self._lazy = other._arr, other._arr_gen, other._lazy
         structure_changed()
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     # -- metadata -----------------------------------------------------------------------------
     @property

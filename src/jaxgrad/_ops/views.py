@@ -313,6 +313,7 @@ SQUEEZE_ALL_INPLACE = _named(SQUEEZE, "SqueezeBackward3")
 SQUEEZE_DIMS_INPLACE = _named(SQUEEZE, "SqueezeBackward5")
 T_INPLACE = _named(T, "TBackward1")
 TRANSPOSE_INPLACE = _named(TRANSPOSE, "TransposeBackward1")
+AS_STRIDED_INPLACE = _named(AS_STRIDED, "AsStridedBackward1")
 FLIP = Op("flip", "FlipBackward0", _flip, grads={"self": lambda grad, dims: _flip(grad, dims)})
 ROLL = Op("roll", "RollBackward0", _roll,
           grads={"self": lambda grad, shifts, dims: _roll(grad, tuple(-s for s in shifts), dims)})
