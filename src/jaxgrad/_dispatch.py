@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +52,7 @@ class OpNode(Node):
     gradient, ``in_meta`` their (shape, dtype), ``saved`` the saved values by formula name.
     """
 
-    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static", "viewed")
+    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static", "view_grad_fn", "viewed")
 
     def __init__(self, next_edges: tuple, out_meta: tuple, op: Op, static: tuple,
                  needs: tuple, in_meta: tuple, saved: dict | None = None,
@@ -60,6 +61,9 @@ class OpNode(Node):
         self.op, self.static, self.needs, self.in_meta, self.saved = (
             op, static, needs, in_meta, saved)
         self.freed: dict | None = None
+        # an in-place op on a view: a weak reference to the view's grad_fn after the op, which
+        # its saved result unpacks with (torch's is_inplace_on_view SavedVariable)
+        self.view_grad_fn: weakref.ref | None = None
         # per input, whether the last backward handed its gradient on as a view (torch's
         # sum_to over leading dims): the engine never sums into such a gradient in place
         self.viewed: tuple[bool, ...] = ()
@@ -122,7 +126,19 @@ class OpNode(Node):
         saved = self.saved
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        return {name: s.unpack(self) for name, s in saved.items()}
+        return {name: s.unpack(self._owner_of(s)) for name, s in saved.items()}
+
+    def _owner_of(self, saved: Any) -> Node:
+        """The node a saved value unpacks with: this one, or for the result of an in-place op
+        on a view, the view's grad_fn (while it lives; torch's error for a result modified
+        since names this node)."""
+        ref = self.view_grad_fn
+        if ref is not None and getattr(saved, "is_output", False):
+            fn = ref()
+            kept = saved.tensor
+            if fn is not None and (kept is None or kept._vc.value == saved.version):
+                return fn
+        return self
 
     def release_variables(self) -> None:
         saved = self.saved
@@ -157,7 +173,8 @@ class OpNode(Node):
                 value = saved[key]
                 if key in tensors and _is_number(value):
                     return _wrapped_number(value._value)
-                return value._value if type(value) is SavedConstant else value.unpack(self)
+                return (value._value if type(value) is SavedConstant
+                        else value.unpack(self._owner_of(value)))
             if key in tensors:
                 return None
             static = dict(object.__getattribute__(self, "static"))
@@ -537,14 +554,20 @@ def check_inplace(self: Tensor, others: tuple = ()) -> None:
     """torch's errors for in-place ops on leaves, their views and non-default views."""
     if self._inference and not is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
-    if not _state.grad or not (self._requires_grad or any(
+    if not _state.grad or not (self.requires_grad or any(
             isinstance(o, Tensor) and o._requires_grad for o in others)):
         return
+    check_differentiable_inplace(self)
+
+
+def check_differentiable_inplace(self: Tensor) -> None:
+    """torch's checks of an in-place op that autograd records, on views with a non-default
+    CreationMeta, views of leaves and leaves requiring grad."""
     base = self._base
     if base is not None:
         if self._creation_meta is not None:
             raise RuntimeError(view_rebase_message(self, indirect=False))
-        if self._requires_grad and base._requires_grad and base._grad_fn is None:
+        if self.requires_grad and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
     if self._requires_grad and self._grad_fn is None:
@@ -615,8 +638,8 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
     new = _run_forward(op, skey, compute_dtype, out_dtype, args, aux)
-    record = _state.grad and bool(op.grads or op.variadic) and any(
-        isinstance(a, Tensor) and a._requires_grad for a in args)  # (logical_and_: no node)
+    record = _state.grad and bool(op.grads or op.variadic) and (self.requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in others))  # (logical_and_: no node)
     node = None
     if record:
         node = _record(op, skey, (_snapshot(self), *others), aux, [self],
@@ -691,8 +714,9 @@ def write_out(out: Tensor, result: Tensor) -> Tensor:
 
 def _snapshot(self: Tensor) -> Tensor:
     """The pre-modification ``self``: its current value and autograd identity (torch's clone)."""
+    fn = self.grad_fn  # (a view whose base changed gets its grad_fn, and requires grad, now)
     snap = Tensor._make(self._value, self._requires_grad)
-    snap._grad_fn, snap._output_nr = self.grad_fn, self._output_nr
+    snap._grad_fn, snap._output_nr = fn, self._output_nr
     return snap
 
 
@@ -700,6 +724,8 @@ def _rebase_history(self: Tensor, node: OpNode) -> None:
     """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices;
     then the node saves its result, the modified self at its new version."""
     rebase_history(self, node, 0)
+    if self._base is not None:
+        node.view_grad_fn = weakref.ref(self.grad_fn)
     save_outputs(node, [self])
 
 

@@ -43,6 +43,11 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+# attributes torch refuses to delete (which here are also the tensor's own fields)
+_UNDELETABLE = {"_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+                "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
+
+
 class Size(tuple):
     """A tensor's shape: a tuple that prints like torch's ``Size``.
 
@@ -201,7 +206,7 @@ class Tensor:
     @data.setter
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
-            raise TypeError(f"Expected Tensor, got {type(other).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
         self._cell, self._layout = other._cell, other._layout
         self._arr, self._arr_gen, self._lazy = other._arr, other._arr_gen, other._lazy
         structure_changed()
@@ -295,7 +300,14 @@ class Tensor:
     # -- autograd attributes --------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        base = self._base  # torch: a view requires grad when its base does
+        return base is not None and base._requires_grad
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -578,6 +590,12 @@ class Tensor:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
+
+    def __delattr__(self, name: str) -> None:
+        message = _UNDELETABLE.get(name)
+        if message is not None:
+            raise RuntimeError(message)
+        object.__delattr__(self, name)
 
     def __hash__(self) -> int:
         return id(self)
