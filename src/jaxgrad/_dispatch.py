@@ -527,8 +527,7 @@ def regenerate_view_node(view: Tensor) -> None:
     node = node_class_for(V.AS_STRIDED)(
         (edge,), ((layout.shape, view._value.dtype),), V.AS_STRIDED,
         static_key({"layout_out": layout}), (True,), ((base.shape, base._value.dtype),), {})
-    view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
-    view._backward_hooks = None
+    view._set_history(node, 0)  # (retain_grad moves to the new grad_fn)
 
 
 def _replay_view_node(view: Tensor, base: Tensor) -> None:
@@ -543,9 +542,7 @@ def _replay_view_node(view: Tensor, base: Tensor) -> None:
             replayed = apply_view(op, geometry, replayed, **static)
     finally:
         _state.grad = prev
-    view._grad_fn, view._output_nr, view._requires_grad = (
-        replayed._grad_fn, replayed._output_nr, True)
-    view._backward_hooks = None
+    view._set_history(replayed._grad_fn, replayed._output_nr)
 
 
 # --- in-place ----------------------------------------------------------------------------------

@@ -255,4 +255,44 @@ class _force_original_view_tracking(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+class _unsafe_preserve_version_counter(_DecoratorContextManager):
+    """On exit, put the ``_version`` of ``tensors`` (one tensor or a tuple) back to what it was
+    on entry, hiding the in-place changes made inside from autograd's checks. Unsafe: a saved
+    tensor modified inside then gives silently wrong gradients.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.grad_mode import _unsafe_preserve_version_counter
+    >>> x = jaxgrad.ones(2)
+    >>> with _unsafe_preserve_version_counter(x):
+    ...     _ = x.mul_(2)
+    >>> x._version, x
+    (0, tensor([2., 2.]))
+    """
+
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
+
+    def __init__(self, tensors: Any) -> None:
+        self.tensors = tensors if isinstance(tensors, tuple) or not hasattr(
+            tensors, "_version") else (tensors,)
+        if not isinstance(self.tensors, tuple):
+            raise AssertionError("Expected tensors to be a tuple")
+        self.prev_versions = tuple(t._version for t in self.tensors)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _unsafe_set_version_counter(self.tensors, self.prev_versions)
+
+
+def _unsafe_set_version_counter(tensors: tuple, versions: tuple) -> None:
+    """Set each tensor's ``_version`` (shared with its views) to the given value (torch's
+    ``torch._C._autograd._unsafe_set_version_counter``)."""
+    for t, version in zip(tensors, versions):
+        t._version  # noqa: B018  (inference tensors refuse, as torch's)
+        if version < 0:
+            raise RuntimeError(f"Cannot set a version_counter to a value below 0: {version}")
+        t._vc.value = version
+
+
 _NO_PARAM = (no_grad, enable_grad)

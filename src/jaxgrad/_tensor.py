@@ -207,6 +207,9 @@ class Tensor:
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
+        if self._requires_grad and not (other.dtype.is_floating_point or other.dtype.is_complex):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._cell, self._layout = other._cell, other._layout
         self._arr, self._arr_gen, self._lazy = other._arr, other._arr_gen, other._lazy
         structure_changed()
