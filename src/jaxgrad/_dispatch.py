@@ -548,13 +548,13 @@ def _replay_view_node(view: Tensor, base: Tensor) -> None:
 # --- in-place ----------------------------------------------------------------------------------
 
 def check_inplace(self: Tensor, others: tuple = ()) -> None:
-    """torch's errors for in-place ops on leaves, their views and non-default views."""
+    """torch's errors for in-place ops on leaves, their views and non-default views, then on
+    inference tensors outside inference mode."""
+    if _state.grad and (self.requires_grad or any(
+            isinstance(o, Tensor) and o._requires_grad for o in others)):
+        check_differentiable_inplace(self)
     if self._inference and not is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
-    if not _state.grad or not (self.requires_grad or any(
-            isinstance(o, Tensor) and o._requires_grad for o in others)):
-        return
-    check_differentiable_inplace(self)
 
 
 def check_differentiable_inplace(self: Tensor) -> None:
@@ -652,6 +652,8 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
     """An in-place view op (``unsqueeze_``, ``t_``...): ``self`` takes the view's shape and
     strides over its own storage (other tensors sharing the storage keep theirs), its version
     moves on, and ``op``'s node becomes its grad_fn (a view stays a view of its base)."""
+    if self._inference and not is_inference_mode_enabled():  # (checked first for these ops)
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     check_inplace(self)
     skey = static_key(static) if static else ()
     new = jitted_forward(op, skey, None, None)(self._value)
