@@ -567,7 +567,7 @@ def check_differentiable_inplace(self: Tensor) -> None:
         if self.requires_grad and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
-    if self._requires_grad and self._grad_fn is None:
+    if self.requires_grad and self._grad_fn is None:  # (the field: no view regenerated)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 
@@ -753,13 +753,18 @@ class CopySlices(Node):
         g = grads[0]
         if g is None:
             return [None] * len(self.next_edges)
+        fn = self.fn
+        if fn is None:
+            raise RuntimeError(FREED_MESSAGE)
         view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
-        res = self.fn.apply([view_grad], create_graph)
+        res = fn.apply([view_grad], create_graph)
         slot = res[0] if res[0] is not None else Tensor._make(jnp.zeros_like(view_grad._value))
         return [apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout), *res[1:]]
 
     def release_variables(self) -> None:
-        self.fn.release_variables()
+        """Let go of ``fn`` (as torch's): its saved tensors go with it, unless a graph made
+        with ``create_graph`` still runs it as a node of its own."""
+        self.fn = None
 
 
 # --- differentiable backward (create_graph=True) -----------------------------------------------
