@@ -836,7 +836,7 @@ def test_attribute_deletion_and_data_assignment():
         del x.grad
         seen = [x.grad]
         for name in ("data", "requires_grad", "_grad_fn", "_backward_hooks"):
-            seen.append(attempt(lambda: delattr(x, name)))
+            seen.append(attempt(lambda name=name: delattr(x, name)))
         a = T.tensor(1.0, requires_grad=True)
         a.data = T.tensor(2.0)
         seen += [attempt(lambda: setattr(x, "data", None)), val(a),
