@@ -678,3 +678,281 @@ def test_nested_io_function_fails_when_called_as_in_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         ok(program)
+
+
+# --- views returned by custom Functions, mark_dirty checks -----------------------------------------
+
+def _view_functions(T, calls):
+    Function = T.autograd.Function
+
+    class IdOneOutput(Function):
+        @staticmethod
+        def forward(ctx, a, make_view, pure_view):
+            ctx._is_pure_view = pure_view
+            return a.narrow(0, 0, 2) if make_view else a.clone()
+
+        @staticmethod
+        def backward(ctx, ga):
+            calls.append("one")
+            return ga, None, None
+
+    class IdTwoOutput(Function):
+        @staticmethod
+        def forward(ctx, a, b, make_view, pure_view):
+            ctx._is_pure_view = pure_view
+            a = a.narrow(0, 0, 2) if make_view else a.clone()
+            return a, a + b
+
+        @staticmethod
+        def backward(ctx, ga, gab):
+            calls.append("two")
+            return ga + gab, gab, None, None
+
+    class ViewOfTemp(Function):
+        @staticmethod
+        def forward(ctx, a, make_view, pure_view):
+            ctx._is_pure_view = pure_view
+            ctx.save_for_backward(a)
+            a = a.narrow(0, 0, 2) if make_view else a.clone()
+            return a.clone().select(0, 0)
+
+        @staticmethod
+        def backward(ctx, grad):
+            calls.append("temp")
+            (a,) = ctx.saved_tensors
+            res = T.zeros_like(a)
+            res.select(0, 0).copy_(grad)
+            return res, None, None
+
+    return IdOneOutput, IdTwoOutput, ViewOfTemp
+
+
+@pytest.mark.parametrize("fn_id", ["one_output", "two_output", "view_of_temp"])
+@pytest.mark.parametrize("inplace", [True, False])
+@pytest.mark.parametrize("make_view", [True, False])
+@pytest.mark.parametrize("pure_view", [True, False])
+def test_views_returned_by_custom_functions(fn_id, inplace, make_view, pure_view):
+    """Views a custom Function returns are CreationMeta IN_CUSTOM_FUNCTION (in-place refused),
+    or, for a pure view (``ctx._is_pure_view``), ordinary views whose in-place change replays
+    as_strided instead of calling the custom backward; several differentiable outputs make
+    MULTI_OUTPUT views."""
+    def program(T):
+        calls = []
+        id_one, id_two, view_of_temp = _view_functions(T, calls)
+        a = T.ones(2, dtype=T.double, requires_grad=True)
+        b = T.ones(2, dtype=T.double, requires_grad=True)
+
+        def run():
+            x, y = a.clone(), b.clone()
+            if fn_id == "two_output":
+                out1, out2 = id_two.apply(x, y, make_view, pure_view)
+                if inplace:
+                    out1 += 3
+                    out2 += 3
+                else:
+                    out1, out2 = out1 + 3, out2 + 3
+                out = out1 * out2
+            else:
+                out = (id_one.apply(x, make_view, pure_view) if fn_id == "one_output"
+                       else view_of_temp.apply(x + y, make_view, pure_view))
+                if inplace:
+                    out += 3
+                else:
+                    out = out + 3
+            flags = type(out.grad_fn).__name__, out._is_view()
+            out.sum().abs().backward()
+            return flags
+
+        return attempt(run), calls, val(a.grad), val(b.grad)
+
+    ok(program)
+
+
+def test_multi_output_and_input_views_of_custom_functions():
+    def program(T):
+        class Pair(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x[:1], x[1:]
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                return T.cat([g1, g2])
+
+        class Same(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        x = T.ones(3, requires_grad=True).clone()
+        first, _rest = Pair.apply(x)
+        same_out = Same.apply(x)
+        return (attempt(lambda: first.add_(1)), attempt(lambda: same_out.add_(1)),
+                first._is_view(), same_out._is_view())
+
+    ok(program)
+
+
+def _dirty_functions(T):
+    Function = T.autograd.Function
+
+    class NotAnInput(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            c = 3 * a
+            c.add_(b)
+            ctx.mark_dirty(c)
+            return c
+
+        @staticmethod
+        def backward(ctx, grad):
+            return 3 * grad, grad
+
+    class TwoOutputs(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            a.add_(b)
+            ctx.mark_dirty(a)
+            return a, a + b
+
+        @staticmethod
+        def backward(ctx, ga, gab):
+            return ga + gab, ga + gab
+
+    class NotReturned(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            a.add_(b)
+            ctx.mark_dirty(a)
+            return a.clone(), a + b
+
+        @staticmethod
+        def backward(ctx, ga, gab):
+            return ga + gab, ga + 2 * gab
+
+    class ViewOfIntermediate(Function):
+        @staticmethod
+        def forward(ctx, inp):
+            out = inp.clone().view_as(inp)
+            ctx.mark_dirty(out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    class AddOne(Function):
+        @staticmethod
+        def forward(ctx, inp):
+            inp.add_(1)
+            ctx.mark_dirty(inp)
+            return inp
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    return NotAnInput, TwoOutputs, NotReturned, ViewOfIntermediate, AddOne
+
+
+def test_mark_dirty_checks():
+    def program(T):
+        _, two_outputs, not_returned, view_of_intermediate, add_one = \
+            _dirty_functions(T)
+        a = T.ones(2, requires_grad=True)
+        b = T.ones(2, requires_grad=True)
+        left, _right = a.clone().split_with_sizes([1, 1])
+        c, d = two_outputs.apply(a.clone(), b)
+        c += 2
+        (c * d).sum().backward()
+        return [attempt(lambda: two_outputs.apply(a.clone().view_as(a), b)),
+                attempt(lambda: not_returned.apply(a.clone().view_as(a), b)),
+                attempt(lambda: view_of_intermediate.apply(a.clone())),
+                attempt(lambda: add_one.apply(a.view_as(a))),
+                attempt(lambda: add_one.apply(left)),
+                attempt(lambda: add_one.apply(a)),
+                a.grad, b.grad]
+
+    ok(program)
+    assert captured_warnings(lambda T: _dirty_functions(T)[0].apply(
+        T.ones(2, requires_grad=True).clone(), T.ones(2, requires_grad=True)), torch) == \
+        captured_warnings(lambda T: _dirty_functions(T)[0].apply(
+            T.ones(2, requires_grad=True).clone(), T.ones(2, requires_grad=True)), jaxgrad)
+
+
+def test_pure_view_needs_one_input_and_one_output():
+    def program(T):
+        class Pure(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx._is_pure_view = True
+                return a[:1]
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad, None
+
+        x = T.ones(2, requires_grad=True)
+        return attempt(lambda: Pure.apply(x, x)), attempt(lambda: Pure.apply(x, 2.0))
+
+    ok(program)
+
+
+def test_ctx_stashed_past_its_backward_and_input_returned_as_is():
+    """An input saved and returned as-is is saved as the input (not as the output)."""
+    def program(T):
+        stashed = []
+
+        class Id(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                stashed.append(ctx)
+                return ctx.saved_tensors
+
+        p = T.zeros(1, requires_grad=True)
+        loss = Id.apply(p)
+        loss.backward(retain_graph=True)
+        del loss
+        return attempt(lambda: stashed[0].saved_tensors), val(p.grad)
+
+    ok(program)
+
+
+def test_dirty_view_saved_for_backward_is_freed():
+    import gc
+    import weakref
+
+    def program(T):
+        class Test(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+        def scope():
+            x = T.tensor(1.0, requires_grad=True).clone()
+            x = x.view_as(x)
+            Test.apply(x)
+            return weakref.ref(x)
+
+        gc.disable()
+        try:
+            return scope()() is None
+        finally:
+            gc.enable()
+
+    ok(program)

@@ -681,3 +681,197 @@ def test_inplace_int_dtype_result_cast_error():
         return attempt(lambda: c.mul_(1.5)), attempt(lambda: c.add_(1)), c
 
     ok(program)
+
+
+# --- view replay (_force_original_view_tracking) ---------------------------------------------------
+
+def _view_tracking(T):
+    """torch.autograd._force_original_view_tracking (jaxgrad's is in autograd.grad_mode)."""
+    if T.__name__ == "torch":
+        return T.autograd._force_original_view_tracking, T.autograd.is_view_replay_enabled
+    from jaxgrad.autograd import grad_mode
+    return grad_mode._force_original_view_tracking, grad_mode.is_view_replay_enabled
+
+
+def test_view_replay_grad_fns():
+    """Views made with view replay on get their own view ops' nodes back after an in-place
+    change (a chain of them to the base's CopySlices); made without, AsStridedBackward0."""
+    def program(T):
+        tracking, enabled = _view_tracking(T)
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        with tracking(True):
+            b = x.clone()
+            v = b.view(-1)[1:]
+            w = b.t()
+            inside = enabled()
+        plain = b[0]
+        v.mul_(3)
+        graphs = [next_functions(v.grad_fn), next_functions(w.grad_fn),
+                  next_functions(plain.grad_fn)]
+        (v.sum() + 2 * w.sum() + plain.sum()).backward()
+        return inside, enabled(), graphs, val(x.grad)
+
+    ok(program)
+
+
+def test_view_replay_as_function_decorator_and_threads():
+    def program(T):
+        import threading
+
+        tracking, enabled = _view_tracking(T)
+        seen = [enabled()]
+        tracking(True)
+        seen.append(enabled())
+        other = []
+        thread = threading.Thread(target=lambda: other.append(enabled()))
+        thread.start()
+        thread.join()
+        with tracking(False):
+            seen.append(enabled())
+        seen.append(enabled())
+        tracking(False)
+
+        @tracking(True)
+        def inside():
+            return enabled()
+
+        seen += [inside(), enabled(), other]
+        return seen
+
+    ok(program)
+
+
+def test_view_replay_off_by_default_after_clone():
+    def program(T):
+        tracking, _ = _view_tracking(T)
+        x = T.ones(2, 2, requires_grad=True)
+        with tracking(False):
+            tracking(True)
+            a = x.clone().view(-1)
+            a.add_(1)
+        b = x.clone().view(-1)
+        b.add_(1)
+        return type(a.grad_fn).__name__, type(b.grad_fn).__name__
+
+    ok(program)
+
+
+# --- saved results of in-place ops on views, retain_grad, views requiring grad via their base ----
+
+def test_inplace_on_view_saved_result_double_backward():
+    """The result an in-place op on a view saves unpacks with the view's grad_fn: a double
+    backward goes through the base's CopySlices once (torch's is_inplace_on_view)."""
+    def program(T):
+        x = T.tensor([[[[1.0, 3.0, -2.0]]]], requires_grad=True)
+        y = x * 2
+        y.view(-1).relu_()
+        (g,) = T.autograd.grad(y.pow(2), [x], grad_outputs=T.ones_like(y), create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), [x])
+        return g.detach(), gg  # (the nodes of a create_graph backward have their own names)
+
+    ok(program)
+
+
+def test_inplace_on_view_saved_result_modified_again():
+    def program(T):
+        x = T.tensor([1.0, -3.0, 2.0], requires_grad=True)
+        y = x * 2
+        v = y[:2]
+        v.exp_()
+        graph = next_functions(y.grad_fn)
+        v.mul_(2)
+        return graph, attempt(lambda: y.sum().backward())
+
+    ok(program)
+
+
+def test_retain_grad_over_inplace_on_view():
+    def program(T):
+        base = T.tensor([1.0], requires_grad=True).clone()
+        view, view2 = base[:], base[:]
+        view.retain_grad()
+        view2.retain_grad()
+        view.mul_(2)
+        (view + view2).sum().backward()
+        return view.grad, view2.grad
+
+    ok(program)
+
+
+def test_view_requires_grad_when_its_base_does():
+    def program(T):
+        a = T.randn(2, 3)
+        b = a[:]
+        a.requires_grad = True
+        seen = [b.requires_grad, b.is_leaf, attempt(lambda: a.add_(5)),
+                attempt(lambda: b.add_(5))]
+        w = T.ones(3, requires_grad=True)
+        c = T.zeros(3)
+        d, e = c[:1], c[1:2]
+        c.add_(w)
+        seen += [d.requires_grad, attempt(lambda: d.mul_(2))]  # (its grad_fn field is empty)
+        seen.append(e.is_leaf)  # reading it gives the view its grad_fn: then it may change
+        e.mul_(3)
+        c.sum().backward()
+        return seen, val(w.grad), val(e)
+
+    ok(program)
+
+
+def test_view_made_requires_grad_itself():
+    def program(T):
+        x = T.zeros(3)
+        v = x[:2]
+        v.requires_grad_()
+        return v.requires_grad, v.is_leaf, attempt(lambda: v.add_(1))
+
+    ok(program)
+
+
+# --- .data, attribute deletion, version counters ----------------------------------------------------
+
+def test_attribute_deletion_and_data_assignment():
+    def program(T):
+        x = T.randn(5, 5, requires_grad=True)
+        del x.grad
+        seen = [x.grad]
+        for name in ("data", "requires_grad", "_grad_fn", "_backward_hooks"):
+            seen.append(attempt(lambda name=name: delattr(x, name)))
+        a = T.tensor(1.0, requires_grad=True)
+        a.data = T.tensor(2.0)
+        seen += [attempt(lambda: setattr(x, "data", None)), val(a),
+                 attempt(lambda: setattr(a, "data", T.tensor(3)))]
+        return seen
+
+    ok(program)
+
+
+def _preserve_version_counter(T):
+    if T.__name__ == "torch":
+        return T.autograd._unsafe_preserve_version_counter
+    from jaxgrad.autograd import grad_mode
+    return grad_mode._unsafe_preserve_version_counter
+
+
+def test_unsafe_preserve_version_counter():
+    def program(T):
+        preserve = _preserve_version_counter(T)
+        x = T.ones(2, requires_grad=True).clone()
+        x.add_(1)
+        x.add_(2)
+        seen = [x._version]
+        with preserve(x):
+            x.mul_(2)
+            x.mul_(3)
+        seen.append(x._version)
+        y = T.ones(2, requires_grad=True).clone()
+        with preserve((x, y)):
+            x.mul_(2)
+            y.mul_(3)
+        seen += [x._version, y._version, attempt(lambda: preserve([x]))]
+        with T.inference_mode():
+            z = T.ones(1)
+        seen.append(attempt(lambda: preserve(z)))
+        return seen, x
+
+    ok(program)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from differential import (
+    attempt,
     captured_warnings,
     cases,
     distinct_leaf,
@@ -714,5 +715,128 @@ def test_swap_aliases(name):
         y = x.view(2, 3)
         out = getattr(y, name)(0, 1)
         return out, out is y, x._version, next_functions(out.grad_fn)
+
+    ok(program)
+
+
+# --- split_with_sizes, unsafe splits, in-place geometry (as_strided_, resize_) ------------------
+
+_SPLITS = {
+    "split_with_sizes": lambda T, x: x.split_with_sizes([3, 7]),
+    "split_with_sizes_fn": lambda T, x: T.split_with_sizes(x, [2, 8]),
+    "unsafe_split": lambda T, x: x.unsafe_split(4),
+    "unsafe_split_fn": lambda T, x: T.unsafe_split(x, 3),
+    "unsafe_split_with_sizes": lambda T, x: x.unsafe_split_with_sizes([5, 5]),
+    "unsafe_split_with_sizes_fn": lambda T, x: T.unsafe_split_with_sizes(x, [1, 9]),
+    "unsafe_chunk": lambda T, x: x.unsafe_chunk(3),
+}
+
+
+@pytest.mark.parametrize("case", list(_SPLITS))
+def test_split_variants(case):
+    """Values, grad_fn names, view-ness and gradients of each piece."""
+    def program(T):
+        x = T.arange(10.0, dtype=T.float64).requires_grad_()
+        pieces = _SPLITS[case](T, x)
+        sum(((i + 1) * p).sum() for i, p in enumerate(pieces)).backward()
+        return list(pieces), [p._is_view() for p in pieces], x.grad
+
+    ok(program)
+
+
+def test_unsafe_split_pieces_share_storage_not_versions():
+    def program(T):
+        x = T.arange(10.0).requires_grad_()
+        y = x.clone()
+        pieces = y.unsafe_split(5)
+        pieces[0].mul_(2)
+        refused = attempt(lambda: y.split(5)[0].mul_(2))
+        versions = [p._version for p in pieces], y._version
+        y.sum().backward()
+        return val(y), versions, refused, x.grad, pieces[0]
+
+    ok(program)
+
+
+@pytest.mark.parametrize("case", [
+    lambda T: T.tensor(1.0).split_with_sizes([1]),
+    lambda T: T.tensor(1.0).unsafe_split(1),
+    lambda T: T.arange(4.0).unsafe_split(-1),
+    lambda T: T.arange(4.0).unsafe_split(0),
+    lambda T: T.arange(4.0).unsafe_split_with_sizes([1, 2]),
+    lambda T: T.arange(4.0).split_with_sizes([1, -1, 4]),
+    lambda T: T.arange(4.0).unsafe_chunk(0),
+    lambda T: T.zeros(0).unsafe_chunk(2),
+    lambda T: T.zeros(0).unsafe_split(0),
+])
+def test_split_variants_edges(case):
+    same(case)
+
+
+def test_as_strided_inplace():
+    def program(T):
+        x = T.arange(6.0).requires_grad_()
+        y = x.clone()
+        out = y.as_strided_((2, 2), (1, 2), 1)
+        (y * T.arange(4.0).reshape(2, 2)).sum().backward()
+        return out is y, y, y.stride(), y.storage_offset(), x.grad
+
+    ok(program)
+
+
+def test_resize_():
+    def program(T):
+        x = T.arange(6.0)
+        steps = [(x.resize_(2, 2).tolist(), x._version), (x.resize_(2, 2).tolist(), x._version),
+                 (x.resize_(4).tolist(), x._version), (x.resize_(6).tolist(), x._version)]
+        z = T.arange(6.0)
+        v = z[1:4]
+        v.resize_(2)
+        v.mul_(10)
+        w = z.view(2, 3).t()
+        w.resize_(2, 2)
+        a = T.zeros(2, 3)
+        a.resize_as_(T.ones(3, 2))
+        return (steps, v, v._is_view(), v.storage_offset(), z, w, w.stride(), a,
+                T.resize_as_(T.ones(2), T.ones(1)))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("case", [
+    lambda T: T.arange(6.0).requires_grad_().resize_(2, 3),
+    lambda T: T.arange(6.0).requires_grad_().clone().resize_(3),
+    lambda T: T.ones(2).resize_(-2),
+    lambda T: T.ones(2).resize_(),
+])
+def test_resize_errors(case):
+    same(case)
+
+
+def test_resize_bumps_a_saved_tensors_version():
+    def program(T):
+        g = T.ones(3, requires_grad=True)
+        w = T.arange(3.0)
+        out = g * w
+        w.resize_(3)  # the same shape: no change
+        w.resize_(2)
+        return w._version, attempt(lambda: out.sum().backward())
+
+    ok(program)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_modes(reduce, include_self):
+    def program(T):
+        x = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float64, requires_grad=True)
+        src = T.tensor([[2.0, 2.0, 3.0, 1.0], [4.0, 1.0, 6.0, 3.0]], dtype=T.float64,
+                       requires_grad=True)
+        idx = T.tensor([[0, 1, 0, 2], [1, 1, 2, 0]])
+        y = x.scatter_reduce(1, idx, src, reduce, include_self=include_self)
+        (y * T.arange(6.0, dtype=T.float64).reshape(2, 3)).sum().backward()
+        z = x.detach().clone().scatter_reduce_(1, idx, src.detach(), reduce,
+                                               include_self=include_self)
+        return y, x.grad, src.grad, z
 
     ok(program)

@@ -31,14 +31,23 @@ from ._argparse import (
     scalar,
     wrap_dims,
 )
-from ._dispatch import apply, apply_inplace, apply_inplace_view, apply_view, make_view
-from ._grad_mode import is_grad_enabled
+from ._dispatch import (
+    INFERENCE_INPLACE_MESSAGE,
+    apply,
+    apply_inplace,
+    apply_inplace_view,
+    apply_view,
+    make_view,
+    share_storage,
+)
+from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
 from ._ops import indexing as X
 from ._ops import linalg as L
 from ._ops import reductions as R
 from ._ops import views as V
+from ._ops._table import Op
 from ._storage import view_strides
 from ._tensor import Size, Tensor, _wrap_dim
 from ._typename import type_name
@@ -373,6 +382,22 @@ def typename(obj: Any) -> str:
 def tensor_like(value: Any, like: Tensor) -> Tensor:
     return Tensor._make(jnp.asarray(value, _dtypes.result_type(
         [(like.dtype, like.ndim)], [value]).np))
+
+
+# --- properties as functions ---------------------------------------------------------------------
+
+
+@declare('is_inference(Tensor self) -> bool', variants='function')
+def is_inference(input: Tensor) -> bool:
+    """Whether ``input`` is an inference tensor (made inside ``inference_mode``).
+
+    >>> import jaxgrad
+    >>> with jaxgrad.inference_mode():
+    ...     t = jaxgrad.ones(1)
+    >>> jaxgrad.is_inference(t), jaxgrad.is_inference(jaxgrad.ones(1))
+    (True, False)
+    """
+    return input.is_inference()
 
 
 # --- comparisons (no autograd) -------------------------------------------------------------------
@@ -1032,38 +1057,108 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Ten
     return _split_with_sizes(input, [int(s) for s in split_size_or_sections], dim, size)
 
 
-def _split_with_sizes(input: Tensor, sizes: list, dim: int, size: int) -> tuple[Tensor, ...]:
+def _split_with_sizes(input: Tensor, sizes: list, dim: int, size: int,
+                      op: Op = R.SPLIT_WITH_SIZES) -> tuple[Tensor, ...]:
     if builtins.any(s < 0 for s in sizes):
         raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
                            f"but got split_sizes={sizes}")
     if builtins.sum(sizes) != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
                            f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
-    outs = apply(R.SPLIT_WITH_SIZES, input, split_sizes=tuple(sizes), dim=dim,
-                 self_sym_sizes=tuple(input.shape))
-    return _split_views(input, outs, sizes, dim)
+    outs = apply(op, input, split_sizes=tuple(sizes), dim=dim, self_sym_sizes=tuple(input.shape))
+    return _split_views(input, outs, sizes, dim, unsafe=op is R.UNSAFE_SPLIT_WITH_SIZES)
 
 
-def _split_by_size(input: Tensor, split_size: int, dim: int, size: int) -> tuple[Tensor, ...]:
+def _split_by_size(input: Tensor, split_size: int, dim: int, size: int,
+                   op: Op = R.SPLIT) -> tuple[Tensor, ...]:
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
                            f"split_size={split_size}")
     if split_size == 0 and size != 0:
         raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {size}")
-    outs = apply(R.SPLIT, input, split_size=split_size, dim=dim,
-                 self_sym_sizes=tuple(input.shape))
-    return _split_views(input, outs, R.split_sizes(split_size, size), dim)
+    outs = apply(op, input, split_size=split_size, dim=dim, self_sym_sizes=tuple(input.shape))
+    return _split_views(input, outs, R.split_sizes(split_size, size), dim,
+                        unsafe=op is R.UNSAFE_SPLIT)
 
 
-def _split_views(input: Tensor, outs: Any, sizes: list, dim: int) -> tuple[Tensor, ...]:
+def _split_size_of(input: Tensor, dim: int) -> int:
+    """The size of the dimension a split cuts (torch's check of a 0-d input first)."""
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    return input.shape[_wrap_dim(dim, input.ndim)]
+
+
+@declare('split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]')
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into views along ``dim`` of the given sizes (which sum to that dim's size).
+
+    >>> import jaxgrad
+    >>> jaxgrad.arange(5).split_with_sizes([1, 4])
+    (tensor([0]), tensor([1, 2, 3, 4]))
+    """
+    return _split_with_sizes(input, [int(s) for s in split_sizes], dim,
+                             _split_size_of(input, dim))
+
+
+@declare('unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]')
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``split``, whose pieces share ``input``'s storage but are not views for autograd: each
+    has its own version counter and history (UnsafeSplitBackward0), and may be modified in
+    place.
+
+    >>> import jaxgrad
+    >>> a, b = jaxgrad.arange(4.0).unsafe_split(2)
+    >>> a._is_view(), b
+    (False, tensor([2., 3.]))
+    """
+    return _split_by_size(input, split_size, dim, _split_size_of(input, dim), R.UNSAFE_SPLIT)
+
+
+@declare('unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]')
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Any,
+                            dim: int = 0) -> tuple[Tensor, ...]:
+    """``split_with_sizes`` as :func:`unsafe_split` makes its pieces (not views for autograd).
+
+    >>> import jaxgrad
+    >>> jaxgrad.arange(4.0).unsafe_split_with_sizes([3, 1])
+    (tensor([0., 1., 2.]), tensor([3.]))
+    """
+    return _split_with_sizes(input, [int(s) for s in split_sizes], dim,
+                             _split_size_of(input, dim), R.UNSAFE_SPLIT_WITH_SIZES)
+
+
+@declare('unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]')
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunk`` as :func:`unsafe_split` makes its pieces (not views for autograd).
+
+    >>> import jaxgrad
+    >>> jaxgrad.arange(5.0).unsafe_chunk(2)
+    (tensor([0., 1., 2.]), tensor([3., 4.]))
+    """
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = input.shape[_wrap_dim(dim, input.ndim)]
+    if size == 0:
+        return _split_with_sizes(input, [0] * chunks, dim, size, R.UNSAFE_SPLIT_WITH_SIZES)
+    return _split_by_size(input, (size + chunks - 1) // chunks, dim, size, R.UNSAFE_SPLIT)
+
+
+def _split_views(input: Tensor, outs: Any, sizes: list, dim: int,
+                 unsafe: bool = False) -> tuple[Tensor, ...]:
     outs = outs if isinstance(outs, tuple) else (outs,)
     dim = _wrap_dim(dim, input.ndim)
     geometry, starts = input._geometry(), [0]
     for s in sizes:
         starts.append(starts[-1] + s)
-    return _as_views(outs, input, [V.slice_geometry(geometry, dim, a, b, 1)
-                                   for a, b in itertools.pairwise(starts)])
+    layouts = [V.slice_geometry(geometry, dim, a, b, 1) for a, b in itertools.pairwise(starts)]
+    if unsafe:
+        for out, layout in zip(outs, layouts):
+            share_storage(out, input, layout)
+        return outs
+    return _as_views(outs, input, layouts)
 
 
 @declare('chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]')
@@ -3445,6 +3540,15 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
     tensor([[0, 2],
             [1, 3]])
     """
+    layout, relative = _strided_layouts(input, size, stride, storage_offset)
+    out = apply(V.AS_STRIDED, input, layout_out=relative)
+    return make_view(out, input, layout)
+
+
+def _strided_layouts(input: Tensor, size: Any, stride: Any,
+                     storage_offset: int | None) -> tuple[V.Layout, V.Layout]:
+    """as_strided's layout in ``input``'s storage, and the same relative to ``input``'s own
+    elements (what the op's kernel reads), after torch's bounds check."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     g = input._geometry()
     offset = g.offset if storage_offset is None else int(storage_offset)
@@ -3465,8 +3569,64 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
                                   "own elements are supported")
     layout = V.Layout(size, stride, offset)
     relative = V.Layout(size, stride, offset - g.offset)
-    out = apply(V.AS_STRIDED, input, layout_out=relative)
-    return make_view(out, input, layout)
+    return layout, relative
+
+
+@declare('as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, '
+         'SymInt? storage_offset=None) -> Tensor(a!)')
+def as_strided_(input: Tensor, size: Any, stride: Any,
+                storage_offset: int | None = None) -> Tensor:
+    """``as_strided`` in place: ``input`` itself takes the sizes, strides and offset over its
+    storage (AsStridedBackward1).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.arange(6.0); _ = t.as_strided_((2, 2), (1, 2), 1)
+    >>> t, t.storage_offset()
+    (tensor([[1., 3.],
+            [2., 4.]]), 1)
+    """
+    layout, relative = _strided_layouts(input, size, stride, storage_offset)
+    return apply_inplace_view(V.AS_STRIDED_INPLACE, lambda _, layout_out: layout, input,
+                              layout_out=relative)
+
+
+@declare('resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) '
+         '-> Tensor(a!)', variants='method')
+def resize_(input: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
+    """Give ``input`` the shape ``size``, contiguous from its storage offset, keeping its
+    elements in storage order (new ones, past the storage's end, are zeros here; torch leaves
+    them uninitialized). The same shape is no change (no version bump).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.arange(6.0); _ = t.resize_(2, 2)
+    >>> t, t._version
+    (tensor([[0., 1.],
+            [2., 3.]]), 1)
+    """
+    if not size:
+        raise TypeError('resize_() missing 1 required positional arguments: "size"')
+    shape = _shape_arg(size)
+    if builtins.any(n < 0 for n in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if input._inference and not is_inference_mode_enabled():
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+    if input.requires_grad and not is_inference_mode_enabled():
+        raise RuntimeError("cannot resize variables that require grad")
+    if shape != tuple(input.shape):
+        input._resize_storage(shape)
+    return input
+
+
+@declare('resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) '
+         '-> Tensor(a!)')
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """:meth:`Tensor.resize_` to the shape of ``the_template``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(4).resize_as_(jaxgrad.ones(2, 2)).shape
+    jaxgrad.Size([2, 2])
+    """
+    return resize_(input, tuple(the_template.shape), memory_format=memory_format)
 
 
 @declare('unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)', variants='method')

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +52,7 @@ class OpNode(Node):
     gradient, ``in_meta`` their (shape, dtype), ``saved`` the saved values by formula name.
     """
 
-    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static", "viewed")
+    __slots__ = ("freed", "in_meta", "needs", "op", "saved", "static", "view_grad_fn", "viewed")
 
     def __init__(self, next_edges: tuple, out_meta: tuple, op: Op, static: tuple,
                  needs: tuple, in_meta: tuple, saved: dict | None = None,
@@ -60,6 +61,9 @@ class OpNode(Node):
         self.op, self.static, self.needs, self.in_meta, self.saved = (
             op, static, needs, in_meta, saved)
         self.freed: dict | None = None
+        # an in-place op on a view: a weak reference to the view's grad_fn after the op, which
+        # its saved result unpacks with (torch's is_inplace_on_view SavedVariable)
+        self.view_grad_fn: weakref.ref | None = None
         # per input, whether the last backward handed its gradient on as a view (torch's
         # sum_to over leading dims): the engine never sums into such a gradient in place
         self.viewed: tuple[bool, ...] = ()
@@ -122,7 +126,19 @@ class OpNode(Node):
         saved = self.saved
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        return {name: s.unpack(self) for name, s in saved.items()}
+        return {name: s.unpack(self._owner_of(s)) for name, s in saved.items()}
+
+    def _owner_of(self, saved: Any) -> Node:
+        """The node a saved value unpacks with: this one, or for the result of an in-place op
+        on a view, the view's grad_fn (while it lives; torch's error for a result modified
+        since names this node)."""
+        ref = self.view_grad_fn
+        if ref is not None and getattr(saved, "is_output", False):
+            fn = ref()
+            kept = saved.tensor
+            if fn is not None and (kept is None or kept._vc.value == saved.version):
+                return fn
+        return self
 
     def release_variables(self) -> None:
         saved = self.saved
@@ -157,7 +173,8 @@ class OpNode(Node):
                 value = saved[key]
                 if key in tensors and _is_number(value):
                     return _wrapped_number(value._value)
-                return value._value if type(value) is SavedConstant else value.unpack(self)
+                return (value._value if type(value) is SavedConstant
+                        else value.unpack(self._owner_of(value)))
             if key in tensors:
                 return None
             static = dict(object.__getattribute__(self, "static"))
@@ -453,31 +470,52 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     the XLA program of the op that consumes it), not now; the node is recorded now, as torch
     records it."""
     layout = geometry(self._geometry(), **static)
+    replay = (op, geometry, static) if _state.view_replay else None
     if _profiler.active or self._lazy is not None:
-        return make_view(apply(op, self, **static), self, layout)
+        return make_view(apply(op, self, **static), self, layout, replay=replay)
     skey = static_key(static) if static else ()
     out = Tensor._make(None)
-    make_view(out, self, layout)
+    make_view(out, self, layout, replay=replay)
     out._arr = None
     out._lazy = (jitted_forward(op, skey, None, None), self)
-    if _state.grad and self._requires_grad and (op.grads or op.variadic):
+    if _state.grad and self._requires_grad and (op.grads or op.variadic) and not self._inference:
         out._rg_from_base = False
         _record(op, skey, (self,), (), [out])
     return out
 
 
-def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = False) -> Tensor:
-    """Make ``out`` (just computed from ``source``) a view of ``source`` with ``layout``: it
-    shares the storage and version counter, records torch's CreationMeta, and requires grad
-    when the base does (even when made under no_grad: torch's view requires_grad rule)."""
+def share_storage(out: Tensor, source: Tensor, layout: Layout) -> Tensor:
+    """Make ``out`` (just computed from ``source``) read and write ``source``'s storage at
+    ``layout``, keeping its own version counter and history: no view for autograd (torch's
+    ``unsafe_split`` pieces)."""
     value = out._cell.array
     out._cell = source._cell
     out._layout = layout
     out._arr, out._arr_gen = value, source._cell.generation
+    return out
+
+
+def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = False,
+              replay: tuple | None = None) -> Tensor:
+    """Make ``out`` (just computed from ``source``) a view of ``source`` with ``layout``: it
+    shares the storage and version counter, records torch's CreationMeta, and requires grad
+    when the base does (even when made under no_grad: torch's view requires_grad rule).
+
+    A view of an inference tensor is an inference tensor sharing its storage, but no view for
+    autograd (no ``_base``, a leaf), as torch's. ``replay`` is the view op as
+    ``(op, geometry, static)`` when view replay is on: the view then keeps the chain of view
+    ops from its base (``_view_fn``), which :func:`regenerate_view_node` replays."""
+    share_storage(out, source, layout)
     out._vc = source._vc
+    if source._inference:  # (a multi-output op may have recorded a node: not for these)
+        out._inference = True
+        out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
+        return out
     out._base = source._base if source._base is not None else source
     out._view_version = source._vc.value
-    out._inference = source._inference
+    out._inference = False
+    if replay is not None and (source._base is None or source._view_fn is not None):
+        out._view_fn = (source._view_fn or ()) + (replay,)
     out._creation_meta = view_creation_meta(source, multi_output)
     if out._grad_fn is None and source._requires_grad:  # made without recording (no_grad)
         out._requires_grad = True  # torch: a view requires grad when its base does
@@ -494,31 +532,54 @@ def regenerate_view_node(view: Tensor) -> None:
     edge = base._gradient_edge() if base._requires_grad else None
     if edge is None:
         return
+    if view._view_fn is not None:
+        _replay_view_node(view, base)
+        return
     layout = view._layout
     node = node_class_for(V.AS_STRIDED)(
         (edge,), ((layout.shape, view._value.dtype),), V.AS_STRIDED,
         static_key({"layout_out": layout}), (True,), ((base.shape, base._value.dtype),), {})
-    view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
-    view._backward_hooks = None
+    view._set_history(node, 0)  # (retain_grad moves to the new grad_fn)
+
+
+def _replay_view_node(view: Tensor, base: Tensor) -> None:
+    """The view's grad_fn made by replaying its view ops on its base with grad recording on
+    (torch's view_fn): the original views' nodes (``ViewBackward0``...) instead of one
+    ``AsStridedBackward0``."""
+    prev = _state.grad
+    _state.grad = True
+    try:
+        replayed = base
+        for op, geometry, static in view._view_fn:
+            replayed = apply_view(op, geometry, replayed, **static)
+    finally:
+        _state.grad = prev
+    view._set_history(replayed._grad_fn, replayed._output_nr)
 
 
 # --- in-place ----------------------------------------------------------------------------------
 
 def check_inplace(self: Tensor, others: tuple = ()) -> None:
-    """torch's errors for in-place ops on leaves, their views and non-default views."""
+    """torch's errors for in-place ops on leaves, their views and non-default views, then on
+    inference tensors outside inference mode."""
+    if _state.grad and (self.requires_grad or any(
+            isinstance(o, Tensor) and o._requires_grad for o in others)):
+        check_differentiable_inplace(self)
     if self._inference and not is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
-    if not _state.grad or not (self._requires_grad or any(
-            isinstance(o, Tensor) and o._requires_grad for o in others)):
-        return
+
+
+def check_differentiable_inplace(self: Tensor) -> None:
+    """torch's checks of an in-place op that autograd records, on views with a non-default
+    CreationMeta, views of leaves and leaves requiring grad."""
     base = self._base
     if base is not None:
         if self._creation_meta is not None:
             raise RuntimeError(view_rebase_message(self, indirect=False))
-        if self._requires_grad and base._requires_grad and base._grad_fn is None:
+        if self.requires_grad and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
-    if self._requires_grad and self._grad_fn is None:
+    if self.requires_grad and self._grad_fn is None:  # (the field: no view regenerated)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 
@@ -586,8 +647,8 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
     new = _run_forward(op, skey, compute_dtype, out_dtype, args, aux)
-    record = _state.grad and bool(op.grads or op.variadic) and any(
-        isinstance(a, Tensor) and a._requires_grad for a in args)  # (logical_and_: no node)
+    record = _state.grad and bool(op.grads or op.variadic) and (self.requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in others))  # (logical_and_: no node)
     node = None
     if record:
         node = _record(op, skey, (_snapshot(self), *others), aux, [self],
@@ -603,6 +664,8 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
     """An in-place view op (``unsqueeze_``, ``t_``...): ``self`` takes the view's shape and
     strides over its own storage (other tensors sharing the storage keep theirs), its version
     moves on, and ``op``'s node becomes its grad_fn (a view stays a view of its base)."""
+    if self._inference and not is_inference_mode_enabled():  # (checked first for these ops)
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     check_inplace(self)
     skey = static_key(static) if static else ()
     new = jitted_forward(op, skey, None, None)(self._value)
@@ -662,8 +725,9 @@ def write_out(out: Tensor, result: Tensor) -> Tensor:
 
 def _snapshot(self: Tensor) -> Tensor:
     """The pre-modification ``self``: its current value and autograd identity (torch's clone)."""
+    fn = self.grad_fn  # (a view whose base changed gets its grad_fn, and requires grad, now)
     snap = Tensor._make(self._value, self._requires_grad)
-    snap._grad_fn, snap._output_nr = self.grad_fn, self._output_nr
+    snap._grad_fn, snap._output_nr = fn, self._output_nr
     return snap
 
 
@@ -671,6 +735,8 @@ def _rebase_history(self: Tensor, node: OpNode) -> None:
     """After an in-place op: ``node`` becomes self's grad_fn, or its base's through CopySlices;
     then the node saves its result, the modified self at its new version."""
     rebase_history(self, node, 0)
+    if self._base is not None:
+        node.view_grad_fn = weakref.ref(self.grad_fn)
     save_outputs(node, [self])
 
 
@@ -701,13 +767,18 @@ class CopySlices(Node):
         g = grads[0]
         if g is None:
             return [None] * len(self.next_edges)
+        fn = self.fn
+        if fn is None:
+            raise RuntimeError(FREED_MESSAGE)
         view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
-        res = self.fn.apply([view_grad], create_graph)
+        res = fn.apply([view_grad], create_graph)
         slot = res[0] if res[0] is not None else Tensor._make(jnp.zeros_like(view_grad._value))
         return [apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout), *res[1:]]
 
     def release_variables(self) -> None:
-        self.fn.release_variables()
+        """Let go of ``fn`` (as torch's): its saved tensors go with it, unless a graph made
+        with ``create_graph`` still runs it as a node of its own."""
+        self.fn = None
 
 
 # --- differentiable backward (create_graph=True) -----------------------------------------------

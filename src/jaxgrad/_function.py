@@ -24,7 +24,7 @@ import jax.numpy as jnp
 
 from . import _api, _profiler
 from ._caches import cache
-from ._dispatch import DIFFERENTIABLE_DTYPES, rebase_history
+from ._dispatch import DIFFERENTIABLE_DTYPES, check_differentiable_inplace, rebase_history
 from ._grad_mode import _state, no_grad
 from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
 from ._tensor import Tensor
@@ -37,6 +37,12 @@ MODIFIED_VIEW_MESSAGE = (
     "doing the inplace that returns a single Tensor and a second one that does the other "
     "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
     "this change.")
+MARK_DIRTY_NOT_INPUT_MESSAGE = (
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+    "mutated should be passed to ctx.mark_dirty().")
+PURE_VIEW_MESSAGE = (
+    "Pure view custom Function can only have one input Tensor and one output Tensor. Open an "
+    "issue if you need to support more.")
 CLEARED_ON_ACCESS_MESSAGE = (
     "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on "
     "the autograd.Function. Either access saved_tensors only once, or set "
@@ -338,29 +344,45 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, differentia
     """Give the outputs their history (torch's ``_wrap_outputs``) and save ctx's tensors."""
     raw = outputs if isinstance(outputs, tuple) else (outputs,)
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
-    dirty = {id(t) for t in ctx._dirty}
     for t in ctx._dirty:
         t._vc.value += 1
-        if id(t) not in inputs:
-            warnings.warn("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor "
-                          "is not an input, there is no need to pass it to mark_dirty().",
-                          UserWarning, stacklevel=3)
+    pure_view = bool(getattr(ctx, "_is_pure_view", False))
+    if pure_view and (sum(isinstance(a, Tensor) for a in args) != 1 or len(raw) != 1):
+        raise RuntimeError(PURE_VIEW_MESSAGE)
+    dirty = {id(t) for t in ctx._dirty}
     non_differentiable = {id(t) for t in ctx._non_differentiable}
-    wrapped, meta = [], []
+    wrapped, meta, n_differentiable = [], [], 0
     for i, out in enumerate(raw):
         if isinstance(out, Tensor):
-            out = _wrap_output(ctx, out, i, id(out) in inputs, id(out) in dirty,
-                               differentiable and id(out) not in non_differentiable
-                               and out._value.dtype in DIFFERENTIABLE_DTYPES, len(raw))
+            is_input, is_dirty = id(out) in inputs, id(out) in dirty
+            out_differentiable = (differentiable and id(out) not in non_differentiable
+                                  and out._value.dtype in DIFFERENTIABLE_DTYPES)
+            out = _wrap_output(ctx, out, i, is_input, is_dirty, out_differentiable, len(raw))
+            if not (is_input and is_dirty) and out._base is not None:
+                out._creation_meta = None if pure_view else "custom_function"
+            n_differentiable += out_differentiable
             meta.append((out._value.shape, out._value.dtype))
         else:
             meta.append(None)
         wrapped.append(out)
+    if n_differentiable > 1:  # none of several views may be modified in place
+        for out in wrapped:
+            if isinstance(out, Tensor) and out._base is not None:
+                out._creation_meta = "multi_output"
+    returned = {id(o) for o in raw}
+    if any(id(t) not in returned for t in ctx._dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                           "returned as output. The inputs that are modified inplace must all be "
+                           "outputs of the Function.")
     ctx.out_meta = tuple(meta)
-    outputs_by_id = {id(o): i for i, o in enumerate(raw) if isinstance(o, Tensor)}
+    # saved as outputs: those ctx is now the history of (torch: ``grad_fn is ctx``); an input
+    # returned as-is was replaced by a view of it, and is saved as the input it is
+    outputs_by_id = {id(o): i for i, o in enumerate(wrapped) if isinstance(o, Tensor) and (
+        o._grad_fn is ctx or id(o) in dirty)}
     # let go of the tensors before saving them: a pack hook that raises (checkpoint's early
     # stop) must not leave ctx -> output -> ctx cycles behind
     to_save, ctx._to_save = ctx._to_save, ()
+    ctx._dirty = ctx._non_differentiable = ()  # (no cycles through outputs)
     ctx._saved = [SavedTensor(t, None if t is None else outputs_by_id.get(id(t)))
                   for t in to_save]
     return tuple(wrapped) if isinstance(outputs, tuple) else wrapped[0]
@@ -375,25 +397,28 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
                 with no_grad():
                     out = _api.alias(out)
             return out
-        if is_input:
+        if is_input:  # a detached alias of the input, its requires_grad left alone
             return out.detach()
-        if out._base is not None:  # a view made in forward: torch marks it as such
-            out._creation_meta = "custom_function"
+        if out._base is None:
+            out.detach_()
         return out
     if is_dirty:
-        if out.requires_grad and out.is_leaf:
+        if out._requires_grad and out._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                "in-place operation.")
+        if not is_input:
+            if out._base is not None:
+                raise RuntimeError(MARK_DIRTY_NOT_INPUT_MESSAGE)
+            warnings.warn(MARK_DIRTY_NOT_INPUT_MESSAGE, UserWarning, stacklevel=5)
         if out._base is not None and num_outputs > 1:
             raise RuntimeError(MODIFIED_VIEW_MESSAGE)
+        check_differentiable_inplace(out)
         rebase_history(out, ctx, output_nr)
         return out
     if is_input:  # an input returned as-is: torch hands back a view of it
         with no_grad():
             out = _api.alias(out)
     out._set_history(ctx, output_nr)
-    if out._base is not None:
-        out._creation_meta = "custom_function"
     return out
 
 

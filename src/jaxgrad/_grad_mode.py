@@ -18,6 +18,7 @@ class _GradModeState(threading.local):
 
     grad = True
     inference = False
+    view_replay = False  # views record how to replay them from their base
 
 
 _state = _GradModeState()
@@ -45,6 +46,19 @@ def is_inference_mode_enabled() -> bool:
     False
     """
     return _state.inference
+
+
+def is_view_replay_enabled() -> bool:
+    """Whether views made now record their view ops, so that a view whose base changed in
+    place gets its original view's backward (``ViewBackward0``) instead of
+    ``AsStridedBackward0`` (thread-local; set by ``_force_original_view_tracking``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.grad_mode import is_view_replay_enabled
+    >>> is_view_replay_enabled()
+    False
+    """
+    return _state.view_replay
 
 
 def _set_grad(enabled: bool) -> None:
@@ -204,6 +218,81 @@ class inference_mode(_DecoratorContextManager):
     def clone(self) -> inference_mode:
         """A new ``inference_mode`` with the same mode (used when decorating)."""
         return self.__class__(self.mode)
+
+
+class _force_original_view_tracking(_DecoratorContextManager):
+    """Set whether views record their original view ops (view replay); takes effect at once,
+    and as a context manager or decorator it restores the previous setting (thread-local).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.grad_mode import _force_original_view_tracking
+    >>> x = jaxgrad.ones(2, 2, requires_grad=True)
+    >>> with _force_original_view_tracking(True):
+    ...     v = x.clone().view(-1)
+    >>> _ = v.add_(1); type(v.grad_fn).__name__
+    'ViewBackward0'
+    """
+
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = is_view_replay_enabled()
+        self.mode = mode
+        _state.view_replay = bool(mode)
+
+    def __call__(self, func: Callable) -> Callable:
+        _state.view_replay = self.prev
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        _state.view_replay = bool(self.mode)
+
+    def __exit__(self, *exc: object) -> None:
+        _state.view_replay = self.prev
+
+    def clone(self) -> _force_original_view_tracking:
+        """A new one with the same mode (used when decorating)."""
+        return self.__class__(self.mode)
+
+
+class _unsafe_preserve_version_counter(_DecoratorContextManager):
+    """On exit, put the ``_version`` of ``tensors`` (one tensor or a tuple) back to what it was
+    on entry, hiding the in-place changes made inside from autograd's checks. Unsafe: a saved
+    tensor modified inside then gives silently wrong gradients.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.grad_mode import _unsafe_preserve_version_counter
+    >>> x = jaxgrad.ones(2)
+    >>> with _unsafe_preserve_version_counter(x):
+    ...     _ = x.mul_(2)
+    >>> x._version, x
+    (0, tensor([2., 2.]))
+    """
+
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
+
+    def __init__(self, tensors: Any) -> None:
+        self.tensors = tensors if isinstance(tensors, tuple) or not hasattr(
+            tensors, "_version") else (tensors,)
+        if not isinstance(self.tensors, tuple):
+            raise AssertionError("Expected tensors to be a tuple")
+        self.prev_versions = tuple(t._version for t in self.tensors)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _unsafe_set_version_counter(self.tensors, self.prev_versions)
+
+
+def _unsafe_set_version_counter(tensors: tuple, versions: tuple) -> None:
+    """Set each tensor's ``_version`` (shared with its views) to the given value (torch's
+    ``torch._C._autograd._unsafe_set_version_counter``)."""
+    for t, version in zip(tensors, versions):
+        t._version  # noqa: B018  (inference tensors refuse, as torch's)
+        if version < 0:
+            raise RuntimeError(f"Cannot set a version_counter to a value below 0: {version}")
+        t._vc.value = version
 
 
 _NO_PARAM = (no_grad, enable_grad)

@@ -8,6 +8,7 @@ are attached by ``jaxgrad._methods`` from the op declarations, once, when jaxgra
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 import weakref
@@ -40,6 +41,11 @@ NON_LEAF_GRAD_WARNING = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
+
+
+# attributes torch refuses to delete (which here are also the tensor's own fields)
+_UNDELETABLE = {"_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+                "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
 
 
 class Size(tuple):
@@ -97,7 +103,7 @@ class Tensor:
                  "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_fn", "_inference",
                  "_layout", "_lazy",
                  "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
-                 "_rg_from_base", "_vc", "_view_version")
+                 "_rg_from_base", "_vc", "_view_fn", "_view_version")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -124,6 +130,7 @@ class Tensor:
         t._retains_grad = False
         t._base = None
         t._view_version = 0
+        t._view_fn = None  # a view made under view replay: how to remake it from its base
         t._creation_meta = None  # torch's CreationMeta of a view (None: DEFAULT)
         t._rg_from_base = False  # a view requiring grad only because its base does
         t._inference = _grad_state.inference
@@ -176,6 +183,21 @@ class Tensor:
         self._write(array)
         self._vc.value += ops
 
+    def _resize_storage(self, shape: tuple[int, ...]) -> None:
+        """Take ``shape``, contiguous from the current storage offset (torch's resize_): over
+        the same storage when it is large enough, else over a larger copy of it (new elements
+        zero); one version bump."""
+        offset = self.storage_offset()
+        needed = offset + math.prod(shape)
+        old = self._cell.array
+        if needed > old.size:
+            flat = jnp.zeros(needed, old.dtype).at[:old.size].set(old.reshape(-1))
+            self._cell = Storage(flat)
+        self._layout = Layout(shape, contiguous_strides(shape), offset)
+        self._arr, self._lazy = None, None
+        self._vc.value += 1
+        structure_changed()
+
     @property
     def data(self) -> Tensor:
         """A tensor sharing storage but not history or version counter (torch's ``.data``)."""
@@ -184,10 +206,17 @@ class Tensor:
     @data.setter
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
-            raise TypeError(f"Expected Tensor, got {type(other).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
+        if self._requires_grad and not (other.dtype.is_floating_point or other.dtype.is_complex):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._cell, self._layout = other._cell, other._layout
         self._arr, self._arr_gen, self._lazy = other._arr, other._arr_gen, other._lazy
         structure_changed()
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     # -- metadata -----------------------------------------------------------------------------
     @property
@@ -274,7 +303,14 @@ class Tensor:
     # -- autograd attributes --------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        base = self._base  # torch: a view requires grad when its base does
+        return base is not None and base._requires_grad
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -557,6 +593,12 @@ class Tensor:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
+
+    def __delattr__(self, name: str) -> None:
+        message = _UNDELETABLE.get(name)
+        if message is not None:
+            raise RuntimeError(message)
+        object.__delattr__(self, name)
 
     def __hash__(self) -> int:
         return id(self)

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._table import Op, identity_grad
-from .reductions import _vector_norm, _vector_norm_grad
+from .reductions import UNSAFE_SPLIT, _vector_norm, _vector_norm_grad
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -746,18 +746,9 @@ EMBEDDING = Op("embedding", "EmbeddingBackward0",
 # --- nn round 2: recurrent cells, normalisation, activations, pooling, resampling ------------
 
 
-def _unsafe_split(x, split_size, dim, self_sym_sizes):
-    bounds = range(0, self_sym_sizes[dim], split_size)
-    return tuple(jax.lax.slice_in_dim(x, a, min(a + split_size, x.shape[dim]), axis=dim)
-                 for a in bounds)
-
-
-# unsafe_split: split's outputs as fresh tensors (not views), so that the RNN cells can apply
-# torch's in-place gate activations to them
-UNSAFE_SPLIT = Op("unsafe_split", "UnsafeSplitBackward0", _unsafe_split,
-                  grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
-
-
+# unsafe_split: split's outputs, not views for autograd, so that the RNN cells can apply
+# torch's in-place gate activations to them (the row sits with split's)
+UNSAFE_SPLIT = UNSAFE_SPLIT
 
 
 def _group_norm_out(x, weight, bias, N, C, HxW, group, eps):

@@ -231,12 +231,20 @@ def split_sizes(split_size: int, size: int) -> list[int]:
     return [split_size] * (count - 1) + [size - split_size * (count - 1)]
 
 
-SPLIT = Op("split", "SplitBackward0",
-           lambda x, split_size, dim, self_sym_sizes: _split(
-               x, split_sizes(split_size, self_sym_sizes[dim]), dim, self_sym_sizes),
+def _split_by_size(x, split_size, dim, self_sym_sizes):
+    return _split(x, split_sizes(split_size, self_sym_sizes[dim]), dim, self_sym_sizes)
+
+
+SPLIT = Op("split", "SplitBackward0", _split_by_size,
            grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
 SPLIT_WITH_SIZES = Op("split_with_sizes", "SplitWithSizesBackward0", _split,
                       grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
+# unsafe_split/unsafe_split_with_sizes: the same pieces, sharing the input's storage but neither
+# views for autograd nor sharing its version counter
+UNSAFE_SPLIT = Op("unsafe_split", "UnsafeSplitBackward0", _split_by_size,
+                  grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
+UNSAFE_SPLIT_WITH_SIZES = Op("unsafe_split_with_sizes", "UnsafeSplitWithSizesBackward0", _split,
+                             grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
 UNBIND = Op("unbind", "UnbindBackward0",
             lambda x, dim: tuple(jnp.moveaxis(x, dim, 0)), outputs=("result",),
             grads={"self": lambda grads, dim: jnp.stack(grads, axis=dim)})

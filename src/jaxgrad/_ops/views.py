@@ -150,7 +150,7 @@ T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T}, gr
 EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, shape),
             grads={"self": identity_grad})
 AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
-                grads={"self": _scatter_layout_grad})
+                grads={"self": _scatter_layout_grad}, grad_version=1)  # (zeros, then a copy_)
 
 # Non-view relatives: copies that torch records under these names.
 UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.reshape(shape),
@@ -313,6 +313,7 @@ SQUEEZE_ALL_INPLACE = _named(SQUEEZE, "SqueezeBackward3")
 SQUEEZE_DIMS_INPLACE = _named(SQUEEZE, "SqueezeBackward5")
 T_INPLACE = _named(T, "TBackward1")
 TRANSPOSE_INPLACE = _named(TRANSPOSE, "TransposeBackward1")
+AS_STRIDED_INPLACE = _named(AS_STRIDED, "AsStridedBackward1")
 FLIP = Op("flip", "FlipBackward0", _flip, grads={"self": lambda grad, dims: _flip(grad, dims)})
 ROLL = Op("roll", "RollBackward0", _roll,
           grads={"self": lambda grad, shifts, dims: _roll(grad, tuple(-s for s in shifts), dims)})
