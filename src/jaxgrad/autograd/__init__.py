@@ -2,7 +2,6 @@
 
 from .._engine import _calculate_shape as _calculate_shape
 from .._engine import backward as backward
-from .._engine import execution_engine as _execution_engine
 from .._engine import grad as grad
 from .._function import Function as Function
 from .._grad_mode import enable_grad as enable_grad
@@ -11,7 +10,6 @@ from .._grad_mode import no_grad as no_grad
 from .._grad_mode import set_grad_enabled as set_grad_enabled
 from .._profiler import kineto_available as kineto_available
 from .._profiler import profiler_enabled as _profiler_enabled  # noqa: F401 - torch's private name
-from .._tensor import Tensor as Variable
 from . import anomaly_mode as anomaly_mode
 from . import function as function
 from . import functional as functional
@@ -21,8 +19,9 @@ from . import profiler as profiler
 from . import profiler_util as profiler_util
 from .anomaly_mode import detect_anomaly as detect_anomaly
 from .anomaly_mode import set_detect_anomaly as set_detect_anomaly
+from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
+from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
+from .grad_mode import is_view_replay_enabled as is_view_replay_enabled
 from .gradcheck import gradcheck as gradcheck
 from .gradcheck import gradgradcheck as gradgradcheck
-
-# torch's legacy ``Variable`` is the tensor class here; torch keeps its engine object on it
-Variable._execution_engine = _execution_engine
+from .variable import Variable as Variable
