@@ -268,14 +268,19 @@ class SavedTensor:
             raise RuntimeError(PACK_INPLACE_MESSAGE)
 
     # -- torch's SavedTensor API (grad_fn._raw_saved_<name>) ----------------------------------
-    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
-        """Pack this saved tensor now with ``pack_hook``; each later unpack (in backward, or
-        ``grad_fn._saved_<name>``) calls ``unpack_hook`` on what it returned."""
-        if not callable(pack_hook) or not callable(unpack_hook):
+    def register_hooks(self, *hooks: Callable, **kwargs: Any) -> None:
+        """``register_hooks(pack_hook, unpack_hook)``: pack this saved tensor now with
+        ``pack_hook``; each later unpack (in backward, or ``grad_fn._saved_<name>``) calls
+        ``unpack_hook`` on what it returned."""
+        if len(hooks) != 2 or kwargs or not all(map(callable, hooks)):
+            invoked = ", ".join([repr(self), *map(repr, hooks)])
+            if kwargs:
+                invoked += "; kwargs: " + ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
             raise TypeError("register_hooks(): incompatible function arguments. The following "
                             "argument types are supported:\n    1. (self: jaxgrad._C._autograd."
                             "SavedTensor, arg0: collections.abc.Callable, arg1: collections.abc."
-                            "Callable) -> None")
+                            f"Callable) -> None\n\nInvoked with: {invoked}")
+        pack_hook, unpack_hook = hooks
         if self.hooks is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
