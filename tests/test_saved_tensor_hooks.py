@@ -514,3 +514,21 @@ def test_pack_hooks_see_saved_tensors_in_torchs_order(case):
         return seen
 
     ok(program)
+
+
+def test_register_hooks_argument_errors():
+    # torch's pybind error; what follows "Invoked with:" names object addresses
+    def program(T):
+        y = leaf(T, [1.0, 2.0]) * leaf(T, [3.0, 4.0])
+        raw = y.grad_fn._raw_saved_self
+        out = []
+        for args, kwargs in (((lambda x: x,), {}), ((1, 1), {}), ((), {}),
+                             ((), {"pack_hook": abs, "unpack_hook": abs})):
+            try:
+                raw.register_hooks(*args, **kwargs)
+            except TypeError as e:
+                head, invoked = str(e).split("\n\nInvoked with: ")
+                out.append((head, invoked.count(","), "kwargs" in invoked))
+        return out
+
+    ok(program)

@@ -13,9 +13,10 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
-from ._dtypes import type_name
+from ._dtypes import dtype as _dtype
+from ._dtypes import from_numpy_dtype, type_name
 from ._epoch import changed as structure_changed
 from ._grad_mode import _state as _grad_state
 from ._typename import type_name as _python_type_name
@@ -30,6 +31,25 @@ FREED_MESSAGE = (
     "through the graph a second time or if you need to access saved tensors after calling "
     "backward."
 )
+
+
+class GradientEdge(NamedTuple):
+    """Where a gradient enters the graph: the ``node`` that receives it and its input number
+    ``output_nr`` (torch.autograd.graph.GradientEdge; ``ownership_token`` keeps a graph alive
+    where ``node`` alone would not, which never happens here: nodes are Python objects).
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.ones(2, requires_grad=True)
+    >>> jaxgrad.autograd.graph.get_gradient_edge(x * 2).node.name()
+    'MulBackward0'
+    """
+
+    node: Any
+    output_nr: int
+    ownership_token: Any = None
+
+
+GradientEdge.__module__ = "jaxgrad.autograd.graph"
 
 
 class RemovableHandle:
@@ -99,6 +119,64 @@ def disable_saved_tensors_hooks(message: str | None) -> None:
     state.disabled_message = message
     if message is not None and state.stack:
         raise RuntimeError(message)
+
+
+class _RunningGraphTasks(threading.local):
+    """The backward calls (graph tasks) running in this thread, innermost last: torch's
+    thread-local ``current_graph_task``. A task object offers ``id`` (an int, unique) and
+    ``will_execute(node)``."""
+
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_running_tasks = _RunningGraphTasks()
+
+
+class graph_task_running:
+    """Context manager the engine enters while it runs ``task`` (a backward call), so that
+    hooks can ask which backward call they run in (:func:`current_graph_task`). As torch's
+    engine restores the thread-local state it captured with the task, changes that hooks make
+    to the saved-tensor hooks stack during the call are undone when it ends."""
+
+    __slots__ = ("saved_hooks", "task")
+
+    def __init__(self, task: Any) -> None:
+        self.task = task
+        self.saved_hooks: tuple = ()
+
+    def __enter__(self) -> None:
+        self.saved_hooks = (list(saved_hooks_state.stack), saved_hooks_state.disabled_message)
+        _running_tasks.stack.append(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        _running_tasks.stack.pop()
+        saved_hooks_state.stack[:], saved_hooks_state.disabled_message = self.saved_hooks
+
+
+def current_graph_task() -> Any:
+    """The innermost backward call running in this thread, or None."""
+    stack = _running_tasks.stack
+    return stack[-1] if stack else None
+
+
+def current_graph_task_id() -> int:
+    """torch._C._current_graph_task_id: the running backward call's id, -1 outside one."""
+    task = current_graph_task()
+    return -1 if task is None else task.id
+
+
+def will_engine_execute_node(node: Node) -> bool:
+    """torch._C._will_engine_execute_node: whether the running backward call executes
+    ``node`` (reachable from its roots and, with ``inputs``, on a path to one)."""
+    if not isinstance(node, Node):
+        raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
+                           f"{_python_type_name(node)}")
+    task = current_graph_task()
+    if task is None:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the backward "
+                           "pass")
+    return task.will_execute(node)
 
 
 REGISTER_FREED_MESSAGE = (
@@ -190,14 +268,19 @@ class SavedTensor:
             raise RuntimeError(PACK_INPLACE_MESSAGE)
 
     # -- torch's SavedTensor API (grad_fn._raw_saved_<name>) ----------------------------------
-    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
-        """Pack this saved tensor now with ``pack_hook``; each later unpack (in backward, or
-        ``grad_fn._saved_<name>``) calls ``unpack_hook`` on what it returned."""
-        if not callable(pack_hook) or not callable(unpack_hook):
+    def register_hooks(self, *hooks: Callable, **kwargs: Any) -> None:
+        """``register_hooks(pack_hook, unpack_hook)``: pack this saved tensor now with
+        ``pack_hook``; each later unpack (in backward, or ``grad_fn._saved_<name>``) calls
+        ``unpack_hook`` on what it returned."""
+        if len(hooks) != 2 or kwargs or not all(map(callable, hooks)):
+            invoked = ", ".join([repr(self), *map(repr, hooks)])
+            if kwargs:
+                invoked += "; kwargs: " + ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
             raise TypeError("register_hooks(): incompatible function arguments. The following "
                             "argument types are supported:\n    1. (self: jaxgrad._C._autograd."
                             "SavedTensor, arg0: collections.abc.Callable, arg1: collections.abc."
-                            "Callable) -> None")
+                            f"Callable) -> None\n\nInvoked with: {invoked}")
+        pack_hook, unpack_hook = hooks
         if self.hooks is not None:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
@@ -296,16 +379,24 @@ def _op_name(node: Node) -> str:
     return re.sub(r"Backwards?0?(\d*)$", r"\1", type(node).__name__)
 
 
+class InputMetadata(NamedTuple):
+    """What a node knows of one gradient it receives (torch's ``_InputMetadata``)."""
+
+    shape: tuple
+    dtype: Any
+    is_nested_tensor: bool = False
+    is_cpp_nested_tensor: bool = False
+
+
 class Node:
     """A backward function (``grad_fn``). Subclasses implement ``apply(grads) -> grads``.
+    (``jaxgrad.autograd.graph.Node``, the public type, counts every subclass as its own.)
 
     >>> import jaxgrad
     >>> y = jaxgrad.ones(2, requires_grad=True) * 2
     >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
     ('MulBackward0', 'jaxgrad::autograd::AccumulateGrad')
     """
-
-    __module__ = "jaxgrad.autograd.graph"  # its public path, as torch prints it
 
     __slots__ = ("__weakref__", "_post_hooks", "_pre_hooks", "_retains", "_tensor_hooks",
                  "metadata_", "next_edges", "out_meta", "seq")
@@ -336,6 +427,20 @@ class Node:
         if self.metadata_ is None:
             self.metadata_ = {}
         return self.metadata_
+
+    def _sequence_nr(self) -> int:
+        """The order of creation the engine runs nodes by (AccumulateGrad: torch's UINT64_MAX)."""
+        return 2**64 - 1 if self.seq == ACCUMULATE_SEQ else self.seq
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        self.seq = ACCUMULATE_SEQ if sequence_nr == 2**64 - 1 else sequence_nr
+
+    @property
+    def _input_metadata(self) -> tuple:
+        """Shape and dtype of each gradient this node receives (one per forward output)."""
+        return tuple(InputMetadata(tuple(shape), dt if isinstance(dt, _dtype)
+                                   else from_numpy_dtype(dt))
+                     for shape, dt in self.out_meta)
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` after this node runs; may return new grad_inputs."""

@@ -13,6 +13,7 @@ Version counters are separate objects: views and ``detach()`` share their base's
 from __future__ import annotations
 
 import math
+import threading
 from typing import NamedTuple
 
 import jax
@@ -38,6 +39,17 @@ class VersionCounter:
         self.value = 0
 
 
+class _WriteWatchers(threading.local):
+    """Callbacks ``callback(storage)`` run in this thread just before a storage's contents are
+    overwritten (``autograd.graph.allow_mutation_on_saved_tensors`` clones saved tensors there,
+    as torch's dispatch mode does before every op that writes to its arguments)."""
+
+    callbacks: tuple = ()
+
+
+write_watchers = _WriteWatchers()
+
+
 class Storage:
     """A cell holding the current base array; ``generation`` moves on every write.
 
@@ -55,7 +67,9 @@ class Storage:
         self.generation = 0
 
     def write(self, array: jax.Array) -> None:
-        """Replace the base array and advance ``generation``."""
+        """Replace the base array and advance ``generation`` (after the write watchers)."""
+        for callback in write_watchers.callbacks:
+            callback(self)
         self.array = array
         self.generation += 1
 
