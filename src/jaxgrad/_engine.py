@@ -35,7 +35,16 @@ from ._dispatch import apply
 from ._dtypes import type_name
 from ._epoch import changed as structure_changed
 from ._grad_mode import is_grad_enabled, set_grad_enabled
-from ._graph import AccumulateGrad, GraphRoot, HookDict, Node
+from ._graph import (
+    AccumulateGrad,
+    GradientEdge,
+    GraphRoot,
+    HookDict,
+    Node,
+    current_graph_task,
+    graph_task_running,
+    running_graph_tasks,
+)
 from ._ops import elementwise as E
 from ._ops import reductions as R
 from ._ops import views as V
@@ -211,33 +220,6 @@ def _run_node(fn: Node, grads: list, run: Any) -> Any:
 _task_ids = itertools.count()
 
 
-class _RunningTasks(threading.local):
-    """The GraphTasks running in this thread, innermost last (a node's backward may run a
-    backward of its own: torch's reentrant backward)."""
-
-    def __init__(self) -> None:
-        self.tasks: list[GraphTask] = []
-
-
-_running = _RunningTasks()
-
-
-def current_graph_task_id() -> int:
-    """The id of the innermost backward call running in this thread, -1 outside any
-    (``torch._C._current_graph_task_id``).
-
-    >>> import jaxgrad
-    >>> from jaxgrad._engine import current_graph_task_id
-    >>> seen = []
-    >>> x = jaxgrad.ones(1, requires_grad=True)
-    >>> _ = x.register_hook(lambda g: seen.append(current_graph_task_id()))
-    >>> (x * 2).sum().backward(); seen[0] >= 0, current_graph_task_id()
-    (True, -1)
-    """
-    tasks = _running.tasks
-    return tasks[-1].id if tasks else -1
-
-
 def is_checkpoint_valid() -> bool:
     """False while a backward call that computes only some gradients (``autograd.grad``,
     ``backward(inputs=...)``) runs in this thread, or a backward nested in such a call
@@ -252,7 +234,7 @@ def is_checkpoint_valid() -> bool:
     >>> (x * 2).sum().backward(); _ = jaxgrad.autograd.grad((x * 2).sum(), x); seen
     [True, False]
     """
-    return all(task.outputs is None for task in _running.tasks)
+    return all(task.outputs is None for task in running_graph_tasks())
 
 
 class GraphTask:
@@ -360,15 +342,26 @@ class GraphTask:
         """Run the graph below the root, then the final callbacks queued meanwhile (in grad mode
         ``create_graph``, this task being the thread's innermost running one); returns the
         captured gradients for ``outputs``."""
-        running = _running.tasks
-        running.append(self)
-        try:
-            with set_grad_enabled(self.create_graph):
-                captured = self._run()
-                self._run_final_callbacks()
-            return captured
-        finally:
-            running.pop()
+        with set_grad_enabled(self.create_graph), graph_task_running(self):
+            captured = self._run()
+            self._run_final_callbacks()
+        return captured
+
+    def will_execute(self, node: Node) -> bool:
+        """torch's _will_engine_execute_node: whether this call runs ``node``."""
+        if node not in self.dependencies:
+            return False
+        if self.needed is None or node in self.needed:
+            captured = node in self.captures
+        elif node in self.captures:
+            captured = True
+        else:
+            return False
+        if captured and not any(e is not None for e in node.next_edges):
+            raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                               "currently running autograd.grad(). This is currently not "
+                               "supported.")
+        return True
 
     def queue_callback(self, callback: Callable[[], Any]) -> None:
         """Queue ``callback()`` to run when every node of this task has run."""
@@ -567,14 +560,14 @@ def compiled_backward(enabled: bool) -> Iterator[None]:
 # --- public entry points --------------------------------------------------------------------------
 
 def _as_tuple(x: Any) -> tuple:
-    """Roots (or inputs) as a tuple: a tensor alone, else ``tuple(x)`` (torch's own errors for
-    a non-iterable)."""
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    """Roots (or inputs) as a tuple: a tensor or GradientEdge alone, else ``tuple(x)`` (torch's
+    own errors for a non-iterable)."""
+    return (x,) if isinstance(x, (Tensor, GradientEdge)) else tuple(x)
 
 
 def _inputs_tuple(inputs: Any, caller: str) -> tuple:
     """``inputs`` of ``grad``/``backward``: a tensor, a sequence, or a dict (its values)."""
-    if isinstance(inputs, Tensor):
+    if isinstance(inputs, (Tensor, GradientEdge)):
         return (inputs,)
     if type(inputs) is dict:
         return tuple(inputs.values())
@@ -612,21 +605,33 @@ def _calculate_shape(output: Tensor, grad: Tensor, is_grads_batched: bool) -> tu
     return output.shape, grad.shape[1:] if is_grads_batched else grad.shape
 
 
+def _root_meta(out: Any) -> tuple:
+    """(shape, dtype, wants an implicit gradient) of a root: a tensor or a GradientEdge (whose
+    node knows the shape and dtype of the gradient it receives)."""
+    if isinstance(out, GradientEdge):
+        meta = out.node._input_metadata[out.output_nr]
+        return Size(meta.shape), meta.dtype, True
+    if not isinstance(out, Tensor):
+        raise AssertionError("Expected output to be a jaxgrad.Tensor")
+    return out.shape, out.dtype, out.requires_grad
+
+
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = False) -> list:
     """torch.autograd.__init__._make_grads: check or create the root gradients (one per pair
     of ``zip(outputs, grads)``; the engine checks the counts)."""
     new = []
     for out, grad in zip(outputs, grads):
-        if not isinstance(out, Tensor):
-            raise AssertionError("Expected output to be a jaxgrad.Tensor")
+        out_shape, out_dtype, wants_grad = _root_meta(out)
         if isinstance(grad, Tensor):
-            out_shape, first_shape = _calculate_shape(out, grad, batched)
+            first_shape = grad.shape[1:] if batched else grad.shape
             if first_shape != out_shape:
+                if batched and isinstance(out, GradientEdge):
+                    raise RuntimeError("Batched grads are not supported with GradientEdge")
                 # torch finds the positions with list.index, i.e. tensor ==: with several
                 # roots that comparison itself can raise, and we raise what torch raises
                 where = (f"grad_output[{list(grads).index(grad)}] has a shape of "
                          f"{Size(first_shape)} and output[{list(outputs).index(out)}] has a "
-                         f"shape of {out.shape}")
+                         f"shape of {out_shape}")
                 if batched:
                     raise RuntimeError(
                         "If `is_grads_batched=True`, we interpret the first dimension of each "
@@ -635,23 +640,24 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = Fa
                         f"a mismatch was detected: {where}. If you only want some tensors in "
                         "`grad_output` to be considered batched, consider using vmap.")
                 raise RuntimeError(f"Mismatch in shape: {where}.")
-            if out.dtype.is_complex != grad.dtype.is_complex:
+            if out_dtype.is_complex != grad.dtype.is_complex:
                 raise RuntimeError(
                     "For complex Tensors, both grad_output and output are required to have the "
                     f"same dtype. Mismatch in dtype: grad_output[{list(grads).index(grad)}] has a "
                     f"dtype of {grad.dtype} and output[{list(outputs).index(out)}] has a dtype of "
-                    f"{out.dtype}.")
-            if grad.dtype is not out.dtype and out.dtype.is_floating_point:
-                grad = Tensor._make(grad._value.astype(out._value.dtype))
+                    f"{out_dtype}.")
+            if grad.dtype is not out_dtype and out_dtype.is_floating_point:
+                grad = Tensor._make(grad._value.astype(out_dtype.np))
             new.append(grad)
         elif grad is None:
-            if out.requires_grad:
-                if out.numel() != 1:
+            if wants_grad:
+                if out_shape.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not out.dtype.is_floating_point:
+                if not out_dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
-                                       f"outputs but got {out.dtype}")
-                new.append(Tensor._make(_implicit_ones(out._value)))
+                                       f"outputs but got {out_dtype}")
+                new.append(Tensor._make(_implicit_ones(
+                    jax.ShapeDtypeStruct(tuple(out_shape), out_dtype.np))))
             else:
                 new.append(None)
         else:
@@ -663,6 +669,9 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = Fa
 def _root_edges(tensors: Sequence[Tensor]) -> tuple:
     edges = []
     for i, t in enumerate(tensors):
+        if isinstance(t, GradientEdge):
+            edges.append((t.node, t.output_nr))
+            continue
         edge = t._gradient_edge()
         if edge is None:
             raise RuntimeError(
@@ -674,6 +683,9 @@ def _root_edges(tensors: Sequence[Tensor]) -> tuple:
 def _input_edges(inputs: Sequence[Tensor]) -> list:
     edges = []
     for t in inputs:
+        if isinstance(t, GradientEdge):
+            edges.append((t.node, t.output_nr))
+            continue
         if not isinstance(t, Tensor):
             raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
@@ -785,6 +797,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                        False).run()
         _check_unused(result, allow_unused)
     if materialize_grads:
+        if any(r is None and isinstance(t, GradientEdge) for r, t in zip(result, inputs_tuple)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                               "GradientEdge")
         result = [r if r is not None else _zeros_like(t, create_graph)
                   for r, t in zip(result, inputs_tuple)]
     if type(inputs) is dict:
@@ -845,9 +860,10 @@ class _EngineBase:
     def queue_callback(self, callback: Callable[[], Any]) -> None:
         """Run ``callback()`` when the backward running now has run all its nodes (callbacks
         run in the order queued; one may queue more). Only valid during a backward."""
-        if not _running.tasks:
+        task = current_graph_task()
+        if task is None:
             raise RuntimeError("Final callbacks can only be installed during backward pass.")
-        _running.tasks[-1].queue_callback(callback)
+        task.queue_callback(callback)
 
     def is_checkpoint_valid(self) -> bool:
         """False inside a backward that computes gradients for given inputs only (``grad()``,

@@ -160,6 +160,11 @@ def current_graph_task() -> Any:
     return stack[-1] if stack else None
 
 
+def running_graph_tasks() -> tuple:
+    """The backward calls running in this thread, outermost first."""
+    return tuple(_running_tasks.stack)
+
+
 def current_graph_task_id() -> int:
     """torch._C._current_graph_task_id: the running backward call's id, -1 outside one."""
     task = current_graph_task()

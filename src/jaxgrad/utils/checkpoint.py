@@ -52,10 +52,10 @@ import jax
 from .. import _random as random_state
 from .._creation import from_jax
 from .._engine import backward as _run_backward
-from .._engine import current_graph_task_id, is_checkpoint_valid
+from .._engine import is_checkpoint_valid
 from .._function import Function
 from .._grad_mode import enable_grad, is_grad_enabled
-from .._graph import SavedTensor
+from .._graph import SavedTensor, current_graph_task_id
 from .._tensor import Tensor
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.profiler import profile
