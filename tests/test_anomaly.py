@@ -17,7 +17,7 @@ import warnings
 
 import pytest
 
-from differential import attempt, bug, captured_warnings, ok, raises
+from differential import attempt, captured_warnings, ok, raises
 
 ENABLED_WARNING = "Anomaly Detection has been enabled"
 
@@ -199,7 +199,6 @@ def test_error_warning_turned_error_goes_to_stderr():
         ok(program)
 
 
-@bug("in anomaly mode torch's version-counter error ends with another hint (_graph.py)")
 def test_version_error_hint_in_anomaly_mode():
     def program(T):
         with _quiet_anomaly(T):
@@ -243,8 +242,6 @@ def test_metadata_parent_of_nodes_made_in_backward():
     ok(program)
 
 
-@bug("Function nodes and AccumulateGrad nodes are made outside _dispatch: recording their "
-     "forward traceback needs the record in Node.__init__")
 def test_function_node_records_its_forward_traceback():
     def program(T):
         class Bad(T.autograd.Function):

@@ -17,12 +17,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _anomaly, _device, _dtypes, _profiler
+from . import _device, _dtypes, _profiler
 from . import _tracing as tracing_state
 from ._caches import Memo, cache
 from ._epoch import changed as structure_changed
 from ._grad_mode import _state, is_inference_mode_enabled
-from ._graph import FREED_MESSAGE, AccumulateGrad, Node, SavedTensor, _op_name, node_class
+from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from ._jax_setup import jit
 from ._ops import views as V
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
@@ -401,8 +401,6 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
     out_meta = tuple(map(_meta, results))
     node = node_class_for(op)(tuple(edges), out_meta, op, skey, needs, tuple(in_meta),
                               _save(op, needs, args, aux))
-    if _anomaly.state.enabled:
-        _record_forward_trace(node)
     if attach:
         for j, r in enumerate(results):
             if out_meta[j][1] in DIFFERENTIABLE_DTYPES and j not in op.nondiff_outputs:
@@ -414,16 +412,6 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
 
 
 _NO_META = (None, None)
-
-
-def _record_forward_trace(node: OpNode) -> None:
-    """Anomaly mode: the new node's forward traceback, and that of the accumulators its
-    leaves made for it (torch makes a leaf's AccumulateGrad node on the leaf's first use)."""
-    _anomaly.record(node)
-    for edge in node.next_edges:
-        if edge is not None and isinstance(edge[0], AccumulateGrad) and (
-                _anomaly.TRACE_KEY not in edge[0].metadata):
-            _anomaly.record(edge[0])
 
 
 def _meta(t: Tensor) -> tuple:
@@ -760,8 +748,6 @@ class CopySlices(Node):
         super().__init__((base_edge, *fn.next_edges[1:]), ((base.shape, base._value.dtype),))
         self.fn, self.layout = fn, layout
         self.base_meta = (tuple(base.shape), base._value.dtype)
-        if _anomaly.state.enabled:
-            _anomaly.record(self)
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         g = grads[0]

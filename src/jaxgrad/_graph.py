@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from . import _anomaly
 from ._dtypes import dtype as _dtype
 from ._dtypes import from_numpy_dtype, type_name
 from ._epoch import changed as structure_changed
@@ -331,7 +332,7 @@ class SavedTensor:
         else:
             grad_fn = self.grad_fn
         if not self.is_leaf and grad_fn is None:
-            if owner is None:
+            if owner is None or self.saved_original:
                 raise RuntimeError(DETACHED_INPLACE_MESSAGE)
             grad_fn = owner
         if hooks is None:
@@ -367,10 +368,16 @@ class SavedTensor:
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [jaxgrad.{type_name(t.dtype)} {list(t.shape)}]{where} is at "
-            f"version {t._vc.value}; expected version {self.version} instead. Hint: enable "
-            "anomaly detection to find the operation that failed to compute its gradient, with "
-            "jaxgrad.autograd.set_detect_anomaly(True, check_nan=False)."
-        )
+            f"version {t._vc.value}; expected version {self.version} instead. Hint: "
+            + (_ANOMALY_HINT if _anomaly.state.enabled else _ENABLE_ANOMALY_HINT))
+
+
+_ENABLE_ANOMALY_HINT = (
+    "enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "jaxgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = (
+    "the backtrace further above shows the operation that failed to compute its gradient. The "
+    "variable in question was changed in there or anywhere later. Good luck!")
 
 
 def _is_tensor(x: Any) -> bool:
@@ -415,6 +422,8 @@ class Node:
         self._pre_hooks: HookDict | None = None
         self._post_hooks: HookDict | None = None
         self.metadata_ = None
+        if _anomaly.state.enabled:  # torch records the forward traceback when a node is made
+            _anomaly.record(self)
 
     # -- torch's public Node API --------------------------------------------------------
     def __repr__(self) -> str:
