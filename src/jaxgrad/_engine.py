@@ -342,7 +342,9 @@ class GraphTask:
         """Run the graph below the root, then the final callbacks queued meanwhile (in grad mode
         ``create_graph``, this task being the thread's innermost running one); returns the
         captured gradients for ``outputs``."""
-        with set_grad_enabled(self.create_graph), graph_task_running(self):
+        reentrant = bool(running_graph_tasks())
+        with (_reentrant_stack_room() if reentrant else contextlib.nullcontext()), \
+                set_grad_enabled(self.create_graph), graph_task_running(self):
             captured = self._run()
             self._run_final_callbacks()
         return captured
@@ -522,6 +524,24 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
     """Run the graph below ``root`` as one GraphTask (with grad mode = ``create_graph``);
     returns the captured gradients for ``outputs``."""
     return GraphTask(root, keep_graph, create_graph, outputs, accumulate).run()
+
+
+REENTRANT_FRAMES = 200  # Python frames each nested (reentrant) backward may add to the stack
+
+
+@contextlib.contextmanager
+def _reentrant_stack_room() -> Iterator[None]:
+    """A backward started inside a running one (a custom Function's backward calling
+    ``backward()``) gets ``REENTRANT_FRAMES`` more of Python's recursion limit for as long as it
+    runs: torch's engine hands deep reentrant backwards to a worker pool instead of recursing,
+    so any depth works; here they recurse in the calling thread, with room made for them."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + REENTRANT_FRAMES)
+    try:
+        yield
+    finally:
+        if sys.getrecursionlimit() == limit + REENTRANT_FRAMES:  # unless changed meanwhile
+            sys.setrecursionlimit(limit)
 
 
 # --- switches -------------------------------------------------------------------------------------
