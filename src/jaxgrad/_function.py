@@ -294,6 +294,14 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple, *args: Any) -> Any:
+        """The rule under ``vmap``: ``(output, out_dims)`` given ``info`` (``batch_size``,
+        ``randomness``), one in_dim per argument and the arguments; override it or set
+        ``generate_vmap_rule = True``."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
+
     @classmethod
     def _backward_rule(cls, ctx: Any, *grads: Any) -> Any:
         has_backward, has_vjp = cls.backward is not Function.backward, cls.vjp is not Function.vjp
