@@ -51,6 +51,7 @@ from ._ops import views as V
 from ._tensor import Size, Tensor
 from ._tracing import call_user_hook
 from ._typename import type_name as python_type_name
+from ._warn_once import warn_once
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
 
@@ -342,7 +343,9 @@ class GraphTask:
         """Run the graph below the root, then the final callbacks queued meanwhile (in grad mode
         ``create_graph``, this task being the thread's innermost running one); returns the
         captured gradients for ``outputs``."""
-        with set_grad_enabled(self.create_graph), graph_task_running(self):
+        reentrant = bool(running_graph_tasks())
+        with (_reentrant_stack_room() if reentrant else contextlib.nullcontext()), \
+                set_grad_enabled(self.create_graph), graph_task_running(self):
             captured = self._run()
             self._run_final_callbacks()
         return captured
@@ -440,14 +443,14 @@ class GraphTask:
         owned, shared, create_graph = self.owned, self.shared, self.create_graph
         before = list(grads)
         grads = call_tensor_pre_hooks(fn, grads, shared)
-        for old, new in zip(before, grads):
-            if new is not old and new is not None:  # a hook's new tensor: only the engine holds it
-                owned[id(new)] = new
         if fn._pre_hooks:
             for hook in list(fn._pre_hooks.values()):
                 out = call_hook(hook, (tuple(grads),), shared)
                 if out is not None:
                     grads = check_node_hook_result(hook, tuple(grads), out)
+        for old, new in zip(before, grads):
+            if new is not old and new is not None:  # a hook's new tensor: only the engine holds it
+                owned[id(new)] = new
         if isinstance(fn, AccumulateGrad):
             _run_node(fn, grads, lambda: accumulate_grad(fn, grads[0], create_graph,
                                                          id(grads[0]) in owned))
@@ -522,6 +525,24 @@ def execute(root: GraphRoot, keep_graph: bool, create_graph: bool,
     """Run the graph below ``root`` as one GraphTask (with grad mode = ``create_graph``);
     returns the captured gradients for ``outputs``."""
     return GraphTask(root, keep_graph, create_graph, outputs, accumulate).run()
+
+
+REENTRANT_FRAMES = 200  # Python frames each nested (reentrant) backward may add to the stack
+
+
+@contextlib.contextmanager
+def _reentrant_stack_room() -> Iterator[None]:
+    """A backward started inside a running one (a custom Function's backward calling
+    ``backward()``) gets ``REENTRANT_FRAMES`` more of Python's recursion limit for as long as it
+    runs: torch's engine hands deep reentrant backwards to a worker pool instead of recursing,
+    so any depth works; here they recurse in the calling thread, with room made for them."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + REENTRANT_FRAMES)
+    try:
+        yield
+    finally:
+        if sys.getrecursionlimit() == limit + REENTRANT_FRAMES:  # unless changed meanwhile
+            sys.setrecursionlimit(limit)
 
 
 # --- switches -------------------------------------------------------------------------------------
@@ -718,6 +739,13 @@ def _task(tensors: tuple, root_grads: list, inputs: tuple | None, keep_graph: bo
     return GraphTask(root, keep_graph, create_graph, outputs, accumulate)
 
 
+CREATE_GRAPH_CYCLE_MESSAGE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+
+
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, grad_variables: Any = None,
              inputs: Any = None) -> None:
@@ -751,6 +779,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             try_backward(task.root.next_edges, task.root.grads, task.keep_graph, execute):
         return
     task.run()
+    if create_graph:  # torch warns once the graph has run (every time under set_warn_always)
+        warn_once(CREATE_GRAPH_CYCLE_MESSAGE, UserWarning, stacklevel=3)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,

@@ -105,6 +105,13 @@ class FunctionCtx:
         return tensors
 
     @property
+    def saved_variables(self) -> tuple:
+        """The deprecated name of ``saved_tensors`` (it warns, then returns them)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
     def _raw_saved_tensors(self) -> tuple:
         """The saved tensors as ``SavedTensor`` objects (``register_hooks`` on each)."""
         return tuple(self._saved if self._saved is not None else self._freed)
@@ -143,6 +150,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
         self._materialize_grads = True
+        self._materialize_non_diff_grads = True  # False: marked non-differentiable get None
+        self._non_differentiable_outputs: frozenset = frozenset()
 
     def __repr__(self) -> str:
         return f"<jaxgrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
@@ -163,8 +172,11 @@ class BackwardCFunction(Node, FunctionCtx):
         [tensor([3.])]
         """
         if self._materialize_grads:
-            grads = [_materialized_zeros(meta) if g is None and meta is not None else g
-                     for g, meta in zip(grads, self.out_meta)]
+            kept_none = (frozenset() if self._materialize_non_diff_grads
+                         else self._non_differentiable_outputs)
+            grads = [_materialized_zeros(meta)
+                     if g is None and meta is not None and i not in kept_none else g
+                     for i, (g, meta) in enumerate(zip(grads, self.out_meta))]
         if self._forward_cls.boxed_grads_call:  # backward(ctx, grads) with one mutable list
             result = self._forward_cls._backward_rule(self, list(grads))
         else:
@@ -282,10 +294,21 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple, *args: Any) -> Any:
+        """The rule under ``vmap``: ``(output, out_dims)`` given ``info`` (``batch_size``,
+        ``randomness``), one in_dim per argument and the arguments; override it or set
+        ``generate_vmap_rule = True``."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
+
     @classmethod
     def _backward_rule(cls, ctx: Any, *grads: Any) -> Any:
-        overridden = cls.vjp is not Function.vjp and cls.backward is Function.backward
-        return (cls.vjp if overridden else cls.backward)(ctx, *grads)
+        has_backward, has_vjp = cls.backward is not Function.backward, cls.vjp is not Function.vjp
+        if has_backward and has_vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                               "not allowed. You should only implement one of them.")
+        return (cls.vjp if has_vjp else cls.backward)(ctx, *grads)
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -375,6 +398,8 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, differentia
                            "returned as output. The inputs that are modified inplace must all be "
                            "outputs of the Function.")
     ctx.out_meta = tuple(meta)
+    ctx._non_differentiable_outputs = frozenset(
+        i for i, o in enumerate(raw) if id(o) in non_differentiable)
     # saved as outputs: those ctx is now the history of (torch: ``grad_fn is ctx``); an input
     # returned as-is was replaced by a view of it, and is saved as the input it is
     outputs_by_id = {id(o): i for i, o in enumerate(wrapped) if isinstance(o, Tensor) and (

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ class _GradModeState(threading.local):
     grad = True
     inference = False
     view_replay = False  # views record how to replay them from their base
+    multithreading = True  # torch's device worker threads allowed (see set_multithreading_enabled)
 
 
 _state = _GradModeState()
@@ -78,6 +80,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
     def __call__(self, func: Callable) -> Callable:
+        if inspect.isclass(func):  # the class becomes a function constructing it in the mode
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.", FutureWarning, stacklevel=2)
+            cls = func
+
+            def func(*args: Any, **kwargs: Any) -> Any:
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)
 
@@ -251,6 +263,51 @@ class _force_original_view_tracking(_DecoratorContextManager):
         _state.view_replay = self.prev
 
     def clone(self) -> _force_original_view_tracking:
+        """A new one with the same mode (used when decorating)."""
+        return self.__class__(self.mode)
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether multithreaded backward is enabled in this thread (``set_multithreading_enabled``).
+
+    >>> import jaxgrad
+    >>> with jaxgrad.autograd.set_multithreading_enabled(False):
+    ...     jaxgrad.autograd.is_multithreading_enabled()
+    False
+    """
+    return _state.multithreading
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Enable (``True``, the default) or disable multithreaded backward in this thread, as a
+    function or a context manager (restoring the previous setting on exit).
+
+    torch runs an accelerator's backward on per-device worker threads unless this is disabled;
+    a CPU backward always runs in the calling thread. jaxgrad has no device worker threads, so
+    its engine runs in the calling thread either way: the switch is kept per thread, read by
+    ``is_multithreading_enabled``, and changes no result.
+
+    >>> import jaxgrad
+    >>> _ = jaxgrad.autograd.set_multithreading_enabled(False)
+    >>> jaxgrad.autograd.is_multithreading_enabled()
+    False
+    >>> _ = jaxgrad.autograd.set_multithreading_enabled(True)
+    """
+
+    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _state.multithreading
+        self.mode = mode
+        _state.multithreading = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _state.multithreading = self.prev
+
+    def clone(self) -> set_multithreading_enabled:
         """A new one with the same mode (used when decorating)."""
         return self.__class__(self.mode)
 

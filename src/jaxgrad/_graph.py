@@ -469,7 +469,12 @@ class Node:
         return add_hook(self._pre_hooks, fn)
 
     def __call__(self, *grads: Any) -> Any:
-        out = self.apply(list(grads), False)
+        if len(grads) != len(self.out_meta):
+            raise TypeError(f"expected {len(self.out_meta)} arguments, got {len(grads)} instead")
+        for i, g in enumerate(grads):
+            if g is not None and not hasattr(g, "_value"):
+                raise TypeError(f"argument {i} is not a Variable")
+        out = self.apply(list(grads), _grad_state.grad)  # differentiable in grad mode, as torch
         return out[0] if len(out) == 1 else tuple(out)
 
     # -- engine interface -----------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The ``torch.autograd`` namespace: ``backward``, ``grad``, ``Function``, grad modes."""
 
+import jaxgrad as torch  # noqa: F401 - torch.autograd.torch is the torch module, as in torch
+
 from .._engine import _calculate_shape as _calculate_shape
 from .._engine import backward as backward
 from .._engine import grad as grad
@@ -10,6 +12,7 @@ from .._grad_mode import no_grad as no_grad
 from .._grad_mode import set_grad_enabled as set_grad_enabled
 from .._profiler import kineto_available as kineto_available
 from .._profiler import profiler_enabled as _profiler_enabled  # noqa: F401 - torch's private name
+from . import _functions as _functions
 from . import anomaly_mode as anomaly_mode
 from . import function as function
 from . import functional as functional
@@ -21,7 +24,9 @@ from .anomaly_mode import detect_anomaly as detect_anomaly
 from .anomaly_mode import set_detect_anomaly as set_detect_anomaly
 from .grad_mode import _force_original_view_tracking as _force_original_view_tracking
 from .grad_mode import _unsafe_preserve_version_counter as _unsafe_preserve_version_counter
+from .grad_mode import is_multithreading_enabled as is_multithreading_enabled
 from .grad_mode import is_view_replay_enabled as is_view_replay_enabled
+from .grad_mode import set_multithreading_enabled as set_multithreading_enabled
 from .gradcheck import gradcheck as gradcheck
 from .gradcheck import gradgradcheck as gradgradcheck
 from .variable import Variable as Variable
