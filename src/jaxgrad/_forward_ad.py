@@ -77,7 +77,9 @@ def exit_level(level: int) -> None:
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
     check_level(level)
-    for ref in _levels.pop().values():
+    held = list(_levels.pop().values())  # (weakref callbacks edit the registry)
+    _refresh()
+    for ref in held:
         t = ref()
         if t is not None:
             grads = t.__dict__.get(TANGENTS)
@@ -85,7 +87,6 @@ def exit_level(level: int) -> None:
                 grads.pop(level, None)
                 if not grads:
                     del t.__dict__[TANGENTS]
-    _refresh()
 
 
 def check_level(level: int) -> None:
