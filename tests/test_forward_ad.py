@@ -143,6 +143,24 @@ def test_make_dual_is_backward_differentiable():
     ok(prog)
 
 
+def test_make_dual_in_inference_mode():
+    def prog(T):
+        fw = T.autograd.forward_ad
+        with T.inference_mode():
+            foo, bar = data(T, 2), data(T, 2, seed=1)
+            with fw.dual_level():
+                dual = fw.make_dual(foo, bar)
+                dual += 1
+                inside = dual._is_view(), foo.clone(), tan(fw.unpack_dual(dual).tangent)
+        with fw.dual_level():
+            dual = fw.make_dual(foo, bar)
+            x = fw.make_dual(data(T, 2), bar)
+            with T.inference_mode():
+                y = x * 2
+            return inside, fw.unpack_dual(dual * 2).tangent, fw.unpack_dual(y).tangent
+    ok(prog)
+
+
 def test_level_exit_drops_tangents():
     def prog(T):
         fw = T.autograd.forward_ad
@@ -322,12 +340,14 @@ def test_inplace_on_dual_updates_its_tangent_not_the_primal_base():
     ok(prog)
 
 
-def test_inplace_on_view_of_dual_updates_the_dual_tangent():
+@pytest.mark.parametrize("cloned", [False, True])
+def test_inplace_on_view_of_dual_updates_the_dual_tangent(cloned):
     def prog(T):
         fw = T.autograd.forward_ad
         with fw.dual_level():
-            foo = data(T, 2)
-            dual = fw.make_dual(foo, T.ones(2, dtype=T.float64))
+            foo = data(T, 2).clone() if cloned else data(T, 2)
+            bar = T.ones(2, dtype=T.float64)
+            dual = fw.make_dual(foo, bar.clone() if cloned else bar)
             view = dual.narrow(0, 0, 1)
             view *= 2
             return (fw.unpack_dual(foo).tangent, tan(fw.unpack_dual(dual).tangent),

@@ -456,7 +456,10 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     records it."""
     layout = geometry(self._geometry(), **static)
     if _profiler.active or self._lazy is not None:
-        return make_view(apply(op, self, **static), self, layout)
+        out = make_view(apply(op, self, **static), self, layout)
+        if _forward_ad.active:
+            _forward_ad.on_view(_FORWARD_AD, op, geometry, self, out, static)
+        return out
     skey = static_key(static) if static else ()
     out = Tensor._make(None)
     make_view(out, self, layout)

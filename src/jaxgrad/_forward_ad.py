@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from ._caches import cache
+from ._grad_mode import _state as _grad_state
 from ._ops import elementwise as E
 from ._ops import views as V
 from ._ops._table import Op, jitted_forward
@@ -213,6 +214,8 @@ def _compute(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype: 
              args: tuple, aux: tuple, out_dtypes: tuple, level: int) -> list | None:
     """The tangents of ``op``'s outputs (None for outputs without one), or None when no
     argument carries a tangent."""
+    if _grad_state.inference:  # inference mode computes no forward grads either
+        return None
     given = _input_tangents(ops, args, level)
     if all(g is None for g in given):
         return None

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from .. import _forward_ad
 from .._dispatch import _FORWARD_AD, apply_view
+from .._grad_mode import is_inference_mode_enabled
 from .._ops import views as V
 from .._tensor import Tensor
 from .._typename import type_name
@@ -88,6 +89,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
             "Trying to set a forward gradient that has a different size than that of the original "
             f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the "
             f"given forward gradient is of size {list(tangent.shape)}.")
+    if is_inference_mode_enabled() or tensor._inference:
+        return tensor.detach()  # torch: no view, and inference tensors hold no tangent
     with _forward_ad.suspended():
         dual = apply_view(V.VIEW, V.view_geometry, tensor, shape=tuple(tensor.shape))
     dual.__dict__[_forward_ad.NOT_FORWARD_VIEW] = True
