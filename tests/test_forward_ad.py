@@ -5,6 +5,9 @@ formulas record on a tangent are not jaxgrad's single JVP op)."""
 
 from __future__ import annotations
 
+import pathlib
+import re
+
 import pytest
 import torch
 
@@ -579,3 +582,11 @@ def test_custom_function_setup_context_and_save_for_forward():
             w = fw.make_dual(data(T, 3, seed=2), data(T, 3, seed=3))
             return tan(fw.unpack_dual(Scale.apply(x, w)).tangent)
     ok(prog)
+
+
+def test_notes_code_blocks_run():
+    notes = pathlib.Path(__file__).parent.parent / "functorch_notes" / "forward_ad.md"
+    blocks = re.findall(r"```python\n(.*?)```", notes.read_text(), re.S)
+    assert len(blocks) == 3
+    for block in blocks:
+        exec(compile(block, str(notes), "exec"), {})
