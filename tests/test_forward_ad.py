@@ -529,6 +529,36 @@ def test_custom_function_returning_an_input(kind):
     same(prog)
 
 
+@pytest.mark.parametrize("flag", ["ok", "not_a_view", "not_a_view_of_inp",
+                                  "not_a_view_of_inp_base"])
+def test_custom_function_view_output_needs_a_view_tangent(flag):
+    def prog(T):
+        class ViewFn(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, foo):
+                return foo.narrow(0, 0, 2)
+
+            @staticmethod
+            def jvp(ctx, g):
+                res = g.narrow(0, 0, 2)
+                if flag != "ok":
+                    res = res.clone()
+                if flag in ("not_a_view_of_inp", "not_a_view_of_inp_base"):
+                    res = res.view_as(res)
+                return res
+
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            inp = fw.make_dual(data(T, 4, 2), data(T, 4, 2, seed=1))
+            if flag == "not_a_view_of_inp_base":
+                inp = inp.view_as(inp)
+            out = attempt(lambda: ViewFn.apply(inp))
+            if not isinstance(out, T.Tensor):
+                return out
+            return tan(fw.unpack_dual(out).tangent), fw.unpack_dual(out).tangent._is_view()
+    same(prog)
+
+
 @pytest.mark.parametrize("modifies", [True, False])
 def test_custom_function_inplace_jvp(modifies):
     def prog(T):

@@ -376,10 +376,26 @@ def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outputs: A
             continue
         if id(out) in dirty:
             _check_inplace_tangent(t, by_input.get(id(out)), versions.get(id(out)))
-        elif wrapped_out._base is not None and t._base is None:
-            raise RuntimeError("A custom Function's forward is returning a view (or an input "
-                               "as-is) but the jvp is not returning a view.")
+        elif wrapped_out._base is not None:
+            _check_view_tangent(t, wrapped_out._base, args, tangents)
         _forward_ad.set_tangent(wrapped_out, level, t)
+
+
+def _check_view_tangent(returned: Tensor, base: Tensor, args: tuple, tangents: list) -> None:
+    """A view output's tangent must be a view of the tangent of the input it views."""
+    if returned._base is None:
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) "
+                           "but the jvp is not returning a view.")
+    for a, g in zip(args, tangents):
+        if not isinstance(a, Tensor) or g is None or (
+                a._base if a._base is not None else a) is not base:
+            continue
+        if returned._base is not (g._base if g._base is not None else g):
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not returning a view of "
+                + ("the same base as the given grad input." if a._base is not None
+                   else "the given grad input."))
+        return
 
 
 def _differentiable(t: Tensor) -> bool:
