@@ -232,6 +232,14 @@ def test_inputs_without_tangent_count_as_zero_and_promotion():
     ok(prog)
 
 
+@pytest.mark.parametrize("name", ["abs", "mul", "exp", "sum"])
+def test_complex_tangents(name):
+    fn = {"abs": lambda x: x.abs(), "mul": lambda x: x * x, "exp": lambda x: x.exp(),
+          "sum": lambda x: (x * x).sum()}[name]
+    ok(lambda T: jvp_of(T, fn, (T.tensor([1 + 2j, -0.5 + 0.3j], dtype=T.complex64),
+                                T.tensor([0.3 - 1j, 2 + 0.1j], dtype=T.complex64))))
+
+
 def test_non_differentiable_outputs_have_no_tangent():
     def prog(T):
         fw = T.autograd.forward_ad
