@@ -240,6 +240,16 @@ def test_complex_tangents(name):
                                 T.tensor([0.3 - 1j, 2 + 0.1j], dtype=T.complex64))))
 
 
+def test_tangent_of_another_dtype_than_its_primal():
+    def prog(T):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(data(T, 2, dtype=T.float32), data(T, 2, seed=1))
+            e = fw.make_dual(data(T, 2), data(T, 2, seed=2, dtype=T.float32))
+            return [tan(fw.unpack_dual(y).tangent) for y in (d, d * 2, d.exp(), e, e * 2)]
+    ok(prog, rtol=1e-6)  # jaxgrad's JVP runs in the primal's precision, then widens
+
+
 def test_non_differentiable_outputs_have_no_tangent():
     def prog(T):
         fw = T.autograd.forward_ad

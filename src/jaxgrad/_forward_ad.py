@@ -200,9 +200,21 @@ def tangent_op(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype
         diff = tuple(primals[i] for i in positions)
         _, out = jax.jvp(along, diff, tuple(t.astype(p.dtype) for t, p in zip(given, diff)))
         out = out if isinstance(out, tuple) else (out,)
-        return tuple(o for o, k in zip(out, keep) if k)
+        others = tuple(t for t, p in zip(given, diff) if t.dtype != p.dtype)
+        return tuple(_widened(o, others) for o, k in zip(out, keep) if k)
 
     return ops.vjp_op(f"{op.node or op.name}Jvp", tangents)
+
+
+def _widened(tangent: jax.Array, given: tuple) -> jax.Array:
+    """A result's tangent in the dtype torch's formulas give it: tangents given in another
+    dtype than their primal's (a float64 tangent of a float32 primal) widen it, as in
+    ``self_t * result``."""
+    dtype = tangent.dtype
+    complex_out = jnp.issubdtype(dtype, jnp.complexfloating)
+    for g in given:  # a real result takes a complex tangent's precision, not its kind
+        dtype = jnp.promote_types(dtype, g.dtype if complex_out else jnp.finfo(g.dtype).dtype)
+    return tangent.astype(dtype)
 
 
 def _input_tangents(ops: Dispatch, args: tuple, level: int) -> list:
