@@ -5,8 +5,11 @@ formulas record on a tangent are not jaxgrad's single JVP op)."""
 
 from __future__ import annotations
 
+import copy
+import gc
 import pathlib
 import re
+import weakref
 
 import pytest
 import torch
@@ -282,6 +285,34 @@ def test_inplace_detach_drops_the_tangent():
             dual = fw.make_dual(data(T, 2), data(T, 2, seed=1)).clone()
             dual.detach_()
             return fw.unpack_dual(dual * 2).tangent
+    ok(prog)
+
+
+def test_a_dual_keeps_its_tangent_alive_and_only_it():
+    def prog(T):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            tangent = T.ones(2)
+            ref = weakref.ref(tangent)
+            dual = fw.make_dual(T.zeros(2), tangent)
+            same_object = fw.unpack_dual(dual)[1] is tangent
+            del tangent
+            kept = ref() is not None
+            del dual
+            gc.collect()
+            return same_object, kept, ref() is None
+    ok(prog)
+
+
+def test_deepcopy_carries_no_tangent():
+    def prog(T):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(data(T, 2), data(T, 2, seed=1))
+            c = copy.deepcopy(d)
+            before = fw.unpack_dual(c).tangent
+            c.mul_(fw.make_dual(data(T, 2, seed=2), data(T, 2, seed=3)))
+            return before, tan(fw.unpack_dual(c).tangent), tan(fw.unpack_dual(d).tangent)
     ok(prog)
 
 

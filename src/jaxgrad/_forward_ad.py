@@ -1,10 +1,11 @@
 """Forward-mode AD (torch's dual tensors): the level state, tangents on tensors, and their
 propagation through every op.
 
-A tensor's tangents live in its ``__dict__`` under ``_fw_grads`` (level -> tangent); each level
-keeps weak references to the tensors holding a tangent at it, so leaving the level drops them
-all. The dispatcher makes ONE check per op, ``active`` (a module flag, true while a level exists,
-forward grad is enabled and no tangent is being computed), and only then calls in here.
+Each level maps the tensors holding a tangent at it (by id, with a weak reference whose callback
+forgets a tensor when it dies) to their tangents, so leaving the level drops them all, and
+``detach()``, ``.data`` and ``deepcopy`` (new tensors) carry none. The dispatcher makes ONE check
+per op, ``active`` (a module flag, true while a level exists, forward grad is enabled and no
+tangent is being computed), and only then calls in here.
 
 A result's tangent is ``jax.jvp`` of the op's own jitted forward kernel, run as a jaxgrad op
 (its backward is the VJP of that JVP), so every op has forward AD, and tangents carry reverse
@@ -32,11 +33,10 @@ from ._ops._table import Op, jitted_forward
 from ._storage import Layout, contiguous_strides
 from ._tensor import Tensor
 
-TANGENTS = "_fw_grads"  # __dict__ key: {level: tangent}
 NOT_FORWARD_VIEW = "_fw_not_a_view"  # make_dual / unpack_dual results: no tangent from the base
 
 active = False  # the dispatcher's one check
-_levels: list[dict[int, weakref.ref]] = []  # per level: id -> tensor holding a tangent at it
+_levels: list[dict[int, tuple]] = []  # per level: id(tensor) -> (weakref to it, its tangent)
 _enabled = True
 _suspended = 0
 
@@ -78,16 +78,8 @@ def exit_level(level: int) -> None:
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
     check_level(level)
-    held = list(_levels.pop().values())  # (weakref callbacks edit the registry)
+    _levels.pop()
     _refresh()
-    for ref in held:
-        t = ref()
-        if t is not None:
-            grads = t.__dict__.get(TANGENTS)
-            if grads is not None:
-                grads.pop(level, None)
-                if not grads:
-                    del t.__dict__[TANGENTS]
 
 
 def check_level(level: int) -> None:
@@ -124,20 +116,21 @@ def suspended() -> Iterator[None]:
 
 def own_tangent(t: Tensor, level: int) -> Tensor | None:
     """The tangent set on ``t`` itself at ``level``."""
-    grads = t.__dict__.get(TANGENTS)
-    return None if grads is None else grads.get(level)
+    entry = _levels[level].get(id(t)) if 0 <= level < len(_levels) else None
+    return None if entry is None else entry[1]
 
 
 def set_tangent(t: Tensor, level: int, tangent: Tensor | None) -> None:
-    """Make ``tangent`` ``t``'s tangent at ``level`` (None removes it)."""
-    grads = t.__dict__.setdefault(TANGENTS, {})
+    """Make ``tangent`` ``t``'s tangent at ``level`` (None removes it). The level holds it while
+    ``t`` lives (a weak reference's callback lets go when ``t`` dies)."""
+    registry, key = _levels[level], id(t)
     if tangent is None:
-        grads.pop(level, None)
+        registry.pop(key, None)
         return
-    grads[level] = tangent
-    key = id(t)
-    registry = _levels[level]
-    registry[key] = weakref.ref(t, lambda _, key=key, registry=registry: registry.pop(key, None))
+    entry = registry.get(key)
+    ref = entry[0] if entry is not None else weakref.ref(
+        t, lambda _, key=key, registry=registry: registry.pop(key, None))
+    registry[key] = (ref, tangent)
 
 
 def tangent_of(ops: Dispatch, t: Tensor, level: int) -> Tensor | None:
