@@ -65,6 +65,18 @@ def test_levels_and_their_errors():
     ok(prog)
 
 
+def test_dual_level_as_a_decorator():
+    def prog(T):
+        fw = T.autograd.forward_ad
+
+        @fw.dual_level()
+        def jvp_of_exp(x, v):
+            return fw._current_level, tan(fw.unpack_dual(fw.make_dual(x, v).exp()).tangent)
+
+        return jvp_of_exp(data(T, 2), data(T, 2, seed=1)), fw._current_level, jvp_of_exp.__name__
+    ok(prog)
+
+
 @pytest.mark.parametrize("case", ["no_level", "int_primal", "int_tangent", "both_int", "size",
                                   "size_broadcastable", "dual_of_dual", "tangent_is_dual",
                                   "level_not_entered"])

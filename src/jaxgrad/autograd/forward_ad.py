@@ -7,6 +7,7 @@ every op then computes its results' tangents (``jax.jvp`` of the op's own JAX ke
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 from .. import _forward_ad
@@ -155,6 +156,7 @@ class dual_level:
         exit_dual_level()
 
     def __call__(self, fn: Any) -> Any:
+        @functools.wraps(fn)
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             with dual_level():
                 return fn(*args, **kwargs)
