@@ -354,6 +354,19 @@ def test_tangents_carry_reverse_mode_history():
     ok(prog)
 
 
+def test_reverse_mode_through_inplace_ops_on_a_dual():
+    def prog(T):
+        fw = T.autograd.forward_ad
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        with fw.dual_level():
+            d = fw.make_dual(x.clone(), T.ones(2))
+            d.mul_(d.detach() + 1)
+            d.sin_()
+            t = fw.unpack_dual(d).tangent
+            return tan(t), [tan(g) for g in T.autograd.grad(t.sum(), x)], d._version
+    ok(prog)
+
+
 def test_reverse_mode_through_custom_function_with_dual_input():
     def prog(T):
         class Func(T.autograd.Function):

@@ -757,4 +757,4 @@ def _conj(a: Any) -> Any:
 
 # forward-mode AD runs tangents through these entry points (see _forward_ad)
 _FORWARD_AD = _forward_ad.Dispatch(apply, apply_view, apply_inplace, apply_inplace_view, make_view,
-                                   vjp_op)
+                                   vjp_op, _snapshot)

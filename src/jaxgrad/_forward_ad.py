@@ -50,6 +50,7 @@ class Dispatch(NamedTuple):
     apply_inplace_view: Callable
     make_view: Callable
     vjp_op: Callable
+    snapshot: Callable  # a tensor's value and autograd identity now, apart from its storage
 
 
 def _refresh() -> None:
@@ -264,11 +265,16 @@ def on_inplace(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype
     of its base's, zeros first for a base without one), or give it the new one."""
     level = current_level()
     self = args[0]
-    new = _compute(ops, op, skey, compute_dtype, out_dtype, args, aux,
+    # the tangent op saves self and its tangent as they are before the writes
+    before = ops.snapshot(self)
+    tangent = tangent_of(ops, self, level)
+    if tangent is not None:
+        set_tangent(before, level, ops.snapshot(tangent))
+    new = _compute(ops, op, skey, compute_dtype, out_dtype, (before, *args[1:]), aux,
                    (self._cell.array.dtype,), level)
     if new is None or new[0] is None:
         return
-    target = tangent_of(ops, self, level)
+    target = tangent
     base = self._base
     if target is None and base is not None and not self.__dict__.get(NOT_FORWARD_VIEW):
         set_tangent(base, level, Tensor._make(jnp.zeros(tuple(base.shape), base._value.dtype)))
