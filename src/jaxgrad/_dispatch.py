@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _device, _dtypes, _profiler
+from . import _device, _dtypes, _forward_ad, _profiler
 from . import _tracing as tracing_state
 from ._caches import Memo, cache
 from ._epoch import changed as structure_changed
@@ -259,6 +259,8 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
     if _state.grad and (op.grads or op.variadic) and any(
             isinstance(a, Tensor) and a._requires_grad for a in args):
         _record(op, skey, args, aux, results)
+    if _forward_ad.active:
+        _forward_ad.on_apply(_FORWARD_AD, op, skey, compute_dtype, args, aux, results)
     return tuple(results) if multi else results[0]
 
 
@@ -460,7 +462,10 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     layout = geometry(self._geometry(), **static)
     replay = (op, geometry, static) if _state.view_replay else None
     if _profiler.active or self._lazy is not None:
-        return make_view(apply(op, self, **static), self, layout, replay=replay)
+        out = make_view(apply(op, self, **static), self, layout, replay=replay)
+        if _forward_ad.active:
+            _forward_ad.on_view(_FORWARD_AD, op, geometry, self, out, static)
+        return out
     skey = static_key(static) if static else ()
     out = Tensor._make(None)
     make_view(out, self, layout, replay=replay)
@@ -469,6 +474,8 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     if _state.grad and self._requires_grad and (op.grads or op.variadic) and not self._inference:
         out._rg_from_base = False
         _record(op, skey, (self,), (), [out])
+    if _forward_ad.active:
+        _forward_ad.on_view(_FORWARD_AD, op, geometry, self, out, static)
     return out
 
 
@@ -641,6 +648,8 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     if record:
         node = _record(op, skey, (_snapshot(self), *others), aux, [self],
                        attach=False)
+    if _forward_ad.active:
+        _forward_ad.on_inplace(_FORWARD_AD, op, skey, compute_dtype, out_dtype, args, aux)
     self._write_inplace(new)
     if node is not None:
         _rebase_history(self, node)
@@ -655,6 +664,8 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
     if self._inference and not is_inference_mode_enabled():  # (checked first for these ops)
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     check_inplace(self)
+    if _forward_ad.active:
+        _forward_ad.on_inplace_view(_FORWARD_AD, op, geometry, self, static)
     skey = static_key(static) if static else ()
     new = jitted_forward(op, skey, None, None)(self._value)
     node = None
@@ -799,3 +810,8 @@ def vjp_op(node_name: str, fn: Callable) -> Op:
 def _conj(a: Any) -> Any:
     dtype = getattr(a, "dtype", None)  # leaves other operands (index tuples, None) alone
     return jnp.conj(a) if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating) else a
+
+
+# forward-mode AD runs tangents through these entry points (see _forward_ad)
+_FORWARD_AD = _forward_ad.Dispatch(apply, apply_view, apply_inplace, apply_inplace_view, make_view,
+                                   vjp_op, _snapshot)

@@ -18,13 +18,19 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import jax.numpy as jnp
 
-from . import _api, _profiler
+from . import _api, _forward_ad, _profiler
 from ._caches import cache
-from ._dispatch import DIFFERENTIABLE_DTYPES, check_differentiable_inplace, rebase_history
+from ._dispatch import (
+    _FORWARD_AD,
+    DIFFERENTIABLE_DTYPES,
+    check_differentiable_inplace,
+    rebase_history,
+)
 from ._grad_mode import _state, no_grad
 from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
 from ._tensor import Tensor
@@ -79,6 +85,14 @@ class FunctionCtx:
                                 f"{i} is of type {type(t).__name__}")
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Save tensors for ``jvp``, where ``ctx.saved_tensors`` returns them."""
+        for t in tensors:
+            if not (isinstance(t, Tensor) or t is None):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; you "
+                                     "should save non-tensors as attributes on ctx.")
+        self._saved_for_forward = tensors
+
     def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare inputs that ``forward`` modified in place (they must be returned)."""
         self._dirty = tensors
@@ -93,7 +107,10 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
-        """The tensors given to ``save_for_backward``, checked against in-place changes."""
+        """The tensors given to ``save_for_backward``, checked against in-place changes (in
+        ``jvp``: those given to ``save_for_forward``)."""
+        if self._in_jvp:
+            return tuple(self._saved_for_forward)
         if self._saved is None:
             if self._cleared_on_access:
                 raise RuntimeError(CLEARED_ON_ACCESS_MESSAGE)
@@ -152,6 +169,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self._materialize_grads = True
         self._materialize_non_diff_grads = True  # False: marked non-differentiable get None
         self._non_differentiable_outputs: frozenset = frozenset()
+        self._saved_for_forward: tuple = ()
+        self._in_jvp = False
 
     def __repr__(self) -> str:
         return f"<jaxgrad.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
@@ -333,13 +352,101 @@ class Function:
     @classmethod
     def _forward(cls, ctx: BackwardCFunction, args: tuple, split: bool,
                  differentiable: bool) -> Any:
-        with no_grad():
+        forward_ad = _forward_ad.active  # tangents come from jvp, not from forward's ops
+        with no_grad(), _forward_ad.suspended() if forward_ad else nullcontext():
             if split:
                 outputs = cls.forward(*args)
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args)
-        return _wrap_outputs(ctx, args, outputs, differentiable)
+        dirty = {id(t) for t in ctx._dirty}
+        wrapped = _wrap_outputs(ctx, args, outputs, differentiable)
+        if forward_ad:
+            _forward_tangents(cls, ctx, args, outputs, wrapped, dirty)
+        return wrapped
+
+
+def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outputs: Any,
+                      wrapped: Any, dirty: set) -> None:
+    """Forward-mode AD through a custom Function: its ``jvp`` gets one tangent per input (zeros
+    for a differentiable tensor without one, None for others) and returns one per output,
+    checked as torch checks them."""
+    level = _forward_ad.current_level()
+    given = [_forward_ad.tangent_of(_FORWARD_AD, a, level) if isinstance(a, Tensor) else None
+             for a in args]
+    if all(g is None for g in given):
+        return
+    jvp = getattr(cls, "jvp", None)
+    if jvp is None:  # (gradcheck tells Functions without jvp by this missing attribute)
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+    tangents = [g if g is not None or not _differentiable(a)
+                else Tensor._make(jnp.zeros_like(a._value)) for g, a in zip(given, args)]
+    versions = {id(a): g._version for a, g in zip(args, tangents) if id(a) in dirty}
+    ctx._in_jvp = True
+    try:
+        with _forward_ad.suspended():
+            result = jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+    raw = outputs if isinstance(outputs, tuple) else (outputs,)
+    outs = wrapped if isinstance(outputs, tuple) else (wrapped,)
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(raw):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(raw)} but got {len(result)})")
+    non_differentiable = ctx._non_differentiable_outputs  # (indices: _wrap_outputs let go)
+    by_input = {id(a): g for a, g in zip(args, tangents)}
+    for j, (out, wrapped_out, t) in enumerate(zip(raw, outs, result)):
+        if not (isinstance(out, Tensor) and _differentiable(out)) or j in non_differentiable:
+            if t is not None:
+                raise RuntimeError(
+                    f"Function's jvp returned a gradient at position {j}, but  the corresponding "
+                    "forward output is not a differentiable Tensor.You should return None at that "
+                    "position instead.")
+            continue
+        if t is None:
+            continue
+        if id(out) in dirty:
+            _check_inplace_tangent(t, by_input.get(id(out)), versions.get(id(out)))
+        elif wrapped_out._base is not None:
+            _check_view_tangent(t, wrapped_out._base, args, tangents)
+        _forward_ad.set_tangent(wrapped_out, level, t)
+
+
+def _check_view_tangent(returned: Tensor, base: Tensor, args: tuple, tangents: list) -> None:
+    """A view output's tangent must be a view of the tangent of the input it views."""
+    if returned._base is None:
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) "
+                           "but the jvp is not returning a view.")
+    for a, g in zip(args, tangents):
+        if not isinstance(a, Tensor) or g is None or (
+                a._base if a._base is not None else a) is not base:
+            continue
+        if returned._base is not (g._base if g._base is not None else g):
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not returning a view of "
+                + ("the same base as the given grad input." if a._base is not None
+                   else "the given grad input."))
+        return
+
+
+def _differentiable(t: Tensor) -> bool:
+    return isinstance(t, Tensor) and t._cell.array.dtype in DIFFERENTIABLE_DTYPES
+
+
+def _check_inplace_tangent(returned: Tensor, given: Tensor | None, version: int | None) -> None:
+    """The jvp of an in-place Function must modify its input's tangent in place and return it."""
+    if given is not None and given._version == version:
+        raise RuntimeError(
+            "An inplace custom Function is not modifying the forward mode gradients inplace. If "
+            "the forward is modifying an input inplace, then the jvp function must modify the "
+            "corresponding gradient inplace.")
+    if returned is not given:
+        raise RuntimeError(
+            "An inplace custom Function is not returning the forward mode gradients as-is. If "
+            "the forward is modifying an input inplace, then the jvp function must modify the "
+            "gradient inplace and return it as-is.")
 
 
 @cache(maxsize=1024)

@@ -14,6 +14,7 @@ from .._profiler import kineto_available as kineto_available
 from .._profiler import profiler_enabled as _profiler_enabled  # noqa: F401 - torch's private name
 from . import _functions as _functions
 from . import anomaly_mode as anomaly_mode
+from . import forward_ad as forward_ad
 from . import function as function
 from . import functional as functional
 from . import grad_mode as grad_mode

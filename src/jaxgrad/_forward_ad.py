@@ -1,0 +1,295 @@
+"""Forward-mode AD (torch's dual tensors): the level state, tangents on tensors, and their
+propagation through every op.
+
+Each level maps the tensors holding a tangent at it (by id, with a weak reference whose callback
+forgets a tensor when it dies) to their tangents, so leaving the level drops them all, and
+``detach()``, ``.data`` and ``deepcopy`` (new tensors) carry none. The dispatcher makes ONE check
+per op, ``active`` (a module flag, true while a level exists, forward grad is enabled and no
+tangent is being computed), and only then calls in here.
+
+A result's tangent is ``jax.jvp`` of the op's own jitted forward kernel, run as a jaxgrad op
+(its backward is the VJP of that JVP), so every op has forward AD, and tangents carry reverse
+mode history (forward-over-reverse). A view's tangent is the same view of its source's tangent;
+an in-place op writes the new tangent into the written tensor's tangent (which, for a view, is a
+view of its base's tangent: a base without one first gets zeros). ``_dispatch`` hands in its own
+entry points (a :class:`Dispatch`), as the engine hands itself to the compiled backward.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ._caches import cache
+from ._grad_mode import _state as _grad_state
+from ._ops import elementwise as E
+from ._ops import views as V
+from ._ops._table import Op, jitted_forward
+from ._storage import Layout, contiguous_strides
+from ._tensor import Tensor
+
+NOT_FORWARD_VIEW = "_fw_not_a_view"  # make_dual / unpack_dual results: no tangent from the base
+
+active = False  # the dispatcher's one check
+_levels: list[dict[int, tuple]] = []  # per level: id(tensor) -> (weakref to it, its tangent)
+_enabled = True
+_suspended = 0
+
+
+class Dispatch(NamedTuple):
+    """The dispatcher's entry points that propagation runs tangents through."""
+
+    apply: Callable
+    apply_view: Callable
+    apply_inplace: Callable
+    apply_inplace_view: Callable
+    make_view: Callable
+    vjp_op: Callable
+    snapshot: Callable  # a tensor's value and autograd identity now, apart from its storage
+
+
+def _refresh() -> None:
+    global active
+    active = bool(_levels) and _enabled and not _suspended
+
+
+# --- levels ------------------------------------------------------------------------------------
+
+def current_level() -> int:
+    """The innermost level (-1 when none)."""
+    return len(_levels) - 1
+
+
+def enter_level() -> int:
+    """Open a level; only one may exist at a time, as in torch."""
+    if _levels:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _levels.append({})
+    _refresh()
+    return 0
+
+
+def exit_level(level: int) -> None:
+    """Close ``level``: every tangent held at it is dropped."""
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    check_level(level)
+    _levels.pop()
+    _refresh()
+
+
+def check_level(level: int) -> None:
+    """torch's error for a level that does not exist (any more)."""
+    if not 0 <= level < len(_levels):
+        raise RuntimeError("Trying to access a forward AD level with an invalid index. This index "
+                           "was either not created or is already deleted.")
+
+
+def is_enabled() -> bool:
+    return _enabled
+
+
+def set_enabled(mode: bool) -> None:
+    global _enabled
+    _enabled = bool(mode)
+    _refresh()
+
+
+@contextmanager
+def suspended() -> Iterator[None]:
+    """No propagation inside (while computing tangents, which carry none themselves)."""
+    global _suspended
+    _suspended += 1
+    _refresh()
+    try:
+        yield
+    finally:
+        _suspended -= 1
+        _refresh()
+
+
+# --- tangents on tensors -------------------------------------------------------------------------
+
+def own_tangent(t: Tensor, level: int) -> Tensor | None:
+    """The tangent set on ``t`` itself at ``level``."""
+    entry = _levels[level].get(id(t)) if 0 <= level < len(_levels) else None
+    return None if entry is None else entry[1]
+
+
+def set_tangent(t: Tensor, level: int, tangent: Tensor | None) -> None:
+    """Make ``tangent`` ``t``'s tangent at ``level`` (None removes it). The level holds it while
+    ``t`` lives (a weak reference's callback lets go when ``t`` dies)."""
+    registry, key = _levels[level], id(t)
+    if tangent is None:
+        registry.pop(key, None)
+        return
+    entry = registry.get(key)
+    ref = entry[0] if entry is not None else weakref.ref(
+        t, lambda _, key=key, registry=registry: registry.pop(key, None))
+    registry[key] = (ref, tangent)
+
+
+def tangent_of(ops: Dispatch, t: Tensor, level: int) -> Tensor | None:
+    """``t``'s tangent: its own, or for a view the same view of its base's tangent."""
+    own = own_tangent(t, level)
+    if own is not None:
+        return own
+    base = t._base
+    if base is None or t.__dict__.get(NOT_FORWARD_VIEW):
+        return None
+    base_tangent = own_tangent(base, level)
+    if base_tangent is None:
+        return None
+    tangent = _view_of_base_tangent(ops, t, base, base_tangent)
+    set_tangent(t, level, tangent)
+    return tangent
+
+
+def _view_of_base_tangent(ops: Dispatch, view: Tensor, base: Tensor, tangent: Tensor) -> Tensor:
+    """The elements of ``tangent`` (the base's) that ``view`` shows of ``base``: a view of the
+    tangent where both cover their storage the same way, else a copy."""
+    layout = view._geometry()
+    base_layout = base._geometry()
+    relative = Layout(layout.shape, layout.strides, layout.offset - base_layout.offset)
+    with suspended():
+        out = ops.apply(V.AS_STRIDED, tangent, layout_out=relative)
+        own = tangent._geometry()
+        if tuple(own.strides) == contiguous_strides(tuple(tangent.shape)) and tuple(
+                base_layout.strides) == contiguous_strides(tuple(base.shape)):
+            ops.make_view(out, tangent, Layout(layout.shape, layout.strides,
+                                               own.offset + relative.offset))
+    return out
+
+
+# --- propagation ---------------------------------------------------------------------------------
+
+def _is_differentiable(dtype: Any) -> bool:
+    return jnp.issubdtype(dtype, jnp.inexact)
+
+
+@cache(maxsize=4096)
+def tangent_op(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype: Any,
+               mask: tuple, n_aux: int, keep: tuple) -> Op:
+    """An op computing the tangents of ``op``'s outputs (those ``keep`` marks) by ``jax.jvp`` of
+    its jitted forward; it takes ``op``'s arguments, its aux operands, then one tangent per
+    argument ``mask`` marks. Its backward is the VJP of that function (any order)."""
+    forward = jitted_forward(op, skey, compute_dtype, out_dtype)
+    positions = tuple(i for i, m in enumerate(mask) if m)
+    n_primals = len(mask) + n_aux
+
+    def tangents(*arrays):
+        primals, given = arrays[:n_primals], arrays[n_primals:]
+
+        def along(*moving):
+            merged = list(primals)
+            for i, value in zip(positions, moving):
+                merged[i] = value
+            return forward(*merged)
+
+        diff = tuple(primals[i] for i in positions)
+        _, out = jax.jvp(along, diff, tuple(t.astype(p.dtype) for t, p in zip(given, diff)))
+        out = out if isinstance(out, tuple) else (out,)
+        others = tuple(t for t, p in zip(given, diff) if t.dtype != p.dtype)
+        return tuple(_widened(o, others) for o, k in zip(out, keep) if k)
+
+    return ops.vjp_op(f"{op.node or op.name}Jvp", tangents)
+
+
+def _widened(tangent: jax.Array, given: tuple) -> jax.Array:
+    """A result's tangent in the dtype torch's formulas give it: tangents given in another
+    dtype than their primal's (a float64 tangent of a float32 primal) widen it, as in
+    ``self_t * result``."""
+    dtype = tangent.dtype
+    complex_out = jnp.issubdtype(dtype, jnp.complexfloating)
+    for g in given:  # a real result takes a complex tangent's precision, not its kind
+        dtype = jnp.promote_types(dtype, g.dtype if complex_out else jnp.finfo(g.dtype).dtype)
+    return tangent.astype(dtype)
+
+
+def _input_tangents(ops: Dispatch, args: tuple, level: int) -> list:
+    return [tangent_of(ops, a, level) if isinstance(a, Tensor) and _is_differentiable(
+        a._cell.array.dtype) else None for a in args]
+
+
+def _compute(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype: Any,
+             args: tuple, aux: tuple, out_dtypes: tuple, level: int) -> list | None:
+    """The tangents of ``op``'s outputs (None for outputs without one), or None when no
+    argument carries a tangent."""
+    if _grad_state.inference:  # inference mode computes no forward grads either
+        return None
+    given = _input_tangents(ops, args, level)
+    if all(g is None for g in given):
+        return None
+    keep = tuple(_is_differentiable(d) and j not in op.nondiff_outputs
+                 for j, d in enumerate(out_dtypes))
+    if not any(keep):
+        return [None] * len(out_dtypes)
+    mask = tuple(g is not None for g in given)
+    row = tangent_op(ops, op, skey, compute_dtype, out_dtype, mask, len(aux), keep)
+    with suspended():
+        out = ops.apply(row, *args, *aux, *[g for g in given if g is not None])
+    it = iter(out if isinstance(out, tuple) else (out,))
+    return [next(it) if k else None for k in keep]
+
+
+def on_apply(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, args: tuple, aux: tuple,
+             results: list) -> None:
+    """After an out-of-place op: give its results their tangents."""
+    level = current_level()
+    tangents = _compute(ops, op, skey, compute_dtype, None, args, aux,
+                        tuple(r._cell.array.dtype for r in results), level)
+    if tangents is not None:
+        for r, t in zip(results, tangents):
+            if t is not None:
+                set_tangent(r, level, t)
+
+
+def on_view(ops: Dispatch, op: Op, geometry: Callable, source: Tensor, out: Tensor,
+            static: dict) -> None:
+    """After a view op: the view's tangent is the same view of its source's tangent."""
+    level = current_level()
+    tangent = tangent_of(ops, source, level)
+    if tangent is not None:
+        with suspended():
+            set_tangent(out, level, ops.apply_view(op, geometry, tangent, **static))
+
+
+def on_inplace(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype: Any,
+               args: tuple, aux: tuple) -> None:
+    """Before an in-place op writes ``args[0]``: write its new tangent into its tangent (a view
+    of its base's, zeros first for a base without one), or give it the new one."""
+    level = current_level()
+    self = args[0]
+    # the tangent op saves self and its tangent as they are before the writes
+    before = ops.snapshot(self)
+    tangent = tangent_of(ops, self, level)
+    if tangent is not None:
+        set_tangent(before, level, ops.snapshot(tangent))
+    new = _compute(ops, op, skey, compute_dtype, out_dtype, (before, *args[1:]), aux,
+                   (self._cell.array.dtype,), level)
+    if new is None or new[0] is None:
+        return
+    target = tangent
+    base = self._base
+    if target is None and base is not None and not self.__dict__.get(NOT_FORWARD_VIEW):
+        set_tangent(base, level, Tensor._make(jnp.zeros(tuple(base.shape), base._value.dtype)))
+        target = tangent_of(ops, self, level)
+    if target is None:
+        set_tangent(self, level, new[0])
+        return
+    with suspended():
+        ops.apply_inplace(E.COPY, target, new[0])
+
+
+def on_inplace_view(ops: Dispatch, op: Op, geometry: Callable, self: Tensor,
+                    static: dict) -> None:
+    """An in-place view op (``t_``, ``unsqueeze_``) reshapes the tangent the same way."""
+    tangent = own_tangent(self, current_level())
+    if tangent is not None:
+        with suspended():
+            ops.apply_inplace_view(op, geometry, tangent, **static)
