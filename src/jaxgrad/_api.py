@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, return_types
+from . import _creation, _dtypes, return_types
 from ._argparse import (
     broadcast_operands,
     broadcast_shapes,
@@ -37,9 +37,11 @@ from ._dispatch import (
     apply_inplace,
     apply_inplace_view,
     apply_view,
+    check_inplace,
     make_view,
     share_storage,
 )
+from ._epoch import changed as structure_changed
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
@@ -48,7 +50,7 @@ from ._ops import linalg as L
 from ._ops import reductions as R
 from ._ops import views as V
 from ._ops._table import Op
-from ._storage import view_strides
+from ._storage import Layout, Storage, contiguous_strides, view_strides
 from ._tensor import Size, Tensor, _wrap_dim
 from ._typename import type_name
 
@@ -3615,6 +3617,57 @@ def resize_(input: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     if shape != tuple(input.shape):
         input._resize_storage(shape)
     return input
+
+
+@declare('set_(Tensor(a!) self, Tensor? source=None) -> Tensor(a!)', variants='method')
+def set_(input: Tensor, source: Tensor | None = None) -> Tensor:
+    """Make ``input`` look at ``source``'s storage, with its shape, strides and offset (no
+    ``source``: a new empty storage); one version bump, and a leaf gets a new grad accumulator.
+
+    >>> import jaxgrad
+    >>> base = jaxgrad.arange(4.0); t = jaxgrad.zeros(2)
+    >>> t.set_(base[1:]), t.data_ptr() - base.data_ptr(), t._version
+    (tensor([1., 2., 3.]), 4, 1)
+    """
+    check_inplace(input)
+    if source is None:
+        cell, layout = Storage(jnp.zeros((0,), input.dtype.np)), None
+    else:
+        require_tensors(source)
+        if source.dtype is not input.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_dtypes.c_type_name(source.dtype)} "
+                               f"to a tensor of type {_dtypes.c_type_name(input.dtype)}")
+        cell, layout = source._cell, source._geometry()
+    input._cell = cell
+    input._layout = None if layout is None or layout == Layout(
+        tuple(cell.array.shape), contiguous_strides(tuple(cell.array.shape)), 0) else layout
+    input._arr, input._lazy = None, None
+    input._grad_acc = None
+    input._vc.value += 1
+    structure_changed()
+    return input
+
+
+@declare('empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, '
+         'Device? device=None, bool requires_grad=False) -> Tensor', variants='function')
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
+                  device: Any = None, requires_grad: bool = False, layout: Any = None,
+                  pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor (zeros here) of shape ``size`` laid out with strides
+    ``stride`` in a storage just large enough.
+
+    >>> import jaxgrad
+    >>> jaxgrad.empty_strided((2, 2), (4, 2)).stride()
+    (4, 2)
+    """
+    shape, strides = tuple(int(n) for n in size), tuple(int(n) for n in stride)
+    if len(shape) != len(strides):
+        raise RuntimeError("mismatch in length of strides and shape")
+    extent = 0 if 0 in shape else 1 + builtins.sum((n - 1) * s for n, s in zip(shape, strides))
+    storage = _creation.empty(extent, dtype=dtype, device=device)
+    out = Tensor._make(None, cell=storage._cell)
+    out._layout = Layout(shape, strides, 0)
+    return out.requires_grad_(requires_grad) if requires_grad else out
 
 
 @declare('resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) '

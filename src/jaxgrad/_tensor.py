@@ -269,6 +269,17 @@ class Tensor:
             self.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
 
+    def data_ptr(self) -> int:
+        """The address of this tensor's first element: its storage's address plus
+        ``storage_offset() * element_size()`` (views of one storage agree).
+
+        >>> import jaxgrad
+        >>> x = jaxgrad.zeros(4)
+        >>> x[1:].data_ptr() - x.data_ptr(), x.detach().data_ptr() == x.data_ptr()
+        (4, True)
+        """
+        return self._cell.address() + self.storage_offset() * self.element_size()
+
     def storage_offset(self) -> int:
         return self._layout.offset if self._layout is not None else 0
 
