@@ -594,6 +594,23 @@ LOGADDEXP2 = Op("logaddexp2(Tensor self, Tensor other) -> Tensor", "Logaddexp2Ba
                        "other": lambda grad, self, other: grad / (1 + jnp.exp2(self - other))})
 
 
+
+def _nextafter_row(name: str) -> Op:
+    inplace = name.endswith("_")
+    return Op("nextafter(Tensor self, Tensor other) -> Tensor", "NextafterBackward0",
+              _floating_only(jnp.nextafter, "nextafter_cpu"), promote="common",
+              variants="" if inplace else "function method out",
+              inplace="method" if inplace else "",
+              doc=_doc("The next floating-point value after ``input`` towards ``other``.",
+                       "jaxgrad.nextafter(jaxgrad.tensor([1.0]), jaxgrad.tensor([2.0])) > 1",
+                       "tensor([True])"),
+              grads={"self": lambda grad, self, other: jnp.where(
+                  self != other, grad, jnp.zeros((), grad.dtype)), "other": _zeros_grad})
+
+
+NEXTAFTER = _nextafter_row("nextafter")
+NEXTAFTER_INPLACE = _nextafter_row("nextafter_")
+
 def _not_implemented(name: str):
     """The formula of torch's NotImplemented node: its backward raises."""
 
