@@ -3155,26 +3155,29 @@ def _first_out_of_range(index: Tensor, size: int) -> int | None:
     return int(bad.flat[0]) if bad.size else None
 
 
-def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
-    """torch's index_add_ checks, in its order; returns the wrapped dim."""
+def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor,
+                     name: str = "index_add_") -> int:
+    """torch's index_add_ (and index_reduce_) checks, in its order; returns the wrapped dim."""
     require_tensors(index, source)
     dim = _cumulative_dim(input, dim)
     if index.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
                          f"{index.ndim} with type: {_dtypes.scalar_type_name(index.dtype)} and "
                          f"size: {list(index.shape)}")
     if index.dtype not in (_dtypes.int64, _dtypes.int32):
-        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
                            f"{_dtypes.scalar_type_name(index.dtype)}")
     if source.dtype is not input.dtype:
-        raise RuntimeError(f"index_add_(): self ({_dtypes.scalar_type_name(input.dtype)}) and "
+        raise RuntimeError(f"{name}(): self ({_dtypes.scalar_type_name(input.dtype)}) and "
                            f"source ({_dtypes.scalar_type_name(source.dtype)}) must have the "
                            "same scalar type")
     if _size_of(source, dim) != index.numel():
-        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal "
+        raise RuntimeError(f"{name}(): Number of indices ({index.numel()}) should be equal "
                            f"to source.size(dim): ({_size_of(source, dim)}), for dim: {dim}")
     bad = _first_out_of_range(index, _size_of(input, dim))
     if bad is not None:
+        if name != "index_add_":
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
                            f"{_size_of(input, dim)}")
     return dim
@@ -3251,6 +3254,52 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
             [1., 4.]])
     """
     return _index_add(input, dim, index, source, alpha, inplace=True)
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                  include_self: bool, inplace: bool) -> Tensor:
+    _warn_once("index_reduce() is in beta and the API may change at any time.")
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    dim = _check_index_add(input, dim, index, source, name="index_reduce_")
+    return (apply_inplace if inplace else apply)(
+        X.INDEX_REDUCE, input, source, aux=(index,), dim=dim, reduce=reduce,
+        include_self=bool(include_self))
+
+
+@declare('index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, '
+         'bool include_self=True) -> Tensor', variants='function method out')
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with the slices of ``source`` combined, by ``reduce`` ("prod",
+    "mean", "amax", "amin"), into the slices at ``index`` along ``dim``;
+    ``include_self=False`` leaves ``input``'s own values at those slices out.
+
+    >>> import jaxgrad, warnings
+    >>> warnings.simplefilter("ignore")
+    >>> jaxgrad.index_reduce(jaxgrad.ones(2), 0, jaxgrad.tensor([1, 1]),
+    ...                      jaxgrad.tensor([2.0, 4.0]), "amax")
+    tensor([1., 4.])
+    """
+    return _index_reduce(input, dim, index, source, reduce, include_self, inplace=False)
+
+
+@declare('index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, '
+         'bool include_self=True) -> Tensor(a!)', variants='method')
+def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """``index_reduce``, in place.
+
+    >>> import jaxgrad, warnings
+    >>> warnings.simplefilter("ignore")
+    >>> jaxgrad.ones(2).index_reduce_(0, jaxgrad.tensor([0]), jaxgrad.tensor([3.0]), "prod")
+    tensor([3., 1.])
+    """
+    return _index_reduce(input, dim, index, source, reduce, include_self, inplace=True)
 
 
 def _index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, inplace: bool) -> Tensor:
