@@ -103,8 +103,8 @@ class Tensor:
     __array_priority__ = 1000
 
     __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
-                 "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_dtype", "_grad_fn", "_inference",
-                 "_layout", "_lazy",
+                 "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_dtype", "_grad_fn",
+                 "_inference", "_layout", "_lazy",
                  "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
                  "_rg_from_base", "_vc", "_view_fn", "_view_version")
 
