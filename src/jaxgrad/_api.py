@@ -3793,7 +3793,8 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
     """
     shape, strides = tuple(int(n) for n in size), tuple(int(n) for n in stride)
     if len(shape) != len(strides):
-        raise RuntimeError("mismatch in length of strides and shape")
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(strides)})")
     extent = 0 if 0 in shape else 1 + builtins.sum((n - 1) * s for n, s in zip(shape, strides))
     storage = _creation.empty(extent, dtype=dtype, device=device)
     out = Tensor._make(None, cell=storage._cell)
