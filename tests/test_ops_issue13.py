@@ -239,3 +239,42 @@ def test_integral_sampling_raises(call):
                       lambda: T.zeros(2, dtype=T.int64).normal_(),
                       lambda: T.zeros(2, dtype=T.int64).uniform_(),
                       lambda: T.randn(2, dtype=T.bool)][call]())
+
+
+# --- numerics and node names ------------------------------------------------------------------
+
+@pytest.mark.parametrize("base", ["zeros", "scalar zero", "scalar two"])
+def test_pow_gradient_of_exponent_at_zero_base(base):
+    def program(T):
+        b = T.tensor([-1.0, 0.0, 1.0], requires_grad=True)
+        if base == "zeros":
+            out = T.zeros(3) ** b
+        else:
+            out = (0 if base == "scalar zero" else 2) ** b
+        out.sum().backward()
+        return out, val(b.grad)
+    ok(program)
+
+
+@pytest.mark.parametrize("name", ["min", "max", "median", "nanmedian"])
+@pytest.mark.parametrize("values", [[1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [float("nan")] * 3,
+                                    [1.0, float("nan"), float("nan")]])
+def test_full_reductions_share_gradient_among_ties(name, values):
+    def program(T):
+        x = T.tensor(values, requires_grad=True)
+        out = getattr(T, name)(x)
+        out.backward()
+        return out, val(x.grad)
+    ok(program)
+
+
+@pytest.mark.parametrize("call", range(8))
+def test_sum_mean_overload_node_names(call):
+    def program(T):
+        x = T.ones(2, 3, requires_grad=True)
+        out = [lambda: x.sum(), lambda: x.sum(dim=None), lambda: T.sum(x, None),
+               lambda: x.sum(None, True), lambda: x.sum(dim=[]), lambda: x.mean(dim=None),
+               lambda: x.mean(), lambda: x.sum(dtype=T.float64)][call]()
+        out.sum().backward()
+        return out, val(x.grad)
+    ok(program)

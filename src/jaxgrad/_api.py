@@ -472,21 +472,39 @@ def _reduce_dtype(input: Tensor, dtype: Any):
     return None
 
 
+class _DimOmitted:
+    """The default of ``sum``/``mean``'s ``dim``: not given, which is torch's overload without
+    a dim (SumBackward0); ``dim=None`` given is its ``dim_IntList`` one (SumBackward1)."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_DIM_OMITTED = _DimOmitted()
+
+
+def _reduced_dims(input: Tensor, dim: Any) -> tuple[int, ...]:
+    """The dims a ``dim_IntList`` reduction sums over: ``dim``, or all for None or ``[]``."""
+    dims = None if dim is None else wrap_dims(dim, input.ndim)
+    return dims if dims else tuple(range(input.ndim))
+
+
 @declare(
     'sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, '
     'ScalarType? dtype=None) -> Tensor')
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+def sum(input: Tensor, dim: Any = _DIM_OMITTED, keepdim: bool = False, *,
         dtype: Any = None) -> Tensor:
-    """Sum of all elements, or over ``dim``.
+    """Sum of all elements, or over ``dim`` (``dim=None`` given: over all, as torch's
+    ``sum.dim_IntList``, whose node is SumBackward1).
 
     >>> import jaxgrad
     >>> jaxgrad.sum(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=0)
     tensor([4., 6.])
     """
     d = _reduce_dtype(input, dtype)
-    if dim is None:
+    if dim is _DIM_OMITTED:
         return apply(R.SUM, input, dtype=d)
-    return apply(R.SUM_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
+    return apply(R.SUM_DIM, input, dim=_reduced_dims(input, dim), keepdim=keepdim, dtype=d)
 
 
 @declare('sum_to_size(Tensor self, SymInt[] size) -> Tensor', variants='method')
@@ -549,7 +567,7 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
 @declare(
     'mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, '
     'ScalarType? dtype=None) -> Tensor', variants='function method out')
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+def mean(input: Tensor, dim: Any = _DIM_OMITTED, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim`` (floating inputs only, as in torch).
 
@@ -564,9 +582,9 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {_dtypes.scalar_type_name(d)}")
     nd = d.np if dtype is not None else None
-    if dim is None:
+    if dim is _DIM_OMITTED:
         return apply(R.MEAN, input, dtype=nd)
-    return apply(R.MEAN_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=nd)
+    return apply(R.MEAN_DIM, input, dim=_reduced_dims(input, dim), keepdim=keepdim, dtype=nd)
 
 
 @declare(
