@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, return_types
+from . import _creation, _dtypes, return_types
 from ._argparse import (
     broadcast_operands,
     broadcast_shapes,
@@ -37,9 +37,11 @@ from ._dispatch import (
     apply_inplace,
     apply_inplace_view,
     apply_view,
+    check_inplace,
     make_view,
     share_storage,
 )
+from ._epoch import changed as structure_changed
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._opgen import declare, declare_alias, generate
 from ._ops import elementwise as E
@@ -48,7 +50,7 @@ from ._ops import linalg as L
 from ._ops import reductions as R
 from ._ops import views as V
 from ._ops._table import Op
-from ._storage import view_strides
+from ._storage import Layout, Storage, contiguous_strides, view_strides
 from ._tensor import Size, Tensor, _wrap_dim
 from ._typename import type_name
 
@@ -470,21 +472,39 @@ def _reduce_dtype(input: Tensor, dtype: Any):
     return None
 
 
+class _DimOmitted:
+    """The default of ``sum``/``mean``'s ``dim``: not given, which is torch's overload without
+    a dim (SumBackward0); ``dim=None`` given is its ``dim_IntList`` one (SumBackward1)."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_DIM_OMITTED = _DimOmitted()
+
+
+def _reduced_dims(input: Tensor, dim: Any) -> tuple[int, ...]:
+    """The dims a ``dim_IntList`` reduction sums over: ``dim``, or all for None or ``[]``."""
+    dims = None if dim is None else wrap_dims(dim, input.ndim)
+    return dims if dims else tuple(range(input.ndim))
+
+
 @declare(
     'sum.dim_IntList(Tensor self, int[1]? dim=None, bool keepdim=False, *, '
     'ScalarType? dtype=None) -> Tensor')
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+def sum(input: Tensor, dim: Any = _DIM_OMITTED, keepdim: bool = False, *,
         dtype: Any = None) -> Tensor:
-    """Sum of all elements, or over ``dim``.
+    """Sum of all elements, or over ``dim`` (``dim=None`` given: over all, as torch's
+    ``sum.dim_IntList``, whose node is SumBackward1).
 
     >>> import jaxgrad
     >>> jaxgrad.sum(jaxgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=0)
     tensor([4., 6.])
     """
     d = _reduce_dtype(input, dtype)
-    if dim is None:
+    if dim is _DIM_OMITTED:
         return apply(R.SUM, input, dtype=d)
-    return apply(R.SUM_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=d)
+    return apply(R.SUM_DIM, input, dim=_reduced_dims(input, dim), keepdim=keepdim, dtype=d)
 
 
 @declare('sum_to_size(Tensor self, SymInt[] size) -> Tensor', variants='method')
@@ -547,7 +567,7 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
 @declare(
     'mean.dim(Tensor self, int[1]? dim=None, bool keepdim=False, *, '
     'ScalarType? dtype=None) -> Tensor', variants='function method out')
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+def mean(input: Tensor, dim: Any = _DIM_OMITTED, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """Mean of all elements, or over ``dim`` (floating inputs only, as in torch).
 
@@ -562,9 +582,9 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {_dtypes.scalar_type_name(d)}")
     nd = d.np if dtype is not None else None
-    if dim is None:
+    if dim is _DIM_OMITTED:
         return apply(R.MEAN, input, dtype=nd)
-    return apply(R.MEAN_DIM, input, dim=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=nd)
+    return apply(R.MEAN_DIM, input, dim=_reduced_dims(input, dim), keepdim=keepdim, dtype=nd)
 
 
 @declare(
@@ -3153,26 +3173,29 @@ def _first_out_of_range(index: Tensor, size: int) -> int | None:
     return int(bad.flat[0]) if bad.size else None
 
 
-def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
-    """torch's index_add_ checks, in its order; returns the wrapped dim."""
+def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor,
+                     name: str = "index_add_") -> int:
+    """torch's index_add_ (and index_reduce_) checks, in its order; returns the wrapped dim."""
     require_tensors(index, source)
     dim = _cumulative_dim(input, dim)
     if index.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
                          f"{index.ndim} with type: {_dtypes.scalar_type_name(index.dtype)} and "
                          f"size: {list(index.shape)}")
     if index.dtype not in (_dtypes.int64, _dtypes.int32):
-        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
                            f"{_dtypes.scalar_type_name(index.dtype)}")
     if source.dtype is not input.dtype:
-        raise RuntimeError(f"index_add_(): self ({_dtypes.scalar_type_name(input.dtype)}) and "
+        raise RuntimeError(f"{name}(): self ({_dtypes.scalar_type_name(input.dtype)}) and "
                            f"source ({_dtypes.scalar_type_name(source.dtype)}) must have the "
                            "same scalar type")
     if _size_of(source, dim) != index.numel():
-        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal "
+        raise RuntimeError(f"{name}(): Number of indices ({index.numel()}) should be equal "
                            f"to source.size(dim): ({_size_of(source, dim)}), for dim: {dim}")
     bad = _first_out_of_range(index, _size_of(input, dim))
     if bad is not None:
+        if name != "index_add_":
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
                            f"{_size_of(input, dim)}")
     return dim
@@ -3249,6 +3272,52 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *,
             [1., 4.]])
     """
     return _index_add(input, dim, index, source, alpha, inplace=True)
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
+                  include_self: bool, inplace: bool) -> Tensor:
+    _warn_once("index_reduce() is in beta and the API may change at any time.")
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    dim = _check_index_add(input, dim, index, source, name="index_reduce_")
+    return (apply_inplace if inplace else apply)(
+        X.INDEX_REDUCE, input, source, aux=(index,), dim=dim, reduce=reduce,
+        include_self=bool(include_self))
+
+
+@declare('index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, '
+         'bool include_self=True) -> Tensor', variants='function method out')
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with the slices of ``source`` combined, by ``reduce`` ("prod",
+    "mean", "amax", "amin"), into the slices at ``index`` along ``dim``;
+    ``include_self=False`` leaves ``input``'s own values at those slices out.
+
+    >>> import jaxgrad, warnings
+    >>> warnings.simplefilter("ignore")
+    >>> jaxgrad.index_reduce(jaxgrad.ones(2), 0, jaxgrad.tensor([1, 1]),
+    ...                      jaxgrad.tensor([2.0, 4.0]), "amax")
+    tensor([1., 4.])
+    """
+    return _index_reduce(input, dim, index, source, reduce, include_self, inplace=False)
+
+
+@declare('index_reduce_(Tensor(a!) self, int dim, Tensor index, Tensor source, str reduce, *, '
+         'bool include_self=True) -> Tensor(a!)', variants='method')
+def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """``index_reduce``, in place.
+
+    >>> import jaxgrad, warnings
+    >>> warnings.simplefilter("ignore")
+    >>> jaxgrad.ones(2).index_reduce_(0, jaxgrad.tensor([0]), jaxgrad.tensor([3.0]), "prod")
+    tensor([3., 1.])
+    """
+    return _index_reduce(input, dim, index, source, reduce, include_self, inplace=True)
 
 
 def _index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor, inplace: bool) -> Tensor:
@@ -3615,6 +3684,140 @@ def resize_(input: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     if shape != tuple(input.shape):
         input._resize_storage(shape)
     return input
+
+
+_ISIN = Op("isin", None, lambda elements, test, invert: jnp.isin(elements, test, invert=invert),
+             aux=("test_elements",))
+
+
+@declare('isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, '
+         'bool invert=False) -> Tensor', variants='function',
+         numbers_as_tensors=('elements', 'test_elements'))
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:
+    """True where an element of ``elements`` is among ``test_elements`` (``invert``: is not).
+
+    >>> import jaxgrad
+    >>> jaxgrad.isin(jaxgrad.tensor([1, 2, 3]), jaxgrad.tensor([2, 5]))
+    tensor([False,  True, False])
+    """
+    elements, test_elements = (t if isinstance(t, Tensor) else _creation.tensor(t)
+                               for t in (elements, test_elements))
+    return apply(_ISIN, elements, aux=(test_elements,), invert=bool(invert))
+
+
+def _search(sequence, values, sorter, right, out_int32):
+    """torch's searchsorted kernel: the insertion points of ``values`` in each innermost row
+    of ``sequence`` (one row for all values when ``sequence`` is 1-D)."""
+    side = "right" if right else "left"
+    if sorter is not None:
+        sequence = jnp.take_along_axis(sequence, sorter, axis=-1)
+    dtype = jnp.int32 if out_int32 else jnp.int64
+    if sequence.ndim == 1:
+        return jnp.searchsorted(sequence, values, side=side).astype(dtype)
+    rows = sequence.reshape(-1, sequence.shape[-1])
+    found = jax.vmap(lambda row, v: jnp.searchsorted(row, v, side=side))(
+        rows, values.reshape(rows.shape[0], -1))
+    return found.reshape(values.shape).astype(dtype)
+
+
+_SEARCHSORTED = Op("searchsorted", None, _search, inputs=("sorted_sequence",),
+                   aux=("input", "sorter"))
+
+
+@declare('searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, '
+         'bool right=False, str? side=None, Tensor? sorter=None) -> Tensor', variants='function',
+         numbers_as_tensors=('input',))
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None,
+                 sorter: Tensor | None = None) -> Tensor:
+    """Where each value of ``input`` would be inserted in the innermost rows of
+    ``sorted_sequence`` to keep them sorted (``right``/``side='right'``: after equal values).
+
+    >>> import jaxgrad
+    >>> jaxgrad.searchsorted(jaxgrad.tensor([1.0, 3.0, 5.0]), jaxgrad.tensor([3.0, 6.0]))
+    tensor([1, 3])
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    values = input if isinstance(input, Tensor) else _creation.tensor(input)
+    return apply(_SEARCHSORTED, sorted_sequence, aux=(values, sorter), right=bool(right),
+                 out_int32=bool(out_int32))
+
+
+@declare('bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, '
+         'bool right=False) -> Tensor', variants='function', numbers_as_tensors=('input',))
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
+    """The bucket of each element of ``input`` among the sorted 1-D ``boundaries``
+    (``right``: a value equal to a boundary goes to the bucket after it).
+
+    >>> import jaxgrad
+    >>> jaxgrad.bucketize(jaxgrad.tensor([1.0, 4.0]), jaxgrad.tensor([1.0, 3.0, 5.0]))
+    tensor([0, 2])
+    """
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+@declare('set_(Tensor(a!) self, Tensor? source=None) -> Tensor(a!)', variants='method')
+def set_(input: Tensor, source: Tensor | None = None) -> Tensor:
+    """Make ``input`` look at ``source``'s storage, with its shape, strides and offset (no
+    ``source``: a new empty storage); one version bump, and a leaf gets a new grad accumulator.
+
+    >>> import jaxgrad
+    >>> base = jaxgrad.arange(4.0); t = jaxgrad.zeros(2)
+    >>> t.set_(base[1:]), t.data_ptr() - base.data_ptr(), t._version
+    (tensor([1., 2., 3.]), 4, 1)
+    """
+    check_inplace(input)
+    if source is None:
+        cell, layout = Storage(jnp.zeros((0,), input.dtype.np)), None
+    else:
+        require_tensors(source)
+        if source.dtype is not input.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_dtypes.c_type_name(source.dtype)} "
+                               f"to a tensor of type {_dtypes.c_type_name(input.dtype)}")
+        cell, layout = source._cell, source._geometry()
+    input._cell = cell
+    input._layout = None if layout is None or layout == Layout(
+        tuple(cell.array.shape), contiguous_strides(tuple(cell.array.shape)), 0) else layout
+    input._arr, input._lazy = None, None
+    input._grad_acc = None
+    input._vc.value += 1
+    structure_changed()
+    return input
+
+
+@declare('empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, '
+         'Device? device=None, bool requires_grad=False) -> Tensor', variants='function')
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
+                  device: Any = None, requires_grad: bool = False, layout: Any = None,
+                  pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor (zeros here) of shape ``size`` laid out with strides
+    ``stride`` in a storage just large enough.
+
+    >>> import jaxgrad
+    >>> jaxgrad.empty_strided((2, 2), (4, 2)).stride()
+    (4, 2)
+    """
+    shape, strides = tuple(int(n) for n in size), tuple(int(n) for n in stride)
+    if len(shape) != len(strides):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(strides)})")
+    extent = 0 if 0 in shape else 1 + builtins.sum((n - 1) * s for n, s in zip(shape, strides))
+    storage = _creation.empty(extent, dtype=dtype, device=device)
+    out = Tensor._make(None, cell=storage._cell)
+    out._layout = Layout(shape, strides, 0)
+    return out.requires_grad_(requires_grad) if requires_grad else out
 
 
 @declare('resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) '

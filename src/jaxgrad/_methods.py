@@ -303,6 +303,8 @@ _HAND_WRITTEN: dict[str, Any] = {
     "new_tensor": lambda self, data, *, dtype=None, device=None, requires_grad=False:
         _creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
                          requires_grad=requires_grad),
+    "new": lambda self, *args, device=None: _legacy_types.legacy_new(
+        self.dtype, None, *args, device=device or self.device),
     "new_zeros": _new(_creation.empty),  # zero-filled; checks sizes with new_zeros' message
     "new_empty": _new(_creation.empty),
     "new_ones": _new(_creation.ones),

@@ -305,7 +305,8 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     (jaxgrad.Size([2, 3]), True)
     """
     d = _float_or(dtype)
-    values = jax.random.uniform(_key(generator, device), _size(size), d)
+    _check_sampled_dtype(d, "check_uniform_bounds")
+    values = _uniform_values(_key(generator, device), _size(size), d, 0.0, 1.0)
     return _finish(values, device, requires_grad)
 
 
@@ -321,6 +322,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     (jaxgrad.Size([4]), jaxgrad.float64)
     """
     d = _float_or(dtype)
+    _check_sampled_dtype(d, "normal_kernel_cpu")
     values = jax.random.normal(_key(generator, device), _size(size), d)
     return _finish(values, device, requires_grad)
 
@@ -415,7 +417,7 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator
     >>> normal_(jaxgrad.zeros(3), 5.0, 0.0, generator=jaxgrad.Generator())
     tensor([5., 5., 5.])
     """
-    _check_kernel(t, "normal_kernel_cpu")
+    _check_kernel(t, "normal_kernel_cpu", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
@@ -432,11 +434,11 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
     >>> 2 <= t.min().item() and t.max().item() < 3
     True
     """
-    _check_kernel(t, "check_uniform_bounds")
+    _check_kernel(t, "check_uniform_bounds", complex_ok=True)
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_num(a)} > to={_num(b)}")
-    values = jax.random.uniform(_key(generator, t.device), tuple(t.shape), t._value.dtype, a, b)
+    values = _uniform_values(_key(generator, t.device), tuple(t.shape), t._value.dtype, a, b)
     return _sampled_(_UNIFORM_, t, values)
 
 
@@ -501,11 +503,27 @@ _C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "
             "uint8": "unsigned char", "bool": "bool"}
 
 
-def _check_kernel(t: Tensor, kernel: str) -> None:
-    """torch's refusal of a dtype its CPU kernel is not compiled for (a float-only sampler)."""
-    if not t.dtype.is_floating_point:
+def _check_kernel(t: Tensor, kernel: str, complex_ok: bool = False) -> None:
+    """torch's refusal of a dtype its CPU kernel is not compiled for (a float-only sampler;
+    ``complex_ok``: one that samples a complex tensor as its real and imaginary parts)."""
+    if not (t.dtype.is_floating_point or (complex_ok and t.dtype.is_complex)):
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_dtypes.scalar_type_name(t.dtype)}'")
+
+
+def _check_sampled_dtype(d: np.dtype, kernel: str) -> None:
+    """:func:`_check_kernel` for a factory's dtype (rand, randn: float or complex)."""
+    if not jnp.issubdtype(d, jnp.inexact):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(_dtypes.to_dtype(d))}'")
+
+
+def _uniform_values(key: jax.Array, shape: tuple, d: Any, low: float, high: float) -> jax.Array:
+    """Uniform samples on [low, high); a complex dtype samples both parts so."""
+    if not jnp.issubdtype(d, jnp.complexfloating):
+        return jax.random.uniform(key, shape, d, low, high)
+    parts = jax.random.uniform(key, (*shape, 2), jnp.finfo(d).dtype, low, high)
+    return jax.lax.complex(parts[..., 0], parts[..., 1])
 
 
 @in_x64_scope

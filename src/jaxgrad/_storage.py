@@ -60,11 +60,21 @@ class Storage:
     (1, [1.0, 1.0])
     """
 
-    __slots__ = ("array", "generation")
+    __slots__ = ("_address", "array", "generation")
 
     def __init__(self, array: jax.Array) -> None:
         self.array = array
         self.generation = 0
+        self._address = None
+
+    def address(self) -> int:
+        """A stable integer naming this storage's first byte (torch's ``data_ptr`` of offset
+        0): given on first request, from a range no other storage was given."""
+        if self._address is None:
+            with _ADDRESS_LOCK:
+                if self._address is None:
+                    self._address = _next_address(self.array.size * self.array.dtype.itemsize)
+        return self._address
 
     def write(self, array: jax.Array) -> None:
         """Replace the base array and advance ``generation`` (after the write watchers)."""
@@ -72,6 +82,19 @@ class Storage:
             callback(self)
         self.array = array
         self.generation += 1
+
+
+_ADDRESS_LOCK = threading.Lock()
+_ADDRESS_ALIGN = 64
+_next_free = [0x10000000]
+
+
+def _next_address(nbytes: int) -> int:
+    """The start of a fresh aligned range of ``nbytes`` (at least one alignment unit)."""
+    start = _next_free[0]
+    span = -(-max(nbytes, 1) // _ADDRESS_ALIGN) * _ADDRESS_ALIGN
+    _next_free[0] = start + span + _ADDRESS_ALIGN
+    return start
 
 
 class Layout(NamedTuple):

@@ -83,6 +83,9 @@ class Size(tuple):
     __rmul__ = __mul__
 
 
+_OWN_DTYPE = object()  # a leaf's grad_dtype before it is set: the tensor's own dtype
+
+
 class Tensor:
     """A multi-dimensional array with PyTorch's autograd semantics, backed by JAX.
 
@@ -100,8 +103,8 @@ class Tensor:
     __array_priority__ = 1000
 
     __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
-                 "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_fn", "_inference",
-                 "_layout", "_lazy",
+                 "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_dtype", "_grad_fn",
+                 "_inference", "_layout", "_lazy",
                  "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
                  "_rg_from_base", "_vc", "_view_fn", "_view_version")
 
@@ -124,6 +127,7 @@ class Tensor:
         t._grad_fn = None
         t._output_nr = 0
         t._grad = None
+        t._grad_dtype = _OWN_DTYPE
         t._grad_acc = None
         t._backward_hooks = None
         t._post_acc_hooks = None
@@ -269,6 +273,17 @@ class Tensor:
             self.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
 
+    def data_ptr(self) -> int:
+        """The address of this tensor's first element: its storage's address plus
+        ``storage_offset() * element_size()`` (views of one storage agree).
+
+        >>> import jaxgrad
+        >>> x = jaxgrad.zeros(4)
+        >>> x[1:].data_ptr() - x.data_ptr(), x.detach().data_ptr() == x.data_ptr()
+        (4, True)
+        """
+        return self._cell.address() + self.storage_offset() * self.element_size()
+
     def storage_offset(self) -> int:
         return self._layout.offset if self._layout is not None else 0
 
@@ -381,11 +396,14 @@ class Tensor:
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
                     f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
                     "tensor are the same size")
-            if value.dtype is not self.dtype:
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            grad_dtype = self.dtype if self._grad_dtype is _OWN_DTYPE else self._grad_dtype
+            if grad_dtype is not None and value.dtype is not grad_dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype "
                     f"'{_dtypes.c_type_name(value.dtype)}' to a tensor with grad_dtype "
-                    f"'{_dtypes.scalar_type_name(self.dtype)}'. The gradient must match the "
+                    f"'{_dtypes.scalar_type_name(grad_dtype)}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -397,6 +415,35 @@ class Tensor:
     def grad(self) -> None:
         self._grad = None
         structure_changed()
+
+    @property
+    def grad_dtype(self) -> _dtypes.dtype | None:
+        """The dtype a gradient of this leaf must have (by default its own dtype; None: any).
+
+        >>> import jaxgrad
+        >>> x = jaxgrad.ones(2, requires_grad=True)
+        >>> x.grad_dtype = jaxgrad.float16; x.grad_dtype
+        jaxgrad.float16
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self.dtype if self._grad_dtype is _OWN_DTYPE else self._grad_dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: _dtypes.dtype | None) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dtypes.dtype):
+            raise RuntimeError("grad_dtype must be a jaxgrad.dtype or None, but got "
+                               f"{type(value).__name__}")
+        grad = self._grad
+        if value is not None and grad is not None and grad.dtype is not value:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{_dtypes.scalar_type_name(value)}' because there is "
+                f"already a gradient with dtype '{_dtypes.c_type_name(grad.dtype)}'. Please clear "
+                "the gradient (.grad = None) before changing grad_dtype, or ensure the new "
+                "grad_dtype matches the existing gradient's dtype.")
+        self._grad_dtype = value
 
     @property
     def retains_grad(self) -> bool:

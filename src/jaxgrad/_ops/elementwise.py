@@ -65,10 +65,15 @@ def _pow_tensor_exponent_grad(grad, self, exponent, result):
     return grad * safe
 
 
-def _pow_scalar_base_grad(grad, result, base):
-    # a zero base has no gradient (torch's pow_backward_exponent); log(1) keeps that branch finite
-    safe_base = jnp.where(base == 0, jnp.ones_like(result), base.astype(result.dtype))
-    return jnp.where(base == 0, jnp.zeros_like(grad), grad * result * jnp.log(safe_base))
+def _pow_scalar_base_grad(grad, result, base, exponent):
+    # torch's pow_backward_exponent: a zero base has no gradient where the exponent is >= 0
+    # (a real one), and ``result * log(0)`` (-inf) below it; log(1) keeps masked lanes finite
+    zero_base = base == 0
+    no_grad = zero_base & (jnp.real(exponent) >= 0)
+    if jnp.iscomplexobj(exponent):
+        no_grad = no_grad & (jnp.imag(exponent) == 0)
+    safe_base = jnp.where(no_grad, jnp.ones_like(result), jnp.asarray(base, result.dtype))
+    return jnp.where(no_grad, jnp.zeros_like(grad), grad * result * jnp.log(safe_base))
 
 
 POW = Op("pow", "PowBackward0", _pow_scalar_fwd, aux=("exponent",), promote="common",
@@ -593,6 +598,23 @@ LOGADDEXP2 = Op("logaddexp2(Tensor self, Tensor other) -> Tensor", "Logaddexp2Ba
                 grads={"self": lambda grad, self, other: grad / (1 + jnp.exp2(other - self)),
                        "other": lambda grad, self, other: grad / (1 + jnp.exp2(self - other))})
 
+
+
+def _nextafter_row(name: str) -> Op:
+    inplace = name.endswith("_")
+    return Op("nextafter(Tensor self, Tensor other) -> Tensor", "NextafterBackward0",
+              _floating_only(jnp.nextafter, "nextafter_cpu"), promote="common",
+              variants="" if inplace else "function method out",
+              inplace="method" if inplace else "",
+              doc=_doc("The next floating-point value after ``input`` towards ``other``.",
+                       "jaxgrad.nextafter(jaxgrad.tensor([1.0]), jaxgrad.tensor([2.0])) > 1",
+                       "tensor([True])"),
+              grads={"self": lambda grad, self, other: jnp.where(
+                  self != other, grad, jnp.zeros((), grad.dtype)), "other": _zeros_grad})
+
+
+NEXTAFTER = _nextafter_row("nextafter")
+NEXTAFTER_INPLACE = _nextafter_row("nextafter_")
 
 def _not_implemented(name: str):
     """The formula of torch's NotImplemented node: its backward raises."""

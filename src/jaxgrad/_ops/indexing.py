@@ -391,3 +391,35 @@ SCATTER_REDUCE_TWO = Op(
         "self": lambda grad, self, src, index, result, dim, reduce, include_self:
         _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_self)[0],
         "src": _scatter_reduce_src_grad})
+
+
+# --- index_reduce: scatter_reduce with each index repeated across the source's other dims ------
+
+def _spread_index(index, source_shape, dim):
+    """``index`` (a vector along ``dim``) broadcast to ``source_shape``: scatter's index."""
+    if not source_shape:
+        return index.reshape(())
+    shape = [1] * len(source_shape)
+    shape[dim] = -1
+    return jnp.broadcast_to(index.reshape(shape), source_shape)
+
+
+def _index_reduce(x, source, index, dim, reduce, include_self):
+    return _scatter_reduce_two(x, source, _spread_index(index, source.shape, dim), dim, reduce,
+                               include_self)
+
+
+def _index_reduce_grads(grad, self, source, index, result, dim, reduce, include_self):
+    """torch's index_reduce_backward, which is scatter_reduce's on the spread index."""
+    return _scatter_reduce_grads(grad, self, source, _spread_index(index, source.shape, dim),
+                                 result, dim, reduce, include_self)
+
+
+INDEX_REDUCE = Op(
+    "index_reduce", "IndexReduceBackward0", _index_reduce, inputs=("self", "source"),
+    aux=("index",), saves=("self", "source", "result"), grads={
+        "self": lambda grad, self, source, index, result, dim, reduce, include_self:
+        _index_reduce_grads(grad, self, source, index, result, dim, reduce, include_self)[0],
+        "source": lambda grad, self, source, index, result, dim, reduce, include_self:
+        _index_reduce_grads(grad, self, source, index, result, dim, reduce,
+                            include_self)[1].reshape(source.shape)})

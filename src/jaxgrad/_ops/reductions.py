@@ -82,16 +82,24 @@ def _evenly_distribute(grad, self, result, dim, keepdim):
     return jnp.where(mask, g / count.astype(grad.dtype), jnp.zeros((), grad.dtype))
 
 
+def _evenly_distribute_nan(grad, self, result):
+    """torch's evenly_distribute_backward: ``grad`` shared by the elements equal to ``result``
+    (by the NaNs when ``result`` is NaN)."""
+    if jnp.issubdtype(self.dtype, jnp.floating):
+        mask = jnp.where(jnp.isnan(result), jnp.isnan(self), self == result)
+    else:
+        mask = self == result
+    return jnp.where(mask, grad / mask.sum().astype(grad.dtype), jnp.zeros((), grad.dtype))
+
+
 AMAX = Op("amax", "AmaxBackward0", lambda x, dim, keepdim: jnp.max(x, axis=dim, keepdims=keepdim),
           grads={"self": _evenly_distribute})
 AMIN = Op("amin", "AminBackward0", lambda x, dim, keepdim: jnp.min(x, axis=dim, keepdims=keepdim),
           grads={"self": _evenly_distribute})
-MAX_ALL = Op("max", "MaxBackward1", jnp.max, grads={
-    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)},
-    grad_version=1)
-MIN_ALL = Op("min", "MinBackward1", jnp.min, grads={
-    "self": lambda grad, self, result: _evenly_distribute(grad, self, result, None, False)},
-    grad_version=1)
+MAX_ALL = Op("max", "MaxBackward1", jnp.max, grads={"self": _evenly_distribute_nan},
+             grad_version=1)
+MIN_ALL = Op("min", "MinBackward1", jnp.min, grads={"self": _evenly_distribute_nan},
+             grad_version=1)
 
 
 def _select_back(grad, indices, self_shape, dim, keepdim):
@@ -403,16 +411,6 @@ def _median_all(x, position):
     if flat.size == 0:
         return jnp.asarray(jnp.nan, x.dtype)
     return _pick_sorted(flat, 0, False, position)[0]
-
-
-def _evenly_distribute_nan(grad, self, result):
-    """torch's evenly_distribute_backward: ``grad`` shared by the elements equal to ``result``
-    (by the NaNs when ``result`` is NaN)."""
-    if jnp.issubdtype(self.dtype, jnp.floating):
-        mask = jnp.where(jnp.isnan(result), jnp.isnan(self), self == result)
-    else:
-        mask = self == result
-    return jnp.where(mask, grad / mask.sum().astype(grad.dtype), jnp.zeros((), grad.dtype))
 
 
 MEDIAN_ALL = Op("median", "MedianBackward0", lambda x: _median_all(x, _median_position),
