@@ -267,3 +267,17 @@ def test_autograd_functions_resize_and_torch_attribute():
                 T.autograd.torch is T)
 
     ok(program)
+
+
+def test_repr_of_a_no_grad_view_modified_in_place_and_volatile():
+    def program(T):
+        a = T.ones(1, requires_grad=True)
+        with T.no_grad():
+            b = a[:]
+            b *= 2
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            volatile = a.volatile
+        return repr(b), repr(a), volatile, [str(w.message) for w in caught]
+
+    ok(program)

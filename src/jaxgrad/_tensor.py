@@ -446,6 +446,13 @@ class Tensor:
         self._grad_dtype = value
 
     @property
+    def volatile(self) -> bool:
+        """Always False: torch removed volatile (use ``no_grad``) and warns when it is read."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @property
     def retains_grad(self) -> bool:
         return self._retains_grad
 

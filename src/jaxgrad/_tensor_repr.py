@@ -8,6 +8,9 @@ from . import _dtypes
 from ._tensor_str import format_tensor
 
 
+_INVALID = object()
+
+
 def tensor_repr(t, prefix: str = "tensor(") -> str:
     """``tensor([2., 4.], grad_fn=<MulBackward0>)`` as torch prints it."""
     values = np.asarray(t._value)
@@ -15,8 +18,13 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     if d is _dtypes.bfloat16:
         values = values.astype(np.float32)
     suffixes = []
-    fn = t.grad_fn
-    if fn is not None:
+    try:
+        fn = t.grad_fn
+    except RuntimeError:  # a no_grad view modified in place: torch prints it as invalid
+        fn = _INVALID
+    if fn is _INVALID:
+        suffixes.append("grad_fn=<Invalid>")
+    elif fn is not None:
         suffixes.append(f"grad_fn=<{type(fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
