@@ -281,3 +281,18 @@ def test_repr_of_a_no_grad_view_modified_in_place_and_volatile():
         return repr(b), repr(a), volatile, [str(w.message) for w in caught]
 
     ok(program)
+
+
+def test_saved_original_detached_in_place_raises_on_every_backward_path():
+    def program(T):
+        a = T.tensor(1.0, requires_grad=True).clone()
+        b = a.sin()  # saves its input, the original tensor
+        a.detach_()
+        raised = attempt(lambda: b.backward())
+        c = T.tensor(1.0, requires_grad=True).clone()
+        d = c.exp()  # saves its output: detaching the input is fine
+        c.detach_()
+        d.backward()
+        return raised, d.grad_fn is not None
+
+    ok(program)

@@ -75,9 +75,10 @@ def _analyse(root_edges: tuple):
             if type(s) is SavedConstant:
                 values.append(s._value)
                 kinds.append(SavedConstant)
-            elif s.hooks is not None or s.tensor._vc.value != s.version:
-                # unpack hooks are user Python; a moved version: let the eager engine raise
-                # torch's error at the right moment
+            elif s.hooks is not None or s.tensor._vc.value != s.version or (
+                    s.saved_original and not s.is_leaf and s.tensor._grad_fn is None):
+                # unpack hooks are user Python; a moved version or a saved original detached in
+                # place: let the eager engine raise torch's error at the right moment
                 return None
             else:
                 pending = s.tensor._pending_view()

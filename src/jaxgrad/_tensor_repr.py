@@ -7,7 +7,6 @@ import numpy as np
 from . import _dtypes
 from ._tensor_str import format_tensor
 
-
 _INVALID = object()
 
 

@@ -1,6 +1,6 @@
 """The ``torch.autograd`` namespace: ``backward``, ``grad``, ``Function``, grad modes."""
 
-import jaxgrad as torch  # noqa: F401 - torch.autograd.torch is the torch module, as in torch
+import sys as _sys
 
 from .._engine import _calculate_shape as _calculate_shape
 from .._engine import backward as backward
@@ -31,3 +31,11 @@ from .grad_mode import set_multithreading_enabled as set_multithreading_enabled
 from .gradcheck import gradcheck as gradcheck
 from .gradcheck import gradgradcheck as gradgradcheck
 from .variable import Variable as Variable
+
+
+def __getattr__(name: str):
+    """``jaxgrad.autograd.torch`` is the jaxgrad module (torch's ``torch.autograd.torch``),
+    looked up when asked for, so that the package does not import its parent."""
+    if name == "torch":
+        return _sys.modules[__name__.rpartition(".")[0]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from .._creation import empty
 from .._engine import execution_engine
 from .._tensor import Tensor
 
@@ -40,7 +41,6 @@ class Variable(metaclass=VariableMeta):
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
                           "instead.", UserWarning, stacklevel=2)
         if data is None:
-            from .._creation import empty
             return empty(0, requires_grad=requires_grad)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
