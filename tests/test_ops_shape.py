@@ -536,7 +536,7 @@ def _warns_once(program, monkeypatch):
     gives torch's text, later calls nothing, as torch's after its first."""
     ok(program)
     torch_first = captured_warnings(program, torch)  # torch may have warned already
-    monkeypatch.setattr(jaxgrad._api, "_WARNED", set())
+    monkeypatch.setattr(jaxgrad._warn_once._state, "given", set())
     first, again = captured_warnings(program, jaxgrad), captured_warnings(program, jaxgrad)
     assert len(first) == 1 and first[0][0] == "UserWarning" and again == []
     assert captured_warnings(program, torch) == again

@@ -11,7 +11,6 @@ from __future__ import annotations
 import builtins
 import itertools
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,6 +52,7 @@ from ._ops._table import Op
 from ._storage import Layout, Storage, contiguous_strides, view_strides
 from ._tensor import Size, Tensor, _wrap_dim
 from ._typename import type_name
+from ._warn_once import warn_once
 
 # The ops a row declares whole (``variants=``/``inplace=`` in ``_ops``): exp, exp_, mul_, maximum,
 # eq, addcmul, ... are generated here from their schemas (see ``_opgen``).
@@ -2116,15 +2116,11 @@ def _check_scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | None) -
     return dim
 
 
-_REDUCE_WARNED = []
-
-
 def _scatter_reduce_check(reduce: str, src_is_tensor: bool) -> None:
-    if src_is_tensor and not _REDUCE_WARNED:
-        _REDUCE_WARNED.append(True)
-        warnings.warn("The reduce argument of jaxgrad.scatter with Tensor src is deprecated and "
-                      "will be removed in a future PyTorch release. Use jaxgrad.scatter_reduce "
-                      "instead for more reduction options.", UserWarning, stacklevel=5)
+    if src_is_tensor:
+        warn_once("The reduce argument of jaxgrad.scatter with Tensor src is deprecated and will "
+                  "be removed in a future PyTorch release. Use jaxgrad.scatter_reduce instead for "
+                  "more reduction options.", UserWarning, stacklevel=4)
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
 
@@ -4103,14 +4099,9 @@ def _repeat_indices(counts: Tensor, output_size: int | None) -> Tensor:
                                     dtype=counts._value.dtype))
 
 
-_WARNED: set[str] = set()
-
-
 def _warn_once(message: str) -> None:
-    """A warning torch gives once per process (its TORCH_WARN_ONCE)."""
-    if message not in _WARNED:
-        _WARNED.add(message)
-        warnings.warn(message.replace("torch", "jaxgrad"), UserWarning, stacklevel=4)
+    """A warning torch gives once per process (its TORCH_WARN_ONCE), named for jaxgrad."""
+    warn_once(message.replace("torch", "jaxgrad"), UserWarning, stacklevel=3)
 
 
 _MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "

@@ -293,3 +293,13 @@ def on_inplace_view(ops: Dispatch, op: Op, geometry: Callable, self: Tensor,
     if tangent is not None:
         with suspended():
             ops.apply_inplace_view(op, geometry, tangent, **static)
+
+
+def check_tangent_size(primal_shape: tuple, tangent_shape: tuple) -> None:
+    """torch's error for a tangent whose size differs from its primal's (``make_dual``,
+    ``jaxgrad.func.jvp``)."""
+    if tuple(tangent_shape) != tuple(primal_shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the original "
+            f"Tensor, this is not supported. Tensor is of size {list(primal_shape)} while the "
+            f"given forward gradient is of size {list(tangent_shape)}.")

@@ -26,6 +26,7 @@ from . import _func_pytree as P
 from . import _random
 from ._api import cat
 from ._dispatch import apply, vjp_op
+from ._forward_ad import check_tangent_size
 from ._grad_mode import enable_grad, is_grad_enabled
 from ._graph import Node, node_class
 from ._tensor import Tensor
@@ -449,11 +450,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
         if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise ValueError(f"Expected tangent to be floating point or complex, but got: "
                              f"{t.dtype}")
-        if tuple(t.shape) != tuple(p.shape):
-            raise RuntimeError(
-                "Trying to set a forward gradient that has a different size than that of the "
-                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} while "
-                f"the given forward gradient is of size {list(t.shape)}.")
+        check_tangent_size(p.shape, t.shape)
     call = _Args(primals + tuple(flat_t), {})
     n = len(flat_p)
 

@@ -28,10 +28,10 @@ from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
 from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather, scatter
 from ._storage import is_contiguous as _is_contiguous
 from ._tensor_repr import tensor_repr
+from ._warn_once import warn_once
 
 SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
                   "behavior.\nConsider using tensor.detach() first.")
-_scalar_warning_given = [False]
 _ACCUMULATOR_LOCK = threading.Lock()  # guards creating a leaf's AccumulateGrad
 
 NON_LEAF_GRAD_WARNING = (
@@ -619,9 +619,8 @@ class Tensor:
         return np.asarray(self._value).tolist()
 
     def __float__(self) -> float:
-        if self._requires_grad and not _scalar_warning_given[0]:
-            _scalar_warning_given[0] = True  # torch warns once per process
-            warnings.warn(SCALAR_WARNING, UserWarning, stacklevel=2)
+        if self._requires_grad:
+            warn_once(SCALAR_WARNING, UserWarning, stacklevel=2)
         return float(self._scalar())
 
     def __int__(self) -> int:

@@ -85,11 +85,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if _forward_ad.own_tangent(tangent, level) is not None:
         raise RuntimeError("Setting a forward grad that itself has a forward gradient at the same "
                            f"level{level} is not supported.")
-    if tuple(tangent.shape) != tuple(tensor.shape):
-        raise RuntimeError(
-            "Trying to set a forward gradient that has a different size than that of the original "
-            f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the "
-            f"given forward gradient is of size {list(tangent.shape)}.")
+    _forward_ad.check_tangent_size(tensor.shape, tangent.shape)
     if is_inference_mode_enabled() or tensor._inference:
         return tensor.detach()  # torch: no view, and inference tensors hold no tangent
     with _forward_ad.suspended():
