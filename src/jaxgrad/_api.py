@@ -2120,7 +2120,7 @@ def _scatter_reduce_check(reduce: str, src_is_tensor: bool) -> None:
     if src_is_tensor:
         warn_once("The reduce argument of jaxgrad.scatter with Tensor src is deprecated and will "
                   "be removed in a future PyTorch release. Use jaxgrad.scatter_reduce instead for "
-                  "more reduction options.", UserWarning, stacklevel=4)
+                  "more reduction options.")
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
 
@@ -4101,7 +4101,7 @@ def _repeat_indices(counts: Tensor, output_size: int | None) -> Tensor:
 
 def _warn_once(message: str) -> None:
     """A warning torch gives once per process (its TORCH_WARN_ONCE), named for jaxgrad."""
-    warn_once(message.replace("torch", "jaxgrad"), UserWarning, stacklevel=3)
+    warn_once(message.replace("torch", "jaxgrad"))
 
 
 _MESHGRID_WARNING = ("torch.meshgrid: in an upcoming release, it will be required to pass the "

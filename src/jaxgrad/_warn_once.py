@@ -7,7 +7,11 @@ given on every occurrence. This module imports nothing from jaxgrad.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class _WarnOnceState:
@@ -21,11 +25,26 @@ class _WarnOnceState:
 _state = _WarnOnceState()
 
 
-def warn_once(message: str, category: type[Warning] = UserWarning, stacklevel: int = 2) -> None:
-    """Warn ``message`` the first time it occurs in this process (every time while
-    ``set_warn_always(True)``).
+def _first_caller_outside_jaxgrad() -> int:
+    """The ``stacklevel`` (as ``warnings.warn`` counts from its caller's caller) of the first
+    frame whose code is not in the jaxgrad package: the user's line, however deep the op."""
+    frame, level = sys._getframe(2), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
-    >>> import warnings
+
+def warn_once(message: str, category: type[Warning] = UserWarning,
+              stacklevel: int | None = None) -> None:
+    """Warn ``message`` the first time it occurs in this process (every time while
+    ``set_warn_always(True)``). ``stacklevel`` counts as ``warnings.warn``'s does from the
+    function calling this one; by default the warning points at the first line outside jaxgrad.
+
+    >>> import os
+import sys
+import warnings
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
     >>> from jaxgrad._warn_once import warn_once
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -37,6 +56,8 @@ def warn_once(message: str, category: type[Warning] = UserWarning, stacklevel: i
     if message in _state.given and not _state.always:
         return
     _state.given.add(message)
+    if stacklevel is None:
+        stacklevel = _first_caller_outside_jaxgrad()
     warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 

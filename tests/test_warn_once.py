@@ -1,0 +1,32 @@
+"""jaxgrad's once-per-process warnings (torch's TORCH_WARN_ONCE) point at the user's line,
+however deep inside jaxgrad they are raised, as torch's do for the ops torch implements in C++."""
+
+import warnings
+
+import pytest
+
+import jaxgrad
+
+WARN_ONCE_PROGRAMS = {
+    "scatter with reduce": lambda: jaxgrad.zeros(3).scatter(0, jaxgrad.tensor([0, 1]),
+                                                            jaxgrad.ones(2), reduce="add"),
+    "scatter_ with reduce": lambda: jaxgrad.zeros(3).scatter_(0, jaxgrad.tensor([0, 1]),
+                                                              jaxgrad.ones(2), reduce="add"),
+    "meshgrid": lambda: jaxgrad.meshgrid(jaxgrad.arange(2), jaxgrad.arange(3)),
+    "cross": lambda: jaxgrad.cross(jaxgrad.ones(2, 3), jaxgrad.ones(2, 3)),
+    "index_reduce method": lambda: jaxgrad.zeros(3).index_reduce(
+        0, jaxgrad.tensor([0, 1]), jaxgrad.ones(2), "prod"),
+    "index_reduce function": lambda: jaxgrad.index_reduce(
+        jaxgrad.zeros(3), 0, jaxgrad.tensor([0, 1]), jaxgrad.ones(2), "prod"),
+    "float of a requires_grad tensor": lambda: float(jaxgrad.ones(1, requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("name", WARN_ONCE_PROGRAMS)
+def test_a_warn_once_warning_points_at_the_users_line(name, monkeypatch):
+    monkeypatch.setattr(jaxgrad._warn_once._state, "given", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        WARN_ONCE_PROGRAMS[name]()
+        WARN_ONCE_PROGRAMS[name]()
+    assert [w.filename for w in caught] == [__file__]
