@@ -40,11 +40,7 @@ def warn_once(message: str, category: type[Warning] = UserWarning,
     ``set_warn_always(True)``). ``stacklevel`` counts as ``warnings.warn``'s does from the
     function calling this one; by default the warning points at the first line outside jaxgrad.
 
-    >>> import os
-import sys
-import warnings
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+    >>> import warnings
     >>> from jaxgrad._warn_once import warn_once
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
