@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _anomaly, _profiler
-from ._accumulate import accumulate_into_leaf
+from ._accumulate import accumulate_into_leaf, leaf_grad_dtype
 from ._caches import Memo
 from ._compiled_backward import try_backward
 from ._dispatch import apply
@@ -416,6 +416,7 @@ class GraphTask:
                 if buffer is None:
                     buffer = buffers[nxt] = [None] * max(len(nxt.out_meta), 1)
                 if grad is not None:
+                    grad = self._fit_dtype(nxt, slot, grad)
                     self._accumulate(buffer, slot, grad)
                 if deps[nxt] == 0:
                     _push(heap, nxt)
@@ -490,6 +491,21 @@ class GraphTask:
                 continue
             if layout in ("fresh", "slices") or (layout == "view" and inherited):
                 owned[key] = out
+
+    def _fit_dtype(self, nxt: Node, slot: int, grad: Tensor) -> Tensor:
+        """torch's validate_outputs, for dtypes: a gradient of another dtype than the next node
+        expects for it is cast (into an AccumulateGrad node: the leaf's ``grad_dtype``, None
+        keeping any dtype). The cast is a new tensor only the engine holds (may be stolen)."""
+        if type(nxt) is AccumulateGrad:
+            wanted = leaf_grad_dtype(nxt.variable)
+        else:
+            meta = nxt.out_meta[slot] if slot < len(nxt.out_meta) else None
+            wanted = None if meta is None else meta[1]
+        if wanted is None or grad._value.dtype == wanted:
+            return grad
+        cast = apply(E.CAST, grad, dtype=wanted)
+        self.owned[id(cast)] = cast
+        return cast
 
     def _accumulate(self, buffer: list, slot: int, grad: Tensor) -> None:
         """torch's InputBuffer::accumulate: reuse an exclusively owned buffer in place if possible.
