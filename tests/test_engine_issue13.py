@@ -296,3 +296,46 @@ def test_saved_original_detached_in_place_raises_on_every_backward_path():
         return raised, d.grad_fn is not None
 
     ok(program)
+
+
+def test_a_gradient_handed_to_two_leaves_is_stolen_by_the_last_one_only():
+    """torch's AccumulateGrad steals a gradient only once nothing else holds it: of two leaves
+    a custom Function hands one tensor to, the first copies it, the second steals it; a
+    non-contiguous gradient (an expand) is copied by both."""
+
+    def program(T):
+        pointers = []
+
+        class Both(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                pointers.append(grad.data_ptr())
+                return grad, grad
+
+        class Expanded(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.size = x.size()
+                return T.tensor([1.0])
+
+            @staticmethod
+            def backward(ctx, grad):
+                return T.ones(1).expand(ctx.size)
+
+        a = T.ones(5, 6, requires_grad=True)
+        b = T.ones(5, 6, requires_grad=True)
+        out = []
+        for run in (lambda: Expanded.apply(Both.apply(a, b)).backward(),
+                    lambda: Both.apply(a, b)[1][0].backward(),
+                    lambda: (Both.apply(a, b) * 2)[1][0].backward()):
+            a.grad = b.grad = None
+            run()
+            out.append((a.grad.data_ptr() == pointers[-1], b.grad.data_ptr() == pointers[-1],
+                        a.grad._version, b.grad._version, val(a.grad), val(b.grad)))
+        return out
+
+    ok(program)

@@ -49,6 +49,13 @@ def leaf_grad_dtype(variable: Tensor) -> np.dtype | None:
     return None if wanted is None else wanted.np
 
 
+def obeys_layout_contract(grad: Tensor, variable: Tensor) -> bool:
+    """torch's gradient layout contract: a stolen ``.grad`` has the leaf's strides (dims of
+    size one aside), so a non-contiguous gradient (an expand) is copied instead."""
+    return all(size == 1 or a == b for size, a, b in
+               zip(variable.shape, grad.stride(), variable.stride()))
+
+
 def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
                          stealable: bool = False) -> None:
     """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``."""
@@ -59,7 +66,7 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
         if create_graph:
             target = Tensor._make(jnp.empty(grad._value.shape, grad._value.dtype))
             variable._grad = apply_inplace(E.COPY, target, grad)
-        elif stealable:
+        elif stealable and obeys_layout_contract(grad, variable):
             variable._grad = grad.detach()  # torch steals the gradient: same storage and version
         else:
             variable._grad = Tensor._make(grad._value)
