@@ -329,13 +329,25 @@ def test_a_gradient_handed_to_two_leaves_is_stolen_by_the_last_one_only():
         a = T.ones(5, 6, requires_grad=True)
         b = T.ones(5, 6, requires_grad=True)
         out = []
+        def hooked():
+            w = b * 1
+            w.register_hook(lambda g: g * 1)
+            Both.apply(a, w)[1][0].backward()
+
+        def into_a_node_and_a_leaf():
+            Both.apply(a, b.exp())[1][0].backward()
+
+        def twice_to_one_leaf():
+            Both.apply(a, a)[1][0].backward()
+
         for run in (lambda: Expanded.apply(Both.apply(a, b)).backward(),
                     lambda: Both.apply(a, b)[1][0].backward(),
-                    lambda: (Both.apply(a, b) * 2)[1][0].backward()):
+                    lambda: (Both.apply(a, b) * 2)[1][0].backward(),
+                    hooked, into_a_node_and_a_leaf, twice_to_one_leaf):
             a.grad = b.grad = None
             run()
-            out.append((a.grad.data_ptr() == pointers[-1], b.grad.data_ptr() == pointers[-1],
-                        a.grad._version, b.grad._version, val(a.grad), val(b.grad)))
+            out.append([None if g is None else (g.data_ptr() == pointers[-1], g._version, val(g))
+                        for g in (a.grad, b.grad)])
         return out
 
     ok(program)

@@ -408,8 +408,6 @@ class GraphTask:
                 results = self._evaluate_in_anomaly_mode(fn, grads, wanted)
             else:
                 results = self._evaluate(fn, grads, wanted)
-            if self.holders:
-                self._release(grads)
             for edge, grad in zip(fn.next_edges, results):
                 if edge is None:
                     continue
@@ -473,6 +471,8 @@ class GraphTask:
                     outputs = check_node_hook_result(hook, tuple(outputs), out)
         if not self.keep_graph:
             fn.release_variables()
+        if self.holders:
+            self._release(before)  # what the buffer held (hooks may have replaced it)
         return outputs
 
     def _track_ownership(self, fn: Node, grads: list, outputs: list) -> None:
