@@ -5,7 +5,8 @@
    first (AccumulateGrad nodes have the highest, so leaves accumulate as soon as they can).
 3. For a node: tensor hooks, then retain_grad hooks, then node pre-hooks, the node itself, then
    node post-hooks; free its saved tensors unless ``retain_graph``; hand each output gradient to
-   the next node's input buffer (summing), and queue that node once all its inputs arrived.
+   the next node's input buffer (cast to the dtype that node expects, for a leaf its
+   ``grad_dtype``; summing), and queue that node once all its inputs arrived.
 With ``inputs`` (``autograd.grad`` or ``backward(inputs=...)``) only nodes on a path to the
 inputs run, and the inputs' gradients are captured where they arrive.
 
