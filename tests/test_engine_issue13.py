@@ -351,3 +351,17 @@ def test_a_gradient_handed_to_two_leaves_is_stolen_by_the_last_one_only():
         return out
 
     ok(program)
+
+
+def test_accumulate_grad_is_named_as_torchs_cpp_class():
+    """``name()`` of a leaf's AccumulateGrad is torch's C++ class name (hooks key on it)."""
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        acc = (x * 2).grad_fn.next_functions[0][0]
+        names = []
+        acc.register_prehook(lambda g: names.append(f"pre_{acc.name()}"))
+        acc.register_hook(lambda gi, go: names.append(f"post_{acc.name()}"))
+        (x * 2).sum().backward()
+        return acc.name(), type(acc).__name__, names
+
+    ok(program)
