@@ -296,3 +296,72 @@ def test_saved_original_detached_in_place_raises_on_every_backward_path():
         return raised, d.grad_fn is not None
 
     ok(program)
+
+
+def test_a_gradient_handed_to_two_leaves_is_stolen_by_the_last_one_only():
+    """torch's AccumulateGrad steals a gradient only once nothing else holds it: of two leaves
+    a custom Function hands one tensor to, the first copies it, the second steals it; a
+    non-contiguous gradient (an expand) is copied by both."""
+
+    def program(T):
+        pointers = []
+
+        class Both(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                pointers.append(grad.data_ptr())
+                return grad, grad
+
+        class Expanded(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.size = x.size()
+                return T.tensor([1.0])
+
+            @staticmethod
+            def backward(ctx, grad):
+                return T.ones(1).expand(ctx.size)
+
+        a = T.ones(5, 6, requires_grad=True)
+        b = T.ones(5, 6, requires_grad=True)
+        out = []
+        def hooked():
+            w = b * 1
+            w.register_hook(lambda g: g * 1)
+            Both.apply(a, w)[1][0].backward()
+
+        def into_a_node_and_a_leaf():
+            Both.apply(a, b.exp())[1][0].backward()
+
+        def twice_to_one_leaf():
+            Both.apply(a, a)[1][0].backward()
+
+        for run in (lambda: Expanded.apply(Both.apply(a, b)).backward(),
+                    lambda: Both.apply(a, b)[1][0].backward(),
+                    lambda: (Both.apply(a, b) * 2)[1][0].backward(),
+                    hooked, into_a_node_and_a_leaf, twice_to_one_leaf):
+            a.grad = b.grad = None
+            run()
+            out.append([None if g is None else (g.data_ptr() == pointers[-1], g._version, val(g))
+                        for g in (a.grad, b.grad)])
+        return out
+
+    ok(program)
+
+
+def test_accumulate_grad_is_named_as_torchs_cpp_class():
+    """``name()`` of a leaf's AccumulateGrad is torch's C++ class name (hooks key on it)."""
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        acc = (x * 2).grad_fn.next_functions[0][0]
+        names = []
+        acc.register_prehook(lambda g: names.append(f"pre_{acc.name()}"))
+        acc.register_hook(lambda gi, go: names.append(f"post_{acc.name()}"))
+        (x * 2).sum().backward()
+        return acc.name(), type(acc).__name__, names
+
+    ok(program)

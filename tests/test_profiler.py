@@ -412,3 +412,23 @@ def test_recorded_event_descriptions():
         return described, (avg.stack, avg.overload_name, avg.scope, avg.input_shapes)
 
     ok(program)
+
+
+def test_linear_is_one_range_around_t_and_addmm():
+    """torch's linear is a composite op: an ``aten::linear`` range (all its arguments' shapes,
+    the sequence number of the first node made inside) around ``aten::t`` and ``aten::addmm``."""
+    def program(T):
+        layer = T.nn.Linear(20, 30)
+        x = T.ones(8, 20)
+        with T.autograd.profiler.profile(record_shapes=True) as prof:
+            layer(x)
+            with T.no_grad():
+                layer(x)
+        events = [e for e in prof.function_events if e.name in ("aten::linear", "aten::t",
+                                                                "aten::addmm")]
+        first = min(e.sequence_nr for e in events if e.sequence_nr >= 0)
+        return [(e.name, e.input_shapes[:3], -1 if e.sequence_nr < 0 else e.sequence_nr - first,
+                 [c.name for c in e.cpu_children if c.name in ("aten::t", "aten::addmm")])
+                for e in events]
+
+    ok(program)

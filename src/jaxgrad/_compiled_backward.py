@@ -5,8 +5,8 @@ runs user Python during backward (no tensor/node hooks, no retain_grad, no post-
 hooks) and consists of op-table nodes and leaf accumulators, we:
 
 1. compute a structural key (each node's op, static args, shapes, dtypes, what it saved, its
-   edges and its rank in torch's execution order; each leaf's shape/dtype and whether it has a
-   ``.grad``);
+   edges and its rank in torch's execution order; each leaf's shape/dtype, its ``grad_dtype``
+   and whether it has a ``.grad``);
 2. on a miss, build a *shadow* copy of the graph whose saved tensors and leaf gradients are JAX
    tracers and run the ordinary engine over it under ``jax.jit`` (the engine hands its
    ``execute`` to ``try_backward``; this module does not import the engine). The very same
@@ -65,7 +65,8 @@ def _analyse(root_edges: tuple):
             grad = var._grad
             leaves.append(i)
             parts.append(("leaf", var._value.shape, var._value.dtype,
-                          None if grad is None else (grad._value.shape, grad._value.dtype)))
+                          None if grad is None else (grad._value.shape, grad._value.dtype),
+                          var.grad_dtype))
             continue
         saved = fn.saved if isinstance(fn, OpNode) else None
         if saved is None or len(nodes) > MAX_NODES:
@@ -120,8 +121,9 @@ def _build(structure: tuple, root_slots: tuple, execute: Execute) -> tuple[Calla
         # create every node first, then wire the edges (the graph is a DAG)
         for i, part in enumerate(parts):
             if part[0] == "leaf":
-                _, shape, dtype, grad_meta = part
+                _, shape, dtype, grad_meta, grad_dtype = part
                 var = Tensor._make(jax.numpy.zeros(shape, dtype), requires_grad=True)
+                var.grad_dtype = grad_dtype
                 if grad_meta is not None:
                     var._grad = Tensor._make(next(grads_it))
                 shadow[i] = AccumulateGrad(var)

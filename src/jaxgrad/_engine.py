@@ -5,7 +5,8 @@
    first (AccumulateGrad nodes have the highest, so leaves accumulate as soon as they can).
 3. For a node: tensor hooks, then retain_grad hooks, then node pre-hooks, the node itself, then
    node post-hooks; free its saved tensors unless ``retain_graph``; hand each output gradient to
-   the next node's input buffer (summing), and queue that node once all its inputs arrived.
+   the next node's input buffer (cast to the dtype that node expects, for a leaf its
+   ``grad_dtype``; summing), and queue that node once all its inputs arrived.
 With ``inputs`` (``autograd.grad`` or ``backward(inputs=...)``) only nodes on a path to the
 inputs run, and the inputs' gradients are captured where they arrive.
 
@@ -28,7 +29,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _anomaly, _profiler
-from ._accumulate import accumulate_into_leaf
+from ._accumulate import accumulate_into_leaf, leaf_grad_dtype
 from ._caches import Memo
 from ._compiled_backward import try_backward
 from ._dispatch import apply
@@ -252,7 +253,7 @@ class GraphTask:
     - ``needed``, ``captures`` (torch's exec_info): the nodes that must run to reach ``outputs``
       (None: every node), and per node the (input_nr, output index) pairs it captures;
     - ``captured``: the gradients captured for ``outputs`` (what ``run`` returns);
-    - ``owned``, ``shared``, ``views``: ownership of gradient tensors (see
+    - ``owned``, ``holders``, ``shared``, ``views``: ownership of gradient tensors (see
       ``_track_ownership``);
     - ``heap``: the ready queue, highest sequence number first;
     - ``final_callbacks``: what ``queue_callback`` queued while the task runs (None: nothing),
@@ -260,7 +261,7 @@ class GraphTask:
     """
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph",
-                 "dependencies", "final_callbacks", "heap", "id", "keep_graph", "needed",
+                 "dependencies", "final_callbacks", "heap", "holders", "id", "keep_graph", "needed",
                  "outputs", "owned", "root", "shared", "views")
 
     def __init__(self, root: GraphRoot, keep_graph: bool, create_graph: bool,
@@ -282,6 +283,9 @@ class GraphTask:
         # owned gradients that are views (torch's sum_to over leading dims): stealable, but
         # never summed into in place (their storage has a second owner, the view's base).
         self.owned: dict[int, Tensor] = {}
+        # id -> how many input buffers hold an owned gradient a node handed to several inputs
+        # (torch's use_count): the last of them to run may steal it (absent: one)
+        self.holders: dict[int, int] = {}
         self.shared: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.views: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.heap: list[Node] = []
@@ -416,6 +420,7 @@ class GraphTask:
                 if buffer is None:
                     buffer = buffers[nxt] = [None] * max(len(nxt.out_meta), 1)
                 if grad is not None:
+                    grad = self._fit_dtype(nxt, slot, grad)
                     self._accumulate(buffer, slot, grad)
                 if deps[nxt] == 0:
                     _push(heap, nxt)
@@ -453,7 +458,7 @@ class GraphTask:
                 owned[id(new)] = new
         if isinstance(fn, AccumulateGrad):
             _run_node(fn, grads, lambda: accumulate_grad(fn, grads[0], create_graph,
-                                                         id(grads[0]) in owned))
+                                                         self._only_holder(grads[0])))
             outputs = []
         elif isinstance(fn, GraphRoot):
             outputs = fn.apply(grads, create_graph, wanted)
@@ -467,29 +472,68 @@ class GraphTask:
                     outputs = check_node_hook_result(hook, tuple(outputs), out)
         if not self.keep_graph:
             fn.release_variables()
+        if self.holders:
+            self._release(before)  # what the buffer held (hooks may have replaced it)
         return outputs
 
     def _track_ownership(self, fn: Node, grads: list, outputs: list) -> None:
-        """Mark which of ``fn``'s output gradients only the engine holds (may be stolen)."""
-        owned = self.owned
+        """Mark which of ``fn``'s output gradients only the engine holds (may be stolen); one
+        tensor handed to several inputs counts a holder per input (``holders``)."""
+        owned, holders = self.owned, self.holders
         layout = getattr(getattr(fn, "op", None), "grad_layout", "fresh")
         inherited = grads[0] is not None and id(grads[0]) in owned
         viewed = getattr(fn, "viewed", ())
-        seen: set[int] = set()
+        uses: dict[int, int] = {}
+        for out in outputs:
+            if out is not None:
+                uses[id(out)] = uses.get(id(out), 0) + 1
         for i, out in enumerate(outputs):
             if out is None:
                 continue
             if layout in ("view", "slices") or (i < len(viewed) and viewed[i]):
                 self.views[id(out)] = out
             key = id(out)
-            if key in seen:  # one tensor handed to several inputs: shared, never stolen
-                owned.pop(key, None)
+            n = uses.pop(key, 0)
+            if n == 0:  # seen already
                 continue
-            seen.add(key)
-            if any(out is g for g in grads):
+            if any(out is g for g in grads):  # passed through: its input buffer's holder moves on
+                if key in owned and (n > 1 or key in holders):
+                    holders[key] = holders.get(key, 1) + n
                 continue
             if layout in ("fresh", "slices") or (layout == "view" and inherited):
                 owned[key] = out
+                if n > 1:
+                    holders[key] = n
+
+    def _release(self, grads: list) -> None:
+        """A node ran: the input buffer it consumed no longer holds its gradients."""
+        holders = self.holders
+        for g in grads:
+            if g is not None and id(g) in holders:
+                holders[id(g)] -= 1
+
+    def _only_holder(self, grad: Tensor | None) -> bool:
+        """Whether AccumulateGrad may steal ``grad``: the engine owns it and no other input
+        buffer still holds it (torch's use_count check)."""
+        return (grad is not None and id(grad) in self.owned
+                and self.holders.get(id(grad), 1) <= 1)
+
+    def _fit_dtype(self, nxt: Node, slot: int, grad: Tensor) -> Tensor:
+        """torch's validate_outputs, for dtypes: a gradient of another dtype than the next node
+        expects for it is cast (into an AccumulateGrad node: the leaf's ``grad_dtype``, None
+        keeping any dtype). The cast is a new tensor only the engine holds (may be stolen)."""
+        if type(nxt) is AccumulateGrad:
+            wanted = leaf_grad_dtype(nxt.variable)
+        else:
+            meta = nxt.out_meta[slot] if slot < len(nxt.out_meta) else None
+            wanted = None if meta is None else meta[1]
+        if wanted is None or grad._value.dtype == wanted:
+            return grad
+        cast = apply(E.CAST, grad, dtype=wanted)
+        self.owned[id(cast)] = cast
+        if self.holders:
+            self._release([grad])
+        return cast
 
     def _accumulate(self, buffer: list, slot: int, grad: Tensor) -> None:
         """torch's InputBuffer::accumulate: reuse an exclusively owned buffer in place if possible.
@@ -497,15 +541,20 @@ class GraphTask:
         ``shared`` holds gradients a hook kept a reference to: summing into them in place would
         change what the hook saw.
         """
-        owned, shared = self.owned, self.shared
+        owned, shared, holders = self.owned, self.shared, self.holders
         old = buffer[slot]
         if old is None:
             buffer[slot] = grad
-        elif self.create_graph:
+            return
+        if holders:  # the sum takes the place of what this slot held
+            self._release([grad] if old is grad else [old, grad])
+        if self.create_graph:
             buffer[slot] = old + grad
         elif (id(old) in owned and old is not grad and id(old) not in shared
-              and id(old) not in self.views):
+              and id(old) not in self.views and holders.get(id(old), 0) < 1):
             old._write_inplace(old._value + grad._value)
+            if id(old) in holders:
+                holders[id(old)] = 1
         else:
             buffer[slot] = summed = Tensor._make(old._value + grad._value)
             owned[id(summed)] = summed

@@ -407,7 +407,7 @@ class Node:
     >>> import jaxgrad
     >>> y = jaxgrad.ones(2, requires_grad=True) * 2
     >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
-    ('MulBackward0', 'jaxgrad::autograd::AccumulateGrad')
+    ('MulBackward0', 'torch::autograd::AccumulateGrad')
     """
 
     __slots__ = ("__weakref__", "_post_hooks", "_pre_hooks", "_retains", "_tensor_hooks",
@@ -527,7 +527,8 @@ class AccumulateGrad(Node):
         self.lock = threading.RLock()
 
     def name(self) -> str:
-        return "jaxgrad::autograd::AccumulateGrad"
+        # torch's C++ class name, which its users match on (not a module path to respell)
+        return "torch::autograd::AccumulateGrad"
 
 
 class GraphRoot(Node):

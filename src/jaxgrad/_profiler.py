@@ -1,12 +1,13 @@
 """``autograd.profiler``: per-op and per-node CPU times, torch's tables and Chrome traces.
 
 While a ``profile`` is active, ``_dispatch.apply`` reports every forward op (as
-``aten::<op>``), ``_engine`` every backward node (``autograd::engine::evaluate_function:
-<Node>`` around ``<Node>``), ``Function.apply`` its forward (the class name) and
-``record_function`` user ranges. Each op blocks on its results, so the times are real times of
-the XLA work, not of its asynchronous dispatch. The compiled backward is bypassed while
-profiling, so that each node is timed as torch shows it. When no profile is active the only cost
-on the op path is reading ``active``.
+``aten::<op>``; a function torch implements as a composite op, ``composite``, one range
+around the ops it dispatches), ``_engine`` every backward node
+(``autograd::engine::evaluate_function: <Node>`` around ``<Node>``), ``Function.apply`` its
+forward (the class name) and ``record_function`` user ranges. Each op blocks on its results, so
+the times are real times of the XLA work, not of its asynchronous dispatch. The compiled
+backward is bypassed while profiling, so that each node is timed as torch shows it. When no
+profile is active the only cost on the op path is reading ``active``.
 
 ``profile(jax_trace_dir=...)`` additionally captures a ``jax.profiler`` trace (XLA-level detail,
 viewable in TensorBoard/Perfetto).
@@ -14,6 +15,8 @@ viewable in TensorBoard/Perfetto).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import itertools
 import json
 import os
@@ -547,6 +550,47 @@ def record_op(name: str, args: tuple, run: Callable[[], Any]) -> Any:
         return result
     finally:
         rng.close()
+
+
+def composite(name: str) -> Callable[[Callable], Callable]:
+    """Decorate a function torch implements as a composite op (``aten::linear``: ``aten::t``,
+    then ``aten::addmm`` or ``aten::matmul``) and that jaxgrad builds from the same ops: while
+    profiling, a call is one range around the ranges of the ops it dispatches, with the input
+    shapes of its tensor arguments and, as torch's, the sequence number of the first node made
+    inside (-1: none).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._profiler import composite, profile
+    >>> double_exp = composite("aten::double_exp")(lambda x: (x * 2).exp())
+    >>> with profile() as prof:
+    ...     _ = double_exp(jaxgrad.ones(2, requires_grad=True))
+    >>> outer, mul, exp = prof.function_events
+    >>> outer.name, [c.name for c in outer.cpu_children]
+    ('aten::double_exp', ['aten::mul', 'aten::exp'])
+    >>> outer.sequence_nr == mul.sequence_nr == exp.sequence_nr - 1
+    True
+    """
+    def decorate(fn: Callable) -> Callable:
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            if not active:
+                return fn(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()  # torch records every argument of the schema
+            rng = _Range(name, _shapes(bound.arguments.values()))
+            try:
+                result = _block(fn(*args, **kwargs))
+                made = [c.sequence_nr for c in rng.children if c.sequence_nr >= 0]
+                rng.sequence_nr = min(made, default=-1)
+                return result
+            finally:
+                rng.close()
+
+        return recorded
+
+    return decorate
 
 
 def record_node(name: str, seq: float, grads: list, run: Callable[[], Any]) -> Any:

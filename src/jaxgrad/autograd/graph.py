@@ -122,7 +122,7 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     >>> x = jaxgrad.ones(2, requires_grad=True)
     >>> edge = jaxgrad.autograd.graph.get_gradient_edge(x)
     >>> edge.node.name(), edge.output_nr
-    ('jaxgrad::autograd::AccumulateGrad', 0)
+    ('torch::autograd::AccumulateGrad', 0)
     """
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _api as A
-from .. import _creation, _dtypes, _random
+from .. import _creation, _dtypes, _profiler, _random
 from .._dispatch import apply as _apply
 from .._dispatch import apply_inplace as _apply_inplace
 from .._grad_mode import is_grad_enabled, no_grad
@@ -41,6 +41,7 @@ from .._warn_once import warn_once
 
 
 @tensor_args
+@_profiler.composite("aten::linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, with torch's graph (addmm for 2-D, flattened otherwise).
 
