@@ -432,3 +432,20 @@ def test_linear_is_one_range_around_t_and_addmm():
                 for e in events]
 
     ok(program)
+
+
+def test_factories_are_top_level_ranges_named_as_torch():
+    """Creating tensors is recorded (torch's ``aten::randn``, ``aten::zeros``, ...), one range
+    each; the ops torch builds them from inside (``aten::empty``, ``aten::fill_``) are torch's
+    implementation and not jaxgrad's, so only the top-level ranges are compared."""
+    def program(T):
+        like = T.ones(2, 3)
+        with T.autograd.profiler.profile() as prof:
+            T.randn(4, 4, requires_grad=True), T.rand(3), T.randint(0, 5, (2,))
+            T.zeros(2), T.ones(2), T.empty(3), T.full((2,), 1.0), T.eye(2)
+            T.arange(3), T.linspace(0, 1, 5), T.logspace(0, 1, 5), T.randperm(4)
+            T.zeros_like(like), T.ones_like(like), T.full_like(like, 2.0), T.rand_like(like)
+            T.randn_like(like), T.randint_like(like, 3), T.normal(0.0, 1.0, (2,))
+        return [(e.name, e.sequence_nr) for e in prof.function_events if e.cpu_parent is None]
+
+    ok(program)

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _device, _dtypes
 from ._jax_setup import host_to_device
+from ._profiler import composite
 from ._tensor import Size, Tensor
 from ._typename import type_name
 
@@ -232,6 +233,7 @@ def _float_or(dtype: Any) -> np.dtype:
     return (_dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()).np
 
 
+@composite("aten::zeros")
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           out: Any = None) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype`` says otherwise), as ``torch.zeros``.
@@ -247,6 +249,7 @@ def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _finish(jnp.zeros(shape, _float_or(dtype)), device, requires_grad)
 
 
+@composite("aten::ones")
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
          out: Any = None) -> Tensor:
     """A tensor of ones.
@@ -259,6 +262,7 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
     return _finish(jnp.ones(_shape(size), _float_or(dtype)), device, requires_grad)
 
 
+@composite("aten::empty")
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           memory_format: Any = None) -> Tensor:
     """An uninitialised tensor (zeros here: JAX has no uninitialised memory).
@@ -271,6 +275,7 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     return _finish(jnp.zeros(_shape(size), _float_or(dtype)), device, requires_grad)
 
 
+@composite("aten::full")
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in torch).
@@ -284,6 +289,7 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     return _finish(jnp.full(_shape((size,)), fill_value, d.np), device, requires_grad)
 
 
+@composite("aten::eye")
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:
     """A 2-D tensor with ones on the diagonal and zeros elsewhere, as ``torch.eye``.
@@ -299,6 +305,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     return _finish(jnp.eye(n, m, dtype=_float_or(dtype)), device, requires_grad)
 
 
+@composite("aten::arange")
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive); int64 unless any argument is a float.
@@ -333,6 +340,7 @@ def _check_range(start: Any, end: Any, step: Any) -> None:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
 
 
+@composite("aten::linspace")
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, as ``torch.linspace``.
@@ -345,6 +353,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
                    device, requires_grad)
 
 
+@composite("aten::logspace")
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False) -> Tensor:
     """``base`` to the powers of ``steps`` evenly spaced exponents from ``start`` to ``end``,
@@ -422,6 +431,7 @@ def _like(t: Tensor, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
     return tuple(t.shape), (_dtypes.to_dtype(dtype).np if dtype is not None else t._value.dtype)
 
 
+@composite("aten::zeros_like")
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Zeros with the shape (and, by default, dtype and device) of ``input``.
@@ -435,6 +445,7 @@ def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     return _finish(jnp.zeros(shape, d), _device.like(input, device), requires_grad)
 
 
+@composite("aten::ones_like")
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones with the shape (and, by default, dtype and device) of ``input``.
@@ -447,6 +458,7 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     return _finish(jnp.ones(shape, d), _device.like(input, device), requires_grad)
 
 
+@composite("aten::empty_like")
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """An uninitialised tensor shaped like ``input`` (zeros here, as ``empty``).
@@ -459,6 +471,7 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@composite("aten::full_like")
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """A tensor shaped like ``input`` filled with ``fill_value`` (``input``'s dtype by default).

@@ -540,7 +540,7 @@ def record_op(name: str, args: tuple, run: Callable[[], Any]) -> Any:
     >>> with profile() as prof:
     ...     y = record_op("my_op", (), lambda: jaxgrad.ones(2))
     >>> [(e.name, e.sequence_nr) for e in prof.function_events], y
-    ([('my_op', -1)], tensor([1., 1.]))
+    ([('my_op', -1), ('aten::ones', -1)], tensor([1., 1.]))
     """
     before = [getattr(a, "_grad_fn", None) for a in args]
     rng = _Range(name, _shapes(args))
@@ -562,8 +562,9 @@ def composite(name: str) -> Callable[[Callable], Callable]:
     >>> import jaxgrad
     >>> from jaxgrad._profiler import composite, profile
     >>> double_exp = composite("aten::double_exp")(lambda x: (x * 2).exp())
+    >>> x = jaxgrad.ones(2, requires_grad=True)
     >>> with profile() as prof:
-    ...     _ = double_exp(jaxgrad.ones(2, requires_grad=True))
+    ...     _ = double_exp(x)
     >>> outer, mul, exp = prof.function_events
     >>> outer.name, [c.name for c in outer.cpu_children]
     ('aten::double_exp', ['aten::mul', 'aten::exp'])
@@ -625,9 +626,10 @@ class record_function(ContextDecorator):
 
     >>> import jaxgrad
     >>> from jaxgrad.autograd.profiler import profile, record_function
+    >>> x = jaxgrad.ones(2)
     >>> with profile() as prof:
     ...     with record_function("my_block"):
-    ...         y = jaxgrad.ones(2) * 2
+    ...         y = x * 2
     >>> [e.name for e in prof.function_events]
     ['my_block', 'aten::mul']
     """

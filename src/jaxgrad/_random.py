@@ -28,6 +28,7 @@ from ._dispatch import apply, apply_inplace
 from ._epoch import changed as structure_changed
 from ._jax_setup import in_x64_scope
 from ._ops._table import Op
+from ._profiler import composite
 from ._tensor import Tensor
 
 
@@ -294,6 +295,7 @@ def _key(generator: Generator | None, device: Any = None) -> jax.Array:
 
 
 @in_x64_scope
+@composite("aten::rand")
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """Uniform samples on [0, 1), as ``torch.rand``.
@@ -311,6 +313,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
 
 
 @in_x64_scope
+@composite("aten::randn")
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal samples, as ``torch.randn``.
@@ -328,6 +331,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
 
 
 @in_x64_scope
+@composite("aten::randint")
 def randint(low: int, high: int | None = None, size: Any = None, *,
             generator: Generator | None = None, dtype: Any = None, device: Any = None,
             requires_grad: bool = False) -> Tensor:
@@ -349,6 +353,7 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
     return _finish(values, device, requires_grad)
 
 
+@composite("aten::rand_like")
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
     """``rand`` with the shape (and, by default, dtype) of ``input``, from the default generator.
@@ -364,6 +369,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                 requires_grad=requires_grad)
 
 
+@composite("aten::randn_like")
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:
     """``randn`` with the shape (and, by default, dtype) of ``input``, from the default generator.
@@ -378,6 +384,7 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                  requires_grad=requires_grad)
 
 
+@composite("aten::randint_like")
 def randint_like(input: Tensor, low: int, high: int | None = None, *,
                  dtype: Any = None, device: Any = None) -> Tensor:
     """``randint`` with the shape and (by default) dtype of ``input``, from the default generator.
@@ -394,6 +401,7 @@ def randint_like(input: Tensor, low: int, high: int | None = None, *,
 
 
 @in_x64_scope
+@composite("aten::randperm")
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 by default), as ``torch.randperm``.
@@ -729,11 +737,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
             raise TypeError(f"normal() received an invalid combination of arguments - got "
                             f"({type(mean).__name__}, {type(std).__name__}), but expected a "
                             f"tensor mean or std, or a size")
-        if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-        d = _float_or(dtype)
-        noise = jax.random.normal(_key(generator, device), _size((size,)), d)
-        return _finish(mean + std * noise, device, requires_grad)
+        return _normal_of_size(mean, std, size, generator, dtype, device, requires_grad)
     like = mean if mean_t else std
     if not like.dtype.is_floating_point:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
@@ -755,7 +759,17 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     return apply(_NORMAL_FLOAT_TENSOR, std, aux=(values,))
 
 
+@composite("aten::normal")
+def _normal_of_size(mean: float, std: float, size: Any, generator: Generator | None, dtype: Any,
+                    device: Any, requires_grad: bool) -> Tensor:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    noise = jax.random.normal(_key(generator, device), _size((size,)), _float_or(dtype))
+    return _finish(mean + std * noise, device, requires_grad)
+
+
 @in_x64_scope
+@composite("aten::multinomial")
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
     """``num_samples`` category indices per row of ``input`` (unnormalised probabilities, 1-d

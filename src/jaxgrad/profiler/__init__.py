@@ -2,9 +2,10 @@
 
 >>> import jaxgrad
 >>> from jaxgrad.profiler import ProfilerActivity, profile, record_function
+>>> x = jaxgrad.ones(3)
 >>> with profile(activities=[ProfilerActivity.CPU]) as prof:
 ...     with record_function("forward"):
-...         y = jaxgrad.ones(3) * 2
+...         y = x * 2
 >>> [e.key for e in prof.key_averages()]
 ['forward', 'aten::mul']
 """

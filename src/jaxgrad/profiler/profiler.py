@@ -311,8 +311,9 @@ class _KinetoProfile:
     >>> import jaxgrad
     >>> from jaxgrad.profiler.profiler import _KinetoProfile
     >>> prof = _KinetoProfile()
+    >>> x = jaxgrad.ones(2)
     >>> prof.start()
-    >>> _ = jaxgrad.ones(2) * 2
+    >>> _ = x * 2
     >>> prof.stop()
     >>> [e.name for e in prof.events()]
     ['aten::mul']
@@ -446,10 +447,11 @@ class _KinetoProfile:
 
         >>> import jaxgrad
         >>> from jaxgrad.profiler import ProfilerActivity, profile
+        >>> x = jaxgrad.ones(2)
         >>> with profile() as prof:
-        ...     _ = jaxgrad.ones(2) * 2
+        ...     _ = x * 2
         ...     prof.toggle_collection_dynamic(False, [ProfilerActivity.CPU])
-        ...     _ = jaxgrad.ones(2) + 2
+        ...     _ = x + 2
         ...     prof.toggle_collection_dynamic(True, [ProfilerActivity.CPU])
         >>> [e.name for e in prof.events()]
         ['aten::mul']
@@ -516,12 +518,12 @@ class profile(_KinetoProfile):
 
     >>> import jaxgrad
     >>> from jaxgrad.profiler import ProfilerActivity, profile, schedule
-    >>> ready = []
+    >>> ready, x = [], jaxgrad.ones(2)
     >>> with profile(activities=[ProfilerActivity.CPU],
     ...              schedule=schedule(wait=1, warmup=1, active=2, repeat=1),
     ...              on_trace_ready=lambda p: ready.append(p.step_num)) as prof:
     ...     for _ in range(6):
-    ...         _ = jaxgrad.ones(2) * 2
+    ...         _ = x * 2
     ...         prof.step()
     >>> ready, [e.name for e in prof.events()]
     ([4], ['ProfilerStep*', 'aten::mul', 'ProfilerStep*', 'aten::mul'])
