@@ -29,6 +29,7 @@ from typing import Any
 import jax
 
 from . import _dtypes
+from ._grad_mode import is_grad_enabled
 from ._ops.elementwise import CAST
 from ._tensor import Tensor
 
@@ -317,7 +318,7 @@ def _cast(a: Any, target: _dtypes.dtype, device_type: str, lower: _dtypes.dtype,
         return a
     cacheable = (target is lower and a.dtype is _dtypes.float32 and a._requires_grad
                  and a._grad_fn is None and a._base is None and _state.cache_enabled
-                 and not isinstance(a._cell.array, jax.core.Tracer))
+                 and is_grad_enabled() and not isinstance(a._cell.array, jax.core.Tracer))
     if not cacheable:
         return apply(CAST, a, dtype=target.np)
     hit = _state.cache.get(id(a))
