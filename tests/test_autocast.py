@@ -9,9 +9,9 @@ import warnings
 
 import jax
 import pytest
-from differential import attempt, bug, captured_warnings, cases, next_functions, ok, raises
 
 import jaxgrad
+from differential import attempt, bug, captured_warnings, cases, next_functions, ok, raises
 
 
 def _exact(T, shape, requires_grad=True, dtype=None):
