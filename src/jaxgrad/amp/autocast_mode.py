@@ -41,7 +41,8 @@ def autocast_decorator(autocast_instance: autocast, func: Callable) -> Callable:
     """``func`` run inside ``autocast_instance`` at every call.
 
     >>> import jaxgrad
-    >>> f = jaxgrad.amp.autocast_decorator(jaxgrad.autocast("cpu"), jaxgrad.mm)
+    >>> from jaxgrad.amp.autocast_mode import autocast_decorator
+    >>> f = autocast_decorator(jaxgrad.autocast("cpu"), jaxgrad.mm)
     >>> f(jaxgrad.ones(2, 2), jaxgrad.ones(2, 2)).dtype
     jaxgrad.bfloat16
     """
