@@ -208,23 +208,9 @@ def decrement_nesting() -> int:
     return _state.nesting
 
 
-def snapshot() -> tuple:
-    """This thread's autocast switches, for ``restore`` (checkpoint's recomputation)."""
-    return (dict(_state.enabled), dict(_state.dtype), _state.cache_enabled)
-
-
-def restore(saved: tuple) -> None:
-    """Set this thread's switches to a ``snapshot``."""
-    enabled, dtypes, cache_enabled = saved
-    for device_type in set(_state.enabled) | set(enabled):
-        if device_type in AVAILABLE:
-            set_enabled(device_type, enabled.get(device_type, False))
-    _state.dtype = dict(dtypes)
-    _state.cache_enabled = cache_enabled
-
-
 def mode_key() -> tuple:
-    """What a trace of jaxgrad ops depends on in this thread's autocast state (a cache key part)."""
+    """What a trace of jaxgrad ops depends on in this thread's autocast state: a part of the key
+    of a cache of traces (``jaxgrad.compile``'s)."""
     return tuple(sorted((d, get_dtype(d).name) for d, on in _state.enabled.items() if on))
 
 
@@ -301,14 +287,13 @@ def _eligible(a: Any, device_type: str) -> bool:
 
 def _widest(args: tuple, device_type: str, lower: _dtypes.dtype) -> _dtypes.dtype:
     """torch's promote_type: float32 if any eligible argument is float32, else ``lower``."""
-    found = lower
     for a in args:
         if _eligible(a, device_type):
             if a.dtype is _dtypes.float32:
                 return _dtypes.float32
             if a.dtype is not lower:
                 raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
-    return found
+    return lower
 
 
 def _cast(a: Any, target: _dtypes.dtype, device_type: str, lower: _dtypes.dtype,
