@@ -12,6 +12,8 @@ import pytest
 
 import jaxgrad
 from differential import attempt, bug, captured_warnings, cases, next_functions, ok, raises
+from jaxgrad import _autocast
+from jaxgrad._dispatch import apply
 
 
 def _exact(T, shape, requires_grad=True, dtype=None):
@@ -469,6 +471,58 @@ def test_public_op_level_casts(name):
         out = _in_autocast(T, programs[name])
         return out, next_functions(out.grad_fn)
     ok(program, rtol=1e-2)
+
+
+def _as_public_op(T, name, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` called as the public op ``name``: for jaxgrad through the hook its
+    function and method forms are to call (``_autocast.autocast_call``)."""
+    if T is jaxgrad:
+        return _autocast.autocast_call(name, fn, args, kwargs, apply)
+    return fn(*args, **kwargs)
+
+
+OP_LEVEL_PROGRAMS = {
+    "mm_mixed": lambda T: _as_public_op(T, "mm", T.mm, _exact(T, (3, 3), dtype=T.bfloat16),
+                                        _exact(T, (3, 3))),
+    "matmul_1d": lambda T: _as_public_op(T, "matmul", T.matmul, _exact(T, (3,)),
+                                         _exact(T, (3,))),
+    "linear": lambda T: _as_public_op(T, "linear", T.nn.functional.linear, _exact(T, (2, 3)),
+                                      _exact(T, (4, 3)), bias=_exact(T, (4,))),
+    "linear_3d": lambda T: _as_public_op(T, "linear", T.nn.functional.linear,
+                                         _exact(T, (2, 2, 3)), _exact(T, (4, 3))),
+    "index_copy_mixed": lambda T: _as_public_op(
+        T, "index_copy", T.index_copy, _exact(T, (3,)), 0, T.tensor([0]),
+        _exact(T, (1,), dtype=T.bfloat16)),
+    "cat_list": lambda T: _as_public_op(T, "cat", T.cat, [_exact(T, (2,), dtype=T.bfloat16),
+                                                          _exact(T, (2,))]),
+    "cross_entropy_upcasts_first": lambda T: _as_public_op(
+        T, "cross_entropy", T.nn.functional.cross_entropy,
+        T.tensor([[0.1, 0.7, -0.3], [1.3, -0.9, 0.2]], requires_grad=True).bfloat16(),
+        T.tensor([0, 2])),
+    "unlisted_op_untouched": lambda T: _as_public_op(T, "exp", T.exp, _exact(T, (2,))),
+}
+
+
+@pytest.mark.parametrize("name", list(OP_LEVEL_PROGRAMS))
+def test_op_level_hook_casts_as_torchs_autocast_kernel(name):
+    def program(T):
+        with T.autocast("cpu"):
+            out = OP_LEVEL_PROGRAMS[name](T)
+        return out, next_functions(out.grad_fn)
+    ok(program)
+
+
+def test_op_level_hook_excludes_the_ops_inside():
+    seen = []
+
+    def impl(a):
+        seen.append(_autocast.cast_inputs("mm", (a,), apply)[0] is a)
+        return jaxgrad.mm(a, a)
+
+    with jaxgrad.autocast("cpu"):
+        out = _autocast.autocast_call("linear", impl, (_exact(jaxgrad, (2, 2)),), {}, apply)
+        after = _autocast.cast_inputs("mm", (out.float(),), apply)[0].dtype
+    assert seen == [True] and out.dtype is jaxgrad.bfloat16 and after is jaxgrad.bfloat16
 
 
 def test_nothing_left_enabled():

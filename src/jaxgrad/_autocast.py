@@ -56,7 +56,8 @@ def _policy(**kinds: str) -> dict[str, str]:
 
 # torch 2.13's AutocastCPU kernels (aten op names, overloads dropped). jaxgrad rows that only
 # listed ops reach are listed with them: ``convolution`` (conv1d/2d/3d, conv_transpose*),
-# ``_prelu_kernel`` (prelu), ``_scaled_dot_product_flash_attention_for_cpu`` (sdpa).
+# ``_prelu_kernel`` (prelu), ``_scaled_dot_product_flash_attention_for_cpu`` (sdpa); and
+# ``cross_entropy``, jaxgrad's name of aten's ``cross_entropy_loss``.
 CPU_POLICY = _policy(
     lower_precision_fp=(
         "conv1d conv2d conv3d bmm mm linalg_vecdot baddbmm addmm addbmm linear _convolution "
@@ -69,7 +70,7 @@ CPU_POLICY = _policy(
         "ormqr pinverse max_pool3d max_unpool2d max_unpool3d adaptive_avg_pool3d "
         "reflection_pad1d reflection_pad2d replication_pad1d replication_pad2d replication_pad3d "
         "mse_loss cosine_embedding_loss nll_loss nll_loss2d hinge_embedding_loss "
-        "poisson_nll_loss smooth_l1_loss cross_entropy_loss l1_loss huber_loss "
+        "poisson_nll_loss smooth_l1_loss cross_entropy_loss cross_entropy l1_loss huber_loss "
         "margin_ranking_loss soft_margin_loss triplet_margin_loss multi_margin_loss ctc_loss "
         "kl_div multilabel_margin_loss multilabel_margin_loss_forward "
         "binary_cross_entropy_with_logits fft_fft fft_ifft fft_fft2 fft_ifft2 fft_fftn "
