@@ -15,8 +15,10 @@ from . import _jax_setup  # noqa: F401  (explicit 64-bit dtypes allowed, before 
 # isort: on
 from . import _api, _methods, _opgen
 from . import accelerator as accelerator
+from . import amp as amp
 from . import autograd as autograd
 from . import compiler as compiler
+from . import cpu as cpu
 from . import cuda as cuda
 from . import func as func
 from . import linalg as linalg
@@ -106,6 +108,22 @@ from ._tensor import is_tensor as is_tensor
 from ._tensor_str import set_printoptions as set_printoptions
 from ._warn_once import is_warn_always_enabled as is_warn_always_enabled
 from ._warn_once import set_warn_always as set_warn_always
+from .amp import autocast as autocast
+from .amp._switches import autocast_decrement_nesting as autocast_decrement_nesting
+from .amp._switches import autocast_increment_nesting as autocast_increment_nesting
+from .amp._switches import clear_autocast_cache as clear_autocast_cache
+from .amp._switches import get_autocast_cpu_dtype as get_autocast_cpu_dtype
+from .amp._switches import get_autocast_dtype as get_autocast_dtype
+from .amp._switches import get_autocast_gpu_dtype as get_autocast_gpu_dtype
+from .amp._switches import is_autocast_cache_enabled as is_autocast_cache_enabled
+from .amp._switches import is_autocast_cpu_enabled as is_autocast_cpu_enabled
+from .amp._switches import is_autocast_enabled as is_autocast_enabled
+from .amp._switches import set_autocast_cache_enabled as set_autocast_cache_enabled
+from .amp._switches import set_autocast_cpu_dtype as set_autocast_cpu_dtype
+from .amp._switches import set_autocast_cpu_enabled as set_autocast_cpu_enabled
+from .amp._switches import set_autocast_dtype as set_autocast_dtype
+from .amp._switches import set_autocast_enabled as set_autocast_enabled
+from .amp._switches import set_autocast_gpu_dtype as set_autocast_gpu_dtype
 
 inf = float("inf")
 nan = float("nan")

@@ -5,8 +5,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import accelerator as accelerator
+from . import amp as amp
 from . import autograd as autograd
 from . import compiler as compiler
+from . import cpu as cpu
 from . import cuda as cuda
 from . import func as func
 from . import linalg as linalg
@@ -23,9 +25,13 @@ from ._random import Generator as Generator
 from ._tensor import Size as Size
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor
+from .amp.autocast_mode import autocast as autocast
+from .amp._switches import autocast_decrement_nesting as autocast_decrement_nesting
+from .amp._switches import autocast_increment_nesting as autocast_increment_nesting
 from ._random import bernoulli as bernoulli
 from ._memory_format import channels_last as channels_last
 from ._memory_format import channels_last_3d as channels_last_3d
+from .amp._switches import clear_autocast_cache as clear_autocast_cache
 from ._compile import compile as compile
 from ._memory_format import contiguous_format as contiguous_format
 from ._device import device as device
@@ -38,12 +44,18 @@ from ._creation import from_jax as from_jax
 from ._creation import from_numpy as from_numpy
 from ._creation import full as full
 from ._creation import full_like as full_like
+from .amp._switches import get_autocast_cpu_dtype as get_autocast_cpu_dtype
+from .amp._switches import get_autocast_dtype as get_autocast_dtype
+from .amp._switches import get_autocast_gpu_dtype as get_autocast_gpu_dtype
 from ._device import get_default_device as get_default_device
 from ._dtypes import get_default_dtype as get_default_dtype
 from .autograd.grad_mode import inference_mode as inference_mode
 from ._random import initial_seed as initial_seed
 from ._anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from ._anomaly import is_anomaly_enabled as is_anomaly_enabled
+from .amp._switches import is_autocast_cache_enabled as is_autocast_cache_enabled
+from .amp._switches import is_autocast_cpu_enabled as is_autocast_cpu_enabled
+from .amp._switches import is_autocast_enabled as is_autocast_enabled
 from ._grad_mode import is_grad_enabled as is_grad_enabled
 from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._tensor import is_tensor as is_tensor
@@ -71,6 +83,12 @@ from ._random import randperm as randperm
 from ._serialization import save as save
 from ._random import seed as seed
 from ._anomaly import set_anomaly_enabled as set_anomaly_enabled
+from .amp._switches import set_autocast_cache_enabled as set_autocast_cache_enabled
+from .amp._switches import set_autocast_cpu_dtype as set_autocast_cpu_dtype
+from .amp._switches import set_autocast_cpu_enabled as set_autocast_cpu_enabled
+from .amp._switches import set_autocast_dtype as set_autocast_dtype
+from .amp._switches import set_autocast_enabled as set_autocast_enabled
+from .amp._switches import set_autocast_gpu_dtype as set_autocast_gpu_dtype
 from ._device import set_default_device as set_default_device
 from ._dtypes import set_default_dtype as set_default_dtype
 from .autograd.grad_mode import set_grad_enabled as set_grad_enabled

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _device, _dtypes, _forward_ad, _profiler
+from . import _autocast, _device, _dtypes, _forward_ad, _profiler
 from . import _tracing as tracing_state
 from ._caches import Memo, cache
 from ._epoch import changed as structure_changed
@@ -246,6 +246,8 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
 
 
 def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
+    if _autocast.active:  # some thread has autocast on: cast as its policy says
+        args = _autocast.cast_inputs(op.name, args, apply)
     if op.promote:
         compute_dtype = _compute_dtype(op, args)  # checks args[0] on a cache miss
     else:

@@ -49,6 +49,7 @@ from typing import Any
 
 import jax
 
+from .. import _autocast
 from .. import _random as random_state
 from .._creation import from_jax
 from .._engine import backward as _run_backward
@@ -57,6 +58,7 @@ from .._function import Function
 from .._grad_mode import enable_grad, is_grad_enabled
 from .._graph import SavedTensor, current_graph_task_id
 from .._tensor import Tensor
+from ..amp import autocast
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.profiler import profile
 from ..nn import Sequential
@@ -294,6 +296,30 @@ def _replaying(snapshot: _RngSnapshot | None) -> ContextManager:
     return contextlib.nullcontext() if snapshot is None else snapshot.restored()
 
 
+class _AutocastSnapshot:
+    """The autocast state of a checkpointed call, for its recomputation: that of the device type
+    of its tensor arguments (torch's ``_infer_device_type``: the first non-CPU one, ``cuda`` if
+    all are on the CPU) and that of the CPU (torch's ``_get_autocast_kwargs``)."""
+
+    def __init__(self, args: tuple) -> None:
+        types = [t.device.type for t in _tensors_in(args) if t.device.type != "cpu"]
+        self.device_type = "cuda" if not types or "cuda" in types else types[0]
+        self.device_kwargs = self._kwargs(self.device_type)
+        self.cpu_kwargs = self._kwargs("cpu")
+
+    @staticmethod
+    def _kwargs(device_type: str) -> dict:
+        return {"enabled": _autocast.is_enabled(device_type),
+                "dtype": _autocast.get_dtype(device_type),
+                "cache_enabled": _autocast.is_cache_enabled()}
+
+    @contextlib.contextmanager
+    def restored(self) -> Iterator[None]:
+        """Inside the block autocast is as at the snapshot (torch enters ``autocast`` regions)."""
+        with autocast(self.device_type, **self.device_kwargs), autocast("cpu", **self.cpu_kwargs):
+            yield
+
+
 class _RecomputeBarrier(Function):
     """Identity on tensors whose arrays XLA may not merge with the forward's values (what
     ``jax.checkpoint``'s ``prevent_cse`` does): inside a traced program (``jaxgrad.compile``)
@@ -350,6 +376,7 @@ class CheckpointFunction(Function):
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
         ctx.rng = _RngSnapshot(args) if preserve_rng_state else None
+        ctx.autocast = _AutocastSnapshot(args)
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
@@ -364,7 +391,7 @@ class CheckpointFunction(Function):
             inputs[index] = tensor
         with _replaying(ctx.rng):
             detached = detach_variable(tuple(inputs))
-            with enable_grad():
+            with enable_grad(), ctx.autocast.restored():
                 outputs = ctx.run_function(*_behind_barrier(list(detached)))
         outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
         pairs = [(out, grad) for out, grad in zip(outputs, grads)
@@ -734,9 +761,10 @@ def _checkpoint_without_reentrant(function: Callable, preserve_rng_state: bool,
                          f"but got {determinism_check}")
     forward_context, recompute_context = context_fn()
     rng = _RngSnapshot(args) if preserve_rng_state else None
+    autocast_state = _AutocastSnapshot(args)
 
     def recompute_fn(*inputs: Any) -> None:
-        with _replaying(rng), recompute_context:
+        with _replaying(rng), autocast_state.restored(), recompute_context:
             function(*inputs, **kwargs)
 
     frame = _CheckpointFrame(
