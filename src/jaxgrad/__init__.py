@@ -139,3 +139,4 @@ int = int32
 short = int16
 
 __version__ = "0.1.0"
+from . import _VF as _VF  # noqa: E402  (torch._VF: native functions by name)
