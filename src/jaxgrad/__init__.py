@@ -144,3 +144,4 @@ from . import _foreach as _foreach  # noqa: E402
 
 # torch's _foreach_* functions (_foreach_exp, _foreach_add_, ...), generated in ``_foreach``
 globals().update(_foreach.FUNCTIONS)
+from ._lobpcg import lobpcg as lobpcg  # noqa: E402

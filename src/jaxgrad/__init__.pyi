@@ -51,6 +51,7 @@ from ._warn_once import is_warn_always_enabled as is_warn_always_enabled
 from ._jax_op import jax_op as jax_op
 from ._creation import linspace as linspace
 from ._serialization import load as load
+from ._lobpcg import lobpcg as lobpcg
 from ._creation import logspace as logspace
 from ._random import manual_seed as manual_seed
 from ._memory_format import memory_format as memory_format
