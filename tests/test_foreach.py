@@ -191,6 +191,43 @@ def test_one_tensor_operand(name):
     ok(program)
 
 
+@pytest.mark.parametrize("ord", [2, 1, 3, 0, -1, float("inf")])
+def test_norm_is_one_node(ord):
+    def program(T):
+        a = _leaves(T) + [T.tensor([[1.0, 2.0], [0.0, -2.0]], dtype=T.float64,
+                                   requires_grad=True)]
+        return _observe(T, T._foreach_norm(a, ord), a)
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T._foreach_norm([T.tensor([1, 2])]),
+    lambda T: T._foreach_norm([T.zeros(0)], float("inf")),
+    lambda T: T._foreach_norm([T.zeros(0)], -1),
+    lambda T: T._foreach_norm([T.zeros(0)]),
+    lambda T: T._foreach_norm(_leaves(T, T.float32), dtype=T.float64),
+])
+def test_norm_dtypes_and_refusals(call):
+    same(lambda T: attempt(lambda: call(T)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T._foreach_add([T.tensor([1, 2]), T.tensor([3])], 1.5),
+    lambda T: T._foreach_add_([T.tensor([1, 2]), T.tensor([3])], 1.5),
+    lambda T: T._foreach_div([T.tensor([1, 2])], [T.tensor([3, 4])]),
+    lambda T: T._foreach_exp([T.tensor([1, 2])]),
+    lambda T: T._foreach_mul([T.tensor([1, 2])], [T.tensor([0.5], dtype=T.float64)]),
+    lambda T: T._foreach_maximum([T.tensor([1, 2])], 1.5),
+    lambda T: T._foreach_neg([T.tensor([True])]),
+    lambda T: T._foreach_sub([T.tensor([True])], [T.tensor([True])]),
+    lambda T: T._foreach_sub([T.tensor([True])], 1),
+    lambda T: T._foreach_pow([T.tensor([2])], -1),
+    lambda T: T._foreach_exp_(tuple(x.clone() for x in _leaves(T))),
+])
+def test_dtypes_and_per_tensor_refusals(call):
+    same(lambda T: attempt(lambda: call(T)))
+
+
 def test_copy_zero_norm_values():
     def program(T):
         c = [T.zeros(2), T.zeros(())]

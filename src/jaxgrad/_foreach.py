@@ -12,6 +12,7 @@ one tensor) and the suffix torch gives its node.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ from ._argparse import check_broadcast, scalar
 from ._dispatch import apply, apply_inplace
 from ._ops import elementwise as E
 from ._ops import foreach as F
+from ._ops import reductions as R
 from ._ops import views as V
 from ._ops._table import Op
 from ._ops.foreach import foreach_row
@@ -113,11 +115,18 @@ _UNARY = {
 }
 
 
+# the per-tensor op's own refusals, checked on each tensor first
+_UNARY_CHECKS = {"neg": _api._check_neg}
+
+
 def _unary(name: str, row: Op) -> tuple[Callable, Callable]:
     public = f"_foreach_{name}"
+    check = _UNARY_CHECKS.get(name)
 
     def out_of_place(self: Sequence[Tensor]) -> tuple[Tensor, ...]:
         tensors = _tensor_list(public, "self", 1, self)
+        for t in tensors if check is not None else ():
+            check(t)
         return _run(row, "Foreach" + row.node, [tensors])
 
     def in_place(self: Sequence[Tensor]) -> Any:
@@ -205,9 +214,18 @@ _BINARY = {
 }
 
 
+# the per-tensor op's own refusals, checked on each pair first
+_BINARY_CHECKS = {"sub": _api._check_sub, "pow": _api._check_pow_exponent}
+
+
 def _binary_out(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any) -> tuple:
     public = f"_foreach_{spec.name}"
     kind = spec.overload(other)
+    check = _BINARY_CHECKS.get(spec.name)
+    if check is not None:
+        others = other if kind in ("List", "ScalarList") else [other] * len(tensors)
+        for t, o in zip(tensors, others):
+            check(t, o)
     row, suffix = spec.rows[kind]
     if alpha != 1:
         if kind not in spec.alpha_rows:
@@ -247,7 +265,8 @@ def _binary_inplace(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any
     for t, o in zip(tensors, others):
         o = scalar(o) if kind in ("Scalar", "ScalarList") else o
         if kind in ("Scalar", "ScalarList") and spec.scalar_inplace is not None:
-            value = (scalar(o),) + ((scalar(alpha),) if spec.scalar_inplace.aux[1:] else ())
+            value = (o,) + ((scalar(alpha),) if spec.scalar_inplace.aux[1:] else ())
+            _api._check_inplace_result(t, *value)
             apply_inplace(spec.scalar_inplace, t, aux=value)
         elif row is not None:
             check_broadcast(t, o)
@@ -387,14 +406,24 @@ def _pointwise(name: str, row: Op) -> tuple[Callable, Callable]:
 
 
 def _foreach_norm(self: Sequence[Tensor], ord: Any = 2, dtype: Any = None) -> tuple:
-    """``linalg.vector_norm(t, ord)`` of each tensor.
+    """``linalg.vector_norm(t, ord)`` of each tensor, as one ForeachNormBackward0 node.
 
     >>> import jaxgrad
     >>> jaxgrad._foreach_norm([jaxgrad.tensor([3.0, 4.0])])
     (tensor(5.),)
     """
     tensors = _tensor_list("_foreach_norm", "self", 1, self)
-    return tuple(_api.linalg_vector_norm(t, ord, dtype=dtype) for t in tensors)
+    ord = scalar(ord)
+    computes = {_api._norm_dtype(t, dtype, "linalg.vector_norm") for t in tensors}
+    for t in tensors:
+        if not t.numel() and ord == math.inf:
+            raise RuntimeError("_foreach_norm cannot compute the infinity norm on an empty tensor "
+                               "because the operation does not have an identity")
+        if not t.numel() and ord < 0:  # linalg.vector_norm's refusal, with its message
+            _api.linalg_vector_norm(t.detach(), ord)
+    compute = computes.pop() if len(computes) == 1 else None
+    return _run(R.VECTOR_NORM, "ForeachNormBackward0", [tensors], ord=float(ord), dim=None,
+                keepdim=False, dtype=compute)
 
 
 def _foreach_clone(self: Sequence[Tensor]) -> tuple:
