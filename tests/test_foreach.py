@@ -200,7 +200,16 @@ def test_norm_is_one_node(ord):
     ok(program)
 
 
+def test_max_is_one_node_sharing_ties():
+    def program(T):
+        a = [T.tensor([3.0, 3.0, 1.0], requires_grad=True), T.tensor(2.0, requires_grad=True)]
+        return _observe(T, T._foreach_max(a), a)
+    ok(program)
+
+
 @pytest.mark.parametrize("call", [
+    lambda T: T._foreach_max([T.zeros(0)]),
+    lambda T: T._foreach_max([T.tensor([1, 5])]),
     lambda T: T._foreach_norm([T.tensor([1, 2])]),
     lambda T: T._foreach_norm([T.zeros(0)], float("inf")),
     lambda T: T._foreach_norm([T.zeros(0)], -1),

@@ -426,6 +426,21 @@ def _foreach_norm(self: Sequence[Tensor], ord: Any = 2, dtype: Any = None) -> tu
                 keepdim=False, dtype=compute)
 
 
+def _foreach_max(self: Sequence[Tensor]) -> tuple:
+    """The largest element of each tensor (one ForeachMaxBackward1 node; ties share the
+    gradient, as ``max()`` does).
+
+    >>> import jaxgrad
+    >>> jaxgrad._foreach_max([jaxgrad.tensor([1.0, 3.0]), jaxgrad.tensor(2.0)])
+    (tensor(3.), tensor(2.))
+    """
+    tensors = _tensor_list("_foreach_max", "self", 1, self)
+    if any(not t.numel() for t in tensors):
+        raise RuntimeError("_foreach_max cannot compute the maximum of an empty tensor; max over "
+                           "zero elements is undefined.")
+    return _run(R.MAX_ALL, "ForeachMaxBackward1", [tensors])
+
+
 def _foreach_clone(self: Sequence[Tensor]) -> tuple:
     """A copy of each tensor (one ForeachCloneBackward0 node).
 
@@ -485,8 +500,8 @@ def _functions() -> dict[str, Callable]:
         found[f"_foreach_{name}"] = _named(out_of_place, f"_foreach_{name}")
         found[f"_foreach_{name}_"] = _named(in_place, f"_foreach_{name}_")
     found["_foreach_pow"] = _foreach_pow
-    for fn in (_foreach_lerp, _foreach_lerp_, _foreach_norm, _foreach_clone, _foreach_zero_,
-               _foreach_copy_):
+    for fn in (_foreach_lerp, _foreach_lerp_, _foreach_norm, _foreach_max, _foreach_clone,
+               _foreach_zero_, _foreach_copy_):
         found[fn.__name__] = fn
     return found
 
