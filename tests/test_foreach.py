@@ -237,6 +237,18 @@ def test_dtypes_and_per_tensor_refusals(call):
     same(lambda T: attempt(lambda: call(T)))
 
 
+def test_copy_records_not_implemented():
+    def program(T):
+        a = _leaves(T)
+        c = [x.clone() for x in a]
+        returned = T._foreach_copy_(c, [T.tensor([5.0, 6.0]), T.tensor(7)])
+        d = [T.zeros(2), T.zeros(())]
+        T._foreach_copy_(d, [x.clone() for x in a])
+        return (returned is c, c, [x._version for x in c], d,
+                attempt(lambda: c[0].sum().backward()), attempt(lambda: d[1].backward()))
+    ok(program)
+
+
 def test_copy_zero_norm_values():
     def program(T):
         c = [T.zeros(2), T.zeros(())]

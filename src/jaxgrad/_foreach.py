@@ -468,7 +468,8 @@ def _foreach_zero_(self: Sequence[Tensor]) -> Any:
 
 def _foreach_copy_(self: Sequence[Tensor], src: Sequence[Tensor],
                    non_blocking: bool = False) -> Any:
-    """``copy_`` of each tensor of ``src`` into the matching tensor of ``self``.
+    """``copy_`` of each tensor of ``src`` into the matching tensor of ``self`` (torch records
+    its NotImplemented node: no gradient flows through a foreach copy).
 
     >>> import jaxgrad
     >>> ts = [jaxgrad.zeros(2)]
@@ -480,7 +481,8 @@ def _foreach_copy_(self: Sequence[Tensor], src: Sequence[Tensor],
     sources = _tensor_list("_foreach_copy_", "src", 2, src)
     _same_length(dst, sources)
     for t, s in zip(dst, sources):
-        t.copy_(s, non_blocking)
+        check_broadcast(t, s)
+        apply_inplace(F.COPY_NOT_IMPLEMENTED, t, s)
     return self
 
 

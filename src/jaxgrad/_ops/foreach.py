@@ -130,3 +130,9 @@ MAXIMUM_SCALAR_INPLACE = Op("maximum", "NotImplemented", lambda x, other: jnp.ma
 MINIMUM_SCALAR_INPLACE = Op("minimum", "NotImplemented", lambda x, other: jnp.minimum(x, other),
                             aux=("other",), promote="common",
                             grads={"self": _not_implemented("_foreach_minimum_")})
+
+# ``_foreach_copy_``: torch records its NotImplemented node on each written tensor
+COPY_NOT_IMPLEMENTED = Op(
+    "copy", "NotImplemented", lambda x, src: jnp.broadcast_to(src, x.shape).astype(x.dtype),
+    inputs=("self", "src"), grads={"self": _not_implemented("_foreach_copy_"),
+                                   "src": _not_implemented("_foreach_copy_")})
