@@ -3,12 +3,13 @@
 Out of place, a foreach op is the per-tensor op on each tensor (or each pair, triple), recorded as
 one node with torch's name (``ForeachAddBackward0List``) over every input: see
 ``_ops/foreach.py``. In place (``_foreach_add_``), torch runs the per-tensor in-place op on each
-tensor, so each tensor gets that op's node (``AddBackward0``) and a new version; so does jaxgrad.
+tensor, so each tensor gets that op's node (``AddBackward0``; ``AddBackward1`` with a number) and a
+new version, and the list comes back; so does jaxgrad.
 
-Each function is generated from a line of :data:`_UNARY` / :data:`_BINARY` / :data:`_TERNARY`:
-which per-tensor row computes each overload (a list of tensors, one scalar, a list of scalars,
-one tensor) and the suffix torch gives its node.
-"""
+The unary and binary functions are generated from the lines of :data:`_UNARY` and
+:data:`_BINARY`: which per-tensor row computes each overload (a list of tensors, one scalar, a
+list of scalars, one tensor) and the suffix torch gives its node. lerp, addcmul/addcdiv, norm,
+max, clone, zero_ and copy_ follow, written out."""
 
 from __future__ import annotations
 
