@@ -278,3 +278,16 @@ def test_sum_mean_overload_node_names(call):
         out.sum().backward()
         return out, val(x.grad)
     ok(program)
+
+
+# --- atan2 at the origin ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_atan2_gradient_is_zero_where_both_inputs_are_zero(create_graph):
+    def program(T):
+        x = T.tensor([0.0, 1.0, 0.0, -0.0], dtype=T.float64, requires_grad=True)
+        y = T.tensor([0.0, 0.0, 2.0, -0.0], dtype=T.float64, requires_grad=True)
+        gx, gy = T.autograd.grad(T.atan2(x, y).sum(), (x, y), create_graph=create_graph)
+        # (the double-backward node's name is the engine's business, not atan2's)
+        return gx.detach(), gy.detach(), gx.requires_grad
+    ok(program)

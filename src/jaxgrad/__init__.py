@@ -157,3 +157,9 @@ int = int32
 short = int16
 
 __version__ = "0.1.0"
+from . import _VF as _VF  # noqa: E402  (torch._VF: native functions by name)
+from . import _foreach as _foreach  # noqa: E402
+
+# torch's _foreach_* functions (_foreach_exp, _foreach_add_, ...), generated in ``_foreach``
+globals().update(_foreach.FUNCTIONS)
+from ._lobpcg import lobpcg as lobpcg  # noqa: E402

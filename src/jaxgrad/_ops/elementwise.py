@@ -552,6 +552,7 @@ SIGNBIT = _predicate("signbit", lambda x: jnp.signbit(x) if not _integral(x.dtyp
 def _atan2_grad(sign: int):
     def formula(grad, self, other):
         recip = 1 / (self * self + other * other)
+        recip = jnp.where(jnp.isinf(recip), 0, recip)  # torch's atan2_backward: 0 at (0, 0)
         return grad * (other if sign > 0 else -self) * recip
 
     return formula

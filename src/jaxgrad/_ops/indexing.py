@@ -423,3 +423,35 @@ INDEX_REDUCE = Op(
         "source": lambda grad, self, source, index, result, dim, reduce, include_self:
         _index_reduce_grads(grad, self, source, index, result, dim, reduce,
                             include_self)[1].reshape(source.shape)})
+
+
+# --- unique: the distinct values (or slices along a dim), picked from the input ---------------
+# Which elements survive depends on the values, so the caller finds them on the host and the
+# row only gathers them (``picks``, a traced operand): one kernel per output size. torch has no
+# derivative for any of these ops; its nodes raise when the backward reaches them.
+
+def _no_derivative(name: str):
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return formula
+
+
+def _pick_flat(x, picks):
+    return x.reshape(-1)[picks]
+
+
+def _pick_along(x, picks, dim):
+    return jnp.take(x, picks, axis=dim)
+
+
+def _unique_row(name: str, node: str, forward) -> Op:
+    return Op(name, node, forward, inputs=("self",), aux=("picks",),
+              grads={"self": _no_derivative(name)})
+
+
+UNIQUE = _unique_row("_unique", "UniqueBackward0", _pick_flat)
+UNIQUE2 = _unique_row("_unique2", "Unique2Backward0", _pick_flat)
+UNIQUE_DIM = _unique_row("unique_dim", "UniqueDimBackward0", _pick_along)
+UNIQUE_CONSECUTIVE = _unique_row("unique_consecutive", "UniqueConsecutiveBackward0", _pick_flat)
+UNIQUE_CONSECUTIVE_DIM = _unique_row("unique_consecutive", "UniqueConsecutiveBackward0",
+                                     _pick_along)
