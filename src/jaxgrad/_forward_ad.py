@@ -27,11 +27,13 @@ import jax.numpy as jnp
 
 from ._caches import cache
 from ._grad_mode import _state as _grad_state
+from ._grad_mode import is_inference_mode_enabled
 from ._ops import elementwise as E
 from ._ops import views as V
 from ._ops._table import Op, jitted_forward
 from ._storage import Layout, contiguous_strides
 from ._tensor import Tensor
+from ._typename import type_name
 
 NOT_FORWARD_VIEW = "_fw_not_a_view"  # make_dual / unpack_dual results: no tangent from the base
 
@@ -39,6 +41,7 @@ active = False  # the dispatcher's one check
 _levels: list[dict[int, tuple]] = []  # per level: id(tensor) -> (weakref to it, its tangent)
 _enabled = True
 _suspended = 0
+default_level = -1  # the level make_dual & co use when given none (torch's ``_current_level``)
 
 
 class Dispatch(NamedTuple):
@@ -88,6 +91,39 @@ def check_level(level: int) -> None:
     if not 0 <= level < len(_levels):
         raise RuntimeError("Trying to access a forward AD level with an invalid index. This index "
                            "was either not created or is already deleted.")
+
+
+def enter_dual_level() -> int:
+    """Open a level and make it the default one."""
+    global default_level
+    new_level = enter_level()
+    if new_level != default_level + 1:
+        raise RuntimeError("Entering a new forward AD level but the current level is not valid. "
+                           "Make sure you did not modify it directly.")
+    default_level = new_level
+    return new_level
+
+
+def exit_dual_level(level: int | None = None) -> None:
+    """Close the default level (``level``, when given, must be it)."""
+    global default_level
+    if level is None:
+        level = default_level
+    if level != default_level:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was "
+                           "created. This is not supported.")
+    exit_level(level)
+    default_level = level - 1
+
+
+@contextmanager
+def dual_level() -> Iterator[int]:
+    """A level open inside the block."""
+    level = enter_dual_level()
+    try:
+        yield level
+    finally:
+        exit_dual_level()
 
 
 def is_enabled() -> bool:
@@ -293,6 +329,55 @@ def on_inplace_view(ops: Dispatch, op: Op, geometry: Callable, self: Tensor,
     if tangent is not None:
         with suspended():
             ops.apply_inplace_view(op, geometry, tangent, **static)
+
+
+# --- dual tensors ------------------------------------------------------------------------------
+
+def make_dual(ops: Dispatch, tensor: Tensor, tangent: Tensor, level: int | None = None) -> Tensor:
+    """A view of ``tensor`` carrying ``tangent`` (as-is) at ``level`` (torch's checks)."""
+    if level is None:
+        level = default_level
+    if level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    if not (tensor.is_floating_point() or tensor.is_complex()):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    check_level(level)
+    if own_tangent(tensor, level) is not None:
+        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
+                           f"gradient at the same level {level} is not supported.")
+    if own_tangent(tangent, level) is not None:
+        raise RuntimeError("Setting a forward grad that itself has a forward gradient at the same "
+                           f"level{level} is not supported.")
+    check_tangent_size(tensor.shape, tangent.shape)
+    if is_inference_mode_enabled() or tensor._inference:
+        return tensor.detach()  # torch: no view, and inference tensors hold no tangent
+    with suspended():
+        dual = ops.apply_view(V.VIEW, V.view_geometry, tensor, shape=tuple(tensor.shape))
+    dual.__dict__[NOT_FORWARD_VIEW] = True
+    set_tangent(dual, level, tangent)
+    return dual
+
+
+def unpack_dual(ops: Dispatch, tensor: Tensor, level: int | None = None
+                ) -> tuple[Tensor, Tensor | None]:
+    """``(primal, tangent)`` of ``tensor`` at ``level``: an alias of it and its tangent as-is."""
+    if level is None:
+        level = default_level
+    if level < 0:
+        return tensor, None
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
+                        f"{type_name(tensor)}")
+    with suspended():
+        primal = ops.apply_view(V.ALIAS, V.alias_geometry, tensor)
+        tangent = tangent_of(ops, tensor, level) if level <= current_level() else None
+    primal.__dict__[NOT_FORWARD_VIEW] = True
+    return primal, tangent
 
 
 def check_tangent_size(primal_shape: tuple, tangent_shape: tuple) -> None:
