@@ -33,6 +33,7 @@ from ._ops import views as V
 from ._ops._table import Op, jitted_forward
 from ._storage import Layout, contiguous_strides
 from ._tensor import Tensor
+from ._tensor_repr import show_tangents
 from ._typename import type_name
 
 NOT_FORWARD_VIEW = "_fw_not_a_view"  # make_dual / unpack_dual results: no tangent from the base
@@ -93,14 +94,15 @@ def check_level(level: int) -> None:
                            "was either not created or is already deleted.")
 
 
-def enter_dual_level() -> int:
-    """Open a level and make it the default one."""
+def enter_dual_level(ops: Dispatch) -> int:
+    """Open a level and make it the default one; tensors print their tangents at it."""
     global default_level
     new_level = enter_level()
     if new_level != default_level + 1:
         raise RuntimeError("Entering a new forward AD level but the current level is not valid. "
                            "Make sure you did not modify it directly.")
     default_level = new_level
+    show_tangents(lambda t: tangent_of(ops, t, new_level) if _levels else None)
     return new_level
 
 
@@ -114,16 +116,23 @@ def exit_dual_level(level: int | None = None) -> None:
                            "created. This is not supported.")
     exit_level(level)
     default_level = level - 1
+    show_tangents(None)
 
 
 @contextmanager
-def dual_level() -> Iterator[int]:
+def dual_level(ops: Dispatch) -> Iterator[int]:
     """A level open inside the block."""
-    level = enter_dual_level()
+    level = enter_dual_level(ops)
     try:
         yield level
     finally:
         exit_dual_level()
+
+
+def has_tangent(ops: Dispatch, t: Any) -> bool:
+    """Whether ``t`` is a tensor with a tangent at the current level."""
+    return (active and isinstance(t, Tensor)
+            and tangent_of(ops, t, current_level()) is not None)
 
 
 def is_enabled() -> bool:
@@ -257,6 +266,8 @@ def _compute(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype: 
     """The tangents of ``op``'s outputs (None for outputs without one), or None when no
     argument carries a tangent."""
     if _grad_state.inference:  # inference mode computes no forward grads either
+        return None
+    if not (op.grads or op.variadic):  # not differentiable (logical_and_): tangents stay as-is
         return None
     given = _input_tangents(ops, args, level)
     if all(g is None for g in given):

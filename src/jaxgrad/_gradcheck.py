@@ -528,7 +528,7 @@ def _analytical_jacobian_forward_ad(func: Callable, inputs: tuple, outputs: Sequ
             "Expected inputs to be non-complex for _get_analytical_jacobian_forward_ad.")
     float_outs = _float_outputs(_as_tuple(outputs))
     jacobians = []
-    with _forward_ad.dual_level():
+    with _forward_ad.dual_level(_FORWARD_AD):
         dual_inputs, fw_grads = _dual_inputs(inputs)
         for n, fw_grad in enumerate(fw_grads):
             directions = ([all_u[n].view_as(fw_grad)] if all_u else
@@ -698,7 +698,7 @@ def _test_batched_grad_forward_ad(func: Callable, inputs: tuple) -> None:
             continue
 
         def jvp_of(tangent: Tensor, input_idx: int = input_idx) -> tuple[Tensor, ...]:
-            with _forward_ad.dual_level():
+            with _forward_ad.dual_level(_FORWARD_AD):
                 args = [x.detach() if isinstance(x, Tensor) else x for x in inputs]
                 args[input_idx] = _forward_ad.make_dual(_FORWARD_AD, args[input_idx], tangent)
                 results = []
@@ -750,7 +750,7 @@ def _test_undefined_forward_mode(func: Callable, outputs: tuple, inputs: tuple) 
     """Per input that requires grad, a zero tangent and no tangent at all (a plain tensor) must
     give the same output tangents (the other inputs carry random tangents)."""
     _, all_u = _make_vectors(_diff_inputs(inputs), outputs, use_forward_ad=True)
-    with _forward_ad.dual_level():
+    with _forward_ad.dual_level(_FORWARD_AD):
         dual_inputs, fw_grads = _dual_inputs(inputs)
         for fw_grad, u in zip(fw_grads, all_u):
             fw_grad.copy_(u.view_as(fw_grad))

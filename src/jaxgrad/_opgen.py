@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _forward_ad
 from ._argparse import (
     broadcast_operands,
     check_inplace_broadcast,
@@ -35,7 +36,7 @@ from ._argparse import (
     require_tensors,
     scalar,
 )
-from ._dispatch import apply, apply_inplace, check_out_overlap, write_out
+from ._dispatch import _FORWARD_AD, apply, apply_inplace, check_out_overlap, write_out
 from ._grad_mode import is_grad_enabled
 from ._ops._schema import Schema, parse_schema
 from ._ops._table import Op
@@ -244,7 +245,12 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> 
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     check_out_overlap(out, operands)
-    return write_out(out, function(*args, **kwargs))
+    result = write_out(out, function(*args, **kwargs))
+    if any(_forward_ad.has_tangent(_FORWARD_AD, t) for t in (out, *operands)):
+        # as torch: checked once the result is written
+        raise NotImplementedError(f"Trying to use forward AD with {name}_out that does not "
+                                  "support it because it is an out= function")
+    return result
 
 
 def method_form(decl: Declared) -> Callable:

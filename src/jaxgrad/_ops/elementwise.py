@@ -280,6 +280,10 @@ MINIMUM = Op(
 
 # --- non-differentiable -------------------------------------------------------------------------
 
+def _zeros_grad(grad):
+    return jnp.zeros_like(grad)
+
+
 def _comparison(name: str, forward, symbol: str) -> Op:
     return Op(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor", None, forward,
               promote="common", numbers_as_tensors=True, variants="function method out",
@@ -296,8 +300,30 @@ LT = _comparison("lt", jnp.less, "<")
 LE = _comparison("le", jnp.less_equal, "<=")
 GT = _comparison("gt", jnp.greater, ">")
 GE = _comparison("ge", jnp.greater_equal, ">=")
+
+
+def _inplace_comparison(name: str, forward, symbol: str) -> Op:
+    """``Tensor.eq_`` & co: the truth values written in self's dtype (whatever the operands'
+    common dtype); torch's formulas give zero gradients (and zero the tangent)."""
+    return Op(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+              f"{name.capitalize()}Backward1", forward, numbers_as_tensors=True,
+              inplace="method", grads={"self": _zeros_grad, "other": _zeros_grad},
+              doc=_doc(f"In place: ``input {symbol} other`` as 1 or 0 in ``input``'s dtype (a "
+                       "number broadcasts).",
+                       f"jaxgrad.tensor([1.0, 2.0]).{name}_(2)",
+                       {"eq": "tensor([0., 1.])", "ne": "tensor([1., 0.])",
+                        "lt": "tensor([1., 0.])", "le": "tensor([1., 1.])",
+                        "gt": "tensor([0., 0.])", "ge": "tensor([0., 1.])"}[name]))
+
+
+EQ_INPLACE = _inplace_comparison("eq", jnp.equal, "==")
+NE_INPLACE = _inplace_comparison("ne", jnp.not_equal, "!=")
+LT_INPLACE = _inplace_comparison("lt", jnp.less, "<")
+LE_INPLACE = _inplace_comparison("le", jnp.less_equal, "<=")
+GT_INPLACE = _inplace_comparison("gt", jnp.greater, ">")
+GE_INPLACE = _inplace_comparison("ge", jnp.greater_equal, ">=")
 LOGICAL_NOT = Op("logical_not(Tensor self) -> Tensor", None, jnp.logical_not,
-                 variants="function method out",
+                 variants="function method out", inplace="method",
                  doc=_doc("True where the element is zero.",
                           "jaxgrad.logical_not(jaxgrad.tensor([0.0, 2.0]))",
                           "tensor([ True, False])"))
@@ -330,10 +356,6 @@ def _no_kernel(kernel: str, dtype) -> NotImplementedError:
 
 def _integral(dtype) -> bool:
     return jnp.issubdtype(dtype, jnp.integer) or dtype == jnp.bool_
-
-
-def _zeros_grad(grad):
-    return jnp.zeros_like(grad)
 
 
 def _rounding(fn, kernel: str):

@@ -32,7 +32,7 @@ def enter_dual_level() -> int:
     >>> level = fwAD.enter_dual_level(); fwAD.exit_dual_level(); level
     0
     """
-    return _forward_ad.enter_dual_level()
+    return _forward_ad.enter_dual_level(_FORWARD_AD)
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
