@@ -100,6 +100,8 @@ from ._random import randperm as randperm
 from ._random import seed as seed
 from ._serialization import load as load
 from ._serialization import save as save
+from ._storage import TypedStorage as TypedStorage
+from ._storage import UntypedStorage as UntypedStorage
 from ._tensor import Size as Size
 from ._tensor import Tensor as Tensor
 from ._tensor import is_tensor as is_tensor

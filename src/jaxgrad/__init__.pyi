@@ -21,6 +21,8 @@ from ._tensor import Tensor as Tensor
 
 from ._random import Generator as Generator
 from ._tensor import Size as Size
+from ._tensor import TypedStorage as TypedStorage
+from ._tensor import UntypedStorage as UntypedStorage
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor
 from ._random import bernoulli as bernoulli

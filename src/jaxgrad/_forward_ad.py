@@ -32,7 +32,7 @@ from ._ops import elementwise as E
 from ._ops import views as V
 from ._ops._table import Op, jitted_forward
 from ._storage import Layout, contiguous_strides
-from ._tensor import Tensor
+from ._tensor import FORWARD_GRAD_DROPPED, Tensor
 from ._tensor_repr import show_tangents
 from ._typename import type_name
 
@@ -161,8 +161,13 @@ def suspended() -> Iterator[None]:
 # --- tangents on tensors -------------------------------------------------------------------------
 
 def own_tangent(t: Tensor, level: int) -> Tensor | None:
-    """The tangent set on ``t`` itself at ``level``."""
-    entry = _levels[level].get(id(t)) if 0 <= level < len(_levels) else None
+    """The tangent set on ``t`` itself at ``level`` (none since ``t.detach_()``)."""
+    if not 0 <= level < len(_levels):
+        return None
+    if t.__dict__.pop(FORWARD_GRAD_DROPPED, False):
+        _levels[level].pop(id(t), None)
+        return None
+    entry = _levels[level].get(id(t))
     return None if entry is None else entry[1]
 
 
@@ -170,6 +175,7 @@ def set_tangent(t: Tensor, level: int, tangent: Tensor | None) -> None:
     """Make ``tangent`` ``t``'s tangent at ``level`` (None removes it). The level holds it while
     ``t`` lives (a weak reference's callback lets go when ``t`` dies)."""
     registry, key = _levels[level], id(t)
+    t.__dict__.pop(FORWARD_GRAD_DROPPED, None)
     if tangent is None:
         registry.pop(key, None)
         return
@@ -368,10 +374,29 @@ def make_dual(ops: Dispatch, tensor: Tensor, tangent: Tensor, level: int | None 
     if is_inference_mode_enabled() or tensor._inference:
         return tensor.detach()  # torch: no view, and inference tensors hold no tangent
     with suspended():
+        if not _same_meta(tensor, tangent):
+            tangent = _copy_with_meta_of(ops, tensor, tangent)
         dual = ops.apply_view(V.VIEW, V.view_geometry, tensor, shape=tuple(tensor.shape))
     dual.__dict__[NOT_FORWARD_VIEW] = True
     set_tangent(dual, level, tangent)
     return dual
+
+
+def _same_meta(primal: Tensor, tangent: Tensor) -> bool:
+    """torch's has_same_meta: the same strides, offset and storage size (empty tensors pass)."""
+    return primal.numel() == 0 or (
+        primal._cell.array.size == tangent._cell.array.size
+        and tuple(primal.stride()) == tuple(tangent.stride())
+        and primal.storage_offset() == tangent.storage_offset())
+
+
+def _copy_with_meta_of(ops: Dispatch, primal: Tensor, tangent: Tensor) -> Tensor:
+    """``tangent`` copied into a new tensor laid out as ``primal`` in a storage of its size
+    (torch's ``_new_zeros_with_same_feature_meta`` then ``copy_``)."""
+    out = Tensor._make(jnp.zeros(primal._cell.array.size, tangent._cell.array.dtype))
+    out._layout = primal._geometry()  # (not a view: the storage is its own)
+    ops.apply_inplace(E.COPY, out, tangent)
+    return out
 
 
 def unpack_dual(ops: Dispatch, tensor: Tensor, level: int | None = None
