@@ -267,10 +267,19 @@ def _input_tangents(ops: Dispatch, args: tuple, level: int) -> list:
         a._cell.array.dtype) else None for a in args]
 
 
+NO_FORWARD_AD = ("Trying to use forward AD with {} that does not support it because it has not "
+                 "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/"
+                 "pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+                 "prioritize its implementation")
+NO_FORWARD_AD_FUNCTIONAL = " or submit a PR adding the implementation to derivatives.yaml"
+
+
 def _compute(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype: Any,
-             args: tuple, aux: tuple, out_dtypes: tuple, level: int) -> list | None:
+             args: tuple, aux: tuple, out_dtypes: tuple, level: int,
+             inplace: bool = False) -> list | None:
     """The tangents of ``op``'s outputs (None for outputs without one), or None when no
-    argument carries a tangent."""
+    argument carries a tangent; torch's NotImplementedError for a row marked without forward
+    AD."""
     if _grad_state.inference:  # inference mode computes no forward grads either
         return None
     if not (op.grads or op.variadic):  # not differentiable (logical_and_): tangents stay as-is
@@ -278,6 +287,10 @@ def _compute(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype: 
     given = _input_tangents(ops, args, level)
     if all(g is None for g in given):
         return None
+    if not op.forward_ad:
+        raise NotImplementedError(
+            NO_FORWARD_AD.format(op.name + "_" if inplace else op.name)
+            + ("." if inplace else NO_FORWARD_AD_FUNCTIONAL))
     keep = tuple(_is_differentiable(d) and j not in op.nondiff_outputs
                  for j, d in enumerate(out_dtypes))
     if not any(keep):
@@ -324,7 +337,7 @@ def on_inplace(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype
     if tangent is not None:
         set_tangent(before, level, ops.snapshot(tangent))
     new = _compute(ops, op, skey, compute_dtype, out_dtype, (before, *args[1:]), aux,
-                   (self._cell.array.dtype,), level)
+                   (self._cell.array.dtype,), level, inplace=True)
     if new is None or new[0] is None:
         return
     target = tangent

@@ -179,6 +179,19 @@ def declare_alias(name: str, target: str) -> Callable:
     return function_form(decl)
 
 
+def namespaced_alias(target: str, name: str) -> Callable:
+    """The function form of the declared op ``target`` under ``name`` (its name in errors), for
+    a namespace's function that is not a top-level op (``jaxgrad.special.gammainc`` is
+    ``special_gammainc``, torch's alias of ``igamma``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._opgen import namespaced_alias
+    >>> namespaced_alias("igamma", "special_gammainc").__name__
+    'special_gammainc'
+    """
+    return function_form(dataclasses.replace(DECLARED[target], name=name))
+
+
 def _register(decl: Declared) -> None:
     if decl.name in DECLARED:
         raise TypeError(f"{decl.name} is declared twice")
@@ -245,7 +258,8 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> 
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     check_out_overlap(out, operands)
-    result = write_out(out, function(*args, **kwargs))
+    with _forward_ad.suspended():  # (an out= function computes no tangents)
+        result = write_out(out, function(*args, **kwargs))
     if any(_forward_ad.has_tangent(_FORWARD_AD, t) for t in (out, *operands)):
         # as torch: checked once the result is written
         raise NotImplementedError(f"Trying to use forward AD with {name}_out that does not "
