@@ -759,16 +759,19 @@ def test_in_place_comparisons_write_truth_values_in_self_dtype(dtype, other):
     ok(prog)
 
 
-def test_in_place_comparison_backward_is_zero():
+@pytest.mark.parametrize("other", ["tensor", "number", "0-dim"])
+def test_in_place_comparison_backward_is_zero(other):
     def prog(T):
         x = T.tensor([1.0, 2.0], requires_grad=True)
         w = T.tensor([1.0, 3.0], requires_grad=True)
+        operand = {"tensor": w, "number": 1.5, "0-dim": T.tensor(1.5)}[other]
         y = x * 1
-        y.lt_(w)
+        y.lt_(operand)
         y.sum().backward()
-        leaf_error = attempt(lambda: x.eq_(w))
+        leaf_error = attempt(lambda: x.eq_(operand))
         # (values: the version of gradient tensors is not compared here)
-        return x.grad.clone(), w.grad.clone(), type(y.grad_fn).__name__, leaf_error
+        return (x.grad.clone(), None if w.grad is None else w.grad.clone(),
+                type(y.grad_fn).__name__, len(y.grad_fn.next_functions), leaf_error)
     ok(prog)
 
 

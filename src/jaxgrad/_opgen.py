@@ -397,10 +397,16 @@ def _row_impl(op: Op, name: str, inplace: bool) -> Callable:
         lines.append(f"    check_inplace_broadcast({', '.join(operands)})")
     elif op.promote and len(operands) > 1:
         lines.append(f"    broadcast_operands({', '.join(operands)})")
+    dispatch = 'apply_inplace' if inplace else 'apply'
+    if op.scalar_overload is not None:  # torch's .Scalar overload for a number after self
+        lines.append(f"    if not isinstance({operands[1]}, Tensor):")
+        lines.append(f"        return {dispatch}(_SCALAR_OP, {operands[0]}, "
+                     f"aux=(scalar({operands[1]}),))")
     call = ", ".join([f"_OP, {', '.join(tensors)}",
                       *([f"aux=({', '.join(aux)},)"] if aux else []), *static])
-    lines.append(f"    return {'apply_inplace' if inplace else 'apply'}({call})")
-    namespace = {"_OP": op, "apply": apply, "apply_inplace": apply_inplace, "scalar": scalar,
+    lines.append(f"    return {dispatch}({call})")
+    namespace = {"_OP": op, "_SCALAR_OP": op.scalar_overload, "Tensor": Tensor,
+                 "apply": apply, "apply_inplace": apply_inplace, "scalar": scalar,
                  "number_or_tensor": number_or_tensor, "broadcast_operands": broadcast_operands,
                  "require_tensors": require_tensors,
                  "check_inplace_broadcast": check_inplace_broadcast}

@@ -305,9 +305,12 @@ GE = _comparison("ge", jnp.greater_equal, ">=")
 def _inplace_comparison(name: str, forward, symbol: str) -> Op:
     """``Tensor.eq_`` & co: the truth values written in self's dtype (whatever the operands'
     common dtype); torch's formulas give zero gradients (and zero the tangent)."""
+    with_number = Op(f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+                     f"{name.capitalize()}Backward0", forward, grads={"self": _zeros_grad})
     return Op(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
               f"{name.capitalize()}Backward1", forward, numbers_as_tensors=True,
               inplace="method", grads={"self": _zeros_grad, "other": _zeros_grad},
+              scalar_overload=with_number,
               doc=_doc(f"In place: ``input {symbol} other`` as 1 or 0 in ``input``'s dtype (a "
                        "number broadcasts).",
                        f"jaxgrad.tensor([1.0, 2.0]).{name}_(2)",
