@@ -3,15 +3,20 @@ propagation through every op.
 
 Each level maps the tensors holding a tangent at it (by id, with a weak reference whose callback
 forgets a tensor when it dies) to their tangents, so leaving the level drops them all, and
-``detach()``, ``.data`` and ``deepcopy`` (new tensors) carry none. The dispatcher makes ONE check
+``detach()``, ``.data`` and ``deepcopy`` (new tensors) carry none; ``detach_()`` marks its tensor
+and the tangent is forgotten on sight. The dual-tensor API (the default level torch keeps as
+``_current_level``, ``make_dual``, ``unpack_dual``) lives here too, so that ``gradcheck`` runs its
+forward checks on dual tensors as torch's does. The dispatcher makes ONE check
 per op, ``active`` (a module flag, true while a level exists, forward grad is enabled and no
 tangent is being computed), and only then calls in here.
 
 A result's tangent is ``jax.jvp`` of the op's own jitted forward kernel, run as a jaxgrad op
 (its backward is the VJP of that JVP), so every op has forward AD, and tangents carry reverse
-mode history (forward-over-reverse). A view's tangent is the same view of its source's tangent;
-an in-place op writes the new tangent into the written tensor's tangent (which, for a view, is a
-view of its base's tangent: a base without one first gets zeros). ``_dispatch`` hands in its own
+mode history (forward-over-reverse); a row marked ``forward_ad=False`` (torch gives no formula)
+raises torch's NotImplementedError instead, and a row without formulas leaves tangents as they
+are. A view's tangent is the same view of its source's tangent; an in-place op writes the new
+tangent into the written tensor's tangent (which, for a view, is a view of its base's tangent:
+a base without one first gets zeros). ``_dispatch`` hands in its own
 entry points (a :class:`Dispatch`), as the engine hands itself to the compiled backward.
 """
 
