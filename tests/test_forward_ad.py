@@ -787,3 +787,18 @@ def test_make_dual_copies_a_tangent_laid_out_unlike_its_primal():
             return (unpacked is tangent, unpacked._base is None, unpacked.stride(),
                     tangent.clone(), tan(fw.unpack_dual(dual * 3).tangent))
     ok(prog)
+
+
+@pytest.mark.parametrize("fn", ["exp", "tanh", "sigmoid", "sqrt"])
+def test_forward_over_reverse_through_a_saved_result(fn):
+    # the backward of these uses the saved output: unpacked, it carries the output's tangent
+    def prog(T):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(T.tensor([0.5, 2.0], dtype=T.float64, requires_grad=True),
+                             T.tensor([1.0, -1.0], dtype=T.float64))
+            y = getattr(x, fn)()
+            g, = T.autograd.grad(y, x, T.ones(2, dtype=T.float64), create_graph=True)
+            detached = tan(fw.unpack_dual(y.grad_fn._saved_result.detach()).tangent)
+            return g.detach().clone(), tan(fw.unpack_dual(g).tangent), detached
+    ok(prog)

@@ -37,7 +37,7 @@ from ._ops import elementwise as E
 from ._ops import views as V
 from ._ops._table import Op, jitted_forward
 from ._storage import Layout, contiguous_strides
-from ._tensor import FORWARD_GRAD_DROPPED, Tensor
+from ._tensor import FORWARD_GRAD_DROPPED, TANGENT_SOURCE, UNPACKS_WITH_TANGENT, Tensor
 from ._tensor_repr import show_tangents
 from ._typename import type_name
 
@@ -195,6 +195,9 @@ def tangent_of(ops: Dispatch, t: Tensor, level: int) -> Tensor | None:
     own = own_tangent(t, level)
     if own is not None:
         return own
+    source = t.__dict__.get(TANGENT_SOURCE)
+    if source is not None:  # a saved output, unpacked: its tangent is the output's
+        return own_tangent(source, level)
     base = t._base
     if base is None or t.__dict__.get(NOT_FORWARD_VIEW):
         return None
@@ -315,9 +318,24 @@ def on_apply(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, args: tuple
     tangents = _compute(ops, op, skey, compute_dtype, None, args, aux,
                         tuple(r._cell.array.dtype for r in results), level)
     if tangents is not None:
-        for r, t in zip(results, tangents):
+        for j, (r, t) in enumerate(zip(results, tangents)):
             if t is not None:
                 set_tangent(r, level, t)
+                _share_with_saved_output(r, j, level, t)
+
+
+def _share_with_saved_output(result: Tensor, output_nr: int, level: int,
+                             tangent: Tensor) -> None:
+    """torch's SavedVariable keeps a saved output's forward grad: the alias the output's node
+    keeps gets its tangent, and the tensors it unpacks as (``Tensor._alias``) share it, so that
+    forward-over-reverse sees it (``exp``'s backward uses ``result``)."""
+    saved = getattr(result._grad_fn, "saved", None)  # an op node's saved values by name
+    for record in (saved or {}).values():
+        kept = getattr(record, "tensor", None)
+        if (getattr(record, "is_output", False) and not record.saved_original
+                and record.output_nr == output_nr and kept is not None):
+            set_tangent(kept, level, tangent)
+            kept.__dict__[UNPACKS_WITH_TANGENT] = True
 
 
 def on_view(ops: Dispatch, op: Op, geometry: Callable, source: Tensor, out: Tensor,
