@@ -734,8 +734,112 @@ def test_all_checks_on_non_leaf_and_view_inputs(make_input, fast_mode):
         return (T.autograd.gradcheck(lambda a: (a * a.exp()).sum(0), (x,), check_batched_grad=True,
                                      check_forward_ad=True, check_batched_forward_grad=True,
                                      fast_mode=fast_mode),
-                T.autograd.gradgradcheck(lambda a: a.exp() * a, (x,), check_batched_grad=True,
+                T.autograd.gradgradcheck(lambda a: a.sin() * a, (x,), check_batched_grad=True,
                                          check_fwd_over_rev=True, fast_mode=fast_mode))
 
     ta, _ = ok(program)
     assert ta == (True, True)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_forward_over_reverse_through_a_saved_output(fast_mode):
+    def program(T):
+        x = leaf(T, [1.0, 2.0])
+        return T.autograd.gradgradcheck(lambda a: a.exp() * a.tanh() + a.sigmoid(), (x,),
+                                        check_fwd_over_rev=True, fast_mode=fast_mode,
+                                        raise_exception=False)
+
+    ta, _ = ok(program)
+    assert ta is True
+
+
+# --- the forward check runs custom Functions' jvp on dual tensors, as torch's does -------------
+
+
+def doubling_function(T, jvp_factor, inplace=None):
+    """``2 * x`` (in place when asked) whose jvp multiplies by ``jvp_factor`` (``inplace``:
+    whether the jvp writes the tangent in place)."""
+    class Double(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            if inplace is None:
+                return x * 2
+            ctx.mark_dirty(x)
+            return x.mul_(2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g
+
+        @staticmethod
+        def jvp(ctx, x_t):
+            return x_t.mul_(jvp_factor) if inplace else x_t * jvp_factor
+
+    return Double
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("jvp_factor", [2.0, 3.0])
+def test_forward_check_uses_the_functions_jvp(jvp_factor, fast_mode):
+    def program(T):
+        double = doubling_function(T, jvp_factor)
+        x = leaf(T, [1.0, 2.0, 3.0])
+        results = [attempt(lambda backward=backward: T.autograd.gradcheck(
+            double.apply, (x,), check_forward_ad=True, check_backward_ad=backward,
+            check_undefined_grad=backward, fast_mode=fast_mode)) for backward in (True, False)]
+        # (fast mode's random vectors differ from torch's: the first line says what failed)
+        return [r if r is True else leading_line(r) for r in results]
+
+    same(program)
+
+
+@pytest.mark.parametrize("inplace", [True, False])
+def test_forward_check_runs_the_inplace_jvp_checks(inplace):
+    def program(T):
+        double = doubling_function(T, 2.0, inplace=inplace)
+        x = leaf(T, [1.0, 2.0, 3.0])
+        return attempt(lambda: T.autograd.gradcheck(lambda a: double.apply(a.clone()), (x,),
+                                                    check_forward_ad=True))
+
+    same(program)
+
+
+@pytest.mark.parametrize("jvp_view", ["view", "clone", "view_of_clone"])
+def test_forward_check_runs_the_view_jvp_checks(jvp_view):
+    def program(T):
+        class Narrow(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.narrow(0, 0, 2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return T.cat([g, g.new_zeros(1)])
+
+            @staticmethod
+            def jvp(ctx, x_t):
+                res = x_t.narrow(0, 0, 2)
+                if jvp_view != "view":
+                    res = res.clone()
+                return res.view_as(res) if jvp_view == "view_of_clone" else res
+
+        x = leaf(T, [1.0, 2.0, 3.0])
+        return attempt(lambda: T.autograd.gradcheck(Narrow.apply, (x,), check_forward_ad=True))
+
+    same(program)
+
+
+def test_forward_check_sees_the_dual_level():
+    def program(T):
+        seen = []
+
+        def func(a):
+            seen.append((T.autograd.forward_ad._current_level, a.requires_grad))
+            return a * 2
+
+        x = leaf(T, [1.0, 2.0])
+        T.autograd.gradcheck(func, (x,), check_forward_ad=True, check_backward_ad=False,
+                             check_undefined_grad=False)
+        return sorted(set(seen)), T.autograd.forward_ad._current_level
+
+    same(program)

@@ -27,6 +27,7 @@ from . import optim as optim
 from . import profiler as profiler
 from . import return_types as return_types
 from . import serialization as serialization
+from . import special as special
 from . import utils as utils
 from ._anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from ._anomaly import is_anomaly_enabled as is_anomaly_enabled
@@ -102,6 +103,8 @@ from ._random import randperm as randperm
 from ._random import seed as seed
 from ._serialization import load as load
 from ._serialization import save as save
+from ._storage import TypedStorage as TypedStorage
+from ._storage import UntypedStorage as UntypedStorage
 from ._tensor import Size as Size
 from ._tensor import Tensor as Tensor
 from ._tensor import is_tensor as is_tensor

@@ -377,7 +377,7 @@ def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outputs: A
     if all(g is None for g in given):
         return
     jvp = getattr(cls, "jvp", None)
-    if jvp is None:  # (gradcheck tells Functions without jvp by this missing attribute)
+    if jvp is None:
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
     tangents = [g if g is not None or not _differentiable(a)
@@ -424,9 +424,10 @@ def _check_view_tangent(returned: Tensor, base: Tensor, args: tuple, tangents: l
                 a._base if a._base is not None else a) is not base:
             continue
         if returned._base is not (g._base if g._base is not None else g):
+            # as torch: the message depends on whether the input's tangent is itself a view
             raise RuntimeError(
                 "A custom Function is returning a view but the jvp is not returning a view of "
-                + ("the same base as the given grad input." if a._base is not None
+                + ("the same base as the given grad input." if g._base is not None
                    else "the given grad input."))
         return
 

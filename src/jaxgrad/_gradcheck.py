@@ -9,9 +9,10 @@ This follows ``torch/autograd/gradcheck.py`` (PyTorch 2.13), check for check, in
 - the *backward* Jacobian is built row by row with ``autograd.grad`` and unit
   ``grad_outputs`` (fast mode: one random ``v`` per output), twice, to check that the
   backward is reentrant (``nondet_tol``);
-- the *forward* Jacobian (``check_forward_ad``) comes from JAX's forward mode: the function is
-  re-run under :func:`jaxgrad.func.jvp` with its inputs that require grad as primals (detached,
-  as torch's dual tensors are) and one tangent per column (fast mode: ``u``);
+- the *forward* Jacobian (``check_forward_ad``) comes from forward-mode AD: inside a dual
+  level, the inputs that require grad become dual tensors (of their detached values) whose
+  tangents are set to one unit column at a time (fast mode: ``u``), and the function is re-run
+  on them, so custom Functions' ``jvp`` and its checks take part, as in torch;
 - both are compared with ``allclose``: ``|a - n| <= atol + rtol * |n|`` (fast mode scales
   ``atol`` by ``sum(u) * sum(v)``);
 - ``check_batched_grad`` compares :func:`jaxgrad.func.vmap` of the vector-Jacobian product
@@ -24,11 +25,7 @@ Jacobians are laid out as torch lays them out (one ``(input.numel(), output.nume
 per pair) and failures raise :class:`GradcheckError` with torch's messages. Differences from
 torch: fast mode's random vectors come from jaxgrad's generator (other values than torch's);
 complex inputs and outputs raise ``NotImplementedError`` (jaxgrad has no ``real``/``imag`` ops
-to split them as torch does). Under the forward check, a custom ``autograd.Function``
-without ``jvp`` that the outputs were computed with from the inputs is refused with torch's
-NotImplementedError (found on the backward graph of the first call); one with ``jvp`` is
-differentiated through its ``forward`` by JAX (the ``jvp`` staticmethod is not consulted), and
-``detach()`` inside the function does not stop JAX's forward mode (see functorch_notes/func.md).
+to split them as torch does).
 """
 
 from __future__ import annotations
@@ -40,12 +37,13 @@ from typing import Any
 
 import jax
 
+from . import _forward_ad
 from ._api import allclose, stack
 from ._creation import zeros, zeros_like
+from ._dispatch import _FORWARD_AD
 from ._dtypes import complex128, float64, promote_types
 from ._engine import _input_edges, _root_edges, execute, grad
-from ._func_transforms import RANDOM_ERROR, jvp, vmap
-from ._function import BackwardCFunction
+from ._func_transforms import RANDOM_ERROR, vmap
 from ._functional import _one_hot
 from ._grad_mode import set_grad_enabled
 from ._graph import GraphRoot
@@ -492,86 +490,30 @@ def _analytical_vJu_backward_mode(inputs: tuple, outputs: tuple, nondet_tol: flo
 # --- analytical Jacobians: forward mode (JAX's jvp) ------------------------------------------
 
 
-NO_JVP_MSG = ("You must implement the jvp function for custom autograd.Function to use it with "
-              "forward mode AD.")
+def _dual_inputs(inputs: tuple) -> tuple[list[Any], list[Tensor]]:
+    """Inside a dual level: ``inputs`` with those that require grad made dual tensors of zero
+    tangents (their values detached), and those tangents, read back from the duals (written
+    in place to choose a direction)."""
+    duals: list[Any] = []
+    tangents: list[Tensor] = []
+    for inp in inputs:
+        if _requires_grad(inp):
+            inp = _forward_ad.make_dual(_FORWARD_AD, inp.detach(), zeros_like(inp))
+            tangents.append(_forward_ad.unpack_dual(_FORWARD_AD, inp)[1])
+        duals.append(inp)
+    return duals, tangents
 
 
-class _WithoutForwardMode:
-    """``func``, marked as computed with a custom autograd.Function that has no ``jvp``: torch's
-    forward mode refuses to run it (numerical evaluations still call it)."""
-
-    def __init__(self, func: Callable) -> None:
-        self.func = func
-
-    def __call__(self, *args: Any) -> Any:
-        return self.func(*args)
-
-
-def _uses_function_without_jvp(outputs: tuple, diff_inputs: list[Tensor]) -> bool:
-    """Whether a custom autograd.Function without ``jvp`` lies on a path of the graph from
-    ``outputs`` to ``diff_inputs`` (in torch's forward mode, its inputs would carry tangents)."""
-    edges = [x._gradient_edge() for x in diff_inputs]
-    targets = {id(edge[0]) for edge in edges if edge is not None}
-    reaches: dict[int, bool] = {}
-    seen: set[int] = set()
-    stack = [(o.grad_fn, False) for o in outputs if o.grad_fn is not None]
-    while stack:  # iterative post-order over the DAG
-        node, children_done = stack.pop()
-        children = [e[0] for e in node.next_edges if e is not None]
-        if children_done:
-            reaches[id(node)] = id(node) in targets or any(reaches.get(id(c)) for c in children)
-            if (reaches[id(node)] and isinstance(node, BackwardCFunction)
-                    and getattr(node._forward_cls, "jvp", None) is None):
-                return True
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((c, False) for c in children)
-    return False
-
-
-def _forward_tangents(func: Callable, args: tuple,
-                      tangents: dict[int, Tensor]) -> list[tuple[Tensor, Tensor | None]]:
-    """Run ``func(*args)`` once under :func:`jaxgrad.func.jvp` with ``args[k]`` as a primal of
-    tangent ``tangents[k]`` (torch: a dual tensor). Per tensor output: ``(value, tangent)``; an
-    output that is not floating point gets a zero value of its shape and dtype and no tangent;
-    without tangents, ``func`` runs plainly and no output has one."""
-    if isinstance(func, _WithoutForwardMode):  # torch refuses once func reaches the Function
-        func(*args)
-        raise NotImplementedError(NO_JVP_MSG)
-    if not tangents:
-        return [(o, None) for o in _as_tuple(func(*args)) if isinstance(o, Tensor)]
-    duals = sorted(tangents)
-    others: list[tuple[int, tuple, Any]] = []
-
-    def with_duals(*dual_values: Tensor) -> tuple[Tensor, ...]:
-        call_args = list(args)
-        for k, value in zip(duals, dual_values):
-            call_args[k] = value
-        raw = [o for o in _as_tuple(func(*call_args)) if isinstance(o, Tensor)]
-        others[:] = [(n, tuple(o.shape), o.dtype) for n, o in enumerate(raw)
-                     if not _is_float_or_complex_tensor(o)]
-        # the first dual comes back too: jvp refuses a function without outputs
-        return (dual_values[0], *[o for o in raw if _is_float_or_complex_tensor(o)])
-
-    values, tangent_outs = jvp(with_duals, tuple(args[k].detach() for k in duals),
-                               tuple(tangents[k] for k in duals))
-    floats = iter(list(zip(values, tangent_outs))[1:])
-    results: list[tuple[Tensor, Tensor | None]] = []
-    placed = {n: (zeros(shape, dtype=dtype), None) for n, shape, dtype in others}
-    for n in range(len(others) + len(values) - 1):
-        results.append(placed[n] if n in placed else next(floats))
-    return results
-
-
-def _float_tangents(results: list[tuple[Tensor, Tensor | None]],
-                    check_grad_dtypes: bool) -> list[tuple[Tensor, Tensor | None]]:
-    floats = [(value, tangent) for value, tangent in results
-              if _is_float_or_complex_tensor(value)]
-    for value, tangent in floats:
+def _output_tangents(func: Callable, dual_inputs: Sequence[Any],
+                     check_grad_dtypes: bool = False) -> list[Tensor | None]:
+    """The tangents (None where none) of ``func``'s floating point outputs at ``dual_inputs``."""
+    tangents: list[Tensor | None] = []
+    for out in _float_outputs(_as_tuple(func(*dual_inputs))):
+        value, tangent = _forward_ad.unpack_dual(_FORWARD_AD, out)
         if check_grad_dtypes and tangent is not None and value.is_complex() != tangent.is_complex():
             raise GradcheckError("Forward AD gradient has dtype mismatch.")
-    return floats
+        tangents.append(tangent)
+    return tangents
 
 
 def _analytical_jacobian_forward_ad(func: Callable, inputs: tuple, outputs: Sequence[Any],
@@ -579,30 +521,30 @@ def _analytical_jacobian_forward_ad(func: Callable, inputs: tuple, outputs: Sequ
                                     all_u: list[Tensor] | None = None
                                     ) -> list[tuple[Tensor, ...]]:
     """``[input][float output]``: the forward-mode Jacobians ``(input.numel(),
-    output.numel())``, one jvp per column; given ``all_u``, the single products ``J u`` (of
-    ``output.numel()`` elements), one jvp per input."""
-    indices = _diff_input_indices(inputs)
-    if any(inputs[k].is_complex() for k in indices):
+    output.numel())``, one call of ``func`` on dual tensors per column; given ``all_u``, the
+    single products ``J u`` (of ``output.numel()`` elements), one call per input."""
+    if any(x.is_complex() for x in _diff_inputs(inputs)):
         raise ValueError(
             "Expected inputs to be non-complex for _get_analytical_jacobian_forward_ad.")
-    args = tuple(x.detach() if k in indices else x for k, x in enumerate(inputs))
     float_outs = _float_outputs(_as_tuple(outputs))
     jacobians = []
-    for n, k in enumerate(indices):
-        inp = inputs[k]
-        directions = ([all_u[n].reshape(inp.shape)] if all_u else
-                      [_one_hot(inp, j) for j in range(inp.numel())])
-        rows: list[list[Tensor]] = [[] for _ in float_outs]
-        for direction in directions:
-            tangents = {i: zeros_like(inputs[i]) for i in indices}
-            tangents[k] = direction.to(inp.dtype)
-            results = _float_tangents(_forward_tangents(func, args, tangents), check_grad_dtypes)
-            for row, out, (_, tangent) in zip(rows, float_outs, results):
-                row.append(zeros_like(out).reshape(-1) if tangent is None
-                           else tangent.reshape(-1))
-        per_output = tuple(_stack_rows(row, (len(directions), out.numel()), out)
-                           for row, out in zip(rows, float_outs))
-        jacobians.append(tuple(j.squeeze(0) for j in per_output) if all_u else per_output)
+    with _forward_ad.dual_level(_FORWARD_AD):
+        dual_inputs, fw_grads = _dual_inputs(inputs)
+        for n, fw_grad in enumerate(fw_grads):
+            directions = ([all_u[n].view_as(fw_grad)] if all_u else
+                          [_one_hot(fw_grad, j) for j in range(fw_grad.numel())])
+            rows: list[list[Tensor]] = [[] for _ in float_outs]
+            for direction in directions:
+                fw_grad.copy_(direction)
+                tangents = _output_tangents(func, dual_inputs, check_grad_dtypes)
+                for row, out, tangent in zip(rows, float_outs, tangents):
+                    # copied: a tangent may be a view of fw_grad, which is reset next
+                    row.append(zeros_like(out).reshape(-1) if tangent is None
+                               else tangent.reshape(-1).clone())
+                fw_grad.zero_()
+            per_output = tuple(_stack_rows(row, (len(directions), out.numel()), out)
+                               for row, out in zip(rows, float_outs))
+            jacobians.append(tuple(j.squeeze(0) for j in per_output) if all_u else per_output)
     return jacobians
 
 
@@ -746,20 +688,27 @@ def _test_batched_grad(inputs: tuple, output: Tensor, output_idx: int) -> None:
 
 
 def _test_batched_grad_forward_ad(func: Callable, inputs: tuple) -> None:
-    """Per input that requires grad: ``vmap`` of the Jacobian-vector product over two random
-    tangents must equal the two products computed one by one."""
+    """Per input that requires grad: ``vmap`` of the Jacobian-vector product (``func`` on a dual
+    tensor) over two random tangents must equal the two products computed one by one."""
     if not isinstance(inputs, tuple):
         raise AssertionError("Expected inputs to be a tuple")
     for input_idx, current_input in enumerate(inputs):
         if not (_requires_grad(current_input)
                 and _is_float_or_complex_tensor(current_input)):
             continue
-        args = tuple(x.detach() if isinstance(x, Tensor) else x for x in inputs)
 
-        def jvp_of(tangent: Tensor, input_idx: int = input_idx,
-                   args: tuple = args) -> tuple[Tensor, ...]:
-            return tuple(zeros(value.shape, dtype=value.dtype) if t is None else t
-                         for value, t in _forward_tangents(func, args, {input_idx: tangent}))
+        def jvp_of(tangent: Tensor, input_idx: int = input_idx) -> tuple[Tensor, ...]:
+            with _forward_ad.dual_level(_FORWARD_AD):
+                args = [x.detach() if isinstance(x, Tensor) else x for x in inputs]
+                args[input_idx] = _forward_ad.make_dual(_FORWARD_AD, args[input_idx], tangent)
+                results = []
+                for out in _as_tuple(func(*args)):
+                    if out is None:
+                        continue
+                    value, out_tangent = _forward_ad.unpack_dual(_FORWARD_AD, out)
+                    results.append(zeros((), dtype=value.dtype).expand(value.shape)
+                                   if out_tangent is None else out_tangent)
+                return tuple(results)
 
         tangents = [randn_like(current_input) for _ in range(2)]
         expected = [stack(shards) for shards in zip(*[jvp_of(t) for t in tangents])]
@@ -798,23 +747,26 @@ def _test_backward_mul_by_grad_output(outputs: tuple, inputs: tuple, masked: boo
 
 
 def _test_undefined_forward_mode(func: Callable, outputs: tuple, inputs: tuple) -> None:
-    """Per input that requires grad, a zero tangent and no tangent at all must give the same
-    output tangents (the other inputs carry random tangents)."""
-    indices = _diff_input_indices(inputs)
-    _, all_u = _make_vectors([inputs[k] for k in indices], outputs, use_forward_ad=True)
-    args = tuple(x.detach() if k in indices else x for k, x in enumerate(inputs))
-    tangents = {k: u.reshape(inputs[k].shape) for k, u in zip(indices, all_u)}
-    for k in indices:
-        zero_tangent = {**tangents, k: zeros_like(inputs[k])}
-        without = {i: t for i, t in tangents.items() if i != k}
-        results1 = _float_tangents(_forward_tangents(func, args, zero_tangent), False)
-        results2 = _float_tangents(_forward_tangents(func, args, without), False)
-        for index_o, ((_, res1), (_, res2)) in enumerate(zip(results1, results2)):
-            if res1 is not None and res2 is not None and not allclose(res1, res2):
-                raise GradcheckError(
-                    "Mismatch in tangent values for output with index: ", index_o,
-                    " when input: ", inputs[k], " has an undefined tangent value. ",
-                    " Got: ", res1, " but expected: ", res2)
+    """Per input that requires grad, a zero tangent and no tangent at all (a plain tensor) must
+    give the same output tangents (the other inputs carry random tangents)."""
+    _, all_u = _make_vectors(_diff_inputs(inputs), outputs, use_forward_ad=True)
+    with _forward_ad.dual_level(_FORWARD_AD):
+        dual_inputs, fw_grads = _dual_inputs(inputs)
+        for fw_grad, u in zip(fw_grads, all_u):
+            fw_grad.copy_(u.view_as(fw_grad))
+        for idx in _diff_input_indices(inputs):
+            inp, dual = inputs[idx], dual_inputs[idx]
+            dual_inputs[idx] = _forward_ad.make_dual(_FORWARD_AD, inp.detach(), zeros_like(inp))
+            results1 = _output_tangents(func, dual_inputs)
+            dual_inputs[idx] = inp.detach()
+            results2 = _output_tangents(func, dual_inputs)
+            dual_inputs[idx] = dual
+            for index_o, (res1, res2) in enumerate(zip(results1, results2)):
+                if res1 is not None and res2 is not None and not allclose(res1, res2):
+                    raise GradcheckError(
+                        "Mismatch in tangent values for output with index: ", index_o,
+                        " when input: ", inp, " has an undefined tangent value. ",
+                        " Got: ", res1, " but expected: ", res2)
 
 
 def _warn_undefined_grad_bc_breaking() -> None:
@@ -899,8 +851,8 @@ def gradcheck(
     torch.autograd.gradcheck: returns True, or raises :class:`GradcheckError` describing the
     first failed check (``raise_exception=False``: returns False instead). Use float64 inputs.
     Backward mode checks the engine (slow mode: whole Jacobians; ``fast_mode``: random
-    projections), ``check_forward_ad`` checks JAX's forward mode through
-    :func:`jaxgrad.func.jvp`, ``check_batched_grad``/``check_batched_forward_grad`` check
+    projections), ``check_forward_ad`` checks forward-mode AD on dual tensors
+    (``autograd.forward_ad``), ``check_batched_grad``/``check_batched_forward_grad`` check
     :func:`jaxgrad.func.vmap` of the vector-Jacobian/Jacobian-vector products. Complex inputs
     or outputs raise NotImplementedError (see the module docstring).
 
@@ -946,8 +898,6 @@ def _gradcheck_helper(func: Callable, inputs: Any, *, eps: float, atol: float, r
         _check_real_outputs(func_out)
         check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
               nondet_tol)
-    if check_forward_ad and _uses_function_without_jvp(outputs, _diff_inputs(tupled_inputs)):
-        func = _WithoutForwardMode(func)
     if check_forward_ad:
         check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
               nondet_tol, use_forward_ad=True)

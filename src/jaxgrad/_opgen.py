@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _forward_ad
 from ._argparse import (
     broadcast_operands,
     check_inplace_broadcast,
@@ -35,7 +36,7 @@ from ._argparse import (
     require_tensors,
     scalar,
 )
-from ._dispatch import apply, apply_inplace, check_out_overlap, write_out
+from ._dispatch import _FORWARD_AD, apply, apply_inplace, check_out_overlap, write_out
 from ._grad_mode import is_grad_enabled
 from ._ops._schema import Schema, parse_schema
 from ._ops._table import Op
@@ -178,6 +179,19 @@ def declare_alias(name: str, target: str) -> Callable:
     return function_form(decl)
 
 
+def namespaced_alias(target: str, name: str) -> Callable:
+    """The function form of the declared op ``target`` under ``name`` (its name in errors), for
+    a namespace's function that is not a top-level op (``jaxgrad.special.gammainc`` is
+    ``special_gammainc``, torch's alias of ``igamma``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._opgen import namespaced_alias
+    >>> namespaced_alias("igamma", "special_gammainc").__name__
+    'special_gammainc'
+    """
+    return function_form(dataclasses.replace(DECLARED[target], name=name))
+
+
 def _register(decl: Declared) -> None:
     if decl.name in DECLARED:
         raise TypeError(f"{decl.name} is declared twice")
@@ -244,7 +258,13 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> 
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     check_out_overlap(out, operands)
-    return write_out(out, function(*args, **kwargs))
+    with _forward_ad.suspended():  # (an out= function computes no tangents)
+        result = write_out(out, function(*args, **kwargs))
+    if any(_forward_ad.has_tangent(_FORWARD_AD, t) for t in (out, *operands)):
+        # as torch: checked once the result is written
+        raise NotImplementedError(f"Trying to use forward AD with {name}_out that does not "
+                                  "support it because it is an out= function")
+    return result
 
 
 def method_form(decl: Declared) -> Callable:
@@ -377,10 +397,16 @@ def _row_impl(op: Op, name: str, inplace: bool) -> Callable:
         lines.append(f"    check_inplace_broadcast({', '.join(operands)})")
     elif op.promote and len(operands) > 1:
         lines.append(f"    broadcast_operands({', '.join(operands)})")
+    dispatch = 'apply_inplace' if inplace else 'apply'
+    if op.scalar_overload is not None:  # torch's .Scalar overload for a number after self
+        lines.append(f"    if not isinstance({operands[1]}, Tensor):")
+        lines.append(f"        return {dispatch}(_SCALAR_OP, {operands[0]}, "
+                     f"aux=(scalar({operands[1]}),))")
     call = ", ".join([f"_OP, {', '.join(tensors)}",
                       *([f"aux=({', '.join(aux)},)"] if aux else []), *static])
-    lines.append(f"    return {'apply_inplace' if inplace else 'apply'}({call})")
-    namespace = {"_OP": op, "apply": apply, "apply_inplace": apply_inplace, "scalar": scalar,
+    lines.append(f"    return {dispatch}({call})")
+    namespace = {"_OP": op, "_SCALAR_OP": op.scalar_overload, "Tensor": Tensor,
+                 "apply": apply, "apply_inplace": apply_inplace, "scalar": scalar,
                  "number_or_tensor": number_or_tensor, "broadcast_operands": broadcast_operands,
                  "require_tensors": require_tensors,
                  "check_inplace_broadcast": check_inplace_broadcast}

@@ -8,6 +8,9 @@ and to write an in-place result back into the base.
 
 Version counters are separate objects: views and ``detach()`` share their base's counter,
 ``.data`` gets a fresh one (so ``.data`` writes are invisible to autograd, as in torch).
+
+``Tensor.storage()`` and ``Tensor.untyped_storage()`` hand out :class:`TypedStorage` and
+:class:`UntypedStorage`: torch's storage surface (length, address, elements) over a cell.
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ import threading
 from typing import NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from . import _dtypes
 from ._caches import cache
+from ._device import device, of_jax
 from ._jax_setup import jit
 
 
@@ -226,3 +232,195 @@ def scatter(base: jax.Array, layout: Layout, values: jax.Array) -> jax.Array:
     [[0, 7, 0], [0, 8, 0]]
     """
     return _scatter_fn(layout)(base, values)
+
+
+# --- torch's storage objects -----------------------------------------------------------------
+
+TYPED_STORAGE_WARNING = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
+    "only storage class. This should only matter to you if you are using storages directly.  To "
+    "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+
+
+class _TypedStorageWarning:
+    """torch warns about TypedStorage once per process, whatever ``set_warn_always`` says."""
+
+    warned = False
+
+
+typed_storage_warning = _TypedStorageWarning()
+
+
+class UntypedStorage:
+    """The bytes of a tensor's storage cell (``Tensor.untyped_storage()``): ``len``, ``nbytes()``,
+    ``data_ptr()`` and byte access, as torch's ``UntypedStorage``; writes go to the cell.
+
+    >>> import jaxgrad
+    >>> u = jaxgrad.tensor([1.0, 2.0])[1:].untyped_storage()
+    >>> len(u), u.nbytes(), u[7]
+    (8, 8, 64)
+    """
+
+    __module__ = "jaxgrad"
+
+    def __init__(self, cell: Storage) -> None:
+        self._cell = cell
+
+    def _bytes(self) -> np.ndarray:
+        return np.ascontiguousarray(np.asarray(self._cell.array)).reshape(-1).view(np.uint8)
+
+    def nbytes(self) -> int:
+        array = self._cell.array
+        return array.size * array.dtype.itemsize
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def data_ptr(self) -> int:
+        return self._cell.address()
+
+    @property
+    def device(self) -> device:
+        return _device_of(self._cell.array)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_shared(self) -> bool:
+        return False
+
+    def __getitem__(self, idx: int) -> int:
+        return int(self._bytes()[_element_index(self, idx)])
+
+    def __setitem__(self, idx: int, value: int) -> None:
+        raw = self._bytes().copy()
+        raw[_element_index(self, idx)] = value
+        array = self._cell.array
+        self._cell.write(jnp.asarray(raw.view(array.dtype).reshape(array.shape)))
+
+    def tolist(self) -> list[int]:
+        return self._bytes().tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        info = f"[jaxgrad.storage.UntypedStorage(device={self.device}) of size {len(self)}]"
+        return " " + "\n ".join(str(b) for b in self.tolist()) + "\n" + info
+
+
+class TypedStorage:
+    """A tensor's storage as elements of its dtype (``Tensor.storage()``, deprecated in torch,
+    which warns once): ``len`` counts the whole cell's elements (a view's storage is its
+    base's), ``data_ptr()`` is the cell's address, and elements read and write the cell (not
+    bumping any tensor's version, as in torch).
+
+    >>> import warnings
+    >>> import jaxgrad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     s = jaxgrad.tensor([1.0, 2.0, 3.0])[:2].storage()
+    >>> len(s), s[2], s.tolist(), s.dtype
+    (3, 3.0, [1.0, 2.0, 3.0], jaxgrad.float32)
+    """
+
+    __module__ = "jaxgrad"
+
+    def __init__(self, cell: Storage) -> None:
+        self._cell = cell
+
+    @property
+    def _untyped_storage(self) -> UntypedStorage:
+        return UntypedStorage(self._cell)
+
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    @property
+    def dtype(self) -> _dtypes.dtype:
+        return _dtypes.from_numpy_dtype(self._cell.array.dtype)
+
+    @property
+    def device(self) -> device:
+        return _device_of(self._cell.array)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_shared(self) -> bool:
+        return False
+
+    def size(self) -> int:
+        return self._cell.array.size
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def nbytes(self) -> int:
+        return self.size() * self.element_size()
+
+    def data_ptr(self) -> int:
+        return self._cell.address()
+
+    def type(self) -> str:
+        return f"jaxgrad.{_dtypes.type_name(self.dtype).replace('Tensor', 'Storage')}"
+
+    def cpu(self) -> TypedStorage:
+        if self.device.type != "cpu":
+            raise NotImplementedError("only CPU storages can be copied here")
+        return self
+
+    def _values(self) -> np.ndarray:
+        values = np.asarray(self._cell.array).reshape(-1)
+        return values.astype(np.float32) if self.dtype is _dtypes.bfloat16 else values
+
+    def __getitem__(self, idx: int) -> bool | int | float | complex:
+        return self._values()[_element_index(self, idx)].item()
+
+    def __setitem__(self, idx: int, value: bool | int | float | complex) -> None:
+        if not isinstance(value, (bool, int, float, complex)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a "
+                            f"jaxgrad.{_dtypes.type_name(self.dtype)}")
+        flat = self._cell.array.reshape(-1)
+        index = _element_index(self, idx)
+        new = flat.at[jnp.asarray(index)].set(jnp.asarray(value).astype(flat.dtype))
+        self._cell.write(new.reshape(self._cell.array.shape))
+
+    def tolist(self) -> list:
+        return self._values().tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        info = (f"[jaxgrad.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
+                f"{len(self)}]")
+        return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
+
+
+def _device_of(array: jax.Array) -> device:
+    return of_jax(next(iter(array.devices())))
+
+
+def _element_index(storage: TypedStorage | UntypedStorage, idx: object) -> int:
+    """``idx`` as a non-negative index of ``storage``, with torch's errors."""
+    if not isinstance(idx, int) or isinstance(idx, bool):
+        if isinstance(idx, slice) and isinstance(storage, TypedStorage):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        raise RuntimeError(f"can't index a {_qualified(storage)} with {type(idx)}")
+    size = len(storage)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} out of range for storage of size {size}")
+    return idx % size if size else idx
+
+
+def _qualified(storage: object) -> str:
+    return f"<class 'jaxgrad.storage.{type(storage).__name__}'>"  # (torch's path, renamed)

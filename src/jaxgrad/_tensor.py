@@ -25,7 +25,18 @@ from ._epoch import changed as structure_changed
 from ._grad_mode import _state as _grad_state
 from ._grad_mode import is_inference_mode_enabled
 from ._graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
-from ._storage import Layout, Storage, VersionCounter, contiguous_strides, gather, scatter
+from ._storage import (
+    TYPED_STORAGE_WARNING,
+    Layout,
+    Storage,
+    TypedStorage,
+    UntypedStorage,
+    VersionCounter,
+    contiguous_strides,
+    gather,
+    scatter,
+    typed_storage_warning,
+)
 from ._storage import is_contiguous as _is_contiguous
 from ._tensor_repr import tensor_repr
 from ._warn_once import warn_once
@@ -42,6 +53,14 @@ NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
 
+
+# set by ``detach_()``: forward AD (a layer above) drops the tensor's tangent when it sees this
+FORWARD_GRAD_DROPPED = "_fw_grad_dropped"
+
+# forward AD's marks (see _forward_ad): a saved output's alias whose tangent the tensors it
+# unpacks as share, and on those, the alias they share it with
+UNPACKS_WITH_TANGENT = "_fw_unpacks_with_tangent"
+TANGENT_SOURCE = "_fw_tangent_source"
 
 # attributes torch refuses to delete (which here are also the tensor's own fields)
 _UNDELETABLE = {"_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
@@ -146,6 +165,8 @@ class Tensor:
         t._layout = self._layout
         t._arr, t._arr_gen, t._lazy = self._arr, self._arr_gen, self._lazy
         t._inference = self._inference
+        if self.__dict__.get(UNPACKS_WITH_TANGENT):  # (a saved output unpacking, see above)
+            t.__dict__[TANGENT_SOURCE] = self
         return t
 
     # -- data ---------------------------------------------------------------------------------
@@ -286,6 +307,34 @@ class Tensor:
 
     def storage_offset(self) -> int:
         return self._layout.offset if self._layout is not None else 0
+
+    def storage(self) -> TypedStorage:
+        """This tensor's storage as elements of its dtype (torch's deprecated TypedStorage:
+        warns once); a view's storage is its base's whole storage.
+
+        >>> import warnings
+        >>> import jaxgrad
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     s = jaxgrad.tensor([1.0, 2.0, 3.0])[1:].storage()
+        >>> len(s), s.data_ptr() == jaxgrad.tensor([0.0]).data_ptr()
+        (3, False)
+        """
+        if not typed_storage_warning.warned:
+            typed_storage_warning.warned = True
+            warnings.warn(TYPED_STORAGE_WARNING, UserWarning, stacklevel=2)
+        return TypedStorage(self._cell)
+
+    def untyped_storage(self) -> UntypedStorage:
+        """This tensor's storage as bytes (torch's UntypedStorage).
+
+        >>> import jaxgrad
+        >>> x = jaxgrad.zeros(3, dtype=jaxgrad.float64)
+        >>> u = x[1:].untyped_storage()
+        >>> u.nbytes(), u.data_ptr() == x.data_ptr()
+        (24, True)
+        """
+        return UntypedStorage(self._cell)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         if self._layout is None:
@@ -559,6 +608,7 @@ class Tensor:
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        self.__dict__[FORWARD_GRAD_DROPPED] = True  # forward AD forgets its tangent on sight
         structure_changed()
         return self
 

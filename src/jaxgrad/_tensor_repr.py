@@ -1,6 +1,13 @@
-"""torch's ``repr`` for jaxgrad tensors: data text from ``_tensor_str`` plus torch's suffixes."""
+"""torch's ``repr`` for jaxgrad tensors: data text from ``_tensor_str`` plus torch's suffixes.
+
+While a forward-AD dual level exists, forward AD hands in how to find a tensor's tangent
+(:func:`show_tangents`), and a dual tensor prints it as torch does (``tangent=tensor(...)``).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -8,6 +15,13 @@ from . import _dtypes
 from ._tensor_str import format_tensor
 
 _INVALID = object()
+_tangent_of: Callable[[Any], Any] | None = None  # set while a dual level exists
+
+
+def show_tangents(tangent_of: Callable[[Any], Any] | None) -> None:
+    """Print tensors' tangents found by ``tangent_of`` (None: no dual level, no tangents)."""
+    global _tangent_of
+    _tangent_of = tangent_of
 
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
@@ -27,6 +41,9 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         suffixes.append(f"grad_fn=<{type(fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = None if _tangent_of is None else _tangent_of(t)
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")  # (a 0-dim one formats as its number)
     dev = t.device
     device_suffix = None if dev.type == "cpu" else f"device='{dev}'"
     default = d in (_dtypes.get_default_dtype(), _dtypes.scalar_dtype(1j), _dtypes.int64,

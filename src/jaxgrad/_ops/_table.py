@@ -53,11 +53,12 @@ class Op:
     ``<input>_shape``/``<input>_dtype``): a misspelt name fails when the row is built.
     """
 
-    __slots__ = ("aux", "doc", "extra_saves", "formula_params", "forward", "grad_layout",
+    __slots__ = ("aux", "doc", "extra_saves", "formula_params", "forward", "forward_ad",
+                 "grad_layout",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
-                 "nondiff_outputs", "numbers_as_tensors", "outputs", "promote", "schema",
-                 "variadic", "variants")
+                 "nondiff_outputs", "numbers_as_tensors", "outputs", "promote",
+                 "scalar_overload", "schema", "variadic", "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
                  inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
@@ -66,7 +67,8 @@ class Op:
                  promote: str | None = None, nondiff_outputs: tuple[int, ...] = (),
                  grad_layout: str = "fresh", grad_version: int = 0, variants: str = "",
                  inplace: str = "", identity_when: Callable | None = None,
-                 numbers_as_tensors: bool = False, doc: str = "") -> None:
+                 numbers_as_tensors: bool = False, forward_ad: bool = True,
+                 scalar_overload: Op | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -96,6 +98,12 @@ class Op:
         init(self, "variants", _forms(variants, ("function", "method", "out")))
         init(self, "inplace", _forms(inplace, ("function", "method")))
         init(self, "numbers_as_tensors", numbers_as_tensors)
+        # False where torch's derivatives.yaml gives no forward formula (igamma): a tangent
+        # reaching the op raises torch's NotImplementedError (see _forward_ad)
+        init(self, "forward_ad", forward_ad)
+        # the row of torch's ``.Scalar`` overload, which the generated forms run when the operand
+        # after ``self`` is a Python number (its own node: ``x.eq_(1)`` records EqBackward0)
+        init(self, "scalar_overload", scalar_overload)
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
         if variadic is not None:

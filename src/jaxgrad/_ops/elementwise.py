@@ -280,6 +280,10 @@ MINIMUM = Op(
 
 # --- non-differentiable -------------------------------------------------------------------------
 
+def _zeros_grad(grad):
+    return jnp.zeros_like(grad)
+
+
 def _comparison(name: str, forward, symbol: str) -> Op:
     return Op(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor", None, forward,
               promote="common", numbers_as_tensors=True, variants="function method out",
@@ -296,8 +300,33 @@ LT = _comparison("lt", jnp.less, "<")
 LE = _comparison("le", jnp.less_equal, "<=")
 GT = _comparison("gt", jnp.greater, ">")
 GE = _comparison("ge", jnp.greater_equal, ">=")
+
+
+def _inplace_comparison(name: str, forward, symbol: str) -> Op:
+    """``Tensor.eq_`` & co: the truth values written in self's dtype (whatever the operands'
+    common dtype); torch's formulas give zero gradients (and zero the tangent)."""
+    with_number = Op(f"{name}.Scalar(Tensor self, Scalar other) -> Tensor",
+                     f"{name.capitalize()}Backward0", forward, grads={"self": _zeros_grad})
+    return Op(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor",
+              f"{name.capitalize()}Backward1", forward, numbers_as_tensors=True,
+              inplace="method", grads={"self": _zeros_grad, "other": _zeros_grad},
+              scalar_overload=with_number,
+              doc=_doc(f"In place: ``input {symbol} other`` as 1 or 0 in ``input``'s dtype (a "
+                       "number broadcasts).",
+                       f"jaxgrad.tensor([1.0, 2.0]).{name}_(2)",
+                       {"eq": "tensor([0., 1.])", "ne": "tensor([1., 0.])",
+                        "lt": "tensor([1., 0.])", "le": "tensor([1., 1.])",
+                        "gt": "tensor([0., 0.])", "ge": "tensor([0., 1.])"}[name]))
+
+
+EQ_INPLACE = _inplace_comparison("eq", jnp.equal, "==")
+NE_INPLACE = _inplace_comparison("ne", jnp.not_equal, "!=")
+LT_INPLACE = _inplace_comparison("lt", jnp.less, "<")
+LE_INPLACE = _inplace_comparison("le", jnp.less_equal, "<=")
+GT_INPLACE = _inplace_comparison("gt", jnp.greater, ">")
+GE_INPLACE = _inplace_comparison("ge", jnp.greater_equal, ">=")
 LOGICAL_NOT = Op("logical_not(Tensor self) -> Tensor", None, jnp.logical_not,
-                 variants="function method out",
+                 variants="function method out", inplace="method",
                  doc=_doc("True where the element is zero.",
                           "jaxgrad.logical_not(jaxgrad.tensor([0.0, 2.0]))",
                           "tensor([ True, False])"))
@@ -330,10 +359,6 @@ def _no_kernel(kernel: str, dtype) -> NotImplementedError:
 
 def _integral(dtype) -> bool:
     return jnp.issubdtype(dtype, jnp.integer) or dtype == jnp.bool_
-
-
-def _zeros_grad(grad):
-    return jnp.zeros_like(grad)
 
 
 def _rounding(fn, kernel: str):
@@ -465,6 +490,59 @@ LGAMMA = _math("lgamma(Tensor self) -> Tensor", "LgammaBackward0", _lgamma,
                "The log of the absolute value of the gamma function of each element.",
                "jaxgrad.lgamma(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.7918])",
                inplace="method")
+def _derivative_not_implemented(what: str):
+    """derivatives.yaml's ``not_implemented("...")``: the backward raises when it is needed."""
+
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+
+    return formula
+
+
+def _regularized_gamma(fn, kernel: str, at_infinite_a: float):
+    """``igamma``/``igammac``: JAX's regularized incomplete gamma functions, with torch's value
+    at ``a = inf`` (and ``x`` finite) and its refusal of integral tensors."""
+
+    def forward(a, x):
+        if _integral(a.dtype):
+            raise _no_kernel(kernel, a.dtype)
+        a, x = jnp.asarray(a), jnp.asarray(x, a.dtype)
+        return jnp.where(jnp.isposinf(a) & jnp.isfinite(x), at_infinite_a, fn(a, x))
+
+    return forward
+
+
+def _igamma_other_grad(sign: float):
+    """d/dx of P(a, x) (igamma), or of Q(a, x) = 1 - P(a, x) (igammac): sign * x^(a-1) e^-x /
+    gamma(a), as derivatives.yaml writes it."""
+
+    def formula(grad, self, other):
+        return sign * grad * jnp.exp((self - 1) * jnp.log(other) - other - _lgamma(self))
+
+    return formula
+
+
+IGAMMA = Op("igamma(Tensor self, Tensor other) -> Tensor", "IgammaBackward0",
+            _regularized_gamma(jax.scipy.special.gammainc, "igamma_cpu", 0.0), promote="common",
+            variants="function method out", inplace="method", forward_ad=False,
+            grads={"self": _derivative_not_implemented("igamma: input"),
+                   "other": _igamma_other_grad(1.0)},
+            doc=_doc("The regularized lower incomplete gamma function P(input, other) "
+                     "(differentiable in ``other`` only; no forward AD, as in torch).",
+                     "jaxgrad.igamma(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([0.0, 2.0]))",
+                     "tensor([0.0000, 0.5940])"))
+IGAMMAC = Op("igammac(Tensor self, Tensor other) -> Tensor", "IgammacBackward0",
+             _regularized_gamma(jax.scipy.special.gammaincc, "igammac_cpu", 1.0),
+             promote="common", variants="function method out", inplace="method",
+             forward_ad=False,
+             grads={"self": _derivative_not_implemented("igammac: input"),
+                    "other": _igamma_other_grad(-1.0)},
+             doc=_doc("The regularized upper incomplete gamma function Q(input, other) = 1 - "
+                      "P(input, other) (differentiable in ``other`` only; no forward AD).",
+                      "jaxgrad.igammac(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([0.0, 2.0]))",
+                      "tensor([1.0000, 0.4060])"))
+
+
 def _trigamma(x):
     """ATen's trigamma (``polygamma(1, x)``): reflection below 1/2, six recurrence steps, then
     the asymptotic series."""

@@ -11,16 +11,18 @@ import functools
 from typing import Any, NamedTuple
 
 from .. import _forward_ad
-from .._dispatch import _FORWARD_AD, apply_view
-from .._grad_mode import is_inference_mode_enabled
-from .._ops import views as V
+from .._dispatch import _FORWARD_AD
 from .._tensor import Tensor
-from .._typename import type_name
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]
 
-_current_level = -1  # the level the other functions use by default, as torch keeps it
+
+def __getattr__(name: str) -> Any:
+    """``_current_level``: the level the other functions use by default, as torch keeps it."""
+    if name == "_current_level":
+        return _forward_ad.default_level
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def enter_dual_level() -> int:
@@ -30,13 +32,7 @@ def enter_dual_level() -> int:
     >>> level = fwAD.enter_dual_level(); fwAD.exit_dual_level(); level
     0
     """
-    global _current_level
-    new_level = _forward_ad.enter_level()
-    if new_level != _current_level + 1:
-        raise RuntimeError("Entering a new forward AD level but the current level is not valid. "
-                           "Make sure you did not modify it directly.")
-    _current_level = new_level
-    return new_level
+    return _forward_ad.enter_dual_level(_FORWARD_AD)
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
@@ -47,14 +43,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
     Traceback (most recent call last):
     RuntimeError: Dual level must be a positive number.
     """
-    global _current_level
-    if level is None:
-        level = _current_level
-    if level != _current_level:
-        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was "
-                           "created. This is not supported.")
-    _forward_ad.exit_level(level)
-    _current_level = level - 1
+    _forward_ad.exit_dual_level(level)
 
 
 def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
@@ -67,32 +56,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     ...     fwAD.unpack_dual(x.exp()).tangent
     tensor([2.7183, 0.0000])
     """
-    if level is None:
-        level = _current_level
-    if level < 0:
-        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
-                           "make sure to enter_dual_level() first.")
-    if not (tensor.is_floating_point() or tensor.is_complex()):
-        raise ValueError(f"Expected primal to be floating point or complex, but got: "
-                         f"{tensor.dtype}")
-    if not (tangent.is_floating_point() or tangent.is_complex()):
-        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
-                         f"{tangent.dtype}")
-    _forward_ad.check_level(level)
-    if _forward_ad.own_tangent(tensor, level) is not None:
-        raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward "
-                           f"gradient at the same level {level} is not supported.")
-    if _forward_ad.own_tangent(tangent, level) is not None:
-        raise RuntimeError("Setting a forward grad that itself has a forward gradient at the same "
-                           f"level{level} is not supported.")
-    _forward_ad.check_tangent_size(tensor.shape, tangent.shape)
-    if is_inference_mode_enabled() or tensor._inference:
-        return tensor.detach()  # torch: no view, and inference tensors hold no tangent
-    with _forward_ad.suspended():
-        dual = apply_view(V.VIEW, V.view_geometry, tensor, shape=tuple(tensor.shape))
-    dual.__dict__[_forward_ad.NOT_FORWARD_VIEW] = True
-    _forward_ad.set_tangent(dual, level, tangent)
-    return dual
+    return _forward_ad.make_dual(_FORWARD_AD, tensor, tangent, level)
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -118,19 +82,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     ...     fwAD.unpack_dual(x * x)
     UnpackedDualTensor(primal=tensor([9.]), tangent=tensor([6.]))
     """
-    if level is None:
-        level = _current_level
-    if level < 0:
-        return UnpackedDualTensor(tensor, None)
-    if not isinstance(tensor, Tensor):
-        raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
-                        f"{type_name(tensor)}")
-    with _forward_ad.suspended():
-        primal = apply_view(V.ALIAS, V.alias_geometry, tensor)
-        tangent = (_forward_ad.tangent_of(_FORWARD_AD, tensor, level)
-                   if level <= _forward_ad.current_level() else None)
-    primal.__dict__[_forward_ad.NOT_FORWARD_VIEW] = True
-    return UnpackedDualTensor(primal, tangent)
+    return UnpackedDualTensor(*_forward_ad.unpack_dual(_FORWARD_AD, tensor, level))
 
 
 class dual_level:
