@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import warnings
 
+import pytest
 import torch
 
 import jaxgrad
@@ -364,4 +365,18 @@ def test_accumulate_grad_is_named_as_torchs_cpp_class():
         (x * 2).sum().backward()
         return acc.name(), type(acc).__name__, names
 
+    ok(program)
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: (x + x.mT) / 2, lambda x: x + x.mT, lambda x: (x + x.t()).exp(),
+    lambda x: x.exp() + x.mT.exp(), lambda x: (x + x.permute(1, 0)) * 3,
+    lambda x: (x + x.view(9).view(3, 3)) * 3, lambda x: x * x, lambda x: x + x])
+def test_a_gradient_summed_with_a_view_of_itself_is_summed_out_of_place(build):
+    """One gradient handed to a leaf and to a view node: the view node's output is a view of it
+    (torch's storage use_count is two), so the leaf's buffer is a new sum, stolen: version 0."""
+    def program(T):
+        x = T.ones(3, 3, dtype=T.float64, requires_grad=True)
+        build(x).sum().backward()
+        return x.grad, x.grad._version
     ok(program)

@@ -472,8 +472,10 @@ class GraphTask:
                     outputs = check_node_hook_result(hook, tuple(outputs), out)
         if not self.keep_graph:
             fn.release_variables()
-        if self.holders:
-            self._release(before)  # what the buffer held (hooks may have replaced it)
+        if self.holders and getattr(getattr(fn, "op", None), "grad_layout", "fresh") != "view":
+            # what the buffer held (hooks may have replaced it); a view node's outputs are views
+            # of it: its storage stays held (torch's storage use_count)
+            self._release(before)
         return outputs
 
     def _track_ownership(self, fn: Node, grads: list, outputs: list) -> None:
