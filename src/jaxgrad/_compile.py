@@ -27,7 +27,7 @@ import jax
 import jax.extend
 import jax.numpy as jnp
 
-from . import _compile_program, _random, _tracing
+from . import _autocast, _compile_program, _random, _tracing
 from ._compile_state import Memo, StateWalk, Unsupported, make_template
 from ._dtypes import get_default_dtype
 from ._epoch import EPOCH, global_hooks
@@ -265,7 +265,7 @@ class CompiledFunction:
     def _find(self, state_roots: tuple, arg_roots: tuple) -> tuple[StateWalk, _Entry | None]:
         """This call's walk and its signature's entry (None: tensors hold a foreign tracer)."""
         modes = (is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype(),
-                 global_hooks())
+                 global_hooks(), _autocast.mode_key() if _autocast.active else ())
         memo, self._memo = self._memo, None
         link = None
         if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _forward_ad
+from . import _autocast, _forward_ad
 from ._argparse import (
     broadcast_operands,
     check_inplace_broadcast,
@@ -225,6 +225,8 @@ def function_form(decl: Declared) -> Callable:
         if with_out and kwargs and "out" in kwargs:
             return _call_with_out(function, decl.name, args, kwargs)
         try:
+            if _autocast.active:  # torch's autocast kernel: casts, then the op as it is
+                return _autocast.autocast_call(decl.name, impl, args, kwargs, apply)
             return impl(*args, **kwargs)
         except Exception:
             error = decl.argument_error(args, kwargs, method=False)
@@ -276,6 +278,8 @@ def method_form(decl: Declared) -> Callable:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
             kwargs = _unalias(kwargs, aliases)
         try:
+            if _autocast.active:
+                return _autocast.autocast_call(decl.name, impl, (self, *args), kwargs, apply)
             return impl(self, *args, **kwargs)
         except Exception:
             error = decl.argument_error((self, *args), kwargs, method=True)

@@ -302,7 +302,7 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-            "Please ensure they have the same size.", stacklevel=3)
+            "Please ensure they have the same size.", stacklevel=4)
 
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -323,6 +323,7 @@ def _weighted_reduce(errors: Tensor, weight: Tensor, input: Tensor, reduction: i
     return total if reduction == N.SUM else A.div(total, A.sum(weight))
 
 
+@tensor_args
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
@@ -348,6 +349,7 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
     return A.sum(loss) if reduction == N.SUM else loss
 
 
+@tensor_args
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
             reduce: bool | None = None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
@@ -366,6 +368,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     return _reduce(errors, red)
 
 
+@tensor_args
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                    reduce: bool | None = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
@@ -387,6 +390,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
                   beta=float(beta))
 
 
+@tensor_args
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """Squared error ``0.5 * x**2`` where ``|x| < delta``, ``delta * (|x| - 0.5 * delta)``
@@ -417,6 +421,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                      "'sum'.")
 
 
+@tensor_args
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
            reduce: bool | None = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
@@ -438,7 +443,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
                 "reduction: 'mean' divides the total loss by both the batch size and the "
                 "support size.'batchmean' divides only by the batch size, and aligns with the KL "
                 "div math definition.'mean' will be changed to behave the same as 'batchmean' in "
-                "the next major release.", stacklevel=2)
+                "the next major release.", stacklevel=3)
         red = _reduction("sum" if reduction == "batchmean" else reduction)
     if log_target:
         loss = A.mul(A.exp(target), A.sub(target, input))
@@ -671,6 +676,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _apply(N.BINARY_CROSS_ENTROPY, input, target, aux=(weight,), reduction=red)
 
 
+@tensor_args
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      size_average: bool | None = None,
@@ -898,13 +904,14 @@ def _pad_same(x: Tensor, pads: tuple[tuple[int, int], ...]) -> tuple[Tensor, tup
     each dim first (``ConstantPadNdBackward0``), leaving a symmetric padding for the
     convolution; warns once per process, as torch's TORCH_WARN_ONCE does."""
     warn_once("Using padding='same' with even kernel lengths and odd dilation may require a "
-              "zero-padded copy of the input be created", stacklevel=4)
+              "zero-padded copy of the input be created", stacklevel=5)
     flat: list[int] = []
     for lo, hi in reversed(pads):
         flat += [0, hi - lo]
     return _constant_pad_nd(x, tuple(flat), 0.0), tuple((lo, lo) for lo, _ in pads)
 
 
+@tensor_args
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D cross-correlation over (N, C, L) or (C, L) input (``ConvolutionBackward0``).
@@ -916,6 +923,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
+@tensor_args
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation over (N, C, H, W) or (C, H, W) input (``ConvolutionBackward0``).
@@ -1743,6 +1751,7 @@ def _verify_per_channel(size: list, message: str) -> None:
         raise ValueError(message)
 
 
+@tensor_args
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise each of ``num_groups`` groups of channels over the group's channels and the
@@ -1839,6 +1848,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     return out if weight is None else A.mul(out, weight)
 
 
+@tensor_args
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere, with one slope per channel (dim 1) or
     one for all (``PreluKernelBackward0``).
@@ -2077,6 +2087,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     return A.div(input, denom, out=out)
 
 
+@tensor_args
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped to ``eps``).
 
@@ -2116,6 +2127,7 @@ def _number(value: float, like: Tensor) -> Tensor:
     return Tensor._make(jnp.asarray(value, like._value.dtype))
 
 
+@tensor_args
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
@@ -2135,6 +2147,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce(A.clamp_min_(unclamped, 0), red)
 
 
+@tensor_args
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -2152,6 +2165,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     return _reduce(A.add(output_margin, output_self), red)
 
 
+@tensor_args
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))``, reduced (``SoftMarginLossBackward0``).
@@ -2191,6 +2205,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     raise ValueError(reduction + " is not valid")
 
 
+@tensor_args
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:
@@ -2221,6 +2236,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _reduce(output, red)
 
 
+@tensor_args
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: bool | None = None, eps: float = 1e-8,
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -2278,6 +2294,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     return _reduce(loss, _REDUCTIONS[reduction])
 
 
+@tensor_args
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-6,
                         swap: bool = False, size_average: bool | None = None,
@@ -2488,6 +2505,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                   align_corners=bool(align_corners), scales=scales)
 
 
+@tensor_args
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """3-D cross-correlation over (N, C, D, H, W) or (C, D, H, W) input
