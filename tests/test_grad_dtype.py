@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import attempt, bug, ok, val
+from differential import attempt, ok, val
 
 
 def _double_grad_function(T):
@@ -80,8 +80,6 @@ def test_a_custom_functions_gradient_is_cast_to_the_grad_dtype(grad_dtype):
     ok(program)
 
 
-@bug("custom Function nodes cast their gradients to the inputs' dtypes themselves "
-     "(_function._fit_gradient); torch leaves that to the engine's validate_outputs")
 def test_a_leaf_without_grad_dtype_keeps_a_custom_functions_float64_gradient():
     def program(T):
         x = _leaf(T, None)
@@ -161,4 +159,22 @@ def test_grad_dtype_errors():
         out.append(x.grad_dtype)
         return out
 
+    ok(program)
+
+
+def test_a_custom_functions_float64_gradient_is_cast_to_what_the_next_node_expects():
+    """A Function's backward returning float64 for a float32 input: the engine casts it to the
+    dtype the next node (or the captured input) expects; a leaf's grad_dtype decides for it."""
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        function = _double_grad_function(T)
+        y = x * 1
+        direct = T.autograd.grad(function.apply(x).sum(), x)[0]
+        non_leaf = T.autograd.grad(function.apply(y).sum(), y)[0]
+        through = T.autograd.grad(function.apply(y.exp()).sum(), y)[0]
+        function.apply(x).sum().backward()
+        wide = T.ones(2, requires_grad=True)
+        wide.grad_dtype = T.float64
+        function.apply(wide).sum().backward()
+        return direct, non_leaf, through, x.grad, wide.grad
     ok(program)

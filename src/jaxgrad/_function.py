@@ -203,7 +203,8 @@ class BackwardCFunction(Node, FunctionCtx):
         return self._check_gradients(result if isinstance(result, tuple) else (result,))
 
     def _check_gradients(self, result: tuple) -> list:
-        """torch's checks of what ``backward`` returned; grads summed/cast to the inputs'."""
+        """torch's checks of what ``backward`` returned; grads summed to the inputs' shapes (the
+        engine casts them to the dtypes the next nodes expect)."""
         name, expected = type(self).__name__, len(self._is_tensor_input)
         if len(result) > expected and all(g is None for g in result[expected:]):
             result = result[:expected]
@@ -221,8 +222,8 @@ class BackwardCFunction(Node, FunctionCtx):
                 grads.append(g)
             else:
                 raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
-        return [g if g is None else _fit_gradient(name, i, g, shape, dtype)
-                for i, (g, (shape, dtype)) in enumerate(zip(grads, self._input_meta))]
+        return [g if g is None else _fit_gradient(name, i, g, shape)
+                for i, (g, (shape, _)) in enumerate(zip(grads, self._input_meta))]
 
     def release_variables(self) -> None:
         """Free the saved tensors (after backward without ``retain_graph``)."""
@@ -238,15 +239,15 @@ def _materialized_zeros(meta: tuple) -> Tensor:
     return zeros
 
 
-def _fit_gradient(name: str, index: int, grad: Tensor, shape, dtype) -> Tensor:
-    """torch's validate_outputs: sum a broadcast gradient down to the input's shape, cast it."""
+def _fit_gradient(name: str, index: int, grad: Tensor, shape) -> Tensor:
+    """torch's validate_outputs: sum a broadcast gradient down to the input's shape."""
     if tuple(grad.shape) != tuple(shape):
         if not _api.is_expandable_to(tuple(shape), tuple(grad.shape)):
             raise RuntimeError(
                 f"Function {name} returned an invalid gradient at index {index} - got "
                 f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
         grad = _api.sum_to_size(grad, *shape)
-    return grad if grad.dtype is dtype else grad.to(dtype)
+    return grad  # the engine casts to the dtype the next node expects (validate_outputs)
 
 
 class Function:
