@@ -3606,14 +3606,20 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
             [1, 3]])
     """
     layout, relative = _strided_layouts(input, size, stride, storage_offset)
-    out = apply(V.AS_STRIDED, input, layout_out=relative)
+    if relative is None:  # reaches past input's own elements, or input is not contiguous
+        storage = Tensor._make(input._cell.array)
+        out = apply(V.AS_STRIDED_OF_STORAGE, input, aux=(storage,),
+                    input_layout=input._geometry(), layout_out=layout)
+    else:
+        out = apply(V.AS_STRIDED, input, layout_out=relative)
     return make_view(out, input, layout)
 
 
 def _strided_layouts(input: Tensor, size: Any, stride: Any,
                      storage_offset: int | None) -> tuple[V.Layout, V.Layout]:
     """as_strided's layout in ``input``'s storage, and the same relative to ``input``'s own
-    elements (what the op's kernel reads), after torch's bounds check."""
+    elements (what the op's kernel reads; None: it reaches past them or ``input`` is not
+    contiguous), after torch's bounds check."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     g = input._geometry()
     offset = g.offset if storage_offset is None else int(storage_offset)
@@ -3628,13 +3634,11 @@ def _strided_layouts(input: Tensor, size: Any, stride: Any,
             f"and itemsize {input.element_size()} requiring a storage size of "
             f"{needed * input.element_size()} are out of bounds for storage of size "
             f"{storage * input.element_size()}")
+    layout = V.Layout(size, stride, offset)
     if not input.is_contiguous() or (needed and offset < g.offset) or (
             needed > g.offset + input.numel()):
-        raise NotImplementedError("jaxgrad.as_strided: only views within a contiguous input's "
-                                  "own elements are supported")
-    layout = V.Layout(size, stride, offset)
-    relative = V.Layout(size, stride, offset - g.offset)
-    return layout, relative
+        return layout, None
+    return layout, V.Layout(size, stride, offset - g.offset)
 
 
 @declare('as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, '
@@ -3651,6 +3655,9 @@ def as_strided_(input: Tensor, size: Any, stride: Any,
             [2., 4.]]), 1)
     """
     layout, relative = _strided_layouts(input, size, stride, storage_offset)
+    if relative is None:
+        raise NotImplementedError("jaxgrad.as_strided_: only views within a contiguous input's "
+                                  "own elements are supported")
     return apply_inplace_view(V.AS_STRIDED_INPLACE, lambda _, layout_out: layout, input,
                               layout_out=relative)
 

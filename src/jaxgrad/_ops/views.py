@@ -152,6 +152,27 @@ EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, sh
 AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
                 grads={"self": _scatter_layout_grad}, grad_version=1)  # (zeros, then a copy_)
 
+
+def _strided_of_storage(x, storage, input_layout, layout_out):
+    """as_strided reaching storage elements outside ``x`` (or ``x`` not contiguous): ``x``
+    written into its storage, the view read out of that."""
+    flat = storage.reshape(-1).at[_flat_index(input_layout).reshape(-1)].set(x.reshape(-1))
+    return flat[_flat_index(layout_out)]
+
+
+def _strided_of_storage_grad(grad, storage, input_layout, layout_out):
+    """torch's as_strided_backward: the gradient summed into a zero storage at the view's
+    positions, read back at the input's."""
+    flat = jnp.zeros(storage.size, grad.dtype).at[_flat_index(layout_out).reshape(-1)].add(
+        grad.reshape(-1))
+    return flat[_flat_index(input_layout)]
+
+
+AS_STRIDED_OF_STORAGE = Op("as_strided", "AsStridedBackward0", _strided_of_storage,
+                           aux=("storage",), grads={"self": _strided_of_storage_grad},
+                           grad_version=1)
+
+
 # Non-view relatives: copies that torch records under these names.
 UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.reshape(shape),
                  grads={"self": lambda grad, self_shape: grad.reshape(self_shape)},
