@@ -6,6 +6,8 @@ jaxgrad (``differential.same``).
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from differential import attempt, normalise, ok, raises, val
@@ -322,4 +324,31 @@ def test_in_place_on_an_as_strided_view_past_its_input():
         view.mul_(10)
         base.pow(2).sum().backward()
         return base, view, view._version, base._version, leaf.grad
+    ok(program)
+
+
+# --- double backward that torch refuses: scatter_reduce/index_reduce "prod" with repeated zeros ---
+
+@pytest.mark.parametrize("op", ["scatter_reduce", "index_reduce"])
+@pytest.mark.parametrize("src_values", [[0.0, 0.0], [0.0, 2.0], [3.0, 2.0]])
+def test_prod_gradient_of_repeated_zeros_is_not_differentiable_again(op, src_values):
+    def program(T):
+        inp = T.tensor([1.0], dtype=T.float64, requires_grad=True)
+        src = T.tensor(src_values, dtype=T.float64, requires_grad=True)
+        out = getattr(T, op)(inp, 0, T.tensor([0, 0]), src, "prod")
+        _, grad_src = T.autograd.grad(out.sum(), (inp, src), create_graph=True)
+        first = T.autograd.grad(getattr(T, op)(inp, 0, T.tensor([0, 0]), src, "prod").sum(),
+                                src)
+        second = attempt(lambda: [val(g) for g in T.autograd.grad(grad_src.sum(), src)])
+        return grad_src.grad_fn.name() == "torch::autograd::Error", first, second
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # index_reduce's beta warning
+        ok(program)
+
+
+def test_copy_slices_name_is_torchs():
+    def program(T):
+        y = T.ones(3, requires_grad=True) * 1
+        y[0:1].mul_(2)
+        return y.grad_fn.name(), type(y.grad_fn).__name__
     ok(program)

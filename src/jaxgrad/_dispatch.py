@@ -22,7 +22,7 @@ from . import _tracing as tracing_state
 from ._caches import Memo, cache
 from ._epoch import changed as structure_changed
 from ._grad_mode import _state, is_inference_mode_enabled
-from ._graph import FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
+from ._graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from ._jax_setup import jit
 from ._ops import views as V
 from ._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
@@ -114,7 +114,29 @@ class OpNode(Node):
                                else saved[n] for n in names], *grads)
         results = results if isinstance(results, tuple) else (results,)
         it = iter(results)
-        return [next(it) if need else None for need in mask]
+        out = [next(it) if need else None for need in mask]
+        if self.op.delayed_errors:
+            self._delay_errors(saved, out)
+        return out
+
+    def _delay_errors(self, saved: dict, out: list) -> None:
+        """Gradients the row marks as not differentiable again (on these values) go through
+        torch's DelayedError node, which raises if a later backward reaches it."""
+        names = self.op.input_names(len(out))
+        for i, grad in enumerate(out):
+            check = self.op.delayed_errors.get(names[i])
+            if grad is None or check is None or not grad.requires_grad:
+                continue
+            values = {k: v._value for k, v in saved.items() if isinstance(v, Tensor)}
+            if any(isinstance(v, jax.core.Tracer) for v in values.values()):
+                continue  # a value check: skipped while traced (as torch.compile skips them)
+            predicate, message = check
+            if bool(predicate(**values, **dict(self.static))):
+                node = DELAYED_ERROR((grad._gradient_edge(),),
+                                     ((grad._value.shape, grad._value.dtype),))
+                node.message = message
+                out[i] = Tensor._make(grad._value)
+                out[i]._set_history(node, 0)
 
     def _materialize(self, grads: list) -> list:
         if len(grads) == 1 or all(g is not None for g in grads):
@@ -756,6 +778,9 @@ class CopySlices(Node):
     """grad_fn of a base after an in-place op on one of its views (torch's CopySlices)."""
 
     __slots__ = ("base_meta", "fn", "layout")
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # torch's C++ class name, as AccumulateGrad's
 
     def __init__(self, base_edge, layout: Layout, fn: OpNode, base: Tensor) -> None:
         super().__init__((base_edge, *fn.next_edges[1:]), ((base.shape, base._value.dtype),))

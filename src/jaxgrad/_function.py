@@ -32,7 +32,7 @@ from ._dispatch import (
     rebase_history,
 )
 from ._grad_mode import _state, no_grad
-from ._graph import FREED_MESSAGE, Node, SavedTensor, node_class
+from ._graph import DELAYED_ERROR, FREED_MESSAGE, DelayedError, Node, SavedTensor
 from ._tensor import Tensor
 
 MODIFIED_VIEW_MESSAGE = (
@@ -586,32 +586,14 @@ def once_differentiable(backward: Callable) -> Callable:
         outputs = (outputs,) if single else outputs
         fakes = [None if o is None else o.detach().requires_grad_() for o in outputs]
         node = DELAYED_ERROR(tuple(None if f is None else f._gradient_edge() for f in fakes),
-                            tuple(None if o is None else (o._value.shape, o._value.dtype)
-                                  for o in outputs))
+                             tuple(None if o is None else (o._value.shape, o._value.dtype)
+                                   for o in outputs))
+        node.message = ONCE_DIFFERENTIABLE_MESSAGE
         wrapped = tuple(None if f is None else _delayed_output(f, node, i)
                         for i, f in enumerate(fakes))
         return wrapped[0] if single else wrapped
 
     return wrapper
-
-
-class DelayedError(Node):
-    """A node whose backward raises: marks gradients of a ``once_differentiable`` backward
-    (torch names it ``Error``; see :func:`once_differentiable` for how it appears).
-
-    >>> from jaxgrad._function import DELAYED_ERROR
-    >>> DELAYED_ERROR((), ()).name()
-    'Error'
-    """
-
-    __slots__ = ()
-
-    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
-        """Raise: the gradient of a ``once_differentiable`` backward cannot be differentiated."""
-        raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
-
-
-DELAYED_ERROR = node_class("Error", DelayedError)  # torch's DelayedError node is named Error
 
 
 def _delayed_output(fake: Tensor, node: DelayedError, output_nr: int) -> Tensor:

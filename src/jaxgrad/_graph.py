@@ -508,6 +508,28 @@ def node_class(name: str, base: type) -> type:
     return cls
 
 
+class DelayedError(Node):
+    """torch's DelayedError node (named ``Error``): a gradient that cannot be differentiated
+    again; its backward raises ``message``.
+
+    >>> from jaxgrad._graph import DELAYED_ERROR
+    >>> DELAYED_ERROR((), ()).name(), DELAYED_ERROR.__name__
+    ('torch::autograd::Error', 'Error')
+    """
+
+    __slots__ = ("message",)
+
+    def name(self) -> str:
+        return "torch::autograd::Error"  # torch's C++ class name, as AccumulateGrad's
+
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        """Raise the node's message."""
+        raise RuntimeError(self.message)
+
+
+DELAYED_ERROR = node_class("Error", DelayedError)  # torch's DelayedError node is named Error
+
+
 class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into its ``.grad``.
 

@@ -53,7 +53,8 @@ class Op:
     ``<input>_shape``/``<input>_dtype``): a misspelt name fails when the row is built.
     """
 
-    __slots__ = ("aux", "doc", "extra_saves", "formula_params", "forward", "forward_ad",
+    __slots__ = ("aux", "delayed_errors", "doc", "extra_saves", "formula_params", "forward",
+                 "forward_ad",
                  "grad_layout",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
@@ -68,7 +69,9 @@ class Op:
                  grad_layout: str = "fresh", grad_version: int = 0, variants: str = "",
                  inplace: str = "", identity_when: Callable | None = None,
                  numbers_as_tensors: bool = False, forward_ad: bool = True,
-                 scalar_overload: Op | None = None, doc: str = "") -> None:
+                 scalar_overload: Op | None = None,
+                 delayed_errors: dict[str, tuple[Callable, str]] | None = None,
+                 doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -104,6 +107,10 @@ class Op:
         # the row of torch's ``.Scalar`` overload, which the generated forms run when the operand
         # after ``self`` is a Python number (its own node: ``x.eq_(1)`` records EqBackward0)
         init(self, "scalar_overload", scalar_overload)
+        # input -> (predicate, message): where ``predicate(**saved, **static)`` holds, the
+        # gradient a create_graph backward gives that input cannot be differentiated again
+        # (torch's DelayedError node in a formula: scatter_reduce's prod with repeated zeros)
+        init(self, "delayed_errors", dict(delayed_errors or {}))
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
         if variadic is not None:

@@ -385,12 +385,27 @@ def _scatter_reduce_src_grad(grad, self, src, index, result, dim, reduce, includ
                                  include_self)[1].reshape(src.shape)
 
 
+def _zeros_meet(self, src, index, dim, reduce, **_):
+    """Whether "prod" scatters more than one zero of ``src`` to one position of ``self``: torch's
+    gradient for ``src`` there is not differentiable again."""
+    if reduce != "prod":
+        return False
+    src_zero = (_src_part(src, index) == 0).astype(jnp.int32)
+    return (_scatter_into(jnp.zeros(self.shape, jnp.int32), index, dim, src_zero, "add") > 1).any()
+
+
+def _double_backward_error(name: str, src: str) -> str:
+    return (f"{name}(): Double backward is unsupported for {src} when >1 zeros in {src} are "
+            "scattered to the same position in self")
+
+
 SCATTER_REDUCE_TWO = Op(
     "scatter_reduce", "ScatterReduceBackward0", _scatter_reduce_two, inputs=("self", "src"),
     aux=("index",), saves=("self", "src", "result"), grads={
         "self": lambda grad, self, src, index, result, dim, reduce, include_self:
         _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_self)[0],
-        "src": _scatter_reduce_src_grad})
+        "src": _scatter_reduce_src_grad},
+    delayed_errors={"src": (_zeros_meet, _double_backward_error("scatter_reduce", "src"))})
 
 
 # --- index_reduce: scatter_reduce with each index repeated across the source's other dims ------
@@ -422,7 +437,11 @@ INDEX_REDUCE = Op(
         _index_reduce_grads(grad, self, source, index, result, dim, reduce, include_self)[0],
         "source": lambda grad, self, source, index, result, dim, reduce, include_self:
         _index_reduce_grads(grad, self, source, index, result, dim, reduce,
-                            include_self)[1].reshape(source.shape)})
+                            include_self)[1].reshape(source.shape)},
+    delayed_errors={"source": (
+        lambda self, source, index, dim, reduce, **_: _zeros_meet(
+            self, source, _spread_index(index, source.shape, dim), dim, reduce),
+        _double_backward_error("index_reduce", "source"))})
 
 
 # --- unique: the distinct values (or slices along a dim), picked from the input ---------------
