@@ -352,3 +352,17 @@ def test_copy_slices_name_is_torchs():
         y[0:1].mul_(2)
         return y.grad_fn.name(), type(y.grad_fn).__name__
     ok(program)
+
+
+@pytest.mark.parametrize("alias,target", [("greater", "gt"), ("greater_equal", "ge"),
+                                          ("less", "lt"), ("less_equal", "le"),
+                                          ("not_equal", "ne")])
+def test_comparison_aliases(alias, target):
+    def program(T):
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        inplace = x.detach().clone()
+        getattr(inplace, alias + "_")(T.tensor([2.0, 2.0, 2.0]))
+        return (getattr(T, alias)(x, 2), getattr(x, alias)(T.tensor([3.0, 2.0, 1.0])),
+                inplace, inplace._version, getattr(T, alias).__name__,
+                hasattr(T, alias + "_"), getattr(T, alias)(x, 2).equal(getattr(T, target)(x, 2)))
+    ok(program)

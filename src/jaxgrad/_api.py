@@ -2025,6 +2025,16 @@ def to_dtype(input: Tensor, dtype: Any) -> Tensor:
 
 clip_ = declare_alias("clip_", "clamp_")
 
+# torch's other names of the comparisons (Tensor.greater_ and friends are methods only)
+greater = declare_alias("greater", "gt")
+greater_equal = declare_alias("greater_equal", "ge")
+less = declare_alias("less", "lt")
+less_equal = declare_alias("less_equal", "le")
+not_equal = declare_alias("not_equal", "ne")
+for _alias, _target in (("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", "lt_"),
+                        ("less_equal_", "le_"), ("not_equal_", "ne_")):
+    declare_alias(_alias, _target)
+
 
 # --- gather / scatter / index_select / take_along_dim ---------------------------------------------
 
