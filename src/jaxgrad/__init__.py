@@ -28,6 +28,7 @@ from . import profiler as profiler
 from . import return_types as return_types
 from . import serialization as serialization
 from . import special as special
+from . import storage as storage
 from . import utils as utils
 from ._anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from ._anomaly import is_anomaly_enabled as is_anomaly_enabled

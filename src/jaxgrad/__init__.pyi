@@ -18,14 +18,15 @@ from . import profiler as profiler
 from . import return_types as return_types
 from . import serialization as serialization
 from . import special as special
+from . import storage as storage
 from . import utils as utils
 from ._legacy_types import tensortype
 from ._tensor import Tensor as Tensor
 
 from ._random import Generator as Generator
 from ._tensor import Size as Size
-from ._tensor import TypedStorage as TypedStorage
-from ._tensor import UntypedStorage as UntypedStorage
+from .storage import TypedStorage as TypedStorage
+from .storage import UntypedStorage as UntypedStorage
 from ._creation import arange as arange
 from ._creation import as_tensor as as_tensor
 from .amp.autocast_mode import autocast as autocast

@@ -261,7 +261,7 @@ class UntypedStorage:
     (8, 8, 64)
     """
 
-    __module__ = "jaxgrad"
+    __module__ = "jaxgrad.storage"
 
     def __init__(self, cell: Storage) -> None:
         self._cell = cell
@@ -328,7 +328,7 @@ class TypedStorage:
     (3, 3.0, [1.0, 2.0, 3.0], jaxgrad.float32)
     """
 
-    __module__ = "jaxgrad"
+    __module__ = "jaxgrad.storage"
 
     def __init__(self, cell: Storage) -> None:
         self._cell = cell

@@ -1,0 +1,10 @@
+"""``torch.storage``: the storage classes a tensor's ``storage()`` / ``untyped_storage()``
+return (views of jaxgrad's storage cells).
+
+>>> import jaxgrad
+>>> jaxgrad.storage.TypedStorage is type(jaxgrad.arange(3.0).storage())
+True
+"""
+
+from ._storage import TypedStorage as TypedStorage
+from ._storage import UntypedStorage as UntypedStorage
