@@ -380,3 +380,17 @@ def test_a_gradient_summed_with_a_view_of_itself_is_summed_out_of_place(build):
         build(x).sum().backward()
         return x.grad, x.grad._version
     ok(program)
+
+
+def test_create_graph_hands_an_unchanged_gradient_on_as_the_same_tensor():
+    """Under create_graph, add's (and clone's, sub's self) gradient is the incoming gradient
+    itself, as torch's formula returns ``grad``: no new node."""
+    def program(T):
+        x = T.ones(3, requires_grad=True)
+        a, b = x * 2, x * 3
+        v = T.ones(3, requires_grad=True) * 1
+        ga, gb = T.autograd.grad(a + b, (a, b), grad_outputs=v, create_graph=True)
+        sa, _ = T.autograd.grad(a - b, (a, b), grad_outputs=v, create_graph=True)
+        (gc,) = T.autograd.grad(a.clone(), a, grad_outputs=v, create_graph=True)
+        return ga is gb, ga is v, sa is v, gc is v, ga.grad_fn.name()
+    ok(program)

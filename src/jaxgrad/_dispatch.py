@@ -79,10 +79,11 @@ class OpNode(Node):
             return self._apply_differentiable(saved, grads, needs)
         return self._apply_jitted(saved, grads, needs)
 
-    def _apply_jitted(self, saved: dict, grads: list, needs: tuple) -> list:
-        op, g0 = self.op, grads[0]
+    def _handed_on(self, needs: tuple, g0: Tensor) -> list:
+        """Per input: ``g0`` itself where torch's formula is the gradient unchanged (add's, or
+        cumsum's over a dim of size 1) and it fits the input, else None."""
+        op = self.op
         out: list = [None] * len(needs)
-        pending = False
         for i, (name, need) in enumerate(zip(op.input_names(len(needs)), needs)):
             if need:
                 shape, dtype = self.in_meta[i]
@@ -90,10 +91,13 @@ class OpNode(Node):
                         shape, **dict(self.static)))) and g0._value.shape == shape and (
                         g0._value.dtype == dtype):
                     out[i] = g0  # torch hands the very same gradient tensor on
-                else:
-                    pending = True
-        if pending:
-            pending = tuple(need and d is None for need, d in zip(needs, out))
+        return out
+
+    def _apply_jitted(self, saved: dict, grads: list, needs: tuple) -> list:
+        op = self.op
+        out = self._handed_on(needs, grads[0])
+        pending = tuple(need and d is None for need, d in zip(needs, out))
+        if any(pending):
             fn = jitted_backward(op, self.static, pending, self.in_meta)
             arrays = fn.call({k: t._value for k, t in saved.items()},
                              tuple(g._value for g in grads))
@@ -107,14 +111,19 @@ class OpNode(Node):
         return out
 
     def _apply_differentiable(self, saved: dict, grads: list, needs: tuple) -> list:
-        names = tuple(n for n in self.op.saved_names(needs) if n in saved)
-        bop, mask = differentiable_backward_op(self.op, self.static, needs, self.in_meta, names,
-                                               type(self).__name__)
-        results = apply(bop, *[saved[n]._value if isinstance(saved[n], SavedConstant)
-                               else saved[n] for n in names], *grads)
-        results = results if isinstance(results, tuple) else (results,)
-        it = iter(results)
-        out = [next(it) if need else None for need in mask]
+        out = self._handed_on(needs, grads[0])
+        rest = tuple(need and d is None for need, d in zip(needs, out))
+        if any(rest):
+            names = tuple(n for n in self.op.saved_names(rest) if n in saved)
+            bop, mask = differentiable_backward_op(self.op, self.static, rest, self.in_meta,
+                                                   names, type(self).__name__)
+            results = apply(bop, *[saved[n]._value if isinstance(saved[n], SavedConstant)
+                                   else saved[n] for n in names], *grads)
+            results = results if isinstance(results, tuple) else (results,)
+            it = iter(results)
+            for i, need in enumerate(mask):
+                if need:
+                    out[i] = next(it)
         if self.op.delayed_errors:
             self._delay_errors(saved, out)
         return out
