@@ -251,33 +251,13 @@ class _TypedStorageWarning:
 typed_storage_warning = _TypedStorageWarning()
 
 
-class UntypedStorage:
-    """The bytes of a tensor's storage cell (``Tensor.untyped_storage()``): ``len``, ``nbytes()``,
-    ``data_ptr()`` and byte access, as torch's ``UntypedStorage``; writes go to the cell.
+class _CellStorage:
+    """What both storage classes say of the cell they read: its address and device."""
 
-    >>> import jaxgrad
-    >>> u = jaxgrad.tensor([1.0, 2.0])[1:].untyped_storage()
-    >>> len(u), u.nbytes(), u[7]
-    (8, 8, 64)
-    """
-
-    __module__ = "jaxgrad.storage"
+    __slots__ = ("_cell",)
 
     def __init__(self, cell: Storage) -> None:
         self._cell = cell
-
-    def _bytes(self) -> np.ndarray:
-        return np.ascontiguousarray(np.asarray(self._cell.array)).reshape(-1).view(np.uint8)
-
-    def nbytes(self) -> int:
-        array = self._cell.array
-        return array.size * array.dtype.itemsize
-
-    def size(self) -> int:
-        return self.nbytes()
-
-    def __len__(self) -> int:
-        return self.nbytes()
 
     def data_ptr(self) -> int:
         return self._cell.address()
@@ -292,6 +272,32 @@ class UntypedStorage:
 
     def is_shared(self) -> bool:
         return False
+
+
+class UntypedStorage(_CellStorage):
+    """The bytes of a tensor's storage cell (``Tensor.untyped_storage()``): ``len``, ``nbytes()``,
+    ``data_ptr()`` and byte access, as torch's ``UntypedStorage``; writes go to the cell.
+
+    >>> import jaxgrad
+    >>> u = jaxgrad.tensor([1.0, 2.0])[1:].untyped_storage()
+    >>> len(u), u.nbytes(), u[7]
+    (8, 8, 64)
+    """
+
+    __module__ = "jaxgrad.storage"
+
+    def _bytes(self) -> np.ndarray:
+        return np.ascontiguousarray(np.asarray(self._cell.array)).reshape(-1).view(np.uint8)
+
+    def nbytes(self) -> int:
+        array = self._cell.array
+        return array.size * array.dtype.itemsize
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
 
     def __getitem__(self, idx: int) -> int:
         return int(self._bytes()[_element_index(self, idx)])
@@ -313,7 +319,7 @@ class UntypedStorage:
         return " " + "\n ".join(str(b) for b in self.tolist()) + "\n" + info
 
 
-class TypedStorage:
+class TypedStorage(_CellStorage):
     """A tensor's storage as elements of its dtype (``Tensor.storage()``, deprecated in torch,
     which warns once): ``len`` counts the whole cell's elements (a view's storage is its
     base's), ``data_ptr()`` is the cell's address, and elements read and write the cell (not
@@ -330,9 +336,6 @@ class TypedStorage:
 
     __module__ = "jaxgrad.storage"
 
-    def __init__(self, cell: Storage) -> None:
-        self._cell = cell
-
     @property
     def _untyped_storage(self) -> UntypedStorage:
         return UntypedStorage(self._cell)
@@ -343,17 +346,6 @@ class TypedStorage:
     @property
     def dtype(self) -> _dtypes.dtype:
         return _dtypes.from_numpy_dtype(self._cell.array.dtype)
-
-    @property
-    def device(self) -> device:
-        return _device_of(self._cell.array)
-
-    @property
-    def is_cuda(self) -> bool:
-        return self.device.type == "cuda"
-
-    def is_shared(self) -> bool:
-        return False
 
     def size(self) -> int:
         return self._cell.array.size
@@ -366,9 +358,6 @@ class TypedStorage:
 
     def nbytes(self) -> int:
         return self.size() * self.element_size()
-
-    def data_ptr(self) -> int:
-        return self._cell.address()
 
     def type(self) -> str:
         return f"jaxgrad.{_dtypes.type_name(self.dtype).replace('Tensor', 'Storage')}"

@@ -2,7 +2,7 @@
 return (views of jaxgrad's storage cells).
 
 >>> import jaxgrad
->>> jaxgrad.storage.TypedStorage is type(jaxgrad.arange(3.0).storage())
+>>> jaxgrad.storage.UntypedStorage is type(jaxgrad.arange(3.0).untyped_storage())
 True
 """
 
