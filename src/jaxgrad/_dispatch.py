@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -408,6 +408,12 @@ def _not_a_tensor(op: Op, value: Any) -> TypeError:
 def _promote(op: Op, args: tuple):
     if not isinstance(args[0], Tensor):  # exp(3): torch's parser wants a Tensor (on a cache miss)
         raise _not_a_tensor(op, args[0])
+    return promoted_dtype(op, args)
+
+
+def promoted_dtype(op: Op, args: Sequence[Any]) -> np.dtype:
+    """The dtype row ``op`` (which promotes) computes ``args`` (tensors, numbers, None) in:
+    torch's result type, integers made the default float for ``promote="float"``."""
     tensors = [(a.dtype, a.ndim) for a in args if isinstance(a, Tensor)]
     scalars = [a for a in args if a is not None and not isinstance(a, Tensor)]
     d = _dtypes.result_type(tensors, scalars)

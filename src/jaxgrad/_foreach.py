@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _api, _dtypes
+from . import _api
 from ._argparse import check_broadcast, scalar
-from ._dispatch import apply, apply_inplace
+from ._dispatch import apply, apply_inplace, promoted_dtype
 from ._ops import elementwise as E
 from ._ops import foreach as F
 from ._ops import reductions as R
@@ -67,14 +67,7 @@ def _is_scalar(value: Any) -> bool:
 
 def _compute_dtype(row: Op, group: Sequence[Any]):
     """The dtype the per-tensor op computes ``group`` in (None: the row does not promote)."""
-    if not row.promote:
-        return None
-    tensors = [(g.dtype, g.ndim) for g in group if isinstance(g, Tensor)]
-    numbers = [g for g in group if g is not None and not isinstance(g, Tensor)]
-    d = _dtypes.result_type(tensors, numbers)
-    if row.promote == "float" and not (d.is_floating_point or d.is_complex):
-        d = _dtypes.get_default_dtype()
-    return d.np
+    return promoted_dtype(row, group) if row.promote else None
 
 
 def _operand(value: Any, dtype) -> Any:
