@@ -30,6 +30,7 @@ from . import serialization as serialization
 from . import special as special
 from . import storage as storage
 from . import utils as utils
+from . import viz as viz
 from ._anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from ._anomaly import is_anomaly_enabled as is_anomaly_enabled
 from ._anomaly import set_anomaly_enabled as set_anomaly_enabled

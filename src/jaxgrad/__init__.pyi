@@ -20,6 +20,7 @@ from . import serialization as serialization
 from . import special as special
 from . import storage as storage
 from . import utils as utils
+from . import viz as viz
 from ._legacy_types import tensortype
 from ._tensor import Tensor as Tensor
 
