@@ -447,7 +447,7 @@ class Tensor:
                     "tensor are the same size")
             if value is self:
                 raise RuntimeError("can't assign Variable as its own grad")
-            grad_dtype = self.dtype if self._grad_dtype is _OWN_DTYPE else self._grad_dtype
+            grad_dtype = self._leaf_grad_dtype()
             if grad_dtype is not None and value.dtype is not grad_dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype "
@@ -476,6 +476,9 @@ class Tensor:
         """
         if self._grad_fn is not None:
             raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self._leaf_grad_dtype()
+
+    def _leaf_grad_dtype(self) -> _dtypes.dtype | None:
         return self.dtype if self._grad_dtype is _OWN_DTYPE else self._grad_dtype
 
     @grad_dtype.setter
