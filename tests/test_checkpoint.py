@@ -13,7 +13,6 @@ import contextlib
 import gc
 import pathlib
 import re
-import warnings
 import weakref
 
 import jax
@@ -880,17 +879,6 @@ def test_compiled_step_with_checkpoint_equals_eager(use_reentrant):
         assert abs(a.item() - b.item()) <= 1e-6 * max(1.0, abs(a.item()))
     assert float((model[0].weight.detach() - eager_weight).abs().max()) < 1e-6
     assert len(compiled._cache) == 2  # without .grad, then with: later calls reuse the program
-
-
-# --- the notes -----------------------------------------------------------------------------------
-
-def test_notes_code_blocks_run():
-    blocks = re.findall(r"```python\n(.*?)```", NOTES.read_text(), re.S)
-    assert blocks
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for block in blocks:
-            exec(compile(block, str(NOTES), "exec"), {})
 
 
 @pytest.mark.parametrize("use_reentrant", [False, True])

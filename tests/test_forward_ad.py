@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import copy
 import gc
-import pathlib
-import re
 import weakref
 
 import pytest
@@ -685,14 +683,6 @@ def test_custom_function_setup_context_and_save_for_forward():
             w = fw.make_dual(data(T, 3, seed=2), data(T, 3, seed=3))
             return tan(fw.unpack_dual(Scale.apply(x, w)).tangent)
     ok(prog)
-
-
-def test_notes_code_blocks_run():
-    notes = pathlib.Path(__file__).parent.parent / "functorch_notes" / "forward_ad.md"
-    blocks = re.findall(r"```python\n(.*?)```", notes.read_text(), re.S)
-    assert len(blocks) == 3
-    for block in blocks:
-        exec(compile(block, str(notes), "exec"), {})
 
 
 # --- out=, printing, non-differentiable and in-place comparison ops -----------------------------

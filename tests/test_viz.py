@@ -123,3 +123,58 @@ def test_notebook_picture_or_text():
 def test_inputs_must_be_tensors():
     with pytest.raises(AttributeError):
         draw_graph(3.0)
+
+
+# --- GradientFlow: per-layer gradient norms collected with hooks, on torch and jaxgrad ---------
+
+def _deep_tanh_net(T):
+    """A 4-layer tanh MLP whose weights are the same numbers on torch and jaxgrad."""
+    layers = []
+    for i, (n_in, n_out) in enumerate([(6, 8), (8, 8), (8, 8), (8, 1)]):
+        lin = T.nn.Linear(n_in, n_out)
+        with T.no_grad():
+            lin.weight.copy_(T.linspace(-0.6, 0.6 + i / 10, n_in * n_out).reshape(n_out, n_in))
+            lin.bias.copy_(T.linspace(-0.1, 0.1, n_out))
+        layers += [lin, T.nn.Tanh()]
+    return T.nn.Sequential(*layers[:-1])
+
+
+@pytest.mark.parametrize("source", ["outputs", "parameters"])
+def test_gradient_flow_records_torchs_norms_over_training_steps(source):
+    from jaxgrad.viz import GradientFlow
+
+    def program(T):
+        model = _deep_tanh_net(T)
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        x = T.linspace(-1, 1, 30).reshape(5, 6)
+        with GradientFlow(model, source=source) as flow:
+            for _ in range(3):
+                opt.zero_grad()
+                model(x).pow(2).mean().backward()
+                opt.step()
+        model(x).sum().backward()  # after the with block: nothing more recorded
+        return flow.norms
+
+    torch_norms, jaxgrad_norms = program(torch), program(jaxgrad)
+    assert list(jaxgrad_norms) == list(torch_norms)
+    assert all(len(v) == 3 for v in jaxgrad_norms.values())
+    for name in torch_norms:
+        assert jaxgrad_norms[name] == pytest.approx(torch_norms[name], rel=1e-5)
+
+
+def test_gradient_flow_plot_draws_one_line_per_layer():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from jaxgrad.viz import GradientFlow
+    model = _deep_tanh_net(jaxgrad)
+    with GradientFlow(model, layers=["0", "6"]) as flow:
+        model(jaxgrad.ones(2, 6)).sum().backward()
+    ax = flow.plot()
+    assert [line.get_label() for line in ax.get_lines()] == ["0", "6"]
+    assert ax.get_yscale() == "log"
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="source must be"):
+        GradientFlow(model, source="weights")

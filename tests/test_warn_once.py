@@ -30,3 +30,15 @@ def test_a_warn_once_warning_points_at_the_users_line(name, monkeypatch):
         WARN_ONCE_PROGRAMS[name]()
         WARN_ONCE_PROGRAMS[name]()
     assert [w.filename for w in caught] == [__file__]
+
+
+def test_engine_warnings_point_at_the_users_backward_call():
+    """Warnings given while backward runs (a full backward hook on a module whose inputs do not
+    require grad) point at the user's ``backward()`` line, as torch's engine's do."""
+    model = jaxgrad.nn.Linear(2, 1)
+    model.register_full_backward_hook(lambda module, grad_input, grad_output: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model(jaxgrad.ones(1, 2)).sum().backward()
+    assert [(w.filename, w.message.args[0][:34]) for w in caught] == [
+        (__file__, "Full backward hook is firing when ")]

@@ -57,6 +57,21 @@ def warn_once(message: str, category: type[Warning] = UserWarning,
     warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
+def warn_at_user_line(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn every time, pointing at the first line outside jaxgrad (where torch's warnings from
+    its C++ engine point: the user's ``backward()`` call).
+
+    >>> import warnings
+    >>> from jaxgrad._warn_once import warn_at_user_line
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_at_user_line("shown at this line (doctest)")
+    >>> caught[0].filename.startswith("<doctest")
+    True
+    """
+    warnings.warn(message, category, stacklevel=_first_caller_outside_jaxgrad() + 1)
+
+
 def set_warn_always(b: bool) -> None:
     """When True, warnings jaxgrad gives once per process (torch's TORCH_WARN_ONCE) are given
     every time, as ``torch.set_warn_always``.

@@ -1,4 +1,4 @@
-"""Pictures of autograd: the graph behind tensors as Graphviz DOT.
+"""Pictures of autograd: the graph behind tensors as Graphviz DOT, and gradient flow.
 
 ``draw_graph(loss)`` walks ``grad_fn``/``next_functions`` as torch's engine would and returns a
 :class:`Graph`: its ``source`` is DOT text, and in a notebook it renders as SVG when the
@@ -6,17 +6,21 @@
 the DOT text otherwise. Nodes carry torch's names (``MulBackward0``,
 ``torch::autograd::AccumulateGrad`` is drawn as its leaf), leaves their shapes, saved tensors
 their names and shapes, and tensors with hooks or ``retain_grad`` say so.
+
+``GradientFlow(model)`` collects per-layer gradient norms with hooks over training steps and plots
+them with matplotlib (the ``viz`` extra). It only calls the module and tensor hook API, so the
+same recorder also watches a ``torch.nn.Module``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._graph import AccumulateGrad, Node
 from ._tensor import Tensor
 
-__all__ = ["Graph", "draw_graph"]
+__all__ = ["GradientFlow", "Graph", "draw_graph"]
 
 _STYLE = {"output": 'shape=box, style=filled, fillcolor="darkolivegreen1"',
           "leaf": 'shape=box, style=filled, fillcolor="lightblue"',
@@ -159,3 +163,87 @@ def draw_graph(*tensors: Tensor, params: Mapping[str, Tensor] | None = None,
                 edges.append((here, node_key(nxt), "grad"))
                 stack.append(nxt)
     return Graph(nodes, edges)
+
+
+class GradientFlow:
+    """Per-layer gradient norms over training steps, collected with hooks.
+
+    ``source="outputs"`` (default) hooks each layer's output tensor as the forward makes it (a
+    forward hook registering a tensor hook) and records the L2 norm of the gradient flowing into
+    it: the intermediate gradient that vanishes or explodes. ``source="parameters"`` puts a
+    post-accumulate-grad hook on each parameter and records the norm of its ``.grad`` after
+    accumulation. ``layers`` names the
+    modules (or parameters) to watch; by default every module that owns parameters (or every
+    parameter). Each backward appends one value per name to ``norms``; ``plot()`` draws them.
+    Works on jaxgrad and torch modules alike; ``remove()`` (or leaving a ``with`` block) removes
+    the hooks.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.viz import GradientFlow
+    >>> model = jaxgrad.nn.Sequential(jaxgrad.nn.Linear(3, 4), jaxgrad.nn.Tanh(),
+    ...                               jaxgrad.nn.Linear(4, 1))
+    >>> with GradientFlow(model) as flow:
+    ...     for _ in range(2):
+    ...         model(jaxgrad.ones(5, 3)).sum().backward()
+    >>> {name: len(values) for name, values in flow.norms.items()}
+    {'0': 2, '2': 2}
+    """
+
+    def __init__(self, model: Any, layers: Iterable[str] | None = None,
+                 source: str = "outputs") -> None:
+        if source not in ("outputs", "parameters"):
+            raise ValueError(f"source must be 'outputs' or 'parameters', got {source!r}")
+        self.source = source
+        if source == "outputs":
+            watched = dict(model.named_modules())
+            default = [n for n, m in watched.items() if next(m.parameters(recurse=False), None)
+                       is not None]
+        else:
+            watched = dict(model.named_parameters())
+            default = list(watched)
+        names = list(default if layers is None else layers)
+        self.norms: dict[str, list[float]] = {name: [] for name in names}
+        self._handles = [self._watch(name, watched[name]) for name in names]
+
+    def _watch(self, name: str, target: Any) -> Any:
+        record = self.norms[name]
+        if self.source == "outputs":
+            def hook_output(module: Any, args: Any, output: Any) -> None:
+                if getattr(output, "requires_grad", False):
+                    output.register_hook(lambda grad: record.append(_norm(grad)))
+            return target.register_forward_hook(hook_output)
+        return target.register_post_accumulate_grad_hook(
+            lambda param: record.append(_norm(param.grad)))
+
+    def remove(self) -> None:
+        """Remove the hooks; the norms collected so far stay."""
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+
+    def __enter__(self) -> GradientFlow:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.remove()
+
+    def plot(self, ax: Any = None, log: bool = True) -> Any:
+        """One line per watched name over the backward calls (log scale unless ``log=False``);
+        needs matplotlib. Returns the matplotlib ``Axes``."""
+        if ax is None:
+            import matplotlib.pyplot as plt
+            ax = plt.subplots(figsize=(7, 3.5))[1]
+        for name, values in self.norms.items():
+            ax.plot(range(1, len(values) + 1), values, marker=".", label=name or "(model)")
+        if log:
+            ax.set_yscale("log")
+        what = "layer output" if self.source == "outputs" else "parameter"
+        ax.set_xlabel("backward call")
+        ax.set_ylabel(f"{what} gradient norm")
+        ax.set_title("gradient flow")
+        ax.legend(fontsize="small", ncol=2)
+        return ax
+
+
+def _norm(grad: Any) -> float:
+    return float("nan") if grad is None else float(grad.detach().norm())

@@ -4,7 +4,6 @@ and the wrapper that binds a legacy backward hook to its module."""
 from __future__ import annotations
 
 import functools
-import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -13,6 +12,7 @@ from ..._function import Function
 from ..._grad_mode import is_grad_enabled
 from ..._graph import RemovableHandle as _NodeHandle
 from ..._tensor import Tensor
+from ..._warn_once import warn_at_user_line
 
 
 class RemovableHandle(_NodeHandle):
@@ -215,11 +215,11 @@ class BackwardHook:
             self.grad_outputs = out
 
     def _run_hooks_without_input_grads(self) -> None:
-        warnings.warn(
+        warn_at_user_line(
             "Full backward hook is firing when gradients are computed with respect to module "
             "outputs since no inputs require gradients. See "
             "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
-            "register_full_backward_hook for more details.", stacklevel=5)
+            "register_full_backward_hook for more details.")
         grad_inputs = _pack_with_none([], [], self.n_inputs)
         for hook in self.user_hooks:
             res = hook(self.module, grad_inputs, self.grad_outputs)
