@@ -33,11 +33,12 @@ import jax.numpy as jnp
 from ._caches import cache
 from ._grad_mode import _state as _grad_state
 from ._grad_mode import is_inference_mode_enabled
+from ._graph import TANGENT_SOURCE
 from ._ops import elementwise as E
 from ._ops import views as V
 from ._ops._table import Op, jitted_forward
 from ._storage import Layout, contiguous_strides
-from ._tensor import FORWARD_GRAD_DROPPED, TANGENT_SOURCE, UNPACKS_WITH_TANGENT, Tensor
+from ._tensor import FORWARD_GRAD_DROPPED, Tensor
 from ._tensor_repr import show_tangents
 from ._typename import type_name
 
@@ -327,7 +328,7 @@ def on_apply(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, args: tuple
 def _share_with_saved_output(result: Tensor, output_nr: int, level: int,
                              tangent: Tensor) -> None:
     """torch's SavedVariable keeps a saved output's forward grad: the alias the output's node
-    keeps gets its tangent, and the tensors it unpacks as (``Tensor._alias``) share it, so that
+    keeps gets its tangent, and the tensors it unpacks as (``SavedTensor.unpack``) share it, so that
     forward-over-reverse sees it (``exp``'s backward uses ``result``)."""
     saved = getattr(result._grad_fn, "saved", None)  # an op node's saved values by name
     for record in (saved or {}).values():
@@ -335,7 +336,7 @@ def _share_with_saved_output(result: Tensor, output_nr: int, level: int,
         if (getattr(record, "is_output", False) and not record.saved_original
                 and record.output_nr == output_nr and kept is not None):
             set_tangent(kept, level, tangent)
-            kept.__dict__[UNPACKS_WITH_TANGENT] = True
+            record.tangent_source = kept
 
 
 def on_view(ops: Dispatch, op: Op, geometry: Callable, source: Tensor, out: Tensor,

@@ -203,6 +203,11 @@ PACK_INPLACE_MESSAGE = (
 )
 
 
+# forward AD's mark (see _forward_ad) on a saved output as unpacked: the tensor whose tangent it
+# shares (``SavedTensor.tangent_source``)
+TANGENT_SOURCE = "_fw_tangent_source"
+
+
 class SavedTensor:
     """A tensor saved for backward plus the version it had then (torch's SavedVariable).
 
@@ -221,12 +226,13 @@ class SavedTensor:
 
     __slots__ = ("__weakref__", "freed", "grad_acc", "grad_fn", "has_history", "hooks",
                  "is_leaf", "is_output", "output_nr", "packed", "requires_grad",
-                 "saved_original", "tensor", "version")
+                 "saved_original", "tangent_source", "tensor", "version")
 
     def __init__(self, tensor, output_nr: int | None = None,
                  differentiable: bool | None = None) -> None:
         self.freed = False
         self.hooks = self.packed = self.grad_fn = self.grad_acc = None
+        self.tangent_source = None  # forward AD: the tensor whose tangent unpacked aliases share
         self.requires_grad = False
         if tensor is None:  # torch's default-constructed SavedVariable: unpacks as None
             self.tensor, self.version, self.is_output, self.output_nr = None, 0, False, 0
@@ -349,6 +355,8 @@ class SavedTensor:
         if grad_fn is None and not self.requires_grad and not data._requires_grad:
             return data
         var = data._alias(share_version=True)
+        if self.tangent_source is not None:
+            var.__dict__[TANGENT_SOURCE] = self.tangent_source
         if grad_fn is not None:
             var._requires_grad, var._grad_fn, var._output_nr = True, grad_fn, self.output_nr
         else:

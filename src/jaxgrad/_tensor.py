@@ -57,10 +57,6 @@ NON_LEAF_GRAD_WARNING = (
 # set by ``detach_()``: forward AD (a layer above) drops the tensor's tangent when it sees this
 FORWARD_GRAD_DROPPED = "_fw_grad_dropped"
 
-# forward AD's marks (see _forward_ad): a saved output's alias whose tangent the tensors it
-# unpacks as share, and on those, the alias they share it with
-UNPACKS_WITH_TANGENT = "_fw_unpacks_with_tangent"
-TANGENT_SOURCE = "_fw_tangent_source"
 
 # attributes torch refuses to delete (which here are also the tensor's own fields)
 _UNDELETABLE = {"_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
@@ -165,8 +161,6 @@ class Tensor:
         t._layout = self._layout
         t._arr, t._arr_gen, t._lazy = self._arr, self._arr_gen, self._lazy
         t._inference = self._inference
-        if self.__dict__.get(UNPACKS_WITH_TANGENT):  # (a saved output unpacking, see above)
-            t.__dict__[TANGENT_SOURCE] = self
         return t
 
     # -- data ---------------------------------------------------------------------------------
