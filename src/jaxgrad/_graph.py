@@ -76,8 +76,9 @@ class RemovableHandle:
         self.remove()
 
 
-class HookDict(OrderedDict):
-    """An OrderedDict that can be weakly referenced by handles."""
+# The hook dicts are plain OrderedDicts, as in torch (``Tensor._backward_hooks`` prints as
+# ``OrderedDict([...])``); unlike dict, OrderedDict can be weakly referenced by the handles.
+HookDict = OrderedDict
 
 
 def add_hook(hooks: HookDict, fn: Callable, prepend: bool = False) -> RemovableHandle:
