@@ -491,3 +491,13 @@ def test_allow_mutation_errors():
                 attempt(under_disabled_hooks), a.grad)
 
     ok(program)
+
+
+def test_dir_of_a_node_lists_its_saved_attributes_as_torchs():
+    def program(T):
+        x = T.ones(2, 3, requires_grad=True)
+        nodes = [(x * x).grad_fn, x.sigmoid().grad_fn, x.pow(2).grad_fn, (x * 2).grad_fn,
+                 x.transpose(0, 1).grad_fn]
+        return [sorted(d for d in dir(fn) if d.startswith(("_saved_", "_raw_saved_")))
+                for fn in nodes]
+    ok(program)

@@ -179,6 +179,15 @@ class OpNode(Node):
             self.freed = saved  # what _raw_saved_<name> still hands out
             self.saved = None
 
+    def __dir__(self) -> list[str]:
+        """dir() lists the ``_saved_<name>``/``_raw_saved_<name>`` attributes, as torch's."""
+        tensors = _saved_tensor_names(self.op, len(self.needs))
+        held = self.saved if self.saved is not None else (self.freed or {})
+        static = [k for k in dict(self.static) if not k.startswith("_")]
+        keys = {*held, *tensors, *static}
+        return sorted({*super().__dir__(), *(f"_saved_{k}" for k in keys),
+                       *(f"_raw_saved_{k}" for k in keys if k in tensors)})
+
     def __getattr__(self, name: str) -> Any:
         # torch exposes saved values as grad_fn._saved_<name>, and saved tensors as
         # SavedTensor objects as grad_fn._raw_saved_<name>
