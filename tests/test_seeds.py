@@ -443,74 +443,159 @@ def test_001_s16_profiler():
     check(program)
 
 
-# === 002_0cdcbb9c31096628.txt: retain_grad() and hooks on a two-layer network ===========
+# === 002_0cdcbb9c31096628.txt: 中间梯度的查询 / hook, module hooks =================================
 
-def _seed002_data(T):
-    x = T.tensor([[1.0]])
-    y = T.tensor([[1.0], [0.0]])
-    w1 = T.tensor([[1.0], [2.0]], requires_grad=True)
-    w2 = T.tensor([[3.0, 4.0], [5.0, 6.0]], requires_grad=True)
-    return x, y, w1, w2
+def _seed002_xyw(T):
+    x = T.Tensor([0, 1, 2, 3]).requires_grad_()
+    y = T.Tensor([4, 5, 6, 7]).requires_grad_()
+    w = T.Tensor([1, 2, 3, 4]).requires_grad_()
+    return x, y, w
 
 
-def test_002_retain_grad():
-    """002 §retain_grad(): every intermediate retains its gradient."""
+def _seed002_in1(T, show):
+    x, y, w = _seed002_xyw(T)
+    z = x + y
+    o = w.matmul(z)
+    o.backward()
+    show("x.requires_grad:", x.requires_grad)
+    show("y.requires_grad:", y.requires_grad)
+    show("z.requires_grad:", z.requires_grad)
+    show("w.requires_grad:", w.requires_grad)
+    show("o.requires_grad:", o.requires_grad)
+    show("x.grad:", x.grad)
+    show("y.grad:", y.grad)
+    show("w.grad:", w.grad)
+    show("z.grad:", z.grad)  # None, with a warning
+    show("o.grad:", o.grad)  # None, with a warning
+
+
+def test_002_in1_leaf_grads_only():
+    """002 §1.1 In[1]: only leaves get .grad."""
+    check(_seed002_in1)
+
+
+def test_002_in1_nonleaf_grad_warnings():
+    """002 §1.1 In[1]: reading z.grad and o.grad warns (the same UserWarning as torch)."""
+    import jaxgrad
+
+    def program(T):
+        _seed002_in1(T, Printer())
+
+    tw = captured_warnings(program, torch)
+    assert len(tw) == 2
+    assert captured_warnings(program, jaxgrad) == tw
+
+
+def test_002_in3_retain_grad():
+    """002 §1.1 In[3]: retain_grad on z and o (the post's comment says None, its output shows
+    the gradients)."""
 
     def program(T, show):
-        def forwrad(x, y, w1, w2):
-            z_1 = T.mm(w1, x)
-            z_1.retain_grad()
-            y_1 = T.sigmoid(z_1)
-            y_1.retain_grad()
-            z_2 = T.mm(w2, y_1)
-            z_2.retain_grad()
-            y_2 = T.sigmoid(z_2)
-            y_2.retain_grad()
-            loss = 1 / 2 * (((y_2 - y) ** 2).sum())
-            loss.retain_grad()
-            return loss, z_1, y_1, z_2, y_2
-
-        x, y, w1, w2 = _seed002_data(T)
-        loss, z_1, y_1, z_2, y_2 = forwrad(x, y, w1, w2)
-        loss.backward()
-        for t in (z_1, y_1, z_2, y_2, loss, w1, w2):
-            show(t.grad)
-        show(loss)
+        x, y, w = _seed002_xyw(T)
+        z = x + y
+        z.retain_grad()
+        o = w.matmul(z)
+        o.retain_grad()
+        o.backward()
+        for name, t in (("x", x), ("y", y), ("z", z), ("w", w), ("o", o)):
+            show(name + ".requires_grad:", t.requires_grad)
+        for name, t in (("x", x), ("y", y), ("w", w), ("z", z), ("o", o)):
+            show(name + ".grad:", t.grad)
 
     check(program)
 
 
-def test_002_hook():
-    """002 §hook的使用: save_grad(name) hooks record each intermediate's gradient."""
+def test_002_in12_hook_and_retain_grad():
+    """002 §1.1 In[12]: retain_grad twice around a hook; hooks fire o first, then z."""
 
     def program(T, show):
-        grads = {}
+        x, y, w = _seed002_xyw(T)
+        z = x + y
 
-        def save_grad(name):
-            def hook(grad):
-                grads[name] = grad
+        def hook_fn(grad):
+            show("grad: ", grad)
 
-            return hook
+        z.retain_grad()
+        zhook = z.register_hook(hook_fn)
+        z.retain_grad()
+        # the post prints z._backward_hooks: in torch 2.x only the user hook is in it
+        show(len(z._backward_hooks), [h is hook_fn for h in z._backward_hooks.values()])
+        o = w.matmul(z)
+        ohook = o.register_hook(hook_fn)
+        show("=====Start backprop=====")
+        o.backward()
+        show("=====End backprop=====")
+        show("x.grad:", x.grad)
+        show("y.grad:", y.grad)
+        show("w.grad:", w.grad)
+        show("z.grad:", z.grad)
+        zhook.remove()
+        ohook.remove()
+        show(len(z._backward_hooks))
 
-        def forwrad(x, y, w1, w2):
-            z_1 = T.mm(w1, x)
-            y_1 = T.sigmoid(z_1)
-            z_2 = T.mm(w2, y_1)
-            y_2 = T.sigmoid(z_2)
-            loss = 1 / 2 * (((y_2 - y) ** 2).sum())
-            return loss, z_1, y_1, z_2, y_2
+    check(program)
 
-        x, y, w1, w2 = _seed002_data(T)
-        loss, z_1, y_1, z_2, y_2 = forwrad(x, y, w1, w2)
-        z_1.register_hook(save_grad("z_1"))
-        y_1.register_hook(save_grad("y_1"))
-        z_2.register_hook(save_grad("z_2"))
-        y_2.register_hook(save_grad("y_2"))
-        loss.register_hook(save_grad("loss"))
-        loss.backward()
-        show(list(grads))  # the order hooks fired in
-        for name in ("z_1", "y_1", "z_2", "y_2", "loss"):
-            show(grads[name])
+
+def test_002_s2_hook_changes_grad():
+    """002 §2 In[5]: a hook returning 2*grad doubles the gradient reaching x and y."""
+
+    def program(T, show):
+        x, y, w = _seed002_xyw(T)
+        z = x + y
+
+        def hook_fn(grad):
+            g = 2 * grad
+            show(g)
+            return g
+
+        z.register_hook(hook_fn)
+        o = w.matmul(z)
+        show("=====Start backprop=====")
+        o.backward()
+        show("=====End backprop=====")
+        show("x.grad:", x.grad)
+        show("y.grad:", y.grad)
+        show("w.grad:", w.grad)
+        show("z.grad:", z.grad)
+
+    check(program)
+
+
+def test_002_s2_0_1_inplace_in_hook():
+    """002 §2.0.1 In[14]: ``grad *= 100`` inside d's hook (the post's output: 3 and 2)."""
+
+    def program(T, show):
+        a = T.tensor(2.0, requires_grad=True)
+        b = T.tensor(3.0, requires_grad=True)
+        c = a * b
+        d = T.tensor(4.0, requires_grad=True)
+
+        def d_hook(grad):
+            grad *= 100
+
+        d.register_hook(d_hook)
+        e = c + d
+        e.backward()
+        show(a.grad)
+        show(b.grad)
+        show(d.grad)
+
+    check(program)
+
+
+def test_002_s2_1_two_hooks():
+    """002 §2.1 In[8]: two hooks on z; the second sees the first one's result."""
+
+    def program(T, show):
+        x, y, w = _seed002_xyw(T)
+        z = x + y
+        z.register_hook(lambda x: 100.0 + x)
+        z.register_hook(lambda x: show("grad: ", x))
+        o = w.matmul(z)
+        show("=====Start backprop=====")
+        o.backward()
+        show("=====End backprop=====")
+        show(x.grad, y.grad, w.grad)
 
     check(program)
 
@@ -667,159 +752,74 @@ def test_002_s3_2_backward_hook(whole_model):
     assert captured_warnings(warned, jaxgrad) == captured_warnings(warned, torch)
 
 
-# === 003_8f4aee35a4a2fd0a.txt: 中间梯度的查询 / hook ============================================
+# === 003_8f4aee35a4a2fd0a.txt: retain_grad() and hooks on a two-layer network ===========
 
-def _seed003_xyw(T):
-    x = T.Tensor([0, 1, 2, 3]).requires_grad_()
-    y = T.Tensor([4, 5, 6, 7]).requires_grad_()
-    w = T.Tensor([1, 2, 3, 4]).requires_grad_()
-    return x, y, w
-
-
-def _seed003_in1(T, show):
-    x, y, w = _seed003_xyw(T)
-    z = x + y
-    o = w.matmul(z)
-    o.backward()
-    show("x.requires_grad:", x.requires_grad)
-    show("y.requires_grad:", y.requires_grad)
-    show("z.requires_grad:", z.requires_grad)
-    show("w.requires_grad:", w.requires_grad)
-    show("o.requires_grad:", o.requires_grad)
-    show("x.grad:", x.grad)
-    show("y.grad:", y.grad)
-    show("w.grad:", w.grad)
-    show("z.grad:", z.grad)  # None, with a warning
-    show("o.grad:", o.grad)  # None, with a warning
+def _seed003_data(T):
+    x = T.tensor([[1.0]])
+    y = T.tensor([[1.0], [0.0]])
+    w1 = T.tensor([[1.0], [2.0]], requires_grad=True)
+    w2 = T.tensor([[3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+    return x, y, w1, w2
 
 
-def test_003_in1_leaf_grads_only():
-    """003 §1.1 In[1]: only leaves get .grad."""
-    check(_seed003_in1)
-
-
-def test_003_in1_nonleaf_grad_warnings():
-    """003 §1.1 In[1]: reading z.grad and o.grad warns (the same UserWarning as torch)."""
-    import jaxgrad
-
-    def program(T):
-        _seed003_in1(T, Printer())
-
-    tw = captured_warnings(program, torch)
-    assert len(tw) == 2
-    assert captured_warnings(program, jaxgrad) == tw
-
-
-def test_003_in3_retain_grad():
-    """003 §1.1 In[3]: retain_grad on z and o (the post's comment says None, its output shows
-    the gradients)."""
+def test_003_retain_grad():
+    """003 §retain_grad(): every intermediate retains its gradient."""
 
     def program(T, show):
-        x, y, w = _seed003_xyw(T)
-        z = x + y
-        z.retain_grad()
-        o = w.matmul(z)
-        o.retain_grad()
-        o.backward()
-        for name, t in (("x", x), ("y", y), ("z", z), ("w", w), ("o", o)):
-            show(name + ".requires_grad:", t.requires_grad)
-        for name, t in (("x", x), ("y", y), ("w", w), ("z", z), ("o", o)):
-            show(name + ".grad:", t.grad)
+        def forwrad(x, y, w1, w2):
+            z_1 = T.mm(w1, x)
+            z_1.retain_grad()
+            y_1 = T.sigmoid(z_1)
+            y_1.retain_grad()
+            z_2 = T.mm(w2, y_1)
+            z_2.retain_grad()
+            y_2 = T.sigmoid(z_2)
+            y_2.retain_grad()
+            loss = 1 / 2 * (((y_2 - y) ** 2).sum())
+            loss.retain_grad()
+            return loss, z_1, y_1, z_2, y_2
+
+        x, y, w1, w2 = _seed003_data(T)
+        loss, z_1, y_1, z_2, y_2 = forwrad(x, y, w1, w2)
+        loss.backward()
+        for t in (z_1, y_1, z_2, y_2, loss, w1, w2):
+            show(t.grad)
+        show(loss)
 
     check(program)
 
 
-def test_003_in12_hook_and_retain_grad():
-    """003 §1.1 In[12]: retain_grad twice around a hook; hooks fire o first, then z."""
+def test_003_hook():
+    """003 §hook的使用: save_grad(name) hooks record each intermediate's gradient."""
 
     def program(T, show):
-        x, y, w = _seed003_xyw(T)
-        z = x + y
+        grads = {}
 
-        def hook_fn(grad):
-            show("grad: ", grad)
+        def save_grad(name):
+            def hook(grad):
+                grads[name] = grad
 
-        z.retain_grad()
-        zhook = z.register_hook(hook_fn)
-        z.retain_grad()
-        # the post prints z._backward_hooks: in torch 2.x only the user hook is in it
-        show(len(z._backward_hooks), [h is hook_fn for h in z._backward_hooks.values()])
-        o = w.matmul(z)
-        ohook = o.register_hook(hook_fn)
-        show("=====Start backprop=====")
-        o.backward()
-        show("=====End backprop=====")
-        show("x.grad:", x.grad)
-        show("y.grad:", y.grad)
-        show("w.grad:", w.grad)
-        show("z.grad:", z.grad)
-        zhook.remove()
-        ohook.remove()
-        show(len(z._backward_hooks))
+            return hook
 
-    check(program)
+        def forwrad(x, y, w1, w2):
+            z_1 = T.mm(w1, x)
+            y_1 = T.sigmoid(z_1)
+            z_2 = T.mm(w2, y_1)
+            y_2 = T.sigmoid(z_2)
+            loss = 1 / 2 * (((y_2 - y) ** 2).sum())
+            return loss, z_1, y_1, z_2, y_2
 
-
-def test_003_s2_hook_changes_grad():
-    """003 §2 In[5]: a hook returning 2*grad doubles the gradient reaching x and y."""
-
-    def program(T, show):
-        x, y, w = _seed003_xyw(T)
-        z = x + y
-
-        def hook_fn(grad):
-            g = 2 * grad
-            show(g)
-            return g
-
-        z.register_hook(hook_fn)
-        o = w.matmul(z)
-        show("=====Start backprop=====")
-        o.backward()
-        show("=====End backprop=====")
-        show("x.grad:", x.grad)
-        show("y.grad:", y.grad)
-        show("w.grad:", w.grad)
-        show("z.grad:", z.grad)
-
-    check(program)
-
-
-def test_003_s2_0_1_inplace_in_hook():
-    """003 §2.0.1 In[14]: ``grad *= 100`` inside d's hook (the post's output: 3 and 2)."""
-
-    def program(T, show):
-        a = T.tensor(2.0, requires_grad=True)
-        b = T.tensor(3.0, requires_grad=True)
-        c = a * b
-        d = T.tensor(4.0, requires_grad=True)
-
-        def d_hook(grad):
-            grad *= 100
-
-        d.register_hook(d_hook)
-        e = c + d
-        e.backward()
-        show(a.grad)
-        show(b.grad)
-        show(d.grad)
-
-    check(program)
-
-
-def test_003_s2_1_two_hooks():
-    """003 §2.1 In[8]: two hooks on z; the second sees the first one's result."""
-
-    def program(T, show):
-        x, y, w = _seed003_xyw(T)
-        z = x + y
-        z.register_hook(lambda x: 100.0 + x)
-        z.register_hook(lambda x: show("grad: ", x))
-        o = w.matmul(z)
-        show("=====Start backprop=====")
-        o.backward()
-        show("=====End backprop=====")
-        show(x.grad, y.grad, w.grad)
+        x, y, w1, w2 = _seed003_data(T)
+        loss, z_1, y_1, z_2, y_2 = forwrad(x, y, w1, w2)
+        z_1.register_hook(save_grad("z_1"))
+        y_1.register_hook(save_grad("y_1"))
+        z_2.register_hook(save_grad("z_2"))
+        y_2.register_hook(save_grad("y_2"))
+        loss.register_hook(save_grad("loss"))
+        loss.backward()
+        show(list(grads))  # the order hooks fired in
+        for name in ("z_1", "y_1", "z_2", "y_2", "loss"):
+            show(grads[name])
 
     check(program)
 
