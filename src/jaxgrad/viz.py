@@ -238,10 +238,12 @@ class GradientFlow:
         if log:
             ax.set_yscale("log")
         what = "layer output" if self.source == "outputs" else "parameter"
+        ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_xlabel("backward call")
         ax.set_ylabel(f"{what} gradient norm")
         ax.set_title("gradient flow")
-        ax.legend(fontsize="small", ncol=2)
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside
+        ax.figure.tight_layout()
         return ax
 
 
