@@ -1,9 +1,12 @@
 """AccumulateGrad's rule for writing a gradient into a leaf's ``.grad`` (torch's semantics).
 
 - first gradient: ``.grad`` becomes a detached alias of it when the engine owns it exclusively
-  (torch steals the buffer), else a copy at version 1; under ``create_graph`` a copy with history,
-  whose grad_fn is ``CopyBackwards``; either way of the gradient's own dtype (the engine has
-  already cast it to the leaf's ``grad_dtype``: ``leaf_grad_dtype``);
+  and it obeys the layout contract (torch steals the buffer), else a copy (torch's
+  ``clone_obey_contract``): for a non-overlapping and dense leaf, a tensor with the leaf's
+  strides filled by ``copy_`` (version 1; ``CopyBackwards`` under ``create_graph``), for any
+  other leaf a contiguous clone (version 0; ``CloneBackward0`` under ``create_graph``); either
+  way of the gradient's own dtype (the engine has already cast it to the leaf's
+  ``grad_dtype``: ``leaf_grad_dtype``);
 - later gradients without ``create_graph``: added in place, so ``.grad`` stays the same object
   (and keeps its dtype);
 - later gradients with ``create_graph``: ``.grad = .grad + new`` (out of place, with history).
@@ -22,7 +25,9 @@ from ._dispatch import apply, apply_inplace
 from ._epoch import changed as structure_changed
 from ._grad_mode import no_grad
 from ._ops import elementwise as E
+from ._ops.views import CLONE
 from ._placement import on_placement_of
+from ._storage import Layout, Storage, contiguous_strides
 from ._tensor import Tensor
 
 
@@ -49,11 +54,37 @@ def leaf_grad_dtype(variable: Tensor) -> np.dtype | None:
     return None if wanted is None else wanted.np
 
 
+def non_overlapping_and_dense(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """torch's ``is_non_overlapping_and_dense``: some permutation of the dims is contiguous."""
+    required = 1
+    for size, stride in sorted(((n, s) for n, s in zip(shape, strides) if n >= 2),
+                               key=lambda pair: pair[1]):
+        if stride != required:
+            return False
+        required *= size
+    return True
+
+
 def obeys_layout_contract(grad: Tensor, variable: Tensor) -> bool:
-    """torch's gradient layout contract: a stolen ``.grad`` has the leaf's strides (dims of
-    size one aside), so a non-contiguous gradient (an expand) is copied instead."""
-    return all(size == 1 or a == b for size, a, b in
+    """torch's gradient layout contract: a stolen ``.grad`` of a non-overlapping and dense leaf
+    has the leaf's strides (dims of size one aside, unless the gradient's stride there is 0), so
+    a non-contiguous gradient (an expand) is copied instead; any other leaf's, contiguous."""
+    if not non_overlapping_and_dense(variable.shape, variable.stride()):
+        return grad.is_contiguous()
+    return all(b == c if size != 1 else b != 0 for size, b, c in
                zip(variable.shape, grad.stride(), variable.stride()))
+
+
+def with_strides(array, strides: tuple[int, ...]) -> Tensor:
+    """A tensor holding ``array`` laid out with the non-overlapping and dense ``strides``
+    (torch's ``new_empty_strided(sizes, strides).copy_(...)`` without the version bump)."""
+    shape = tuple(array.shape)
+    if strides == contiguous_strides(shape):
+        return Tensor._make(array)
+    out = Tensor._make(None, cell=Storage(jnp.zeros_like(array).reshape(-1)))
+    out._layout = Layout(shape, tuple(strides), 0)
+    out._write(array)
+    return out
 
 
 def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
@@ -63,13 +94,17 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
     if variable._grad is None or create_graph:
         structure_changed()  # .grad becomes a new tensor
     if variable._grad is None:
-        if create_graph:
-            target = Tensor._make(jnp.empty(grad._value.shape, grad._value.dtype))
-            variable._grad = apply_inplace(E.COPY, target, grad)
-        elif stealable and obeys_layout_contract(grad, variable):
+        dense = non_overlapping_and_dense(variable.shape, variable.stride())
+        if not create_graph and stealable and obeys_layout_contract(grad, variable):
             variable._grad = grad.detach()  # torch steals the gradient: same storage and version
+        elif not dense:  # torch's clone(MemoryFormat::Contiguous)
+            variable._grad = apply(CLONE, grad) if create_graph else Tensor._make(grad._value)
+        elif create_graph:  # new_empty_strided(...).copy_(grad), recorded
+            target = with_strides(jnp.empty(grad._value.shape, grad._value.dtype),
+                                  variable.stride())
+            variable._grad = apply_inplace(E.COPY, target, grad)
         else:
-            variable._grad = Tensor._make(grad._value)
+            variable._grad = with_strides(grad._value, variable.stride())
             variable._grad._vc.value = 1  # torch copies with new_empty_strided().copy_()
     elif not create_graph:
         with no_grad():

@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import jax
 
+from ._accumulate import with_strides
 from ._caches import Memo
 from ._dispatch import OpNode, SavedConstant, node_class_for
 from ._epoch import changed as structure_changed
@@ -66,7 +67,7 @@ def _analyse(root_edges: tuple):
             leaves.append(i)
             parts.append(("leaf", var._value.shape, var._value.dtype,
                           None if grad is None else (grad._value.shape, grad._value.dtype),
-                          var.grad_dtype))
+                          var.grad_dtype, var.stride()))
             continue
         saved = fn.saved if isinstance(fn, OpNode) else None
         if saved is None or len(nodes) > MAX_NODES:
@@ -121,8 +122,9 @@ def _build(structure: tuple, root_slots: tuple, execute: Execute) -> tuple[Calla
         # create every node first, then wire the edges (the graph is a DAG)
         for i, part in enumerate(parts):
             if part[0] == "leaf":
-                _, shape, dtype, grad_meta, grad_dtype = part
-                var = Tensor._make(jax.numpy.zeros(shape, dtype), requires_grad=True)
+                _, shape, dtype, grad_meta, grad_dtype, strides = part
+                var = with_strides(jax.numpy.zeros(shape, dtype), strides)  # the leaf's layout
+                var._requires_grad = True
                 var.grad_dtype = grad_dtype
                 if grad_meta is not None:
                     var._grad = Tensor._make(next(grads_it))
@@ -149,7 +151,8 @@ def _build(structure: tuple, root_slots: tuple, execute: Execute) -> tuple[Calla
         outs = []
         for i, var, grad_meta in leaves:
             grad = var._grad  # shadow .grad: fresh tensors start at version 0
-            effects.append((i, grad_meta is None, None if grad is None else grad._vc.value))
+            effects.append((i, grad_meta is None, None if grad is None else grad._vc.value,
+                            None if grad is None else grad.stride()))
             outs.append(None if grad is None else grad._value)
         return outs
 
@@ -195,12 +198,12 @@ def _run_program(program: Callable, effects: list, nodes: list, leaves: list,
     """Call the cached backward program and write its results into the leaves' ``.grad``."""
     old = [nodes[i].variable._grad._value for i in leaves if nodes[i].variable._grad is not None]
     outs = program(saved_values, [g._value for g in root_grads], old)
-    for (i, was_none, version), array in zip(effects, outs):
+    for (i, was_none, version, strides), array in zip(effects, outs):
         var = nodes[i].variable
         if array is not None:  # .grad lives on the leaf's device and sharding
             array = placed_like(array, var)
         if was_none and version is not None:  # .grad created (stolen or copied)
-            var._grad = Tensor._make(array)
+            var._grad = with_strides(array, strides)  # torch's layout contract
             var._grad._vc.value = version
             structure_changed()
         elif not was_none and version:  # existing .grad updated in place `version` times
