@@ -17,7 +17,8 @@ from typing import Any
 class _GradModeState(threading.local):
     """Per-thread grad mode; class attributes are each new thread's defaults."""
 
-    grad = True
+    grad = True  # whether ops record history: grad mode on and inference mode off
+    grad_mode = True  # torch's GradMode, what is_grad_enabled() reports
     inference = False
     view_replay = False  # views record how to replay them from their base
     multithreading = True  # torch's device worker threads allowed (see set_multithreading_enabled)
@@ -33,8 +34,11 @@ def is_grad_enabled() -> bool:
     >>> with jaxgrad.no_grad():
     ...     jaxgrad.is_grad_enabled()
     False
+
+    Inside ``inference_mode`` an ``enable_grad`` block turns grad mode on but nothing records,
+    as in torch (inference mode excludes autograd whatever the grad mode).
     """
-    return _state.grad
+    return _state.grad_mode
 
 
 def is_inference_mode_enabled() -> bool:
@@ -64,7 +68,8 @@ def is_view_replay_enabled() -> bool:
 
 
 def _set_grad(enabled: bool) -> None:
-    _state.grad = enabled
+    _state.grad_mode = enabled
+    _state.grad = enabled and not _state.inference
 
 
 class _DecoratorContextManager:
@@ -220,12 +225,12 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self._prev = (is_grad_enabled(), is_inference_mode_enabled())
-        _set_grad(not self.mode)
         _state.inference = self.mode
+        _set_grad(not self.mode)
 
     def __exit__(self, *exc: object) -> None:
-        _set_grad(self._prev[0])
         _state.inference = self._prev[1]
+        _set_grad(self._prev[0])
 
     def clone(self) -> inference_mode:
         """A new ``inference_mode`` with the same mode (used when decorating)."""

@@ -271,12 +271,12 @@ class SavedTensor:
         set_hooks_and_pack_data)."""
         self.hooks = (pack, unpack)
         version = tensor._vc.value
-        previous = _grad_state.grad
-        _grad_state.grad = False
+        previous = _grad_state.grad, _grad_state.grad_mode
+        _grad_state.grad = _grad_state.grad_mode = False
         try:
             self.packed = pack(tensor)
         finally:
-            _grad_state.grad = previous
+            _grad_state.grad, _grad_state.grad_mode = previous
         if tensor._vc.value != version:
             raise RuntimeError(PACK_INPLACE_MESSAGE)
 

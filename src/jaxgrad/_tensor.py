@@ -613,7 +613,7 @@ class Tensor:
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The data as a numpy array; refused for a tensor requiring grad while grad mode is on
         (unless ``force``)."""
-        if self._requires_grad and _grad_state.grad and not force:
+        if self._requires_grad and _grad_state.grad_mode and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return np.asarray(self._value)
