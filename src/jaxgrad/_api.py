@@ -3690,12 +3690,13 @@ def resize_(input: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     shape = _shape_arg(size)
     if builtins.any(n < 0 for n in shape):
         raise RuntimeError("numel: integer multiplication overflow")
-    if input._inference and not is_inference_mode_enabled():
-        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
-    if input.requires_grad and not is_inference_mode_enabled():
+    refused = input._inference and not is_inference_mode_enabled()  # raised after the change
+    if input.requires_grad and not is_inference_mode_enabled() and not refused:
         raise RuntimeError("cannot resize variables that require grad")
     if shape != tuple(input.shape):
         input._resize_storage(shape)
+    if refused:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     return input
 
 
@@ -3791,7 +3792,8 @@ def set_(input: Tensor, source: Tensor | None = None) -> Tensor:
     >>> t.set_(base[1:]), t.data_ptr() - base.data_ptr(), t._version
     (tensor([1., 2., 3.]), 4, 1)
     """
-    check_inplace(input)
+    refused = input._inference and not is_inference_mode_enabled()  # raised after the change
+    check_inplace(input, inference=False)
     if source is None:
         cell, layout = Storage(jnp.zeros((0,), input.dtype.np)), None
     else:
@@ -3805,8 +3807,10 @@ def set_(input: Tensor, source: Tensor | None = None) -> Tensor:
         tuple(cell.array.shape), contiguous_strides(tuple(cell.array.shape)), 0) else layout
     input._arr, input._lazy = None, None
     input._grad_acc = None
-    input._vc.value += 1
     structure_changed()
+    if refused:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+    input._vc.value += 1
     return input
 
 

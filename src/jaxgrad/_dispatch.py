@@ -602,13 +602,14 @@ def _replay_view_node(view: Tensor, base: Tensor) -> None:
 
 # --- in-place ----------------------------------------------------------------------------------
 
-def check_inplace(self: Tensor, others: tuple = ()) -> None:
+def check_inplace(self: Tensor, others: tuple = (), inference: bool = True) -> None:
     """torch's errors for in-place ops on leaves, their views and non-default views, then on
-    inference tensors outside inference mode."""
+    inference tensors outside inference mode (``inference=False``: the caller raises that one
+    after its change, where torch's version-counter bump raises it)."""
     if _state.grad and (self.requires_grad or any(
             isinstance(o, Tensor) and o._requires_grad for o in others)):
         check_differentiable_inplace(self)
-    if self._inference and not is_inference_mode_enabled():
+    if inference and self._inference and not is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
 
 
@@ -679,7 +680,10 @@ def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static:
 
 
 def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict) -> Tensor:
-    check_inplace(self, others)
+    # torch refuses an inference tensor outside inference mode when its version counter is
+    # bumped, after the kernel wrote: the new values stay, the error comes after (no history)
+    refused = self._inference and not is_inference_mode_enabled()
+    check_inplace(self, others, inference=False)
     args = (self, *others)
     skey = static_key(static) if static else ()
     out_dtype = self._value.dtype
@@ -690,6 +694,9 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
     new = _run_forward(op, skey, compute_dtype, out_dtype, args, aux)
+    if refused:
+        self._write(new)
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     record = _state.grad and bool(op.grads or op.variadic) and (self.requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in others))  # (logical_and_: no node)
     node = None
@@ -709,13 +716,18 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
     """An in-place view op (``unsqueeze_``, ``t_``...): ``self`` takes the view's shape and
     strides over its own storage (other tensors sharing the storage keep theirs), its version
     moves on, and ``op``'s node becomes its grad_fn (a view stays a view of its base)."""
-    if self._inference and not is_inference_mode_enabled():  # (checked first for these ops)
-        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
-    check_inplace(self)
-    if _forward_ad.active:
+    refused = self._inference and not is_inference_mode_enabled()  # (raised after the change,
+    if not refused:                                                # without the leaf checks)
+        check_inplace(self)
+    if _forward_ad.active and not refused:
         _forward_ad.on_inplace_view(_FORWARD_AD, op, geometry, self, static)
     skey = static_key(static) if static else ()
     new = jitted_forward(op, skey, None, None)(self._value)
+    if refused:
+        self._layout = geometry(self._geometry(), **static)
+        structure_changed()
+        self._arr, self._arr_gen, self._lazy = new, self._cell.generation, None
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     node = None
     if _state.grad and self._requires_grad:
         node = _record(op, skey, (_snapshot(self),), (), [self], attach=False)
