@@ -33,3 +33,9 @@ def test_notebook_is_stored_without_outputs(path):
              if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
     assert not stale, (f"{path.name}: cells {stale} carry outputs; clear them "
                        "(jupyter nbconvert --clear-output --inplace)")
+
+
+def test_readme_links_every_notebook():
+    readme = (NOTEBOOK_DIR.parent / "README.md").read_text()
+    missing = [p.name for p in NOTEBOOKS if f"(notebooks/{p.name})" not in readme]
+    assert not missing, f"README.md does not link {missing}"

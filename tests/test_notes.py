@@ -26,3 +26,10 @@ def test_every_note_is_linked_from_the_notes_readme():
     readme = (NOTES[0].parent / "README.md").read_text()
     missing = [n.name for n in NOTES if n.name != "README.md" and f"({n.name})" not in readme]
     assert not missing, f"functorch_notes/README.md does not link {missing}"
+
+
+def test_every_note_is_linked_from_the_project_readme():
+    readme = (NOTES[0].parent.parent / "README.md").read_text()
+    missing = [n.name for n in NOTES if n.name != "README.md"
+               and f"(functorch_notes/{n.name})" not in readme]
+    assert not missing, f"README.md does not link {missing}"
