@@ -613,6 +613,41 @@ def check_inplace(self: Tensor, others: tuple = (), inference: bool = True) -> N
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
 
 
+OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
+EXPANDED_WRITE_WARNING = (
+    "Use of {}_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+    "this operation. This also applies to advanced indexing e.g. tensor[{}] = {}")
+
+
+def has_internal_overlap(self: Tensor) -> bool:
+    """torch's ``has_internal_overlap(t) == MemOverlap::Yes``: a dim of size > 1 with stride 0
+    (an ``expand``ed tensor) and no elements; only a tensor with a layout (a view) has one."""
+    layout = self._layout
+    return layout is not None and 0 in layout.strides and 0 not in layout.shape and any(
+        stride == 0 and size > 1 for size, stride in zip(layout.shape, layout.strides))
+
+
+def check_overlap(op: Op, self: Tensor, others: tuple = ()) -> None:
+    """torch's ``assert_no_internal_overlap`` of the tensor ``op`` writes in place (or its
+    ``out=`` tensor, ``op=None``): an error unless the row allows it (``Op.overlap``); autograd's
+    in-place errors come first, as torch checks them before the kernel runs."""
+    if (op is None or op.overlap == "error") and has_internal_overlap(self):
+        check_inplace(self, others, inference=False)
+        raise RuntimeError(OVERLAP_MESSAGE)
+
+
+def warn_expanded_write(self: Tensor, name: str, others: tuple = ()) -> None:
+    """torch's deprecation warning of ``masked_fill_``, ``index_fill_`` and ``index_put_`` (rows
+    with ``overlap="warn"``) writing into an expanded tensor: their public functions call this
+    where torch's kernels warn, after autograd's checks and before their own argument checks."""
+    if has_internal_overlap(self):
+        check_inplace(self, others, inference=False)
+        example = ("indices", "tensor") if name == "index_put" else ("mask", "scalar")
+        warnings.warn(EXPANDED_WRITE_WARNING.format(name, *example), UserWarning, stacklevel=4)
+
+
 def check_differentiable_inplace(self: Tensor) -> None:
     """torch's checks of an in-place op that autograd records, on views with a non-default
     CreationMeta, views of leaves and leaves requiring grad."""
@@ -684,6 +719,8 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     # bumped, after the kernel wrote: the new values stay, the error comes after (no history)
     refused = self._inference and not is_inference_mode_enabled()
     check_inplace(self, others, inference=False)
+    if self._layout is not None and op.overlap == "error":
+        check_overlap(op, self, others)
     args = (self, *others)
     skey = static_key(static) if static else ()
     out_dtype = self._value.dtype
@@ -750,8 +787,11 @@ RESIZE_WARNING = (
 
 
 def check_out_overlap(out: Tensor, inputs: list) -> None:
-    """torch's refusal of an ``out=`` tensor that partly overlaps an input (the same elements,
-    ``exp(x, out=x)``, are allowed) or is an inference tensor outside inference mode."""
+    """torch's refusal of an ``out=`` tensor with internal overlap (an ``expand``), that partly
+    overlaps an input (the same elements, ``exp(x, out=x)``, are allowed) or is an inference
+    tensor outside inference mode."""
+    if has_internal_overlap(out):
+        raise RuntimeError(OVERLAP_MESSAGE)
     if out._inference and not is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     for t in inputs:
