@@ -106,6 +106,8 @@ class OpNode(Node):
                     out[i] = Tensor._make(a)
                     out[i]._vc.value = op.grad_version
             self.viewed = tuple(fn.viewed)
+            if op.grad_layout == "expand":
+                self._expand_grads(out, grads[0])
         else:
             self.viewed = ()
         return out
@@ -124,9 +126,27 @@ class OpNode(Node):
             for i, need in enumerate(mask):
                 if need:
                     out[i] = next(it)
+            if self.op.grad_layout == "expand":
+                self._expand_grads(out, grads[0])
         if self.op.delayed_errors:
             self._delay_errors(saved, out)
         return out
+
+    def _expand_grads(self, out: list, g0: Tensor) -> None:
+        """torch's sum formulas return ``grad`` unsqueezed and ``expand``ed: a view of it with
+        stride 0 along the summed dims (``g.stride()`` in a hook, and writing into it in place
+        is refused). Each gradient of the input's dtype becomes such a view; a gradient cast to
+        another dtype, or one recorded under create_graph, stays a fresh tensor."""
+        static = dict(self.static)
+        for i, grad in enumerate(out):
+            if grad is None or grad.requires_grad or grad._value.dtype != g0._value.dtype:
+                continue
+            layout = g0._geometry()
+            if not static.get("keepdim", True):
+                for d in sorted(static.get("dim") or ()):
+                    layout = V.unsqueeze_geometry(layout, d)
+            layout = _expand_geometry(layout, tuple(grad._value.shape))
+            out[i] = make_view(Tensor._make(grad._value), g0, layout)
 
     def _delay_errors(self, saved: dict, out: list) -> None:
         """Gradients the row marks as not differentiable again (on these values) go through
@@ -234,6 +254,21 @@ def _wrapped_number(value: Any) -> Tensor:
     """A Python number a Tensor parameter received, as torch saves it: a 0-d "wrapped number"
     tensor (int64 for an int, float64 for a float)."""
     return Tensor._make(jnp.asarray(value, _WRAPPED_DTYPES[type(value)]))
+
+
+def _expand_geometry(layout: Layout, shape: tuple[int, ...]) -> Layout:
+    """torch's inferExpandGeometry: an expanded dim gets stride 0, a new leading dim of size 1
+    the stride that steps over the dims after it."""
+    n, lead = len(shape), len(shape) - len(layout.shape)
+    sizes, strides = [1] * (n + 1), [1] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        d = i - lead
+        size = layout.shape[d] if d >= 0 else 1
+        stride = layout.strides[d] if d >= 0 else sizes[i + 1] * strides[i + 1]
+        if size != shape[i]:
+            size, stride = shape[i], 0
+        sizes[i], strides[i] = size, stride
+    return Layout(tuple(shape), tuple(strides[:n]), layout.offset)
 
 
 @cache(maxsize=4096)
