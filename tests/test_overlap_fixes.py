@@ -331,6 +331,8 @@ def _seen(g):
 SUM_GRADIENTS = {
     "sum()": lambda T, z: z.sum().backward(),
     "sum() create_graph": lambda T, z: z.sum().backward(create_graph=True),
+    "sum() of a gradient that requires grad": lambda T, z: z.sum().backward(
+        T.tensor(2.0, requires_grad=True)),
     "sum(1)": lambda T, z: z.sum(1).backward(T.ones(2)),
     "sum(0, keepdim)": lambda T, z: z.sum(0, keepdim=True).backward(T.ones(1, 3)),
     "sum((0, 1))": lambda T, z: z.sum((0, 1)).backward(),

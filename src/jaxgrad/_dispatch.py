@@ -665,10 +665,11 @@ def has_internal_overlap(self: Tensor) -> bool:
 
 
 def check_overlap(op: Op, self: Tensor, others: tuple = ()) -> None:
-    """torch's ``assert_no_internal_overlap`` of the tensor ``op`` writes in place (or its
-    ``out=`` tensor, ``op=None``): an error unless the row allows it (``Op.overlap``); autograd's
-    in-place errors come first, as torch checks them before the kernel runs."""
-    if (op is None or op.overlap == "error") and has_internal_overlap(self):
+    """torch's ``assert_no_internal_overlap`` of the tensor row ``op`` writes in place: an error
+    where the row says so (``Op.overlap``), after autograd's in-place errors (torch checks those
+    before the kernel runs). Public functions whose argument checks torch's kernel makes after
+    this one call it before them; ``_apply_inplace`` calls it for every row."""
+    if op.overlap == "error" and has_internal_overlap(self):
         check_inplace(self, others, inference=False)
         raise RuntimeError(OVERLAP_MESSAGE)
 
