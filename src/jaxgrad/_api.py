@@ -37,8 +37,11 @@ from ._dispatch import (
     apply_inplace_view,
     apply_view,
     check_inplace,
+    check_overlap,
+    has_internal_overlap,
     make_view,
     share_storage,
+    warn_expanded_write,
 )
 from ._epoch import changed as structure_changed
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
@@ -336,6 +339,7 @@ def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     tensor([5., 0., 5.])
     """
     _check_masked_fill(mask, value)
+    warn_expanded_write(input, "masked_fill", (value,))
     check_inplace_broadcast(input, mask)
     if isinstance(value, Tensor):
         return apply_inplace(E.MASKED_FILL_TENSOR, input, value, aux=(mask,))
@@ -1651,7 +1655,29 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         value = Tensor._make(jnp.asarray(value, input._value.dtype))
     elif value.shape[:1] == (1,):
         value = _without_leading_ones(value)
+    if has_internal_overlap(target):  # (a mask's shape was checked by _basic_index)
+        items = tuple(index) if _treat_as_tuple(index) else (index,)
+        indices = [i for i in items if (isinstance(i, Tensor) and i.ndim) or _is_sequence(i)]
+        if not indices:  # ``t[True] = v``: torch's unsqueeze and copy_ (nothing for t[False])
+            if builtins.all(a is None or a.size for a in advanced):
+                check_overlap(E.COPY, target, (value,))
+        else:
+            _warn_expanded_index_put(target, indices, value, False, None)
     apply_inplace(X.INDEX_PUT, target, value, aux=(advanced,), accumulate=False)
+
+
+def _warn_expanded_index_put(target: Tensor, indices: list, value: Tensor, accumulate: bool,
+                             dim: int | None) -> None:
+    """torch's warnings for index_put_ into an expanded ``target``: its own, then masked_fill_'s
+    where it hands the write to masked_fill_ (one index, a bool or uint8 mask whose shape fits
+    ``target`` at ``dim`` (None: known to fit), a one-element value: canDispatchToMaskedFill)."""
+    warn_expanded_write(target, "index_put", (value,))
+    if accumulate or value.numel() != 1 or len(indices) != 1:
+        return
+    mask = _index_array(indices[0])
+    if mask.dtype in (np.bool_, np.uint8) and (
+            dim is None or mask.shape == tuple(target.shape[dim:dim + mask.ndim])):
+        warn_expanded_write(target, "masked_fill", (value,))
 
 
 def _setitem_value(input: Tensor, value: Any) -> Any:
@@ -1887,6 +1913,7 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     >>> jaxgrad.ones(2).add_(jaxgrad.tensor([1.0, 2.0]), alpha=2)
     tensor([3., 5.])
     """
+    check_overlap(E.ADD, input, (other,))  # (before the shape check, as torch's)
     check_inplace_broadcast(input, other)
     if alpha == 1:
         return apply_inplace(E.ADD, input, number_or_tensor(other))
@@ -1906,6 +1933,7 @@ def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """
     _check_sub(input, other)
     other = number_or_tensor(other)
+    check_overlap(E.SUB, input, (other,))
     check_inplace_broadcast(input, other)
     if alpha == 1:
         return apply_inplace(E.SUB, input, other)
@@ -1924,6 +1952,7 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
     tensor([4., 9.])
     """
     if isinstance(exponent, Tensor):
+        check_overlap(E.POW_TENSOR, input, (exponent,))
         check_inplace_broadcast(input, exponent)
         return apply_inplace(E.POW_TENSOR, input, exponent)
     exponent = number_or_tensor(exponent)
@@ -1959,6 +1988,7 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     tensor([0.5000, 2.0000])
     """
     require_tensors(end)
+    check_overlap(E.LERP, input, (end, weight))
     if isinstance(weight, Tensor):
         check_inplace_broadcast(input, end, weight)
         return apply_inplace(E.LERP_TENSOR, input, end, weight)
@@ -1978,6 +2008,9 @@ def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     tensor([[1., 2.],
             [1., 2.]])
     """
+    if src is input:  # torch's copy_ returns at once (no overlap check), after the version bump
+        return apply_inplace(E.COPY_SELF, input, input)
+    check_overlap(E.COPY, input, (src,))
     check_inplace_broadcast(input, src)
     return apply_inplace(E.COPY, input, number_or_tensor(src))
 
@@ -1992,7 +2025,10 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     >>> jaxgrad.tensor([-2.0, 0.5, 3.0]).clamp_(max=1.0)
     tensor([-2.0000,  0.5000,  1.0000])
     """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        check_overlap(E.CLAMP_TENSOR, input, (min, max))
         check_inplace_broadcast(input, min, max)
         return apply_inplace(E.CLAMP_TENSOR, input, _as_tensor(min, input),
                              _as_tensor(max, input))
@@ -2145,6 +2181,8 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduc
         dim = _check_scatter(input, dim, index, src)
         if reduce is not None:
             _scatter_reduce_check(reduce, True)
+        if inplace:  # (after the argument checks, before the index range's, as torch's)
+            check_overlap(X.SCATTER_SRC, input, (src,))
         if index.numel():
             _check_index_range(index, _size_of(input, dim), dim)
         if reduce is not None:
@@ -2155,6 +2193,8 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduc
     dim = _check_scatter(input, dim, index, None)
     if reduce is not None:
         _scatter_reduce_check(reduce, False)
+    if inplace:
+        check_overlap(X.SCATTER_VALUE, input)
     if index.numel():
         _check_index_range(index, _size_of(input, dim), dim)
     if reduce is not None:
@@ -3140,6 +3180,7 @@ def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     ...                                  jaxgrad.tensor([1.0, 2.0]))
     tensor([0., 1., 2.])
     """
+    check_overlap(X.MASKED_SCATTER, input, (source,))  # (before the dtype checks, as torch's)
     _check_masked_scatter(input, mask, source)
     check_inplace_broadcast(input, mask)
     _check_masked_count(mask, tuple(input.shape), source)
@@ -3180,7 +3221,7 @@ def _first_out_of_range(index: Tensor, size: int) -> int | None:
 
 
 def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor,
-                     name: str = "index_add_") -> int:
+                     name: str = "index_add_", inplace: bool = False) -> int:
     """torch's index_add_ (and index_reduce_) checks, in its order; returns the wrapped dim."""
     require_tensors(index, source)
     dim = _cumulative_dim(input, dim)
@@ -3198,6 +3239,8 @@ def _check_index_add(input: Tensor, dim: int, index: Tensor, source: Tensor,
     if _size_of(source, dim) != index.numel():
         raise RuntimeError(f"{name}(): Number of indices ({index.numel()}) should be equal "
                            f"to source.size(dim): ({_size_of(source, dim)}), for dim: {dim}")
+    if inplace:  # (torch's order: the checks above, the overlap, the index range)
+        check_overlap(X.INDEX_ADD, input, (source,))
     bad = _first_out_of_range(index, _size_of(input, dim))
     if bad is not None:
         if name != "index_add_":
@@ -3247,7 +3290,7 @@ def _check_index_fill(input: Tensor, dim: int, index: Tensor) -> int:
 
 def _index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any,
                inplace: bool) -> Tensor:
-    dim = _check_index_add(input, dim, index, source)
+    dim = _check_index_add(input, dim, index, source, inplace=inplace)
     return (apply_inplace if inplace else apply)(X.INDEX_ADD, input, source,
                                                  aux=(index, scalar(alpha)), dim=dim)
 
@@ -3285,6 +3328,8 @@ _INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 
 def _index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str,
                   include_self: bool, inplace: bool) -> Tensor:
+    if inplace:  # (torch's kernel refuses it before its warning)
+        check_overlap(X.INDEX_REDUCE, input, (source,))
     _warn_once("index_reduce() is in beta and the API may change at any time.")
     if reduce not in _INDEX_REDUCTIONS:
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
@@ -3361,6 +3406,8 @@ def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, inplace: boo
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
+    if inplace and isinstance(index, Tensor) and index.dtype is _dtypes.int64:
+        warn_expanded_write(input, "index_fill", (value,))  # (after the index's dtype check)
     dim = _check_index_fill(input, dim, index)
     if isinstance(value, Tensor):
         return run(X.INDEX_FILL_TENSOR, input, value, aux=(index,), dim=dim)
@@ -3401,6 +3448,10 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
     if len(indices) > input.ndim and input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
                          f"{len(indices)})")
+    if inplace and has_internal_overlap(input):
+        defined = [k for k, i in enumerate(indices) if i is not None]
+        _warn_expanded_index_put(input, [indices[k] for k in defined], values, accumulate,
+                                 defined[0] if defined else None)
     if values.dtype is not input.dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{_dtypes.scalar_type_name(input.dtype)} for the destination and "

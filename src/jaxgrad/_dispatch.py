@@ -106,6 +106,8 @@ class OpNode(Node):
                     out[i] = Tensor._make(a)
                     out[i]._vc.value = op.grad_version
             self.viewed = tuple(fn.viewed)
+            if op.grad_layout == "expand":
+                self._expand_grads(out, grads[0])
         else:
             self.viewed = ()
         return out
@@ -124,9 +126,27 @@ class OpNode(Node):
             for i, need in enumerate(mask):
                 if need:
                     out[i] = next(it)
+            if self.op.grad_layout == "expand":
+                self._expand_grads(out, grads[0])
         if self.op.delayed_errors:
             self._delay_errors(saved, out)
         return out
+
+    def _expand_grads(self, out: list, g0: Tensor) -> None:
+        """torch's sum formulas return ``grad`` unsqueezed and ``expand``ed: a view of it with
+        stride 0 along the summed dims (``g.stride()`` in a hook, and writing into it in place
+        is refused). Each gradient of the input's dtype becomes such a view; a gradient cast to
+        another dtype, or one recorded under create_graph, stays a fresh tensor."""
+        static = dict(self.static)
+        for i, grad in enumerate(out):
+            if grad is None or grad.requires_grad or grad._value.dtype != g0._value.dtype:
+                continue
+            layout = g0._geometry()
+            if not static.get("keepdim", True):
+                for d in sorted(static.get("dim") or ()):
+                    layout = V.unsqueeze_geometry(layout, d)
+            layout = _expand_geometry(layout, tuple(grad._value.shape))
+            out[i] = make_view(Tensor._make(grad._value), g0, layout)
 
     def _delay_errors(self, saved: dict, out: list) -> None:
         """Gradients the row marks as not differentiable again (on these values) go through
@@ -234,6 +254,21 @@ def _wrapped_number(value: Any) -> Tensor:
     """A Python number a Tensor parameter received, as torch saves it: a 0-d "wrapped number"
     tensor (int64 for an int, float64 for a float)."""
     return Tensor._make(jnp.asarray(value, _WRAPPED_DTYPES[type(value)]))
+
+
+def _expand_geometry(layout: Layout, shape: tuple[int, ...]) -> Layout:
+    """torch's inferExpandGeometry: an expanded dim gets stride 0, a new leading dim of size 1
+    the stride that steps over the dims after it."""
+    n, lead = len(shape), len(shape) - len(layout.shape)
+    sizes, strides = [1] * (n + 1), [1] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        d = i - lead
+        size = layout.shape[d] if d >= 0 else 1
+        stride = layout.strides[d] if d >= 0 else sizes[i + 1] * strides[i + 1]
+        if size != shape[i]:
+            size, stride = shape[i], 0
+        sizes[i], strides[i] = size, stride
+    return Layout(tuple(shape), tuple(strides[:n]), layout.offset)
 
 
 @cache(maxsize=4096)
@@ -613,6 +648,42 @@ def check_inplace(self: Tensor, others: tuple = (), inference: bool = True) -> N
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
 
 
+OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
+EXPANDED_WRITE_WARNING = (
+    "Use of {}_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+    "this operation. This also applies to advanced indexing e.g. tensor[{}] = {}")
+
+
+def has_internal_overlap(self: Tensor) -> bool:
+    """torch's ``has_internal_overlap(t) == MemOverlap::Yes``: a dim of size > 1 with stride 0
+    (an ``expand``ed tensor) and no elements; only a tensor with a layout (a view) has one."""
+    layout = self._layout
+    return layout is not None and 0 in layout.strides and 0 not in layout.shape and any(
+        stride == 0 and size > 1 for size, stride in zip(layout.shape, layout.strides))
+
+
+def check_overlap(op: Op, self: Tensor, others: tuple = ()) -> None:
+    """torch's ``assert_no_internal_overlap`` of the tensor row ``op`` writes in place: an error
+    where the row says so (``Op.overlap``), after autograd's in-place errors (torch checks those
+    before the kernel runs). Public functions whose argument checks torch's kernel makes after
+    this one call it before them; ``_apply_inplace`` calls it for every row."""
+    if op.overlap == "error" and has_internal_overlap(self):
+        check_inplace(self, others, inference=False)
+        raise RuntimeError(OVERLAP_MESSAGE)
+
+
+def warn_expanded_write(self: Tensor, name: str, others: tuple = ()) -> None:
+    """torch's deprecation warning of ``masked_fill_``, ``index_fill_`` and ``index_put_`` (rows
+    with ``overlap="warn"``) writing into an expanded tensor: their public functions call this
+    where torch's kernels warn, after autograd's checks and before their own argument checks."""
+    if has_internal_overlap(self):
+        check_inplace(self, others, inference=False)
+        example = ("indices", "tensor") if name == "index_put" else ("mask", "scalar")
+        warnings.warn(EXPANDED_WRITE_WARNING.format(name, *example), UserWarning, stacklevel=4)
+
+
 def check_differentiable_inplace(self: Tensor) -> None:
     """torch's checks of an in-place op that autograd records, on views with a non-default
     CreationMeta, views of leaves and leaves requiring grad."""
@@ -684,6 +755,8 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     # bumped, after the kernel wrote: the new values stay, the error comes after (no history)
     refused = self._inference and not is_inference_mode_enabled()
     check_inplace(self, others, inference=False)
+    if self._layout is not None and op.overlap == "error":
+        check_overlap(op, self, others)
     args = (self, *others)
     skey = static_key(static) if static else ()
     out_dtype = self._value.dtype
@@ -750,8 +823,11 @@ RESIZE_WARNING = (
 
 
 def check_out_overlap(out: Tensor, inputs: list) -> None:
-    """torch's refusal of an ``out=`` tensor that partly overlaps an input (the same elements,
-    ``exp(x, out=x)``, are allowed) or is an inference tensor outside inference mode."""
+    """torch's refusal of an ``out=`` tensor with internal overlap (an ``expand``), that partly
+    overlaps an input (the same elements, ``exp(x, out=x)``, are allowed) or is an inference
+    tensor outside inference mode."""
+    if has_internal_overlap(out):
+        raise RuntimeError(OVERLAP_MESSAGE)
     if out._inference and not is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
     for t in inputs:

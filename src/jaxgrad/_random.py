@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _device, _dtypes
 from ._creation import _finish, _float_or, _size
-from ._dispatch import apply, apply_inplace
+from ._dispatch import apply, apply_inplace, check_overlap
 from ._epoch import changed as structure_changed
 from ._jax_setup import in_x64_scope
 from ._ops._table import Op
@@ -428,6 +428,7 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator
     _check_kernel(t, "normal_kernel_cpu", complex_ok=True)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    check_overlap(_NORMAL_, t)
     noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
     return _sampled_(_NORMAL_, t, mean + std * noise)
 
@@ -446,6 +447,7 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_num(a)} > to={_num(b)}")
+    check_overlap(_UNIFORM_, t)
     values = _uniform_values(_key(generator, t.device), tuple(t.shape), t._value.dtype, a, b)
     return _sampled_(_UNIFORM_, t, values)
 
@@ -491,6 +493,8 @@ _BERNOULLI_P = Op("bernoulli", "NotImplemented", lambda x, values: values.astype
 
 
 def _sampled_(row: Op, t: Tensor, values: jax.Array, *others: Tensor) -> Tensor:
+    """Write drawn ``values`` into ``t`` (whose overlap the sampler checked before drawing:
+    torch's kernels refuse an expanded ``t`` before the generator moves on)."""
     return apply_inplace(row, t, *others, aux=(Tensor._make(values),))
 
 
@@ -579,6 +583,7 @@ def random_(t: Tensor, from_: int | None = None, to: Any = _UNSET, *,
     >>> sorted(set(t.tolist()))
     [2.0, 3.0, 4.0]
     """
+    check_overlap(_RANDOM_, t)  # (before the bounds checks, as torch's)
     if from_ is None and to in (None, _UNSET):
         row, (low, high) = _RANDOM_, _random_bounds(t, 0, None)
     elif from_ is None or to is _UNSET:  # random_(to)
@@ -601,9 +606,10 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Generator | None =
     >>> bool((t >= 0).all())
     True
     """
-    _check_continuous(t, "Exponential")
-    if not lambd > 0:
+    if not lambd > 0:  # (torch's order: lambda, overlap, dtype)
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    check_overlap(_EXPONENTIAL_, t)
+    _check_continuous(t, "Exponential")
     return _sampled_(_EXPONENTIAL_, t, -jnp.log1p(-_uniform01(t, generator)) / lambd)
 
 
@@ -618,6 +624,7 @@ def geometric_(t: Tensor, p: float, *, generator: Generator | None = None) -> Te
     """
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    check_overlap(_GEOMETRIC_, t)
     u = jax.random.uniform(_key(generator, t.device), tuple(t.shape), jnp.float64,
                            minval=np.finfo(np.float64).tiny)
     return _sampled_(_GEOMETRIC_, t, jnp.ceil(jnp.log(u) / jnp.log1p(-p)))
@@ -634,6 +641,7 @@ def cauchy_(t: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     _check_continuous(t, "Cauchy", long_name=True)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    check_overlap(_CAUCHY_, t)
     u = _uniform01(t, generator)
     return _sampled_(_CAUCHY_, t, median + sigma * jnp.tan(np.pi * (u - 0.5)))
 
@@ -648,9 +656,10 @@ def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
     >>> bool((t > 0).all())
     True
     """
-    _check_kernel(t, "log_normal_cpu")
-    if not std > 0:
+    if not std > 0:  # (torch's order: std, overlap, dtype)
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    check_overlap(_LOG_NORMAL_, t)
+    _check_kernel(t, "log_normal_cpu")
     noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
     return _sampled_(_LOG_NORMAL_, t, jnp.exp(mean + std * noise))
 
@@ -682,6 +691,7 @@ def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
     tensor([1., 1., 1.])
     """
     if isinstance(p, Tensor):
+        check_overlap(_BERNOULLI_TENSOR_, t, (p,))
         _check_kernel(t, "bernoulli_tensor_cpu_p_")
         _check_probabilities(p)
         probs = jnp.broadcast_to(p._value.astype(jnp.float64), tuple(t.shape))
@@ -689,6 +699,7 @@ def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
                          _bernoulli_values(probs, tuple(t.shape), generator, t.device), p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+    check_overlap(_BERNOULLI_FLOAT_, t)
     return _sampled_(_BERNOULLI_FLOAT_, t,
                      _bernoulli_values(p, tuple(t.shape), generator, t.device))
 

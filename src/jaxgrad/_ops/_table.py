@@ -58,7 +58,7 @@ class Op:
                  "grad_layout",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
-                 "nondiff_outputs", "numbers_as_tensors", "outputs", "promote",
+                 "nondiff_outputs", "numbers_as_tensors", "outputs", "overlap", "promote",
                  "scalar_overload", "schema", "variadic", "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
@@ -71,7 +71,7 @@ class Op:
                  numbers_as_tensors: bool = False, forward_ad: bool = True,
                  scalar_overload: Op | None = None,
                  delayed_errors: dict[str, tuple[Callable, str]] | None = None,
-                 doc: str = "") -> None:
+                 overlap: str = "error", doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -111,6 +111,14 @@ class Op:
         # gradient a create_graph backward gives that input cannot be differentiated again
         # (torch's DelayedError node in a formula: scatter_reduce's prod with repeated zeros)
         init(self, "delayed_errors", dict(delayed_errors or {}))
+        # what torch does when the row writes in place into a tensor with internal overlap (a
+        # dim of size > 1 and stride 0: an ``expand``): "error" (its kernels' assert, the
+        # default), "allow" (fill_ with a number, zero_: no check) or "warn" (masked_fill_,
+        # index_fill_, index_put_: a deprecation warning, which the public function gives
+        # before its argument checks; see ``_dispatch.warn_expanded_write``)
+        if overlap not in ("error", "allow", "warn"):
+            raise TypeError(f"overlap={overlap!r}: a row's overlap is error, allow or warn")
+        init(self, "overlap", overlap)
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
         if variadic is not None:

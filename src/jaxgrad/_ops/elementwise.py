@@ -186,18 +186,22 @@ CLAMP_TENSOR = Op("clamp", "ClampBackward0", _clamp_fwd, inputs=("self", "min", 
                   grads={"self": _clamp_grad, "min": _clamp_min_grad, "max": _clamp_max_grad})
 
 FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value), aux=("value",),
-          grads={"self": lambda grad: jnp.zeros_like(grad)})
+          grads={"self": lambda grad: jnp.zeros_like(grad)}, overlap="allow")
 FILL_TENSOR = Op("fill", "FillBackward3", lambda x, value: jnp.full_like(x, value),
                  inputs=("self", "value"),
                  grads={"self": lambda grad: jnp.zeros_like(grad),
                         "value": lambda grad: grad.sum()})
 ZERO = Op("zero(Tensor self) -> Tensor", "ZeroBackward0", jnp.zeros_like,
           grads={"self": lambda grad: jnp.zeros_like(grad)}, inplace="function method",
+          overlap="allow",
           doc=_doc("Fill with zeros, in place.", "jaxgrad.ones(2).zero_()", "tensor([0., 0.])"))
 COPY = Op("copy", "CopyBackwards",
           lambda x, src: jnp.broadcast_to(jnp.asarray(src, x.dtype), x.shape),
           inputs=("self", "src"),
           grads={"self": lambda grad: jnp.zeros_like(grad), "src": identity_grad})
+# ``t.copy_(t)``: torch's copy_ returns before its overlap check (an expanded ``t`` may)
+COPY_SELF = Op("copy", "CopyBackwards", COPY.forward, inputs=("self", "src"), grads=COPY.grads,
+               overlap="allow")
 
 def lerp(x, end, weight):
     """ATen's lerp: exact at both ends (``|weight| < 0.5`` counts from ``x``, else from ``end``)."""
@@ -241,13 +245,15 @@ LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight")
 MASKED_FILL = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: jnp.where(mask, jnp.asarray(value, x.dtype), x),
                  aux=("mask", "value"),
-                 grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad)})
+                 grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad)},
+                 overlap="warn")
 MASKED_FILL_TENSOR = Op(
     "masked_fill", "MaskedFillBackward1",
     lambda x, value, mask: jnp.where(mask, value.astype(x.dtype), x),
     inputs=("self", "value"), aux=("mask",),
     grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad),
-           "value": lambda grad, mask: jnp.where(mask, grad, jnp.zeros_like(grad)).sum()})
+           "value": lambda grad, mask: jnp.where(mask, grad, jnp.zeros_like(grad)).sum()},
+    overlap="warn")
 
 WHERE = Op("where", "WhereBackward0", lambda x, y, condition: jnp.where(condition, x, y),
            inputs=("self", "other"), aux=("condition",), promote="common",

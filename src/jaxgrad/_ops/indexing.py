@@ -34,7 +34,7 @@ INDEX_PUT = Op(
         "self": lambda grad, indices, accumulate: grad if accumulate else grad.at[
             _where(indices)].set(0),
         "values": lambda grad, indices: grad[_where(indices)],
-    })
+    }, overlap="warn")
 
 
 # --- gather / scatter along a dim (torch's index tensors; ``index`` is a traced aux operand) ---
@@ -275,11 +275,12 @@ def _index_fill_value_grad(grad, index, dim):
 
 
 INDEX_FILL = Op("index_fill", "IndexFillBackward0", _index_fill, aux=("index", "value"),
-                grads={"self": _index_zeroed})
+                grads={"self": _index_zeroed}, overlap="warn")
 INDEX_FILL_TENSOR = Op(
     "index_fill", "IndexFillBackward1",
     lambda x, value, index, dim: _index_fill(x, index, value, dim), inputs=("self", "value"),
-    aux=("index",), grads={"self": _index_zeroed, "value": _index_fill_value_grad})
+    aux=("index",), grads={"self": _index_zeroed, "value": _index_fill_value_grad},
+    overlap="warn")
 
 
 def _take_grad(grad, self, index):

@@ -74,7 +74,8 @@ BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(jnp.matmul),
                     "batch1": lambda grad, batch2, alpha: _maybe_multiply(
                         grad @ _mT(batch2), alpha),
                     "batch2": lambda grad, batch1, alpha: _maybe_multiply(
-                        _mT(batch1) @ grad, alpha)})
+                        _mT(batch1) @ grad, alpha)},
+             overlap="allow")  # (torch's baddbmm_ has no overlap check)
 ADDBMM = Op("addbmm", "AddbmmBackward0", _add_product(lambda a, b: jnp.sum(a @ b, axis=0)),
             inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
             grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
