@@ -42,3 +42,20 @@ def test_engine_warnings_point_at_the_users_backward_call():
         model(jaxgrad.ones(1, 2)).sum().backward()
     assert [(w.filename, w.message.args[0][:34]) for w in caught] == [
         (__file__, "Full backward hook is firing when ")]
+
+
+USER_LINE_PROGRAMS = {
+    "out= resized": lambda: jaxgrad.exp(jaxgrad.ones(3), out=jaxgrad.zeros(2)),
+    "masked_fill_ on an expand": lambda: jaxgrad.ones(()).expand(3).masked_fill_(
+        jaxgrad.tensor([True, False, False]), 1.0),
+    "index_put_ on an expand": lambda: jaxgrad.ones(()).expand(3).index_put_(
+        (jaxgrad.tensor([0]),), jaxgrad.ones(1)),
+}
+
+
+@pytest.mark.parametrize("name", USER_LINE_PROGRAMS)
+def test_warnings_of_ops_point_at_the_users_line(name):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        USER_LINE_PROGRAMS[name]()
+    assert caught and [w.filename for w in caught] == [__file__] * len(caught)

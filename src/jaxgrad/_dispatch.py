@@ -8,7 +8,6 @@ history of in-place-modified views (``CopySlices``) and report to the profiler.
 from __future__ import annotations
 
 import numbers
-import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,6 +28,7 @@ from ._ops._table import Op, backward_function, jitted_backward, jitted_forward,
 from ._storage import Layout, Storage
 from ._tensor import Tensor
 from ._typename import type_name
+from ._warn_once import warn_at_user_line
 
 DIFFERENTIABLE_DTYPES = frozenset(
     d.np for d in _dtypes.ALL_DTYPES if d.is_floating_point or d.is_complex)
@@ -681,7 +681,7 @@ def warn_expanded_write(self: Tensor, name: str, others: tuple = ()) -> None:
     if has_internal_overlap(self):
         check_inplace(self, others, inference=False)
         example = ("indices", "tensor") if name == "index_put" else ("mask", "scalar")
-        warnings.warn(EXPANDED_WRITE_WARNING.format(name, *example), UserWarning, stacklevel=4)
+        warn_at_user_line(EXPANDED_WRITE_WARNING.format(name, *example))
 
 
 def check_differentiable_inplace(self: Tensor) -> None:
@@ -850,8 +850,7 @@ def write_out(out: Tensor, result: Tensor) -> Tensor:
         out._write_inplace(value)
         return out
     if out.numel():
-        warnings.warn(RESIZE_WARNING.format(list(out.shape), list(value.shape)), UserWarning,
-                      stacklevel=3)
+        warn_at_user_line(RESIZE_WARNING.format(list(out.shape), list(value.shape)))
     out._cell, out._layout, out._arr, out._base = Storage(value), None, None, None
     out._lazy = None
     out._vc.value += 1
