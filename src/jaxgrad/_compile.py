@@ -31,6 +31,7 @@ from . import _autocast, _compile_program, _random, _tracing
 from ._compile_state import Memo, StateWalk, Unsupported, make_template
 from ._dtypes import get_default_dtype
 from ._epoch import EPOCH, global_hooks
+from ._function import under_transform
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._graph import Node
 from ._jax_setup import jit, x64_scope
@@ -228,7 +229,7 @@ class CompiledFunction:
         requiring grad, as one jitted function of the call's inputs and the cotangents. The step
         is first traced to a jaxpr (a pure function of the inputs: the objects it came from may
         have changed by the time backward runs); backward recomputes the forward inside it."""
-        with x64_scope():
+        with x64_scope(), under_transform("eager"):  # Note [Function under a transform]
             closed = jax.make_jaxpr(functools.partial(self._trace, entry))(*inputs)
         program = entry.program
         positions = [p for p, _ in program.diff_outputs]
