@@ -437,23 +437,19 @@ class Function:
         dirty = {id(t) for t in ctx._dirty}
         saved = (ctx._to_save, ctx._saved_for_forward)
         wrapped = _wrap_outputs(ctx, args, outputs, differentiable)
-        mode = _differentiating()
-        if mode is not None:
-            _CustomRule(cls, ctx, args, inputs, saved, wrapped).attach(mode)
+        modes = _differentiating()
+        if modes:
+            _CustomRule(cls, ctx, args, inputs, saved, wrapped).attach(modes)
         if forward_ad:
             _forward_tangents(cls, ctx, args, outputs, wrapped, dirty)
         return wrapped
 
 
-def _differentiating() -> str | None:
-    """"reverse" or "forward": the innermost active transform that differentiates (None if
-    none does)."""
-    for kind in reversed(_transforms.kinds):
-        if kind in _REVERSE_KINDS:
-            return "reverse"
-        if kind in _FORWARD_KINDS:
-            return "forward"
-    return None
+def _differentiating() -> list[str]:
+    """"reverse" or "forward" for each active transform that differentiates, innermost first."""
+    return ["reverse" if kind in _REVERSE_KINDS else "forward"
+            for kind in reversed(_transforms.kinds)
+            if kind in _REVERSE_KINDS or kind in _FORWARD_KINDS]
 
 
 _CTX_FIELDS = frozenset(("_is_tensor_input", "_input_meta", "needs_input_grad", "_to_save",
@@ -508,23 +504,33 @@ class _CustomRule:
             if t is not None:
                 held.setdefault(id(t), t)
         self.held = list(held.values())
+        out_position = {id(self.outs[j]): k for k, j in enumerate(self.diff)}
+        self.held_outputs = [out_position.get(id(t)) for t in self.held]  # output or None
 
     def _attribute_tensors(self) -> list:
         return [t for k, v in vars(self.ctx).items() if k not in _CTX_FIELDS
                 for t in P.flatten(v)[0] if isinstance(t, Tensor)]
 
-    def attach(self, mode: str) -> None:
+    def attach(self, modes: list[str]) -> None:
+        """``modes``: one per differentiating transform, innermost first; each level's rule
+        passes the outputs it returns through the next level's (so that JAX, differentiating
+        the rule of one level at the next, uses the user's rule there too)."""
         for j in self.stopped:  # marked non-differentiable: no derivative at all
             _replace_array(self.outs[j], jax.lax.stop_gradient(self.outs[j]._value))
         if not self.xs or not self.diff:
             return
-        identity = jax.custom_vjp(_identity) if mode == "reverse" else jax.custom_jvp(_identity)
-        if mode == "reverse":
-            identity.defvjp(_forward_residuals, self._backward)
-        else:
-            identity.defjvp(self._jvp)
-        ys = identity([v for _, v in self.xs], [self.outs[j]._value for j in self.diff],
-                      [t._value for t in self.held])
+        self.identities = []
+        for level, mode in enumerate(modes):
+            if mode == "reverse":
+                identity = jax.custom_vjp(_identity)
+                identity.defvjp(functools.partial(self._forward_residuals, level),
+                                self._backward)
+            else:
+                identity = jax.custom_jvp(_identity)
+                identity.defjvp(functools.partial(self._jvp, level))
+            self.identities.append(identity)
+        ys = self.identities[0]([v for _, v in self.xs], [self.outs[j]._value for j in self.diff],
+                                [t._value for t in self.held])
         for j, y in zip(self.diff, ys):
             _replace_array(self.outs[j], y)
 
@@ -549,6 +555,17 @@ class _CustomRule:
         ctx._cleared_on_access = False
         return ctx
 
+    def _outer(self, level: int, xs: list, ys: list, held: list) -> tuple[list, list]:
+        """The outputs and residuals seen by the transform outside ``level``: the outputs pass
+        through that level's rule, and residuals that are outputs are those outputs."""
+        if level + 1 == len(self.identities):
+            return ys, held
+        ys = self.identities[level + 1](xs, ys, held)
+        return ys, [r if k is None else ys[k] for r, k in zip(held, self.held_outputs)]
+
+    def _forward_residuals(self, level: int, xs: list, ys: list, held: list) -> tuple:
+        return self._outer(level, xs, ys, held)
+
     def _backward(self, held: list, cotangents: list) -> tuple:
         grads: list = [None] * len(self.outs)
         for j, c in zip(self.diff, cotangents):
@@ -558,8 +575,9 @@ class _CustomRule:
         xs = [None if got[k] is None else got[k]._value.astype(v.dtype) for k, v in self.xs]
         return xs, [None] * len(self.diff), [None] * len(held)
 
-    def _jvp(self, primals: tuple, tangents: tuple) -> tuple:
+    def _jvp(self, level: int, primals: tuple, tangents: tuple) -> tuple:
         xs, ys, held = primals
+        ys, held = self._outer(level, xs, ys, held)
         by_ordinal = {k: Tensor._make(t) for (k, _), t in zip(self.xs, tangents[0])}
         given = [by_ordinal.get(self.arg_ordinal[i]) if i in self.arg_ordinal else None
                  for i in range(self.n_args)]
@@ -581,10 +599,6 @@ class _CustomRule:
 
 def _identity(xs: list, ys: list, held: list) -> list:
     return ys
-
-
-def _forward_residuals(xs: list, ys: list, held: list) -> tuple:
-    return ys, held
 
 
 def _is_float(a: Any) -> bool:
