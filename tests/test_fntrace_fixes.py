@@ -6,6 +6,7 @@ torch.func's requirements (setup_context, a vmap rule, a jvp) raise torch's erro
 from __future__ import annotations
 
 import pytest
+
 from differential import ok, raises
 
 
@@ -96,11 +97,11 @@ def test_issue_repro_straight_through_under_grad():
                                        "inside_vmap", "over_vmap"])
 def test_reverse_mode_calls_backward(transform):
     def program(T):
-        Straight, Scaled, Pair, Old = functions(T)
+        Straight, Scaled, Pair, _ = functions(T)
         F = T.func
         x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64)
         y = T.tensor([2.0, 3.0, -1.0], dtype=T.float64)
-        f = lambda x: Scaled.apply(x, 3.0).sum()  # noqa: E731
+        f = lambda x: Scaled.apply(x, 3.0).sum()
         if transform == "grad":
             return F.grad(f)(x)
         if transform == "grad_argnums":
@@ -135,7 +136,7 @@ def test_reverse_mode_calls_backward(transform):
 @pytest.mark.parametrize("transform", ["jvp", "jacfwd", "jvp_straight", "hessian"])
 def test_forward_mode_calls_jvp(transform):
     def program(T):
-        Straight, Scaled, Pair, Old = functions(T)
+        Straight, Scaled, _, _ = functions(T)
         F = T.func
         x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64)
         t = T.tensor([1.0, 2.0, 3.0], dtype=T.float64)
@@ -155,7 +156,7 @@ def test_forward_mode_calls_jvp(transform):
                                   "no_jvp"])
 def test_torch_func_requirements_raise_torch_errors(case):
     def program(T):
-        Straight, Scaled, Pair, Old = functions(T)
+        Straight, _, Pair, Old = functions(T)
         F = T.func
         x = T.tensor([0.5, -1.5, 2.0])
 
@@ -237,5 +238,130 @@ def test_compiled_training_step_uses_backward():
         step = T.compile(step) if T.__name__ == "jaxgrad" else step
         losses = [step(T.tensor([1.0, 0.5])).item() for _ in range(3)]
         return losses, w, w.grad
+
+    ok(program)
+
+
+def more_functions(T):
+    class Ident(T.autograd.Function):  # an input returned as-is (a view of it)
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 5
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 5
+
+    class Double_(T.autograd.Function):  # in place
+        @staticmethod
+        def forward(x):
+            return x.mul_(2)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.mark_dirty(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 7
+
+    class Once(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        @T.autograd.function.once_differentiable
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * x * 3
+
+    class WithVmap(T.autograd.Function):  # its own vmap rule
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x * 2, in_dims[0]
+
+    class CubeOut(T.autograd.Function):  # saves its output for backward, its input for jvp
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output)
+            ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors
+            return g * 3 * y
+
+        @staticmethod
+        def jvp(ctx, t):
+            x, = ctx.saved_tensors
+            return t * 3 * x ** 2
+
+    return Ident, Double_, Once, WithVmap, CubeOut
+
+
+@pytest.mark.parametrize("case", ["view_grad", "view_jvp", "view_vmap_grad", "dirty_grad",
+                                  "once_grad", "once_grad_of_grad", "vmap_rule",
+                                  "vmap_rule_grad", "saved_output_hessian",
+                                  "saved_output_grad_of_grad", "saved_output_jacrev_of_jvp",
+                                  "integer_tensor_beside"])
+def test_more_functions_under_transforms(case):
+    def program(T):
+        Ident, Double_, Once, WithVmap, CubeOut = more_functions(T)
+        F = T.func
+        x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64)
+        cube = lambda x: CubeOut.apply(x).sum()
+        return {
+            "view_grad": lambda: F.grad(lambda x: Ident.apply(x).sum())(x),
+            "view_jvp": lambda: F.jvp(Ident.apply, (x,), (x,)),
+            "view_vmap_grad": lambda: F.vmap(F.grad(lambda x: (Ident.apply(x) * x).sum()))(
+                x[:, None]),
+            "dirty_grad": lambda: F.grad(lambda x: Double_.apply(x.clone()).sum())(x),
+            "once_grad": lambda: F.grad(lambda x: Once.apply(x).sum())(x),
+            # torch runs a once_differentiable backward under no_grad: the outer grad is zero
+            "once_grad_of_grad": lambda: F.grad(
+                lambda x: F.grad(lambda x: Once.apply(x).sum())(x).sum())(x),
+            "vmap_rule": lambda: F.vmap(WithVmap.apply)(x),
+            "vmap_rule_grad": lambda: F.vmap(F.grad(lambda x: WithVmap.apply(x).sum()))(
+                x[:, None]),
+            "saved_output_hessian": lambda: F.hessian(cube)(x),
+            "saved_output_grad_of_grad": lambda: F.grad(lambda x: F.grad(cube)(x).sum())(x),
+            "saved_output_jacrev_of_jvp": lambda: F.jacrev(
+                lambda x: F.jvp(CubeOut.apply, (x,), (T.ones(3, dtype=T.float64),))[1])(x),
+            "integer_tensor_beside": lambda: F.grad(
+                lambda x, n: CubeOut.apply(x * n).sum())(x, T.arange(3)),
+        }[case]()
 
     ok(program)

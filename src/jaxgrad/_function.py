@@ -524,7 +524,7 @@ class _CustomRule:
             if mode == "reverse":
                 identity = jax.custom_vjp(_identity)
                 identity.defvjp(functools.partial(self._forward_residuals, level),
-                                self._backward)
+                                functools.partial(self._backward, "reverse" in modes[level + 1:]))
             else:
                 identity = jax.custom_jvp(_identity)
                 identity.defjvp(functools.partial(self._jvp, level))
@@ -566,13 +566,15 @@ class _CustomRule:
     def _forward_residuals(self, level: int, xs: list, ys: list, held: list) -> tuple:
         return self._outer(level, xs, ys, held)
 
-    def _backward(self, held: list, cotangents: list) -> tuple:
+    def _backward(self, outer_reverse: bool, held: list, cotangents: list) -> tuple:
         grads: list = [None] * len(self.outs)
         for j, c in zip(self.diff, cotangents):
             grads[j] = Tensor._make(c)
         with no_grad():
             got = self._ctx(held).apply(grads, create_graph=False)
         xs = [None if got[k] is None else got[k]._value.astype(v.dtype) for k, v in self.xs]
+        if outer_reverse and _is_once_differentiable(self.cls):  # torch: no_grad, so zeros
+            xs = [None if g is None else jax.lax.stop_gradient(g) for g in xs]
         return xs, [None] * len(self.diff), [None] * len(held)
 
     def _jvp(self, level: int, primals: tuple, tangents: tuple) -> tuple:
@@ -595,6 +597,11 @@ class _CustomRule:
             out.append(jnp.zeros_like(y) if t is None
                        else jnp.broadcast_to(t._value, y.shape).astype(y.dtype))
         return ys, out
+
+
+def _is_once_differentiable(cls: type) -> bool:
+    rule = cls.vjp if cls.vjp is not Function.vjp else cls.backward
+    return getattr(rule, "_once_differentiable", False)
 
 
 def _identity(xs: list, ys: list, held: list) -> list:
@@ -840,6 +847,7 @@ def once_differentiable(backward: Callable) -> Callable:
                         for i, f in enumerate(fakes))
         return wrapped[0] if single else wrapped
 
+    wrapper._once_differentiable = True  # type: ignore[attr-defined]
     return wrapper
 
 
