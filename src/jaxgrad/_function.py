@@ -81,7 +81,10 @@ NO_JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Funct
 # forward mode) of (float tensor inputs, outputs, residuals): its rule calls the user's
 # ``backward`` (``jvp``) on a copy of ctx whose saved tensors (and tensor attributes) hold the
 # residual arrays, and gives the outputs and residuals no cotangent, so JAX's derivative of the
-# forward's own ops is never used. Higher orders are JAX's: the rule's jaxgrad ops are traced.
+# forward's own ops is never used. Higher orders are JAX's: the rule's jaxgrad ops are traced,
+# and each differentiating level has its own rule (the rule of one level returns its outputs
+# through the next level's). Under vmap JAX batches the forward and the rule; a ``vmap``
+# staticmethod is required as torch.func requires it, but not called.
 
 _REVERSE_KINDS = ("grad", "eager")  # functorch reverse mode; the outer graph / compile(model)
 _FORWARD_KINDS = ("jvp", "jacfwd")
