@@ -31,9 +31,11 @@ from . import _autocast, _compile_program, _random, _tracing
 from ._compile_state import Memo, StateWalk, Unsupported, make_template
 from ._dtypes import get_default_dtype
 from ._epoch import EPOCH, global_hooks
+from ._function import under_transform
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._graph import Node
 from ._jax_setup import jit, x64_scope
+from ._storage import scatter
 from ._tensor import Tensor
 
 MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -137,7 +139,7 @@ class CompiledFunctionBackward(Node):
     """The grad_fn of a compiled function's results (torch's name): the VJP of its XLA program
     at the inputs of the call that made them."""
 
-    __slots__ = ("backward", "inputs")
+    __slots__ = ("backward", "bases", "inputs")
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if create_graph:
@@ -147,8 +149,8 @@ class CompiledFunctionBackward(Node):
         if self.inputs is None:
             raise RuntimeError("Trying to backward through the graph a second time (or directly "
                                "access saved tensors after they have already been freed).")
-        cts = [g._value if g is not None else jnp.zeros(shape, dtype)
-               for g, (shape, dtype) in zip(grads, self.out_meta)]
+        cts = [_base_cotangent(g, shape, dtype, base)
+               for g, (shape, dtype), base in zip(grads, self.out_meta, self.bases)]
         return [Tensor._make(g) for g in self.backward(*self.inputs, cts)]
 
     def release_variables(self) -> None:
@@ -228,7 +230,7 @@ class CompiledFunction:
         requiring grad, as one jitted function of the call's inputs and the cotangents. The step
         is first traced to a jaxpr (a pure function of the inputs: the objects it came from may
         have changed by the time backward runs); backward recomputes the forward inside it."""
-        with x64_scope():
+        with x64_scope(), under_transform("eager"):  # Note [Function under a transform]
             closed = jax.make_jaxpr(functools.partial(self._trace, entry))(*inputs)
         program = entry.program
         positions = [p for p, _ in program.diff_outputs]
@@ -380,14 +382,28 @@ def _connect(program: _compile_program.Program, walk: StateWalk, replay: Any,
     owners = {}
     for obj, kind in zip(walk.objects, walk.kinds):
         if kind == "tensor" and obj._requires_grad:
-            owners.setdefault(walk.cell_index[id(obj._cell)], obj)
+            cell = walk.cell_index[id(obj._cell)]
+            if cell not in owners or (owners[cell]._layout is not None and obj._layout is None):
+                owners[cell] = obj  # the gradient is the whole storage's: its base's, not a view's
     results = [replay.created[index] for _, index in program.diff_outputs]
     node = CompiledFunctionBackward(
         tuple(owners[i]._gradient_edge() for i in diff_cells),
         tuple((r.shape, r._cell.array.dtype) for r in results))
     node.backward, node.inputs = backward, inputs
+    node.bases = tuple(None if r._layout is None else (r._layout, r._cell.array.shape)
+                       for r in results)
     for j, r in enumerate(results):
         r._requires_grad, r._grad_fn, r._output_nr = True, node, j
+
+
+def _base_cotangent(grad: Tensor | None, shape: tuple, dtype: Any, base: tuple | None) -> Any:
+    """The cotangent of a result's storage array: for a result that is a view (``base``: its
+    layout and the storage's shape), the view's gradient scattered into zeros."""
+    g = grad._value if grad is not None else jnp.zeros(shape, dtype)
+    if base is None:
+        return g
+    layout, base_shape = base
+    return scatter(jnp.zeros(base_shape, g.dtype), layout, g)
 
 
 def _user_line(error: BaseException) -> str:

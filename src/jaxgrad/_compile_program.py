@@ -220,7 +220,7 @@ def find_differentiable(program: Program, pre: StateWalk, post: StateWalk) -> No
         obj = post.objects[index]
         meta = program.new_objects[index][1]
         age, cell = meta[1]
-        if obj._grad_fn is not None and obj._requires_grad and meta[3] is None and age == "new":
+        if obj._grad_fn is not None and obj._requires_grad and age == "new":  # (views too)
             program.diff_outputs.append((program.new_cells[cell], index))
     program.diff_inputs = sorted({pre.metas[i][1] for i, kind in enumerate(pre.kinds)
                                   if kind == "tensor" and pre.metas[i][4]

@@ -27,6 +27,7 @@ from . import _random
 from ._api import cat
 from ._dispatch import apply, vjp_op
 from ._forward_ad import check_tangent_size
+from ._function import under_transform
 from ._grad_mode import enable_grad, is_grad_enabled
 from ._graph import Node, node_class
 from ._tensor import Tensor
@@ -170,7 +171,7 @@ def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Ten
             full[i] = a
         return tuple(fn(*full))
 
-    with _tracing():
+    with _tracing(), under_transform("eager"):
         outs, pullback = jax.vjp(on_diff, *[arrays[i] for i in diff])
     results = [_wrap(o) for o in outs]
     meta = tuple((o.shape, o.dtype) for o in outs)
@@ -287,7 +288,7 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
             for k, a in zip(pos, d):
                 arrays[k] = a
             a, kw = call.rebuild(arrays, rg)
-            with enable_grad():
+            with enable_grad(), under_transform("grad"):
                 out = func(*a, **kw)
             aux = None
             if has_aux:
@@ -344,8 +345,10 @@ class _Traced:
     tensors and records the structure of what it returned (outputs, aux)."""
 
     def __init__(self, func: Callable, call: _Args, pos: list[int], arrays: list, api: str,
-                 has_aux: bool, requires_grad: bool = True, check_float: bool = False) -> None:
+                 has_aux: bool, requires_grad: bool = True, check_float: bool = False,
+                 kind: str = "grad") -> None:
         self.func, self.call, self.pos, self.arrays, self.api = func, call, pos, arrays, api
+        self.kind = kind  # the transform, for autograd.Function (under_transform)
         self.has_aux, self.check_float = has_aux, check_float
         self.rg = frozenset(pos) if requires_grad else frozenset()
         self.out_spec = self.aux_spec = None
@@ -356,7 +359,7 @@ class _Traced:
         for k, a in zip(self.pos, d):
             arrays[k] = a
         a, kw = self.call.rebuild(arrays, self.rg)
-        with enable_grad():
+        with enable_grad(), under_transform(self.kind):
             out = self.func(*a, **kw)
         aux = None
         if self.has_aux:
@@ -456,7 +459,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
 
     def body(arrays: list) -> tuple[list, Any]:
         f = _Traced(func, _Args(primals, {}), list(range(n)), arrays[:n], api, has_aux,
-                    requires_grad=False)
+                    requires_grad=False, kind="jvp")
         tans = [t.astype(p.dtype) for p, t in zip(arrays[:n], arrays[n:])]
         outs, touts, aux = jax.jvp(f, (arrays[:n],), (tans,), has_aux=True)
         if strict and any(f.independent):
@@ -483,7 +486,7 @@ def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
 
     def body(arrays: list) -> tuple[list, Any]:
         f = _Traced(func, call, pos, arrays, api, has_aux, requires_grad=kind == "jacrev",
-                    check_float=kind == "jacrev")
+                    check_float=kind == "jacrev", kind="grad" if kind == "jacrev" else "jacfwd")
         primals = [arrays[k] for k in pos]
         if kind == "jacrev":
             outs, pullback, aux = jax.vjp(f, primals, has_aux=True)
@@ -756,7 +759,7 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
             for i, a in zip(batched, inputs):
                 full[i] = _wrap(a)
             traces = {id(getattr(a, "_trace", None)) for a in inputs}
-            with _randomness(randomness, key):
+            with _randomness(randomness, key), under_transform("vmap"):
                 out = func(*P.unflatten(full, spec), **kwargs)
             leaves, out_spec = P.flatten(out)
             dims = _flat_out_dims(out, out_spec, out_dims, func)

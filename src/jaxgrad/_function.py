@@ -14,16 +14,21 @@ A forward may run any JAX code on ``tensor.jax()`` and return ``jaxgrad.from_jax
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import functools
 import inspect
+import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from . import _api, _forward_ad, _profiler
+from . import _func_pytree as P
 from ._caches import cache
 from ._dispatch import (
     _FORWARD_AD,
@@ -55,6 +60,63 @@ CLEARED_ON_ACCESS_MESSAGE = (
     "clear_saved_tensors_on_access=False.")
 ONCE_DIFFERENTIABLE_MESSAGE = (
     "trying to differentiate twice a function that was marked with @once_differentiable")
+SETUP_CONTEXT_MESSAGE = (
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+    "...), it must override the setup_context staticmethod. For more details, please see "
+    "https://pytorch.org/docs/main/notes/extending.func.html")
+NO_VMAP_MESSAGE = (
+    "You tried to vmap over {}, but it does not have vmap support. Please override and implement "
+    "the vmap staticmethod or set generate_vmap_rule=True. For more details, please see "
+    "https://pytorch.org/docs/main/notes/extending.func.html")
+NO_JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Function to use it "
+                  "with forward mode AD.")
+
+
+# --- Functions inside JAX transformations --------------------------------------------------
+# Note [Function under a transform]: jaxgrad.func's transforms and the trace of compile(model)'s
+# backward are JAX transformations of a function of arrays; JAX would differentiate the ops of
+# a Function's forward and never call its backward. While one is active (``under_transform``),
+# ``Function.apply`` runs the forward as usual, then passes its outputs through an identity
+# ``jax.custom_vjp`` (``jax.custom_jvp`` when the innermost differentiating transform is
+# forward mode) of (float tensor inputs, outputs, residuals): its rule calls the user's
+# ``backward`` (``jvp``) on a copy of ctx whose saved tensors (and tensor attributes) hold the
+# residual arrays, and gives the outputs and residuals no cotangent, so JAX's derivative of the
+# forward's own ops is never used. Higher orders are JAX's: the rule's jaxgrad ops are traced,
+# and each differentiating level has its own rule (the rule of one level returns its outputs
+# through the next level's). Under vmap JAX batches the forward and the rule; a ``vmap``
+# staticmethod is required as torch.func requires it, but not called.
+
+_REVERSE_KINDS = ("grad", "eager")  # functorch reverse mode; the outer graph / compile(model)
+_FORWARD_KINDS = ("jvp", "jacfwd")
+_VMAP_KINDS = ("vmap", "jacfwd")  # torch's jacfwd runs the function under vmap
+
+
+class _Transforms(threading.local):
+    def __init__(self) -> None:
+        self.kinds: list[str] = []  # outermost first
+
+
+_transforms = _Transforms()
+
+
+@contextlib.contextmanager
+def under_transform(kind: str) -> Iterator[None]:
+    """Mark a JAX transformation of jaxgrad code as active while its function is traced:
+    ``grad`` (torch.func's reverse mode: grad, vjp, jacrev), ``jvp``, ``jacfwd``, ``vmap``, or
+    ``eager`` (a reverse-mode trace that is not torch.func's: the VJP connecting a transform to
+    the outer graph, the backward of ``compile(model)``). See Note [Function under a transform].
+
+    >>> import jaxgrad
+    >>> from jaxgrad._function import under_transform, _transforms
+    >>> with under_transform("vmap"):
+    ...     _transforms.kinds
+    ['vmap']
+    """
+    _transforms.kinds.append(kind)
+    try:
+        yield
+    finally:
+        _transforms.kinds.pop()
 
 
 class FunctionCtx:
@@ -340,6 +402,8 @@ class Function:
             args = bound.args
         elif kwargs:
             args = _keywords_as_positions(cls.forward, args, kwargs)
+        if _transforms.kinds:
+            cls._check_transforms(split, args)
         differentiable = _state.grad and any(
             isinstance(a, Tensor) and a.requires_grad for a in args)
         edges = tuple(a._gradient_edge() if differentiable and a.requires_grad else None
@@ -351,9 +415,27 @@ class Function:
         return cls._forward(ctx, args, split, differentiable)
 
     @classmethod
+    def _check_transforms(cls, split: bool, args: tuple) -> None:
+        """torch.func's requirements on a Function used inside its transforms (checked where
+        an input is traced: a Function of constants is not transformed, and gradcheck's batched
+        checks, on torch's legacy vmap, accept any Function there)."""
+        if not any(isinstance(a, Tensor) and isinstance(a._value, jax.core.Tracer)
+                   for a in args):
+            return
+        kinds = _transforms.kinds
+        if not split and any(k != "eager" for k in kinds):
+            raise RuntimeError(SETUP_CONTEXT_MESSAGE)
+        if (any(k in _VMAP_KINDS for k in kinds) and not cls.generate_vmap_rule
+                and cls.vmap is Function.vmap):
+            raise RuntimeError(NO_VMAP_MESSAGE.format(cls.__name__))
+        if any(k in _FORWARD_KINDS for k in kinds) and getattr(cls, "jvp", None) is None:
+            raise NotImplementedError(NO_JVP_MESSAGE)
+
+    @classmethod
     def _forward(cls, ctx: BackwardCFunction, args: tuple, split: bool,
                  differentiable: bool) -> Any:
         forward_ad = _forward_ad.active  # tangents come from jvp, not from forward's ops
+        inputs = [a._value if isinstance(a, Tensor) else None for a in args]
         with no_grad(), _forward_ad.suspended() if forward_ad else nullcontext():
             if split:
                 outputs = cls.forward(*args)
@@ -361,10 +443,190 @@ class Function:
             else:
                 outputs = cls.forward(ctx, *args)
         dirty = {id(t) for t in ctx._dirty}
+        saved = (ctx._to_save, ctx._saved_for_forward)
         wrapped = _wrap_outputs(ctx, args, outputs, differentiable)
+        modes = _differentiating()
+        if modes:
+            _CustomRule(cls, ctx, args, inputs, saved, wrapped).attach(modes)
         if forward_ad:
             _forward_tangents(cls, ctx, args, outputs, wrapped, dirty)
         return wrapped
+
+
+def _differentiating() -> list[str]:
+    """"reverse" or "forward" for each active transform that differentiates, innermost first."""
+    return ["reverse" if kind in _REVERSE_KINDS else "forward"
+            for kind in reversed(_transforms.kinds)
+            if kind in _REVERSE_KINDS or kind in _FORWARD_KINDS]
+
+
+_CTX_FIELDS = frozenset(("_is_tensor_input", "_input_meta", "needs_input_grad", "_to_save",
+                         "_saved", "_freed", "_cleared_on_access", "_dirty",
+                         "_non_differentiable", "_materialize_grads",
+                         "_materialize_non_diff_grads", "_non_differentiable_outputs",
+                         "_saved_for_forward", "_in_jvp"))
+
+
+class _Held:
+    """A saved tensor inside a transform's rule: the residual, unpacked as-is."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor | None) -> None:
+        self.tensor = tensor
+
+    def unpack(self, owner: Any = None) -> Tensor | None:
+        return self.tensor
+
+    def release(self) -> None:
+        pass
+
+
+class _CustomRule:
+    """One Function call under a differentiating JAX transform: its outputs pass through an
+    identity ``custom_vjp``/``custom_jvp`` whose rule is the user's ``backward``/``jvp`` (see
+    Note [Function under a transform])."""
+
+    def __init__(self, cls: type, ctx: BackwardCFunction, args: tuple, inputs: list,
+                 saved: tuple, wrapped: Any) -> None:
+        self.cls, self.ctx = cls, ctx
+        self.to_save, self.for_forward = saved
+        tensor_args = [(a, v) for a, v in zip(args, inputs) if isinstance(a, Tensor)]
+        # (ordinal among tensor inputs, array before forward) of the float inputs
+        self.xs = [(k, v) for k, (_, v) in enumerate(tensor_args) if _is_float(v)]
+        self.n_args = len(args)
+        self.arg_ordinal = {}  # argument position -> ordinal among tensor inputs
+        k = 0
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                self.arg_ordinal[i] = k
+                k += 1
+        self.outs = list(wrapped) if isinstance(wrapped, tuple) else [wrapped]
+        nondiff = ctx._non_differentiable_outputs
+        self.diff = [j for j, o in enumerate(self.outs) if isinstance(o, Tensor)
+                     and _is_float(o._value) and j not in nondiff]
+        self.stopped = [j for j, o in enumerate(self.outs) if isinstance(o, Tensor)
+                        and _is_float(o._value) and j in nondiff]
+        held: dict[int, Tensor] = {}
+        for t in (*self.to_save, *self.for_forward, *self._attribute_tensors()):
+            if t is not None:
+                held.setdefault(id(t), t)
+        self.held = list(held.values())
+        out_position = {id(self.outs[j]): k for k, j in enumerate(self.diff)}
+        self.held_outputs = [out_position.get(id(t)) for t in self.held]  # output or None
+
+    def _attribute_tensors(self) -> list:
+        return [t for k, v in vars(self.ctx).items() if k not in _CTX_FIELDS
+                for t in P.flatten(v)[0] if isinstance(t, Tensor)]
+
+    def attach(self, modes: list[str]) -> None:
+        """``modes``: one per differentiating transform, innermost first; each level's rule
+        passes the outputs it returns through the next level's (so that JAX, differentiating
+        the rule of one level at the next, uses the user's rule there too)."""
+        for j in self.stopped:  # marked non-differentiable: no derivative at all
+            _replace_array(self.outs[j], jax.lax.stop_gradient(self.outs[j]._value))
+        if not self.xs or not self.diff:
+            return
+        self.identities = []
+        for level, mode in enumerate(modes):
+            if mode == "reverse":
+                identity = jax.custom_vjp(_identity)
+                identity.defvjp(functools.partial(self._forward_residuals, level),
+                                functools.partial(self._backward, "reverse" in modes[level + 1:]))
+            else:
+                identity = jax.custom_jvp(_identity)
+                identity.defjvp(functools.partial(self._jvp, level))
+            self.identities.append(identity)
+        ys = self.identities[0]([v for _, v in self.xs], [self.outs[j]._value for j in self.diff],
+                                [t._value for t in self.held])
+        for j, y in zip(self.diff, ys):
+            _replace_array(self.outs[j], y)
+
+    def _ctx(self, residuals: list) -> BackwardCFunction:
+        """A copy of ctx whose tensors hold the residual arrays of this trace."""
+        fresh = {id(t): Tensor._make(r) for t, r in zip(self.held, residuals)}
+
+        def swap(v: Any) -> Any:
+            leaves, spec = P.flatten(v)
+            if not any(isinstance(t, Tensor) for t in leaves):
+                return v
+            return P.unflatten([fresh.get(id(t), t) if isinstance(t, Tensor) else t
+                                for t in leaves], spec)
+
+        ctx = copy.copy(self.ctx)
+        for k, v in vars(self.ctx).items():
+            if k not in _CTX_FIELDS:
+                setattr(ctx, k, swap(v))
+        ctx._saved = [_Held(None if t is None else fresh[id(t)]) for t in self.to_save]
+        ctx._saved_for_forward = tuple(None if t is None else fresh[id(t)]
+                                       for t in self.for_forward)
+        ctx._cleared_on_access = False
+        return ctx
+
+    def _outer(self, level: int, xs: list, ys: list, held: list) -> tuple[list, list]:
+        """The outputs and residuals seen by the transform outside ``level``: the outputs pass
+        through that level's rule, and residuals that are outputs are those outputs."""
+        if level + 1 == len(self.identities):
+            return ys, held
+        ys = self.identities[level + 1](xs, ys, held)
+        return ys, [r if k is None else ys[k] for r, k in zip(held, self.held_outputs)]
+
+    def _forward_residuals(self, level: int, xs: list, ys: list, held: list) -> tuple:
+        return self._outer(level, xs, ys, held)
+
+    def _backward(self, outer_reverse: bool, held: list, cotangents: list) -> tuple:
+        grads: list = [None] * len(self.outs)
+        for j, c in zip(self.diff, cotangents):
+            grads[j] = Tensor._make(c)
+        with no_grad():
+            got = self._ctx(held).apply(grads, create_graph=False)
+        xs = [None if got[k] is None else got[k]._value.astype(v.dtype) for k, v in self.xs]
+        if outer_reverse and _is_once_differentiable(self.cls):  # torch: no_grad, so zeros
+            xs = [None if g is None else jax.lax.stop_gradient(g) for g in xs]
+        return xs, [None] * len(self.diff), [None] * len(held)
+
+    def _jvp(self, level: int, primals: tuple, tangents: tuple) -> tuple:
+        xs, ys, held = primals
+        ys, held = self._outer(level, xs, ys, held)
+        by_ordinal = {k: Tensor._make(t) for (k, _), t in zip(self.xs, tangents[0])}
+        given = [by_ordinal.get(self.arg_ordinal[i]) if i in self.arg_ordinal else None
+                 for i in range(self.n_args)]
+        ctx = self._ctx(held)
+        ctx._in_jvp = True
+        with no_grad():
+            result = self.cls.jvp(ctx, *given)
+        result = result if isinstance(result, tuple) else (result,)
+        if len(result) != len(self.outs):
+            raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "
+                               f"(expected {len(self.outs)} but got {len(result)})")
+        out = []
+        for j, y in zip(self.diff, ys):
+            t = result[j]
+            out.append(jnp.zeros_like(y) if t is None
+                       else jnp.broadcast_to(t._value, y.shape).astype(y.dtype))
+        return ys, out
+
+
+def _is_once_differentiable(cls: type) -> bool:
+    rule = cls.vjp if cls.vjp is not Function.vjp else cls.backward
+    return getattr(rule, "_once_differentiable", False)
+
+
+def _identity(xs: list, ys: list, held: list) -> list:
+    return ys
+
+
+def _is_float(a: Any) -> bool:
+    return a is not None and (jnp.issubdtype(a.dtype, jnp.floating)
+                              or jnp.issubdtype(a.dtype, jnp.complexfloating))
+
+
+def _replace_array(t: Tensor, array: Any) -> None:
+    """Give output ``t`` the array JAX derives through (a view keeps its base untouched)."""
+    if t._layout is None:
+        t._cell.array = array
+    else:
+        t._arr, t._arr_gen, t._lazy = array, t._cell.generation, None
 
 
 def _forward_tangents(cls: type, ctx: BackwardCFunction, args: tuple, outputs: Any,
@@ -593,6 +855,7 @@ def once_differentiable(backward: Callable) -> Callable:
                         for i, f in enumerate(fakes))
         return wrapped[0] if single else wrapped
 
+    wrapper._once_differentiable = True  # type: ignore[attr-defined]
     return wrapper
 
 
