@@ -381,3 +381,13 @@ def test_dropout_inside_vmap_follows_randomness():
         assert not all(masks(T, "different"))
         assert all(masks(T, "same"))
     raises(lambda T: T.func.vmap(lambda x: T.nn.functional.dropout(x, 0.5))(T.ones(2, 3)))
+
+
+def test_like_factories_inside_transforms():
+    """``*_like`` factories on a traced tensor take its shape and dtype (JAX places them)."""
+    def program(T):
+        def f(x):
+            return (T.ones_like(x) * x * T.zeros_like(x).add(2) + T.full_like(x, 3.0) * x).sum()
+        batched = T.func.vmap(lambda x: T.empty_like(x).fill_(1) * x)(T.ones(2, 3))
+        return T.func.grad(f)(T.tensor([1.0, 2.0])), batched
+    ok(program)

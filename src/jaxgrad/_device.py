@@ -185,5 +185,9 @@ def mixed_devices_error(args: tuple) -> RuntimeError:
 
 
 def like(t, d):
-    """The ``device=`` of a ``*_like`` factory: ``d``, else where ``t`` lives (its sharding)."""
-    return t._value.sharding if d is None else d
+    """The ``device=`` of a ``*_like`` factory: ``d``, else where ``t`` lives (its sharding; a
+    traced value inside a transformation has none: JAX places the result)."""
+    if d is not None:
+        return d
+    value = t._value
+    return None if isinstance(value, jax.core.Tracer) else value.sharding
