@@ -391,3 +391,20 @@ def test_like_factories_inside_transforms():
         batched = T.func.vmap(lambda x: T.empty_like(x).fill_(1) * x)(T.ones(2, 3))
         return T.func.grad(f)(T.tensor([1.0, 2.0])), batched
     ok(program)
+
+
+def test_vjp_connects_to_the_outer_graph():
+    """Primals (and cotangents) that require grad connect vjp's outputs and vjp_fn's results to
+    the outer graph, as torch.func lifts them."""
+    def program(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        out, vjp_fn = T.func.vjp(lambda x: x.sin() * x, x)
+        v = T.tensor([1.0, 3.0], requires_grad=True)
+        (g,) = vjp_fn(v)
+        (out.sum() + (g * g).sum()).backward()
+        plain_out, plain_fn = T.func.vjp(T.sin, T.ones(2))
+        # values only: the graph behind them is one node per call here, torch's ops in torch,
+        # so the number of accumulations (x.grad._version) differs
+        return (out.requires_grad, g.requires_grad, val(x.grad), val(v.grad),
+                plain_out.requires_grad, plain_fn(T.ones(2))[0].requires_grad)
+    ok(program, rtol=1e-6)

@@ -155,13 +155,20 @@ class _TransformNode(Node):
         self.pullback = None
 
 
+def _connecting(tensors: list[Tensor]) -> list[int]:
+    """Which of ``tensors`` connect a transform's results to the graph: float tensors that
+    require grad, in grad mode, outside any transform."""
+    if not is_grad_enabled() or _depth.value:
+        return []
+    return [i for i, t in enumerate(tensors) if t._requires_grad and _is_float(t._value)]
+
+
 def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Tensor]:
     """``fn`` (arrays -> tuple of arrays) on ``tensors``; results are connected to the graph
     through one node when a float input requires grad (in grad mode, outside transforms)."""
     arrays = [t._value for t in tensors]
-    diff = [i for i, t in enumerate(tensors)
-            if t._requires_grad and _is_float(arrays[i])]
-    if not diff or not is_grad_enabled() or _depth.value:
+    diff = _connecting(tensors)
+    if not diff:
         with _tracing():
             return [_wrap(a) for a in fn(*arrays)]
 
@@ -394,8 +401,12 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                 check_float=True)
     with _tracing():
         outs, pullback, aux = jax.vjp(f, [t._value for t in flat_primals], has_aux=True)
-    results = [_wrap(o) for o in outs]
     out_spec = f.out_spec
+    outputs_of = lambda *arrays: f(list(arrays))[0]  # primals -> outputs
+    # primals that require grad connect the outputs and the vjp_fn's results to the outer graph
+    connected = bool(_connecting(flat_primals))
+    results = (_run("VjpBackward", outputs_of, flat_primals) if connected
+               else [_wrap(o) for o in outs])
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
                ) -> Any:
@@ -411,8 +422,16 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and "
                     f"output[{i}] has a shape of {results[i].shape}.")
-            cts.append(c._value.astype(o.dtype))
-        (g,) = pullback(tuple(cts))
+            cts.append(c.to(o.dtype))
+        n = len(flat_primals)
+
+        def products(*arrays: Any) -> tuple:
+            return tuple(jax.vjp(outputs_of, *arrays[:n])[1](tuple(arrays[n:])))
+
+        if connected or _connecting(cts):
+            return P.unflatten(_run("VjpBackward", products, [*flat_primals, *cts]),
+                               primals_spec)
+        (g,) = pullback(tuple(c._value for c in cts))
         return P.unflatten([_wrap(x) for x in g], primals_spec)
 
     result = P.unflatten(results, out_spec)
