@@ -22,6 +22,14 @@ def test_note_code_blocks_run(note):
         exec(compile("\n" * line + match.group(1), str(note), "exec"), namespace)
 
 
+@pytest.mark.parametrize("note", NOTES, ids=lambda path: path.name)
+def test_every_code_block_of_a_note_is_run(note):
+    """Only python blocks run, so a note has no other kind: every code block is executed."""
+    fences = re.findall(r"^```(\S*)", note.read_text(), re.M)
+    openings = fences[0::2]
+    assert len(fences) % 2 == 0 and set(openings) <= {"python"}, (note.name, openings)
+
+
 def test_every_note_is_linked_from_the_notes_readme():
     readme = (NOTES[0].parent / "README.md").read_text()
     missing = [n.name for n in NOTES if n.name != "README.md" and f"({n.name})" not in readme]
