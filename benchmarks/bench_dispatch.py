@@ -42,5 +42,15 @@ def chain():
     h.sum().backward()
 
 
+def hooked_sum_backward():
+    """A hook keeps the graph on the eager engine: mul, sum's expand-view gradient, the hook."""
+    h = x * 2.0
+    h.register_hook(lambda g: None)
+    h.sum().backward()
+
+
+z = jaxgrad.ones(4)
 label = sys.argv[1] if len(sys.argv) > 1 else "jaxgrad"
-print(f"{label} mul {med(lambda: x * y):.2f} exp {med(lambda: x.exp()):.2f} add_scalar {med(lambda: x + 1.0):.2f} fn_exp {med(lambda: jaxgrad.exp(x)):.2f} chain {med(chain, inner=5, rounds=7):.0f}")
+print(f"{label} mul {med(lambda: x * y):.2f} exp {med(lambda: x.exp()):.2f} add_scalar {med(lambda: x + 1.0):.2f} fn_exp {med(lambda: jaxgrad.exp(x)):.2f} "
+      f"mul_ {med(lambda: z.mul_(1.0)):.2f} hooked_backward {med(hooked_sum_backward, inner=200):.0f} "
+      f"chain {med(chain, inner=5, rounds=7):.0f}")
