@@ -1579,7 +1579,9 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
             real_dim += 1
         elif isinstance(item, Tensor) or _is_sequence(item):
             arrays = _advanced(item)
-            _check_index_bounds(item, tuple(out.shape[dim:]), dim)
+            if dim >= out.ndim and _index_array(item).dtype != np.bool_:
+                raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+            _check_mask_shape(item, tuple(out.shape[dim:]))
             advanced.extend(arrays)
             dim += len(arrays)
             real_dim += len(arrays)
@@ -1588,6 +1590,7 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
                              f"byte Variables are valid indices (got {type_name(item)})")
     if not builtins.any(a is not None for a in advanced):
         return out, ()
+    _check_index_bounds(tuple(out.shape), advanced)
     while advanced[-1] is None:
         advanced.pop()
     return out, tuple(advanced)
@@ -1611,23 +1614,34 @@ def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
     return _select(input, dim, index % size)
 
 
-def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
-    """torch's IndexErrors for masks of the wrong shape and indices out of range."""
+def _check_mask_shape(item: Any, sizes: tuple) -> None:
+    """torch's IndexError for a bool mask whose shape does not fit the dims it indexes."""
     raw = _index_array(item)
-    if isinstance(raw, jax.core.Tracer):  # values unknown under a trace: JAX clamps, as jit does
+    if raw.dtype == np.bool_ and raw.shape != sizes[:raw.ndim]:
+        bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)
+        raise IndexError(
+            f"The shape of the mask {list(raw.shape)} at index {bad} does not match the "
+            f"shape of the indexed tensor {list(sizes)} at index {bad}")
+
+
+def _check_index_bounds(sizes: tuple, advanced: Any) -> None:
+    """torch's IndexError for an index out of range (``advanced``: None or an integer array per
+    dim of a tensor of ``sizes``). torch's indexer walks the broadcast index elements in order
+    and names the index's position among the defined indices, not the dim it indexes."""
+    defined = [(k, a) for k, a in enumerate(advanced) if a is not None]
+    if not defined or builtins.any(isinstance(a, jax.core.Tracer) for _, a in defined):
+        return  # values unknown under a trace: JAX clamps, as jit does
+    try:
+        arrays = np.broadcast_arrays(*[np.asarray(a) for _, a in defined])
+    except ValueError:  # (the shape mismatch is reported later)
         return
-    if raw.dtype == np.bool_:
-        if raw.shape != sizes[:raw.ndim]:
-            bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)
-            raise IndexError(
-                f"The shape of the mask {list(raw.shape)} at index {bad} does not match the "
-                f"shape of the indexed tensor {list(sizes)} at index {bad}")
-        return
-    size = sizes[0] if sizes else 0
-    bad = raw[(raw >= size) | (raw < -size)]
+    limits = np.array([sizes[k] if k < len(sizes) else 0 for k, _ in defined])
+    flat = np.stack([a.reshape(-1) for a in arrays], axis=-1)
+    bad = np.argwhere((flat >= limits) | (flat < -limits))
     if bad.size:
-        raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with "
-                         f"size {size}")
+        e, j = bad[0]
+        raise IndexError(f"index {int(flat[e, j])} is out of bounds for dimension {int(j)} with "
+                         f"size {int(limits[j])}")
 
 
 def _dims_consumed(item: Any) -> int:
@@ -3445,7 +3459,7 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not "
                         f"{type_name(indices)}")
-    if len(indices) > input.ndim and input.ndim:
+    if len(indices) > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
                          f"{len(indices)})")
     if inplace and has_internal_overlap(input):
@@ -3462,6 +3476,7 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
             arrays.append(None)
         else:
             arrays.extend(_advanced(i))
+    _check_index_bounds(tuple(input.shape), arrays)
     run = apply_inplace if inplace else apply
     return run(X.INDEX_PUT, input, values, aux=(tuple(arrays),), accumulate=bool(accumulate))
 

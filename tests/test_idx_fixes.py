@@ -1,0 +1,45 @@
+"""Indexing writes, differential against torch 2.13: index bounds (``index_put_`` and advanced
+indexing name the index's position among the defined indices, walking the broadcast elements in
+order), complex fill values, versions of ``t[False] = v``, uint8 masks, ``cumsum_`` and
+``cumprod_``."""
+
+from __future__ import annotations
+
+import pytest
+
+from differential import raises
+
+BOUNDS = {
+    "put 5": lambda T: T.ones(3).index_put_((T.tensor([5]),), T.ones(1)),
+    "put -4": lambda T: T.ones(3).index_put_((T.tensor([-4]),), T.ones(1)),
+    "put accumulate": lambda T: T.ones(3).index_put_((T.tensor([5]),), T.ones(1),
+                                                     accumulate=True),
+    "put out of place": lambda T: T.index_put(T.ones(3), (T.tensor([5]),), T.ones(1)),
+    "put 0-d index": lambda T: T.ones(3).index_put_((T.tensor(5),), T.tensor(1.)),
+    "put int32": lambda T: T.ones(3).index_put_((T.tensor([5], dtype=T.int32),), T.tensor(1.)),
+    "put first bad element": lambda T: T.ones(3).index_put_((T.tensor([-9, 5]),),
+                                                            T.tensor([1., 2.])),
+    "put second index": lambda T: T.ones(2, 3, 4).index_put_((T.tensor([1]), T.tensor([5])),
+                                                             T.tensor(1.)),
+    "put after mask": lambda T: T.ones(2, 3, 4).index_put_(
+        (T.tensor([True, False]), T.tensor([5])), T.tensor(1.)),
+    "put 0-dim": lambda T: T.ones(()).index_put_((T.tensor([0]),), T.tensor(2.)),
+    "set 5": lambda T: T.ones(3).__setitem__(T.tensor([5]), 1.),
+    "set -4": lambda T: T.ones(3).__setitem__(T.tensor([-4]), 1.),
+    "set after slice": lambda T: T.ones(2, 3, 4).__setitem__((slice(None), T.tensor([5])), 1.),
+    "set after a skipped dim": lambda T: T.ones(2, 3, 4).__setitem__(
+        (T.tensor([0]), slice(None), T.tensor([5])), 1.),
+    "set element order": lambda T: T.ones(2, 3).__setitem__(
+        (T.tensor([0, 0]), T.tensor([9, 1])), 1.),
+    "get after slices": lambda T: T.ones(2, 3, 4)[:, :, T.tensor([5])],
+    "get after None": lambda T: T.ones(3)[None, T.tensor([5])],
+    "get after True": lambda T: T.ones(3)[True, T.tensor([5])],
+    "get broadcast": lambda T: T.ones(2, 3)[T.tensor([[0], [1]]), T.tensor([5, 1])],
+    "get 0-dim": lambda T: T.ones(())[T.tensor([0])],
+    "get too many": lambda T: T.ones(3)[T.tensor([0]), T.tensor([0])],
+}
+
+
+@pytest.mark.parametrize("name", BOUNDS)
+def test_index_out_of_bounds(name):
+    raises(BOUNDS[name])
