@@ -5,9 +5,11 @@ order), complex fill values, versions of ``t[False] = v``, uint8 masks, ``cumsum
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
-from differential import raises
+from differential import ok, raises
 
 BOUNDS = {
     "put 5": lambda T: T.ones(3).index_put_((T.tensor([5]),), T.ones(1)),
@@ -43,3 +45,31 @@ BOUNDS = {
 @pytest.mark.parametrize("name", BOUNDS)
 def test_index_out_of_bounds(name):
     raises(BOUNDS[name])
+
+
+def _filled_version(T):
+    t = T.ones(3)
+    with contextlib.suppress(RuntimeError):
+        t.index_fill_(0, T.tensor([0]), 1j)
+    return t
+
+
+COMPLEX_FILL = {
+    "python complex": lambda T: T.ones(3).index_fill_(0, T.tensor([0]), 1j),
+    "zero imaginary": lambda T: T.ones(3).index_fill_(0, T.tensor([0]), 0j),
+    "complex tensor": lambda T: T.ones(3).index_fill_(0, T.tensor([0]), T.tensor(1j)),
+    "out of place": lambda T: T.index_fill(T.ones(3), 0, T.tensor([0]), 1j),
+    "int64 input": lambda T: T.ones(3, dtype=T.int64).index_fill_(0, T.tensor([0]), 1j),
+    "before the dim check": lambda T: T.ones(3).index_fill_(5, T.tensor([0]), 1j),
+    "after the index dtype check": lambda T: T.ones(3).index_fill_(0, T.tensor([0.]), 1j),
+}
+
+
+@pytest.mark.parametrize("name", COMPLEX_FILL)
+def test_index_fill_complex_value(name):
+    raises(COMPLEX_FILL[name])
+
+
+def test_index_fill_complex_value_changes_nothing():
+    ok(_filled_version)
+    ok(lambda T: T.ones(3, dtype=T.complex64).index_fill_(0, T.tensor([0]), 1j))

@@ -3422,6 +3422,11 @@ def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, inplace: boo
                            f"tensor with {value.ndim} dimension(s).")
     if inplace and isinstance(index, Tensor) and index.dtype is _dtypes.int64:
         warn_expanded_write(input, "index_fill", (value,))  # (after the index's dtype check)
+    complex_value = value.is_complex() if isinstance(value, Tensor) else isinstance(value, complex)
+    if (complex_value and not input.is_complex() and isinstance(index, Tensor)
+            and index.dtype is _dtypes.int64):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")
     dim = _check_index_fill(input, dim, index)
     if isinstance(value, Tensor):
         return run(X.INDEX_FILL_TENSOR, input, value, aux=(index,), dim=dim)
