@@ -73,3 +73,46 @@ def test_index_fill_complex_value(name):
 def test_index_fill_complex_value_changes_nothing():
     ok(_filled_version)
     ok(lambda T: T.ones(3, dtype=T.complex64).index_fill_(0, T.tensor([0]), 1j))
+
+
+def _assigned(index, value=5.0, shape=(3,), requires_grad=False):
+    def program(T):
+        t = T.ones(shape, requires_grad=bool(requires_grad))
+        t = t.clone() if requires_grad == "clone" else t
+        t[index(T) if callable(index) else index] = value(T) if callable(value) else value
+        return t, t._version
+    return program
+
+
+SETITEM_VERSIONS = {
+    "False": _assigned(False),
+    "False, tensor value": _assigned(False, lambda T: T.tensor(5.)),
+    "False, value of any shape": _assigned(False, lambda T: T.ones(7)),
+    "False, 2-d": _assigned(False, shape=(2, 3)),
+    "False, 0-dim": _assigned(False, shape=()),
+    "False into a leaf that requires grad": _assigned(False, requires_grad=True),
+    "False into a clone": _assigned(False, lambda T: T.tensor(2., requires_grad=True),
+                                    requires_grad="clone"),
+    "(False,)": _assigned((False,)),
+    "(0, False)": _assigned((0, False)),
+    "(..., False)": _assigned((..., False)),
+    "tensor(False)": _assigned(lambda T: T.tensor(False)),
+    "True": _assigned(True),
+    "(True,)": _assigned((True,)),
+    "True, 0-dim": _assigned(True, shape=()),
+    "None": _assigned(None),
+    "(None, None)": _assigned((None, None)),
+    "None, tensor value": _assigned(None, lambda T: T.tensor([1., 2., 3.])),
+    "None, 0-dim": _assigned(None, shape=()),
+    "empty index": _assigned(lambda T: T.tensor([], dtype=T.long)),
+    "empty mask": _assigned(lambda T: T.zeros(3, dtype=T.bool)),
+}
+
+
+@pytest.mark.parametrize("name", SETITEM_VERSIONS)
+def test_setitem_version(name):
+    ok(SETITEM_VERSIONS[name])
+
+
+def test_setitem_false_still_checks_the_value():
+    raises(_assigned(False, "a"))

@@ -1659,6 +1659,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     skipped, so ``y[...] = v`` writes ``y`` itself), then copy_to, or index_put_ for advanced
     indices."""
     value = _setitem_value(input, value)
+    if index is False:  # torch's shortcut: no write, so no version bump, no autograd checks
+        return
     if input.ndim == 0:
         _check_zero_dim_index(index)
     target, advanced = _basic_index(input, index)
