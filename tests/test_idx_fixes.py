@@ -6,10 +6,12 @@ order), complex fill values, versions of ``t[False] = v``, uint8 masks, ``cumsum
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import pytest
 
-from differential import ok, raises
+import jaxgrad
+from differential import captured_warnings, ok, raises, same, torch
 
 BOUNDS = {
     "put 5": lambda T: T.ones(3).index_put_((T.tensor([5]),), T.ones(1)),
@@ -116,3 +118,55 @@ def test_setitem_version(name):
 
 def test_setitem_false_still_checks_the_value():
     raises(_assigned(False, "a"))
+
+
+def _mask(T):
+    return T.tensor([1, 0, 1], dtype=T.uint8)
+
+
+def _set(index, value, shape=(3,)):
+    def program(T):
+        t = T.ones(shape)
+        t[index(T)] = value(T) if callable(value) else value
+        return t, t._version
+    return program
+
+
+UINT8 = {
+    "get": lambda T: T.ones(3)[_mask(T)],
+    "get 2-d mask": lambda T: T.ones(2, 3)[T.tensor([[1, 0, 1], [0, 0, 1]], dtype=T.uint8)],
+    "get after a slice": lambda T: T.ones(2, 3)[:, _mask(T)],
+    "get with another index": lambda T: T.arange(6.).view(3, 2)[_mask(T), T.tensor([0])],
+    "get mask of the wrong shape": lambda T: T.ones(4)[_mask(T)],
+    "get values other than 1": lambda T: T.arange(3.)[T.tensor([2, 0, 1], dtype=T.uint8)],
+    "get requires grad": lambda T: T.arange(3., requires_grad=True)[_mask(T)],
+    "set number": _set(_mask, 2.),
+    "set 0-d tensor": _set(_mask, lambda T: T.tensor(2.)),
+    "set one-element tensor": _set(_mask, lambda T: T.tensor([2.])),
+    "set two values": _set(_mask, lambda T: T.tensor([2., 3.])),
+    "set after a slice": _set(lambda T: (slice(None), _mask(T)), 2., (2, 3)),
+    "set with another index": _set(lambda T: (_mask(T), T.tensor([0])), 2., (3, 2)),
+    "index_put_ 0-d value": lambda T: T.ones(3).index_put_((_mask(T),), T.tensor(2.)),
+    "index_put_ two values": lambda T: T.ones(3).index_put_((_mask(T),), T.tensor([2., 3.])),
+    "index_put_ accumulate": lambda T: T.ones(3).index_put_((_mask(T),), T.tensor(2.),
+                                                            accumulate=True),
+    "index_put": lambda T: T.index_put(T.ones(3), (_mask(T),), T.tensor(2.)),
+    "index_put requires grad": lambda T: T.index_put(T.ones(3, requires_grad=True),
+                                                     (_mask(T),), T.tensor(2.)),
+}
+
+
+@pytest.mark.parametrize("name", UINT8)
+def test_uint8_mask(name):
+    same(UINT8[name])
+    assert captured_warnings(UINT8[name], torch) == captured_warnings(UINT8[name], jaxgrad)
+
+
+def test_uint8_mask_gradient():
+    def program(T):
+        x = T.arange(3., requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x[_mask(T)].pow(2).sum().backward()
+        return x.grad
+    ok(program)

@@ -55,7 +55,7 @@ from ._ops._table import Op
 from ._storage import Layout, Storage, contiguous_strides, view_strides
 from ._tensor import Size, Tensor, _wrap_dim
 from ._typename import type_name
-from ._warn_once import warn_once
+from ._warn_once import warn_at_user_line, warn_once
 
 # The ops a row declares whole (``variants=``/``inplace=`` in ``_ops``): exp, exp_, mul_, maximum,
 # eq, addcmul, ... are generated here from their schemas (see ``_opgen``).
@@ -1502,10 +1502,31 @@ def _plain(i: Any) -> Any:
     return i
 
 
+_MASK_DTYPES = (np.dtype(np.bool_), np.dtype(np.uint8))  # a uint8 index tensor is a mask
+
+
+def _warn_uint8_indices(indices: Any) -> None:
+    """torch's deprecation warning, once per uint8 index tensor (where it expands the masks)."""
+    for i in indices:
+        if isinstance(i, Tensor) and i.dtype is _dtypes.uint8:
+            warn_at_user_line(f"indexing with dtype {_dtypes.uint8} is now deprecated, please use "
+                              f"a dtype {_dtypes.bool_} instead.")
+
+
+def _refuse_uint8_masked_fill(indices: list, value: Tensor, accumulate: bool) -> None:
+    """torch's index_put_ hands one mask index with a one-element value to masked_fill_, which
+    refuses a uint8 mask (``indices``: the defined indices)."""
+    if (not accumulate and len(indices) == 1 and value.numel() == 1
+            and isinstance(indices[0], Tensor) and indices[0].dtype is _dtypes.uint8):
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
+
+
 def _advanced(i: Any) -> Any:
-    """An integer index array for a list/array/tensor index (bool masks become positions)."""
+    """An integer index array for a list/array/tensor index (bool and uint8 masks become
+    positions)."""
     arr = _index_array(i)
-    if arr.dtype == np.bool_:
+    if arr.dtype in _MASK_DTYPES:
         if isinstance(arr, jax.core.Tracer):
             raise IndexError("indexing with a boolean mask needs the mask's values (the result's "
                              "shape depends on them), which a JAX trace does not have; use "
@@ -1522,6 +1543,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         _check_zero_dim_index(index)
     if isinstance(index, slice):  # torch slices even x[:] (no full-slice shortcut here)
         return narrow_slice(input, 0, index.start, index.stop, index.step)
+    _warn_uint8_indices(tuple(index) if _treat_as_tuple(index) else (index,))
     out, advanced = _basic_index(input, index)
     if advanced:
         return apply(X.INDEX, out, aux=(advanced,))
@@ -1579,7 +1601,7 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
             real_dim += 1
         elif isinstance(item, Tensor) or _is_sequence(item):
             arrays = _advanced(item)
-            if dim >= out.ndim and _index_array(item).dtype != np.bool_:
+            if dim >= out.ndim and _index_array(item).dtype not in _MASK_DTYPES:
                 raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
             _check_mask_shape(item, tuple(out.shape[dim:]))
             advanced.extend(arrays)
@@ -1617,7 +1639,7 @@ def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
 def _check_mask_shape(item: Any, sizes: tuple) -> None:
     """torch's IndexError for a bool mask whose shape does not fit the dims it indexes."""
     raw = _index_array(item)
-    if raw.dtype == np.bool_ and raw.shape != sizes[:raw.ndim]:
+    if raw.dtype in _MASK_DTYPES and raw.shape != sizes[:raw.ndim]:
         bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)
         raise IndexError(
             f"The shape of the mask {list(raw.shape)} at index {bad} does not match the "
@@ -1650,7 +1672,7 @@ def _dims_consumed(item: Any) -> int:
         return 0
     if isinstance(item, Tensor) or _is_sequence(item):
         raw = _index_array(item)
-        return raw.ndim if raw.dtype == np.bool_ else 1
+        return raw.ndim if raw.dtype in _MASK_DTYPES else 1
     return 1
 
 
@@ -1671,8 +1693,11 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         value = Tensor._make(jnp.asarray(value, input._value.dtype))
     elif value.shape[:1] == (1,):
         value = _without_leading_ones(value)
+    items = tuple(index) if _treat_as_tuple(index) else (index,)
+    _refuse_uint8_masked_fill([i for i in items if _bool_index(i) is not None or (
+        isinstance(i, Tensor) and i.ndim) or _is_sequence(i)], value, False)
+    _warn_uint8_indices(items)
     if has_internal_overlap(target):  # (a mask's shape was checked by _basic_index)
-        items = tuple(index) if _treat_as_tuple(index) else (index,)
         indices = [i for i in items if (isinstance(i, Tensor) and i.ndim) or _is_sequence(i)]
         if not indices:  # ``t[True] = v``: torch's unsqueeze and copy_ (nothing for t[False])
             if builtins.all(a is None or a.size for a in advanced):
@@ -3477,6 +3502,8 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{_dtypes.scalar_type_name(input.dtype)} for the destination and "
                            f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
+    _refuse_uint8_masked_fill([i for i in indices if i is not None], values, accumulate)
+    _warn_uint8_indices(indices)
     arrays: list = []
     for i in indices:
         if i is None:
