@@ -544,6 +544,19 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return apply(R.CUMSUM, input, dim=dim, dtype=_reduce_dtype(input, dtype))
 
 
+@declare('cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+         variants='method')
+def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``cumsum``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1.0, 2.0, 3.0]).cumsum_(0)
+    tensor([1., 3., 6.])
+    """
+    _check_cumulative_(input, dim, dtype, "cumsum")
+    return apply_inplace(R.CUMSUM, input, dim=dim, dtype=None)
+
+
 @declare('outer(Tensor self, Tensor vec2) -> Tensor', variants='function method out')
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The outer product of two 1-d tensors, as torch computes it:
@@ -2926,8 +2939,25 @@ def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     >>> jaxgrad.tensor([1.0, 2.0, 3.0]).cumprod_(0)
     tensor([1., 2., 6.])
     """
-    d = None if dtype is None else _dtypes.to_dtype(dtype).np
-    return apply_inplace(R.CUMPROD, input, dim=_cumulative_dim(input, dim), dtype=d)
+    _check_cumulative_(input, dim, dtype, "cumprod")
+    return apply_inplace(R.CUMPROD, input, dim=_cumulative_dim(input, dim), dtype=None)
+
+
+def _check_cumulative_(input: Tensor, dim: int, dtype: Any, name: str) -> None:
+    """torch's checks of ``cumsum_``/``cumprod_``, in its order: autograd's, the dim, the
+    ``dtype`` (it must be ``input``'s), bool (no CPU kernel)."""
+    check_inplace(input)
+    if isinstance(dim, (str, float)):
+        raise TypeError(f"{name}_(): argument 'dim' (position 1) must be int, not "
+                        f"{type_name(dim)}")
+    _wrap_dim(dim, input.ndim)
+    d = input.dtype if dtype is None else _dtypes.to_dtype(dtype)
+    if d is not input.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                           f"{_dtypes.c_type_name(input.dtype)} and output tensor dtype "
+                           f"{_dtypes.c_type_name(d)} should match")
+    if input.dtype is _dtypes.bool_:
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
 
 
 @declare('logcumsumexp(Tensor self, int dim) -> Tensor', variants='function method out')
