@@ -245,3 +245,67 @@ def test_cumulative_inplace_on_a_view(op):
 @pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
 def test_cumulative_inplace_is_a_method_only(op):
     same(lambda T: hasattr(T, op))
+
+
+def _grid(T):
+    return T.arange(6.).view(2, 3)
+
+
+PUT = {
+    "function": lambda T: T.put(_grid(T), T.tensor([0, 5]), T.tensor([10., 20.])),
+    "method, 2-d index": lambda T: _grid(T).put(T.tensor([[0], [-1]]), T.tensor([10., 20.])),
+    "in place, accumulate": lambda T: _grid(T).put_(T.tensor([1, 1]), T.tensor([10., 20.]),
+                                                    accumulate=True),
+    "accumulate by position": lambda T: _grid(T).put_(T.tensor([1, 1]), T.tensor([10., 20.]),
+                                                      True),
+    "source of another shape": lambda T: _grid(T).put_(T.tensor([1, 2]),
+                                                       T.tensor([[10.], [20.]])),
+    "0-dim": lambda T: T.tensor(1.).put_(T.tensor(0), T.tensor(5.)),
+    "empty": lambda T: _grid(T).put_(T.tensor([], dtype=T.long), T.tensor([])),
+    "int64": lambda T: T.arange(4).put_(T.tensor([3]), T.tensor([9])),
+    "out of range": lambda T: _grid(T).put_(T.tensor([6]), T.tensor([10.])),
+    "negative out of range": lambda T: _grid(T).put_(T.tensor([-7]), T.tensor([10.])),
+    "float index": lambda T: _grid(T).put_(T.tensor([1.]), T.tensor([10.])),
+    "int32 index": lambda T: _grid(T).put_(T.tensor([1], dtype=T.int32), T.tensor([10.])),
+    "numel": lambda T: _grid(T).put_(T.tensor([1]), T.tensor([10., 2.])),
+    "dtype": lambda T: _grid(T).put_(T.tensor([1]), T.tensor([10.], dtype=T.float64)),
+    "dtype before numel": lambda T: _grid(T).put_(T.tensor([1]),
+                                                  T.tensor([10., 2.], dtype=T.float64)),
+    "index dtype before numel": lambda T: _grid(T).put_(T.tensor([1.]), T.tensor([10., 2.])),
+    "numel before range": lambda T: _grid(T).put_(T.tensor([9]), T.tensor([10., 2.])),
+    "leaf requiring grad": lambda T: T.ones(3, requires_grad=True).put_(T.tensor([0]),
+                                                                       T.tensor([1.])),
+    "leaf check before the arguments'": lambda T: T.ones(3, requires_grad=True).put_(
+        T.tensor([9]), T.tensor([1., 2.])),
+    "expanded": lambda T: T.ones(()).expand(3).put_(T.tensor([0]), T.tensor([1.])),
+    "no torch.put_": lambda T: hasattr(T, "put_"),
+}
+
+
+@pytest.mark.parametrize("name", PUT)
+def test_put(name):
+    same(PUT[name])
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_put_autograd(accumulate, inplace):
+    def program(T):
+        a = T.tensor([1., 2., 3., 4.], requires_grad=True)
+        s = T.tensor([5., 6.], requires_grad=True)
+        b = a * 1
+        put = b.put_ if inplace else b.put
+        y = put(T.tensor([1, -3]), s, accumulate=accumulate)
+        (y * T.tensor([1., 2., 3., 4.])).sum().backward()
+        return (y, b._version, [type(n).__name__ for n, _ in y.grad_fn.next_functions],
+                val(a.grad), val(s.grad))
+    ok(program)
+
+
+def test_put_gradcheck():
+    def program(T):
+        a = T.tensor([[1., 2.], [3., 4.]], dtype=T.float64, requires_grad=True)
+        s = T.tensor([5., 6., 7.], dtype=T.float64, requires_grad=True)
+        index = T.tensor([0, 3, 0])
+        return T.autograd.gradcheck(lambda a, s: T.put(a, index, s, accumulate=True), (a, s))
+    ok(program)

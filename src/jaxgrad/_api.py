@@ -3281,6 +3281,63 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return apply(X.TAKE, input, aux=(index,))
 
 
+def _put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool,
+         inplace: bool) -> Tensor:
+    """torch's put_: its checks in its order (autograd's first when in place)."""
+    require_tensors(index, source)
+    if inplace:
+        check_inplace(input, (source,))
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{_dtypes.scalar_type_name(index.dtype)}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_dtypes.scalar_type_name(input.dtype)} and "
+                           f"source.dtype = {_dtypes.scalar_type_name(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    if inplace:
+        check_overlap(X.PUT, input, (source,))
+    values = _concrete(index)
+    n = input.numel()
+    if values is not None and values.size:
+        bad = values[(values < -n) | (values >= n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor "
+                             f"of {n} elements.")
+    run = apply_inplace if inplace else apply
+    return run(X.PUT, input, source, aux=(index,), accumulate=bool(accumulate))
+
+
+@declare('put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
+         variants='function method')
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source`` written (``accumulate``: added) at ``index`` of the
+    flattened ``input`` (negative indices count from the end).
+
+    >>> import jaxgrad
+    >>> jaxgrad.put(jaxgrad.zeros(2, 2), jaxgrad.tensor([0, -1]), jaxgrad.tensor([1.0, 2.0]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    return _put(input, index, source, accumulate, inplace=False)
+
+
+@declare('put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> '
+         'Tensor(a!)', variants='method')
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``put``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).put_(jaxgrad.tensor([1, 1]), jaxgrad.tensor([1.0, 2.0]),
+    ...                       accumulate=True)
+    tensor([0., 3., 0.])
+    """
+    return _put(input, index, source, accumulate, inplace=True)
+
+
 # index_add / index_copy / index_fill / index_put
 
 def _first_out_of_range(index: Tensor, size: int) -> int | None:
