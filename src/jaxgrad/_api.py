@@ -55,7 +55,7 @@ from ._ops._table import Op
 from ._storage import Layout, Storage, contiguous_strides, view_strides
 from ._tensor import Size, Tensor, _wrap_dim
 from ._typename import type_name
-from ._warn_once import warn_once
+from ._warn_once import warn_at_user_line, warn_once
 
 # The ops a row declares whole (``variants=``/``inplace=`` in ``_ops``): exp, exp_, mul_, maximum,
 # eq, addcmul, ... are generated here from their schemas (see ``_opgen``).
@@ -542,6 +542,19 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """
     _wrap_dim(dim, input.ndim)  # torch's IndexError; the node saves ``dim`` as given
     return apply(R.CUMSUM, input, dim=dim, dtype=_reduce_dtype(input, dtype))
+
+
+@declare('cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+         variants='method')
+def cumsum_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``cumsum``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([1.0, 2.0, 3.0]).cumsum_(0)
+    tensor([1., 3., 6.])
+    """
+    _check_cumulative_(input, dim, dtype, "cumsum")
+    return apply_inplace(R.CUMSUM, input, dim=dim, dtype=None)
 
 
 @declare('outer(Tensor self, Tensor vec2) -> Tensor', variants='function method out')
@@ -1502,10 +1515,31 @@ def _plain(i: Any) -> Any:
     return i
 
 
+_MASK_DTYPES = (np.dtype(np.bool_), np.dtype(np.uint8))  # a uint8 index tensor is a mask
+
+
+def _warn_uint8_indices(indices: Any) -> None:
+    """torch's deprecation warning, once per uint8 index tensor (where it expands the masks)."""
+    for i in indices:
+        if isinstance(i, Tensor) and i.dtype is _dtypes.uint8:
+            warn_at_user_line(f"indexing with dtype {_dtypes.uint8} is now deprecated, please use "
+                              f"a dtype {_dtypes.bool_} instead.")
+
+
+def _refuse_uint8_masked_fill(indices: list, value: Tensor, accumulate: bool) -> None:
+    """torch's index_put_ hands one mask index with a one-element value to masked_fill_, which
+    refuses a uint8 mask (``indices``: the defined indices)."""
+    if (not accumulate and len(indices) == 1 and value.numel() == 1
+            and isinstance(indices[0], Tensor) and indices[0].dtype is _dtypes.uint8):
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
+
+
 def _advanced(i: Any) -> Any:
-    """An integer index array for a list/array/tensor index (bool masks become positions)."""
+    """An integer index array for a list/array/tensor index (bool and uint8 masks become
+    positions)."""
     arr = _index_array(i)
-    if arr.dtype == np.bool_:
+    if arr.dtype in _MASK_DTYPES:
         if isinstance(arr, jax.core.Tracer):
             raise IndexError("indexing with a boolean mask needs the mask's values (the result's "
                              "shape depends on them), which a JAX trace does not have; use "
@@ -1522,6 +1556,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         _check_zero_dim_index(index)
     if isinstance(index, slice):  # torch slices even x[:] (no full-slice shortcut here)
         return narrow_slice(input, 0, index.start, index.stop, index.step)
+    _warn_uint8_indices(tuple(index) if _treat_as_tuple(index) else (index,))
     out, advanced = _basic_index(input, index)
     if advanced:
         return apply(X.INDEX, out, aux=(advanced,))
@@ -1579,7 +1614,9 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
             real_dim += 1
         elif isinstance(item, Tensor) or _is_sequence(item):
             arrays = _advanced(item)
-            _check_index_bounds(item, tuple(out.shape[dim:]), dim)
+            if dim >= out.ndim and _index_array(item).dtype not in _MASK_DTYPES:
+                raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+            _check_mask_shape(item, tuple(out.shape[dim:]))
             advanced.extend(arrays)
             dim += len(arrays)
             real_dim += len(arrays)
@@ -1588,6 +1625,7 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
                              f"byte Variables are valid indices (got {type_name(item)})")
     if not builtins.any(a is not None for a in advanced):
         return out, ()
+    _check_index_bounds(tuple(out.shape), advanced)
     while advanced[-1] is None:
         advanced.pop()
     return out, tuple(advanced)
@@ -1611,23 +1649,34 @@ def _select_index(input: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
     return _select(input, dim, index % size)
 
 
-def _check_index_bounds(item: Any, sizes: tuple, dim: int) -> None:
-    """torch's IndexErrors for masks of the wrong shape and indices out of range."""
+def _check_mask_shape(item: Any, sizes: tuple) -> None:
+    """torch's IndexError for a bool mask whose shape does not fit the dims it indexes."""
     raw = _index_array(item)
-    if isinstance(raw, jax.core.Tracer):  # values unknown under a trace: JAX clamps, as jit does
+    if raw.dtype in _MASK_DTYPES and raw.shape != sizes[:raw.ndim]:
+        bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)
+        raise IndexError(
+            f"The shape of the mask {list(raw.shape)} at index {bad} does not match the "
+            f"shape of the indexed tensor {list(sizes)} at index {bad}")
+
+
+def _check_index_bounds(sizes: tuple, advanced: Any) -> None:
+    """torch's IndexError for an index out of range (``advanced``: None or an integer array per
+    dim of a tensor of ``sizes``). torch's indexer walks the broadcast index elements in order
+    and names the index's position among the defined indices, not the dim it indexes."""
+    defined = [(k, a) for k, a in enumerate(advanced) if a is not None]
+    if not defined or builtins.any(isinstance(a, jax.core.Tracer) for _, a in defined):
+        return  # values unknown under a trace: JAX clamps, as jit does
+    try:
+        arrays = np.broadcast_arrays(*[np.asarray(a) for _, a in defined])
+    except ValueError:  # (the shape mismatch is reported later)
         return
-    if raw.dtype == np.bool_:
-        if raw.shape != sizes[:raw.ndim]:
-            bad = next(i for i, (a, b) in enumerate(zip(raw.shape, sizes)) if a != b)
-            raise IndexError(
-                f"The shape of the mask {list(raw.shape)} at index {bad} does not match the "
-                f"shape of the indexed tensor {list(sizes)} at index {bad}")
-        return
-    size = sizes[0] if sizes else 0
-    bad = raw[(raw >= size) | (raw < -size)]
+    limits = np.array([sizes[k] if k < len(sizes) else 0 for k, _ in defined])
+    flat = np.stack([a.reshape(-1) for a in arrays], axis=-1)
+    bad = np.argwhere((flat >= limits) | (flat < -limits))
     if bad.size:
-        raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with "
-                         f"size {size}")
+        e, j = bad[0]
+        raise IndexError(f"index {int(flat[e, j])} is out of bounds for dimension {int(j)} with "
+                         f"size {int(limits[j])}")
 
 
 def _dims_consumed(item: Any) -> int:
@@ -1636,7 +1685,7 @@ def _dims_consumed(item: Any) -> int:
         return 0
     if isinstance(item, Tensor) or _is_sequence(item):
         raw = _index_array(item)
-        return raw.ndim if raw.dtype == np.bool_ else 1
+        return raw.ndim if raw.dtype in _MASK_DTYPES else 1
     return 1
 
 
@@ -1645,6 +1694,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     skipped, so ``y[...] = v`` writes ``y`` itself), then copy_to, or index_put_ for advanced
     indices."""
     value = _setitem_value(input, value)
+    if index is False:  # torch's shortcut: no write, so no version bump, no autograd checks
+        return
     if input.ndim == 0:
         _check_zero_dim_index(index)
     target, advanced = _basic_index(input, index)
@@ -1655,8 +1706,11 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
         value = Tensor._make(jnp.asarray(value, input._value.dtype))
     elif value.shape[:1] == (1,):
         value = _without_leading_ones(value)
+    items = tuple(index) if _treat_as_tuple(index) else (index,)
+    _refuse_uint8_masked_fill([i for i in items if _bool_index(i) is not None or (
+        isinstance(i, Tensor) and i.ndim) or _is_sequence(i)], value, False)
+    _warn_uint8_indices(items)
     if has_internal_overlap(target):  # (a mask's shape was checked by _basic_index)
-        items = tuple(index) if _treat_as_tuple(index) else (index,)
         indices = [i for i in items if (isinstance(i, Tensor) and i.ndim) or _is_sequence(i)]
         if not indices:  # ``t[True] = v``: torch's unsqueeze and copy_ (nothing for t[False])
             if builtins.all(a is None or a.size for a in advanced):
@@ -2885,8 +2939,25 @@ def cumprod_(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     >>> jaxgrad.tensor([1.0, 2.0, 3.0]).cumprod_(0)
     tensor([1., 2., 6.])
     """
-    d = None if dtype is None else _dtypes.to_dtype(dtype).np
-    return apply_inplace(R.CUMPROD, input, dim=_cumulative_dim(input, dim), dtype=d)
+    _check_cumulative_(input, dim, dtype, "cumprod")
+    return apply_inplace(R.CUMPROD, input, dim=_cumulative_dim(input, dim), dtype=None)
+
+
+def _check_cumulative_(input: Tensor, dim: int, dtype: Any, name: str) -> None:
+    """torch's checks of ``cumsum_``/``cumprod_``, in its order: autograd's, the dim, the
+    ``dtype`` (it must be ``input``'s), bool (no CPU kernel)."""
+    check_inplace(input)
+    if isinstance(dim, (str, float)):
+        raise TypeError(f"{name}_(): argument 'dim' (position 1) must be int, not "
+                        f"{type_name(dim)}")
+    _wrap_dim(dim, input.ndim)
+    d = input.dtype if dtype is None else _dtypes.to_dtype(dtype)
+    if d is not input.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                           f"{_dtypes.c_type_name(input.dtype)} and output tensor dtype "
+                           f"{_dtypes.c_type_name(d)} should match")
+    if input.dtype is _dtypes.bool_:
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
 
 
 @declare('logcumsumexp(Tensor self, int dim) -> Tensor', variants='function method out')
@@ -3210,6 +3281,63 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return apply(X.TAKE, input, aux=(index,))
 
 
+def _put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool,
+         inplace: bool) -> Tensor:
+    """torch's put_: its checks in its order (autograd's first when in place)."""
+    require_tensors(index, source)
+    if inplace:
+        check_inplace(input, (source,))
+    if index.dtype is not _dtypes.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{_dtypes.scalar_type_name(index.dtype)}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_dtypes.scalar_type_name(input.dtype)} and "
+                           f"source.dtype = {_dtypes.scalar_type_name(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError("put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    if inplace:
+        check_overlap(X.PUT, input, (source,))
+    values = _concrete(index)
+    n = input.numel()
+    if values is not None and values.size:
+        bad = values[(values < -n) | (values >= n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor "
+                             f"of {n} elements.")
+    run = apply_inplace if inplace else apply
+    return run(X.PUT, input, source, aux=(index,), accumulate=bool(accumulate))
+
+
+@declare('put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
+         variants='function method')
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source`` written (``accumulate``: added) at ``index`` of the
+    flattened ``input`` (negative indices count from the end).
+
+    >>> import jaxgrad
+    >>> jaxgrad.put(jaxgrad.zeros(2, 2), jaxgrad.tensor([0, -1]), jaxgrad.tensor([1.0, 2.0]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    return _put(input, index, source, accumulate, inplace=False)
+
+
+@declare('put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> '
+         'Tensor(a!)', variants='method')
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """``put``, in place.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(3).put_(jaxgrad.tensor([1, 1]), jaxgrad.tensor([1.0, 2.0]),
+    ...                       accumulate=True)
+    tensor([0., 3., 0.])
+    """
+    return _put(input, index, source, accumulate, inplace=True)
+
+
 # index_add / index_copy / index_fill / index_put
 
 def _first_out_of_range(index: Tensor, size: int) -> int | None:
@@ -3408,6 +3536,11 @@ def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, inplace: boo
                            f"tensor with {value.ndim} dimension(s).")
     if inplace and isinstance(index, Tensor) and index.dtype is _dtypes.int64:
         warn_expanded_write(input, "index_fill", (value,))  # (after the index's dtype check)
+    complex_value = value.is_complex() if isinstance(value, Tensor) else isinstance(value, complex)
+    if (complex_value and not input.is_complex() and isinstance(index, Tensor)
+            and index.dtype is _dtypes.int64):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")
     dim = _check_index_fill(input, dim, index)
     if isinstance(value, Tensor):
         return run(X.INDEX_FILL_TENSOR, input, value, aux=(index,), dim=dim)
@@ -3445,7 +3578,7 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not "
                         f"{type_name(indices)}")
-    if len(indices) > input.ndim and input.ndim:
+    if len(indices) > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
                          f"{len(indices)})")
     if inplace and has_internal_overlap(input):
@@ -3456,12 +3589,15 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{_dtypes.scalar_type_name(input.dtype)} for the destination and "
                            f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
+    _refuse_uint8_masked_fill([i for i in indices if i is not None], values, accumulate)
+    _warn_uint8_indices(indices)
     arrays: list = []
     for i in indices:
         if i is None:
             arrays.append(None)
         else:
             arrays.extend(_advanced(i))
+    _check_index_bounds(tuple(input.shape), arrays)
     run = apply_inplace if inplace else apply
     return run(X.INDEX_PUT, input, values, aux=(tuple(arrays),), accumulate=bool(accumulate))
 

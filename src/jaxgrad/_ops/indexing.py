@@ -292,6 +292,24 @@ TAKE = Op("take", "TakeBackward0", lambda x, index: x.reshape(-1)[index], aux=("
           grad_version=1, grads={"self": _take_grad})
 
 
+def _put(x, source, index, accumulate):
+    at = x.reshape(-1).at[index.reshape(-1)]
+    values = source.reshape(-1).astype(x.dtype)
+    return (at.add(values) if accumulate else at.set(values)).reshape(x.shape)
+
+
+def _put_self_grad(grad, index, accumulate):
+    if accumulate:
+        return grad
+    return grad.reshape(-1).at[index.reshape(-1)].set(0).reshape(grad.shape)
+
+
+PUT = Op("put", "PutBackward0", _put, inputs=("self", "source"), aux=("index",), grads={
+    "self": _put_self_grad,
+    "source": lambda grad, index, source: grad.reshape(-1)[index.reshape(-1)].reshape(
+        source.shape)})
+
+
 def _lowest(dtype, largest):
     if jnp.issubdtype(dtype, jnp.floating):
         return jnp.asarray(jnp.inf if largest else -jnp.inf, dtype)
