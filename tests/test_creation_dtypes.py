@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import bug, captured_warnings, next_functions, same
+from differential import attempt, bug, captured_warnings, next_functions, ok, same
 
 torch = pytest.importorskip("torch")
 import jaxgrad  # noqa: E402
@@ -919,3 +919,20 @@ def test_size_concat_and_repeat_are_sizes():
     same(lambda T: [(s, type(s).__name__) for s in (
         T.Size([2, 3]) + (4,), (4,) + T.Size([2, 3]), T.Size([2]) * 2, 2 * T.Size([2]),
         T.Size([2, 3, 4])[::-1], T.zeros(2, 3).shape[:1])])
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+def test_factories_take_size_as_a_keyword(name):
+    def program(T):
+        make = getattr(T, name)
+        shapes = [tuple(make(size=(2, 3)).shape), tuple(make(size=[4]).shape),
+                  tuple(make(size=()).shape)]
+        # both ways at once: torch's own error for these three (rand/randn list their overloads)
+        both = attempt(lambda: make(2, size=(3,))) if name in ("zeros", "ones", "empty") else None
+        return shapes, both
+    ok(program)
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_factories_without_a_size_raise_torchs_error(name):
+    raises(lambda T: getattr(T, name)())

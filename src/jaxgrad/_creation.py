@@ -219,6 +219,18 @@ def _size(size: Sequence[Any]) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
+def requested_size(name: str, sizes: tuple, size: Any, required: bool = True) -> tuple:
+    """A factory's size as given positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as the
+    ``size=`` keyword (``zeros(size=(2, 3))``), with torch's errors for neither or both."""
+    if size is None:
+        if required and not sizes:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        return sizes
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (size,)
+
+
 def _shape(size: Sequence[Any]) -> tuple[int, ...]:
     """``_size`` with torch's error for a negative size."""
     shape = _size(size)
@@ -234,7 +246,8 @@ def _float_or(dtype: Any) -> np.dtype:
 
 
 @composite("aten::zeros")
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+def zeros(*sizes: Any, size: Any = None,
+          dtype: Any = None, device: Any = None, requires_grad: bool = False,
           out: Any = None) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype`` says otherwise), as ``torch.zeros``.
 
@@ -243,14 +256,15 @@ def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     tensor([[0, 0, 0],
             [0, 0, 0]])
     """
-    shape = _size(size)
+    shape = _size(requested_size("zeros", sizes, size))
     if any(s < 0 for s in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(jnp.zeros(shape, _float_or(dtype)), device, requires_grad)
 
 
 @composite("aten::ones")
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+def ones(*sizes: Any, size: Any = None,
+         dtype: Any = None, device: Any = None, requires_grad: bool = False,
          out: Any = None) -> Tensor:
     """A tensor of ones.
 
@@ -259,11 +273,13 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
     tensor([[1., 1.],
             [1., 1.]])
     """
-    return _finish(jnp.ones(_shape(size), _float_or(dtype)), device, requires_grad)
+    return _finish(jnp.ones(_shape(requested_size("ones", sizes, size)), _float_or(dtype)), device,
+                   requires_grad)
 
 
 @composite("aten::empty")
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+def empty(*sizes: Any, size: Any = None,
+          dtype: Any = None, device: Any = None, requires_grad: bool = False,
           memory_format: Any = None) -> Tensor:
     """An uninitialised tensor (zeros here: JAX has no uninitialised memory).
 
@@ -272,7 +288,8 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     >>> t.shape, t.dtype
     (jaxgrad.Size([2, 3]), jaxgrad.float32)
     """
-    return _finish(jnp.zeros(_shape(size), _float_or(dtype)), device, requires_grad)
+    return _finish(jnp.zeros(_shape(requested_size("empty", sizes, size)), _float_or(dtype)),
+                   device, requires_grad)
 
 
 @composite("aten::full")

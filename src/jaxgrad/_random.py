@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _device, _dtypes
-from ._creation import _finish, _float_or, _size
+from ._creation import _finish, _float_or, _size, requested_size
 from ._dispatch import apply, apply_inplace, check_overlap
 from ._epoch import changed as structure_changed
 from ._jax_setup import in_x64_scope
@@ -296,7 +296,8 @@ def _key(generator: Generator | None, device: Any = None) -> jax.Array:
 
 @in_x64_scope
 @composite("aten::rand")
-def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+def rand(*sizes: Any, size: Any = None,
+         generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """Uniform samples on [0, 1), as ``torch.rand``.
 
@@ -308,13 +309,15 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     """
     d = _float_or(dtype)
     _check_sampled_dtype(d, "check_uniform_bounds")
-    values = _uniform_values(_key(generator, device), _size(size), d, 0.0, 1.0)
+    shape = _size(requested_size("rand", sizes, size, required=False))
+    values = _uniform_values(_key(generator, device), shape, d, 0.0, 1.0)
     return _finish(values, device, requires_grad)
 
 
 @in_x64_scope
 @composite("aten::randn")
-def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+def randn(*sizes: Any, size: Any = None,
+          generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal samples, as ``torch.randn``.
 
@@ -326,7 +329,8 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     """
     d = _float_or(dtype)
     _check_sampled_dtype(d, "normal_kernel_cpu")
-    values = jax.random.normal(_key(generator, device), _size(size), d)
+    shape = _size(requested_size("randn", sizes, size, required=False))
+    values = jax.random.normal(_key(generator, device), shape, d)
     return _finish(values, device, requires_grad)
 
 
