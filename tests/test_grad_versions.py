@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import same
+from differential import ok, same
 from jaxgrad import _engine
 
 CASES = {
@@ -90,3 +90,24 @@ def test_zero_dim_leaf_broadcast_into_several_ops():
         return s.grad
 
     same(prog)
+
+
+@pytest.mark.parametrize("op", ["mul_", "zero_", "add_", "copy_", "exp_"])
+def test_copy_slices_gradient_has_torchs_version(op):
+    """CopySlices makes its gradient with ``new_empty_strided(...).copy_(grad)`` and then
+    ``copy_`` into the slice: a leaf that steals it reads ``_version`` 2."""
+    def program(T):
+        write = {"mul_": lambda v: v.mul_(2), "zero_": lambda v: v.zero_(),
+                 "add_": lambda v: v.add_(1), "copy_": lambda v: v.copy_(T.ones(2)),
+                 "exp_": lambda v: v.exp_()}[op]
+        grads = []
+        for eager in (True, False):  # a hook keeps the eager engine; without, the compiled one
+            x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            b = x.clone()
+            write(b[1:])
+            if eager:
+                b.register_hook(lambda g: g)
+            b.sum().backward()
+            grads.append((x.grad, x.grad._version))
+        return grads
+    ok(program)

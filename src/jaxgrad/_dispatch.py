@@ -908,7 +908,9 @@ class CopySlices(Node):
         view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
         res = fn.apply([view_grad], create_graph)
         slot = res[0] if res[0] is not None else Tensor._make(jnp.zeros_like(view_grad._value))
-        return [apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout), *res[1:]]
+        result = apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout)
+        result._vc.value = 2  # torch: new_empty_strided(...).copy_(grad), then the slice's copy_
+        return [result, *res[1:]]
 
     def release_variables(self) -> None:
         """Let go of ``fn`` (as torch's): its saved tensors go with it, unless a graph made
