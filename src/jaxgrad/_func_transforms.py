@@ -27,7 +27,7 @@ from . import _random
 from ._api import cat
 from ._dispatch import apply, vjp_op
 from ._forward_ad import check_tangent_size
-from ._function import under_transform
+from ._function import is_differentiable_array, under_transform
 from ._grad_mode import enable_grad, is_grad_enabled
 from ._graph import Node, node_class
 from ._tensor import Tensor
@@ -121,10 +121,6 @@ def _unwrap_aux(aux: Any) -> Any:
     return [x._value for x in leaves], spec
 
 
-def _is_float(a: Any) -> bool:
-    return jnp.issubdtype(a.dtype, jnp.floating) or jnp.issubdtype(a.dtype, jnp.complexfloating)
-
-
 # --- connecting a transform to jaxgrad's graph -------------------------------------------------
 
 class _TransformNode(Node):
@@ -160,7 +156,8 @@ def _connecting(tensors: list[Tensor]) -> list[int]:
     require grad, in grad mode, outside any transform."""
     if not is_grad_enabled() or _depth.value:
         return []
-    return [i for i, t in enumerate(tensors) if t._requires_grad and _is_float(t._value)]
+    return [i for i, t in enumerate(tensors)
+            if t._requires_grad and is_differentiable_array(t._value)]
 
 
 def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Tensor]:
@@ -186,7 +183,7 @@ def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Ten
         tuple(tensors[i]._gradient_edge() for i in diff), meta)
     node.fn, node.inputs, node.pullback = on_diff, [tensors[i] for i in diff], pullback
     for j, r in enumerate(results):
-        if _is_float(outs[j]):
+        if is_differentiable_array(outs[j]):
             r._requires_grad, r._grad_fn, r._output_nr = True, node, j
     return results
 
@@ -309,7 +306,7 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
             aux_arrays, aux_spec[0] = _unwrap_aux(aux) if has_aux else ([], None)
             v = out._value
             # torch: an output that cannot carry a gradient (an integer one) gives zeros
-            r = v if _is_float(v) else jnp.zeros((), d[0].dtype)
+            r = v if is_differentiable_array(v) else jnp.zeros((), d[0].dtype)
             return r, (v, aux_arrays)
 
         aux_spec: list = [None]

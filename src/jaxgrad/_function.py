@@ -493,7 +493,7 @@ class _CustomRule:
         self.to_save, self.for_forward = saved
         tensor_args = [(a, v) for a, v in zip(args, inputs) if isinstance(a, Tensor)]
         # (ordinal among tensor inputs, array before forward) of the float inputs
-        self.xs = [(k, v) for k, (_, v) in enumerate(tensor_args) if _is_float(v)]
+        self.xs = [(k, v) for k, (_, v) in enumerate(tensor_args) if is_differentiable_array(v)]
         self.n_args = len(args)
         self.arg_ordinal = {}  # argument position -> ordinal among tensor inputs
         k = 0
@@ -504,9 +504,9 @@ class _CustomRule:
         self.outs = list(wrapped) if isinstance(wrapped, tuple) else [wrapped]
         nondiff = ctx._non_differentiable_outputs
         self.diff = [j for j, o in enumerate(self.outs) if isinstance(o, Tensor)
-                     and _is_float(o._value) and j not in nondiff]
+                     and is_differentiable_array(o._value) and j not in nondiff]
         self.stopped = [j for j, o in enumerate(self.outs) if isinstance(o, Tensor)
-                        and _is_float(o._value) and j in nondiff]
+                        and is_differentiable_array(o._value) and j in nondiff]
         held: dict[int, Tensor] = {}
         for t in (*self.to_save, *self.for_forward, *self._attribute_tensors()):
             if t is not None:
@@ -616,7 +616,9 @@ def _identity(xs: list, ys: list, held: list) -> list:
     return ys
 
 
-def _is_float(a: Any) -> bool:
+def is_differentiable_array(a: Any) -> bool:
+    """Whether array ``a`` (None: no array) has a floating or complex dtype: what JAX
+    differentiates (shared with jaxgrad.func's transforms)."""
     return a is not None and (jnp.issubdtype(a.dtype, jnp.floating)
                               or jnp.issubdtype(a.dtype, jnp.complexfloating))
 
