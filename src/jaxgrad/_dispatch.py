@@ -755,7 +755,7 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     # bumped, after the kernel wrote: the new values stay, the error comes after (no history)
     refused = self._inference and not is_inference_mode_enabled()
     check_inplace(self, others, inference=False)
-    if self._layout is not None and op.overlap == "error":
+    if self._layout is not None:  # only a view can overlap itself
         check_overlap(op, self, others)
     args = (self, *others)
     skey = static_key(static) if static else ()
