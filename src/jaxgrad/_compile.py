@@ -31,7 +31,7 @@ from . import _autocast, _compile_program, _random, _tracing
 from ._compile_state import Memo, StateWalk, Unsupported, make_template
 from ._dtypes import get_default_dtype
 from ._epoch import EPOCH, global_hooks
-from ._function import under_transform
+from ._transform_stack import under_transform
 from ._grad_mode import is_grad_enabled, is_inference_mode_enabled
 from ._graph import Node
 from ._jax_setup import jit, x64_scope

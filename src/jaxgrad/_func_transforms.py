@@ -27,7 +27,7 @@ from . import _random
 from ._api import cat
 from ._dispatch import apply, vjp_op
 from ._forward_ad import check_tangent_size
-from ._function import is_differentiable_array, under_transform
+from ._transform_stack import is_differentiable_array, under_transform
 from ._grad_mode import enable_grad, is_grad_enabled
 from ._graph import Node, node_class
 from ._tensor import Tensor

@@ -39,6 +39,13 @@ from ._dispatch import (
 from ._grad_mode import _state, no_grad
 from ._graph import DELAYED_ERROR, FREED_MESSAGE, DelayedError, Node, SavedTensor
 from ._tensor import Tensor
+from ._transform_stack import (
+    FORWARD_KINDS,
+    REVERSE_KINDS,
+    VMAP_KINDS,
+    is_differentiable_array,
+    stack,
+)
 
 MODIFIED_VIEW_MESSAGE = (
     "If your Function modifies inplace an input that is a view of another Tensor, your Function "
@@ -85,39 +92,6 @@ NO_JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Funct
 # and each differentiating level has its own rule (the rule of one level returns its outputs
 # through the next level's). Under vmap JAX batches the forward and the rule; a ``vmap``
 # staticmethod is required as torch.func requires it, but not called.
-
-_REVERSE_KINDS = ("grad", "eager")  # functorch reverse mode; the outer graph / compile(model)
-_FORWARD_KINDS = ("jvp", "jacfwd")
-_VMAP_KINDS = ("vmap", "jacfwd")  # torch's jacfwd runs the function under vmap
-
-
-class _Transforms(threading.local):
-    def __init__(self) -> None:
-        self.kinds: list[str] = []  # outermost first
-
-
-_transforms = _Transforms()
-
-
-@contextlib.contextmanager
-def under_transform(kind: str) -> Iterator[None]:
-    """Mark a JAX transformation of jaxgrad code as active while its function is traced:
-    ``grad`` (torch.func's reverse mode: grad, vjp, jacrev), ``jvp``, ``jacfwd``, ``vmap``, or
-    ``eager`` (a reverse-mode trace that is not torch.func's: the VJP connecting a transform to
-    the outer graph, the backward of ``compile(model)``). See Note [Function under a transform].
-
-    >>> import jaxgrad
-    >>> from jaxgrad._function import under_transform, _transforms
-    >>> with under_transform("vmap"):
-    ...     _transforms.kinds
-    ['vmap']
-    """
-    _transforms.kinds.append(kind)
-    try:
-        yield
-    finally:
-        _transforms.kinds.pop()
-
 
 class FunctionCtx:
     """What ``forward``/``setup_context`` may call on ``ctx`` (torch's FunctionCtx).
@@ -402,7 +376,7 @@ class Function:
             args = bound.args
         elif kwargs:
             args = _keywords_as_positions(cls.forward, args, kwargs)
-        if _transforms.kinds:
+        if stack.kinds:
             cls._check_transforms(split, args)
         differentiable = _state.grad and any(
             isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -422,13 +396,13 @@ class Function:
         if not any(isinstance(a, Tensor) and isinstance(a._value, jax.core.Tracer)
                    for a in args):
             return
-        kinds = _transforms.kinds
+        kinds = stack.kinds
         if not split and any(k != "eager" for k in kinds):
             raise RuntimeError(SETUP_CONTEXT_MESSAGE)
-        if (any(k in _VMAP_KINDS for k in kinds) and not cls.generate_vmap_rule
+        if (any(k in VMAP_KINDS for k in kinds) and not cls.generate_vmap_rule
                 and cls.vmap is Function.vmap):
             raise RuntimeError(NO_VMAP_MESSAGE.format(cls.__name__))
-        if any(k in _FORWARD_KINDS for k in kinds) and getattr(cls, "jvp", None) is None:
+        if any(k in FORWARD_KINDS for k in kinds) and getattr(cls, "jvp", None) is None:
             raise NotImplementedError(NO_JVP_MESSAGE)
 
     @classmethod
@@ -455,9 +429,9 @@ class Function:
 
 def _differentiating() -> list[str]:
     """"reverse" or "forward" for each active transform that differentiates, innermost first."""
-    return ["reverse" if kind in _REVERSE_KINDS else "forward"
-            for kind in reversed(_transforms.kinds)
-            if kind in _REVERSE_KINDS or kind in _FORWARD_KINDS]
+    return ["reverse" if kind in REVERSE_KINDS else "forward"
+            for kind in reversed(stack.kinds)
+            if kind in REVERSE_KINDS or kind in FORWARD_KINDS]
 
 
 _CTX_FIELDS = frozenset(("_is_tensor_input", "_input_meta", "needs_input_grad", "_to_save",
@@ -614,13 +588,6 @@ def _is_once_differentiable(cls: type) -> bool:
 
 def _identity(xs: list, ys: list, held: list) -> list:
     return ys
-
-
-def is_differentiable_array(a: Any) -> bool:
-    """Whether array ``a`` (None: no array) has a floating or complex dtype: what JAX
-    differentiates (shared with jaxgrad.func's transforms)."""
-    return a is not None and (jnp.issubdtype(a.dtype, jnp.floating)
-                              or jnp.issubdtype(a.dtype, jnp.complexfloating))
 
 
 def _replace_array(t: Tensor, array: Any) -> None:
