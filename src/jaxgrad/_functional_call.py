@@ -9,11 +9,13 @@ attributes) for one call and restores the originals after it, as torch's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._api import stack
 from ._tensor import Tensor
-from .nn.modules.module import Module
+
+if TYPE_CHECKING:  # any object with torch's Module protocol works; nn sits above this layer
+    from .nn.modules.module import Module
 
 __all__ = ["functional_call", "stack_module_state"]
 

@@ -49,7 +49,7 @@ from ._unpickler import (
     decode_ascii,
     find_class,
 )
-from .nn.parameter import Parameter
+from ._parameter import Parameter
 
 FileLike = str | os.PathLike | IO[bytes]
 MapLocation = Callable[[Any, str], Any] | Device | str | dict | None

@@ -27,7 +27,7 @@ from ._device import device as Device
 from ._jax_setup import host_to_device
 from ._storage import Layout, Storage, contiguous_strides
 from ._tensor import Size, Tensor, as_subclass
-from .nn.parameter import Parameter
+from ._parameter import Parameter
 
 STORAGE_NAMES = {
     _dtypes.float64: "DoubleStorage", _dtypes.float32: "FloatStorage",
