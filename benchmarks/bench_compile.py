@@ -173,8 +173,8 @@ def xla_only(batch: int, rounds: int) -> dict:
     """The compiled step's XLA executable alone against the hand-written ones, all called on the
     same input arrays every time (so not chained through their updated parameters as the steps
     above are): is it the same XLA work?"""
-    from jaxgrad._compile_state import StateWalk
-    from jaxgrad._random import default_generator
+    from jaxgrad._compile.state import StateWalk
+    from jaxgrad._functions.random import default_generator
 
     layers, _, (gx, gy), (jx, jy) = _problem(batch)
     compiled = _jaxgrad_step(layers, "sgd", compiled=True)

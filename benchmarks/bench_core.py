@@ -72,7 +72,7 @@ def tiny_op(rounds: int) -> dict:
 
 def profiler_off(rounds: int) -> dict:
     """The op path with the profiler check (``apply``) vs without it (``_apply``)."""
-    from jaxgrad import _dispatch
+    from jaxgrad._engine import dispatch as _dispatch
     from jaxgrad._ops import elementwise
 
     gx, gy = jaxgrad.ones(4, requires_grad=True), jaxgrad.ones(4)

@@ -132,7 +132,7 @@ def fake(monkeypatch):
     monkeypatch.setattr(jaxgrad.accelerator, "_platform", lambda: ("cuda", devices))
     monkeypatch.setattr(jaxgrad.accelerator, "_peak_baselines", {})
     yield devices
-    jaxgrad._device.set_current_index("cuda", 0)
+    jaxgrad._core.device.set_current_index("cuda", 0)
 
 
 def test_current_index_and_context(fake):
@@ -140,7 +140,7 @@ def test_current_index_and_context(fake):
     assert acc.current_accelerator() == jaxgrad.device("cuda") and acc.device_count() == 2
     assert acc.current_device_index() == 0
     acc.set_device_index("cuda:1")
-    assert acc.current_device_index() == 1 and jaxgrad._device.current_index("cuda") == 1
+    assert acc.current_device_index() == 1 and jaxgrad._core.device.current_index("cuda") == 1
     with acc.device_index(0):
         assert acc.current_device_index() == 0
     assert acc.current_device_index() == 1

@@ -12,8 +12,8 @@ import pytest
 
 import jaxgrad
 from differential import attempt, bug, captured_warnings, cases, next_functions, ok, raises
-from jaxgrad import _autocast
-from jaxgrad._dispatch import apply
+from jaxgrad._engine import autocast as _autocast
+from jaxgrad._engine.dispatch import apply
 
 
 def _exact(T, shape, requires_grad=True, dtype=None):

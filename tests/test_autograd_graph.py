@@ -15,7 +15,7 @@ import pytest
 
 import jaxgrad
 from differential import attempt, leaf, ok
-from jaxgrad._engine import GraphTask
+from jaxgrad._engine.engine import GraphTask
 
 
 def _engine_takes_gradient_edges() -> bool:
@@ -327,7 +327,7 @@ def test_multi_grad_hooks_count_each_thread_s_backward_on_its_own():
 @needs_graph_tasks
 def test_will_engine_execute_node_and_task_ids_outside_backward():
     # torch._C's functions behind the multi-grad hooks, outside a backward call
-    from jaxgrad import _graph
+    from jaxgrad._core import graph as _graph
 
     a = jaxgrad.ones(2, requires_grad=True)
     b = a * 2

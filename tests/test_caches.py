@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 import jaxgrad
-from jaxgrad import _caches, _compiled_backward, _dispatch
+from jaxgrad._core import caches as _caches
+from jaxgrad._engine import compiled_backward as _compiled_backward
+from jaxgrad._engine import dispatch as _dispatch
 from jaxgrad._ops._table import jitted_backward, jitted_forward
 
 

@@ -897,7 +897,7 @@ def test_inside_a_jax_trace_the_recomputation_stays(use_reentrant):
         return f
 
     array = jnp.linspace(0.0, 1.0, 8)
-    generator = jaxgrad._random.default_generator
+    generator = jaxgrad._functions.random.default_generator
     key = jax.random.key_data(generator.key())
     hlo = {c: jax.jit(program(c)).lower(array).compile().as_text() for c in (False, True)}
     assert hlo[False].count(" exponential(") == 1

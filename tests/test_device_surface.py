@@ -112,14 +112,14 @@ def test_default_device_is_per_thread():
     seen = []
     jaxgrad.set_default_device("cpu")
     try:
-        worker = threading.Thread(target=lambda: seen.append(jaxgrad._device._default_device()))
+        worker = threading.Thread(target=lambda: seen.append(jaxgrad._core.device._default_device()))
         worker.start()
         worker.join()
-        assert jaxgrad._device._default_device() == jaxgrad.device("cpu")
+        assert jaxgrad._core.device._default_device() == jaxgrad.device("cpu")
     finally:
         jaxgrad.set_default_device(None)
     assert seen == [None]
-    assert jaxgrad._device._default_device() is None
+    assert jaxgrad._core.device._default_device() is None
 
 
 def test_default_dtype_roundtrip():

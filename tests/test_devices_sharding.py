@@ -67,7 +67,7 @@ def test_to_an_equivalent_sharding_is_the_same_tensor():
 
 @pytest.fixture
 def default_generator_kept():
-    g = jaxgrad._random.default_generator
+    g = jaxgrad._functions.random.default_generator
     seed, state = g.initial_seed(), g.get_state()
     yield g
     g.manual_seed(seed).set_state(state)

@@ -14,7 +14,7 @@ import jaxgrad
 # _tensor_str's examples need its own globals and print options: test_tensor_str runs them.
 # "jaxgrad" itself holds the functions generated from op declarations (their __module__).
 MODULES = ["jaxgrad"] + sorted(m.name for m in pkgutil.walk_packages(jaxgrad.__path__, "jaxgrad.")
-                               if m.name != "jaxgrad._tensor_str")
+                               if m.name != "jaxgrad._core.tensor_str")
 
 
 @pytest.mark.parametrize("name", MODULES)

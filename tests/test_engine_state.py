@@ -12,7 +12,8 @@ import pytest
 
 import jaxgrad
 from differential import same
-from jaxgrad import _compiled_backward, _engine
+from jaxgrad._engine import compiled_backward as _compiled_backward
+from jaxgrad._engine import engine as _engine
 
 SRC = pathlib.Path(jaxgrad.__file__).parent
 

@@ -7,7 +7,7 @@ import pytest
 
 import jaxgrad
 from differential import ok, raises, torch, val
-from jaxgrad._tensor import Tensor
+from jaxgrad._core.tensor import Tensor
 
 
 def data(T, shape=(3,), scale=1.0, dtype=None):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from differential import ok, same
-from jaxgrad import _engine
+from jaxgrad._engine import engine as _engine
 
 CASES = {
     "mul then sum": lambda T, x: (x * 2).sum().backward(),

@@ -17,8 +17,9 @@ import pytest
 
 import jaxgrad
 from differential import next_functions, ok, raises, torch
-from jaxgrad import _compiled_backward, _engine
-from jaxgrad._tensor import Tensor
+from jaxgrad._core.tensor import Tensor
+from jaxgrad._engine import compiled_backward as _compiled_backward
+from jaxgrad._engine import engine as _engine
 
 
 def twin(T, name, jax_fn, torch_fn):

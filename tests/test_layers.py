@@ -2,8 +2,8 @@
 
 Every ``import`` in every module counts, at any nesting level (an import inside a function is
 still a dependency), except those under ``if TYPE_CHECKING:``. An import names its target module
-(``from . import _api`` -> ``jaxgrad._api``; ``from ._tensor import Tensor`` ->
-``jaxgrad._tensor``); the implicit import of a parent package does not count.
+(``from . import _api`` -> ``jaxgrad._functions.api``; ``from ._tensor import Tensor`` ->
+``jaxgrad._core.tensor``); the implicit import of a parent package does not count.
 """
 
 from __future__ import annotations
@@ -123,8 +123,8 @@ def test_the_finder_sees_a_cycle():
 
 def test_the_finder_reads_relative_and_nested_imports():
     graph = _graph()
-    assert "jaxgrad._tensor" in graph["jaxgrad._dispatch"]  # from ._tensor import Tensor
-    assert "jaxgrad._api" in graph["jaxgrad.nn.functional"]  # from .. import _api as A
+    assert "jaxgrad._core.tensor" in graph["jaxgrad._engine.dispatch"]  # from ._tensor import Tensor
+    assert "jaxgrad._functions.api" in graph["jaxgrad.nn.functional"]  # from .. import _api as A
     assert "jaxgrad._ops._table" in graph["jaxgrad._ops.elementwise"]
 
 

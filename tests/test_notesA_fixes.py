@@ -13,7 +13,7 @@ import warnings
 import pytest
 
 from differential import ok
-from jaxgrad import _engine
+from jaxgrad._engine import engine as _engine
 
 LEAVES = {
     "transposed": lambda T: T.arange(6.0).reshape(2, 3).t(),

@@ -11,7 +11,7 @@ import pytest
 
 import jaxgrad
 from differential import raises, same
-from jaxgrad import _opgen
+from jaxgrad._functions import opgen as _opgen
 from jaxgrad._ops._schema import parse_schema
 from jaxgrad._ops._table import Op
 

@@ -211,14 +211,14 @@ def test_seeded_generators_reproduce_their_samples(name):
 
 
 def test_default_generator_follows_manual_seed():
-    state = jaxgrad._random.default_generator.get_state()
+    state = jaxgrad._functions.random.default_generator.get_state()
     try:
         jaxgrad.manual_seed(3)
         a = jaxgrad.multinomial(jaxgrad.ones(50), 20).tolist()
         jaxgrad.manual_seed(3)
         assert jaxgrad.multinomial(jaxgrad.ones(50), 20).tolist() == a
     finally:
-        jaxgrad._random.default_generator.set_state(state)
+        jaxgrad._functions.random.default_generator.set_state(state)
 
 
 N = 40000
@@ -536,7 +536,7 @@ def _warns_once(program, monkeypatch):
     gives torch's text, later calls nothing, as torch's after its first."""
     ok(program)
     torch_first = captured_warnings(program, torch)  # torch may have warned already
-    monkeypatch.setattr(jaxgrad._warn_once._state, "given", set())
+    monkeypatch.setattr(jaxgrad._core.warn_once._state, "given", set())
     first, again = captured_warnings(program, jaxgrad), captured_warnings(program, jaxgrad)
     assert len(first) == 1 and first[0][0] == "UserWarning" and again == []
     assert captured_warnings(program, torch) == again

@@ -204,7 +204,7 @@ def test_profiled_backward_matches_the_compiled_one():
 
 
 def test_profile_stops_recording_after_an_exception():
-    from jaxgrad import _profiler
+    from jaxgrad._engine import profiling as _profiler
 
     with pytest.raises(ZeroDivisionError), jaxgrad.autograd.profiler.profile():
         1 / 0

@@ -10,7 +10,7 @@ import pytest
 
 import jaxgrad
 from differential import attempt, ok, same
-from jaxgrad import _storage
+from jaxgrad._core import storage as _storage
 
 
 def storage_of(t):

@@ -15,7 +15,7 @@ ROOT = Path(jaxgrad.__file__).parent
 
 def test_stubs_are_current():
     for name, text in (("__init__.pyi", _stubgen.init_stub()),
-                       ("_tensor.pyi", _stubgen.tensor_stub())):
+                       ("_core/tensor.pyi", _stubgen.tensor_stub())):
         assert (ROOT / name).read_text() == text, (
             f"src/jaxgrad/{name} is stale: run `python -m jaxgrad._stubgen`")
 

@@ -1,4 +1,4 @@
-"""Differential tests: jaxgrad._tensor_str must print exactly what torch's repr prints."""
+"""Differential tests: jaxgrad._core.tensor_str must print exactly what torch's repr prints."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp  # noqa: E402
 
 def _load_module() -> ModuleType:
     try:
-        from jaxgrad import _tensor_str
+        from jaxgrad._core import tensor_str as _tensor_str
 
         return _tensor_str
     except Exception:

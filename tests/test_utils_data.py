@@ -334,9 +334,9 @@ def test_random_sampler_without_a_generator_draws_a_new_order_each_pass():
     """torch seeds a fresh generator from the default one at each pass (so two passes differ,
     and the default generator moves on)."""
     sampler = jaxgrad.utils.data.RandomSampler(range(50))
-    before = jaxgrad.initial_seed(), jaxgrad._random.default_generator.get_state().tolist()
+    before = jaxgrad.initial_seed(), jaxgrad._functions.random.default_generator.get_state().tolist()
     assert list(sampler) != list(sampler)
-    assert jaxgrad._random.default_generator.get_state().tolist() != before[1]
+    assert jaxgrad._functions.random.default_generator.get_state().tolist() != before[1]
 
 
 # --- collation -----------------------------------------------------------------------------

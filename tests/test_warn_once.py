@@ -24,7 +24,7 @@ WARN_ONCE_PROGRAMS = {
 
 @pytest.mark.parametrize("name", WARN_ONCE_PROGRAMS)
 def test_a_warn_once_warning_points_at_the_users_line(name, monkeypatch):
-    monkeypatch.setattr(jaxgrad._warn_once._state, "given", set())
+    monkeypatch.setattr(jaxgrad._core.warn_once._state, "given", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         WARN_ONCE_PROGRAMS[name]()

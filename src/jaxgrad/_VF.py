@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _api
-from ._opgen import DECLARED
+from ._functions import api as _api
+from ._functions.opgen import DECLARED
 
 _NATIVE = {"unique_dim": _api.unique_dim,
            "unique_consecutive": _api.unique_consecutive_native}

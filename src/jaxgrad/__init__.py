@@ -11,9 +11,8 @@ tensor([2., 4.])
 import math as _math
 
 # isort: off
-from . import _jax_setup  # noqa: F401  (explicit 64-bit dtypes allowed, before anything else)
+from ._core import jax_setup as _jax_setup  # noqa: F401  (explicit 64-bit dtypes allowed, before anything else)
 # isort: on
-from . import _api, _methods, _opgen
 from . import accelerator as accelerator
 from . import amp as amp
 from . import autograd as autograd
@@ -31,88 +30,91 @@ from . import special as special
 from . import storage as storage
 from . import utils as utils
 from . import viz as viz
-from ._anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
-from ._anomaly import is_anomaly_enabled as is_anomaly_enabled
-from ._anomaly import set_anomaly_enabled as set_anomaly_enabled
-from ._api import tensordot as tensordot
-from ._api import tril_indices as tril_indices
-from ._api import triu_indices as triu_indices
-from ._api import typename as typename
-from ._caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
-from ._compile import compile as compile
-from ._creation import arange as arange
-from ._creation import as_tensor as as_tensor
-from ._creation import empty as empty
-from ._creation import empty_like as empty_like
-from ._creation import eye as eye
-from ._creation import from_jax as from_jax
-from ._creation import from_numpy as from_numpy
-from ._creation import full as full
-from ._creation import full_like as full_like
-from ._creation import linspace as linspace
-from ._creation import logspace as logspace
-from ._creation import ones as ones
-from ._creation import ones_like as ones_like
-from ._creation import tensor as tensor
-from ._creation import zeros as zeros
-from ._creation import zeros_like as zeros_like
-from ._device import device as device
-from ._device import get_default_device as get_default_device
-from ._device import set_default_device as set_default_device
-from ._dtypes import bfloat16 as bfloat16
-from ._dtypes import bool_ as bool  # noqa: F401 - torch.bool
-from ._dtypes import complex64 as complex64
-from ._dtypes import complex128 as complex128
-from ._dtypes import dtype as dtype
-from ._dtypes import float16 as float16
-from ._dtypes import float32 as float32
-from ._dtypes import float64 as float64
-from ._dtypes import get_default_dtype as get_default_dtype
-from ._dtypes import int8 as int8
-from ._dtypes import int16 as int16
-from ._dtypes import int32 as int32
-from ._dtypes import int64 as int64
-from ._dtypes import promote_types as promote_types
-from ._dtypes import set_default_dtype as set_default_dtype
-from ._dtypes import uint8 as uint8
-from ._func_transforms import vmap as vmap
-from ._grad_mode import enable_grad as enable_grad
-from ._grad_mode import inference_mode as inference_mode
-from ._grad_mode import is_grad_enabled as is_grad_enabled
-from ._grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
-from ._grad_mode import no_grad as no_grad
-from ._grad_mode import set_grad_enabled as set_grad_enabled
-from ._jax_op import jax_op as jax_op
-from ._legacy_types import CPU_TYPES as _CPU_TYPES
-from ._memory_format import channels_last as channels_last
-from ._memory_format import channels_last_3d as channels_last_3d
-from ._memory_format import contiguous_format as contiguous_format
-from ._memory_format import memory_format as memory_format
-from ._memory_format import preserve_format as preserve_format
-from ._random import Generator as Generator
-from ._random import bernoulli as bernoulli
-from ._random import initial_seed as initial_seed
-from ._random import manual_seed as manual_seed
-from ._random import multinomial as multinomial
-from ._random import normal as normal
-from ._random import rand as rand
-from ._random import rand_like as rand_like
-from ._random import randint as randint
-from ._random import randint_like as randint_like
-from ._random import randn as randn
-from ._random import randn_like as randn_like
-from ._random import randperm as randperm
-from ._random import seed as seed
-from ._serialization import load as load
-from ._serialization import save as save
-from ._storage import TypedStorage as TypedStorage
-from ._storage import UntypedStorage as UntypedStorage
-from ._tensor import Size as Size
-from ._tensor import Tensor as Tensor
-from ._tensor import is_tensor as is_tensor
-from ._tensor_str import set_printoptions as set_printoptions
-from ._warn_once import is_warn_always_enabled as is_warn_always_enabled
-from ._warn_once import set_warn_always as set_warn_always
+from ._compile.compiler import compile as compile
+from ._core.anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
+from ._core.anomaly import is_anomaly_enabled as is_anomaly_enabled
+from ._core.anomaly import set_anomaly_enabled as set_anomaly_enabled
+from ._core.caches import clear_caches as _clear_caches  # noqa: F401 - private, for tests
+from ._core.device import device as device
+from ._core.device import get_default_device as get_default_device
+from ._core.device import set_default_device as set_default_device
+from ._core.dtypes import bfloat16 as bfloat16
+from ._core.dtypes import bool_ as bool  # noqa: F401 - torch.bool
+from ._core.dtypes import complex64 as complex64
+from ._core.dtypes import complex128 as complex128
+from ._core.dtypes import dtype as dtype
+from ._core.dtypes import float16 as float16
+from ._core.dtypes import float32 as float32
+from ._core.dtypes import float64 as float64
+from ._core.dtypes import get_default_dtype as get_default_dtype
+from ._core.dtypes import int8 as int8
+from ._core.dtypes import int16 as int16
+from ._core.dtypes import int32 as int32
+from ._core.dtypes import int64 as int64
+from ._core.dtypes import promote_types as promote_types
+from ._core.dtypes import set_default_dtype as set_default_dtype
+from ._core.dtypes import uint8 as uint8
+from ._core.grad_mode import enable_grad as enable_grad
+from ._core.grad_mode import inference_mode as inference_mode
+from ._core.grad_mode import is_grad_enabled as is_grad_enabled
+from ._core.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
+from ._core.grad_mode import no_grad as no_grad
+from ._core.grad_mode import set_grad_enabled as set_grad_enabled
+from ._core.memory_format import channels_last as channels_last
+from ._core.memory_format import channels_last_3d as channels_last_3d
+from ._core.memory_format import contiguous_format as contiguous_format
+from ._core.memory_format import memory_format as memory_format
+from ._core.memory_format import preserve_format as preserve_format
+from ._core.storage import TypedStorage as TypedStorage
+from ._core.storage import UntypedStorage as UntypedStorage
+from ._core.tensor import Size as Size
+from ._core.tensor import Tensor as Tensor
+from ._core.tensor import is_tensor as is_tensor
+from ._core.tensor_str import set_printoptions as set_printoptions
+from ._core.warn_once import is_warn_always_enabled as is_warn_always_enabled
+from ._core.warn_once import set_warn_always as set_warn_always
+from ._func.jax_op import jax_op as jax_op
+from ._func.transforms import vmap as vmap
+from ._functions import api as _api
+from ._functions import methods as _methods
+from ._functions import opgen as _opgen
+from ._functions.api import tensordot as tensordot
+from ._functions.api import tril_indices as tril_indices
+from ._functions.api import triu_indices as triu_indices
+from ._functions.api import typename as typename
+from ._functions.creation import arange as arange
+from ._functions.creation import as_tensor as as_tensor
+from ._functions.creation import empty as empty
+from ._functions.creation import empty_like as empty_like
+from ._functions.creation import eye as eye
+from ._functions.creation import from_jax as from_jax
+from ._functions.creation import from_numpy as from_numpy
+from ._functions.creation import full as full
+from ._functions.creation import full_like as full_like
+from ._functions.creation import linspace as linspace
+from ._functions.creation import logspace as logspace
+from ._functions.creation import ones as ones
+from ._functions.creation import ones_like as ones_like
+from ._functions.creation import tensor as tensor
+from ._functions.creation import zeros as zeros
+from ._functions.creation import zeros_like as zeros_like
+from ._functions.legacy_types import CPU_TYPES as _CPU_TYPES
+from ._functions.random import Generator as Generator
+from ._functions.random import bernoulli as bernoulli
+from ._functions.random import initial_seed as initial_seed
+from ._functions.random import manual_seed as manual_seed
+from ._functions.random import multinomial as multinomial
+from ._functions.random import normal as normal
+from ._functions.random import rand as rand
+from ._functions.random import rand_like as rand_like
+from ._functions.random import randint as randint
+from ._functions.random import randint_like as randint_like
+from ._functions.random import randn as randn
+from ._functions.random import randn_like as randn_like
+from ._functions.random import randperm as randperm
+from ._functions.random import seed as seed
+from ._serialization.save_load import load as load
+from ._serialization.save_load import save as save
 from .amp import autocast as autocast
 from .amp._switches import autocast_decrement_nesting as autocast_decrement_nesting
 from .amp._switches import autocast_increment_nesting as autocast_increment_nesting
@@ -163,8 +165,8 @@ short = int16
 
 __version__ = "0.1.0"
 from . import _VF as _VF  # noqa: E402  (torch._VF: native functions by name)
-from . import _foreach as _foreach  # noqa: E402
+from ._functions import foreach as _foreach  # noqa: E402
 
 # torch's _foreach_* functions (_foreach_exp, _foreach_add_, ...), generated in ``_foreach``
 globals().update(_foreach.FUNCTIONS)
-from ._lobpcg import lobpcg as lobpcg  # noqa: E402
+from ._autograd.lobpcg import lobpcg as lobpcg  # noqa: E402

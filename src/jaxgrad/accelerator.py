@@ -22,9 +22,9 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from ._device import current_index as _current_index
-from ._device import device as _device
-from ._device import set_current_index as _set_current_index
+from ._core.device import current_index as _current_index
+from ._core.device import device as _device
+from ._core.device import set_current_index as _set_current_index
 
 _PLATFORMS = (("gpu", "cuda"), ("tpu", "tpu"))  # JAX platform -> torch device type, by priority
 _NONE = "Cannot access accelerator device when none is available."

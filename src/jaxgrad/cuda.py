@@ -16,11 +16,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from . import _random
-from ._device import current_index as _current_index
-from ._device import device as _device
-from ._device import set_current_index as _set_current_index
-from ._legacy_types import CUDA_TYPES
+from ._core.device import current_index as _current_index
+from ._core.device import device as _device
+from ._core.device import set_current_index as _set_current_index
+from ._functions import random as _random
+from ._functions.legacy_types import CUDA_TYPES
 
 BFloat16Tensor = CUDA_TYPES["BFloat16Tensor"]
 BoolTensor = CUDA_TYPES["BoolTensor"]

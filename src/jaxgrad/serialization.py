@@ -6,10 +6,10 @@ the allow-list of globals that ``jaxgrad.load(..., weights_only=True)`` may buil
 []
 """
 
-from ._serialization import DEFAULT_PROTOCOL as DEFAULT_PROTOCOL
-from ._serialization import load as load
-from ._serialization import save as save
-from ._unpickler import add_safe_globals as add_safe_globals
-from ._unpickler import clear_safe_globals as clear_safe_globals
-from ._unpickler import get_safe_globals as get_safe_globals
-from ._unpickler import safe_globals as safe_globals
+from ._serialization.save_load import DEFAULT_PROTOCOL as DEFAULT_PROTOCOL
+from ._serialization.save_load import load as load
+from ._serialization.save_load import save as save
+from ._serialization.unpickler import add_safe_globals as add_safe_globals
+from ._serialization.unpickler import clear_safe_globals as clear_safe_globals
+from ._serialization.unpickler import get_safe_globals as get_safe_globals
+from ._serialization.unpickler import safe_globals as safe_globals

@@ -6,5 +6,5 @@ return (views of jaxgrad's storage cells).
 True
 """
 
-from ._storage import TypedStorage as TypedStorage
-from ._storage import UntypedStorage as UntypedStorage
+from ._core.storage import TypedStorage as TypedStorage
+from ._core.storage import UntypedStorage as UntypedStorage

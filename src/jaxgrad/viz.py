@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._graph import AccumulateGrad, Node
-from ._tensor import Tensor
+from ._core.graph import AccumulateGrad, Node
+from ._core.tensor import Tensor
 
 __all__ = ["GradientFlow", "Graph", "draw_graph"]
 

@@ -22,8 +22,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._caches import cache
-from .._jax_setup import jit
+from .._core.caches import cache
+from .._core.jax_setup import jit
 from ._schema import parse_schema
 
 
@@ -48,8 +48,8 @@ class Op:
     ``inputs`` (its ``Tensor`` parameters), its traced ``aux`` operands (its ``Scalar``
     parameters) and its static parameters; ``variants`` (``"function"``, ``"method"``) and
     ``inplace`` (the same for the ``exp_`` form) say which public forms are generated from the
-    row (see ``jaxgrad._opgen``); ``doc`` becomes their docstring. A formula may only name what
-    the row provides (an input, output, aux or static argument, ``grad``/``grads``,
+    row (see ``jaxgrad._functions.opgen``); ``doc`` becomes their docstring. A formula may only
+    name what the row provides (an input, output, aux or static argument, ``grad``/``grads``,
     ``<input>_shape``/``<input>_dtype``): a misspelt name fails when the row is built.
     """
 

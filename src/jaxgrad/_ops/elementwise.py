@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _dtypes
+from .._core import dtypes as _dtypes
 from ._table import Op, identity_grad
 from ._table import example_doc as _doc
 

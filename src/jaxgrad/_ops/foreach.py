@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import jax.numpy as jnp
 
-from .._caches import cache
+from .._core.caches import cache
 from ._table import Op, _params, identity_grad
 
 

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _jax_compat as compat
+from .._core import jax_compat as compat
 from ._table import Op
 
 

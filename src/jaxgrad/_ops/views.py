@@ -9,8 +9,8 @@ import math
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _jax_compat as compat
-from .._storage import Layout, _flat_index, view_strides
+from .._core import jax_compat as compat
+from .._core.storage import Layout, _flat_index, view_strides
 from ._table import Op, identity_grad
 
 

@@ -1,13 +1,13 @@
 """torch's top-level autocast switches (``torch.is_autocast_enabled``, ``set_autocast_dtype``...)
-over this thread's state in ``jaxgrad._autocast``, with torch's argument errors and the
+over this thread's state in ``jaxgrad._engine.autocast``, with torch's argument errors and the
 deprecation warnings of the legacy per-device names."""
 
 from __future__ import annotations
 
 import warnings
 
-from .. import _autocast
-from .._dtypes import dtype as _dtype
+from .._core.dtypes import dtype as _dtype
+from .._engine import autocast as _autocast
 
 _UNSET = object()
 

@@ -2,7 +2,7 @@
 (``mm``/``linear``/``conv*`` in bfloat16 on CPU, losses and reductions in float32...), and the
 helpers for custom autograd Functions (``custom_fwd``/``custom_bwd``).
 
-The casting itself happens in the dispatcher (see ``jaxgrad._autocast`` for the policy); this
+The casting itself happens in the dispatcher (see ``jaxgrad._engine.autocast`` for the policy); this
 module manages the per-thread switches as torch's context manager does."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Any
 import jax
 import numpy as np
 
-from .. import _autocast
 from .. import cuda as _cuda
-from .._dtypes import bfloat16, float16, float64
-from .._dtypes import dtype as _dtype
-from .._tensor import Tensor
+from .._core.dtypes import bfloat16, float16, float64
+from .._core.dtypes import dtype as _dtype
+from .._core.tensor import Tensor
+from .._engine import autocast as _autocast
 from . import _switches
 
 __all__ = ["autocast", "autocast_decorator", "custom_bwd", "custom_fwd", "is_autocast_available"]

@@ -12,11 +12,11 @@ from collections import abc, defaultdict
 from enum import Enum
 from typing import Any
 
-from .. import _creation
 from .. import cuda as _cuda
-from .._dtypes import float16, float32, int32
-from .._grad_mode import no_grad
-from .._tensor import Tensor
+from .._core.dtypes import float16, float32, int32
+from .._core.grad_mode import no_grad
+from .._core.tensor import Tensor
+from .._functions import creation as _creation
 
 __all__ = ["GradScaler", "OptState"]
 

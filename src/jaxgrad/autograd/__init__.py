@@ -2,16 +2,16 @@
 
 import sys as _sys
 
-from .._engine import _calculate_shape as _calculate_shape
-from .._engine import backward as backward
-from .._engine import grad as grad
-from .._function import Function as Function
-from .._grad_mode import enable_grad as enable_grad
-from .._grad_mode import inference_mode as inference_mode
-from .._grad_mode import no_grad as no_grad
-from .._grad_mode import set_grad_enabled as set_grad_enabled
-from .._profiler import kineto_available as kineto_available
-from .._profiler import profiler_enabled as _profiler_enabled  # noqa: F401 - torch's private name
+from .._autograd.function import Function as Function
+from .._core.grad_mode import enable_grad as enable_grad
+from .._core.grad_mode import inference_mode as inference_mode
+from .._core.grad_mode import no_grad as no_grad
+from .._core.grad_mode import set_grad_enabled as set_grad_enabled
+from .._engine.engine import _calculate_shape as _calculate_shape
+from .._engine.engine import backward as backward
+from .._engine.engine import grad as grad
+from .._engine.profiling import kineto_available as kineto_available
+from .._engine.profiling import profiler_enabled as _profiler_enabled  # noqa: F401 - torch's private name
 from . import _functions as _functions
 from . import anomaly_mode as anomaly_mode
 from . import forward_ad as forward_ad

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from .._anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .._core.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
 

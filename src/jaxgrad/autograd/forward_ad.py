@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 from typing import Any, NamedTuple
 
-from .. import _forward_ad
-from .._dispatch import _FORWARD_AD
-from .._tensor import Tensor
+from .._core.tensor import Tensor
+from .._engine import forward_ad as _forward_ad
+from .._engine.dispatch import _FORWARD_AD
 
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level",
            "make_dual", "unpack_dual"]

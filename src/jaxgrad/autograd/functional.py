@@ -1,8 +1,8 @@
 """``torch.autograd.functional``: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``."""
 
-from .._functional import hessian as hessian
-from .._functional import hvp as hvp
-from .._functional import jacobian as jacobian
-from .._functional import jvp as jvp
-from .._functional import vhp as vhp
-from .._functional import vjp as vjp
+from .._autograd.functional import hessian as hessian
+from .._autograd.functional import hvp as hvp
+from .._autograd.functional import jacobian as jacobian
+from .._autograd.functional import jvp as jvp
+from .._autograd.functional import vhp as vhp
+from .._autograd.functional import vjp as vjp

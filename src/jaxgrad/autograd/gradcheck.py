@@ -6,11 +6,11 @@ this module's name), while ``from jaxgrad.autograd.gradcheck import GradcheckErr
 from this module.
 """
 
-from .._gradcheck import GradcheckError as GradcheckError
-from .._gradcheck import get_analytical_jacobian as get_analytical_jacobian
-from .._gradcheck import get_numerical_jacobian as get_numerical_jacobian
-from .._gradcheck import (
+from .._autograd.gradcheck import GradcheckError as GradcheckError
+from .._autograd.gradcheck import get_analytical_jacobian as get_analytical_jacobian
+from .._autograd.gradcheck import get_numerical_jacobian as get_numerical_jacobian
+from .._autograd.gradcheck import (
     get_numerical_jacobian_wrt_specific_input as get_numerical_jacobian_wrt_specific_input,
 )
-from .._gradcheck import gradcheck as gradcheck
-from .._gradcheck import gradgradcheck as gradgradcheck
+from .._autograd.gradcheck import gradcheck as gradcheck
+from .._autograd.gradcheck import gradgradcheck as gradgradcheck

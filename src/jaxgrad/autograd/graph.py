@@ -19,19 +19,19 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequen
 from typing import Any, Literal
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
-from .._creation import empty
-from .._grad_mode import no_grad
-from .._graph import GradientEdge as GradientEdge
-from .._graph import Node as _NodeBase
-from .._graph import RemovableHandle as _RemovableHandle
-from .._graph import current_graph_task_id as _current_graph_task_id
-from .._graph import disable_saved_tensors_hooks as _disable
-from .._graph import pop_saved_tensors_hooks as _pop
-from .._graph import push_saved_tensors_hooks as _push
-from .._graph import saved_hooks_state as _hooks_state
-from .._graph import will_engine_execute_node as _will_engine_execute_node
-from .._storage import write_watchers as _write_watchers
-from .._tensor import Tensor
+from .._core.grad_mode import no_grad
+from .._core.graph import GradientEdge as GradientEdge
+from .._core.graph import Node as _NodeBase
+from .._core.graph import RemovableHandle as _RemovableHandle
+from .._core.graph import current_graph_task_id as _current_graph_task_id
+from .._core.graph import disable_saved_tensors_hooks as _disable
+from .._core.graph import pop_saved_tensors_hooks as _pop
+from .._core.graph import push_saved_tensors_hooks as _push
+from .._core.graph import saved_hooks_state as _hooks_state
+from .._core.graph import will_engine_execute_node as _will_engine_execute_node
+from .._core.storage import write_watchers as _write_watchers
+from .._core.tensor import Tensor
+from .._functions.creation import empty
 
 __all__ = [
     "saved_tensors_hooks",

@@ -10,9 +10,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .._creation import empty
-from .._engine import execution_engine
-from .._tensor import Tensor
+from .._core.tensor import Tensor
+from .._engine.engine import execution_engine
+from .._functions.creation import empty
 
 
 class VariableMeta(type):

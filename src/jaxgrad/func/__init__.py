@@ -8,16 +8,16 @@ tensor([[2., 4.],
         [6., 8.]])
 """
 
-from .._func_transforms import grad as grad
-from .._func_transforms import grad_and_value as grad_and_value
-from .._func_transforms import hessian as hessian
-from .._func_transforms import jacfwd as jacfwd
-from .._func_transforms import jacrev as jacrev
-from .._func_transforms import jvp as jvp
-from .._func_transforms import vjp as vjp
-from .._func_transforms import vmap as vmap
-from .._functional_call import functional_call as functional_call
-from .._functional_call import stack_module_state as stack_module_state
+from .._func.functional_call import functional_call as functional_call
+from .._func.functional_call import stack_module_state as stack_module_state
+from .._func.transforms import grad as grad
+from .._func.transforms import grad_and_value as grad_and_value
+from .._func.transforms import hessian as hessian
+from .._func.transforms import jacfwd as jacfwd
+from .._func.transforms import jacrev as jacrev
+from .._func.transforms import jvp as jvp
+from .._func.transforms import vjp as vjp
+from .._func.transforms import vmap as vmap
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
            "stack_module_state", "vjp", "vmap"]

@@ -25,17 +25,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _api as A
-from .. import _creation, _dtypes, _profiler, _random
-from .._dispatch import apply as _apply
-from .._dispatch import apply_inplace as _apply_inplace
-from .._grad_mode import is_grad_enabled, no_grad
-from .._jax_setup import jit
-from .._opgen import tensor_args
+from .._core import dtypes as _dtypes
+from .._core.grad_mode import is_grad_enabled, no_grad
+from .._core.jax_setup import jit
+from .._core.tensor import Tensor
+from .._core.warn_once import warn_once
+from .._engine import profiling as _profiler
+from .._engine.dispatch import apply as _apply
+from .._engine.dispatch import apply_inplace as _apply_inplace
+from .._functions import api as A
+from .._functions import creation as _creation
+from .._functions import random as _random
+from .._functions.opgen import tensor_args
 from .._ops import elementwise as E
 from .._ops import nn as N
-from .._tensor import Tensor
-from .._warn_once import warn_once
 
 # --- linear ---------------------------------------------------------------------------------
 

@@ -16,11 +16,11 @@ import math
 import warnings
 from typing import Any
 
-from .. import _api as A
-from .. import _random
-from .._grad_mode import no_grad
-from .._random import Generator
-from .._tensor import Tensor
+from .._core.grad_mode import no_grad
+from .._core.tensor import Tensor
+from .._functions import api as A
+from .._functions import random as _random
+from .._functions.random import Generator
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                "conv_transpose3d")

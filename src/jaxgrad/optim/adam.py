@@ -8,10 +8,10 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._creation import tensor as new_tensor
-from .._dtypes import float32, float64, get_default_dtype
+from .._core.dtypes import float32, float64, get_default_dtype
+from .._core.tensor import Tensor
+from .._functions.creation import tensor as new_tensor
 from .._ops.elementwise import lerp as _lerp
-from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     check_fused,

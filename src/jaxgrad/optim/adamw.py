@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .._tensor import Tensor
+from .._core.tensor import Tensor
 from .adam import Adam
 
 

@@ -19,8 +19,8 @@ from weakref import ref
 import jax
 import jax.numpy as jnp
 
-from .._epoch import changed as structure_changed
-from .._tensor import Tensor
+from .._core.epoch import changed as structure_changed
+from .._core.tensor import Tensor
 from .optimizer import Optimizer, to_scalar
 
 EPOCH_DEPRECATION_WARNING = (

@@ -27,18 +27,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._accumulate import reset_grad
-from .._api import typename
-from .._caches import cache
-from .._dispatch import check_inplace
-from .._dtypes import float32
-from .._epoch import changed as structure_changed
-from .._epoch import register_global_hooks
-from .._grad_mode import enable_grad, set_grad_enabled
-from .._graph import HookDict, RemovableHandle, add_hook
-from .._jax_setup import jit, x64_scope
-from .._profiler import record_function
-from .._tensor import Tensor
+from .._core.caches import cache
+from .._core.dtypes import float32
+from .._core.epoch import changed as structure_changed
+from .._core.epoch import register_global_hooks
+from .._core.grad_mode import enable_grad, set_grad_enabled
+from .._core.graph import HookDict, RemovableHandle, add_hook
+from .._core.jax_setup import jit, x64_scope
+from .._core.tensor import Tensor
+from .._engine.accumulate import reset_grad
+from .._engine.dispatch import check_inplace
+from .._engine.profiling import record_function
+from .._functions.api import typename
 
 StateDict = dict[str, Any]
 Args = tuple[Any, ...]

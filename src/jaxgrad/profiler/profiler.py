@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from .. import cuda
-from .._warn_once import warn_once
+from .._core.warn_once import warn_once
 from ..autograd import profiler as autograd_profiler
 from ..autograd.profiler_util import EventList
 

@@ -5,8 +5,8 @@
 tensor([1.])
 """
 
-from .. import _api  # noqa: F401 - the ops below are declared there
-from .._opgen import namespaced_alias
+from .._functions import api as _api  # noqa: F401 - the ops below are declared there
+from .._functions.opgen import namespaced_alias
 
 __all__ = ["gammainc", "gammaincc"]
 

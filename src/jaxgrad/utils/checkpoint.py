@@ -49,15 +49,15 @@ from typing import Any
 
 import jax
 
-from .. import _autocast
-from .. import _random as random_state
-from .._creation import from_jax
-from .._engine import backward as _run_backward
-from .._engine import is_checkpoint_valid
-from .._function import Function
-from .._grad_mode import enable_grad, is_grad_enabled
-from .._graph import SavedTensor, current_graph_task_id
-from .._tensor import Tensor
+from .._autograd.function import Function
+from .._core.grad_mode import enable_grad, is_grad_enabled
+from .._core.graph import SavedTensor, current_graph_task_id
+from .._core.tensor import Tensor
+from .._engine import autocast as _autocast
+from .._engine.engine import backward as _run_backward
+from .._engine.engine import is_checkpoint_valid
+from .._functions import random as random_state
+from .._functions.creation import from_jax
 from ..amp import autocast
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.profiler import profile

@@ -6,7 +6,7 @@ import math
 import warnings
 from typing import Any
 
-from ..._function import Function
+from ..._autograd.function import Function
 
 
 class Resize(Function):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from ... import _dtypes
+from ..._core import dtypes as _dtypes
 from ...amp import autocast_mode
 
 __all__ = ["autocast"]

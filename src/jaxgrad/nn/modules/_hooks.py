@@ -8,11 +8,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from ..._function import Function
-from ..._grad_mode import is_grad_enabled
-from ..._graph import RemovableHandle as _NodeHandle
-from ..._tensor import Tensor
-from ..._warn_once import warn_at_user_line
+from ..._autograd.function import Function
+from ..._core.grad_mode import is_grad_enabled
+from ..._core.graph import RemovableHandle as _NodeHandle
+from ..._core.tensor import Tensor
+from ..._core.warn_once import warn_at_user_line
 
 
 class RemovableHandle(_NodeHandle):

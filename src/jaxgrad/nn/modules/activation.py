@@ -9,8 +9,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..._creation import empty
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
+from ..._functions.creation import empty
 from .. import functional, init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._creation import empty, ones, tensor, zeros
-from ..._dtypes import int64
-from ..._tensor import Tensor
+from ..._core.dtypes import int64
+from ..._core.tensor import Tensor
+from ..._functions.creation import empty, ones, tensor, zeros
 from .. import functional, init
 from ..parameter import Parameter
 from .module import Module

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from typing import Any
 
-from ... import _api
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
+from ..._functions import api as _api
 from ..parameter import Parameter
 from .module import Module, _addindent
 

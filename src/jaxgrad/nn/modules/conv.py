@@ -7,9 +7,9 @@ import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..._creation import empty
-from ..._grad_mode import no_grad
-from ..._tensor import Tensor
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
+from ..._functions.creation import empty
 from .. import functional, init
 from ..parameter import Parameter
 from .module import Module

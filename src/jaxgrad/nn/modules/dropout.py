@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from .. import functional
 from .module import Module
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
 from .. import functional
 from .module import Module
 

@@ -10,14 +10,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from ..._accumulate import reset_grad
-from ..._api import typename
-from ..._dtypes import dtype as _dtype
-from ..._epoch import changed as structure_changed
-from ..._epoch import register_global_hooks
-from ..._grad_mode import no_grad
-from ..._tensor import Tensor
-from ..._tracing import call_user_hook
+from ..._core.dtypes import dtype as _dtype
+from ..._core.epoch import changed as structure_changed
+from ..._core.epoch import register_global_hooks
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
+from ..._core.tracing import call_user_hook
+from ..._engine.accumulate import reset_grad
+from ..._functions.api import typename
 from ..parameter import Buffer, Parameter
 from ._hooks import BackwardHook, RemovableHandle, _WrappedHook
 
@@ -208,7 +208,7 @@ class Module:
     _version: int = 1
     training: bool
     # jaxgrad.compile: these attributes change only through the Module API, which records the
-    # change (jaxgrad._epoch), so a compiled step need not re-read them on every call
+    # change (jaxgrad._core.epoch), so a compiled step need not re-read them on every call
     _jaxgrad_managed_attrs = frozenset((
         "_parameters", "_buffers", "_modules", "_non_persistent_buffers_set",
         "_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",

@@ -6,8 +6,8 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-from ..._creation import empty
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
+from ..._functions.creation import empty
 from .. import functional, init
 from ..parameter import Parameter
 from .module import Module

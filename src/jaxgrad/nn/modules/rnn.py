@@ -16,11 +16,11 @@ import numbers
 import warnings
 from typing import Any
 
-from ... import _api as A
-from ..._creation import empty, zeros
-from ..._dispatch import apply as _apply
+from ..._core.tensor import Tensor
+from ..._engine.dispatch import apply as _apply
+from ..._functions import api as A
+from ..._functions.creation import empty, zeros
 from ..._ops import nn as N
-from ..._tensor import Tensor
 from .. import functional, init
 from ..parameter import Parameter
 from .module import Module

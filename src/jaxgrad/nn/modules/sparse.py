@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._creation import empty
-from ..._grad_mode import no_grad
-from ..._tensor import Tensor
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
+from ..._functions.creation import empty
 from .. import functional, init
 from ..parameter import Parameter
 from .module import Module

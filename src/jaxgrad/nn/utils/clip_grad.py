@@ -9,10 +9,10 @@ from collections.abc import Iterable
 
 import jax.numpy as jnp
 
-from ... import _api as A
-from ..._creation import tensor
-from ..._grad_mode import no_grad
-from ..._tensor import Tensor
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
+from ..._functions import api as A
+from ..._functions.creation import tensor
 
 _TensorOrTensors = Tensor | Iterable[Tensor]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ... import _api as A
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
+from ..._functions import api as A
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:

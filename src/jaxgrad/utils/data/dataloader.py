@@ -32,10 +32,11 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ... import _random, accelerator
-from ..._profiler import record_function
-from ..._random import Generator
-from ..._tensor import Tensor
+from ... import accelerator
+from ..._core.tensor import Tensor
+from ..._engine.profiling import record_function
+from ..._functions import random as _random
+from ..._functions.random import Generator
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import WorkerInfo, get_worker_info, set_worker_info
 from .dataset import IterableDataset

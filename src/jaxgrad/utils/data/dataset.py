@@ -10,8 +10,8 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
-from ..._random import Generator, default_generator, randperm
-from ..._tensor import Tensor
+from ..._core.tensor import Tensor
+from ..._functions.random import Generator, default_generator, randperm
 
 T_co = TypeVar("T_co", covariant=True)
 

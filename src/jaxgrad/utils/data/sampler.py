@@ -12,12 +12,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _random
-from ..._creation import as_tensor
-from ..._dtypes import float64
-from ..._jax_setup import x64_scope
-from ..._random import Generator
-from ..._tensor import Tensor
+from ..._core.dtypes import float64
+from ..._core.jax_setup import x64_scope
+from ..._core.tensor import Tensor
+from ..._functions import random as _random
+from ..._functions.creation import as_tensor
+from ..._functions.random import Generator
 
 T_co = TypeVar("T_co", covariant=True)
 

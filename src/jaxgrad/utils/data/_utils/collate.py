@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .... import _api
-from ...._creation import as_tensor, empty, tensor
-from ...._dtypes import float64
-from ...._tensor import Tensor
+from ...._core.dtypes import float64
+from ...._core.tensor import Tensor
+from ...._functions import api as _api
+from ...._functions.creation import as_tensor, empty, tensor
 from .worker import get_worker_info
 
 _NUMPY_TEXT_OR_OBJECT = re.compile(r"[SaUO]")  # dtype.str of arrays of strings or objects

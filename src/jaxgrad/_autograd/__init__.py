@@ -1,0 +1,2 @@
+"""Layer 4b: ``autograd.Function``, ``autograd.functional``, gradcheck (and ``lobpcg``, built on
+them)."""

@@ -1,0 +1,1 @@
+"""Layer 4c: ``jaxgrad.compile``: a whole step traced into one XLA program."""

@@ -1,0 +1,469 @@
+"""``jaxgrad.compile``: a whole step (forward, backward, hooks, optimizer) as one XLA program.
+
+The step's Python runs once per *signature* with every tensor it reaches holding a JAX tracer;
+``jax.jit`` turns what it computed into one executable, and later calls with the same signature
+run that executable only. The state outside the step is found by ``_compile_state.StateWalk``,
+passed in as inputs, and written back by the ``_compile_program.Program`` the trace recorded, so
+parameters, ``.grad``, optimizer state, buffers, the RNG key and scheduler-set learning rates end
+each call as the eager step would leave them.
+
+A signature is the walk's key (shapes, dtypes, which ``.grad`` and state entries exist, module
+``training`` flags, hooks, static Python values) plus the grad mode and default dtype. Python that
+needs a tensor's value (``loss.item() > 1``) cannot be traced: by default (``fullgraph=False``, as
+torch.compile) that call and later calls of the signature run eagerly after a warning naming the
+line; ``fullgraph=True`` raises :class:`GraphBreak` instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.extend
+import jax.numpy as jnp
+
+from .._core import tracing as _tracing
+from .._core.dtypes import get_default_dtype
+from .._core.epoch import EPOCH, global_hooks
+from .._core.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from .._core.graph import Node
+from .._core.jax_setup import jit, x64_scope
+from .._core.storage import scatter
+from .._core.tensor import Tensor
+from .._core.transform_stack import under_transform
+from .._engine import autocast as _autocast
+from .._functions import random as _random
+from . import program as _compile_program
+from .state import Memo, StateWalk, Unsupported, make_template
+
+MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+_VALUE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                 jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError)
+
+
+class Config:
+    """Settings of ``jaxgrad.compile`` (torch's ``torch._dynamo.config`` counterparts).
+
+    ``recompile_limit``: how many signatures one compiled function traces; beyond it, calls with
+    new signatures run eagerly after a warning (torch's ``recompile_limit``, 8).
+
+    >>> import jaxgrad
+    >>> jaxgrad.compiler.config.recompile_limit
+    8
+    """
+
+    recompile_limit: int = 8
+
+
+config = Config()
+
+
+class GraphBreak(RuntimeError):
+    """Raised by a ``fullgraph=True`` compiled step that cannot be traced as one program."""
+
+
+_compiled_functions: weakref.WeakSet = weakref.WeakSet()
+
+
+def reset() -> None:
+    """Forget every compiled function's traces (torch's ``torch.compiler.reset``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.compiler.reset()
+    """
+    for compiled in list(_compiled_functions):
+        compiled._cache.clear()
+        compiled._memo = None
+
+
+def is_compiling() -> bool:
+    """True while ``jaxgrad.compile`` traces a step (torch's ``torch.compiler.is_compiling``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.compiler.is_compiling()
+    False
+    >>> jaxgrad.compile(lambda: jaxgrad.compiler.is_compiling())()
+    True
+    """
+    return _tracing.current() is not None
+
+
+def callback(fn: Callable[..., Any], *args: Any) -> None:
+    """Call ``fn(*args)`` now when eager, and on every call of a compiled step when traced
+    (``jax.debug.callback``): tensors reach ``fn`` as concrete tensors. Use it in hooks that only
+    record values; plain Python side effects in a traced step happen once per trace.
+
+    >>> import jaxgrad
+    >>> seen = []
+    >>> @jaxgrad.compile
+    ... def step(x):
+    ...     y = x * 2
+    ...     jaxgrad.compiler.callback(lambda t: seen.append(t.tolist()), y)
+    ...     return y
+    >>> _ = step(jaxgrad.ones(2)); _ = step(jaxgrad.ones(2))
+    >>> seen
+    [[2.0, 2.0], [2.0, 2.0]]
+    """
+    leaves = [a._value if isinstance(a, Tensor) else a for a in args]
+    if not any(isinstance(leaf, jax.core.Tracer) for leaf in leaves):
+        fn(*args)
+        return
+    trace = _tracing.current()
+    if trace is not None:
+        trace.callbacks += 1
+    is_tensor = [isinstance(a, Tensor) for a in args]
+
+    def host(*values: Any) -> None:
+        fn(*(Tensor._make(jax.numpy.asarray(v)) if t else v for v, t in zip(values, is_tensor)))
+
+    jax.debug.callback(host, *leaves, ordered=True)
+
+
+class _Entry:
+    """One signature's executable and the program that writes its results back."""
+
+    __slots__ = ("eager", "jitted", "key", "program", "roots", "with_vjp")
+
+    def __init__(self, key: tuple) -> None:
+        self.key = key
+        self.eager = False
+        self.jitted = None
+        self.with_vjp = None  # (backward, its cells) for results with history (_backward_of)
+        self.program: _compile_program.Program | None = None
+        self.roots: tuple | None = None  # the call's roots, while a call runs
+
+
+class CompiledFunctionBackward(Node):
+    """The grad_fn of a compiled function's results (torch's name): the VJP of its XLA program
+    at the inputs of the call that made them."""
+
+    __slots__ = ("backward", "bases", "inputs")
+
+    def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        if create_graph:
+            raise RuntimeError("jaxgrad.compile: double backward through a compiled function is "
+                               "not supported; compute higher-order gradients inside the "
+                               "compiled function or without jaxgrad.compile")
+        if self.inputs is None:
+            raise RuntimeError("Trying to backward through the graph a second time (or directly "
+                               "access saved tensors after they have already been freed).")
+        cts = [_base_cotangent(g, shape, dtype, base)
+               for g, (shape, dtype), base in zip(grads, self.out_meta, self.bases)]
+        return [Tensor._make(g) for g in self.backward(*self.inputs, cts)]
+
+    def release_variables(self) -> None:
+        self.inputs = None
+
+
+class CompiledFunction:
+    """A step compiled by :func:`compile`; call it as the original function."""
+
+    _jaxgrad_opaque = True  # the state walk does not look inside
+
+    def __init__(self, fn: Callable[..., Any], fullgraph: bool, dynamic: bool | None) -> None:
+        self._fn = fn
+        self._fullgraph = fullgraph
+        self._dynamic = dynamic  # None: numbers in the arguments become traced once they change
+        self._traced_numbers = dynamic is True
+        self._last_numbers: tuple | None = None
+        self._cache: dict[tuple, _Entry] = {}
+        self._warned: set = set()
+        self._last_key: tuple | None = None
+        self._memo: Memo | None = None
+        functools.update_wrapper(self, fn, updated=())  # a module's __dict__ is not copied
+        self._orig_mod = fn  # torch's OptimizedModule name for what was compiled
+        _compiled_functions.add(self)
+
+    def __getattr__(self, name: str) -> Any:
+        """Attributes of what was compiled (``compiled_model.parameters()``, ``.eval()``), as
+        torch's OptimizedModule forwards them."""
+        if name.startswith("__") or name in ("_fn", "_orig_mod"):
+            raise AttributeError(name)
+        return getattr(self._orig_mod, name)
+
+    @property
+    def _name(self) -> str:
+        return getattr(self._fn, "__qualname__", None) or type(self._fn).__name__
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _tracing.current() is not None:  # inside another compiled step: part of its trace
+            return self._fn(*args, **kwargs)
+        state_roots, arg_roots = (self._fn, _random.default_generator), (args, kwargs)
+        if self._number_arguments(args, kwargs):
+            arg_roots = (list(args), dict(kwargs))  # containers where tracers can be put
+        walk, entry = self._find(state_roots, arg_roots)
+        if entry is None or entry.eager:  # inside the user's own JAX trace, or eager
+            return self._fn(*args, **kwargs)
+        entry.roots = (state_roots, arg_roots)  # for a trace (now, or jax's on a new sharding)
+        inputs = walk.inputs()
+        try:
+            outputs = entry.jitted(*inputs)
+            if entry.program.diff_outputs and entry.with_vjp is None:
+                entry.with_vjp = self._backward_of(entry, inputs)
+        except (*_VALUE_ERRORS, Unsupported) as error:
+            if entry.program is not None:
+                raise
+            entry.jitted = None
+            entry.eager = True
+            if self._traced_numbers and self._dynamic is None:  # automatic dynamic failed:
+                self._traced_numbers, self._dynamic = False, False  # specialize, as torch
+                self._cache.pop(entry.key, None)
+                return self(*args, **kwargs)
+            self._graph_break(error)
+            return self._fn(*args, **kwargs)
+        finally:
+            entry.roots = None
+        program = entry.program
+        replay = program.apply(walk, outputs)
+        if program.diff_outputs and entry.with_vjp[1]:  # results with history, as torch's
+            _connect(program, walk, replay, *entry.with_vjp, inputs)
+        self._remember(program, walk, replay, state_roots)
+        return replay.result
+
+    def _backward_of(self, entry: _Entry, inputs: tuple) -> tuple[Callable, list[int]]:
+        """The VJP of the step's differentiable results with respect to the cells of the tensors
+        requiring grad, as one jitted function of the call's inputs and the cotangents. The step
+        is first traced to a jaxpr (a pure function of the inputs: the objects it came from may
+        have changed by the time backward runs); backward recomputes the forward inside it."""
+        with x64_scope(), under_transform("eager"):  # Note [Function under a transform]
+            closed = jax.make_jaxpr(functools.partial(self._trace, entry))(*inputs)
+        program = entry.program
+        positions = [p for p, _ in program.diff_outputs]
+        used = _used_inputs(closed.jaxpr, positions)  # torch: unused parameters get no .grad
+        diff_cells = [i for i in program.diff_inputs if i in used]
+        step = jax.extend.core.jaxpr_as_fun(closed)
+
+        def backward(cells: list, numbers: list, arrays: list, cotangents: list) -> list:
+            def on_diff(diff: list) -> list:
+                full = list(cells)
+                for i, d in zip(diff_cells, diff):
+                    full[i] = d
+                outs = step(*full, *numbers, *arrays)
+                return [outs[p] for p in positions]
+
+            return jax.vjp(on_diff, [cells[i] for i in diff_cells])[1](cotangents)[0]
+
+        return jit(backward), diff_cells
+
+    def _number_arguments(self, args: tuple, kwargs: dict) -> bool:
+        """Whether this call's Python numbers are traced: always with ``dynamic=True``; with
+        ``dynamic=None`` once one changed between calls (torch's automatic dynamic)."""
+        numbers = tuple((i, type(v), v) for i, v in (*enumerate(args), *kwargs.items())
+                        if type(v) is int or type(v) is float)
+        if not numbers:
+            return False
+        if (self._dynamic is None and not self._traced_numbers
+                and self._last_numbers is not None and numbers != self._last_numbers
+                and [n[:2] for n in numbers] == [n[:2] for n in self._last_numbers]):
+            self._traced_numbers = True
+        self._last_numbers = numbers
+        return self._traced_numbers
+
+    def _find(self, state_roots: tuple, arg_roots: tuple) -> tuple[StateWalk, _Entry | None]:
+        """This call's walk and its signature's entry (None: tensors hold a foreign tracer)."""
+        modes = (is_grad_enabled(), is_inference_mode_enabled(), get_default_dtype(),
+                 global_hooks(), _autocast.mode_key() if _autocast.active else ())
+        memo, self._memo = self._memo, None
+        link = None
+        if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():
+            walk = StateWalk.resume(memo, arg_roots, type(arg_roots[0]) is list)
+            if walk.has_foreign_tracers:
+                return walk, None
+            link = (walk.arg_key(), modes)
+            entry = memo.template.next_entries.get(link)
+            if entry is not None:
+                return walk, entry
+        walk = StateWalk(state_roots, arg_roots, arg_numbers=type(arg_roots[0]) is list)
+        if walk.has_foreign_tracers:
+            return walk, None
+        key = (walk.state_key(), walk.arg_key(), modes)
+        entry = self._cache.get(key) or self._new_entry(key)
+        if link is not None and not entry.eager:
+            memo.template.next_entries[link] = entry
+        return walk, entry
+
+    def _remember(self, program: _compile_program.Program, walk: StateWalk,
+                  replay: Any, state_roots: tuple) -> None:
+        """Keep the state part of the next call's walk (see ``_compile_state.Memo``)."""
+        if program.template is False:  # the program's first write-back: name what it made
+            program.template = make_template(StateWalk(state_roots, ()), walk, replay.created,
+                                             replay.new_cells, replay.new_counters)
+        if program.template is not None:
+            self._memo = program.template.memo(walk, replay.created, replay.new_cells,
+                                               replay.new_counters, EPOCH.value)
+
+    def _new_entry(self, key: tuple) -> _Entry:
+        entry = _Entry(key)
+        if len(self._cache) >= config.recompile_limit:
+            self._warn_recompile_limit(key)
+            entry.eager = True
+            return entry  # not cached: a later signature may be a cached one again
+        entry.jitted = jit(functools.partial(self._trace, entry))
+        self._cache[key] = entry
+        self._last_key = key
+        return entry
+
+    def _trace(self, entry: _Entry, cells: list, numbers: list, arrays: list) -> list:
+        """The traced step: tracers in, the step run, its effects recorded, state put back."""
+        state_roots, arg_roots = entry.roots
+        args, kwargs = arg_roots
+        walk = StateWalk(state_roots, arg_roots, snapshot=True,
+                         arg_numbers=type(arg_roots[0]) is list)
+        before_arrays = [c.array for c in walk.cells]
+        before_versions = [c.value for c in walk.counters]
+        installed = walk.install(cells, numbers, arrays)
+        try:
+            with _tracing.tracing(self._name, self._warned):
+                result = self._fn(*args, **kwargs)
+            post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,
+                             arg_numbers=type(arg_roots[0]) is list)
+            program, outputs = _compile_program.build(walk, post, cells, before_versions)
+            if is_grad_enabled():
+                _compile_program.find_differentiable(program, walk, post)
+        finally:
+            walk.restore(before_arrays, before_versions)
+        entry.program = program
+        return outputs
+
+    def _graph_break(self, error: Exception) -> None:
+        where = _user_line(error)
+        reason = (f"jaxgrad.compile: {where} needs a tensor's value while the step is traced "
+                  f"({type(error).__name__}); values exist only when the compiled step runs. "
+                  "Move it out of the step, compute it with tensor ops (jaxgrad.where), or let "
+                  "this signature run eagerly (fullgraph=False)."
+                  if isinstance(error, _VALUE_ERRORS) else
+                  f"jaxgrad.compile: {where}: {error}")
+        if self._fullgraph:
+            raise GraphBreak(reason) from error
+        if where in self._warned:  # once per line of the step
+            return
+        self._warned.add(where)
+        warnings.warn(f"{reason} Running '{self._name}' eagerly for this signature.",
+                      UserWarning, stacklevel=4)
+
+    def _warn_recompile_limit(self, key: tuple) -> None:
+        if "recompile_limit" in self._warned:
+            return
+        self._warned.add("recompile_limit")
+        last = self._last_key
+        reason = ("the state's structure (shapes, .grad, optimizer state, flags, hooks, "
+                  "values of the Python objects it reads) changed"
+                  if last is None or key[0] != last[0] else
+                  "the arguments' shapes, dtypes or values changed" if key[1] != last[1] else
+                  "grad mode, the default dtype or the global hooks changed")
+        code = getattr(self._fn, "__code__", None)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+        warnings.warn(
+            f"jaxgrad.compile hit config.recompile_limit ({config.recompile_limit})\n"
+            f"   function: '{self._name}'{where}\n   last reason: {reason}\n"
+            "To log all recompilation reasons, compare the signatures of the calls. New "
+            "signatures of this function now run eagerly.", UserWarning, stacklevel=4)
+
+
+def _used_inputs(jaxpr: Any, positions: list[int]) -> set[int]:
+    """Indices of the inputs the outputs at ``positions`` depend on (an equation's outputs
+    depend on all its inputs: nested calls are not looked into)."""
+    needed = {v for v in (jaxpr.outvars[p] for p in positions) if not hasattr(v, "val")}
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in needed for v in eqn.outvars):
+            needed.update(v for v in eqn.invars if not hasattr(v, "val"))
+    return {i for i, v in enumerate(jaxpr.invars) if v in needed}
+
+
+def _connect(program: _compile_program.Program, walk: StateWalk, replay: Any,
+             backward: Callable, diff_cells: list[int], inputs: tuple) -> None:
+    """Give the differentiable results of this call a CompiledFunctionBackward grad_fn whose
+    edges lead to the tensors (of this call) whose cells the program differentiated."""
+    owners = {}
+    for obj, kind in zip(walk.objects, walk.kinds):
+        if kind == "tensor" and obj._requires_grad:
+            cell = walk.cell_index[id(obj._cell)]
+            if cell not in owners or (owners[cell]._layout is not None and obj._layout is None):
+                owners[cell] = obj  # the gradient is the whole storage's: its base's, not a view's
+    results = [replay.created[index] for _, index in program.diff_outputs]
+    node = CompiledFunctionBackward(
+        tuple(owners[i]._gradient_edge() for i in diff_cells),
+        tuple((r.shape, r._cell.array.dtype) for r in results))
+    node.backward, node.inputs = backward, inputs
+    node.bases = tuple(None if r._layout is None else (r._layout, r._cell.array.shape)
+                       for r in results)
+    for j, r in enumerate(results):
+        r._requires_grad, r._grad_fn, r._output_nr = True, node, j
+
+
+def _base_cotangent(grad: Tensor | None, shape: tuple, dtype: Any, base: tuple | None) -> Any:
+    """The cotangent of a result's storage array: for a result that is a view (``base``: its
+    layout and the storage's shape), the view's gradient scattered into zeros."""
+    g = grad._value if grad is not None else jnp.zeros(shape, dtype)
+    if base is None:
+        return g
+    layout, base_shape = base
+    return scatter(jnp.zeros(base_shape, g.dtype), layout, g)
+
+
+def _user_line(error: BaseException) -> str:
+    """``file:line: code`` of the innermost frame of the error outside jax and jaxgrad."""
+    frames = traceback.extract_tb(error.__traceback__)
+    for frame in reversed(frames):
+        path = frame.filename.replace("\\", "/")
+        if "/jax/" in path or "/jaxgrad/" in path or "/jaxlib/" in path:
+            continue
+        return f"`{(frame.line or '').strip()}` ({frame.filename}, line {frame.lineno})"
+    return "the step"
+
+
+def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
+            dynamic: bool | None = None, backend: str | Callable = "inductor",
+            mode: str | None = None, options: dict[str, Any] | None = None,
+            disable: bool = False) -> Any:
+    """Compile ``model`` (a step function, a module, any callable) into one XLA program per
+    signature, as ``torch.compile`` does: forward, ``backward()``, hooks, ``optimizer.step()``,
+    ``zero_grad()`` and scheduler steps it runs become one ``jax.jit`` executable; parameters,
+    ``.grad``, optimizer state, buffers, the RNG and learning rates are found, passed in and
+    written back. Also a decorator, with or without arguments.
+
+    ``fullgraph=True`` raises :class:`GraphBreak` where a step cannot be traced (by default that
+    signature runs eagerly after a warning). ``dynamic``: Python numbers passed as arguments are
+    traced once one changes between calls (``None``, torch's automatic dynamic; if the step then
+    needs their values, it specializes on them again), always (``True``) or never (``False``);
+    shapes are always specialized (XLA compiles static shapes). ``mode``,
+    ``backend`` and ``options`` are accepted for torch compatibility; XLA picks its own
+    optimizations. ``disable=True`` returns ``model`` unchanged.
+
+    >>> import jaxgrad
+    >>> w = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> opt = jaxgrad.optim.SGD([w], lr=0.1)
+    >>> @jaxgrad.compile
+    ... def step(x):
+    ...     opt.zero_grad()
+    ...     loss = (w * x).sum()
+    ...     loss.backward()
+    ...     opt.step()
+    ...     return loss
+    >>> step(jaxgrad.tensor([1.0, 1.0])), step(jaxgrad.tensor([1.0, 1.0]))
+    (tensor(3.), tensor(2.8000))
+    >>> w, w.grad
+    (tensor([0.8000, 1.8000], requires_grad=True), tensor([1., 1.]))
+    """
+    if mode not in MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
+                           f"{', '.join(m for m in MODES if m)}")
+    if options is not None and mode not in (None, "default"):
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if model is None:
+        return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
+                                  mode=mode, options=options, disable=disable)
+    if not callable(model):
+        raise RuntimeError("model must be callable")
+    if disable:
+        return model
+    return CompiledFunction(model, fullgraph, dynamic)

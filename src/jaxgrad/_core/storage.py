@@ -1,0 +1,415 @@
+"""Mutable storage cells shared by aliases, version counters, and strided view geometry.
+
+JAX arrays are immutable, so mutability lives here. A ``Storage`` holds one JAX array (the
+*base* array, row-major); every tensor aliasing it (views, ``detach()``, ``.data``) points at
+the same cell. A view additionally carries a ``Layout`` (shape, strides, offset, in elements of
+the base's flattened array, exactly torch's metadata), used to read it after the base changed
+and to write an in-place result back into the base.
+
+Version counters are separate objects: views and ``detach()`` share their base's counter,
+``.data`` gets a fresh one (so ``.data`` writes are invisible to autograd, as in torch).
+
+``Tensor.storage()`` and ``Tensor.untyped_storage()`` hand out :class:`TypedStorage` and
+:class:`UntypedStorage`: torch's storage surface (length, address, elements) over a cell.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtypes as _dtypes
+from .caches import cache
+from .device import device, of_jax
+from .jax_setup import jit
+
+
+class VersionCounter:
+    """The ``_version`` shared by a tensor, its views and its ``detach()`` aliases.
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.zeros(3); v = x[:2]
+    >>> _ = v.add_(1)
+    >>> x._version, v._version
+    (1, 1)
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class _WriteWatchers(threading.local):
+    """Callbacks ``callback(storage)`` run in this thread just before a storage's contents are
+    overwritten (``autograd.graph.allow_mutation_on_saved_tensors`` clones saved tensors there,
+    as torch's dispatch mode does before every op that writes to its arguments)."""
+
+    callbacks: tuple = ()
+
+
+write_watchers = _WriteWatchers()
+
+
+class Storage:
+    """A cell holding the current base array; ``generation`` moves on every write.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._core.storage import Storage
+    >>> s = Storage(jnp.zeros(2))
+    >>> s.write(jnp.ones(2)); s.generation, s.array.tolist()
+    (1, [1.0, 1.0])
+    """
+
+    __slots__ = ("_address", "array", "generation")
+
+    def __init__(self, array: jax.Array) -> None:
+        self.array = array
+        self.generation = 0
+        self._address = None
+
+    def address(self) -> int:
+        """A stable integer naming this storage's first byte (torch's ``data_ptr`` of offset
+        0): given on first request, from a range no other storage was given."""
+        if self._address is None:
+            with _ADDRESS_LOCK:
+                if self._address is None:
+                    self._address = _next_address(self.array.size * self.array.dtype.itemsize)
+        return self._address
+
+    def write(self, array: jax.Array) -> None:
+        """Replace the base array and advance ``generation`` (after the write watchers)."""
+        for callback in write_watchers.callbacks:
+            callback(self)
+        self.array = array
+        self.generation += 1
+
+
+_ADDRESS_LOCK = threading.Lock()
+_ADDRESS_ALIGN = 64
+_next_free = [0x10000000]
+
+
+def _next_address(nbytes: int) -> int:
+    """The start of a fresh aligned range of ``nbytes`` (at least one alignment unit)."""
+    start = _next_free[0]
+    span = -(-max(nbytes, 1) // _ADDRESS_ALIGN) * _ADDRESS_ALIGN
+    _next_free[0] = start + span + _ADDRESS_ALIGN
+    return start
+
+
+class Layout(NamedTuple):
+    """Where a view's elements sit in its base: torch's sizes/strides/storage_offset.
+
+    >>> from jaxgrad._core.storage import Layout
+    >>> Layout(shape=(2,), strides=(3,), offset=1)  # column 1 of a 2x3 base
+    Layout(shape=(2,), strides=(3,), offset=1)
+    """
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides of ``shape`` (torch's default layout).
+
+    >>> from jaxgrad._core.storage import contiguous_strides
+    >>> contiguous_strides((2, 3, 4))
+    (12, 4, 1)
+    """
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """torch's is_contiguous: dims of size 1 may have any stride; empty tensors always are.
+
+    >>> from jaxgrad._core.storage import is_contiguous
+    >>> is_contiguous((2, 3), (3, 1)), is_contiguous((2, 3), (1, 2)), is_contiguous((1, 3), (7, 1))
+    (True, False, True)
+    """
+    if 0 in shape:
+        return True
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def view_strides(old_shape, old_strides, new_shape) -> tuple[int, ...] | None:
+    """Strides to view (old_shape, old_strides) as new_shape, or None (torch's computeStride).
+
+    >>> from jaxgrad._core.storage import view_strides
+    >>> view_strides((2, 3), (3, 1), (3, 2))
+    (2, 1)
+    >>> view_strides((2, 3), (1, 2), (6,)) is None  # a transposed tensor cannot be flattened
+    True
+    """
+    if not old_shape:
+        return (1,) * len(new_shape)
+    if math.prod(old_shape) == 0:
+        if tuple(old_shape) == tuple(new_shape):
+            return tuple(old_strides)
+        return contiguous_strides(tuple(new_shape))
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1] if old_strides else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _flat_index(layout: Layout) -> np.ndarray:
+    idx = np.full(layout.shape, layout.offset, dtype=np.int64)
+    for axis, (size, stride) in enumerate(zip(layout.shape, layout.strides)):
+        shape = [1] * len(layout.shape)
+        shape[axis] = size
+        idx = idx + (np.arange(size, dtype=np.int64) * stride).reshape(shape)
+    return idx
+
+
+@cache(maxsize=4096)
+def _gather_fn(layout: Layout):
+    idx = _flat_index(layout)
+    return jit(lambda base: base.reshape(-1)[idx])
+
+
+@cache(maxsize=4096)
+def _scatter_fn(layout: Layout):
+    idx = _flat_index(layout).reshape(-1)
+    return jit(lambda base, values: base.reshape(-1).at[idx].set(
+        values.reshape(-1).astype(base.dtype)).reshape(base.shape))
+
+
+def gather(base: jax.Array, layout: Layout) -> jax.Array:
+    """The view described by ``layout`` read out of ``base`` (one jitted gather).
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._core.storage import Layout, gather
+    >>> base = jnp.arange(6).reshape(2, 3)
+    >>> gather(base, Layout((2,), (3,), 1)).tolist()
+    [1, 4]
+    """
+    return _gather_fn(layout)(base)
+
+
+def scatter(base: jax.Array, layout: Layout, values: jax.Array) -> jax.Array:
+    """``base`` with the view ``layout`` overwritten by ``values``.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._core.storage import Layout, scatter
+    >>> base = jnp.zeros((2, 3), dtype=int)
+    >>> scatter(base, Layout((2,), (3,), 1), jnp.array([7, 8])).tolist()
+    [[0, 7, 0], [0, 8, 0]]
+    """
+    return _scatter_fn(layout)(base, values)
+
+
+# --- torch's storage objects -----------------------------------------------------------------
+
+TYPED_STORAGE_WARNING = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
+    "only storage class. This should only matter to you if you are using storages directly.  To "
+    "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+
+
+class _TypedStorageWarning:
+    """torch warns about TypedStorage once per process, whatever ``set_warn_always`` says."""
+
+    warned = False
+
+
+typed_storage_warning = _TypedStorageWarning()
+
+
+class _CellStorage:
+    """What both storage classes say of the cell they read: its address and device."""
+
+    __slots__ = ("_cell",)
+
+    def __init__(self, cell: Storage) -> None:
+        self._cell = cell
+
+    def data_ptr(self) -> int:
+        return self._cell.address()
+
+    @property
+    def device(self) -> device:
+        return _device_of(self._cell.array)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def is_shared(self) -> bool:
+        return False
+
+
+class UntypedStorage(_CellStorage):
+    """The bytes of a tensor's storage cell (``Tensor.untyped_storage()``): ``len``, ``nbytes()``,
+    ``data_ptr()`` and byte access, as torch's ``UntypedStorage``; writes go to the cell.
+
+    >>> import jaxgrad
+    >>> u = jaxgrad.tensor([1.0, 2.0])[1:].untyped_storage()
+    >>> len(u), u.nbytes(), u[7]
+    (8, 8, 64)
+    """
+
+    __module__ = "jaxgrad.storage"
+
+    def _bytes(self) -> np.ndarray:
+        return np.ascontiguousarray(np.asarray(self._cell.array)).reshape(-1).view(np.uint8)
+
+    def nbytes(self) -> int:
+        array = self._cell.array
+        return array.size * array.dtype.itemsize
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    def __len__(self) -> int:
+        return self.nbytes()
+
+    def __getitem__(self, idx: int) -> int:
+        return int(self._bytes()[_element_index(self, idx)])
+
+    def __setitem__(self, idx: int, value: int) -> None:
+        raw = self._bytes().copy()
+        raw[_element_index(self, idx)] = value
+        array = self._cell.array
+        self._cell.write(jnp.asarray(raw.view(array.dtype).reshape(array.shape)))
+
+    def tolist(self) -> list[int]:
+        return self._bytes().tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        info = f"[jaxgrad.storage.UntypedStorage(device={self.device}) of size {len(self)}]"
+        return " " + "\n ".join(str(b) for b in self.tolist()) + "\n" + info
+
+
+class TypedStorage(_CellStorage):
+    """A tensor's storage as elements of its dtype (``Tensor.storage()``, deprecated in torch,
+    which warns once): ``len`` counts the whole cell's elements (a view's storage is its
+    base's), ``data_ptr()`` is the cell's address, and elements read and write the cell (not
+    bumping any tensor's version, as in torch).
+
+    >>> import warnings
+    >>> import jaxgrad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     s = jaxgrad.tensor([1.0, 2.0, 3.0])[:2].storage()
+    >>> len(s), s[2], s.tolist(), s.dtype
+    (3, 3.0, [1.0, 2.0, 3.0], jaxgrad.float32)
+    """
+
+    __module__ = "jaxgrad.storage"
+
+    @property
+    def _untyped_storage(self) -> UntypedStorage:
+        return UntypedStorage(self._cell)
+
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    @property
+    def dtype(self) -> _dtypes.dtype:
+        return _dtypes.from_numpy_dtype(self._cell.array.dtype)
+
+    def size(self) -> int:
+        return self._cell.array.size
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def nbytes(self) -> int:
+        return self.size() * self.element_size()
+
+    def type(self) -> str:
+        return f"jaxgrad.{_dtypes.type_name(self.dtype).replace('Tensor', 'Storage')}"
+
+    def cpu(self) -> TypedStorage:
+        if self.device.type != "cpu":
+            raise NotImplementedError("only CPU storages can be copied here")
+        return self
+
+    def _values(self) -> np.ndarray:
+        values = np.asarray(self._cell.array).reshape(-1)
+        return values.astype(np.float32) if self.dtype is _dtypes.bfloat16 else values
+
+    def __getitem__(self, idx: int) -> bool | int | float | complex:
+        return self._values()[_element_index(self, idx)].item()
+
+    def __setitem__(self, idx: int, value: bool | int | float | complex) -> None:
+        if not isinstance(value, (bool, int, float, complex)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a "
+                            f"jaxgrad.{_dtypes.type_name(self.dtype)}")
+        flat = self._cell.array.reshape(-1)
+        index = _element_index(self, idx)
+        new = flat.at[jnp.asarray(index)].set(jnp.asarray(value).astype(flat.dtype))
+        self._cell.write(new.reshape(self._cell.array.shape))
+
+    def tolist(self) -> list:
+        return self._values().tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        info = (f"[jaxgrad.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
+                f"{len(self)}]")
+        return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
+
+
+def _device_of(array: jax.Array) -> device:
+    return of_jax(next(iter(array.devices())))
+
+
+def _element_index(storage: TypedStorage | UntypedStorage, idx: object) -> int:
+    """``idx`` as a non-negative index of ``storage``, with torch's errors."""
+    if not isinstance(idx, int) or isinstance(idx, bool):
+        if isinstance(idx, slice) and isinstance(storage, TypedStorage):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        raise RuntimeError(f"can't index a {_qualified(storage)} with {type(idx)}")
+    size = len(storage)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} out of range for storage of size {size}")
+    return idx % size if size else idx
+
+
+def _qualified(storage: object) -> str:
+    return f"<class 'jaxgrad.storage.{type(storage).__name__}'>"  # (torch's path, renamed)

@@ -1,0 +1,111 @@
+"""Normalising torch's argument conventions before a dispatch: Python numbers where torch takes
+a Tensor or a Scalar, broadcasting checks with torch's messages, dims.
+
+A value that does not fit raises a bare ``TypeError`` here; the public function's wrapper
+(``_opgen``) then replaces it with torch's message naming the argument.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from .._core.caches import cache
+from .._core.tensor import Tensor, _wrap_dim
+from .._core.typename import type_name
+
+
+def number_or_tensor(x: Any) -> Any:
+    """A Tensor, or a Python number where torch accepts one as a Tensor (``t * 2``)."""
+    # numpy scalars first: np.float64 is a float, but JAX would compute in float64 with it
+    if isinstance(x, (np.number, np.bool_)):
+        return x.item()
+    if isinstance(x, (Tensor, bool, int, float, complex)):
+        return x
+    raise TypeError(f"expected Tensor or a number, not {type_name(x)}")
+
+
+def require_tensors(*values: Any) -> None:
+    """A bare TypeError if one of ``values`` is not a Tensor (the wrapper names it)."""
+    for value in values:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"expected Tensor, not {type_name(value)}")
+
+
+def scalar(x: Any) -> Any:
+    """A ``Scalar`` argument (``alpha``, ``value``): a 0-d tensor that does not require grad
+    counts as its value, as in torch; anything else raises (the wrapper names it)."""
+    if isinstance(x, Tensor):
+        if x.ndim or x.requires_grad:
+            raise TypeError(f"expected a number, not {type_name(x)}")
+        x = x.item()
+    return number_or_tensor(x)
+
+
+def raw_shape(t: Tensor) -> tuple:
+    """``t.shape`` as a plain tuple, without building a Size (the checks below are hot)."""
+    layout = t._layout
+    return layout.shape if layout is not None else t._cell.array.shape
+
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """torch's broadcast of ``shapes``, folded left to right, with its error for a mismatch."""
+    out = tuple(shapes[0])
+    for shape in shapes[1:]:
+        if shape != out:
+            out = infer_size(out, tuple(shape))
+    return out
+
+
+@cache(maxsize=1024)
+def infer_size(a: tuple, b: tuple) -> tuple:
+    """The broadcast of two shapes (torch's infer_size), or torch's error."""
+    n = builtins.max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i in range(n - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                               f"({b[i]}) at non-singleton dimension {i}")
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def broadcast_operands(*operands: Any) -> None:
+    """torch's TensorIterator check: the tensors among ``operands`` broadcast together."""
+    shapes = [raw_shape(t) for t in operands if isinstance(t, Tensor)]
+    first = shapes[0] if shapes else ()
+    if builtins.any(s != first for s in shapes):
+        broadcast_shapes(*shapes)
+
+
+def check_broadcast(input: Tensor, other: Any) -> None:
+    """Raise torch's error if tensor ``other`` does not broadcast with ``input``."""
+    if isinstance(other, Tensor):
+        a, b = raw_shape(input), raw_shape(other)
+        if a != b:
+            infer_size(a, b)
+
+
+def check_inplace_broadcast(input: Tensor, *others: Any) -> None:
+    """torch's errors for an in-place op whose operands do not broadcast to ``input``'s shape."""
+    shape = out = raw_shape(input)
+    for other in others:
+        if isinstance(other, Tensor):
+            s = raw_shape(other)
+            if s != out:
+                out = infer_size(out, s)
+    if out != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(out)}")
+
+
+def wrap_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """Sorted non-negative dims; a 0-d tensor accepts dim 0/-1 and has no dims to reduce."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    wrapped = [_wrap_dim(d, ndim) for d in dim]
+    if len(wrapped) > 1 and len(set(wrapped)) != len(wrapped):
+        repeated = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return tuple(sorted(wrapped)) if ndim else ()

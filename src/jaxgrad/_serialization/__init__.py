@@ -1,0 +1,1 @@
+"""Layer 4d: ``jaxgrad.save``/``load`` in torch's checkpoint format."""
