@@ -89,16 +89,21 @@ def test_backward_checks_empty_inputs_before_tensors():
     same(prog)
 
 
-ENGINE_MODULES = ["_engine", "_compiled_backward", "_graph", "_accumulate"]
+ENGINE_MODULES = ["_engine/engine", "_engine/compiled_backward", "_core/graph",
+                  "_engine/accumulate"]
 
 
-def _imports(name: str) -> tuple[list[str], list[int]]:
-    """(modules ``jaxgrad.<name>`` imports from the package, lines of imports in functions)."""
-    tree = ast.parse((SRC / f"{name}.py").read_text())
+def _imports(path: str) -> tuple[list[str], list[int]]:
+    """(jaxgrad modules the module at ``jaxgrad/<path>.py`` imports, lines of imports in
+    functions)."""
+    tree = ast.parse((SRC / f"{path}.py").read_text())
+    package = ["jaxgrad", *path.split("/")[:-1]]
     found, nested = [], []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            found += [node.module] if node.module else [a.name for a in node.names]
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = ".".join(package[:len(package) - node.level + 1])
+            target = f"{base}.{node.module}" if node.module else base
+            found += [target] if node.module else [f"{target}.{a.name}" for a in node.names]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             nested += [n.lineno for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
     return found, nested
@@ -110,10 +115,11 @@ def test_engine_modules_import_nothing_inside_functions(name):
 
 
 def test_engine_layers_point_down():
-    # the graph (layer 1) sits on layer-0 helpers only; the engine hands itself to the
+    # the graph (layer 0) sits on layer-0 helpers only; the engine hands itself to the
     # compiled backward instead of being imported by it
-    assert set(_imports("_graph")[0]) <= {"_dtypes", "_storage", "_device", "_grad_mode",
-                                          "_profiler", "_typename", "_epoch", "_anomaly"}
-    assert "_engine" not in _imports("_compiled_backward")[0]
-    assert "_engine" not in _imports("_accumulate")[0]
-    assert "_api" not in _imports("_accumulate")[0]
+    assert set(_imports("_core/graph")[0]) <= {
+        f"jaxgrad._core.{m}" for m in ("dtypes", "storage", "device", "grad_mode", "typename",
+                                       "epoch", "anomaly")}
+    assert "jaxgrad._engine.engine" not in _imports("_engine/compiled_backward")[0]
+    assert "jaxgrad._engine.engine" not in _imports("_engine/accumulate")[0]
+    assert not [m for m in _imports("_engine/accumulate")[0] if m.startswith("jaxgrad._functions")]

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._functions import api as _api
-from ._functions.opgen import DECLARED
+from ._functions import sorting
+from ._functions.catalog import FUNCTIONS
 
-_NATIVE = {"unique_dim": _api.unique_dim,
-           "unique_consecutive": _api.unique_consecutive_native}
+_NATIVE = {"unique_dim": sorting.unique_dim,
+           "unique_consecutive": sorting.unique_consecutive_native}
 
 
 def __getattr__(name: str) -> Any:
     if name in _NATIVE:
         return _NATIVE[name]
-    if name in DECLARED and "function" in DECLARED[name].variants:
-        return getattr(_api, name)
+    if name in FUNCTIONS:
+        return FUNCTIONS[name]
     raise AttributeError(f"module 'jaxgrad._VF' has no attribute {name!r}")

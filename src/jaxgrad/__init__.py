@@ -10,9 +10,7 @@ tensor([2., 4.])
 
 import math as _math
 
-# isort: off
-from ._core import jax_setup as _jax_setup  # noqa: F401  (explicit 64-bit dtypes allowed, before anything else)
-# isort: on
+from . import _VF as _VF  # torch._VF: native functions by name
 from . import accelerator as accelerator
 from . import amp as amp
 from . import autograd as autograd
@@ -30,6 +28,7 @@ from . import special as special
 from . import storage as storage
 from . import utils as utils
 from . import viz as viz
+from ._autograd.lobpcg import lobpcg as lobpcg
 from ._compile.compiler import compile as compile
 from ._core.anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from ._core.anomaly import is_anomaly_enabled as is_anomaly_enabled
@@ -75,13 +74,9 @@ from ._core.warn_once import is_warn_always_enabled as is_warn_always_enabled
 from ._core.warn_once import set_warn_always as set_warn_always
 from ._func.jax_op import jax_op as jax_op
 from ._func.transforms import vmap as vmap
-from ._functions import api as _api
+from ._functions import catalog as _catalog
+from ._functions import foreach as _foreach
 from ._functions import methods as _methods
-from ._functions import opgen as _opgen
-from ._functions.api import tensordot as tensordot
-from ._functions.api import tril_indices as tril_indices
-from ._functions.api import triu_indices as triu_indices
-from ._functions.api import typename as typename
 from ._functions.creation import arange as arange
 from ._functions.creation import as_tensor as as_tensor
 from ._functions.creation import empty as empty
@@ -99,6 +94,10 @@ from ._functions.creation import tensor as tensor
 from ._functions.creation import zeros as zeros
 from ._functions.creation import zeros_like as zeros_like
 from ._functions.legacy_types import CPU_TYPES as _CPU_TYPES
+from ._functions.linalg import tensordot as tensordot
+from ._functions.linalg import tril_indices as tril_indices
+from ._functions.linalg import triu_indices as triu_indices
+from ._functions.pointwise import typename as typename
 from ._functions.random import Generator as Generator
 from ._functions.random import bernoulli as bernoulli
 from ._functions.random import initial_seed as initial_seed
@@ -140,8 +139,7 @@ newaxis = None
 
 # Every op declared with a function variant (``jaxgrad.exp``, ``jaxgrad.add``, ...), generated
 # from its declaration; ``__init__.pyi`` lists them for editors and type checkers.
-globals().update({name: _api.__dict__[name] for name, decl in _opgen.DECLARED.items()
-                  if "function" in decl.variants})
+globals().update(_catalog.FUNCTIONS)
 _methods.attach_tensor_methods()
 
 # torch's legacy typed constructors: jaxgrad.FloatTensor, jaxgrad.LongTensor, ...
@@ -164,9 +162,6 @@ int = int32
 short = int16
 
 __version__ = "0.1.0"
-from . import _VF as _VF  # noqa: E402  (torch._VF: native functions by name)
-from ._functions import foreach as _foreach  # noqa: E402
 
 # torch's _foreach_* functions (_foreach_exp, _foreach_add_, ...), generated in ``_foreach``
 globals().update(_foreach.FUNCTIONS)
-from ._autograd.lobpcg import lobpcg as lobpcg  # noqa: E402

@@ -101,10 +101,10 @@ from .autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from ._core.tensor_str import set_printoptions as set_printoptions
 from ._core.warn_once import set_warn_always as set_warn_always
 from ._functions.creation import tensor as tensor
-from ._functions.api import tensordot as tensordot
-from ._functions.api import tril_indices as tril_indices
-from ._functions.api import triu_indices as triu_indices
-from ._functions.api import typename as typename
+from ._functions.linalg import tensordot as tensordot
+from ._functions.linalg import tril_indices as tril_indices
+from ._functions.linalg import triu_indices as triu_indices
+from ._functions.pointwise import typename as typename
 from ._func.transforms import vmap as vmap
 from ._functions.creation import zeros as zeros
 from ._functions.creation import zeros_like as zeros_like

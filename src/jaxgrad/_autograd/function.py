@@ -45,7 +45,8 @@ from .._engine.dispatch import (
     rebase_history,
 )
 from .._func import torch_pytree as P
-from .._functions import api as _api
+from .._functions import reductions
+from .._functions import shapes as _shapes
 
 MODIFIED_VIEW_MESSAGE = (
     "If your Function modifies inplace an input that is a view of another Tensor, your Function "
@@ -278,11 +279,11 @@ def _materialized_zeros(meta: tuple) -> Tensor:
 def _fit_gradient(name: str, index: int, grad: Tensor, shape) -> Tensor:
     """torch's validate_outputs: sum a broadcast gradient down to the input's shape."""
     if tuple(grad.shape) != tuple(shape):
-        if not _api.is_expandable_to(tuple(shape), tuple(grad.shape)):
+        if not reductions.is_expandable_to(tuple(shape), tuple(grad.shape)):
             raise RuntimeError(
                 f"Function {name} returned an invalid gradient at index {index} - got "
                 f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
-        grad = _api.sum_to_size(grad, *shape)
+        grad = reductions.sum_to_size(grad, *shape)
     return grad  # the engine casts to the dtype the next node expects (validate_outputs)
 
 
@@ -760,7 +761,7 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
         if not out.requires_grad:
             if is_input and not is_dirty:
                 with no_grad():
-                    out = _api.alias(out)
+                    out = _shapes.alias(out)
             return out
         if is_input:  # a detached alias of the input, its requires_grad left alone
             return out.detach()
@@ -782,7 +783,7 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
         return out
     if is_input:  # an input returned as-is: torch hands back a view of it
         with no_grad():
-            out = _api.alias(out)
+            out = _shapes.alias(out)
     out._set_history(ctx, output_nr)
     return out
 

@@ -24,8 +24,8 @@ from .._core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .._core.tensor import Tensor
 from .._engine.engine import grad
 from .._func.transforms import jacfwd
-from .._functions.api import stack
 from .._functions.creation import tensor, zeros_like
+from .._functions.joins import stack
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 

@@ -45,8 +45,9 @@ from .._engine import forward_ad as _forward_ad
 from .._engine.dispatch import _FORWARD_AD
 from .._engine.engine import _input_edges, _root_edges, execute, grad
 from .._func.transforms import RANDOM_ERROR, vmap
-from .._functions.api import allclose, stack
+from .._functions.comparison import allclose
 from .._functions.creation import zeros, zeros_like
+from .._functions.joins import stack
 from .._functions.random import Generator, rand, randn_like
 from .functional import _one_hot
 

@@ -36,7 +36,7 @@ _evaluating = threading.local()  # .node: the node the engine evaluates now in t
 
 TRACE_KEY = "traceback_"
 PARENT_KEY = "parent_"
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # jaxgrad/
 
 
 def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:

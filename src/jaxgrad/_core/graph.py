@@ -543,8 +543,8 @@ class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into its ``.grad``.
 
     It only holds the leaf: accumulating runs ops, which live above the graph, so the engine
-    (``_engine.accumulate_grad``) does the work for these nodes and gives the class its
-    ``apply`` (a direct call ``acc(grad)`` accumulates, as in torch).
+    (``_engine/engine.py``: ``accumulate_grad``) does the work for these nodes and gives the class
+    its ``apply`` (a direct call ``acc(grad)`` accumulates, as in torch).
     """
 
     __slots__ = ("lock", "variable")

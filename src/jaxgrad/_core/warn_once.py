@@ -11,7 +11,7 @@ import os
 import sys
 import warnings
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # jaxgrad/
 
 
 class _WarnOnceState:

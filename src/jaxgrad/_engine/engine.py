@@ -208,10 +208,16 @@ def accumulate_grad(fn: AccumulateGrad, grad: Tensor | None, create_graph: bool,
 def accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
                           wanted: tuple | None = None) -> list:
     """``AccumulateGrad.apply``, what a direct call (``acc(grad)``, torch's Python
-    ``Node.__call__``) runs; ``_methods`` attaches it (the graph layer cannot run ops)."""
+    ``Node.__call__``) runs."""
     # torch accumulates out of place whenever grad mode is on (as under create_graph)
     accumulate_grad(self, grads[0], create_graph or is_grad_enabled(), stealable=False)
     return []
+
+
+# AccumulateGrad is made by a leaf (layer 0) the first time it joins a graph, but accumulating
+# runs ops, which only this layer can: the engine, which runs every other AccumulateGrad, gives
+# the class its ``apply`` here, where that rule is written.
+AccumulateGrad.apply = accumulate_grad_apply
 
 
 def _run_node(fn: Node, grads: list, run: Any) -> Any:

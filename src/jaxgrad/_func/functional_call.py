@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._core.tensor import Tensor
-from .._functions.api import stack
+from .._functions.joins import stack
 
 if TYPE_CHECKING:  # any object with torch's Module protocol works; nn sits above this layer
     from ..nn.modules.module import Module

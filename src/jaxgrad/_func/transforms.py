@@ -29,7 +29,7 @@ from .._core.transform_stack import is_differentiable_array, under_transform
 from .._engine.dispatch import apply, vjp_op
 from .._engine.forward_ad import check_tangent_size
 from .._functions import random as _random
-from .._functions.api import cat
+from .._functions.joins import cat
 from . import torch_pytree as P
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]

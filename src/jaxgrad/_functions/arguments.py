@@ -10,11 +10,13 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import jax
 import numpy as np
 
 from .._core.caches import cache
-from .._core.tensor import Tensor, _wrap_dim
+from .._core.tensor import Size, Tensor, _wrap_dim
 from .._core.typename import type_name
+from .._core.warn_once import warn_once
 
 
 def number_or_tensor(x: Any) -> Any:
@@ -109,3 +111,54 @@ def wrap_dims(dim: Any, ndim: int) -> tuple[int, ...]:
         repeated = next(d for i, d in enumerate(wrapped) if d in wrapped[:i])
         raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
     return tuple(sorted(wrapped)) if ndim else ()
+
+
+# --- sizes, dims and values shared by the functions of several themes -------------------------
+
+def shape_arg(shape: tuple) -> tuple:
+    """A shape given as ``(2, 3)`` or ``((2, 3),)`` (torch takes both), as ints."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def sizes_text(t: Tensor) -> str:
+    """``t``'s shape as torch prints it in messages: ``[2, 3]``."""
+    return str(list(t.shape))
+
+
+def size_of(t: Tensor, d: int) -> int:
+    """torch's ensure_nonempty_size: a 0-d tensor counts as size 1 (other dims: size(d))."""
+    return 1 if t.ndim == 0 else t.shape[_wrap_dim(d, t.ndim)]
+
+
+def concrete_values(t: Tensor) -> np.ndarray | None:
+    """The values of ``t`` when they are known now (not while ``jaxgrad.compile`` traces)."""
+    value = t._value
+    return None if isinstance(value, jax.core.Tracer) else np.asarray(value)
+
+
+def dims_or_all(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """torch's reduction dims: None or an empty list reduce every dim."""
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return None
+    return wrap_dims(dim, ndim)
+
+
+def cumulative_dim(input: Tensor, dim: int) -> int:
+    """The wrapped ``dim`` of a cumulative or index op (a 0-d input has dim 0)."""
+    return _wrap_dim(dim, input.ndim) if input.ndim else 0
+
+
+def first_out_of_range(index: Tensor, size: int) -> int | None:
+    """The first value of ``index`` outside ``[0, size)``, if its values are known now."""
+    values = concrete_values(index)
+    if values is None or not values.size:
+        return None
+    bad = values[(values < 0) | (values >= size)]
+    return int(bad.flat[0]) if bad.size else None
+
+
+def warn_once_as_jaxgrad(message: str) -> None:
+    """A warning torch gives once per process (its TORCH_WARN_ONCE), named for jaxgrad."""
+    warn_once(message.replace("torch", "jaxgrad"))

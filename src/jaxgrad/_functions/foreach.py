@@ -28,7 +28,8 @@ from .._ops import reductions as R
 from .._ops import views as V
 from .._ops._table import Op
 from .._ops.foreach import foreach_row
-from . import api as _api
+from . import linalg as _linalg
+from . import pointwise
 from .arguments import check_broadcast, scalar
 
 # --- argument checks, with torch's messages -----
@@ -110,7 +111,7 @@ _UNARY = {
 
 
 # the per-tensor op's own refusals, checked on each tensor first
-_UNARY_CHECKS = {"neg": _api._check_neg}
+_UNARY_CHECKS = {"neg": pointwise._check_neg}
 
 
 def _unary(name: str, row: Op) -> tuple[Callable, Callable]:
@@ -209,7 +210,7 @@ _BINARY = {
 
 
 # the per-tensor op's own refusals, checked on each pair first
-_BINARY_CHECKS = {"sub": _api._check_sub, "pow": _api._check_pow_exponent}
+_BINARY_CHECKS = {"sub": pointwise._check_sub, "pow": pointwise._check_pow_exponent}
 
 
 def _binary_out(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any) -> tuple:
@@ -260,7 +261,7 @@ def _binary_inplace(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any
         o = scalar(o) if kind in ("Scalar", "ScalarList") else o
         if kind in ("Scalar", "ScalarList") and spec.scalar_inplace is not None:
             value = (o,) + ((scalar(alpha),) if spec.scalar_inplace.aux[1:] else ())
-            _api._check_inplace_result(t, *value)
+            pointwise._check_inplace_result(t, *value)
             apply_inplace(spec.scalar_inplace, t, aux=value)
         elif row is not None:
             check_broadcast(t, o)
@@ -408,13 +409,13 @@ def _foreach_norm(self: Sequence[Tensor], ord: Any = 2, dtype: Any = None) -> tu
     """
     tensors = _tensor_list("_foreach_norm", "self", 1, self)
     ord = scalar(ord)
-    computes = {_api._norm_dtype(t, dtype, "linalg.vector_norm") for t in tensors}
+    computes = {_linalg._norm_dtype(t, dtype, "linalg.vector_norm") for t in tensors}
     for t in tensors:
         if not t.numel() and ord == math.inf:
             raise RuntimeError("_foreach_norm cannot compute the infinity norm on an empty tensor "
                                "because the operation does not have an identity")
         if not t.numel() and ord < 0:  # linalg.vector_norm's refusal, with its message
-            _api.linalg_vector_norm(t.detach(), ord)
+            _linalg.linalg_vector_norm(t.detach(), ord)
     compute = computes.pop() if len(computes) == 1 else None
     return _run(R.VECTOR_NORM, "ForeachNormBackward0", [tensors], ord=float(ord), dim=None,
                 keepdim=False, dtype=compute)

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 from .._core import dtypes as _dtypes
 from .._core.device import device as _device
 from .._core.tensor import Size, Tensor, as_subclass
-from . import api as _api
+from . import shapes
 from .creation import _nested_sizes, _sequence_array, _shape, _to_numpy
 from .creation import _place as _creation_place
 
@@ -63,7 +63,7 @@ def legacy_new(d: _dtypes.dtype | None, device_type: str | None, *args: Any,
                               (device_type is not None and other.device.type != device_type)):
             raise TypeError(f"expected {_options(d, device_type or 'cpu')} (got "
                             f"{_options(other.dtype, other.device.type)})")
-        return _api.alias(other)
+        return shapes.alias(other)
     if (len(args) == 1 and isinstance(args[0], Size)) or (args and _is_sizes(args)):
         return _place(jnp.zeros(_shape(args), dtype.np), device, device_type)
     if not args:

@@ -1,12 +1,12 @@
-"""``Tensor``'s op methods, attached once by :func:`attach_tensor_methods` (the top layer, as
-JAX attaches its array methods with ``register_jax_array_methods()``).
+"""``Tensor``'s op methods, attached once by :func:`attach_tensor_methods` (the top layer, as JAX
+attaches its array methods with ``register_jax_array_methods()``).
 
-The methods of declared ops (``t.exp()``, ``t.exp_()``, ``t.add(...)``) come from
-``_opgen.DECLARED``; written here by hand are only what torch defines in Python or as aliases:
-the operators (a ``TypeError`` becomes ``NotImplemented``, as torch's binary operators do, so
-Python reports ``unsupported operand type(s)``), ``view_as``/``expand_as``/``T``, the dtype
-shortcuts (``t.float()``), ``to``/``cpu``/``cuda``/``type``, ``new_*``, ``backward`` and the
-legacy constructor ``Tensor([1, 2])``.
+The methods of declared ops (``t.exp()``, ``t.exp_()``, ``t.add(...)``) come from ``opgen.DECLARED``
+(every theme declared: ``catalog``); written here by hand are only what torch defines in Python or
+as aliases: the operators (a ``TypeError`` becomes ``NotImplemented``, as torch's binary operators
+do, so Python reports ``unsupported operand type(s)``), ``view_as``/``expand_as``/``T``, the dtype
+shortcuts (``t.float()``), ``to``/``cpu``/``cuda``/``type``, ``new_*``, ``backward`` and the legacy
+constructor ``Tensor([1, 2])``.
 """
 
 from __future__ import annotations
@@ -26,11 +26,12 @@ from .._core.tensor import Tensor
 from .._engine.dispatch import regenerate_view_node
 from .._engine.engine import accumulate_grad_apply
 from .._engine.engine import backward as _backward
-from . import api as F
 from . import creation as _creation
+from . import indexing, linalg, pointwise, shapes
 from . import legacy_types as _legacy_types
 from . import random as _random
-from .opgen import DECLARED, method_form
+from .catalog import DECLARED
+from .opgen import method_form
 
 
 def attach_tensor_methods() -> None:
@@ -100,7 +101,7 @@ def _array_wrap(self: Tensor, array: np.ndarray, context: Any = None,
 
 def _cast(dtype: _dtypes.dtype) -> Callable:
     def cast(self: Tensor, memory_format: Any = None) -> Tensor:
-        return F.to_dtype(self, dtype)
+        return shapes.to_dtype(self, dtype)
 
     cast.__doc__ = f"``self.to(jaxgrad.{dtype})``."
     return cast
@@ -139,7 +140,7 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dev = a
         elif a is not None:
             dt = a
-    out = self if dt is None else F.to_dtype(self, dt)
+    out = self if dt is None else shapes.to_dtype(self, dt)
     if dev is not None:
         target = _device_mod.placement(dev)
         array = out._value
@@ -217,59 +218,59 @@ _HAND_WRITTEN: dict[str, Any] = {
     "backward": _tensor_backward,
     "_regenerate_view_grad_fn": _regenerate_view_grad_fn,
     # operators
-    "__add__": _operator(F.add),
-    "__radd__": _operator(F.add),
-    "__sub__": _operator(F.sub),
-    "__rsub__": _operator(F.rsub),
-    "__mul__": _operator(F.mul),
-    "__rmul__": _operator(F.mul),
-    "__truediv__": _operator(F.div),
-    "__rtruediv__": _operator(lambda self, other: F.mul(F.reciprocal(self), other),
-                              tensor_first=F.div),
-    "__pow__": _operator(F.pow),
-    "__rpow__": _operator(F.pow, reflected=True),
-    "__matmul__": _operator(F.matmul),
-    "__rmatmul__": _operator(F.matmul, reflected=True),
-    "__iadd__": _operator(F.add_),
-    "__isub__": _operator(F.sub_),
-    "__imul__": _operator(F.mul_),
-    "__itruediv__": _operator(F.div_),
-    "__eq__": _equality(F.eq, none=False),
-    "__ne__": _equality(F.ne, none=True),
+    "__add__": _operator(pointwise.add),
+    "__radd__": _operator(pointwise.add),
+    "__sub__": _operator(pointwise.sub),
+    "__rsub__": _operator(pointwise.rsub),
+    "__mul__": _operator(pointwise.mul),
+    "__rmul__": _operator(pointwise.mul),
+    "__truediv__": _operator(pointwise.div),
+    "__rtruediv__": _operator(lambda self, other: pointwise.mul(pointwise.reciprocal(self), other),
+                              tensor_first=pointwise.div),
+    "__pow__": _operator(pointwise.pow),
+    "__rpow__": _operator(pointwise.pow, reflected=True),
+    "__matmul__": _operator(linalg.matmul),
+    "__rmatmul__": _operator(linalg.matmul, reflected=True),
+    "__iadd__": _operator(pointwise.add_),
+    "__isub__": _operator(pointwise.sub_),
+    "__imul__": _operator(pointwise.mul_),
+    "__itruediv__": _operator(pointwise.div_),
+    "__eq__": _equality(pointwise.eq, none=False),
+    "__ne__": _equality(pointwise.ne, none=True),
     "__array_wrap__": _array_wrap,
-    "__lt__": _operator(F.lt),
-    "__le__": _operator(F.le),
-    "__gt__": _operator(F.gt),
-    "__ge__": _operator(F.ge),
-    "__neg__": lambda self: F.neg(self),
+    "__lt__": _operator(pointwise.lt),
+    "__le__": _operator(pointwise.le),
+    "__gt__": _operator(pointwise.gt),
+    "__ge__": _operator(pointwise.ge),
+    "__neg__": lambda self: pointwise.neg(self),
     "__pos__": lambda self: self,
-    "__abs__": lambda self: F.abs(self),
-    "__getitem__": F.getitem,
-    "__setitem__": F.setitem,
+    "__abs__": lambda self: pointwise.abs(self),
+    "__getitem__": indexing.getitem,
+    "__setitem__": indexing.setitem,
     # elementwise math (issue 10): torch's %, //, &, |, ^, ~ and their in-place forms
-    "__mod__": _operator(F.remainder),
-    "__rmod__": _operator(F.remainder, reflected=True),
-    "__imod__": _operator(F.remainder_),
-    "__floordiv__": _operator(F.floor_divide),
-    "__rfloordiv__": _operator(F.floor_divide, reflected=True),
-    "__ifloordiv__": _operator(F.floor_divide_),
-    "__and__": _operator(F.bitwise_and),
-    "__rand__": _operator(F.bitwise_and, reflected=True),
-    "__iand__": _operator(F.bitwise_and_),
-    "__or__": _operator(F.bitwise_or),
-    "__ror__": _operator(F.bitwise_or, reflected=True),
-    "__ior__": _operator(F.bitwise_or_),
-    "__xor__": _operator(F.bitwise_xor),
-    "__rxor__": _operator(F.bitwise_xor, reflected=True),
-    "__ixor__": _operator(F.bitwise_xor_),
-    "__invert__": lambda self: F.invert(self),
+    "__mod__": _operator(pointwise.remainder),
+    "__rmod__": _operator(pointwise.remainder, reflected=True),
+    "__imod__": _operator(pointwise.remainder_),
+    "__floordiv__": _operator(pointwise.floor_divide),
+    "__rfloordiv__": _operator(pointwise.floor_divide, reflected=True),
+    "__ifloordiv__": _operator(pointwise.floor_divide_),
+    "__and__": _operator(pointwise.bitwise_and),
+    "__rand__": _operator(pointwise.bitwise_and, reflected=True),
+    "__iand__": _operator(pointwise.bitwise_and_),
+    "__or__": _operator(pointwise.bitwise_or),
+    "__ror__": _operator(pointwise.bitwise_or, reflected=True),
+    "__ior__": _operator(pointwise.bitwise_or_),
+    "__xor__": _operator(pointwise.bitwise_xor),
+    "__rxor__": _operator(pointwise.bitwise_xor, reflected=True),
+    "__ixor__": _operator(pointwise.bitwise_xor_),
+    "__invert__": lambda self: pointwise.invert(self),
     # shortcuts torch defines
-    "where": lambda self, condition, other: F.where(condition, self, other),
-    "view_as": lambda self, other: F.view(self, tuple(other.shape)),
-    "reshape_as": lambda self, other: F.reshape(self, tuple(other.shape)),
-    "expand_as": lambda self, other: F.expand(self, tuple(other.shape)),
-    "T": property(lambda self: F.permute(self, tuple(reversed(range(self.ndim))))),
-    "mT": property(lambda self: F.transpose(self, -2, -1)),
+    "where": lambda self, condition, other: indexing.where(condition, self, other),
+    "view_as": lambda self, other: shapes.view(self, tuple(other.shape)),
+    "reshape_as": lambda self, other: shapes.reshape(self, tuple(other.shape)),
+    "expand_as": lambda self, other: shapes.expand(self, tuple(other.shape)),
+    "T": property(lambda self: shapes.permute(self, tuple(reversed(range(self.ndim))))),
+    "mT": property(lambda self: shapes.transpose(self, -2, -1)),
     "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _random.normal_(
         self, mean, std, generator),
     "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _random.uniform_(

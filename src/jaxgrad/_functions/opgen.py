@@ -142,6 +142,7 @@ def _is_number(value: Any) -> bool:
 
 
 DECLARED: dict[str, Declared] = {}
+FORMS: dict[str, Callable] = {}  # each declared op's function form (``jaxgrad.<name>``), by name
 
 
 def declare(schema: str, *, variants: str = "function method",
@@ -161,8 +162,7 @@ def declare(schema: str, *, variants: str = "function method",
         _check_against_schema(parsed, impl)
         decl = Declared.of_schema(parsed.name, parsed, impl, tuple(variants.split()),
                                   numbers_as_tensors, impl.__doc__ or "", python_level)
-        _register(decl)
-        return function_form(decl)
+        return _register(decl)
 
     return register
 
@@ -175,9 +175,7 @@ def declare_alias(name: str, target: str) -> Callable:
     >>> jaxgrad.clip(jaxgrad.tensor([-2.0, 3.0]), -1, 1)
     tensor([-1.,  1.])
     """
-    decl = dataclasses.replace(DECLARED[target], name=name)
-    _register(decl)
-    return function_form(decl)
+    return _register(dataclasses.replace(DECLARED[target], name=name))
 
 
 def namespaced_alias(target: str, name: str) -> Callable:
@@ -193,10 +191,13 @@ def namespaced_alias(target: str, name: str) -> Callable:
     return function_form(dataclasses.replace(DECLARED[target], name=name))
 
 
-def _register(decl: Declared) -> None:
+def _register(decl: Declared) -> Callable:
+    """Record the declaration; returns its function form (kept in ``FORMS``)."""
     if decl.name in DECLARED:
         raise TypeError(f"{decl.name} is declared twice")
     DECLARED[decl.name] = decl
+    FORMS[decl.name] = function_form(decl)
+    return FORMS[decl.name]
 
 
 def _check_against_schema(schema: Schema, impl: Callable) -> None:
@@ -355,8 +356,7 @@ def _declare_row(op: Op) -> dict[str, Callable]:
             op.schema, op.doc)
         decl = Declared.of_schema(name, schema, _row_impl(op, name, inplace), variants,
                                   op.numbers_as_tensors, doc)
-        _register(decl)
-        out[name] = function_form(decl)
+        out[name] = _register(decl)
     return out
 
 

@@ -10,10 +10,10 @@ exactly as torch composes them (``matrix_norm(A, 1)`` is ``amax`` of a ``vector_
 tensor(5., grad_fn=<LinalgVectorNormBackward0>)
 """
 
-from .._functions.api import linalg_cross as cross
-from .._functions.api import linalg_matrix_norm as matrix_norm
-from .._functions.api import linalg_norm as norm
-from .._functions.api import linalg_vector_norm as vector_norm
+from .._functions.linalg import linalg_cross as cross
+from .._functions.linalg import linalg_matrix_norm as matrix_norm
+from .._functions.linalg import linalg_norm as norm
+from .._functions.linalg import linalg_vector_norm as vector_norm
 
 # their examples run with this module's doctests (the generated functions say "jaxgrad")
 for _fn in (cross, matrix_norm, norm, vector_norm):

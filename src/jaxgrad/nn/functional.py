@@ -33,9 +33,12 @@ from .._core.warn_once import warn_once
 from .._engine import profiling as _profiler
 from .._engine.dispatch import apply as _apply
 from .._engine.dispatch import apply_inplace as _apply_inplace
-from .._functions import api as A
+from .._functions import arguments as _arguments
 from .._functions import creation as _creation
+from .._functions import indexing, joins, pointwise, reductions, scatter
+from .._functions import linalg as _linalg
 from .._functions import random as _random
+from .._functions import shapes as _shapes
 from .._functions.opgen import tensor_args
 from .._ops import elementwise as E
 from .._ops import nn as N
@@ -53,13 +56,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     jaxgrad.Size([2, 4])
     """
     if bias is not None and input.ndim == 2:
-        return A.addmm(bias, input, A.t(weight))
+        return _linalg.addmm(bias, input, _shapes.t(weight))
     if bias is not None and input.ndim >= 1 and input.is_contiguous():
-        flat = A.reshape(input, (-1, input.shape[-1]))
-        out = A.addmm(bias, flat, A.t(weight))
-        return A.view(out, (*input.shape[:-1], out.shape[1]))
-    out = A.matmul(input, A.t(weight))
-    return out if bias is None else A.add_(out, bias)
+        flat = _shapes.reshape(input, (-1, input.shape[-1]))
+        out = _linalg.addmm(bias, flat, _shapes.t(weight))
+        return _shapes.view(out, (*input.shape[:-1], out.shape[1]))
+    out = _linalg.matmul(input, _shapes.t(weight))
+    return out if bias is None else pointwise.add_(out, bias)
 
 
 @tensor_args
@@ -80,10 +83,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
                        else (2, input2.shape[-1]))
         raise RuntimeError(f"bilinear(): input{which} size does not match weight size: got "
                            f"{size} but expected {weight.shape[which]}")
-    out = _apply(N.TRILINEAR, A.reshape(input1, (-1, input1.shape[-1])), weight,
-                A.reshape(input2, (-1, input2.shape[-1])))
-    out = A.reshape(out, (*input1.shape[:-1], weight.shape[0]))
-    return out if bias is None else A.add(out, bias)
+    out = _apply(N.TRILINEAR, _shapes.reshape(input1, (-1, input1.shape[-1])), weight,
+                _shapes.reshape(input2, (-1, input2.shape[-1])))
+    out = _shapes.reshape(out, (*input1.shape[:-1], weight.shape[0]))
+    return out if bias is None else pointwise.add(out, bias)
 
 
 # --- activations ----------------------------------------------------------------------------
@@ -96,7 +99,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> F.relu(jaxgrad.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    return A.relu_(input) if inplace else A.relu(input)
+    return pointwise.relu_(input) if inplace else pointwise.relu(input)
 
 
 @tensor_args
@@ -238,7 +241,7 @@ def sigmoid(input: Tensor) -> Tensor:
     >>> F.sigmoid(jaxgrad.tensor([0.0]))
     tensor([0.5000])
     """
-    return A.sigmoid(input)
+    return pointwise.sigmoid(input)
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -248,7 +251,7 @@ def tanh(input: Tensor) -> Tensor:
     >>> F.tanh(jaxgrad.tensor([0.0]))
     tensor([0.])
     """
-    return A.tanh(input)
+    return pointwise.tanh(input)
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -267,7 +270,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     """
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim, _stacklevel)
-    return A.softmax(input, dim, dtype)
+    return reductions.softmax(input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
@@ -280,7 +283,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     """
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
-    return A.log_softmax(input, dim, dtype)
+    return reductions.log_softmax(input, dim, dtype)
 
 
 # --- losses ---------------------------------------------------------------------------------
@@ -311,19 +314,19 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     """torch.broadcast_tensors: only a tensor whose shape changes gets an ``expand``; shapes
     that do not broadcast raise torch's "The size of tensor a ... must match" error."""
-    shape = A.broadcast_shapes(tuple(a.shape), tuple(b.shape))
-    return tuple(t if tuple(t.shape) == shape else A.expand(t, shape) for t in (a, b))
+    shape = _arguments.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    return tuple(t if tuple(t.shape) == shape else _shapes.expand(t, shape) for t in (a, b))
 
 
 def _weighted_reduce(errors: Tensor, weight: Tensor, input: Tensor, reduction: int) -> Tensor:
     """The weighted branch of torch's mse_loss/l1_loss."""
     if weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
-    weighted = A.mul(errors, weight)
+    weighted = pointwise.mul(errors, weight)
     if reduction == N.NONE:
         return weighted
-    total = A.sum(weighted)
-    return total if reduction == N.SUM else A.div(total, A.sum(weight))
+    total = reductions.sum(weighted)
+    return total if reduction == N.SUM else pointwise.div(total, reductions.sum(weight))
 
 
 @tensor_args
@@ -340,7 +343,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     red = _reduction(reduction, size_average, reduce)
     expanded_input, expanded_target = _broadcast_pair(input, target)
     if weight is not None:
-        errors = A.pow(A.sub(expanded_input, expanded_target), 2)
+        errors = pointwise.pow(pointwise.sub(expanded_input, expanded_target), 2)
         return _weighted_reduce(errors, weight, input, red)
     return _apply(N.MSE_LOSS, expanded_input, expanded_target, reduction=red)
 
@@ -348,8 +351,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
 def _reduce(loss: Tensor, reduction: int) -> Tensor:
     """torch's apply_loss_reduction."""
     if reduction == N.MEAN:
-        return A.mean(loss)
-    return A.sum(loss) if reduction == N.SUM else loss
+        return reductions.mean(loss)
+    return reductions.sum(loss) if reduction == N.SUM else loss
 
 
 @tensor_args
@@ -365,7 +368,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     _warn_target_size(input, target)
     red = _reduction(reduction, size_average, reduce)
     expanded_input, expanded_target = _broadcast_pair(input, target)
-    errors = A.abs(A.sub(expanded_input, expanded_target))
+    errors = pointwise.abs(pointwise.sub(expanded_input, expanded_target))
     if weight is not None:
         return _weighted_reduce(errors, weight, input, red)
     return _reduce(errors, red)
@@ -386,7 +389,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     red = _reduction(reduction, size_average, reduce)
     expanded_input, expanded_target = _broadcast_pair(input, target)
     if beta == 0.0:
-        return _reduce(A.abs(A.sub(expanded_input, expanded_target)), red)
+        return _reduce(pointwise.abs(pointwise.sub(expanded_input, expanded_target)), red)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return _apply(N.SMOOTH_L1_LOSS, expanded_input, expanded_target, reduction=red,
@@ -412,14 +415,14 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                       reduction=_reduction(reduction), delta=float(delta))
     if weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
-    loss = A.mul(_apply(N.HUBER_LOSS, expanded_input, expanded_target, reduction=N.NONE,
-                        delta=float(delta)), weight)
+    loss = pointwise.mul(_apply(N.HUBER_LOSS, expanded_input, expanded_target, reduction=N.NONE,
+                                delta=float(delta)), weight)
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return A.sum(loss)
+        return reductions.sum(loss)
     if reduction == "mean":
-        return A.mean(loss)
+        return reductions.mean(loss)
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
                      "'sum'.")
 
@@ -449,12 +452,12 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
                 "the next major release.", stacklevel=3)
         red = _reduction("sum" if reduction == "batchmean" else reduction)
     if log_target:
-        loss = A.mul(A.exp(target), A.sub(target, input))
+        loss = pointwise.mul(pointwise.exp(target), pointwise.sub(target, input))
     else:
-        loss = A.sub(_apply(E.XLOGY, target, target), A.mul(target, input))
+        loss = pointwise.sub(_apply(E.XLOGY, target, target), pointwise.mul(target, input))
     reduced = _reduce(loss, red)
     if reduction == "batchmean" and input.ndim != 0:
-        reduced = A.div(reduced, input.shape[0])
+        reduced = pointwise.div(reduced, input.shape[0])
     return reduced
 
 
@@ -536,10 +539,10 @@ def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction
     if tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {list((n, *input.shape[2:]))}, got "
                            f"{list(target.shape)}")
-    folded = A.view(A.contiguous(input), (n, c, 1, -1))
-    folded_target = A.view(A.contiguous(target), (n, 1, -1))
+    folded = _shapes.view(_shapes.contiguous(input), (n, c, 1, -1))
+    folded_target = _shapes.view(_shapes.contiguous(target), (n, 1, -1))
     out, total_weight = _nll_loss2d(folded, folded_target, weight, static)
-    return (out if reduction != N.NONE else A.view(out, (n, *input.shape[2:]))), total_weight
+    return (out if reduction != N.NONE else _shapes.view(out, (n, *input.shape[2:]))), total_weight
 
 
 @tensor_args(name="nll_loss_nd")
@@ -559,7 +562,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
 def _class_weight_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
     shape = [1] * input.ndim
     shape[class_dim] = weight.shape[0]
-    return A.view(weight, tuple(shape))
+    return _shapes.view(weight, tuple(shape))
 
 
 def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
@@ -568,19 +571,19 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
     n_classes = log_probs.shape[class_dim]
     nll, total_weight = _nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
     ignore = target._value == ignore_index
-    weighted = log_probs if weight is None else A.mul(
+    weighted = log_probs if weight is None else pointwise.mul(
         log_probs, _class_weight_view(weight, log_probs, class_dim))
-    smooth = A.neg(A.sum(weighted, class_dim))
+    smooth = pointwise.neg(reductions.sum(weighted, class_dim))
     _apply_inplace(E.MASKED_FILL, smooth, aux=(ignore, 0.0))
     if reduction == N.MEAN:
         # torch divides by the summed class weights of the targets not ignored, or without
         # ``weight`` by their count (an int64 tensor): the nll row's ``total_weight`` output
         denominator = total_weight if weight is not None else total_weight.long()
-        ret = A.div(A.sum(smooth), denominator)
+        ret = pointwise.div(reductions.sum(smooth), denominator)
     else:
-        ret = A.sum(smooth) if reduction == N.SUM else smooth
-    return A.add(_apply(N.MUL_SCALAR, nll, aux=(1 - label_smoothing,)),
-                 _apply(N.MUL_SCALAR, ret, aux=(label_smoothing / n_classes,)))
+        ret = reductions.sum(smooth) if reduction == N.SUM else smooth
+    return pointwise.add(_apply(N.MUL_SCALAR, nll, aux=(1 - label_smoothing,)),
+                         _apply(N.MUL_SCALAR, ret, aux=(label_smoothing / n_classes,)))
 
 
 def _check_label_smoothing(label_smoothing: float) -> None:
@@ -602,12 +605,12 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
         _check_label_smoothing(label_smoothing)
         target = _apply(N.ADD_SCALAR, _apply(N.MUL_SCALAR, target, aux=(1 - label_smoothing,)),
                        aux=(label_smoothing / n_classes,))
-    terms = A.mul(log_probs, target)
+    terms = pointwise.mul(log_probs, target)
     if weight is not None:
-        terms = A.mul(terms, _class_weight_view(weight, log_probs, class_dim))
+        terms = pointwise.mul(terms, _class_weight_view(weight, log_probs, class_dim))
     if reduction == N.NONE:
-        return A.neg(A.sum(terms, class_dim))
-    total = A.neg(A.sum(terms))
+        return pointwise.neg(reductions.sum(terms, class_dim))
+    total = pointwise.neg(reductions.sum(terms))
     if reduction == N.SUM:
         return total
     return _apply(N.DIV_SCALAR, total, aux=(log_probs.numel() / n_classes,))
@@ -626,7 +629,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """
     red = _reduction(reduction, size_average, reduce)
     class_dim = 0 if input.ndim == 1 else 1
-    log_probs = A.log_softmax(input, class_dim)
+    log_probs = reductions.log_softmax(input, class_dim)
     if input.shape == target.shape:
         if target.is_floating_point() and ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
@@ -672,7 +675,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     if weight is not None:
-        weight = A.expand(weight, _python_broadcast_shapes(target.shape, weight.shape))
+        weight = _shapes.expand(weight, _python_broadcast_shapes(target.shape, weight.shape))
         if tuple(weight.shape) != tuple(input.shape):  # the kernel's TensorIterator check
             raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
                                f"broadcast shape {list(weight.shape)}")
@@ -826,21 +829,22 @@ def _pad_circular(input: Tensor, pad: tuple[int, ...]) -> Tensor:
     for i in range(n):
         dim = n - i + lead - 1
         lo, hi = pad[2 * i], pad[2 * i + 1]
-        out_slice = A.narrow_slice(out_slice, dim, builtins.max(lo, 0),
-                                   out_shape[dim] - builtins.max(hi, 0), 1)
-        in_slice = A.narrow_slice(in_slice, dim, builtins.max(-lo, 0),
-                                  input.shape[dim] - builtins.max(-hi, 0), 1)
-    A.copy_(out_slice, in_slice)
+        out_slice = _shapes.narrow_slice(out_slice, dim, builtins.max(lo, 0),
+                                         out_shape[dim] - builtins.max(hi, 0), 1)
+        in_slice = _shapes.narrow_slice(in_slice, dim, builtins.max(-lo, 0),
+                                        input.shape[dim] - builtins.max(-hi, 0), 1)
+    pointwise.copy_(out_slice, in_slice)
     for i in range(n):
         dim = n - i + lead - 1
         lo, hi = pad[2 * i], pad[2 * i + 1]
         if lo > 0:
             end = out_shape[dim] - builtins.max(hi, 0)
-            A.copy_(A.narrow_slice(out, dim, 0, lo, 1), A.narrow_slice(out, dim, end - lo, end, 1))
+            pointwise.copy_(_shapes.narrow_slice(out, dim, 0, lo, 1),
+                            _shapes.narrow_slice(out, dim, end - lo, end, 1))
         if hi > 0:
             start = builtins.max(lo, 0)
-            A.copy_(A.narrow_slice(out, dim, out_shape[dim] - hi, out_shape[dim], 1),
-                    A.narrow_slice(out, dim, start, start + hi, 1))
+            pointwise.copy_(_shapes.narrow_slice(out, dim, out_shape[dim] - hi, out_shape[dim], 1),
+                            _shapes.narrow_slice(out, dim, start, start + hi, 1))
     return out
 
 
@@ -879,7 +883,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     if input.ndim != n + 1 and not batched:
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
                            f"conv{n}d, but got input of size: {list(input.shape)}")
-    x = input if batched else A.unsqueeze(input, 0)
+    x = input if batched else _shapes.unsqueeze(input, 0)
     if weight.shape[1] * groups != x.shape[1]:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
@@ -899,7 +903,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
             "actual input size")
     out = _apply(N.CONVOLUTION, x, weight, bias, stride=stride_, padding=pads,
                 dilation=dilation_, groups=groups)
-    return out if batched else A.squeeze(out, 0)
+    return out if batched else _shapes.squeeze(out, 0)
 
 
 def _pad_same(x: Tensor, pads: tuple[tuple[int, int], ...]) -> tuple[Tensor, tuple]:
@@ -951,7 +955,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     if input.ndim != n + 1 and not batched:
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
                            f"{name}, but got input of size: {list(input.shape)}")
-    x = input if batched else A.unsqueeze(input, 0)
+    x = input if batched else _shapes.unsqueeze(input, 0)
     stride_ = _tuple(stride, n, "stride")
     padding_ = _tuple(padding, n, "padding")
     output_padding_ = _tuple(output_padding, n, "output_padding")
@@ -987,7 +991,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
             "Output size is too small")
     result = _apply(N.CONVOLUTION_TRANSPOSE, x, weight, bias, stride=stride_, padding=padding_,
                     output_padding=output_padding_, dilation=dilation_, groups=groups)
-    return result if batched else A.squeeze(result, 0)
+    return result if batched else _shapes.squeeze(result, 0)
 
 
 @tensor_args
@@ -1102,7 +1106,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than "
                            f"or equal to 0 but received {{{sizes[0]}, {sizes[1]}}}")
     if sizes == [1, 1]:
-        return A.mean(input, (-1, -2), keepdim=True)
+        return reductions.mean(input, (-1, -2), keepdim=True)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
@@ -1237,8 +1241,8 @@ def _use_fused_cpu_attention(query: Tensor, key: Tensor, value: Tensor,
 
 def _repeat_heads(t: Tensor, repeats: int) -> Tensor:
     """``t.repeat_interleave(repeats, -3)``: each head ``repeats`` times in a row."""
-    expanded = A.expand(A.unsqueeze(t, -3), (*t.shape[:-2], repeats, *t.shape[-2:]))
-    return A.reshape(expanded, (*t.shape[:-3], t.shape[-3] * repeats, *t.shape[-2:]))
+    expanded = _shapes.expand(_shapes.unsqueeze(t, -3), (*t.shape[:-2], repeats, *t.shape[-2:]))
+    return _shapes.reshape(expanded, (*t.shape[:-3], t.shape[-3] * repeats, *t.shape[-2:]))
 
 
 def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
@@ -1248,7 +1252,7 @@ def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
     square root of the scale, a bool mask turned into -inf, ``_safe_softmax``, dropout."""
     if attn_mask is not None and attn_mask.dtype.name == "bool":
         bias = _creation.zeros_like(attn_mask, dtype=query.dtype)
-        A.masked_fill_(bias, A.logical_not(attn_mask), float("-inf"))
+        indexing.masked_fill_(bias, pointwise.logical_not(attn_mask), float("-inf"))
         attn_mask = bias
     negative = scale is not None and scale < 0
     factor = math.sqrt(builtins.abs(scale) if scale is not None
@@ -1263,13 +1267,15 @@ def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         repeats = query.shape[-3] // key.shape[-3]
         key, value = (_repeat_heads(t, repeats) for t in (key, value))
-    attn = A.matmul(query, _apply(N.MUL_SCALAR, A.transpose(key, -2, -1), aux=(factor,)))
+    attn = _linalg.matmul(query, _apply(N.MUL_SCALAR, _shapes.transpose(key, -2, -1),
+                                        aux=(factor,)))
     if attn_mask is not None:
-        attn = A.add(attn, attn_mask) if attn_mask.requires_grad else A.add_(attn, attn_mask)
+        attn = pointwise.add(attn, attn_mask) if attn_mask.requires_grad else pointwise.add_(attn,
+                                                                                             attn_mask)
     attn = _apply(N.SAFE_SOFTMAX, attn, dim=attn.ndim - 1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
-    return A.matmul(attn, value)
+    return _linalg.matmul(attn, value)
 
 
 @tensor_args
@@ -1312,8 +1318,8 @@ def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use "
                       "same type for both instead.", stacklevel=3)
     if not is_float:
-        mask = A.masked_fill_(_creation.zeros_like(mask, dtype=target_type), mask,
-                              float("-inf"))
+        mask = indexing.masked_fill_(_creation.zeros_like(mask, dtype=target_type), mask,
+                                     float("-inf"))
     return mask
 
 
@@ -1352,19 +1358,21 @@ def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor,
     e = q.shape[-1]
 
     def unpack(proj: Tensor, n: int) -> Tensor:
-        proj = A.view(proj, (*proj.shape[:-1], n, e))
-        return A.contiguous(A.squeeze(A.transpose(A.unsqueeze(proj, 0), 0, -2), -2))
+        proj = _shapes.view(proj, (*proj.shape[:-1], n, e))
+        return _shapes.contiguous(_shapes.squeeze(_shapes.transpose(_shapes.unsqueeze(proj, 0), 0,
+                                                                    -2), -2))
 
     if k is v:
         if q is k:
             proj = unpack(linear(q, w, b), 3)
-            return A.select(proj, 0, 0), A.select(proj, 0, 1), A.select(proj, 0, 2)
-        w_q, w_kv = A.split(w, [e, 2 * e])
-        b_q, b_kv = (None, None) if b is None else A.split(b, [e, 2 * e])
+            return _shapes.select(proj, 0, 0), _shapes.select(proj, 0, 1), _shapes.select(proj, 0,
+                                                                                          2)
+        w_q, w_kv = joins.split(w, [e, 2 * e])
+        b_q, b_kv = (None, None) if b is None else joins.split(b, [e, 2 * e])
         kv = unpack(linear(k, w_kv, b_kv), 2)
-        return linear(q, w_q, b_q), A.select(kv, 0, 0), A.select(kv, 0, 1)
-    w_q, w_k, w_v = A.chunk(w, 3)
-    b_q, b_k, b_v = (None, None, None) if b is None else A.chunk(b, 3)
+        return linear(q, w_q, b_q), _shapes.select(kv, 0, 0), _shapes.select(kv, 0, 1)
+    w_q, w_k, w_v = joins.chunk(w, 3)
+    b_q, b_k, b_v = (None, None, None) if b is None else joins.chunk(b, 3)
     return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
@@ -1394,9 +1402,10 @@ def multi_head_attention_forward(
     """
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
-        query, key, value = A.unsqueeze(query, 1), A.unsqueeze(key, 1), A.unsqueeze(value, 1)
+        query, key, value = (_shapes.unsqueeze(query, 1), _shapes.unsqueeze(key, 1),
+                             _shapes.unsqueeze(value, 1))
         if key_padding_mask is not None:
-            key_padding_mask = A.unsqueeze(key_padding_mask, 0)
+            key_padding_mask = _shapes.unsqueeze(key_padding_mask, 0)
     tgt_len, bsz, embed_dim = query.shape
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
                                        None if attn_mask is None else attn_mask.dtype,
@@ -1422,7 +1431,7 @@ def multi_head_attention_forward(
         if key.shape[:2] != value.shape[:2]:
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
                                  f"value's {value.shape[:2]}")
-        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else A.chunk(in_proj_bias, 3)
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else joins.chunk(in_proj_bias, 3)
         q, k, v = (linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k),
                    linear(value, v_proj_weight, b_v))
     else:
@@ -1437,26 +1446,26 @@ def multi_head_attention_forward(
             if tuple(attn_mask.shape) != (tgt_len, key.shape[0]):
                 raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
                                    f"should be {(tgt_len, key.shape[0])}.")
-            attn_mask = A.unsqueeze(attn_mask, 0)
+            attn_mask = _shapes.unsqueeze(attn_mask, 0)
         elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, key.shape[0]):
             raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
                                f"be {(bsz * num_heads, tgt_len, key.shape[0])}.")
     if bias_k is not None and bias_v is not None:
-        k = A.cat([k, A.expand(bias_k, (1, bsz, embed_dim))])
-        v = A.cat([v, A.expand(bias_v, (1, bsz, embed_dim))])
+        k = joins.cat([k, _shapes.expand(bias_k, (1, bsz, embed_dim))])
+        v = joins.cat([v, _shapes.expand(bias_v, (1, bsz, embed_dim))])
         if attn_mask is not None:
             attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
             key_padding_mask = pad(key_padding_mask, (0, 1))
-    q = A.transpose(A.view(q, (tgt_len, bsz * num_heads, head_dim)), 0, 1)
-    k = static_k if static_k is not None else A.transpose(
-        A.view(k, (k.shape[0], bsz * num_heads, head_dim)), 0, 1)
-    v = static_v if static_v is not None else A.transpose(
-        A.view(v, (v.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    q = _shapes.transpose(_shapes.view(q, (tgt_len, bsz * num_heads, head_dim)), 0, 1)
+    k = static_k if static_k is not None else _shapes.transpose(
+        _shapes.view(k, (k.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    v = static_v if static_v is not None else _shapes.transpose(
+        _shapes.view(v, (v.shape[0], bsz * num_heads, head_dim)), 0, 1)
     if add_zero_attn:
         zeros = (bsz * num_heads, 1, head_dim)
-        k = A.cat([k, _creation.zeros(zeros, dtype=k.dtype)], 1)
-        v = A.cat([v, _creation.zeros(zeros, dtype=v.dtype)], 1)
+        k = joins.cat([k, _creation.zeros(zeros, dtype=k.dtype)], 1)
+        v = joins.cat([v, _creation.zeros(zeros, dtype=v.dtype)], 1)
         if attn_mask is not None:
             attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
@@ -1469,42 +1478,45 @@ def multi_head_attention_forward(
         if key_padding_mask.shape[1] != src_len:
             raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
                                  f"{key_padding_mask.shape[1]}")
-        key_padding_mask = A.reshape(A.expand(A.view(key_padding_mask, (bsz, 1, 1, src_len)),
-                                              (-1, num_heads, -1, -1)),
-                                     (bsz * num_heads, 1, src_len))
-        attn_mask = key_padding_mask if attn_mask is None else A.add(attn_mask, key_padding_mask)
+        key_padding_mask = _shapes.expand(_shapes.view(key_padding_mask, (bsz, 1, 1, src_len)),
+                                          (-1, num_heads, -1, -1))
+        key_padding_mask = _shapes.reshape(key_padding_mask, (bsz * num_heads, 1, src_len))
+        attn_mask = key_padding_mask if attn_mask is None else pointwise.add(attn_mask,
+                                                                             key_padding_mask)
     if not training:
         dropout_p = 0.0
     if need_weights:
         q_scaled = _apply(N.MUL_SCALAR, q, aux=(math.sqrt(1.0 / float(q.shape[-1])),))
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        k_t = A.transpose(k, -2, -1)
-        weights = (A.bmm(q_scaled, k_t) if attn_mask is None
-                   else A.baddbmm(attn_mask, q_scaled, k_t))
+        k_t = _shapes.transpose(k, -2, -1)
+        weights = (_linalg.bmm(q_scaled, k_t) if attn_mask is None
+                   else _linalg.baddbmm(attn_mask, q_scaled, k_t))
         weights = softmax(weights, dim=-1)
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)
-        out = A.reshape(A.transpose(A.bmm(weights, v), 0, 1), (tgt_len * bsz, embed_dim))
+        out = _shapes.reshape(_shapes.transpose(_linalg.bmm(weights, v), 0, 1), (tgt_len * bsz,
+                                                                                 embed_dim))
         out = linear(out, out_proj_weight, out_proj_bias)
-        out = A.view(out, (tgt_len, bsz, out.shape[1]))
-        weights = A.view(weights, (bsz, num_heads, tgt_len, src_len))
+        out = _shapes.view(out, (tgt_len, bsz, out.shape[1]))
+        weights = _shapes.view(weights, (bsz, num_heads, tgt_len, src_len))
         if average_attn_weights:
-            weights = A.mean(weights, 1)
+            weights = reductions.mean(weights, 1)
         if not batched:
-            out, weights = A.squeeze(out, 1), A.squeeze(weights, 0)
+            out, weights = _shapes.squeeze(out, 1), _shapes.squeeze(weights, 0)
         return out, weights
     if attn_mask is not None:
-        attn_mask = (A.unsqueeze(attn_mask, 0) if attn_mask.shape[0] == 1 and attn_mask.ndim == 3
-                     else A.view(attn_mask, (bsz, num_heads, -1, src_len)))
-    q = A.view(q, (bsz, num_heads, tgt_len, head_dim))
-    k = A.view(k, (bsz, num_heads, src_len, head_dim))
-    v = A.view(v, (bsz, num_heads, src_len, head_dim))
+        attn_mask = (_shapes.unsqueeze(attn_mask,
+                                       0) if attn_mask.shape[0] == 1 and attn_mask.ndim == 3
+                     else _shapes.view(attn_mask, (bsz, num_heads, -1, src_len)))
+    q = _shapes.view(q, (bsz, num_heads, tgt_len, head_dim))
+    k = _shapes.view(k, (bsz, num_heads, src_len, head_dim))
+    v = _shapes.view(v, (bsz, num_heads, src_len, head_dim))
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
-    out = A.reshape(A.permute(out, (2, 0, 1, 3)), (bsz * tgt_len, embed_dim))
+    out = _shapes.reshape(_shapes.permute(out, (2, 0, 1, 3)), (bsz * tgt_len, embed_dim))
     out = linear(out, out_proj_weight, out_proj_bias)
-    out = A.view(out, (tgt_len, bsz, out.shape[1]))
-    return (out if batched else A.squeeze(out, 1)), None
+    out = _shapes.view(out, (tgt_len, bsz, out.shape[1]))
+    return (out if batched else _shapes.squeeze(out, 1)), None
 
 
 # --- dropout and embedding --------------------------------------------------------------------
@@ -1530,7 +1542,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     else:
         noise = Tensor._make(_random.generator_for(input.device).draw(functools.partial(
             _dropout_noise, p=float(p), shape=tuple(input.shape), dtype=input._value.dtype)))
-    return A.mul_(input, noise) if inplace else A.mul(input, noise)
+    return pointwise.mul_(input, noise) if inplace else pointwise.mul(input, noise)
 
 
 @functools.partial(jit, static_argnames=("shape", "dtype"))
@@ -1564,13 +1576,14 @@ def _channel_dropout(input: Tensor, p: float, training: bool, inplace: bool,
         if p == 0 or not training or input.numel() == 0:
             return input
         noise = _feature_noise(tuple(input.shape), p, input._value.dtype, input.device)
-        return A.mul_(input, noise) if inplace else A.mul(input, noise)
+        return pointwise.mul_(input, noise) if inplace else pointwise.mul(input, noise)
     if not inplace:
-        return A.squeeze(_channel_dropout(A.unsqueeze(input, 0), p, training, False, True), 0)
+        return _shapes.squeeze(_channel_dropout(_shapes.unsqueeze(input, 0), p, training, False,
+                                                True), 0)
     if p == 0 or not training or input.numel() == 0:
         return input
     noise = _feature_noise((1, *input.shape), p, input._value.dtype, input.device)
-    return A.mul_(input, A.squeeze(noise, 0) if noise.ndim else noise)
+    return pointwise.mul_(input, _shapes.squeeze(noise, 0) if noise.ndim else noise)
 
 
 @tensor_args
@@ -1701,7 +1714,7 @@ def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
     norms = jnp.linalg.norm(selected, ord=norm_type, axis=-1, keepdims=True)
     scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
     with no_grad():
-        A.copy_(weight, Tensor._make(weight._value.at[rows].set(selected * scale)))
+        pointwise.copy_(weight, Tensor._make(weight._value.at[rows].set(selected * scale)))
 
 
 def _legacy_type(tensor: Tensor) -> str:
@@ -1790,7 +1803,7 @@ def _repeat_channels(t: Tensor | None, b: int) -> Tensor | None:
     """A per-channel vector repeated once per sample (torch's ``repeat_if_defined``)."""
     if t is None:
         return None
-    return A.repeat(t, b)
+    return _shapes.repeat(t, b)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -1815,16 +1828,16 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     shape = (1, b * c, *input.shape[2:])
     running = [_repeat_channels(t, b) for t in (running_mean, running_var)]
     with no_grad():
-        running = [None if t is None else A.clone(t) for t in running]
-    out = batch_norm(A.view(A.contiguous(input), shape), running[0], running[1],
+        running = [None if t is None else _shapes.clone(t) for t in running]
+    out = batch_norm(_shapes.view(_shapes.contiguous(input), shape), running[0], running[1],
                      _repeat_channels(weight, b), _repeat_channels(bias, b), use_input_stats,
                      momentum, eps)
     if use_input_stats:
         with no_grad():
             for target, stats in zip((running_mean, running_var), running):
                 if target is not None:
-                    A.copy_(target, A.mean(A.view(stats, (b, c)), 0))
-    return A.view(out, tuple(input.shape))
+                    pointwise.copy_(target, reductions.mean(_shapes.view(stats, (b, c)), 0))
+    return _shapes.view(out, tuple(input.shape))
 
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
@@ -1845,10 +1858,10 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     if eps is None:
         eps = float(jnp.finfo(input._value.dtype).eps)
     dims = tuple(range(input.ndim - k, input.ndim))
-    mean_square = A.mean(A.pow(input, 2), dims, keepdim=True)
-    inv = A.rsqrt(_apply_inplace(N.ADD_SCALAR, mean_square, aux=(eps,)))
-    out = A.mul(input, inv)
-    return out if weight is None else A.mul(out, weight)
+    mean_square = reductions.mean(pointwise.pow(input, 2), dims, keepdim=True)
+    inv = pointwise.rsqrt(_apply_inplace(N.ADD_SCALAR, mean_square, aux=(eps,)))
+    out = pointwise.mul(input, inv)
+    return out if weight is None else pointwise.mul(out, weight)
 
 
 @tensor_args
@@ -1879,7 +1892,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         dims = [1] * input.dim()
         if input.dim() > 1:
             dims[1] = weight.numel()
-        weight = A.reshape(weight, tuple(dims))
+        weight = _shapes.reshape(weight, tuple(dims))
     return _apply(N.PRELU_KERNEL, input, weight)
 
 
@@ -1969,7 +1982,7 @@ def softsign(input: Tensor) -> Tensor:
     >>> F.softsign(jaxgrad.tensor([1.0, -3.0]))
     tensor([ 0.5000, -0.7500])
     """
-    return A.div(input, A.add(A.abs(input), 1))
+    return pointwise.div(input, pointwise.add(pointwise.abs(input), 1))
 
 
 def _check_lambd(input: Tensor, lambd: float) -> None:
@@ -2008,7 +2021,7 @@ def tanhshrink(input: Tensor) -> Tensor:
     >>> F.tanhshrink(jaxgrad.tensor([0.0]))
     tensor([0.])
     """
-    return A.sub(input, A.tanh(input))
+    return pointwise.sub(input, pointwise.tanh(input))
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -2042,7 +2055,7 @@ def relu_(input: Tensor) -> Tensor:
     >>> F.relu_(jaxgrad.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    return A.relu_(input)
+    return pointwise.relu_(input)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -2072,7 +2085,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     """
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
-    return A.softmax(A.neg(input), dim, dtype)
+    return reductions.softmax(pointwise.neg(input), dim, dtype)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
@@ -2083,11 +2096,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     >>> F.normalize(jaxgrad.tensor([[3.0, 4.0]]))
     tensor([[0.6000, 0.8000]])
     """
-    denom = A.expand(A.clamp_min(A.norm(input, p, dim, keepdim=True), eps),
-                     tuple(input.shape))
+    denom = _shapes.expand(pointwise.clamp_min(_linalg.norm(input, p, dim, keepdim=True), eps),
+                           tuple(input.shape))
     if out is None:
-        return A.div(input, denom)
-    return A.div(input, denom, out=out)
+        return pointwise.div(input, denom)
+    return pointwise.div(input, denom, out=out)
 
 
 @tensor_args
@@ -2099,13 +2112,14 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     tensor([0.7071])
     """
     if tuple(x1.shape) != tuple(x2.shape):  # torch's expand_outplace: both, or neither
-        shape = A.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
-        x1, x2 = A.expand(x1, shape), A.expand(x2, shape)
-    norms = [A.clone(A.linalg_vector_norm(t, 2, [dim], True)) for t in (x1, x2)]
+        shape = _arguments.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = _shapes.expand(x1, shape), _shapes.expand(x2, shape)
+    norms = [_shapes.clone(_linalg.linalg_vector_norm(t, 2, [dim], True)) for t in (x1, x2)]
     with no_grad():
         for n in norms:
-            A.clamp_(n, min=eps)
-    return A.sum(A.mul(A.div(x1, norms[0]), A.div(x2, norms[1])), dim)
+            pointwise.clamp_(n, min=eps)
+    return reductions.sum(pointwise.mul(pointwise.div(x1, norms[0]), pointwise.div(x2, norms[1])),
+                          dim)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
@@ -2117,7 +2131,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     tensor([5.])
     """
     last = builtins.max(x1.dim(), x2.dim()) - 1
-    diff = _apply(N.ADD_SCALAR, A.sub(x1, x2), aux=(eps,))
+    diff = _apply(N.ADD_SCALAR, pointwise.sub(x1, x2), aux=(eps,))
     return _apply(N.NORM_DIM, diff, ord=float(p), dim=(last,), keepdim=bool(keepdim),
                   dtype=None)
 
@@ -2145,9 +2159,10 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    unclamped = _apply(N.ADD_SCALAR, A.mul(A.neg(target), A.sub(input1, input2)),
+    unclamped = _apply(N.ADD_SCALAR, pointwise.mul(pointwise.neg(target), pointwise.sub(input1,
+                                                                                        input2)),
                        aux=(margin,))
-    return _reduce(A.clamp_min_(unclamped, 0), red)
+    return _reduce(pointwise.clamp_min_(unclamped, 0), red)
 
 
 @tensor_args
@@ -2162,10 +2177,10 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     """
     red = _reduction(reduction, size_average, reduce)
     zeros = _creation.zeros_like(input)
-    margin_clamp = A.clamp_min_(A.sub(_number(margin, input), input), 0)
-    output_margin = A.where(A.ne(target, 1), margin_clamp, zeros)
-    output_self = A.where(A.ne(target, -1), input, zeros)
-    return _reduce(A.add(output_margin, output_self), red)
+    margin_clamp = pointwise.clamp_min_(pointwise.sub(_number(margin, input), input), 0)
+    output_margin = indexing.where(pointwise.ne(target, 1), margin_clamp, zeros)
+    output_self = indexing.where(pointwise.ne(target, -1), input, zeros)
+    return _reduce(pointwise.add(output_margin, output_self), red)
 
 
 @tensor_args
@@ -2193,18 +2208,19 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     """
     if size_average is not None or reduce is not None:
         reduction = ["none", "mean", "sum"][_reduction(reduction, size_average, reduce)]
-    loss = A.neg(A.add(A.mul(target, logsigmoid(input)),
-                       A.mul(A.rsub(target, 1), logsigmoid(A.neg(input)))))
+    loss = pointwise.neg(pointwise.add(pointwise.mul(target, logsigmoid(input)),
+                                       pointwise.mul(pointwise.rsub(target, 1),
+                                                     logsigmoid(pointwise.neg(input)))))
     if weight is not None:
-        loss = A.mul(loss, weight)
+        loss = pointwise.mul(loss, weight)
     class_dim = input.dim() - 1
-    loss = A.div(A.sum(loss, class_dim), input.size(class_dim))
+    loss = pointwise.div(reductions.sum(loss, class_dim), input.size(class_dim))
     if reduction == "none":
         return loss
     if reduction == "mean":
-        return A.mean(loss)
+        return reductions.mean(loss)
     if reduction == "sum":
-        return A.sum(loss)
+        return reductions.sum(loss)
     raise ValueError(reduction + " is not valid")
 
 
@@ -2228,14 +2244,17 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     if input1.dim() != want or input2.dim() != want:
         raise RuntimeError(f"{targ_dim}D target tensor expects {want}D input tensors, but found "
                            f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
-    prod_sum = A.sum(A.mul(input1, input2), targ_dim)
-    mag1 = _apply(N.ADD_SCALAR, A.sum(A.mul(input1, input1), targ_dim), aux=(1e-12,))
-    mag2 = _apply(N.ADD_SCALAR, A.sum(A.mul(input2, input2), targ_dim), aux=(1e-12,))
-    cos = A.div(prod_sum, A.sqrt_(A.mul(mag1, mag2)))
+    prod_sum = reductions.sum(pointwise.mul(input1, input2), targ_dim)
+    mag1 = _apply(N.ADD_SCALAR, reductions.sum(pointwise.mul(input1, input1), targ_dim),
+                  aux=(1e-12,))
+    mag2 = _apply(N.ADD_SCALAR, reductions.sum(pointwise.mul(input2, input2), targ_dim),
+                  aux=(1e-12,))
+    cos = pointwise.div(prod_sum, pointwise.sqrt_(pointwise.mul(mag1, mag2)))
     zeros = _creation.zeros_like(cos)
-    pos = A.sub(_number(1, cos), cos)
-    neg = A.clamp_min_(_apply(N.SUB_SCALAR, cos, aux=(margin,)), 0)
-    output = A.add(A.where(A.eq(target, 1), pos, zeros), A.where(A.eq(target, -1), neg, zeros))
+    pos = pointwise.sub(_number(1, cos), cos)
+    neg = pointwise.clamp_min_(_apply(N.SUB_SCALAR, cos, aux=(margin,)), 0)
+    output = pointwise.add(indexing.where(pointwise.eq(target, 1), pos, zeros),
+                           indexing.where(pointwise.eq(target, -1), neg, zeros))
     return _reduce(output, red)
 
 
@@ -2255,13 +2274,16 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
-        loss = A.sub(A.exp(input), A.mul(target, input))
+        loss = pointwise.sub(pointwise.exp(input), pointwise.mul(target, input))
     else:
-        loss = A.sub(input, A.mul(target, A.log(_apply(N.ADD_SCALAR, input, aux=(eps,)))))
+        loss = pointwise.sub(input, pointwise.mul(target, pointwise.log(_apply(N.ADD_SCALAR, input,
+                                                                               aux=(eps,)))))
     if full:
-        stirling = A.add(A.sub(A.mul(target, A.log(target)), target),
-                         A.mul(A.log(A.mul(target, 2 * math.pi)), 0.5))
-        loss = A.add_(loss, A.masked_fill(stirling, A.le(target, 1), 0))
+        stirling = pointwise.add(pointwise.sub(pointwise.mul(target, pointwise.log(target)),
+                                               target),
+                                 pointwise.mul(pointwise.log(pointwise.mul(target, 2 * math.pi)),
+                                               0.5))
+        loss = pointwise.add_(loss, indexing.masked_fill(stirling, pointwise.le(target, 1), 0))
     return _reduce(loss, _REDUCTIONS[reduction])
 
 
@@ -2277,23 +2299,25 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = A.mul(_creation.ones_like(input), var)
-    elif bool(A.any(A.lt(var, 0))):
+        var = pointwise.mul(_creation.ones_like(input), var)
+    elif bool(reductions.any(pointwise.lt(var, 0))):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
-            var = A.unsqueeze(var, -1)
+            var = _shapes.unsqueeze(var, -1)
         elif input.ndim != var.ndim or builtins.sum(
                 y for x, y in zip(input.shape, var.shape) if x != y) != 1:
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    var = A.clone(var)
+    var = _shapes.clone(var)
     with no_grad():
-        A.clamp_(var, min=eps)
-    loss = A.mul(A.add(A.log(var), A.div(A.pow(A.sub(input, target), 2), var)), 0.5)
+        pointwise.clamp_(var, min=eps)
+    loss = pointwise.mul(pointwise.add(pointwise.log(var),
+                                       pointwise.div(pointwise.pow(pointwise.sub(input, target),
+                                                                   2), var)), 0.5)
     if full:
-        loss = A.add_(loss, 0.5 * math.log(2 * math.pi))
+        loss = pointwise.add_(loss, 0.5 * math.log(2 * math.pi))
     return _reduce(loss, _REDUCTIONS[reduction])
 
 
@@ -2319,8 +2343,9 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        dist_neg = A.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    output = A.clamp_min(A.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)), dist_neg), 0)
+        dist_neg = pointwise.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = pointwise.clamp_min(pointwise.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)),
+                                               dist_neg), 0)
     return _reduce(output, red)
 
 
@@ -2354,9 +2379,9 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     _as_2d(input, "max_pool1d")
     k = _one(kernel_size)
     s = k if stride is None or stride == [] or stride == () else _one(stride)
-    out = max_pool2d(A.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)),
+    out = max_pool2d(_shapes.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)),
                      (1, _one(dilation)), ceil_mode, True)
-    values, indices = A.squeeze(out[0], -2), A.squeeze(out[1], -2)
+    values, indices = _shapes.squeeze(out[0], -2), _shapes.squeeze(out[1], -2)
     return (values, indices) if return_indices else values
 
 
@@ -2372,9 +2397,9 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     _as_2d(input, "avg_pool1d")
     k = _one(kernel_size)
     s = k if stride is None or stride == [] or stride == () else _one(stride)
-    out = avg_pool2d(A.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)), ceil_mode,
+    out = avg_pool2d(_shapes.unsqueeze(input, -2), (1, k), (1, s), (0, _one(padding)), ceil_mode,
                      count_include_pad)
-    return A.squeeze(out, -2)
+    return _shapes.squeeze(out, -2)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
@@ -2385,9 +2410,9 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     tensor([[2., 1.]])
     """
     _as_2d(input, "adaptive_avg_pool1d")
-    out = _apply(N.ADAPTIVE_AVG_POOL2D, A.unsqueeze(input, -2),
+    out = _apply(N.ADAPTIVE_AVG_POOL2D, _shapes.unsqueeze(input, -2),
                  output_size=(1, _one(output_size)))
-    return A.squeeze(out, -2)
+    return _shapes.squeeze(out, -2)
 
 
 def _adaptive_max(input: Tensor, sizes: tuple, name: str) -> tuple:
@@ -2422,9 +2447,9 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
     tensor([[3., 2.]])
     """
     _as_2d(input, "adaptive_max_pool1d")
-    out, indices = _adaptive_max(A.unsqueeze(input, -2), (1, _one(output_size)),
+    out, indices = _adaptive_max(_shapes.unsqueeze(input, -2), (1, _one(output_size)),
                                  "adaptive_max_pool2d")
-    out, indices = A.squeeze(out, -2), A.squeeze(indices, -2)
+    out, indices = _shapes.squeeze(out, -2), _shapes.squeeze(indices, -2)
     return (out, indices) if return_indices else out
 
 
@@ -2543,10 +2568,10 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     noise = _random.generator_for(logits.device).draw(functools.partial(
         _exponential_noise, shape=tuple(logits.shape), dtype=logits._value.dtype))
-    gumbels = A.neg(A.log(Tensor._make(noise)))
-    y_soft = A.softmax(A.div(A.add(logits, gumbels), tau), dim)
+    gumbels = pointwise.neg(pointwise.log(Tensor._make(noise)))
+    y_soft = reductions.softmax(pointwise.div(pointwise.add(logits, gumbels), tau), dim)
     if not hard:
         return y_soft
-    index = A.max(y_soft, dim, keepdim=True)[1]
-    y_hard = A.scatter_(_creation.zeros_like(logits), dim, index, 1.0)
-    return A.add(A.sub(y_hard, y_soft.detach()), y_soft)
+    index = reductions.max(y_soft, dim, keepdim=True)[1]
+    y_hard = scatter.scatter_(_creation.zeros_like(logits), dim, index, 1.0)
+    return pointwise.add(pointwise.sub(y_hard, y_soft.detach()), y_soft)

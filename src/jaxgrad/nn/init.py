@@ -18,7 +18,7 @@ from typing import Any
 
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
-from .._functions import api as A
+from .._functions import pointwise
 from .._functions import random as _random
 from .._functions.random import Generator
 
@@ -115,7 +115,7 @@ def constant_(tensor: Tensor, val: float) -> Tensor:
     tensor([3., 3.])
     """
     with no_grad():
-        return A.fill_(tensor, val)
+        return pointwise.fill_(tensor, val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
@@ -136,7 +136,7 @@ def zeros_(tensor: Tensor) -> Tensor:
     tensor([0., 0.])
     """
     with no_grad():
-        return A.zero_(tensor)
+        return pointwise.zero_(tensor)
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0,

@@ -38,7 +38,7 @@ from .._core.tensor import Tensor
 from .._engine.accumulate import reset_grad
 from .._engine.dispatch import check_inplace
 from .._engine.profiling import record_function
-from .._functions.api import typename
+from .._functions.pointwise import typename
 
 StateDict = dict[str, Any]
 Args = tuple[Any, ...]

@@ -5,7 +5,7 @@
 tensor([1.])
 """
 
-from .._functions import api as _api  # noqa: F401 - the ops below are declared there
+from .._functions import catalog as _catalog  # noqa: F401 - the ops below are declared there
 from .._functions.opgen import namespaced_alias
 
 __all__ = ["gammainc", "gammaincc"]

@@ -10,7 +10,7 @@ from itertools import chain, islice
 from typing import Any
 
 from ..._core.tensor import Tensor
-from ..._functions import api as _api
+from ..._functions import pointwise
 from ..parameter import Parameter
 from .module import Module, _addindent
 
@@ -530,7 +530,7 @@ class ParameterDict(Module):
 
     def extra_repr(self) -> str:
         """One line per entry: its kind, tensor type and size."""
-        return "\n".join(_parameter_line(k, p, _api.typename(p) if isinstance(p, Tensor)
+        return "\n".join(_parameter_line(k, p, pointwise.typename(p) if isinstance(p, Tensor)
                                          else "") for k, p in self.items())
 
     def __call__(self, input: Any) -> Any:

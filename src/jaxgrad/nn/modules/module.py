@@ -17,7 +17,7 @@ from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ..._core.tracing import call_user_hook
 from ..._engine.accumulate import reset_grad
-from ..._functions.api import typename
+from ..._functions.pointwise import typename
 from ..parameter import Buffer, Parameter
 from ._hooks import BackwardHook, RemovableHandle, _WrappedHook
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..._core.tensor import Tensor
 from ..._engine.dispatch import apply as _apply
-from ..._functions import api as A
+from ..._functions import joins
 from ..._functions.creation import empty, zeros
 from ..._ops import nn as N
 from .. import functional, init
@@ -85,7 +85,7 @@ def _run_direction(mode: str, inputs: Tensor, hidden: Any, w: tuple,
     for t in order:
         hidden = _step(mode, steps[t], hidden, w, True)
         outputs[t] = hidden[0] if mode == "LSTM" else hidden
-    return A.stack(outputs), hidden
+    return joins.stack(outputs), hidden
 
 
 def _rnn(mode: str, input: Tensor, hx: Any, weights: list[tuple], num_layers: int,
@@ -110,14 +110,14 @@ def _rnn(mode: str, input: Tensor, hx: Any, weights: list[tuple], num_layers: in
                                         d == 1)
             outs.append(out)
             finals.append(final)
-        layer_output = outs[0] if directions == 1 else A.cat(outs, outs[0].ndim - 1)
+        layer_output = outs[0] if directions == 1 else joins.cat(outs, outs[0].ndim - 1)
         if dropout != 0 and train and layer < num_layers - 1:
             layer_output = functional.dropout(layer_output, dropout, True)
         layer_input = layer_output
     output = layer_input.transpose_(0, 1) if batch_first else layer_input  # in place, as torch
     if mode == "LSTM":
-        return output, (A.stack([h for h, _ in finals]), A.stack([c for _, c in finals]))
-    return output, A.stack(finals)
+        return output, (joins.stack([h for h, _ in finals]), joins.stack([c for _, c in finals]))
+    return output, joins.stack(finals)
 
 
 # --- the multi-layer modules ------------------------------------------------------------------

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 
 from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
-from ..._functions import api as A
+from ..._functions import pointwise
 from ..._functions.creation import tensor
 
 _TensorOrTensors = Tensor | Iterable[Tensor]
@@ -76,9 +76,9 @@ def clip_grads_with_norm_(parameters: _TensorOrTensors, max_norm: float, total_n
     if not grads:
         return
     with no_grad():
-        coef = A.clamp(A.div(max_norm, A.add(total_norm, 1e-6)), max=1.0)
+        coef = pointwise.clamp(pointwise.div(max_norm, pointwise.add(total_norm, 1e-6)), max=1.0)
         for g in grads:
-            A.mul_(g, coef)
+            pointwise.mul_(g, coef)
 
 
 def clip_grad_norm_(parameters: _TensorOrTensors, max_norm: float, norm_type: float = 2.0,
@@ -118,7 +118,7 @@ def clip_grad_value_(parameters: _TensorOrTensors, clip_value: float,
     with no_grad():
         for g in grads:
             if foreach is False:
-                A.clamp_(g, min=-clip_value, max=clip_value)
+                pointwise.clamp_(g, min=-clip_value, max=clip_value)
             else:  # torch's _foreach_clamp_min_ then _foreach_clamp_max_
-                A.clamp_(g, min=-clip_value)
-                A.clamp_(g, max=clip_value)
+                pointwise.clamp_(g, min=-clip_value)
+                pointwise.clamp_(g, max=clip_value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..._core.tensor import Tensor
-from ..._functions import api as A
+from ..._functions import joins, pointwise, shapes
 
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
@@ -16,7 +16,7 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     >>> jaxgrad.nn.utils.parameters_to_vector(lin.parameters()).shape
     jaxgrad.Size([9])
     """
-    return A.cat([A.view(p, -1) for p in parameters])
+    return joins.cat([shapes.view(p, -1) for p in parameters])
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
@@ -31,7 +31,7 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
             [2., 3.]], requires_grad=True)
     """
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected jaxgrad.Tensor, but got: {A.typename(vec)}")
+        raise TypeError(f"expected jaxgrad.Tensor, but got: {pointwise.typename(vec)}")
     pointer = 0
     for param in parameters:
         n = param.numel()

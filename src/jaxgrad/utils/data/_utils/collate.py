@@ -15,7 +15,7 @@ import numpy as np
 
 from ...._core.dtypes import float64
 from ...._core.tensor import Tensor
-from ...._functions import api as _api
+from ...._functions import joins
 from ...._functions.creation import as_tensor, empty, tensor
 from .worker import get_worker_info
 
@@ -125,10 +125,10 @@ def collate_tensor_fn(batch: list[Tensor], *, collate_fn_map: Any = None) -> Ten
             [0., 0.]])
     """
     if get_worker_info() is None:
-        return _api.stack(batch, 0)
+        return joins.stack(batch, 0)
     elem = batch[0]
     out = empty((len(batch), *elem.shape), dtype=elem.dtype, device=elem.device)
-    return _api.stack(batch, 0, out=out)
+    return joins.stack(batch, 0, out=out)
 
 
 def collate_numpy_array_fn(batch: list[np.ndarray], *, collate_fn_map: Any = None) -> Any:

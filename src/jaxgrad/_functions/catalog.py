@@ -1,0 +1,31 @@
+"""Every declared op by name: importing this module imports every theme module, so that
+``FUNCTIONS`` holds all of torch's top-level functions jaxgrad declares (``jaxgrad.exp``,
+``jaxgrad.matmul``, ...) and ``opgen.DECLARED`` every op (methods and in-place forms too).
+
+>>> from jaxgrad._functions.catalog import FUNCTIONS
+>>> FUNCTIONS["exp"].__name__
+'exp'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import (
+          comparison,
+          einsum,
+          indexing,
+          joins,
+          linalg,
+          pointwise,
+          reductions,
+          scatter,
+          shapes,
+          sorting,
+)
+from .opgen import DECLARED, FORMS
+
+THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
+          einsum)
+FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
+                                  if "function" in decl.variants}
