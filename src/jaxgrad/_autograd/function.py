@@ -36,6 +36,7 @@ from .._core.transform_stack import (
     is_differentiable_array,
     stack,
 )
+from .._core.typename import public_path
 from .._engine import forward_ad as _forward_ad
 from .._engine import profiling as _profiler
 from .._engine.dispatch import (
@@ -94,6 +95,7 @@ NO_JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Funct
 # through the next level's). Under vmap JAX batches the forward and the rule; a ``vmap``
 # staticmethod is required as torch.func requires it, but not called.
 
+@public_path("jaxgrad.autograd.function")
 class FunctionCtx:
     """What ``forward``/``setup_context`` may call on ``ctx`` (torch's FunctionCtx).
 
@@ -112,7 +114,6 @@ class FunctionCtx:
     (True, False)
     """
 
-    __module__ = "jaxgrad.autograd.function"  # its public path, as torch prints it
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Save tensors (inputs, outputs or intermediates) for ``backward``; version-checked."""
@@ -171,6 +172,7 @@ class FunctionCtx:
         return tuple(self._saved if self._saved is not None else self._freed)
 
 
+@public_path("jaxgrad.autograd.function")
 class BackwardCFunction(Node, FunctionCtx):
     """The grad_fn (and ctx) of a custom Function call; subclassed once per Function.
 
@@ -188,7 +190,6 @@ class BackwardCFunction(Node, FunctionCtx):
     ('DoubleBackward', 2.0)
     """
 
-    __module__ = "jaxgrad.autograd.function"  # its public path, as torch prints it
 
     _forward_cls: type
 
@@ -287,6 +288,7 @@ def _fit_gradient(name: str, index: int, grad: Tensor, shape) -> Tensor:
     return grad  # the engine casts to the dtype the next node expects (validate_outputs)
 
 
+@public_path("jaxgrad.autograd.function")
 class Function:
     """Base class for operations with a custom backward (``torch.autograd.Function``).
 
@@ -307,7 +309,6 @@ class Function:
     tensor([1.0000, 2.7183])
     """
 
-    __module__ = "jaxgrad.autograd.function"  # its public path, as torch prints it
 
     clear_saved_tensors_on_access = False  # ctx.saved_tensors may be read once, then freed
     boxed_grads_call = False  # backward(ctx, grads) receives one list instead of *grads
@@ -836,6 +837,7 @@ def _delayed_output(fake: Tensor, node: DelayedError, output_nr: int) -> Tensor:
 
 
 
+@public_path("jaxgrad.autograd.function")
 class InplaceFunction(Function):
     """A Function with an ``inplace`` flag, kept (as in torch) for backward compatibility.
 
@@ -847,13 +849,13 @@ class InplaceFunction(Function):
     True
     """
 
-    __module__ = "jaxgrad.autograd.function"
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
 
+@public_path("jaxgrad.autograd.function")
 class NestedIOFunction(Function):
     """torch's legacy Function with nested inputs (``forward_extended``/``backward_extended``).
 
@@ -870,7 +872,6 @@ class NestedIOFunction(Function):
     AttributeError: 'super' object has no attribute '_do_forward'
     """
 
-    __module__ = "jaxgrad.autograd.function"
 
     def _do_forward(self, *input: Any) -> Any:
         self._nested_input = input

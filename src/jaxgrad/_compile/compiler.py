@@ -39,7 +39,7 @@ from .._core.transform_stack import under_transform
 from .._engine import autocast as _autocast
 from .._functions import random as _random
 from . import program as _compile_program
-from .state import Memo, StateWalk, Unsupported, make_template
+from .state import StateWalk, Unsupported, WalkMemo, make_template
 
 MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _VALUE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
@@ -174,7 +174,7 @@ class CompiledFunction:
         self._cache: dict[tuple, _Entry] = {}
         self._warned: set = set()
         self._last_key: tuple | None = None
-        self._memo: Memo | None = None
+        self._memo: WalkMemo | None = None
         functools.update_wrapper(self, fn, updated=())  # a module's __dict__ is not copied
         self._orig_mod = fn  # torch's OptimizedModule name for what was compiled
         _compiled_functions.add(self)
@@ -292,7 +292,7 @@ class CompiledFunction:
 
     def _remember(self, program: _compile_program.Program, walk: StateWalk,
                   replay: Any, state_roots: tuple) -> None:
-        """Keep the state part of the next call's walk (see ``_compile_state.Memo``)."""
+        """Keep the state part of the next call's walk (see ``state.WalkMemo``)."""
         if program.template is False:  # the program's first write-back: name what it made
             program.template = make_template(StateWalk(state_roots, ()), walk, replay.created,
                                              replay.new_cells, replay.new_counters)

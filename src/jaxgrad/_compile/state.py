@@ -21,7 +21,7 @@ After the trace a second walk compares the objects with the first; ``_compile_pr
 differences into the write-back each call replays. Python state is restored after tracing, so a
 trace leaves no tracer behind.
 
-Repeated calls skip most of the walk (:class:`Memo`): objects of classes that declare
+Repeated calls skip most of the walk (:class:`WalkMemo`): objects of classes that declare
 ``_jaxgrad_managed_attrs`` (tensors, modules, optimizers, schedulers, generators) change their
 structure only through jaxgrad's API, which moves ``_epoch.EPOCH``; every other object reached
 (the step's globals, param-group dicts, user objects) is re-checked by the identities it holds.
@@ -150,8 +150,8 @@ class StateWalk:
                 len(self.arrays))
 
     @classmethod
-    def resume(cls, memo: Memo, arg_roots: tuple, arg_numbers: bool = False) -> StateWalk:
-        """The walk a fresh one would be, from the state a :class:`Memo` recorded plus a walk of
+    def resume(cls, memo: WalkMemo, arg_roots: tuple, arg_numbers: bool = False) -> StateWalk:
+        """The walk a fresh one would be, from the state a :class:`WalkMemo` recorded plus a walk of
         this call's arguments."""
         walk = cls.__new__(cls)
         walk._start()
@@ -389,7 +389,7 @@ class StateWalk:
             container.clear()
 
 
-class Memo:
+class WalkMemo:
     """The state part of the last call's walk, as a fresh walk would find it now, with what
     :meth:`still_valid` needs to tell that it still is (the epoch, the identities held by every
     object jaxgrad's API does not watch)."""
@@ -419,7 +419,7 @@ class Memo:
 
 
 class Template:
-    """How to make a :class:`Memo` after a program ran: the post-step walk's objects, cells and
+    """How to make a :class:`WalkMemo` after a program ran: the post-step walk's objects, cells and
     counters as references to the call's walk (``old``) or to what the program created
     (``new``), plus the entries (number slots, re-checks) in that walk's coordinates."""
 
@@ -436,7 +436,7 @@ class Template:
     )
 
     def memo(self, walk: StateWalk, created: dict, new_cells: list, new_counters: list,
-             epoch: int) -> Memo | None:
+             epoch: int) -> WalkMemo | None:
         """The memo after a call whose walk was ``walk`` and whose program made ``created``."""
         objects = []
         for age, i in self.objects:
@@ -444,7 +444,7 @@ class Template:
             if obj is _EMPTY:
                 return None
             objects.append(obj)
-        memo = Memo()
+        memo = WalkMemo()
         memo.objects = objects
         memo.kinds = self.kinds
         memo.index = dict(zip(map(id, objects), range(len(objects))))

@@ -12,10 +12,13 @@ import threading
 
 import jax
 
+from .typename import public_path
+
 _JAX_PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 _TORCH_TYPE = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "tpu"}
 
 
+@public_path("jaxgrad")
 class device:
     """A device such as ``jaxgrad.device('cuda:0')``; ``.jax`` is the JAX device it maps to.
 

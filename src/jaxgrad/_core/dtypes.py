@@ -11,7 +11,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .typename import public_path
 
+
+@public_path("jaxgrad")
 class dtype:
     """A tensor element type, e.g. ``jaxgrad.float32``; wraps a numpy/JAX dtype.
 
@@ -255,12 +258,12 @@ def can_cast(src: dtype, dst: dtype) -> bool:
     return src._category <= dst._category
 
 
-def type_name(d: dtype) -> str:
+def legacy_type_name(d: dtype) -> str:
     """The legacy type string torch prints in messages, e.g. ``FloatTensor``.
 
     >>> import jaxgrad
-    >>> from jaxgrad._core.dtypes import type_name
-    >>> type_name(jaxgrad.int64)
+    >>> from jaxgrad._core.dtypes import legacy_type_name
+    >>> legacy_type_name(jaxgrad.int64)
     'LongTensor'
     """
     return d._legacy

@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .typename import public_path
+
 
 class _GradModeState(threading.local):
     """Per-thread grad mode; class attributes are each new thread's defaults."""
@@ -131,6 +133,7 @@ class _DecoratorContextManager:
         return generator
 
 
+@public_path("jaxgrad.autograd.grad_mode")
 class no_grad(_DecoratorContextManager):
     """Disable gradient recording inside the block (or the decorated function).
 
@@ -142,7 +145,6 @@ class no_grad(_DecoratorContextManager):
     False
     """
 
-    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __enter__(self) -> None:
         self._prev = is_grad_enabled()
@@ -152,6 +154,7 @@ class no_grad(_DecoratorContextManager):
         _set_grad(self._prev)
 
 
+@public_path("jaxgrad.autograd.grad_mode")
 class enable_grad(_DecoratorContextManager):
     """Enable gradient recording inside the block, e.g. within a ``no_grad`` region.
 
@@ -162,7 +165,6 @@ class enable_grad(_DecoratorContextManager):
     True
     """
 
-    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __enter__(self) -> None:
         self._prev = is_grad_enabled()
@@ -172,6 +174,7 @@ class enable_grad(_DecoratorContextManager):
         _set_grad(self._prev)
 
 
+@public_path("jaxgrad.autograd.grad_mode")
 class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode on or off; takes effect at once, and as a context manager it restores.
 
@@ -181,7 +184,6 @@ class set_grad_enabled(_DecoratorContextManager):
     >>> _ = jaxgrad.set_grad_enabled(True)
     """
 
-    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __init__(self, mode: bool) -> None:
         self._prev = is_grad_enabled()
@@ -203,6 +205,7 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+@public_path("jaxgrad.autograd.grad_mode")
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and tensors made inside are inference tensors (``is_inference()``).
 
@@ -213,7 +216,6 @@ class inference_mode(_DecoratorContextManager):
     True
     """
 
-    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
@@ -237,6 +239,7 @@ class inference_mode(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+@public_path("jaxgrad.autograd.grad_mode")
 class _force_original_view_tracking(_DecoratorContextManager):
     """Set whether views record their original view ops (view replay); takes effect at once,
     and as a context manager or decorator it restores the previous setting (thread-local).
@@ -250,7 +253,6 @@ class _force_original_view_tracking(_DecoratorContextManager):
     'ViewBackward0'
     """
 
-    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __init__(self, mode: bool) -> None:
         self.prev = is_view_replay_enabled()
@@ -283,6 +285,7 @@ def is_multithreading_enabled() -> bool:
     return _state.multithreading
 
 
+@public_path("jaxgrad.autograd.grad_mode")
 class set_multithreading_enabled(_DecoratorContextManager):
     """Enable (``True``, the default) or disable multithreaded backward in this thread, as a
     function or a context manager (restoring the previous setting on exit).
@@ -299,7 +302,6 @@ class set_multithreading_enabled(_DecoratorContextManager):
     >>> _ = jaxgrad.autograd.set_multithreading_enabled(True)
     """
 
-    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __init__(self, mode: bool) -> None:
         self.prev = _state.multithreading
@@ -317,6 +319,7 @@ class set_multithreading_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+@public_path("jaxgrad.autograd.grad_mode")
 class _unsafe_preserve_version_counter(_DecoratorContextManager):
     """On exit, put the ``_version`` of ``tensors`` (one tensor or a tuple) back to what it was
     on entry, hiding the in-place changes made inside from autograd's checks. Unsafe: a saved
@@ -331,7 +334,6 @@ class _unsafe_preserve_version_counter(_DecoratorContextManager):
     (0, tensor([2., 2.]))
     """
 
-    __module__ = "jaxgrad.autograd.grad_mode"  # its public path, as torch prints it
 
     def __init__(self, tensors: Any) -> None:
         self.tensors = tensors if isinstance(tensors, tuple) or not hasattr(

@@ -17,10 +17,10 @@ from typing import Any, NamedTuple
 
 from . import anomaly as _anomaly
 from .dtypes import dtype as _dtype
-from .dtypes import from_numpy_dtype, type_name
+from .dtypes import from_numpy_dtype, legacy_type_name
 from .epoch import changed as structure_changed
 from .grad_mode import _state as _grad_state
-from .typename import type_name as _python_type_name
+from .typename import public_path, type_name
 
 _sequence = itertools.count()
 ACCUMULATE_SEQ = float("inf")  # torch gives AccumulateGrad UINT64_MAX: it runs as soon as ready
@@ -34,6 +34,7 @@ FREED_MESSAGE = (
 )
 
 
+@public_path("jaxgrad.autograd.graph")
 class GradientEdge(NamedTuple):
     """Where a gradient enters the graph: the ``node`` that receives it and its input number
     ``output_nr`` (torch.autograd.graph.GradientEdge; ``ownership_token`` keeps a graph alive
@@ -50,7 +51,6 @@ class GradientEdge(NamedTuple):
     ownership_token: Any = None
 
 
-GradientEdge.__module__ = "jaxgrad.autograd.graph"
 
 
 class RemovableHandle:
@@ -178,7 +178,7 @@ def will_engine_execute_node(node: Node) -> bool:
     ``node`` (reachable from its roots and, with ``inputs``, on a path to one)."""
     if not isinstance(node, Node):
         raise RuntimeError("_will_engine_execute_node expects an grad_fn, but got "
-                           f"{_python_type_name(node)}")
+                           f"{type_name(node)}")
     task = current_graph_task()
     if task is None:
         raise RuntimeError("_get_should_execute_nodes should only be called during the backward "
@@ -352,7 +352,7 @@ class SavedTensor:
             data = hooks[1](self.packed)
             if not _is_tensor(data):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
-                                f"got result of type {_python_type_name(data)}")
+                                f"got result of type {type_name(data)}")
         if grad_fn is None and not self.requires_grad and not data._requires_grad:
             return data
         var = data._alias(share_version=True)
@@ -376,8 +376,8 @@ class SavedTensor:
             where = f", which is output {output_nr} of {_op_name(producer)},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [jaxgrad.{type_name(t.dtype)} {list(t.shape)}]{where} is at "
-            f"version {t._vc.value}; expected version {self.version} instead. Hint: "
+            f"inplace operation: [jaxgrad.{legacy_type_name(t.dtype)} {list(t.shape)}]{where} is "
+            f"at version {t._vc.value}; expected version {self.version} instead. Hint: "
             + (_ANOMALY_HINT if _anomaly.state.enabled else _ENABLE_ANOMALY_HINT))
 
 
@@ -539,6 +539,7 @@ class DelayedError(Node):
 DELAYED_ERROR = node_class("Error", DelayedError)  # torch's DelayedError node is named Error
 
 
+@public_path("builtins")  # a C++ class in torch: <class 'AccumulateGrad'>
 class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into its ``.grad``.
 
@@ -548,7 +549,6 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("lock", "variable")
-    __module__ = "builtins"  # a C++ class in torch: <class 'AccumulateGrad'>
 
     def __init__(self, variable) -> None:
         super().__init__((), ((variable.shape, variable.dtype),), seq=ACCUMULATE_SEQ)
@@ -562,11 +562,11 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
 
+@public_path("builtins")  # a C++ class in torch: <class 'GraphRoot'>
 class GraphRoot(Node):
     """The engine's entry node: hands the root gradients to the roots' grad_fns."""
 
     __slots__ = ("grads",)
-    __module__ = "builtins"  # a C++ class in torch: <class 'GraphRoot'>
 
     def __init__(self, edges: tuple, grads: list) -> None:
         super().__init__(edges, (), seq=ACCUMULATE_SEQ)

@@ -7,7 +7,10 @@ for; a tensor's own strides (``Tensor.stride()``) are those of its storage view.
 
 from __future__ import annotations
 
+from .typename import public_path
 
+
+@public_path("jaxgrad")  # torch prints <class 'torch.memory_format'>
 class memory_format:
     """A memory layout name, as ``torch.memory_format`` (its instances are module constants).
 
@@ -17,7 +20,6 @@ class memory_format:
     """
 
     __slots__ = ("_name",)
-    __module__ = "jaxgrad"  # torch prints <class 'torch.memory_format'>
 
     def __init__(self, name: str) -> None:
         self._name = name

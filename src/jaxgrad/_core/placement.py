@@ -16,6 +16,7 @@ import jax
 from .grad_mode import _state as _grad_state
 from .graph import Node
 from .tensor import Tensor
+from .typename import public_path
 
 
 def move(t: Tensor, target: Any) -> Tensor:
@@ -28,12 +29,12 @@ def move(t: Tensor, target: Any) -> Tensor:
     return out
 
 
+@public_path("builtins")  # a C++ class in torch
 class ToCopyBackward0(Node):
     """grad_fn of a move between devices: the gradient goes back to the source's placement
     (torch's ``grad.to(self.device)``), differentiably under ``create_graph``."""
 
     __slots__ = ("source",)
-    __module__ = "builtins"  # a C++ class in torch
 
     def __init__(self, edge: Any, meta: tuple, source: Any) -> None:
         super().__init__((edge,), (meta,))

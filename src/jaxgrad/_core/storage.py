@@ -27,6 +27,7 @@ from . import dtypes as _dtypes
 from .caches import cache
 from .device import device, of_jax
 from .jax_setup import jit
+from .typename import public_path
 
 
 class VersionCounter:
@@ -274,6 +275,7 @@ class _CellStorage:
         return False
 
 
+@public_path("jaxgrad.storage")
 class UntypedStorage(_CellStorage):
     """The bytes of a tensor's storage cell (``Tensor.untyped_storage()``): ``len``, ``nbytes()``,
     ``data_ptr()`` and byte access, as torch's ``UntypedStorage``; writes go to the cell.
@@ -284,7 +286,6 @@ class UntypedStorage(_CellStorage):
     (8, 8, 64)
     """
 
-    __module__ = "jaxgrad.storage"
 
     def _bytes(self) -> np.ndarray:
         return np.ascontiguousarray(np.asarray(self._cell.array)).reshape(-1).view(np.uint8)
@@ -319,6 +320,7 @@ class UntypedStorage(_CellStorage):
         return " " + "\n ".join(str(b) for b in self.tolist()) + "\n" + info
 
 
+@public_path("jaxgrad.storage")
 class TypedStorage(_CellStorage):
     """A tensor's storage as elements of its dtype (``Tensor.storage()``, deprecated in torch,
     which warns once): ``len`` counts the whole cell's elements (a view's storage is its
@@ -334,7 +336,6 @@ class TypedStorage(_CellStorage):
     (3, 3.0, [1.0, 2.0, 3.0], jaxgrad.float32)
     """
 
-    __module__ = "jaxgrad.storage"
 
     @property
     def _untyped_storage(self) -> UntypedStorage:
@@ -360,7 +361,7 @@ class TypedStorage(_CellStorage):
         return self.size() * self.element_size()
 
     def type(self) -> str:
-        return f"jaxgrad.{_dtypes.type_name(self.dtype).replace('Tensor', 'Storage')}"
+        return f"jaxgrad.{_dtypes.legacy_type_name(self.dtype).replace('Tensor', 'Storage')}"
 
     def cpu(self) -> TypedStorage:
         if self.device.type != "cpu":
@@ -377,7 +378,7 @@ class TypedStorage(_CellStorage):
     def __setitem__(self, idx: int, value: bool | int | float | complex) -> None:
         if not isinstance(value, (bool, int, float, complex)):
             raise TypeError(f"can't assign a {type(value).__name__} to a "
-                            f"jaxgrad.{_dtypes.type_name(self.dtype)}")
+                            f"jaxgrad.{_dtypes.legacy_type_name(self.dtype)}")
         flat = self._cell.array.reshape(-1)
         index = _element_index(self, idx)
         new = flat.at[jnp.asarray(index)].set(jnp.asarray(value).astype(flat.dtype))

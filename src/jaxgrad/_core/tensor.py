@@ -41,6 +41,7 @@ from .storage import (
 )
 from .storage import is_contiguous as _is_contiguous
 from .tensor_repr import tensor_repr
+from .typename import public_path
 from .warn_once import warn_once
 
 SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
@@ -65,6 +66,7 @@ _UNDELETABLE = {"_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor ins
                 "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
 
 
+@public_path("jaxgrad")
 class Size(tuple):
     """A tensor's shape: a tuple that prints like torch's ``Size``.
 
@@ -103,6 +105,7 @@ class Size(tuple):
 _OWN_DTYPE = object()  # a leaf's grad_dtype before it is set: the tensor's own dtype
 
 
+@public_path("jaxgrad")  # printed as torch prints its own: <class 'jaxgrad.Tensor'>
 class Tensor:
     """A multi-dimensional array with PyTorch's autograd semantics, backed by JAX.
 

@@ -30,7 +30,7 @@ import jax.numpy as jnp
 
 from .._core import anomaly as _anomaly
 from .._core.caches import Memo
-from .._core.dtypes import type_name
+from .._core.dtypes import legacy_type_name
 from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import is_grad_enabled, set_grad_enabled
 from .._core.graph import (
@@ -45,7 +45,7 @@ from .._core.graph import (
 )
 from .._core.tensor import Size, Tensor
 from .._core.tracing import call_user_hook
-from .._core.typename import type_name as python_type_name
+from .._core.typename import type_name
 from .._core.warn_once import warn_once
 from .._ops import elementwise as E
 from .._ops import reductions as R
@@ -103,11 +103,12 @@ def check_hook_result(hook: Callable, old: Tensor | None, new: Any) -> Tensor:
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(new, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{python_type_name(new)}'")
+        raise TypeError(f"expected Variable, but hook returned '{type_name(new)}'")
     name = hook_name(hook)
     if new.dtype is not old.dtype:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                           f"jaxgrad.{type_name(old.dtype)} got jaxgrad.{type_name(new.dtype)})")
+                           f"jaxgrad.{legacy_type_name(old.dtype)} got "
+                           f"jaxgrad.{legacy_type_name(new.dtype)})")
     if tuple(new.shape) != tuple(old.shape):
         raise RuntimeError(f"hook '{name}' has changed the size of value")
     return new
@@ -117,7 +118,7 @@ def check_node_hook_result(hook: Callable, old: tuple, new: Any) -> list:
     """torch's checks on a Node hook's return value: a tuple as long as ``old`` whose tensors
     each pass :func:`check_hook_result` (None entries are kept as None)."""
     if not isinstance(new, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{python_type_name(new)}'")
+        raise TypeError(f"expected tuple, but hook returned '{type_name(new)}'")
     if len(new) != len(old):
         raise RuntimeError(f"hook '{hook_name(hook)}' has returned an incorrect number of values "
                            f"(got {len(new)}, but expected {len(old)})")

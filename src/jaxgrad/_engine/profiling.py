@@ -29,6 +29,8 @@ from typing import Any
 
 import jax
 
+from .._core.typename import public_path
+
 active: list[profile] = []  # the profiles recording now (module attribute: read on every op)
 _ids = itertools.count()
 BACKWARD_SCOPE, USER_SCOPE = 1, 7  # torch's RecordScope.BACKWARD_FUNCTION and USER_SCOPE
@@ -37,6 +39,7 @@ _stacks = threading.local()
 
 # --- events -----------------------------------------------------------------------------------
 
+@public_path("jaxgrad.autograd.profiler_util")
 class Interval:
     """A time range in microseconds (torch's ``profiler_util.Interval``).
 
@@ -45,7 +48,6 @@ class Interval:
     3.5
     """
 
-    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
 
     def __init__(self, start: float, end: float) -> None:
         self.start, self.end = start, end
@@ -113,6 +115,7 @@ class _TimeStrings:
         return _format_time(self.self_device_time_total)
 
 
+@public_path("jaxgrad.autograd.profiler_util")
 class FunctionEvent(_TimeStrings):
     """One recorded range: an op, a backward node, a Function forward or a user range.
 
@@ -126,7 +129,6 @@ class FunctionEvent(_TimeStrings):
     ('aten::mul', 15.0, '15.000us', -1)
     """
 
-    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
 
     def __init__(self, id: int, name: str, thread: int, start_us: float, end_us: float,
                  overload_name: str | None = None, fwd_thread: int | None = None,
@@ -206,6 +208,7 @@ class FunctionEvent(_TimeStrings):
                 f"is_legacy={self.is_legacy}>")
 
 
+@public_path("jaxgrad.autograd.profiler_util")
 class FunctionEventAvg(_TimeStrings):
     """Events with the same key (and input shapes, if grouped so) added up; the first event
     added gives the key and the descriptive fields.
@@ -218,7 +221,6 @@ class FunctionEventAvg(_TimeStrings):
     ('aten::mul', 2, 6.0, 3.0)
     """
 
-    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
 
     def __init__(self) -> None:
         self.key: str | None = None
@@ -277,6 +279,7 @@ class FunctionEventAvg(_TimeStrings):
                 f"{device}_memory_usage={self.device_memory_usage}>")
 
 
+@public_path("jaxgrad.autograd.profiler_util")
 class EventList(list):
     """A list of events that prints as torch's profiler table.
 
@@ -288,7 +291,6 @@ class EventList(list):
     (4.0, ['a', 'b'])
     """
 
-    __module__ = "jaxgrad.autograd.profiler_util"  # its public path, as torch prints it
 
     def __init__(self, *args: Any, use_device: str | None = None, profile_memory: bool = False,
                  with_flops: bool = False) -> None:
@@ -621,6 +623,7 @@ def record_node(name: str, seq: float, grads: list, run: Callable[[], Any]) -> A
 
 # --- public API ---------------------------------------------------------------------------------
 
+@public_path("jaxgrad.autograd.profiler")
 class record_function(ContextDecorator):
     """A user-named range in the profile, as a context manager or a decorator.
 
@@ -634,7 +637,6 @@ class record_function(ContextDecorator):
     ['my_block', 'aten::mul']
     """
 
-    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
 
     def __init__(self, name: str, args: str | None = None) -> None:
         self.name, self.args = name, args
@@ -651,6 +653,7 @@ class record_function(ContextDecorator):
             self._range = None
 
 
+@public_path("jaxgrad.autograd.profiler")
 class profile:
     """Record ops, backward nodes and ``record_function`` ranges with their CPU times.
 
@@ -665,7 +668,6 @@ class profile:
     ['aten::mul', 'aten::sum', 'autograd::engine::evaluate_function: SumBackward0']
     """
 
-    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
 
     def __init__(self, enabled: bool = True, *, use_cuda: bool = False,
                  use_device: str | None = None, record_shapes: bool = False,
@@ -800,6 +802,7 @@ class _Emitter:
         """Emitters only annotate; the range's event is for profiles."""
 
 
+@public_path("jaxgrad.autograd.profiler")
 class emit_itt(_Emitter):
     """Mark every op, backward node and ``record_function`` range as a named range of the
     ``jax.profiler`` trace (torch marks them for Intel VTune's ITT).
@@ -811,10 +814,10 @@ class emit_itt(_Emitter):
     True
     """
 
-    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
     _kind = "ITT"
 
 
+@public_path("jaxgrad.autograd.profiler")
 class emit_nvtx(_Emitter):
     """Mark every op, backward node and ``record_function`` range as a named range of the
     ``jax.profiler`` trace (torch emits them as NVTX ranges); needs a GPU, as torch's does.
@@ -825,7 +828,6 @@ class emit_nvtx(_Emitter):
     True
     """
 
-    __module__ = "jaxgrad.autograd.profiler"  # its public path, as torch prints it
     _kind = "NVTX"
 
     def _check_available(self) -> None:

@@ -61,12 +61,6 @@ def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
     return Tensor._make(array, requires_grad=requires_grad)
 
 
-def _arrays(tree: Any) -> Any:
-    """``tree`` with each tensor replaced by its array."""
-    leaves, spec = P.flatten(tree)
-    return P.unflatten([t._value if isinstance(t, Tensor) else t for t in leaves], spec)
-
-
 # --- argnums (torch's messages) --------------------------------------------------------------
 
 def _wrap_argnum(argnum: Any, n: int) -> int:
@@ -94,12 +88,6 @@ def _slice(args: tuple, argnums: argnums_t, as_tuple: bool) -> Any:
     if isinstance(argnums, int):
         return (args[argnums],) if as_tuple else args[argnums]
     return tuple(args[i] for i in argnums)
-
-
-def _replace(args: tuple, new: Any, argnums: argnums_t) -> tuple:
-    if isinstance(argnums, int):
-        return tuple(new if i == argnums else a for i, a in enumerate(args))
-    return tuple(new[argnums.index(i)] if i in argnums else a for i, a in enumerate(args))
 
 
 def _differentiable_leaves(tree: Any) -> tuple[list[Tensor], P.Spec]:

@@ -399,7 +399,7 @@ def _setitem_value(input: Tensor, value: Any) -> Any:
     kind = type(value).__name__
     if isinstance(value, (np.ndarray, np.generic)):
         kind = f"numpy.{kind}"
-    raise TypeError(f"can't assign a {kind} to a jaxgrad.{_dtypes.type_name(input.dtype)}")
+    raise TypeError(f"can't assign a {kind} to a jaxgrad.{_dtypes.legacy_type_name(input.dtype)}")
 
 
 def _copy_to(dst: Tensor, value: Any) -> None:

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 from .._core import dtypes as _dtypes
 from .._core.device import device as _device
 from .._core.tensor import Size, Tensor, as_subclass
+from .._core.typename import public_path
 from . import shapes
 from .creation import _nested_sizes, _sequence_array, _shape, _to_numpy
 from .creation import _place as _creation_place
@@ -81,6 +82,7 @@ def legacy_new(d: _dtypes.dtype | None, device_type: str | None, *args: Any,
     return _place(jnp.asarray(array, dtype=dtype.np), device, device_type)
 
 
+@public_path("jaxgrad")  # prints as torch's does: <class 'jaxgrad.tensortype'>
 class tensortype(type):
     """The type of the legacy typed tensor classes, as ``torch.tensortype``.
 
@@ -103,7 +105,6 @@ class tensortype(type):
         return f"<class '{cls.__module__}.{cls.__qualname__}'>"
 
 
-tensortype.__module__ = "jaxgrad"  # prints as torch's does: <class 'jaxgrad.tensortype'>
 
 LEGACY_DTYPES = (_dtypes.float32, _dtypes.float64, _dtypes.float16, _dtypes.bfloat16,
                  _dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64,
@@ -113,7 +114,7 @@ LEGACY_DTYPES = (_dtypes.float32, _dtypes.float64, _dtypes.float16, _dtypes.bflo
 def _make_types(module: str, is_cuda: bool) -> dict[str, tensortype]:
     types = {}
     for d in LEGACY_DTYPES:
-        name = _dtypes.type_name(d)
+        name = _dtypes.legacy_type_name(d)
         path = f"{module}.{name}"
         doc = (f"Legacy constructor of {d} tensors{' on the GPU' if is_cuda else ''}.\n\n"
                f"    >>> import jaxgrad\n    >>> {path}.dtype, {path}.is_cuda\n"
@@ -164,7 +165,7 @@ def type_string(t: Tensor) -> str:
     >>> type_string(jaxgrad.ones(1, dtype=jaxgrad.int64))
     'jaxgrad.LongTensor'
     """
-    return f"jaxgrad.{'cuda.' if t.is_cuda else ''}{_dtypes.type_name(t.dtype)}"
+    return f"jaxgrad.{'cuda.' if t.is_cuda else ''}{_dtypes.legacy_type_name(t.dtype)}"
 
 
 def resolve_type(spec: Any) -> tuple[_dtypes.dtype, str | None]:

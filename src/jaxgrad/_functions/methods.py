@@ -19,12 +19,9 @@ import numpy as np
 
 from .._core import device as _device_mod
 from .._core import dtypes as _dtypes
-from .._core import tensor as _tensor
-from .._core.graph import AccumulateGrad
 from .._core.placement import move
 from .._core.tensor import Tensor
 from .._engine.dispatch import regenerate_view_node
-from .._engine.engine import accumulate_grad_apply
 from .._engine.engine import backward as _backward
 from . import creation as _creation
 from . import indexing, linalg, pointwise, shapes
@@ -36,7 +33,7 @@ from .opgen import method_form
 
 def attach_tensor_methods() -> None:
     """Give ``Tensor`` its op methods: one per declared op with a method variant, plus the
-    hand-written ones below (and ``AccumulateGrad`` the engine's ``apply``).
+    hand-written ones below.
 
     >>> import jaxgrad
     >>> jaxgrad.tensor([0.0]).exp()
@@ -51,9 +48,6 @@ def attach_tensor_methods() -> None:
         if callable(value) and getattr(value, "__module__", "") == __name__:
             value.__name__, value.__qualname__ = name, f"Tensor.{name}"
             value.__module__ = "jaxgrad._core.tensor"
-    AccumulateGrad.apply = accumulate_grad_apply
-    for cls in (Tensor, _tensor.Size, _dtypes.dtype, _device_mod.device):
-        cls.__module__ = "jaxgrad"  # printed as torch prints its own: <class 'jaxgrad.Tensor'>
 
 
 def _operator(fn: Callable, reflected: bool = False,

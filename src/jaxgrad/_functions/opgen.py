@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import linecache
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -415,5 +416,15 @@ def _row_impl(op: Op, name: str, inplace: bool) -> Callable:
                  "number_or_tensor": number_or_tensor, "broadcast_operands": broadcast_operands,
                  "require_tensors": require_tensors,
                  "check_inplace_broadcast": check_inplace_broadcast}
-    exec("\n".join(lines), namespace)
+    schema = _inplace_schema(op.schema) if inplace else op.schema
+    return _compile_generated("\n".join(lines) + "\n", name, schema, namespace)
+
+
+def _compile_generated(source: str, name: str, schema: Schema, namespace: dict) -> Callable:
+    """Compile a generated function under a file name that names its schema, with its source in
+    ``linecache``: a traceback through it reads ``File ".../opgen.py <generated: exp(Tensor self)
+    -> Tensor>", line 2, in exp`` followed by the generated line."""
+    filename = f"{__file__} <generated: {schema}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
     return namespace[name]

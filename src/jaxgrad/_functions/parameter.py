@@ -7,9 +7,11 @@ from typing import Any
 
 from .._core.tensor import Tensor, as_subclass
 from .._core.tensor_repr import tensor_repr
+from .._core.typename import public_path
 from .creation import empty
 
 
+@public_path("jaxgrad.nn.parameter")  # as torch prints it, and as pickles name it
 class Parameter(Tensor):
     """A Tensor that is a module parameter: a leaf sharing ``data``'s storage and version counter.
 
@@ -48,6 +50,7 @@ class Parameter(Tensor):
         return (_rebuild_parameter, (self.detach(), self.requires_grad, dict(self.__dict__)))
 
 
+@public_path("jaxgrad.nn.parameter")
 def _rebuild_parameter(data: Tensor, requires_grad: bool, state: dict) -> Parameter:
     """Unpickle a Parameter as torch does: over the rebuilt data, with its Python attributes."""
     param = Parameter(data, requires_grad)
@@ -65,6 +68,7 @@ class _BufferMeta(type):
         return super().__instancecheck__(instance)
 
 
+@public_path("jaxgrad.nn.parameter")
 class Buffer(Tensor, metaclass=_BufferMeta):
     """Marks a tensor as a buffer: assigned as a Module attribute, it is registered with
     ``register_buffer(name, t, persistent)``.
@@ -90,6 +94,3 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t._is_buffer = True
         return t
 
-
-# their public path, as torch prints them (and as pickles made before this module existed name them)
-Parameter.__module__ = Buffer.__module__ = _rebuild_parameter.__module__ = "jaxgrad.nn.parameter"

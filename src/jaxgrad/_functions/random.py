@@ -27,12 +27,14 @@ from .._core import dtypes as _dtypes
 from .._core.epoch import changed as structure_changed
 from .._core.jax_setup import in_x64_scope
 from .._core.tensor import Tensor
+from .._core.typename import public_path
 from .._engine.dispatch import apply, apply_inplace, check_overlap
 from .._engine.profiling import composite
 from .._ops._table import Op
 from .creation import _finish, _float_or, _size, requested_size
 
 
+@public_path("jaxgrad")
 class Generator:
     """A source of random numbers; split a fresh key for every draw.
 
@@ -43,7 +45,6 @@ class Generator:
     True
     """
 
-    __module__ = "jaxgrad"  # its public path, as torch prints it
     _jaxgrad_managed_attrs = True  # jaxgrad.compile: seeding records the change (_epoch)
 
     def __init__(self, device: Any = "cpu") -> None:

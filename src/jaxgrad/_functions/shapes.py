@@ -209,7 +209,7 @@ def _expanded_shape(input: Tensor, sizes: Sequence[int]) -> tuple[int, ...]:
     """The shape ``input.expand(*sizes)`` has (``-1`` keeps a dim), with torch's errors."""
     if len(sizes) < input.ndim:
         raise RuntimeError(
-            f"expand(jaxgrad.{_dtypes.type_name(input.dtype)}{{{list(input.shape)}}}, "
+            f"expand(jaxgrad.{_dtypes.legacy_type_name(input.dtype)}{{{list(input.shape)}}}, "
             f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
             f"or equal to the number of dimensions in the tensor ({input.ndim})")
     lead = len(sizes) - input.ndim

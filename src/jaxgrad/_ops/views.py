@@ -328,7 +328,6 @@ def _block_diag_grads(grad, in_shapes):
 
 
 UNFOLD = Op("unfold", "UnfoldBackward0", _unfold_fwd, grads={"self": _unfold_grad})
-AS_STRIDED_VIEW = _named(AS_STRIDED, "AsStridedBackward0")
 UNSQUEEZE_INPLACE = _named(UNSQUEEZE, "UnsqueezeBackward1")
 SQUEEZE_ALL_INPLACE = _named(SQUEEZE, "SqueezeBackward3")
 SQUEEZE_DIMS_INPLACE = _named(SQUEEZE, "SqueezeBackward5")
@@ -345,7 +344,6 @@ DIAG_EMBED = Op("diag_embed", "DiagEmbedBackward0", _diag_embed_fwd,
                 grads={"self": lambda grad, offset, dim1, dim2: jnp.diagonal(grad, offset, dim1,
                                                                              dim2)})
 DIAGONAL_COPY = _named(DIAGONAL, "DiagonalBackward0_copy")
-EXPAND_COPY = _named(EXPAND, "ExpandBackward0_copy")
 TRACE = Op("trace", "TraceBackward0", jnp.trace, grads={"self": _trace_grad})
 LINALG_CROSS = Op("linalg_cross", "LinalgCrossBackward0", _cross, inputs=("self", "other"),
                   grads={"self": lambda grad, other, dim: _cross(other, grad, dim),

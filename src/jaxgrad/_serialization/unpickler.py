@@ -27,6 +27,7 @@ from .._core.device import device as Device
 from .._core.jax_setup import host_to_device
 from .._core.storage import Layout, Storage, contiguous_strides
 from .._core.tensor import Size, Tensor, as_subclass
+from .._core.typename import public_path
 from .._functions.parameter import Parameter
 
 STORAGE_NAMES = {
@@ -327,6 +328,7 @@ def clear_safe_globals() -> None:
     _user_globals.clear()
 
 
+@public_path("jaxgrad.serialization")
 class safe_globals:
     """Within this context, :func:`add_safe_globals` of these globals.
 
@@ -338,7 +340,6 @@ class safe_globals:
     []
     """
 
-    __module__ = "jaxgrad.serialization"  # its public path, as torch prints it
 
     def __init__(self, safe_globals: list) -> None:
         self.safe_globals = list(safe_globals)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import warnings
 
 from .._core.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .._core.typename import public_path
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
 
 
+@public_path("jaxgrad.autograd.anomaly_mode")
 class detect_anomaly:
     """Within the block, anomaly mode is on: nodes record the forward traceback that made them
     (shown when their backward fails) and, with ``check_nan``, a backward node returning NaN
@@ -27,7 +29,6 @@ class detect_anomaly:
     Function 'SqrtBackward0' returned nan values in its 0th output.
     """
 
-    __module__ = "jaxgrad.autograd.anomaly_mode"  # its public path, as torch prints it
 
     def __init__(self, check_nan: bool = True) -> None:
         self.prev = is_anomaly_enabled()
@@ -43,6 +44,7 @@ class detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
+@public_path("jaxgrad.autograd.anomaly_mode")
 class set_detect_anomaly:
     """Set anomaly mode on or off now; used as a context manager, the previous setting comes
     back at the end of the block.
@@ -55,7 +57,6 @@ class set_detect_anomaly:
     False
     """
 
-    __module__ = "jaxgrad.autograd.anomaly_mode"  # its public path, as torch prints it
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = is_anomaly_enabled()
