@@ -1,9 +1,10 @@
-"""The package's imports form no cycle (DESIGN.md section 2: imports only point down).
+"""The package's layers (DESIGN.md section 2): private packages in one order, imports that only
+point down it, no cycle, no import inside a function or below a module's code.
 
 Every ``import`` in every module counts, at any nesting level (an import inside a function is
 still a dependency), except those under ``if TYPE_CHECKING:``. An import names its target module
-(``from . import _api`` -> ``jaxgrad._functions.api``; ``from ._tensor import Tensor`` ->
-``jaxgrad._core.tensor``); the implicit import of a parent package does not count.
+(``from .._functions import shapes`` -> ``jaxgrad._functions.shapes``; ``from .._core.tensor import
+Tensor`` -> ``jaxgrad._core.tensor``); the implicit import of a parent package does not count.
 """
 
 from __future__ import annotations
@@ -123,8 +124,10 @@ def test_the_finder_sees_a_cycle():
 
 def test_the_finder_reads_relative_and_nested_imports():
     graph = _graph()
-    assert "jaxgrad._core.tensor" in graph["jaxgrad._engine.dispatch"]  # from ._tensor import Tensor
-    assert "jaxgrad._functions.api" in graph["jaxgrad.nn.functional"]  # from .. import _api as A
+    # from .._core.tensor import Tensor
+    assert "jaxgrad._core.tensor" in graph["jaxgrad._engine.dispatch"]
+    # from .._functions import reductions
+    assert "jaxgrad._functions.reductions" in graph["jaxgrad.nn.functional"]
     assert "jaxgrad._ops._table" in graph["jaxgrad._ops.elementwise"]
 
 
@@ -142,4 +145,77 @@ def test_no_import_inside_a_function():
             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 offenders += [f"{_module_name(path)}:{node.lineno}" for node in ast.walk(fn)
                               if isinstance(node, ast.ImportFrom) and node.level]
+    assert not offenders, offenders
+
+
+# --- the package order -------------------------------------------------------------------------
+
+# Bottom to top: a module imports only from its own package or one below it. Everything else (the
+# public namespaces, ``__init__``, torch's ``_VF`` and the ``_stubgen`` tool) sits on top.
+PACKAGE_ORDER = ["_core", "_ops", "_engine", "_functions", "_func", "_autograd", "_compile",
+                 "_serialization"]
+TOP_LEVEL_PRIVATE = {"jaxgrad._VF", "jaxgrad._stubgen"}  # torch's name; a developer tool
+
+
+def _rank(module: str) -> int:
+    """The layer of ``module``: its package's place in PACKAGE_ORDER, or the top."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in PACKAGE_ORDER:
+        return PACKAGE_ORDER.index(parts[1])
+    return len(PACKAGE_ORDER)
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return [f"{module} -> {target}" for module, targets in sorted(graph.items())
+            for target in sorted(targets) if _rank(target) > _rank(module)]
+
+
+def test_the_order_check_sees_an_upward_import():
+    graph = {"jaxgrad._core.tensor": {"jaxgrad._engine.dispatch"},
+             "jaxgrad._engine.dispatch": {"jaxgrad._core.tensor", "jaxgrad.nn.parameter"},
+             "jaxgrad.nn.functional": {"jaxgrad._functions.shapes"}}
+    assert _upward_imports(graph) == ["jaxgrad._core.tensor -> jaxgrad._engine.dispatch",
+                                      "jaxgrad._engine.dispatch -> jaxgrad.nn.parameter"]
+
+
+def test_every_private_module_is_in_a_layer_package():
+    loose = [m for m in _graph() if m.count(".") == 1 and m.split(".")[1].startswith("_")
+             and m not in TOP_LEVEL_PRIVATE and m.split(".")[1] not in PACKAGE_ORDER]
+    assert not loose, f"private modules outside the layer packages: {loose}"
+    packages = {p.name for p in ROOT.iterdir() if p.is_dir() and p.name.startswith("_")
+                and (p / "__init__.py").exists()}
+    assert packages == set(PACKAGE_ORDER), packages ^ set(PACKAGE_ORDER)
+
+
+def test_imports_point_down_the_package_order():
+    """No module imports from a package above its own, nor into the public namespaces from below
+    (imports for type checking only are not counted)."""
+    upward = _upward_imports(_graph())
+    assert not upward, "upward imports: " + "; ".join(upward)
+
+
+def _code_before_imports(tree: ast.Module) -> list[int]:
+    """Lines of imports that come after a module's first statement that is not an import (its
+    docstring, ``__all__`` and ``if TYPE_CHECKING:`` blocks aside)."""
+    seen_code, late = False, []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if seen_code:
+                late.append(node.lineno)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        elif isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["__all__"]:
+            continue
+        else:
+            seen_code = True
+    return late
+
+
+def test_no_import_below_a_module_s_code():
+    """DESIGN.md: no import at the bottom of a file (no import order ``__init__`` must get right)."""
+    assert _code_before_imports(ast.parse("import a\nx = 1\nimport b\n")) == [3]
+    offenders = [f"{_module_name(p)}:{line}" for p in sorted(ROOT.rglob("*.py"))
+                 for line in _code_before_imports(ast.parse(p.read_text()))]
     assert not offenders, offenders

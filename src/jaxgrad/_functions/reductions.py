@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import return_types
 from .._core import dtypes as _dtypes
+from .._core import return_types
 from .._core.tensor import Tensor, _wrap_dim
 from .._core.typename import type_name
 from .._engine.dispatch import (

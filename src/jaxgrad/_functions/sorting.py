@@ -9,8 +9,8 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from .. import return_types
 from .._core import dtypes as _dtypes
+from .._core import return_types
 from .._core.tensor import Tensor, _wrap_dim
 from .._engine.dispatch import (
     apply,
