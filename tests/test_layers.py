@@ -126,8 +126,8 @@ def test_the_finder_reads_relative_and_nested_imports():
     graph = _graph()
     # from .._core.tensor import Tensor
     assert "jaxgrad._core.tensor" in graph["jaxgrad._engine.dispatch"]
-    # from .._functions import reductions
-    assert "jaxgrad._functions.reductions" in graph["jaxgrad.nn.functional"]
+    # from ..._functions import indexing, pointwise, reductions
+    assert "jaxgrad._functions.reductions" in graph["jaxgrad.nn._functional.losses"]
     assert "jaxgrad._ops._table" in graph["jaxgrad._ops.elementwise"]
 
 

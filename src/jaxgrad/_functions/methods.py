@@ -241,7 +241,7 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__abs__": lambda self: pointwise.abs(self),
     "__getitem__": indexing.getitem,
     "__setitem__": indexing.setitem,
-    # elementwise math (issue 10): torch's %, //, &, |, ^, ~ and their in-place forms
+    # torch's %, //, &, |, ^, ~ and their in-place forms
     "__mod__": _operator(pointwise.remainder),
     "__rmod__": _operator(pointwise.remainder, reflected=True),
     "__imod__": _operator(pointwise.remainder_),
@@ -269,7 +269,7 @@ _HAND_WRITTEN: dict[str, Any] = {
         self, mean, std, generator),
     "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _random.uniform_(
         self, a, b, generator),
-    # sampling (issue 10)
+    # in-place samplers
     "random_": _random_,
     "exponential_": lambda self, lambd=1.0, *, generator=None: _random.exponential_(
         self, lambd, generator=generator),

@@ -460,7 +460,7 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
     return _sampled_(_UNIFORM_, t, values)
 
 
-# --- sampling ops (issue 10): torch's in-place samplers, bernoulli, normal, multinomial -----------
+# --- sampling ops: torch's in-place samplers, bernoulli, normal, multinomial ----------------------
 # A sampler draws its values from a generator outside the kernel; the row only writes them (a
 # traced operand, so a new draw never compiles a new kernel) and records torch's node, whose
 # gradient is zero (derivatives.yaml: ``self: zeros_like(grad)``).

@@ -349,7 +349,7 @@ SIGN = Op("sign(Tensor self) -> Tensor", "SignBackward0", _sign,
 CAST = Op("to", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
           grads={"self": identity_grad})
 
-# --- elementwise math (issue 10) ----------------------------------------------------------------
+# --- rounding, special functions, remainders, logical and bitwise ops -----------------------------
 # Rounding, trigonometric and hyperbolic functions, special functions, remainders, logical and
 # bitwise ops. A dtype torch's CPU kernel has no loop for raises torch's NotImplementedError
 # when the forward is traced (``"floor_vml_cpu" not implemented for 'Bool'``).

@@ -165,8 +165,8 @@ INDEX_SELECT = Op("index_select", "IndexSelectBackward0", _index_select, inputs=
                   aux=("index",), grads={"self": _index_select_back}, grad_version=1)
 
 
-# --- reductions and indexing (issue 10): masked_select/masked_scatter, index_add/copy/fill,
-# take, scatter_reduce --------------------------------------------------------------------------
+# --- masked and indexed writes: masked_select/masked_scatter, index_add/copy/fill, take,
+# scatter_reduce --------------------------------------------------------------------------------
 
 def _masked_select(x, mask, _count):
     """The elements of ``x`` (broadcast with ``mask``) where ``mask`` holds; ``_count`` (how

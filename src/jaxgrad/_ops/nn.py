@@ -743,7 +743,7 @@ EMBEDDING = Op("embedding", "EmbeddingBackward0",
                lambda weight, indices, weight_sym_argsize_0, padding_idx: weight[indices],
                inputs=("weight",), aux=("indices",), grads={"weight": _embedding_grad})
 
-# --- nn round 2: recurrent cells, normalisation, activations, pooling, resampling ------------
+# --- recurrent cells, group/instance/rms norms, more activations, 1-D pooling, resampling ----
 
 
 # unsafe_split: split's outputs, not views for autograd, so that the RNN cells can apply

@@ -297,8 +297,8 @@ TOPK = Op("topk", "TopkBackward0", _topk, outputs=("values", "indices"), nondiff
 ARGSORT = Op("argsort", None, lambda x, dim, descending: _sort(x, dim, descending)[1])
 
 
-# --- reductions and indexing (issue 10): logsumexp, cumulative ops, median/kthvalue/mode,
-# nansum, var_mean/std_mean, aminmax, cdist ------------------------------------------------------
+# --- more reductions: logsumexp, cumulative ops, median/kthvalue/mode, nansum,
+# var_mean/std_mean, aminmax, cdist -------------------------------------------------------------
 
 def _logsumexp(x, dim, keepdim):
     if x.ndim == 0:

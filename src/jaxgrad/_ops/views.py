@@ -221,7 +221,7 @@ DIAGONAL = Op("diagonal", "DiagonalBackward0",
               grads={"self": _diagonal_grad})
 
 
-# --- shapes, views and copies (issue 10) ----------------------------------------------------------
+# --- unfold, as_strided, in-place views, flips, rolls, repeats, diagonals and their copies --------
 
 def unfold_geometry(layout: Layout, dimension: int, size: int, step: int) -> Layout:
     shape, strides = list(layout.shape), list(layout.strides)

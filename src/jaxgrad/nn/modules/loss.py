@@ -8,14 +8,15 @@ import warnings
 
 from ..._core.tensor import Tensor
 from .. import functional
+from .._functional.losses import _REDUCTIONS, _reduction
 from .module import Module
 
 
 def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
     """The ``reduction`` named by the deprecated ``size_average``/``reduce`` flags (with
     torch's deprecation warning)."""
-    code = functional._reduction("mean", size_average, reduce)
-    name = next(name for name, value in functional._REDUCTIONS.items() if value == code)
+    code = _reduction("mean", size_average, reduce)
+    name = next(name for name, value in _REDUCTIONS.items() if value == code)
     warnings.warn("size_average and reduce args will be deprecated, please use "
                   f"reduction='{name}' instead.", stacklevel=3)
     return name

@@ -1,0 +1,1 @@
+"""``jaxgrad.nn.functional`` by theme (the public module re-exports every function)."""

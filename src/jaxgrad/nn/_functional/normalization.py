@@ -1,0 +1,235 @@
+"""Normalisation and distances: batch_norm, layer_norm, group_norm, instance_norm,
+rms_norm, normalize, cosine_similarity, pairwise_distance.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Sequence
+
+import jax.numpy as jnp
+
+from ..._core.grad_mode import no_grad
+from ..._core.jax_setup import jit
+from ..._core.tensor import Tensor
+from ..._engine.dispatch import apply as _apply
+from ..._engine.dispatch import apply_inplace as _apply_inplace
+from ..._functions import arguments as _arguments
+from ..._functions import linalg as _linalg
+from ..._functions import pointwise, reductions
+from ..._functions import shapes as _shapes
+from ..._functions.opgen import tensor_args
+from ..._ops import nn as N
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise over all dims but the channel dim 1; training updates the running stats in
+    place (unbiased variance) without bumping their version, as torch's kernel does.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> rm, rv = jaxgrad.zeros(1), jaxgrad.ones(1)
+    >>> _ = F.batch_norm(jaxgrad.tensor([[1.0], [3.0]]), rm, rv, training=True)
+    >>> rm, rv
+    (tensor([0.2000]), tensor([1.1000]))
+    """
+    if training:
+        per_channel = math.prod(input.shape) // input.shape[1] if input.ndim > 1 else 1
+        if per_channel == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    out, mean, _ = _apply(N.NATIVE_BATCH_NORM, input, weight, bias,
+                         aux=(running_mean, running_var), training=bool(training),
+                         eps=float(eps))
+    if training and running_mean is not None and running_var is not None:
+        new_mean, new_var = _running_stats(running_mean._value, running_var._value, mean._value,
+                                           input._value, momentum)
+        running_mean._write(new_mean)
+        running_var._write(new_var)
+    return out
+
+
+@jit
+def _running_stats(running_mean, running_var, mean, input, momentum):
+    """torch's running-stat update, one XLA call per step: the batch variance is the unbiased
+    variance of ``input`` itself (recovering it from the saved 1/std would lose precision when
+    the std is small next to ``eps``), accumulated in double for float32 as torch's CPU kernel
+    does."""
+    acc = jnp.float64 if input.dtype in (jnp.float32, jnp.float64) else jnp.float32
+    batch_var = jnp.var(input.astype(acc), axis=(0, *range(2, input.ndim)), ddof=1)
+    return (((1 - momentum) * running_mean + momentum * mean).astype(running_mean.dtype),
+            ((1 - momentum) * running_var + momentum * batch_var).astype(running_var.dtype))
+
+
+@tensor_args
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.layer_norm(jaxgrad.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    out, _, _ = _apply(N.NATIVE_LAYER_NORM, input, weight, bias, normalized_shape=shape,
+                      eps=float(eps))
+    return out
+
+
+def _verify_per_channel(size: list, message: str) -> None:
+    if math.prod(size[:1] + size[2:]) == 1:
+        raise ValueError(message)
+
+
+@tensor_args
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each of ``num_groups`` groups of channels over the group's channels and the
+    spatial dims, then scale and shift per channel (``NativeGroupNormBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.group_norm(jaxgrad.tensor([[[1.0], [3.0], [0.0], [2.0]]]), 2).flatten()
+    tensor([-1.0000,  1.0000, -1.0000,  1.0000])
+    """
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    size = [n * c // num_groups, num_groups, *input.shape[2:]]
+    _verify_per_channel(size, "Expected more than 1 value per channel when training, got "
+                              f"input size {size}")
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    hxw = math.prod(input.shape[2:])
+    out, _, _ = _apply(N.NATIVE_GROUP_NORM, input, weight, bias, N=n, C=c, HxW=hxw,
+                       group=int(num_groups), eps=float(eps))
+    return out
+
+
+def _repeat_channels(t: Tensor | None, b: int) -> Tensor | None:
+    """A per-channel vector repeated once per sample (torch's ``repeat_if_defined``)."""
+    if t is None:
+        return None
+    return _shapes.repeat(t, b)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims: torch's batch norm of the
+    input viewed as one sample of N * C channels (``ViewBackward0`` of
+    ``NativeBatchNormBackward0``); running statistics are averaged over the samples.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.instance_norm(jaxgrad.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+    shape = (1, b * c, *input.shape[2:])
+    running = [_repeat_channels(t, b) for t in (running_mean, running_var)]
+    with no_grad():
+        running = [None if t is None else _shapes.clone(t) for t in running]
+    out = batch_norm(_shapes.view(_shapes.contiguous(input), shape), running[0], running[1],
+                     _repeat_channels(weight, b), _repeat_channels(bias, b), use_input_stats,
+                     momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for target, stats in zip((running_mean, running_var), running):
+                if target is not None:
+                    pointwise.copy_(target, reductions.mean(_shapes.view(stats, (b, c)), 0))
+    return _shapes.view(out, tuple(input.shape))
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """Divide by the root mean square over the trailing ``normalized_shape`` dims (``eps``
+    defaults to the dtype's machine epsilon), then scale by ``weight``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.rms_norm(jaxgrad.tensor([[3.0, -3.0]]), (2,))
+    tensor([[ 1., -1.]])
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
+                           f"{list(input.shape)}")
+    if eps is None:
+        eps = float(jnp.finfo(input._value.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    mean_square = reductions.mean(pointwise.pow(input, 2), dims, keepdim=True)
+    inv = pointwise.rsqrt(_apply_inplace(N.ADD_SCALAR, mean_square, aux=(eps,)))
+    out = pointwise.mul(input, inv)
+    return out if weight is None else pointwise.mul(out, weight)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.normalize(jaxgrad.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    denom = _shapes.expand(pointwise.clamp_min(_linalg.norm(input, p, dim, keepdim=True), eps),
+                           tuple(input.shape))
+    if out is None:
+        return pointwise.div(input, denom)
+    return pointwise.div(input, denom, out=out)
+
+
+@tensor_args
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped to ``eps``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.cosine_similarity(jaxgrad.tensor([[1.0, 0.0]]), jaxgrad.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    if tuple(x1.shape) != tuple(x2.shape):  # torch's expand_outplace: both, or neither
+        shape = _arguments.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = _shapes.expand(x1, shape), _shapes.expand(x2, shape)
+    norms = [_shapes.clone(_linalg.linalg_vector_norm(t, 2, [dim], True)) for t in (x1, x2)]
+    with no_grad():
+        for n in norms:
+            pointwise.clamp_(n, min=eps)
+    return reductions.sum(pointwise.mul(pointwise.div(x1, norms[0]), pointwise.div(x2, norms[1])),
+                          dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The p-norm of ``x1 - x2 + eps`` along the last dim (``NormBackward1``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.pairwise_distance(jaxgrad.tensor([[3.0, 4.0]]), jaxgrad.zeros(1, 2), eps=0.0)
+    tensor([5.])
+    """
+    last = builtins.max(x1.dim(), x2.dim()) - 1
+    diff = _apply(N.ADD_SCALAR, pointwise.sub(x1, x2), aux=(eps,))
+    return _apply(N.NORM_DIM, diff, ord=float(p), dim=(last,), keepdim=bool(keepdim),
+                  dtype=None)
