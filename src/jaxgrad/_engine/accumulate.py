@@ -13,7 +13,8 @@
 The leaf's post-accumulate-grad hooks run afterwards (the engine's ``accumulate_grad``).
 A gradient arriving on another device or sharding is first put where the leaf lives.
 The in-place copy and add go straight to the dispatcher, so they record and bump versions as
-``.copy_``/``.add_`` do (``CopyBackwards`` under ``create_graph``).
+``.copy_``/``.add_`` do (``CopyBackwards`` under ``create_graph``). Which gradients may be
+taken rather than copied: Note [Gradient ownership and stealing] below.
 """
 
 from __future__ import annotations
@@ -29,6 +30,28 @@ from .._core.tensor import Tensor
 from .._ops import elementwise as E
 from .._ops.views import CLONE
 from .dispatch import apply, apply_inplace
+
+# Note [Gradient ownership and stealing]
+# torch's AccumulateGrad does not copy a leaf's first gradient when it can take it: when the
+# engine holds the only reference to the gradient (its use_count is 1) and the gradient obeys the
+# leaf's layout contract (dense, with the leaf's strides), ``.grad`` becomes that very tensor's
+# storage, at that tensor's ``_version``; otherwise ``.grad`` is a copy (``_version`` 1:
+# ``new_empty_strided().copy_()``) or, for a leaf that is not dense, a contiguous clone (0). The
+# difference is observable: ``x.grad._version``, and whether a tensor a hook received and wrote
+# into later is ``x.grad``. Later gradients are summed into ``.grad`` in place.
+# jaxgrad has no use_count, so one backward's GraphTask (``_engine/engine.py``) tracks ownership:
+# - ``owned``: the gradients the engine made (a node's outputs, a sum of two buffers, a dtype
+#   cast), referenced by nothing outside the engine; only these may be stolen;
+# - ``shared``: owned gradients a tensor hook kept a reference to (``call_hook`` compares
+#   reference counts around the hook): torch's use_count is then 2, so they are copied;
+# - ``holders``: a gradient a node hands to several inputs sits in several input buffers, and only
+#   the last of them to run may steal it (``_only_holder``);
+# - ``views``: owned gradients that are views of another gradient (torch's ``sum_to`` over
+#   leading dims, ``cat``'s narrow): stealable, but never summed into in place, since their
+#   storage has a second owner.
+# What torch's formula returns, and so whether its gradient obeys the layout contract and at which
+# ``_version``, is a row's ``grad_layout`` and ``grad_version`` (``_ops/_table.py``). The compiled
+# backward makes the same decisions: it runs this engine code over a shadow graph.
 
 
 def reset_grad(tensor, set_to_none: bool) -> None:
@@ -89,7 +112,8 @@ def with_strides(array, strides: tuple[int, ...]) -> Tensor:
 
 def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
                          stealable: bool = False) -> None:
-    """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``."""
+    """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``
+    (Note [Gradient ownership and stealing])."""
     grad = on_placement_of(grad, variable, create_graph)
     if variable._grad is None or create_graph:
         structure_changed()  # .grad becomes a new tensor

@@ -386,7 +386,8 @@ def _fused_forward(op: Op, skey: tuple, compute_dtype, out_dtype, views: tuple) 
 
 
 def _as_array(a: Any, compute_dtype) -> Any:
-    """What the jitted forward receives for one argument."""
+    """What the jitted forward receives for one argument (Note [Argument kinds] in
+    ``_ops/_schema.py``)."""
     if isinstance(a, Tensor):
         return a._value
     if compute_dtype is not None and isinstance(a, (int, float, complex)):
@@ -539,6 +540,28 @@ def save_outputs(node: OpNode, results: list) -> None:
 
 
 # --- views -----------------------------------------------------------------------------------
+#
+# Note [Views and CopySlices]
+# A view (``view``, ``t[0]``, ``transpose``, ``detach`` and ``.data`` for storage only) is a Tensor
+# whose ``_cell`` is its base's storage cell and whose ``_layout`` (shape, strides, offset) says
+# which elements it sees; it shares its base's version counter (``_vc``), so an in-place op on
+# either bumps the version both report, and a node that saved either sees the change. JAX arrays
+# are immutable: an in-place op on a view computes the base's new array (a scatter at the view's
+# layout) and writes it into the shared cell (``_write_view``); a view reads its array again
+# when the cell's ``generation`` moved (``Tensor._value``), or lazily, fused into the consuming
+# op's kernel (``apply_view``: ``Tensor._lazy``).
+# Autograd follows torch's rules for views:
+# - a view requires grad when its base does, even when made under no_grad; its ``_base`` is the
+#   root base and ``_creation_meta`` records how it was made (no_grad, inference mode, one of
+#   several outputs), which decides whether an in-place op on it is allowed (``check_inplace``);
+# - an in-place op on a view rebases the *base's* history: the base's grad_fn becomes a
+#   ``CopySlices`` node (``rebase_history``) that takes the gradient of the whole base, runs the
+#   in-place op's node on the view's slice of it (``AS_STRIDED`` at the view's layout) and
+#   scatters the result back (``AS_STRIDED_SCATTER``); its result is a fresh tensor at
+#   ``_version`` 2, as torch's ``new_empty_strided().copy_()`` and the slice's ``copy_``;
+# - other views of that base then get a regenerated grad_fn when next used
+#   (``regenerate_view_node``): torch's ``AsStridedBackward0``, or with view replay on the original
+#   view nodes replayed from the base (``_view_fn``).
 
 def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: Any) -> Tensor:
     """Run a view op: the result shares ``self``'s storage and version counter.
@@ -890,7 +913,8 @@ def rebase_history(tensor: Tensor, node: Node, output_nr: int) -> None:
 
 
 class CopySlices(Node):
-    """grad_fn of a base after an in-place op on one of its views (torch's CopySlices)."""
+    """grad_fn of a base after an in-place op on one of its views (torch's CopySlices; see
+    Note [Views and CopySlices])."""
 
     __slots__ = ("base_meta", "fn", "layout")
 

@@ -129,8 +129,8 @@ def call_hook(hook: Callable, args: tuple, kept: dict | None) -> Any:
     """``hook(*args)``; adds to ``kept`` (id -> tensor: kept alive, so ids stay unique) the
     argument tensors the hook held on to.
 
-    torch only steals or updates a gradient in place when nothing else references it (its
-    use_count); a hook that stores a gradient (or the tuple holding it) makes it shared.
+    A hook that stores a gradient (or the tuple holding it) makes it shared: see
+    Note [Gradient ownership and stealing] (``_engine/accumulate.py``).
     """
     if kept is None:
         return call_user_hook(hook, *args)
@@ -284,15 +284,10 @@ class GraphTask:
         self.needed: set[Node] | None = None
         self.captures: dict[Node, list] = {}
         self.captured: list = [None] * (len(outputs) if outputs else 0)
-        # Ownership: torch's AccumulateGrad steals a gradient (``.grad`` keeps its storage and
-        # version) only when nothing else references it and it is dense; otherwise it copies
-        # (version 1). ``owned`` maps id -> tensor for the gradients only the engine holds;
-        # ``shared`` holds ids of gradients a hook kept a reference to; ``views`` the ids of
-        # owned gradients that are views (torch's sum_to over leading dims): stealable, but
-        # never summed into in place (their storage has a second owner, the view's base).
+        # Note [Gradient ownership and stealing] (_engine/accumulate.py): id -> tensor of the
+        # gradients only the engine holds; id -> how many input buffers hold one (absent: one);
+        # the ids of those a hook kept, and of those that are views of another gradient
         self.owned: dict[int, Tensor] = {}
-        # id -> how many input buffers hold an owned gradient a node handed to several inputs
-        # (torch's use_count): the last of them to run may steal it (absent: one)
         self.holders: dict[int, int] = {}
         self.shared: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
         self.views: dict[int, Tensor] = {}  # id -> tensor (kept alive: ids stay unique)
@@ -524,7 +519,7 @@ class GraphTask:
 
     def _only_holder(self, grad: Tensor | None) -> bool:
         """Whether AccumulateGrad may steal ``grad``: the engine owns it and no other input
-        buffer still holds it (torch's use_count check)."""
+        buffer still holds it (Note [Gradient ownership and stealing])."""
         return (grad is not None and id(grad) in self.owned
                 and self.holders.get(id(grad), 1) <= 1)
 

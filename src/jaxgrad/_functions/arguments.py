@@ -38,7 +38,8 @@ def require_tensors(*values: Any) -> None:
 
 def scalar(x: Any) -> Any:
     """A ``Scalar`` argument (``alpha``, ``value``): a 0-d tensor that does not require grad
-    counts as its value, as in torch; anything else raises (the wrapper names it)."""
+    counts as its value, as in torch; anything else raises (the wrapper names it). It reaches the
+    kernel as a traced operand: Note [Argument kinds] (``_ops/_schema.py``)."""
     if isinstance(x, Tensor):
         if x.ndim or x.requires_grad:
             raise TypeError(f"expected a number, not {type_name(x)}")

@@ -11,6 +11,15 @@ value reaches XLA (see :attr:`Param.kind`):
 - everything else (``int``, ``int[]``, ``bool``, ``str``, ``ScalarType``, ``float``...): static,
   part of the kernel's cache key. ``Any`` stands for a parameter of one of torch's Python-level
   functions that takes several types (``norm``'s ``p``: a number or ``"fro"``).
+
+Note [Argument kinds]
+What an argument becomes is decided by its parameter's type here, and carried out in two steps:
+the public function (``_functions/opgen.py``, generated from the schema) normalises the value
+(``_functions/arguments.py``: ``scalar`` takes a number or a 0-d tensor without grad, as torch's
+parser does; ``number_or_tensor`` a number where torch takes it as a Tensor), and the dispatcher
+passes it to the jitted kernel (``_engine/dispatch.py``: ``_as_array``; a Python number becomes a
+device scalar of the op's compute dtype, never a constant of the kernel). Static arguments go
+into the kernel's cache key (``_ops/_table.py``: ``static_key``).
 """
 
 from __future__ import annotations

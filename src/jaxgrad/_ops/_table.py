@@ -90,9 +90,8 @@ class Op:
         init(self, "promote", promote)  # None | "common" | "float" (int inputs become float)
         init(self, "nondiff_outputs", nondiff_outputs)
         # what torch's formula returns: a fresh dense tensor, an "expand"ed (non-dense) view of
-        # grad, a "view" of grad, or "slices" of grad (cat's narrow: each a new view object, so
-        # AccumulateGrad may steal it); decides whether AccumulateGrad may steal it and whether
-        # the engine may sum into it in place (never into a view; see _engine)
+        # grad, a "view" of grad, or "slices" of grad (cat's narrow: each a new view object);
+        # Note [Gradient ownership and stealing] (_engine/accumulate.py)
         init(self, "grad_layout", grad_layout)
         # how many in-place writes torch's formula makes into the fresh tensor it returns (index's
         # index_put_ into zeros: 1; sort's zeros + scatter_: 2): the gradient's ``_version``
