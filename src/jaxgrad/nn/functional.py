@@ -99,23 +99,8 @@ from ._functional.pooling import pixel_unshuffle as pixel_unshuffle
 from ._functional.sparse import embedding as embedding
 from ._functional.sparse import one_hot as one_hot
 
-__all__ = [
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-    "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-    "conv_transpose2d", "cosine_embedding_loss", "cosine_similarity", "cross_entropy", "dropout",
-    "dropout1d", "dropout2d", "dropout3d", "elu", "elu_", "embedding", "gaussian_nll_loss", "gelu",
-    "glu", "group_norm", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
-    "hardtanh_", "hinge_embedding_loss", "huber_loss", "instance_norm", "interpolate", "kl_div",
-    "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid",
-    "margin_ranking_loss", "max_pool1d", "max_pool2d", "mish", "mse_loss",
-    "multi_head_attention_forward", "multilabel_soft_margin_loss", "nll_loss", "normalize",
-    "one_hot", "pad", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss",
-    "prelu", "relu", "relu6", "relu_", "rms_norm", "scaled_dot_product_attention", "selu",
-    "sigmoid", "silu", "smooth_l1_loss", "soft_margin_loss", "softmax", "softmin", "softplus",
-    "softshrink", "softsign", "tanh", "tanhshrink", "threshold", "threshold_",
-    "triplet_margin_loss"
-]
-
-for _name in __all__:  # shown where torch shows its own: <function jaxgrad.nn.functional.relu>
-    public_path(__name__)(globals()[_name])
+# shown where torch shows its own: <function jaxgrad.nn.functional.relu>
+for _function in [f for f in list(globals().values())
+                  if getattr(f, "__module__", "").startswith("jaxgrad.nn._functional.")
+                  and not f.__name__.startswith("_")]:
+    public_path(__name__)(_function)
