@@ -163,5 +163,5 @@ short = int16
 
 __version__ = "0.1.0"
 
-# torch's _foreach_* functions (_foreach_exp, _foreach_add_, ...), generated in ``_foreach``
+# torch's _foreach_* functions (_foreach_exp, _foreach_add_, ...), generated in ``foreach``
 globals().update(_foreach.FUNCTIONS)

@@ -2,8 +2,8 @@
 
 The step's Python runs once per *signature* with every tensor it reaches holding a JAX tracer;
 ``jax.jit`` turns what it computed into one executable, and later calls with the same signature
-run that executable only. The state outside the step is found by ``_compile_state.StateWalk``,
-passed in as inputs, and written back by the ``_compile_program.Program`` the trace recorded, so
+run that executable only. The state outside the step is found by ``state.StateWalk``,
+passed in as inputs, and written back by the ``program.Program`` the trace recorded, so
 parameters, ``.grad``, optimizer state, buffers, the RNG key and scheduler-set learning rates end
 each call as the eager step would leave them.
 

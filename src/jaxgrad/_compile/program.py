@@ -1,7 +1,7 @@
 """What a traced step did to its state, as a program that each compiled call replays.
 
 :func:`build` compares the walk made before a trace with the walk made after it (see
-``_compile_state``) and records, in terms of positions in a walk, which cells got new arrays,
+``state``) and records, in terms of positions in a walk, which cells got new arrays,
 how far each version counter moved, which tensors and containers the step created (a new
 ``.grad``, a momentum buffer, an optimizer's per-parameter state dict), and which entries it
 set or deleted. :meth:`Program.apply` replays that on the objects a later call's walk found,

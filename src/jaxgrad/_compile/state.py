@@ -17,13 +17,13 @@ functions' globals and closures, and tensors (their ``.grad`` and hooks). What i
 - everything else is *static*: part of the signature (shapes, dtypes, which ``.grad`` and state
   entries exist, ``training`` flags, hook identities, other Python values).
 
-After the trace a second walk compares the objects with the first; ``_compile_program`` turns the
+After the trace a second walk compares the objects with the first; ``program`` turns the
 differences into the write-back each call replays. Python state is restored after tracing, so a
 trace leaves no tracer behind.
 
 Repeated calls skip most of the walk (:class:`WalkMemo`): objects of classes that declare
 ``_jaxgrad_managed_attrs`` (tensors, modules, optimizers, schedulers, generators) change their
-structure only through jaxgrad's API, which moves ``_epoch.EPOCH``; every other object reached
+structure only through jaxgrad's API, which moves ``epoch.EPOCH``; every other object reached
 (the step's globals, param-group dicts, user objects) is re-checked by the identities it holds.
 """
 

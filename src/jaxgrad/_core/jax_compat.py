@@ -1,9 +1,9 @@
 """JAX functions that work on explicitly 64-bit arrays whether or not ``jax_enable_x64`` is on.
 
-jaxgrad does not enable JAX's global x64 mode (see ``_jax_setup``); it asks for ``float64``/
+jaxgrad does not enable JAX's global x64 mode (see ``jax_setup``); it asks for ``float64``/
 ``int64`` explicitly. A few JAX library functions build internal constants with JAX's default
 dtypes and then fail on such arrays when x64 is off (``jnp.argmax`` of float64, ``jnp.max`` of
-int64, ``jnp.roll``). jaxgrad's own kernels run with x64 enabled locally (``_jax_setup.jit``),
+int64, ``jnp.roll``). jaxgrad's own kernels run with x64 enabled locally (``jax_setup.jit``),
 where these work; inside a user's own ``jax.jit`` with x64 off they do not, so the core ops use
 these replacements, which compute the same results with every constant's dtype stated. They
 sit at the bottom layer: they import only jax and numpy.

@@ -1,4 +1,4 @@
-"""torch's ``repr`` for jaxgrad tensors: data text from ``_tensor_str`` plus torch's suffixes.
+"""torch's ``repr`` for jaxgrad tensors: data text from ``tensor_str`` plus torch's suffixes.
 
 While a forward-AD dual level exists, forward AD hands in how to find a tensor's tangent
 (:func:`show_tangents`), and a dual tensor prints it as torch does (``tangent=tensor(...)``).

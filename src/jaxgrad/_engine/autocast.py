@@ -3,7 +3,7 @@
 torch keeps autocast's switches per thread, per device type: whether it is on, the lower
 precision dtype, whether casts of leaf weights are cached, and how deeply ``autocast`` regions
 nest (the cache is cleared when the outermost one exits). ``cast_inputs`` is what the dispatcher
-(``_dispatch._apply``) calls for every op while any thread has autocast on (``active``): it casts
+(``dispatch._apply``) calls for every op while any thread has autocast on (``active``): it casts
 the op's floating-point tensor arguments as torch's autocast kernel for that op does. The policy
 is data: ``POLICIES`` maps a device type to ``{op name: kind}``, taken from torch 2.13's
 behaviour (on CPU, checked by running torch: see tests/test_autocast.py).
@@ -234,7 +234,7 @@ def autocast_call(name: str, fn: Callable, args: tuple, kwargs: dict, apply: Cal
     """Public op ``name`` (``matmul``, ``linear``, ``conv2d``...) called with ``args`` and
     ``kwargs`` under autocast, as torch's autocast kernel runs it: its tensor arguments (also
     inside lists: ``cat``) cast per its policy, then ``fn`` with the ops it is made of left
-    alone. The hook for the layer where public ops are called (``_opgen``'s forms)."""
+    alone. The hook for the layer where public ops are called (``opgen``'s forms)."""
     if name not in _LISTED or _state.excluded:
         return fn(*args, **kwargs)
     target = _target(name, (*args, *kwargs.values()))

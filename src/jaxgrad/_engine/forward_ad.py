@@ -16,7 +16,7 @@ mode history (forward-over-reverse); a row marked ``forward_ad=False`` (torch gi
 raises torch's NotImplementedError instead, and a row without formulas leaves tangents as they
 are. A view's tangent is the same view of its source's tangent; an in-place op writes the new
 tangent into the written tensor's tangent (which, for a view, is a view of its base's tangent:
-a base without one first gets zeros). ``_dispatch`` hands in its own
+a base without one first gets zeros). ``dispatch`` hands in its own
 entry points (a :class:`Dispatch`), as the engine hands itself to the compiled backward.
 """
 

@@ -1,8 +1,8 @@
 """``autograd.profiler``: per-op and per-node CPU times, torch's tables and Chrome traces.
 
-While a ``profile`` is active, ``_dispatch.apply`` reports every forward op (as
+While a ``profile`` is active, ``dispatch.apply`` reports every forward op (as
 ``aten::<op>``; a function torch implements as a composite op, ``composite``, one range
-around the ops it dispatches), ``_engine`` every backward node
+around the ops it dispatches), ``engine`` every backward node
 (``autograd::engine::evaluate_function: <Node>`` around ``<Node>``), ``Function.apply`` its
 forward (the class name) and ``record_function`` user ranges. Each op blocks on its results, so
 the times are real times of the XLA work, not of its asynchronous dispatch. The compiled

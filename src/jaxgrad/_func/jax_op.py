@@ -1,7 +1,7 @@
 """``jax_op``: any JAX function of arrays as a differentiable jaxgrad op.
 
 The function becomes an op-table row (``_ops._table.Op``) made for one call signature and run
-through the one choke point, ``_dispatch``, like every built-in op: its forward is one jitted
+through the one choke point, ``dispatch``, like every built-in op: its forward is one jitted
 call, its node is ``<CamelName>Backward`` (as torch names a custom ``Function``'s node) and
 saves every input with its version, its backward is the row's formula ``jax.vjp`` of the
 function, jitted and cached per signature, and under ``create_graph=True`` that backward runs as

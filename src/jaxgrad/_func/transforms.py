@@ -1,6 +1,6 @@
 """``torch.func``'s transforms on JAX's: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap.
 
-Each transform flattens its tensor arguments (torch's pytrees, ``_func_pytree``) to their JAX
+Each transform flattens its tensor arguments (torch's pytrees, ``torch_pytree``) to their JAX
 arrays, hands a function of arrays to ``jax.value_and_grad``/``jax.vjp``/``jax.jvp``/``jax.vmap``,
 and inside that function wraps the tracers as fresh jaxgrad tensors and calls the user's function
 (jaxgrad ops run on tracers). Results come back as tensors. Signatures, argument checks and error

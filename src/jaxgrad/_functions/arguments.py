@@ -2,7 +2,7 @@
 a Tensor or a Scalar, broadcasting checks with torch's messages, dims.
 
 A value that does not fit raises a bare ``TypeError`` here; the public function's wrapper
-(``_opgen``) then replaces it with torch's message naming the argument.
+(``opgen``) then replaces it with torch's message naming the argument.
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ An op is declared once, by its schema (torch's ``native_functions.yaml`` line):
   kernel's operands, ``Scalar`` ones its traced ``aux`` operands, the rest static arguments)
   and, with ``inplace``, its ``exp_``; ``out`` adds torch's ``out=`` to the function;
 - an op torch decomposes or whose arguments need normalising (``add``'s alpha, ``sum``'s dims,
-  ``matmul``) is written by hand in ``_api`` and declared with :func:`declare`.
+  ``matmul``) is written by hand in ``_functions`` and declared with :func:`declare`.
 
 Either way the op is registered here under its public name; ``jaxgrad/__init__`` exports the
-functions and ``_methods`` attaches the methods, both from :data:`DECLARED`. The argument-type
+functions and ``methods`` attaches the methods, both from :data:`DECLARED`. The argument-type
 error (``exp(): argument 'input' (position 1) must be Tensor, not int``) is worked out from the
 schema, and only after the call failed, so a correct call costs one extra frame: the generated
 wrapper knows whether it is the function or the method form, so no frame is inspected.
@@ -249,7 +249,7 @@ def function_form(decl: Declared) -> Callable:
 
 def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> Any:
     """``op(..., out=t)``: torch refuses it where autograd would record, else writes the result
-    into ``t`` (see ``_dispatch.write_out``) and returns ``t``."""
+    into ``t`` (see ``dispatch.write_out``) and returns ``t``."""
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
     if out is None:

@@ -114,7 +114,7 @@ class Op:
         # dim of size > 1 and stride 0: an ``expand``): "error" (its kernels' assert, the
         # default), "allow" (fill_ with a number, zero_: no check) or "warn" (masked_fill_,
         # index_fill_, index_put_: a deprecation warning, which the public function gives
-        # before its argument checks; see ``_dispatch.warn_expanded_write``)
+        # before its argument checks; see ``dispatch.warn_expanded_write``)
         if overlap not in ("error", "allow", "warn"):
             raise TypeError(f"overlap={overlap!r}: a row's overlap is error, allow or warn")
         init(self, "overlap", overlap)
