@@ -26,7 +26,7 @@ def _load_module() -> ModuleType:
 
         return _tensor_str
     except Exception:
-        path = pathlib.Path(__file__).resolve().parents[1] / "src" / "jaxgrad" / "_tensor_str.py"
+        path = pathlib.Path(__file__).resolve().parents[2] / "src" / "jaxgrad" / "_tensor_str.py"
         spec = importlib.util.spec_from_file_location("jaxgrad_tensor_str", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)

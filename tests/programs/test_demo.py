@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-DEMO = Path(__file__).resolve().parents[1] / "examples" / "train_mlp.py"
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "train_mlp.py"
 EPOCH_LINE = re.compile(r"\] epoch (\d+): loss ([\d.]+), test accuracy ([\d.]+)")
 STAT_LINE = re.compile(r"^\s+(\d+:\w+ .+?)\s+mean ([\d.]+)$", re.MULTILINE)
 

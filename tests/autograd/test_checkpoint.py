@@ -24,7 +24,7 @@ from differential import attempt, captured_warnings, ok, raises
 
 torch = pytest.importorskip("torch.utils.checkpoint") and pytest.importorskip("torch")
 
-NOTES = pathlib.Path(__file__).parent.parent / "functorch_notes" / "checkpoint.md"
+NOTES = pathlib.Path(__file__).resolve().parents[2] / "functorch_notes" / "checkpoint.md"
 
 
 def leaf(T, values):

@@ -5,7 +5,7 @@ each printed value at the moment it is printed (a tensor as its values, dtype,
 ``requires_grad`` and grad_fn name, which is what its printout shows). Typos in the posts
 (undefined variables, ``torch.ones_likes``) are fixed to the intended program; where a post
 demonstrates an error, the same error is checked. The nn.Module examples are transcribed as
-written too (a printed module is compared by its repr); tests/test_nn_hooks.py checks the
+written too (a printed module is compared by its repr); tests/nn/test_nn_hooks.py checks the
 same hooks more broadly.
 
 Test names: ``test_<seed number>_<section>``; the docstring names the seed file and section.

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-NOTES = sorted((pathlib.Path(__file__).parent.parent / "functorch_notes").glob("*.md"))
+NOTES = sorted((pathlib.Path(__file__).resolve().parents[2] / "functorch_notes").glob("*.md"))
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 

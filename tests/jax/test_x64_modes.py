@@ -20,7 +20,7 @@ import pytest
 import jaxgrad
 from differential import ok
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _child(code: str, **env: str) -> str:
@@ -86,8 +86,9 @@ def test_random_sampling_in_float64():
                                replacement=True, generator=g).dtype == jaxgrad.int64
 
 
-CORE_FILES = ["tests/test_ops.py", "tests/test_engine.py", "tests/test_hooks.py",
-              "tests/test_inplace_views.py", "tests/test_function.py", "tests/test_ops_pointwise.py"]
+CORE_FILES = ["tests/ops/test_ops.py", "tests/autograd/test_engine.py",
+              "tests/autograd/test_hooks.py", "tests/autograd/test_inplace_views.py",
+              "tests/autograd/test_function.py", "tests/ops/test_ops_pointwise.py"]
 
 
 @pytest.mark.skipif(os.environ.get("JAX_ENABLE_X64") == "1", reason="already the x64 run")

@@ -5,7 +5,7 @@ grad or not, non-leaves, views (also a no_grad view), 0-d and one-element tensor
 bool and inference tensors, under grad mode, no_grad and inference_mode: results, torch's
 errors ("Can't call numpy() on Tensor that requires grad...") and warnings.
 
-``float()`` of a tensor requiring grad warns once per process (tests/test_scalar_warning.py);
+``float()`` of a tensor requiring grad warns once per process (tests/core/test_scalar_warning.py);
 its warnings are left out here.
 """
 

@@ -121,10 +121,11 @@ def test_a_threaded_key_draws_inside_jit():
 
 
 def test_eight_devices_in_a_child_process():
-    here = pathlib.Path(__file__).parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
-               PYTHONPATH=str(here.parent / "src"), JAX_PLATFORMS="cpu")
-    done = subprocess.run([sys.executable, str(here / "devices_8cpu.py")], env=env,
+               PYTHONPATH=str(root / "src"), JAX_PLATFORMS="cpu")
+    script = root / "tests" / "support" / "devices_8cpu.py"
+    done = subprocess.run([sys.executable, str(script)], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-4000:]
     lines = done.stdout.splitlines()
