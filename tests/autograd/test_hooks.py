@@ -686,3 +686,29 @@ def test_node_hook_results_are_checked(name):
         return result, val(a.grad), val(b.grad)
 
     ok(program)
+
+
+# --- _backward_hooks ------------------------------------------------------------------------------
+
+def test_backward_hooks_dict_is_an_ordered_dict_as_printed_by_seed_002():
+    """Seed 002 In[12] prints ``z._backward_hooks``: torch shows ``OrderedDict([(id, fn)])``
+    (retain_grad is not in it since torch 2.0), not a dict type of its own."""
+
+    def program(T):
+        def hook_fn(grad):
+            return None
+
+        x = leaf(T, [1.0, 2.0])
+        z = x * 2
+        z.retain_grad()
+        handle = z.register_hook(hook_fn)
+        z.retain_grad()
+        x_handle = x.register_hook(hook_fn)
+        # the function first: a handle id such as 3 also occurs inside addresses
+        shown = [repr(t._backward_hooks).replace(repr(hook_fn), "FN").replace(f"({h.id}, ", "(ID, ")
+                 for t, h in ((z, handle), (x, x_handle))]
+        handle.remove()
+        x_handle.remove()
+        return shown, repr(z._backward_hooks), type(x._backward_hooks).__name__
+
+    ok(program)

@@ -155,3 +155,155 @@ def test_version_counter_of_inference_tensors():
         return inside, version(t), version(t[0]), normal._version
 
     ok(program)
+
+
+# --- grad mode inside inference mode --------------------------------------------------------------
+# Inference mode keeps autograd off whatever the grad mode says: inside ``inference_mode`` an
+# ``enable_grad`` (or ``set_grad_enabled(True)``) block reports ``is_grad_enabled() == True`` but
+# records nothing (torch's InferenceMode excludes the autograd dispatch key), and leaving the
+# blocks restores both modes.
+
+def test_enable_grad_inside_inference_mode_records_nothing():
+    def program(T):
+        with T.inference_mode():
+            before = T.is_grad_enabled()
+            with T.enable_grad():
+                inside = T.is_grad_enabled(), T.is_inference_mode_enabled()
+                x = T.ones(2, requires_grad=True)
+                y = x * 2
+                z = T.ones(2) * x
+            after = T.is_grad_enabled()
+        return (before, inside, after, T.is_grad_enabled(), T.is_inference_mode_enabled(),
+                x.requires_grad, x.is_inference(), y.requires_grad, y.grad_fn, y.is_inference(),
+                z.requires_grad, z.grad_fn)
+
+    ok(program)
+
+
+def test_set_grad_enabled_inside_inference_mode_records_nothing():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        with T.inference_mode():
+            with T.set_grad_enabled(True):
+                y = x * 2
+                mode = T.is_grad_enabled()
+
+            @T.enable_grad()
+            def f(t):
+                return t * 3, T.is_grad_enabled()
+
+            z, mode_f = f(x)
+        return mode, y.requires_grad, y.grad_fn, y.is_inference(), z.requires_grad, mode_f
+
+    ok(program)
+
+
+def test_inference_mode_false_inside_enable_grad_inside_inference_mode_records():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        with T.inference_mode(), T.enable_grad():
+            with T.inference_mode(False):
+                y = x * 2
+                modes = T.is_grad_enabled(), T.is_inference_mode_enabled()
+            w = x * 2
+        y.sum().backward()
+        return modes, y.requires_grad, y.grad_fn, x.grad, w.requires_grad, T.is_grad_enabled()
+
+    ok(program)
+
+
+def test_numpy_follows_grad_mode_inside_inference_mode():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        with T.inference_mode():
+            refused_off = attempt(lambda: x.numpy().tolist())
+            with T.enable_grad():
+                refused_on = attempt(lambda: x.numpy().tolist())
+        return refused_off, refused_on
+
+    ok(program)
+
+
+def test_backward_inside_inference_mode_with_enable_grad():
+    def program(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        with T.inference_mode(), T.enable_grad():
+            y.backward(create_graph=True)
+        return x.grad, x.grad.requires_grad, x.grad.grad_fn
+
+    ok(program)
+
+
+def test_inplace_on_leaf_inside_inference_mode_with_enable_grad():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        with T.inference_mode(), T.enable_grad():
+            r = attempt(lambda: x.add_(1))
+        return r if not isinstance(r, T.Tensor) else None, x, x._version, x.grad_fn, x.is_leaf
+
+    ok(program)
+
+
+# --- in-place ops on an inference tensor outside inference mode -----------------------------------
+# torch refuses them when the version counter is bumped, which is after the kernel wrote: the
+# tensor keeps the new values (or the new shape, for in-place view ops, ``resize_``, ``set_``)
+# and the error follows, with no history recorded.
+
+UPDATES = {
+    "add_": lambda T, k, x: k.add_(1),
+    "add_ requiring-grad other": lambda T, k, x: k.add_(x),
+    "mul_ requiring-grad other": lambda T, k, x: k.mul_(x),
+    "setitem": lambda T, k, x: k.__setitem__(0, 5.0),
+    "fill_": lambda T, k, x: k.fill_(7),
+    "zero_": lambda T, k, x: k.zero_(),
+    "copy_": lambda T, k, x: k.copy_(T.zeros(2, 3)),
+    "clamp_": lambda T, k, x: k.clamp_(max=0.5),
+    "through a view": lambda T, k, x: k[1:].add_(1),
+    "index_put_": lambda T, k, x: k.index_put_((T.tensor([0]),), T.tensor([9.0])),
+    "out=": lambda T, k, x: T.exp(T.zeros(2, 3), out=k),
+    "t_": lambda T, k, x: k.t_(),
+    "unsqueeze_": lambda T, k, x: k.unsqueeze_(0),
+    "transpose_": lambda T, k, x: k.transpose_(0, 1),
+    "as_strided_": lambda T, k, x: k.as_strided_((3,), (1,)),
+    "resize_": lambda T, k, x: k.resize_(3),
+    "set_": lambda T, k, x: k.set_(T.zeros(4)),
+}
+
+
+@pytest.mark.parametrize("name", UPDATES)
+def test_inplace_on_inference_tensor_writes_then_raises(name):
+    def program(T):
+        with T.inference_mode():
+            k = T.ones(2, 3)
+        x = T.full((2, 3), 2.0, requires_grad=True)
+        error = attempt(lambda: UPDATES[name](T, k, x))
+        # (values as a list: torch's clone of an inference tensor starts at _version 1)
+        return error, k.tolist(), tuple(k.shape), k.stride(), k.requires_grad, k.grad_fn is None
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", ["add_", "transpose_", "unsqueeze_", "resize_", "set_"])
+def test_inference_tensor_requiring_grad(name):
+    """A leaf inference tensor that requires grad: the leaf check refuses ``add_``/``set_``
+    first (nothing changes); in-place view ops and ``resize_`` change it, then raise."""
+    def program(T):
+        with T.inference_mode():
+            k = T.ones(1, 2, 3, requires_grad=True)
+        error = attempt(lambda: UPDATES[name](T, k, None))
+        return error, k.tolist(), tuple(k.shape), k.stride(), k.requires_grad
+
+    ok(program)
+
+
+def test_inplace_inside_inference_mode_and_on_a_clone_still_work():
+    def program(T):
+        with T.inference_mode():
+            k = T.ones(3)
+            k.add_(1).unsqueeze_(0)
+        c = k * 1
+        c.mul_(3)
+        return k.tolist(), c, c._version
+
+    ok(program)

@@ -446,3 +446,18 @@ def test_backward_hook_results_with_wrong_size_or_count(name):
 
     torch_result, _ = ok(program)
     assert isinstance(torch_result[0], Raised)
+
+
+# -- the hook dicts ----------------------------------------------------------------------------
+
+def test_module_hook_dicts_are_ordered_dicts():
+    def program(T):
+        m = T.nn.Linear(2, 2)
+        m.register_forward_hook(lambda *a: None)
+        m.register_forward_pre_hook(lambda *a: None)
+        m.register_full_backward_hook(lambda *a: None)
+        m.register_full_backward_pre_hook(lambda *a: None)
+        return [type(getattr(m, name)).__name__ for name in (
+            "_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")]
+
+    ok(program)
