@@ -178,3 +178,23 @@ def test_a_custom_functions_float64_gradient_is_cast_to_what_the_next_node_expec
         function.apply(wide).sum().backward()
         return direct, non_leaf, through, x.grad, wide.grad
     ok(program)
+
+
+def test_grad_dtype_get_set_and_assignment_checks():
+    def program(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        seen = [x.grad_dtype]
+        x.grad_dtype = T.float16
+        seen.append(x.grad_dtype)
+        seen.append(attempt(lambda: setattr(x, "grad", T.ones(2))))
+        x.grad_dtype = None
+        x.grad = T.ones(2, dtype=T.float64)
+        seen += [x.grad_dtype, x.grad.dtype]
+        seen.append(attempt(lambda: setattr(x, "grad_dtype", T.float16)))
+        seen.append(attempt(lambda: setattr(x, "grad_dtype", 3)))
+        y = x * 2
+        seen.append(attempt(lambda: y.grad_dtype))
+        seen.append(attempt(lambda: setattr(y, "grad_dtype", T.float16)))
+        seen.append(attempt(lambda: setattr(x, "grad", x)))
+        return seen
+    ok(program)

@@ -455,6 +455,44 @@ def test_inplace_on_unbind_output_raises():
     ok(program)
 
 
+def _strided_views(T):
+    """as_strided views reaching past their input's own elements, of non-contiguous inputs and
+    overlapping ones, each with its gradient into the leaf under the input's view."""
+    results = []
+    for make in (lambda base: base[2:6].as_strided((5,), (1,), 0),
+                 lambda base: base.view(3, 4).t().as_strided((3, 2), (1, 4), 1),
+                 lambda base: base[::2].as_strided((3, 3), (2, 1), 0),
+                 lambda base: base[4:].as_strided((2, 2), (1, 1), 2)):
+        leaf = T.arange(12.0, requires_grad=True)
+        view = make(leaf * 1)
+        (view * T.arange(1.0, view.numel() + 1).view(view.shape)).sum().backward()
+        results.append((view, view.stride(), view.storage_offset(), leaf.grad))
+    return results
+
+
+def test_as_strided_reaches_the_whole_storage():
+    ok(_strided_views)
+
+
+def test_in_place_on_an_as_strided_view_past_its_input():
+    def program(T):
+        leaf = T.arange(8.0, requires_grad=True)
+        base = leaf * 1
+        view = base[1:3].as_strided((4,), (2,), 0)
+        view.mul_(10)
+        base.pow(2).sum().backward()
+        return base, view, view._version, base._version, leaf.grad
+    ok(program)
+
+
+def test_copy_slices_name_is_torchs():
+    def program(T):
+        y = T.ones(3, requires_grad=True) * 1
+        y[0:1].mul_(2)
+        return y.grad_fn.name(), type(y.grad_fn).__name__
+    ok(program)
+
+
 # --- detach_ ------------------------------------------------------------------------------------
 
 def test_detach_inplace_on_nonleaf():

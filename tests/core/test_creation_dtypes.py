@@ -272,6 +272,14 @@ def test_legacy_tensor_sizes_is_uninitialised_but_shaped():
     same(program)
 
 
+def test_legacy_new():
+    def program(T):
+        x = T.zeros(2, dtype=T.float64)
+        return (x.new(2, 3).shape, x.new(2, 3).dtype, x.new([1, 2]), x.new().shape,
+                x.new(x.shape).dtype, x.new(x).data_ptr() == x.data_ptr())
+    ok(program)
+
+
 # --- factories --------------------------------------------------------------------------------------
 
 def _linspace(dtype: str, start: float, end: float, steps: int):
@@ -433,6 +441,19 @@ def test_from_numpy_every_dtype(dtype):
     same(program)
 
 
+def test_empty_strided_layout_and_grad_layout():
+    def program(T):
+        c = T.empty_strided((2, 2), (4, 2)).copy_(T.arange(4.0).reshape(2, 2))
+        c.requires_grad_()
+        (c * 2).sum().backward()
+        return c, c.stride(), c.storage_offset(), c.grad, c.grad.stride()
+    ok(program)
+
+
+def test_empty_strided_mismatch():
+    raises(lambda T: T.empty_strided((2, 2), (1,)))
+
+
 # --- random numbers ---------------------------------------------------------------------------------
 
 def test_manual_seed_reproducible_within_jaxgrad():
@@ -539,6 +560,23 @@ def test_randn_distribution_moments():
     assert abs(x.mean()) < 0.05 and abs(x.std() - 1) < 0.05
     u = jaxgrad.rand(20000, dtype=jaxgrad.float64).numpy()
     assert abs(u.mean() - 0.5) < 0.02 and u.min() >= 0 and u.max() < 1
+
+
+@pytest.mark.parametrize("factory", ["rand", "randn"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_sampling(factory, dtype):
+    ok(lambda T: (lambda t: (t.shape, t.dtype, t.requires_grad))(
+        getattr(T, factory)(3, dtype=getattr(T, dtype), requires_grad=True)))
+    ok(lambda T: (lambda t: (t.uniform_().dtype, t.normal_().dtype, t._version))(
+        T.zeros(2, dtype=getattr(T, dtype))))
+
+
+@pytest.mark.parametrize("call", range(5))
+def test_integral_sampling_raises(call):
+    raises(lambda T: [lambda: T.randn(2, dtype=T.int64), lambda: T.rand(2, dtype=T.int64),
+                      lambda: T.zeros(2, dtype=T.int64).normal_(),
+                      lambda: T.zeros(2, dtype=T.int64).uniform_(),
+                      lambda: T.randn(2, dtype=T.bool)][call]())
 
 
 # --- attributes and conversions ---------------------------------------------------------------------

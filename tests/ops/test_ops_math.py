@@ -518,6 +518,57 @@ def test_argument_errors():
     same(program)
 
 
+def test_nextafter_values_and_grads():
+    def program(T):
+        a = T.tensor([1.0, 2.0, 3.0, 0.0], requires_grad=True)
+        b = T.tensor([0.0, 2.0, 5.0, 0.0], requires_grad=True)
+        y = T.nextafter(a, b)
+        (y * T.tensor([3.0, 5.0, 7.0, 11.0])).sum().backward()
+        z = a.detach().clone().requires_grad_().clone()
+        z.nextafter_(T.tensor(0.0))
+        return y, val(a.grad), val(b.grad), z
+    ok(program)
+    raises(lambda T: T.nextafter(T.tensor([1, 2]), T.tensor([3, 4])))
+
+
+@pytest.mark.parametrize("base", ["zeros", "scalar zero", "scalar two"])
+def test_pow_gradient_of_exponent_at_zero_base(base):
+    def program(T):
+        b = T.tensor([-1.0, 0.0, 1.0], requires_grad=True)
+        if base == "zeros":
+            out = T.zeros(3) ** b
+        else:
+            out = (0 if base == "scalar zero" else 2) ** b
+        out.sum().backward()
+        return out, val(b.grad)
+    ok(program)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_atan2_gradient_is_zero_where_both_inputs_are_zero(create_graph):
+    def program(T):
+        x = T.tensor([0.0, 1.0, 0.0, -0.0], dtype=T.float64, requires_grad=True)
+        y = T.tensor([0.0, 0.0, 2.0, -0.0], dtype=T.float64, requires_grad=True)
+        gx, gy = T.autograd.grad(T.atan2(x, y).sum(), (x, y), create_graph=create_graph)
+        # (the double-backward node's name is the engine's business, not atan2's)
+        return gx.detach(), gy.detach(), gx.requires_grad
+    ok(program)
+
+
+@pytest.mark.parametrize("alias,target", [("greater", "gt"), ("greater_equal", "ge"),
+                                          ("less", "lt"), ("less_equal", "le"),
+                                          ("not_equal", "ne")])
+def test_comparison_aliases(alias, target):
+    def program(T):
+        x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        inplace = x.detach().clone()
+        getattr(inplace, alias + "_")(T.tensor([2.0, 2.0, 2.0]))
+        return (getattr(T, alias)(x, 2), getattr(x, alias)(T.tensor([3.0, 2.0, 1.0])),
+                inplace, inplace._version, getattr(T, alias).__name__,
+                hasattr(T, alias + "_"), getattr(T, alias)(x, 2).equal(getattr(T, target)(x, 2)))
+    ok(program)
+
+
 # --- broadcasting and dtypes with hypothesis ------------------------------------------------
 
 DIFFERENTIABLE = ["fmod", "remainder", "atan2", "hypot", "logaddexp", "logaddexp2", "xlogy",

@@ -7,10 +7,12 @@ scatter_reduce. Every case runs on torch and on jaxgrad (``differential.same``):
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
-from differential import distinct_leaf, next_functions, ok, raises, same
+from differential import attempt, distinct_leaf, next_functions, normalise, ok, raises, same, val
 
 torch = pytest.importorskip("torch")
 hypothesis = pytest.importorskip("hypothesis")
@@ -280,3 +282,125 @@ def test_jaxgrad_module_has_the_ops():
     assert [n for n in names if not hasattr(jaxgrad, n)] == []
     methods = ["cumprod_", "masked_scatter_", "index_add_", "index_copy_", "index_fill_", "scatter_reduce_", "index_put_"]
     assert [n for n in methods if not hasattr(jaxgrad.Tensor, n)] == []
+
+
+# --- scatter_reduce and index_reduce --------------------------------------------------------------
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_modes(reduce, include_self):
+    def program(T):
+        x = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float64, requires_grad=True)
+        src = T.tensor([[2.0, 2.0, 3.0, 1.0], [4.0, 1.0, 6.0, 3.0]], dtype=T.float64,
+                       requires_grad=True)
+        idx = T.tensor([[0, 1, 0, 2], [1, 1, 2, 0]])
+        y = x.scatter_reduce(1, idx, src, reduce, include_self=include_self)
+        (y * T.arange(6.0, dtype=T.float64).reshape(2, 3)).sum().backward()
+        z = x.detach().clone().scatter_reduce_(1, idx, src.detach(), reduce,
+                                               include_self=include_self)
+        return y, x.grad, src.grad, z
+
+    ok(program)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce_values_and_grads(reduce, include_self):
+    def program(T):
+        x = T.tensor([[1.0, -2.0], [3.0, 0.5], [2.0, 2.0]], dtype=T.float64,
+                     requires_grad=True)
+        src = T.tensor([[2.0, 3.0], [4.0, 2.0], [6.0, -7.0], [3.0, 1.0]], dtype=T.float64,
+                       requires_grad=True)
+        out = x.index_reduce(0, T.tensor([0, 2, 0, 0]), src, reduce, include_self=include_self)
+        (out * T.arange(1.0, 7.0, dtype=T.float64).reshape(3, 2)).sum().backward()
+        return out, val(x.grad), val(src.grad)
+    ok(program)
+
+
+def test_index_reduce_ties_share_gradient():
+    def program(T):
+        x = T.ones(2, 2, dtype=T.float64, requires_grad=True)
+        src = T.ones(2, 2, dtype=T.float64, requires_grad=True)
+        out = T.index_reduce(x, 1, T.tensor([1, 1]), src, "amax")
+        out.sum().backward()
+        return out, val(x.grad), val(src.grad)
+    ok(program)
+
+
+def test_index_reduce_inplace_and_integral_mean():
+    ok(lambda T: (T.tensor([1, 2, 3]).index_reduce(0, T.tensor([0, 0]), T.tensor([4, 5]),
+                                                    "mean"),
+                  (lambda t: (t.index_reduce_(0, T.tensor([1]), T.tensor([3.0]), "prod"),
+                              t._version))(T.ones(2))))
+
+
+@pytest.mark.parametrize("bad", range(6))
+def test_index_reduce_errors(bad):
+    def program(T):
+        x, s, i = T.ones(3, 2), T.ones(3, 2), T.tensor([0, 2, 0])
+        return [lambda: x.index_reduce(0, i, s, "sum"),
+                lambda: x.index_reduce(0, i.float(), s, "mean"),
+                lambda: x.index_reduce(0, i[:2], s, "mean"),
+                lambda: x.index_reduce(0, i, s.double(), "mean"),
+                lambda: x.index_reduce(0, i[None], s, "mean"),
+                lambda: x.index_reduce(0, T.tensor([0, 5, 0]), s, "mean")][bad]()
+    raises(program)
+
+
+def test_index_reduce_beta_warning():
+    import warnings
+
+    def messages(T):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            T.ones(2).index_reduce(0, T.tensor([0]), T.ones(1), "amax")
+        return [normalise(str(w.message)) for w in caught]
+    # a once-per-process warning: compare the text of the first one either library gave
+    torch_seen, jaxgrad_seen = messages(torch), messages(jaxgrad)
+    if torch_seen and jaxgrad_seen:
+        assert torch_seen == jaxgrad_seen
+
+
+# the double backward torch refuses: "prod" with repeated zeros
+
+@pytest.mark.parametrize("op", ["scatter_reduce", "index_reduce"])
+@pytest.mark.parametrize("src_values", [[0.0, 0.0], [0.0, 2.0], [3.0, 2.0]])
+def test_prod_gradient_of_repeated_zeros_is_not_differentiable_again(op, src_values):
+    def program(T):
+        inp = T.tensor([1.0], dtype=T.float64, requires_grad=True)
+        src = T.tensor(src_values, dtype=T.float64, requires_grad=True)
+        out = getattr(T, op)(inp, 0, T.tensor([0, 0]), src, "prod")
+        _, grad_src = T.autograd.grad(out.sum(), (inp, src), create_graph=True)
+        first = T.autograd.grad(getattr(T, op)(inp, 0, T.tensor([0, 0]), src, "prod").sum(),
+                                src)
+        second = attempt(lambda: [val(g) for g in T.autograd.grad(grad_src.sum(), src)])
+        return grad_src.grad_fn.name() == "torch::autograd::Error", first, second
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # index_reduce's beta warning
+        ok(program)
+
+
+# --- full reductions: ties and node names ---------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["min", "max", "median", "nanmedian"])
+@pytest.mark.parametrize("values", [[1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [float("nan")] * 3,
+                                    [1.0, float("nan"), float("nan")]])
+def test_full_reductions_share_gradient_among_ties(name, values):
+    def program(T):
+        x = T.tensor(values, requires_grad=True)
+        out = getattr(T, name)(x)
+        out.backward()
+        return out, val(x.grad)
+    ok(program)
+
+
+@pytest.mark.parametrize("call", range(8))
+def test_sum_mean_overload_node_names(call):
+    def program(T):
+        x = T.ones(2, 3, requires_grad=True)
+        out = [lambda: x.sum(), lambda: x.sum(dim=None), lambda: T.sum(x, None),
+               lambda: x.sum(None, True), lambda: x.sum(dim=[]), lambda: x.mean(dim=None),
+               lambda: x.mean(), lambda: x.sum(dtype=T.float64)][call]()
+        out.sum().backward()
+        return out, val(x.grad)
+    ok(program)

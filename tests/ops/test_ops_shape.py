@@ -823,20 +823,3 @@ def test_resize_bumps_a_saved_tensors_version():
         return w._version, attempt(lambda: out.sum().backward())
 
     ok(program)
-
-
-@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
-@pytest.mark.parametrize("include_self", [True, False])
-def test_scatter_reduce_modes(reduce, include_self):
-    def program(T):
-        x = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float64, requires_grad=True)
-        src = T.tensor([[2.0, 2.0, 3.0, 1.0], [4.0, 1.0, 6.0, 3.0]], dtype=T.float64,
-                       requires_grad=True)
-        idx = T.tensor([[0, 1, 0, 2], [1, 1, 2, 0]])
-        y = x.scatter_reduce(1, idx, src, reduce, include_self=include_self)
-        (y * T.arange(6.0, dtype=T.float64).reshape(2, 3)).sum().backward()
-        z = x.detach().clone().scatter_reduce_(1, idx, src.detach(), reduce,
-                                               include_self=include_self)
-        return y, x.grad, src.grad, z
-
-    ok(program)

@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import jaxgrad
-from differential import attempt, ok, same
+from differential import attempt, ok, raises, same, val
 from jaxgrad import _storage
 
 
@@ -80,3 +80,67 @@ def test_untyped_storage_counts_bytes_and_agrees_with_the_typed_one():
                 str(u.device), storage_of(x).untyped().nbytes(),
                 str(T.tensor([1.0, 2.0]).untyped_storage()).split("\n")[:-1])
     ok(prog)
+
+
+# --- data_ptr -------------------------------------------------------------------------------------
+
+def test_data_ptr_views_share_storage_address_plus_offset():
+    ok(lambda T: (lambda x: [x[1:].data_ptr() - x.data_ptr(), x[:, 2].data_ptr() - x.data_ptr(),
+                             x.detach().data_ptr() == x.data_ptr(),
+                             x.view(-1).data_ptr() == x.data_ptr(),
+                             x.clone().data_ptr() == x.data_ptr()])(T.zeros(3, 4)))
+
+
+def test_data_ptr_of_distinct_storages_differ():
+    ok(lambda T: len({T.zeros(2).data_ptr() for _ in range(1)} | {T.zeros(2).data_ptr()}) == 2)
+
+
+def test_data_ptr_same_dtype_type_keeps_storage():
+    ok(lambda T: (lambda y: y.data_ptr() == y.type(T.IntTensor).data_ptr())(
+        T.zeros(3, dtype=T.int32)))
+
+
+# --- set_ -----------------------------------------------------------------------------------------
+
+def test_set_takes_source_storage_and_layout():
+    def program(T):
+        base = T.arange(6.0)
+        t = T.zeros(2)
+        t.set_(base[1:])
+        before = (t.clone(), t._version, t.storage_offset(), t.data_ptr() - base.data_ptr())
+        base.add_(1)  # writes through the shared storage
+        return before, t.clone()
+    ok(program)
+
+
+def test_set_without_source_is_empty():
+    ok(lambda T: (lambda t: (t.set_(), t.shape, t._version))(T.ones(3)))
+
+
+def test_set_dtype_mismatch_and_leaf_errors():
+    raises(lambda T: T.zeros(2).set_(T.zeros(2, dtype=T.int64)))
+    raises(lambda T: T.zeros(2, requires_grad=True).set_(T.zeros(3)))
+
+
+def test_set_on_parameter_under_no_grad_then_backward():
+    def program(T):
+        p = T.nn.Parameter(T.ones(6, dtype=T.float64))
+        for _ in range(2):
+            with T.no_grad():
+                p.set_(p[1:])
+                p.grad = None
+            T.cat((p, p)).sum().backward()
+        return p.shape, val(p.grad)
+    ok(program)
+
+
+def test_set_gives_leaf_a_new_accumulator():
+    def program(T):
+        x = T.rand(2, requires_grad=True)
+        edge = T.autograd.graph.get_gradient_edge(x)
+        out = x.clone()
+        with T.no_grad():
+            x.set_(T.rand_like(x))
+        return (attempt(lambda: T.autograd.grad(out.sum(), x)),
+                T.autograd.grad(out.sum(), edge))
+    ok(program)
