@@ -14,7 +14,7 @@ from functools import partial
 import pytest
 
 import jaxgrad
-from differential import attempt, leaf, ok
+from differential import attempt, leaf, ok, val
 from jaxgrad._engine import GraphTask
 
 
@@ -160,6 +160,34 @@ def test_node_metadata_and_input_metadata():
         return (y.grad_fn.metadata is meta, dict(y.grad_fn.metadata), acc.metadata, inputs,
                 [(tuple(m.shape), m.dtype) for m in acc._input_metadata],
                 acc._sequence_nr(), y.grad_fn._sequence_nr() < (y * 1).grad_fn._sequence_nr())
+
+    ok(program)
+
+
+def test_calling_a_grad_fn_checks_its_arguments():
+    def program(T):
+        x = T.tensor([1.5], requires_grad=True)
+        y = x ** 2
+        acc = (x * 1).grad_fn.next_functions[0][0]
+        with T.no_grad():
+            right = y.grad_fn(T.ones(1))
+        return (attempt(lambda: y.grad_fn(x.detach(), x.detach())),
+                attempt(lambda: y.grad_fn()), attempt(lambda: y.grad_fn(3)),
+                attempt(lambda: acc()), val(right), y.grad_fn(None))
+
+    ok(program)
+
+
+def test_accumulate_grad_is_named_as_torchs_cpp_class():
+    """``name()`` of a leaf's AccumulateGrad is torch's C++ class name (hooks key on it)."""
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        acc = (x * 2).grad_fn.next_functions[0][0]
+        names = []
+        acc.register_prehook(lambda g: names.append(f"pre_{acc.name()}"))
+        acc.register_hook(lambda gi, go: names.append(f"post_{acc.name()}"))
+        (x * 2).sum().backward()
+        return acc.name(), type(acc).__name__, names
 
     ok(program)
 

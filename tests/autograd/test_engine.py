@@ -7,6 +7,8 @@ Programs record events (hook order, what each hook received) into lists and retu
 from __future__ import annotations
 
 import gc
+import sys
+import warnings
 import weakref
 
 import pytest
@@ -357,6 +359,47 @@ def test_create_graph_false_after_true_keeps_history_object():
         (x * 5).sum().backward()
         return g1.detach(), x.grad.detach(), g1 is x.grad, x.grad.requires_grad
 
+    ok(program)
+
+
+def test_backward_with_create_graph_warns_after_running_and_grad_does_not():
+    def program(T):
+        T.set_warn_always(True)
+        try:
+            log = []
+            b = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+            y = b * b
+            y.register_hook(lambda g: log.append("hook"))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                y.sum().backward(create_graph=True)
+                log.extend(str(w.message) for w in caught)
+            b.grad = None
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                T.autograd.grad((b * b).sum(), b, create_graph=True)
+                (b * 2).sum().backward()
+                log.append(attempt(lambda: T.ones(2).sum().backward(create_graph=True)))
+                log.extend(str(w.message) for w in caught)
+            b.grad = None
+            return log
+        finally:
+            T.set_warn_always(False)
+
+    ok(program)
+
+
+def test_create_graph_hands_an_unchanged_gradient_on_as_the_same_tensor():
+    """Under create_graph, add's (and clone's, sub's self) gradient is the incoming gradient
+    itself, as torch's formula returns ``grad``: no new node."""
+    def program(T):
+        x = T.ones(3, requires_grad=True)
+        a, b = x * 2, x * 3
+        v = T.ones(3, requires_grad=True) * 1
+        ga, gb = T.autograd.grad(a + b, (a, b), grad_outputs=v, create_graph=True)
+        sa, _ = T.autograd.grad(a - b, (a, b), grad_outputs=v, create_graph=True)
+        (gc,) = T.autograd.grad(a.clone(), a, grad_outputs=v, create_graph=True)
+        return ga is gb, ga is v, sa is v, gc is v, ga.grad_fn.name()
     ok(program)
 
 
@@ -1178,6 +1221,30 @@ def test_grad_version_after_node_posthook_replacement():
     ok(program)
 
 
+def test_gradient_from_a_node_pre_hook_is_stolen_by_accumulate_grad():
+    def program(T):
+        calls = []
+        tensor = T.ones(3, requires_grad=True)
+        acc = tensor.view_as(tensor).grad_fn.next_functions[0][0]
+
+        def acc_post_hook(grad_in, grad_out):
+            calls.append(("acc post", val(grad_out[0])))
+            tensor.grad = grad_out[0].mul(10)
+
+        def post_accumulate_hook(t):
+            calls.append("post acc")
+            t.grad.add_(0.5)
+
+        tensor.register_hook(lambda g: calls.append("tensor pre") or g.sub(2.0))
+        acc.register_prehook(lambda g: calls.append("acc pre") or (g[0].div(5.0),))
+        tensor.register_post_accumulate_grad_hook(post_accumulate_hook)
+        acc.register_hook(acc_post_hook)
+        tensor.sum().backward()
+        return calls, val(tensor.grad)
+
+    ok(program)
+
+
 # --- random graphs: order of hooks, values, accumulation ----------------------------------------
 
 _UNARY = ["sin", "tanh", "sigmoid", "half", "neg", "cos"]
@@ -1282,3 +1349,32 @@ def test_create_graph_true_retain_graph_false():
         return g.detach(), err, attempt(lambda: T.autograd.grad(g.sum(), x))
 
     ok(program)
+
+
+# --- reentrant backward ---------------------------------------------------------------------------
+
+def deep_reentrant(T, depth):
+    class DeepReentrant(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with T.enable_grad():
+                ctx.x = T.autograd.Variable(x.detach(), requires_grad=True) - 1
+            return ctx.x.detach()
+
+        @staticmethod
+        def backward(ctx, grad):
+            if ctx.x < 0:
+                return grad
+            with T.enable_grad():
+                DeepReentrant.apply(ctx.x).sum().backward()
+            return grad
+
+    v = T.tensor(float(depth), requires_grad=True)
+    DeepReentrant.apply(v).sum().backward()
+    return val(v.grad)
+
+
+def test_deep_reentrant_backward_does_not_exhaust_the_python_stack():
+    limit = sys.getrecursionlimit()
+    ok(lambda T: deep_reentrant(T, 500))  # about 10 Python frames a level: past the limit
+    assert sys.getrecursionlimit() == limit  # the room made for it is given back

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 import jaxgrad
-from differential import same
+from differential import ok, same, val
 from jaxgrad import _compiled_backward, _engine
 
 SRC = pathlib.Path(jaxgrad.__file__).parent
@@ -116,3 +116,21 @@ def test_engine_layers_point_down():
     assert "_engine" not in _imports("_compiled_backward")[0]
     assert "_engine" not in _imports("_accumulate")[0]
     assert "_api" not in _imports("_accumulate")[0]
+
+
+def test_set_multithreading_enabled_as_function_and_context_manager():
+    def program(T):
+        seen = [T.autograd.is_multithreading_enabled()]
+        with T.autograd.set_multithreading_enabled(False):
+            seen.append(T.autograd.is_multithreading_enabled())
+            T.autograd.set_multithreading_enabled(True)
+            seen.append(T.autograd.is_multithreading_enabled())
+        seen.append(T.autograd.is_multithreading_enabled())
+        T.autograd.set_multithreading_enabled(False)
+        seen.append(T.autograd.is_multithreading_enabled())
+        x = T.tensor([2.0], requires_grad=True)
+        (x * x).sum().backward()
+        T.autograd.set_multithreading_enabled(True)
+        return seen, val(x.grad), type(T.autograd.set_multithreading_enabled).__name__
+
+    ok(program)

@@ -504,6 +504,123 @@ def test_function_inside_a_larger_graph_with_create_graph():
     ok(program)
 
 
+def test_saved_variables_warns_and_returns_the_saved_tensors():
+    def program(T):
+        class Add(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return a + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                a, b = ctx.saved_variables
+                return grad * b, grad * a
+
+        a = T.tensor([1.0, 2.0], requires_grad=True)
+        b = T.tensor([3.0, 4.0], requires_grad=True)
+        Add.apply(a, b).sum().backward()
+        return val(a.grad), val(b.grad)
+
+    ok(program)
+    assert captured_warnings(program, torch) == captured_warnings(program, jaxgrad)
+
+
+def test_backward_and_vjp_both_defined_or_neither():
+    def program(T):
+        class Both(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+            @staticmethod
+            def vjp(ctx, grad):
+                return grad
+
+        class Neither(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+        class OnlyVjp(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def vjp(ctx, grad):
+                return grad * 3
+
+        x = T.ones(2, requires_grad=True)
+        only_vjp = T.ones(2, requires_grad=True)
+        OnlyVjp.apply(only_vjp).sum().backward()
+        return (attempt(lambda: Both.apply(x).sum().backward()),
+                attempt(lambda: Neither.apply(x).sum().backward()), val(only_vjp.grad))
+
+    ok(program)
+
+
+def test_function_vmap_default_raises():
+    def program(T):
+        class Square(T.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x ** 2
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(*inputs)
+
+        return (Square.generate_vmap_rule, hasattr(Square, "vmap"),
+                attempt(lambda: Square.vmap(None, (0,), T.ones(2))))
+
+    ok(program)
+
+
+def test_materialize_non_diff_grads_off_leaves_none():
+    def program(T):
+        seen = []
+
+        class Split(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, materialize):
+                first, second = x.clone(), x.clone()
+                ctx.mark_non_differentiable(second)
+                ctx._materialize_non_diff_grads = materialize
+                return first, second
+
+            @staticmethod
+            def backward(ctx, g0, g1):
+                seen.append((val(g0), val(g1)))
+                return g0 * 2, None
+
+        for materialize in (False, True):
+            a = T.tensor([1.0, 2.0], requires_grad=True)
+            Split.apply(a, materialize)[0].sum().backward()
+            seen.append(val(a.grad))
+        return seen
+
+    ok(program)
+
+
+def test_autograd_functions_resize_and_torch_attribute():
+    def program(T):
+        import importlib
+
+        functions = importlib.import_module(f"{T.__name__}.autograd._functions")
+        x = T.arange(4.0, requires_grad=True)
+        y = functions.Resize.apply(x, (2, 2))
+        y.sum().backward()
+        return (val(y), val(x.grad), attempt(lambda: functions.Resize.apply(x, (3,))),
+                T.autograd.torch is T)
+
+    ok(program)
+
+
 # --- JAX interop: a Function whose forward/backward are JAX code ------------------------------
 
 def test_function_wrapping_jax_code_matches_torch_composition():

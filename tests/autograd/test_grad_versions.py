@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import ok, same
+from differential import ok, same, val
 from jaxgrad import _engine
 
 CASES = {
@@ -110,4 +110,76 @@ def test_copy_slices_gradient_has_torchs_version(op):
             b.sum().backward()
             grads.append((x.grad, x.grad._version))
         return grads
+    ok(program)
+
+
+# --- one gradient handed to two leaves, or summed with a view of itself ---------------------------
+
+
+def test_a_gradient_handed_to_two_leaves_is_stolen_by_the_last_one_only():
+    """torch's AccumulateGrad steals a gradient only once nothing else holds it: of two leaves
+    a custom Function hands one tensor to, the first copies it, the second steals it; a
+    non-contiguous gradient (an expand) is copied by both."""
+
+    def program(T):
+        pointers = []
+
+        class Both(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                pointers.append(grad.data_ptr())
+                return grad, grad
+
+        class Expanded(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.size = x.size()
+                return T.tensor([1.0])
+
+            @staticmethod
+            def backward(ctx, grad):
+                return T.ones(1).expand(ctx.size)
+
+        a = T.ones(5, 6, requires_grad=True)
+        b = T.ones(5, 6, requires_grad=True)
+        out = []
+        def hooked():
+            w = b * 1
+            w.register_hook(lambda g: g * 1)
+            Both.apply(a, w)[1][0].backward()
+
+        def into_a_node_and_a_leaf():
+            Both.apply(a, b.exp())[1][0].backward()
+
+        def twice_to_one_leaf():
+            Both.apply(a, a)[1][0].backward()
+
+        for run in (lambda: Expanded.apply(Both.apply(a, b)).backward(),
+                    lambda: Both.apply(a, b)[1][0].backward(),
+                    lambda: (Both.apply(a, b) * 2)[1][0].backward(),
+                    hooked, into_a_node_and_a_leaf, twice_to_one_leaf):
+            a.grad = b.grad = None
+            run()
+            out.append([None if g is None else (g.data_ptr() == pointers[-1], g._version, val(g))
+                        for g in (a.grad, b.grad)])
+        return out
+
+    ok(program)
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: (x + x.mT) / 2, lambda x: x + x.mT, lambda x: (x + x.t()).exp(),
+    lambda x: x.exp() + x.mT.exp(), lambda x: (x + x.permute(1, 0)) * 3,
+    lambda x: (x + x.view(9).view(3, 3)) * 3, lambda x: x * x, lambda x: x + x])
+def test_a_gradient_summed_with_a_view_of_itself_is_summed_out_of_place(build):
+    """One gradient handed to a leaf and to a view node: the view node's output is a view of it
+    (torch's storage use_count is two), so the leaf's buffer is a new sum, stolen: version 0."""
+    def program(T):
+        x = T.ones(3, 3, dtype=T.float64, requires_grad=True)
+        build(x).sum().backward()
+        return x.grad, x.grad._version
     ok(program)

@@ -7,6 +7,8 @@ errors.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -911,5 +913,36 @@ def test_unsafe_preserve_version_counter():
             z = T.ones(1)
         seen.append(attempt(lambda: preserve(z)))
         return seen, x
+
+    ok(program)
+
+
+# --- no_grad views modified in place, detach_ of a saved input ------------------------------------
+
+def test_repr_of_a_no_grad_view_modified_in_place_and_volatile():
+    def program(T):
+        a = T.ones(1, requires_grad=True)
+        with T.no_grad():
+            b = a[:]
+            b *= 2
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            volatile = a.volatile
+        return repr(b), repr(a), volatile, [str(w.message) for w in caught]
+
+    ok(program)
+
+
+def test_saved_original_detached_in_place_raises_on_every_backward_path():
+    def program(T):
+        a = T.tensor(1.0, requires_grad=True).clone()
+        b = a.sin()  # saves its input, the original tensor
+        a.detach_()
+        raised = attempt(lambda: b.backward())
+        c = T.tensor(1.0, requires_grad=True).clone()
+        d = c.exp()  # saves its output: detaching the input is fine
+        c.detach_()
+        d.backward()
+        return raised, d.grad_fn is not None
 
     ok(program)

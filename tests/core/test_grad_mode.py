@@ -7,6 +7,7 @@ decorated generator functions. torch is the oracle.
 from __future__ import annotations
 
 import threading
+import warnings
 
 import pytest
 
@@ -247,6 +248,33 @@ def test_non_default_view_rebase_errors(case):
         h = x * 1
         result = attempt(lambda: VIEW_REBASE_PROGRAMS[case](T, h, x))
         return result, h._version, x.grad
+
+    ok(program)
+
+
+def test_grad_mode_decorating_a_class_warns_and_constructs_in_the_mode():
+    def program(T):
+        modes = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+
+            @T.no_grad()
+            class Built:
+                def __init__(self):
+                    modes.append(T.is_grad_enabled())
+
+                def method(self):
+                    modes.append(T.is_grad_enabled())
+
+            Built().method()
+
+            @T.enable_grad()
+            def function():
+                modes.append(T.is_grad_enabled())
+
+            with T.no_grad():
+                function()
+        return modes, [(w.category.__name__, str(w.message)) for w in caught]
 
     ok(program)
 
