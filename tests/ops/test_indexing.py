@@ -1,7 +1,6 @@
 """Indexing writes, differential against torch 2.13: index bounds (``index_put_`` and advanced
 indexing name the index's position among the defined indices, walking the broadcast elements in
-order), complex fill values, versions of ``t[False] = v``, uint8 masks, ``cumsum_`` and
-``cumprod_``."""
+order), complex fill values, versions of ``t[False] = v``, uint8 masks, ``put``/``put_``."""
 
 from __future__ import annotations
 
@@ -12,6 +11,8 @@ import pytest
 
 import jaxgrad
 from differential import captured_warnings, ok, raises, same, torch, val
+
+# --- index bounds ---------------------------------------------------------------------------------
 
 BOUNDS = {
     "put 5": lambda T: T.ones(3).index_put_((T.tensor([5]),), T.ones(1)),
@@ -49,6 +50,8 @@ def test_index_out_of_bounds(name):
     raises(BOUNDS[name])
 
 
+# --- index_fill_ with a complex value -------------------------------------------------------------
+
 def _filled_version(T):
     t = T.ones(3)
     with contextlib.suppress(RuntimeError):
@@ -76,6 +79,8 @@ def test_index_fill_complex_value_changes_nothing():
     ok(_filled_version)
     ok(lambda T: T.ones(3, dtype=T.complex64).index_fill_(0, T.tensor([0]), 1j))
 
+
+# --- the version of t[False] = v and other empty assignments --------------------------------------
 
 def _assigned(index, value=5.0, shape=(3,), requires_grad=False):
     def program(T):
@@ -119,6 +124,8 @@ def test_setitem_version(name):
 def test_setitem_false_still_checks_the_value():
     raises(_assigned(False, "a"))
 
+
+# --- uint8 masks ----------------------------------------------------------------------------------
 
 def _mask(T):
     return T.tensor([1, 0, 1], dtype=T.uint8)
@@ -172,80 +179,7 @@ def test_uint8_mask_gradient():
     ok(program)
 
 
-def _cumulative(op, make, *args, **kw):
-    def program(T):
-        t = make(T)
-        return getattr(t, op)(*args, **kw), t._version
-    return program
-
-
-def _float(T):
-    return T.tensor([1., 2., 3.])
-
-
-CUMULATIVE = {
-    "basic": (_float, 0),
-    "negative dim": (lambda T: T.tensor([[1., 2.], [3., 4.]]), -1),
-    "dim out of range": (_float, 1),
-    "0-dim": (lambda T: T.tensor(2.), 0),
-    "int32": (lambda T: T.tensor([1, 2, 3], dtype=T.int32), 0),
-    "int64": (lambda T: T.tensor([1, 2, 3]), 0),
-    "bool": (lambda T: T.tensor([True, True]), 0),
-    "dtype other": (_float, 0, {"dtype": "float64"}),
-    "dtype same": (_float, 0, {"dtype": "float32"}),
-    "int with float dtype": (lambda T: T.tensor([1, 2, 3]), 0, {"dtype": "float32"}),
-    "bool with dtype": (lambda T: T.tensor([True]), 0, {"dtype": "int64"}),
-    "dim out of range and dtype": (_float, 5, {"dtype": "float64"}),
-    "leaf requiring grad": (lambda T: T.tensor([1., 2.], requires_grad=True), 0,
-                            {"dtype": "float64"}),
-    "dim keyword": (_float, None, {"dim": 0}),
-    "dim name": (lambda T: T.ones(2, 3), "a"),
-}
-
-
-@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
-@pytest.mark.parametrize("name", CUMULATIVE)
-def test_cumulative_inplace(op, name):
-    make, dim, *kw = CUMULATIVE[name]
-    kw = dict(kw[0]) if kw else {}
-    args = () if dim is None else (dim,)
-
-    def program(T):
-        if "dtype" in kw:
-            kw["dtype"] = getattr(T, str(kw["dtype"]).split(".")[-1])
-        return _cumulative(op, make, *args, **kw)(T)
-    same(program)
-
-
-@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
-def test_cumulative_inplace_autograd(op):
-    def program(T):
-        x = T.tensor([1., 2., 3.], requires_grad=True)
-        y = x * 1
-        z = getattr(y, op)(0)
-        graph = (z is y, y._version, type(z.grad_fn).__name__,
-                 [type(n).__name__ for n, _ in z.grad_fn.next_functions])
-        (z * T.tensor([1., 2., 3.])).sum().backward()
-        return graph, z, val(x.grad)
-    ok(program)
-
-
-@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
-def test_cumulative_inplace_on_a_view(op):
-    def program(T):
-        x = T.tensor([1., 2., 3.], requires_grad=True)
-        base = x.clone()
-        view = base[1:]
-        getattr(view, op)(0)
-        base.sum().backward()
-        return base, view, base._version, val(x.grad)
-    ok(program)
-
-
-@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
-def test_cumulative_inplace_is_a_method_only(op):
-    same(lambda T: hasattr(T, op))
-
+# --- put, put_ ------------------------------------------------------------------------------------
 
 def _grid(T):
     return T.arange(6.).view(2, 3)
