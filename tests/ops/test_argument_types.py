@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import bug, raises, same
+import jaxgrad
+from differential import bug, distinct_leaf, raises, run_on_distinct_leaf, same, torch
 
 
 def _t(T):
@@ -198,3 +199,69 @@ def test_docstring_and_name_kept():
     assert jaxgrad.addcmul.__name__ == "addcmul"
     assert ">>> jaxgrad.addcmul" in jaxgrad.addcmul.__doc__
     assert "torch's graph" in jaxgrad.nn.functional.linear.__doc__
+
+
+# --- numpy's keyword names: axis=, keepdims=, x= --------------------------------------------------
+
+IDX = [[0, 3], [2, 2], [1, 0]]
+
+ALIASES = {
+    "sum_axis": lambda T, x: x.sum(axis=1),
+    "sum_axis_keepdims": lambda T, x: T.sum(x, axis=(0, 1), keepdims=True),
+    "sum_x": lambda T, x: T.sum(x=x),
+    "mean_keepdims": lambda T, x: x.mean(dim=0, keepdims=True),
+    "max_axis": lambda T, x: T.max(x, axis=1, keepdims=True),
+    "min_axis": lambda T, x: x.min(axis=0),
+    "amax_axis": lambda T, x: T.amax(x, axis=1),
+    "amin_keepdims": lambda T, x: x.amin(1, keepdims=True),
+    "std_axis": lambda T, x: x.std(axis=1, keepdims=True),
+    "var_axis": lambda T, x: T.var(x, axis=0),
+    "prod_axis": lambda T, x: x.prod(axis=1, keepdims=True),
+    "argmax_axis": lambda T, x: T.argmax(x, axis=1, keepdims=True),
+    "argmin_axis": lambda T, x: x.argmin(axis=0),
+    "all_axis": lambda T, x: T.all(x > 0, axis=1),
+    "any_axis": lambda T, x: (x > 0).any(axis=0, keepdims=True),
+    "cumsum_axis": lambda T, x: T.cumsum(x, axis=1),
+    "softmax_axis": lambda T, x: T.softmax(x, axis=1),
+    "log_softmax_axis": lambda T, x: x.log_softmax(axis=0),
+    "squeeze_axis": lambda T, x: x[None].squeeze(axis=0),
+    "unsqueeze_axis": lambda T, x: T.unsqueeze(x, axis=0),
+    "cat_axis": lambda T, x: T.cat([x, x], axis=1),
+    "stack_axis": lambda T, x: T.stack([x, x], axis=-1),
+    "unbind_axis": lambda T, x: T.unbind(x, axis=1)[2],
+    "chunk_axis": lambda T, x: x.chunk(2, axis=1)[1],
+    "select_axis": lambda T, x: x.select(axis=1, index=2),
+    "gather_axis": lambda T, x: x.gather(axis=1, index=T.tensor(IDX)),
+    "index_select_axis": lambda T, x: T.index_select(x, axis=0, index=T.tensor([2])),
+    "topk_axis": lambda T, x: x.topk(2, axis=0),
+    "sort_axis": lambda T, x: T.sort(x, axis=0),
+    "argsort_axis": lambda T, x: x.argsort(axis=0),
+    "add_x2": lambda T, x: T.add(x, x2=x),
+    "mul_x1": lambda T, x: T.mul(x1=x, other=x),
+    "axis_and_dim": lambda T, x: x.sum(dim=1, axis=1),
+    "keepdim_and_keepdims": lambda T, x: x.sum(1, keepdim=True, keepdims=True),
+}
+
+
+@pytest.mark.parametrize("case", list(ALIASES))
+def test_numpy_keyword_names_where_torch_takes_them(case):
+    same(lambda T: run_on_distinct_leaf(T, ALIASES[case]))
+
+
+NO_ALIASES = {
+    "norm_axis": lambda T, x: x.norm(axis=1),
+    "split_axis": lambda T, x: x.split(2, axis=1),
+    "softmax_keepdims": lambda T, x: x.softmax(dim=1, keepdims=True),
+    "cumsum_keepdims": lambda T, x: T.cumsum(x, 1, keepdims=True),
+    "transpose_axis": lambda T, x: x.transpose(axis=0),
+    "flatten_axis": lambda T, x: x.flatten(axis=0),
+}
+
+
+@pytest.mark.parametrize("case", list(NO_ALIASES))
+def test_no_numpy_keyword_names_where_torch_takes_none(case):
+    """torch's Python-level functions (norm, split) and parameters not named dim/keepdim take
+    no numpy names: a TypeError either way (torch's message lists its overloads)."""
+    for T in (torch, jaxgrad):
+        with pytest.raises(TypeError):
+            NO_ALIASES[case](T, distinct_leaf(T))

@@ -1,16 +1,37 @@
-"""Indexing writes, differential against torch 2.13: index bounds (``index_put_`` and advanced
-indexing name the index's position among the defined indices, walking the broadcast elements in
-order), complex fill values, versions of ``t[False] = v``, uint8 masks, ``put``/``put_``."""
+"""Indexing against torch 2.13: index bounds (``index_put_`` and advanced indexing name the
+index's position among the defined indices, walking the broadcast elements in order), complex
+fill values, versions of ``t[False] = v``, uint8 masks, ``put``/``put_``; gather, scatter,
+index_select and take_along_dim; reading and writing with Python sequences (lists, ranges,
+tuples, numpy arrays) and indexing a 0-dim tensor. Every case runs on torch and on jaxgrad
+(``differential.same``): values, grads, grad_fn graphs, versions, errors and warnings."""
 
 from __future__ import annotations
 
 import contextlib
 import warnings
 
+import numpy as np
 import pytest
 
 import jaxgrad
-from differential import captured_warnings, ok, raises, same, torch, val
+from differential import (
+    attempt,
+    captured_warnings,
+    distinct_leaf,
+    next_functions,
+    normalise,
+    ok,
+    raises,
+    run_on_distinct_leaf,
+    same,
+    torch,
+    val,
+    weighted_grads,
+)
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 # --- index bounds ---------------------------------------------------------------------------------
 
@@ -242,4 +263,265 @@ def test_put_gradcheck():
         s = T.tensor([5., 6., 7.], dtype=T.float64, requires_grad=True)
         index = T.tensor([0, 3, 0])
         return T.autograd.gradcheck(lambda a, s: T.put(a, index, s, accumulate=True), (a, s))
+    ok(program)
+
+
+# --- gather, scatter, index_select, take_along_dim ------------------------------------------------
+
+FAST = settings(max_examples=6, deadline=None, database=None)
+
+
+IDX = [[0, 3], [2, 2], [1, 0]]
+
+
+GATHER_SCATTER = {
+    "gather": lambda T, x: T.gather(x, 1, T.tensor(IDX)),
+    "gather_method_dim0": lambda T, x: x.gather(0, T.tensor([[2, 0, 1, 1]])),
+    "gather_smaller_index": lambda T, x: T.gather(x, 1, T.tensor([[1], [3]])),
+    "gather_int32": lambda T, x: T.gather(x, -1, T.tensor(IDX, dtype=T.int32)),
+    "gather_empty": lambda T, x: T.gather(x, 1, T.zeros(0, 2, dtype=T.int64)),
+    "gather_0d": lambda T, x: T.gather(x.sum(), 0, T.tensor([0, 0])),
+    "scatter_src": lambda T, x: T.scatter(x, 1, T.tensor([[0, 3], [2, 1], [1, 0]]), x[:, 2:] * 3),
+    "scatter_value": lambda T, x: T.scatter(x, 1, T.tensor(IDX), 2.5),
+    "scatter_value_kw": lambda T, x: x.scatter(1, T.tensor(IDX), value=-1.0),
+    "scatter_add": lambda T, x: T.scatter_add(x, 1, T.tensor(IDX), x[:, :2] * 3),
+    "scatter_add_method": lambda T, x: (x * 2).scatter_add(0, T.tensor([[0, 0, 2, 2]]), x[:1]),
+    "scatter_inplace": lambda T, x: (x * 1).scatter_(1, T.tensor(IDX), x[:, 1:3] ** 2),
+    "scatter_inplace_value": lambda T, x: (x * 1).scatter_(0, T.tensor([[1, 2]]), 0.0),
+    "scatter_add_inplace": lambda T, x: (x * 1).scatter_add_(1, T.tensor(IDX), x[:, :2]),
+    "scatter_reduce_add": lambda T, x: T.scatter(x, 1, T.tensor(IDX), 2.0, reduce="add")
+    .detach(),
+    "scatter_reduce_multiply": lambda T, x: (x * 1).scatter_(1, T.tensor(IDX), x[:, :2],
+                                                              reduce="multiply").detach(),
+    "index_select": lambda T, x: T.index_select(x, 1, T.tensor([3, 0, 0])),
+    "index_select_method_dim0": lambda T, x: x.index_select(0, T.tensor([2, 1])),
+    "index_select_0d_index": lambda T, x: x.index_select(-1, T.tensor(2)),
+    "index_select_empty": lambda T, x: x.index_select(1, T.tensor([], dtype=T.int64)),
+    "take_along_dim": lambda T, x: T.take_along_dim(x, T.tensor([[0], [2], [1]]), 1),
+    "take_along_dim_broadcast": lambda T, x: T.take_along_dim(x, T.tensor([[0, 3]]), dim=1),
+    "take_along_dim_argmax": lambda T, x: x.take_along_dim(x.argmax(0, keepdim=True), 0),
+    "take_along_dim_flat": lambda T, x: T.take_along_dim(x, T.tensor([1, 11, 5])),
+}
+
+
+@pytest.mark.parametrize("case", list(GATHER_SCATTER))
+def test_gather_scatter_family(case):
+    ok(lambda T: run_on_distinct_leaf(T, GATHER_SCATTER[case]))
+
+
+GATHER_SCATTER_ERRORS = {
+    "gather_dim": lambda T, x: T.gather(x, 2, T.tensor(IDX)),
+    "gather_index_dtype": lambda T, x: T.gather(x, 1, T.tensor(IDX, dtype=T.int16)),
+    "gather_float_index": lambda T, x: T.gather(x, 1, T.tensor(IDX, dtype=T.float32)),
+    "gather_ndim": lambda T, x: T.gather(x, 1, T.tensor([0, 1])),
+    "gather_size": lambda T, x: T.gather(x, 1, T.zeros(4, 1, dtype=T.int64)),
+    "gather_out_of_range": lambda T, x: T.gather(x, 1, T.tensor(IDX) + 2),
+    "gather_negative": lambda T, x: T.gather(x, 1, -T.ones(3, 1, dtype=T.int64)),
+    "gather_not_a_tensor": lambda T, x: T.gather(x, 1, IDX),
+    "scatter_dtype": lambda T, x: T.scatter(x, 1, T.tensor(IDX), T.ones(3, 2, dtype=T.float64)),
+    "scatter_index_dtype": lambda T, x: T.scatter(x, 1, T.tensor(IDX, dtype=T.float32), 1.0),
+    "scatter_ndim": lambda T, x: T.scatter(x, 1, T.tensor([0, 1]), 1.0),
+    "scatter_src_ndim": lambda T, x: T.scatter(x, 1, T.tensor(IDX), T.ones(3)),
+    "scatter_src_small": lambda T, x: T.scatter(x, 1, T.tensor(IDX), T.ones(3, 1)),
+    "scatter_self_small": lambda T, x: T.scatter(x, 1, T.zeros(4, 1, dtype=T.int64), 1.0),
+    "scatter_out_of_range": lambda T, x: T.scatter(x, 1, T.tensor(IDX) + 2, 1.0),
+    "scatter_bad_reduce": lambda T, x: T.scatter(x, 1, T.tensor(IDX), 1.0, reduce="mean"),
+    "scatter_reduce_backward": lambda T, x: T.scatter(
+        x, 1, T.tensor(IDX), 2.0, reduce="multiply").sum().backward(),
+    "scatter_reduce_inplace_backward": lambda T, x: (x * 1).scatter_(
+        1, T.tensor(IDX), x[:, :2], reduce="add").sum().backward(),
+    "scatter_src_larger_backward": lambda T, x: T.scatter(
+        x * 2, 0, T.tensor([[2, 0, 1]]), x[1:] ** 2).sum().backward(),
+    "scatter_add_src_larger_backward": lambda T, x: T.scatter_add(
+        x, 1, T.tensor([[2], [0]]), x * 2).sum().backward(),
+    "scatter_0d_tensor_value": lambda T, x: T.scatter(x, 1, T.tensor(IDX), T.tensor(5.0)),
+    "scatter_inplace_leaf": lambda T, x: x.scatter_(1, T.tensor(IDX), 1.0),
+    "scatter_add_dim": lambda T, x: T.scatter_add(x, 3, T.tensor(IDX), x),
+    "scatter_add_out_of_range": lambda T, x: T.scatter_add(x, 0, T.tensor([[3]]), x),
+    "index_select_2d_index": lambda T, x: T.index_select(x, 1, T.tensor([[0, 1]])),
+    "index_select_dtype": lambda T, x: T.index_select(x, 1, T.tensor([0.0])),
+    "index_select_out_of_range_dim0": lambda T, x: T.index_select(x, 0, T.tensor([0, 3])),
+    "index_select_out_of_range_dim1": lambda T, x: T.index_select(x, 1, T.tensor([0, 4])),
+    "index_select_scalar_many": lambda T, x: T.index_select(x.sum(), 0, T.tensor([0, 0])),
+    "take_along_dim_ndim": lambda T, x: T.take_along_dim(x, T.tensor([0]), 1),
+    "take_along_dim_dtype": lambda T, x: T.take_along_dim(x, T.tensor([[0]], dtype=T.int32), 1),
+    "take_along_dim_broadcast": lambda T, x: T.take_along_dim(x, T.tensor([[0], [1]]), 1),
+    "take_along_dim_noncontiguous": lambda T, x: T.take_along_dim(x.t(), T.tensor([1])),
+}
+
+
+@pytest.mark.parametrize("case", list(GATHER_SCATTER_ERRORS))
+def test_gather_scatter_errors(case):
+    def program(T):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return GATHER_SCATTER_ERRORS[case](T, distinct_leaf(T))
+
+    raises(program)
+
+
+def test_scatter_saves_what_torch_saves():
+    """An in-place change of the saved index makes backward fail as in torch; ``src`` is not
+    saved by scatter (its gradient only needs the index)."""
+
+    def program(T):
+        x, src = distinct_leaf(T), distinct_leaf(T, (3, 2))
+        index = T.tensor([[0, 1], [2, 3], [1, 0]])
+        out = T.scatter(x * 1, 1, index, src * 2)
+        src.data.mul_(0)
+        names = [n for n in ("_saved_dim", "_saved_index", "_saved_src", "_saved_self")
+                 if hasattr(out.grad_fn, n)]
+        index.add_(0)
+        return names, attempt(lambda: out.sum().backward())
+
+    same(program)
+
+
+_REDUCE_WARNING_SCRIPT = """
+import json, warnings
+import {lib} as T
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(2):
+        T.scatter(T.zeros(3, 4), 1, T.tensor([[0], [2], [1]]), T.ones(3, 1), reduce="add")
+        T.zeros(3, 4).scatter_(1, T.tensor([[0], [2], [1]]), 2.0, reduce="multiply")
+print(json.dumps([(w.category.__name__, w.filename, str(w.message)) for w in caught]))
+"""
+
+
+def test_scatter_with_tensor_src_and_reduce_warns_once_as_torch():
+    """torch's TORCH_WARN_ONCE about ``reduce=`` with a tensor ``src``: once per process (so in
+    fresh processes), pointing at the caller; a number ``value`` does not warn."""
+    import json
+    import subprocess
+    import sys
+
+    def warnings_of(lib):
+        done = subprocess.run([sys.executable, "-c", _REDUCE_WARNING_SCRIPT.format(lib=lib)],
+                              capture_output=True, text=True, check=True)
+        caught = json.loads(done.stdout.strip().splitlines()[-1])
+        return [(cls, where, normalise(message)) for cls, where, message in caught]
+
+    torch_warned = warnings_of("torch")
+    assert len(torch_warned) == 1
+    assert warnings_of("jaxgrad") == torch_warned
+
+
+def test_gather_scatter_out_variants():
+    def program(T):
+        x, out = distinct_leaf(T).detach(), T.empty(3, 2)
+        T.gather(x, 1, T.tensor(IDX), out=out)
+        out2 = T.zeros(3, 4)
+        T.scatter_add(x, 1, T.tensor(IDX), x, out=out2)
+        out3 = T.zeros(3, 2)
+        T.index_select(x, 1, T.tensor([0, 0]), out=out3)
+        return out, out2, out3, attempt(lambda: T.gather(distinct_leaf(T), 1, T.tensor(IDX), out=out))
+
+    ok(program)
+
+
+@FAST
+@given(shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), seed=st.integers(0, 2**31 - 1),
+       data=st.data())
+def test_gather_and_scatter_add_random_shapes(shape, seed, data):
+    rs = np.random.RandomState(seed)
+    dim = data.draw(st.integers(0, len(shape) - 1))
+    index_shape = [rs.randint(1, s + 1) if d != dim else rs.randint(1, 5)
+                   for d, s in enumerate(shape)]
+    index = rs.randint(0, shape[dim], size=index_shape)
+    values = rs.randn(*shape)
+    src = rs.randn(*index_shape)
+
+    def program(T):
+        x = T.tensor(values, requires_grad=True)
+        s = T.tensor(src, requires_grad=True)
+        g = T.gather(x, dim, T.tensor(index))
+        a = T.scatter_add(x, dim, T.tensor(index), s)
+        ((g * g).sum() + (a * a).sum()).backward()
+        return g, a, val(x.grad), val(s.grad)
+
+    ok(program)
+
+
+# --- indexing with Python sequences ---------------------------------------------------------------
+
+INDEXING = {
+    "range": lambda T, t: t[range(2)],
+    "range_step_pair": lambda T, t: t[range(0, 3, 2), range(2)],
+    "list": lambda T, t: t[[0, 2]],
+    "neg_list": lambda T, t: t[[-1, 0]],
+    "two_lists": lambda T, t: t[[0, 1], [1, 2]],
+    "tuple_of_ints": lambda T, t: t[(0, 1)],
+    "tuple_of_lists": lambda T, t: t[([0, 1], [1, 2])],
+    "nested_list_is_a_tuple": lambda T, t: t[[[0, 1], [2, 0]]],
+    "list_of_tuples": lambda T, t: t[[(0, 1), (1, 2)]],
+    "list_with_slice": lambda T, t: t[[0, slice(None)]],
+    "list_with_none": lambda T, t: t[[None, 1]],
+    "list_with_ellipsis": lambda T, t: t[[Ellipsis, 1]],
+    "list_with_tensor": lambda T, t: t[[T.tensor(1), 2]],
+    "list_in_tuple_with_tensor": lambda T, t: t[[T.tensor(1), 2], 0],
+    "bool_list": lambda T, t: t[[True, False, True]],
+    "bool_list_dim1": lambda T, t: t[:, [True, False, True, False]],
+    "bools_and_ints": lambda T, t: t[[True, 0]],
+    "float_list": lambda T, t: t[[0.0, 1.0]],
+    "empty_list": lambda T, t: t[[]],
+    "numpy_array": lambda T, t: t[np.array([0, 2])],
+    "numpy_2d_array": lambda T, t: t[np.array([[0, 1], [2, 0]])],
+    "slice_then_list": lambda T, t: t[1:, [0, 3]],
+    "none_then_list": lambda T, t: t[None, [0, 2]],
+    "ellipsis_then_list": lambda T, t: t[..., [0, 2]],
+    "list_none_list": lambda T, t: t[[0, 1], None, [1, 2]],
+    "list_then_int": lambda T, t: t[[0, 2], 1],
+    "int_then_list": lambda T, t: t[1, [0, 2]],
+    "broadcast_lists": lambda T, t: t[[[0], [2]], [[1, 3]]],
+    "long_list": lambda T, t: t[[i % 3 for i in range(40)]],
+    "out_of_range": lambda T, t: t[[0, 5]],
+    "bool_mask_shape": lambda T, t: t[[True, False]],
+}
+
+
+@pytest.mark.parametrize("case", list(INDEXING))
+def test_indexing_with_sequences(case):
+    def program(T):
+        t = T.arange(12.0).reshape(3, 4).requires_grad_()
+        out = INDEXING[case](T, t)
+        return out, next_functions(out.grad_fn), weighted_grads(T, out, t)
+
+    same(program)
+
+
+SETITEM = {
+    "list": lambda T, t: t.__setitem__([0, 2], T.tensor(1.5)),
+    "range": lambda T, t: t.__setitem__(range(2), -1.0),
+    "two_lists": lambda T, t: t.__setitem__(([0, 1], [1, 2]), T.tensor([7.0, 8.0])),
+    "nested_list": lambda T, t: t.__setitem__([[0, 1], [2, 0]], 3.0),
+    "list_with_slice": lambda T, t: t.__setitem__([1, slice(1, 3)], T.tensor([5.0, 6.0])),
+    "bool_list": lambda T, t: t.__setitem__([True, False, True], T.ones(4)),
+    "slice_and_list": lambda T, t: t.__setitem__((slice(None), [0, 3]), T.zeros(3, 2)),
+}
+
+
+@pytest.mark.parametrize("case", list(SETITEM))
+def test_setitem_with_sequences(case):
+    def program(T):
+        leaf = T.arange(12.0).reshape(3, 4).requires_grad_()
+        t = leaf * 1
+        SETITEM[case](T, t)
+        return t, next_functions(t.grad_fn), weighted_grads(T, t, leaf)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("index", [0, -1, 2, slice(None), slice(0, 1), (0,), None, Ellipsis])
+def test_indexing_a_zero_dim_tensor(index):
+    """torch's fast paths: a bare int or slice on a 0-dim tensor has its own errors."""
+
+    def program(T):
+        def assign():
+            t = T.tensor(1.0)
+            t[index] = 2.0
+            return t
+
+        return attempt(lambda: T.tensor(1.0)[index]), attempt(assign)
+
     ok(program)

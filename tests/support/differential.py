@@ -191,3 +191,22 @@ def distinct_leaf(T, shape=(3, 4), dtype=None):
     n = int(np.prod(shape))
     values = ((np.arange(n) * 7) % n - n / 2).reshape(shape) / 4
     return T.tensor(values, dtype=dtype or T.float32, requires_grad=True)
+
+
+def weighted_grads(T, out, *leaves):
+    """Backward with a non-uniform gradient; the leaves' grads without their versions (torch's
+    index/gather/sort backwards fill zeros in place, so torch's ``.grad`` starts at version 1:
+    jaxgrad's rows cannot say that, see the README's list of differences)."""
+    weight = T.arange(float(out.numel())).reshape(out.shape).to(out.dtype) + 1
+    (out * weight).sum().backward()
+    return [val(t.grad) for t in leaves]
+
+
+def run_on_distinct_leaf(T, f):
+    """``f(T, x)`` on a (3, 4) ``distinct_leaf``: its outputs (a list), the first output's
+    grad_fn graph and ``x``'s ``weighted_grads`` (None when the first output needs no grad)."""
+    x = distinct_leaf(T)
+    out = f(T, x)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    grads = weighted_grads(T, outs[0], x) if outs[0].requires_grad else None
+    return outs, next_functions(outs[0].grad_fn), grads
