@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import jaxgrad
+from differential import ok
 from jaxgrad import nn
 
 F = jaxgrad.nn.functional
@@ -373,6 +374,31 @@ def test_a_compiled_forward_leaves_unused_parameters_without_grad():
         fn(jaxgrad.ones(1, 3)).sum().backward()
     assert used.weight.grad is not None and unused.weight.grad is None
     assert used.weight.grad.tolist() == [[3.0] * 3] * 2  # 2 + 1 per call
+
+
+@pytest.mark.parametrize("case", ["vector_input", "view_argument", "view_of_batched_argument"])
+def test_compiled_module_results_that_are_views_or_take_views(case):
+    """``compile(Linear)`` on a 1-D input returns a view that keeps its history, and a view
+    argument requiring grad hands its gradient to the view's node, as eager torch does."""
+
+    def program(T):
+        model = T.nn.Linear(3, 2)
+        with T.no_grad():
+            model.weight.copy_(T.tensor([[1.0, -2.0, 0.5], [0.3, 0.2, -1.0]]))
+            model.bias.copy_(T.tensor([0.1, -0.1]))
+        compiled = T.compile(model) if T.__name__ == "jaxgrad" else model
+        x = T.tensor([0.2, 1.7, -1.0], requires_grad=True)
+        if case == "vector_input":
+            y = compiled(x)
+        elif case == "view_argument":
+            y = compiled(x[None])[0]
+        else:
+            x = T.tensor([[0.2, 1.7, -1.0], [1.0, 2.0, 3.0]], requires_grad=True)
+            y = compiled(x[1])
+        (y * T.tensor([1.0, 3.0])).sum().backward()
+        return y.detach(), y.requires_grad, x.grad, model.weight.grad, model.bias.grad
+
+    ok(program)
 
 
 def test_compile_a_module_and_module_arguments():

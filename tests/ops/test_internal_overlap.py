@@ -378,7 +378,8 @@ def test_in_place_on_the_sum_gradient_in_a_hook(name, leaf):
     ok(program)
 
 
-def test_the_seed_example_raises_in_both():
+def test_mul_in_a_hook_on_the_sum_gradient_raises_the_overlap_error():
+    """The seed posts' example: a tensor hook doubling ``sum``'s gradient in place."""
     def program(T):
         x = T.ones(3, requires_grad=True)
         z = x * 2
