@@ -6,7 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import captured_warnings, next_functions, normalise, ok, raises, same, val
+from differential import (
+    attempt,
+    captured_warnings,
+    next_functions,
+    normalise,
+    ok,
+    raises,
+    same,
+    val,
+)
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as TF  # noqa: E402
@@ -540,6 +549,43 @@ def test_implicit_softmax_dims_match_torch():
         return [F(T).softmax(T.tensor(a), _stacklevel=2) for a in arrays]
 
     same(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.one_hot(T.tensor([0, 3, 1])),
+    lambda T: T.nn.functional.one_hot(T.tensor([[0, 1], [2, 0]]), 5),
+    lambda T: T.nn.functional.one_hot(T.tensor(2)),
+    lambda T: T.nn.functional.one_hot(T.tensor([], dtype=T.int64), 3),
+    lambda T: T.nn.functional.one_hot(T.tensor([1.0])),
+    lambda T: T.nn.functional.one_hot(T.tensor([1, 2], dtype=T.int32)),
+    lambda T: T.nn.functional.one_hot(T.tensor([1, -1])),
+    lambda T: T.nn.functional.one_hot(T.tensor([1, 3]), 3),
+    lambda T: T.nn.functional.one_hot(T.tensor([], dtype=T.int64)),
+    lambda T: T.nn.functional.one_hot(T.tensor([1, 2]), -2),
+])
+def test_one_hot(call):
+    same(call)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32", "float32"),
+                                    ("float32", "float32", "float64"),
+                                    ("float32", "float64", "float64")])
+def test_linear_and_addmm_refuse_mixed_dtypes_as_torch(dtypes):
+    def program(T):
+        x, w, b = (T.ones(*s, dtype=getattr(T, d)) for s, d in zip(((2, 3), (4, 3), (4,)), dtypes))
+        return attempt(lambda: T.nn.functional.linear(x, w, b)), attempt(
+            lambda: T.addmm(b, x, w.t()))
+
+    ok(program)
+
+
+def test_linear_saves_addmm_scalars_as_torch():
+    def program(T):
+        x, w, b = (T.ones(*s, requires_grad=True) for s in ((2, 3), (4, 3), (4,)))
+        fn = T.nn.functional.linear(x, w, b).grad_fn
+        return type(fn).__name__, fn._saved_alpha, fn._saved_beta, fn._saved_mat1
+
+    ok(program)
 
 
 # --- dropout: the distribution, not torch's values ----------------------------------------------

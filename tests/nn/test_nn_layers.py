@@ -12,7 +12,16 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from differential import Raised, attempt, captured_warnings, next_functions, ok, raises, same
+from differential import (
+    Raised,
+    attempt,
+    captured_warnings,
+    grad_of,
+    next_functions,
+    ok,
+    raises,
+    same,
+)
 
 torch = pytest.importorskip("torch")
 import jaxgrad  # noqa: E402
@@ -514,6 +523,75 @@ def test_dropout_inplace_training():
     out = jaxgrad.nn.Dropout(0.5, inplace=True)(x)
     assert out is x and x._version == 1
     assert set(np.unique(np.asarray(x._value)).tolist()) == {0.0, 2.0}
+
+
+DROPOUTS = {"dropout1d": (3, 4, 5), "dropout2d": (2, 3, 4, 4), "dropout3d": (2, 3, 2, 2, 2)}
+UNBATCHED = {"dropout1d": (4, 5), "dropout3d": (3, 2, 2, 2)}
+
+
+@pytest.mark.parametrize("name,batched", [(n, True) for n in DROPOUTS] + [
+    (n, False) for n in UNBATCHED])
+@pytest.mark.parametrize("p", [0.0, 1.0])
+def test_channel_dropout_deterministic_cases(name, p, batched):
+    """p=0 and p=1 draw nothing random: values, graph and grads match torch exactly."""
+    shape = DROPOUTS[name] if batched else UNBATCHED[name]
+
+    def program(T):
+        x = T.tensor(np.ones(shape), requires_grad=True)
+        out = getattr(T.nn.functional, name)(x * 2.0, p=p)
+        graph = next_functions(out.grad_fn)
+        out.sum().backward()
+        return out, graph, grad_of(x)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", list(DROPOUTS))
+def test_channel_dropout_zeroes_whole_channels(name):
+    jaxgrad.manual_seed(0)
+    x = jaxgrad.ones(*DROPOUTS[name], requires_grad=True)
+    out = getattr(jaxgrad.nn.functional, name)(x, p=0.5)
+    values = np.asarray(out.detach()._value).reshape(out.shape[0], out.shape[1], -1)
+    per_channel = {tuple(sorted(set(row.tolist()))) for row in values.reshape(-1, values.shape[2])}
+    assert per_channel <= {(0.0,), (2.0,)} and len(per_channel) == 2
+    out.sum().backward()
+    np.testing.assert_array_equal(np.asarray(x.grad._value), np.asarray(out.detach()._value))
+    assert type(out.grad_fn).__name__ == "MulBackward0"
+
+
+@pytest.mark.parametrize("name", list(DROPOUTS))
+def test_channel_dropout_eval_and_inplace(name):
+    def program(T):
+        x = T.ones(*DROPOUTS[name])
+        module = {"dropout1d": T.nn.Dropout1d, "dropout2d": T.nn.Dropout2d,
+                  "dropout3d": T.nn.Dropout3d}[name](p=0.4, inplace=True)
+        y = x * 1.0
+        out = module(y)
+        evaluated = module.eval()(x)
+        return repr(module), out is y, y._version, evaluated is x
+
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.dropout1d(T.ones(2, 3, 4, 5)),
+    lambda T: T.nn.functional.dropout1d(T.ones(2, 3), p=1.5),
+    lambda T: T.nn.functional.dropout2d(T.ones(3)),
+    lambda T: T.nn.functional.dropout3d(T.ones(3), p=-0.1),
+    lambda T: T.nn.Dropout2d(p=2.0),
+])
+def test_channel_dropout_errors(call):
+    raises(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.dropout2d(T.ones(2, 3, 4), p=0.0),
+    lambda T: T.nn.functional.dropout2d(T.ones(2, 3), p=0.0),
+    lambda T: T.nn.functional.dropout3d(T.ones(2, 3, 4), p=0.0),
+])
+def test_channel_dropout_warnings(call):
+    assert captured_warnings(call, jaxgrad) == captured_warnings(call, torch)
+    assert captured_warnings(call, torch)
 
 
 # -- embedding ----------------------------------------------------------------------------

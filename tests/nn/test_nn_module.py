@@ -367,6 +367,59 @@ def test_module_dict(action):
     same(program)
 
 
+def test_parameter_list():
+    def program(T):
+        params = T.nn.ParameterList([T.nn.Parameter(T.zeros(2)), T.ones(1, 3)])
+        params.append(T.ones(2, 2, dtype=T.float64))
+        params.extend([T.zeros(4), "not a tensor"])
+        params[0] = T.full((3,), 2.0)
+        model = T.nn.Module()
+        model.params = params
+        return (repr(params), len(params), [n for n, _ in model.named_parameters()],
+                list(model.state_dict()), [type(p).__name__ for p in params], params[-2],
+                repr(params[1:3]), params[4], isinstance(params[1], T.nn.Parameter))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.ParameterList([T.ones(1)])[3],
+    lambda T: T.nn.ParameterList().extend(T.ones(2)),
+    lambda T: T.nn.ParameterList([T.ones(1)])(T.ones(1)),
+])
+def test_parameter_list_errors(call):
+    raises(call)
+
+
+def test_parameter_dict():
+    def program(T):
+        params = T.nn.ParameterDict({"b": T.zeros(2), "a": T.nn.Parameter(T.ones(3))})
+        params.update(OrderedDict([("z", T.ones(1)), ("c", T.zeros(1, 2))]))
+        params.update([("y", T.ones(2, dtype=T.float64))])
+        params["x"] = "object"
+        popped = params.pop("c")
+        model = T.nn.Module()
+        model.pd = params
+        merged = params | T.nn.ParameterDict({"w": T.ones(1)})
+        return (repr(params), list(params), list(params.keys()), len(params), "a" in params,
+                [n for n, _ in model.named_parameters()], list(model.state_dict()), popped,
+                params.get("missing"), list(merged), params.setdefault("v", T.ones(2)),
+                list(reversed(params)), params.popitem()[0], type(params["a"]).__name__)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.ParameterDict({"a": T.ones(1)})[0],
+    lambda T: T.nn.ParameterDict(3),
+    lambda T: T.nn.ParameterDict([("a", T.ones(1), 3)]),
+    lambda T: T.nn.ParameterDict([3]),
+    lambda T: T.nn.ParameterDict()["missing"],
+])
+def test_parameter_dict_errors(call):
+    raises(call)
+
+
 def test_to_and_casts():
     def program(T):
         lin = set_linear(T, T.nn.Linear(3, 4), W1, B1)

@@ -13,7 +13,7 @@ import io
 import numpy as np
 import pytest
 
-from differential import ok
+from differential import ok, same
 
 
 def _init(T, module, seed=0):
@@ -345,3 +345,134 @@ def test_gpt_style_sampling_step():
                 idx.shape, idx.dtype)
 
     ok(program)
+
+
+def gpt(T, vocab=11, block=6, embd=8, heads=2, layers=2, dropout=0.0):
+    """nanoGPT's model.py, condensed: the same modules, calls and weight tying."""
+    nn, F = T.nn, T.nn.functional
+
+    class LayerNorm(nn.Module):
+        def __init__(self, ndim, bias):
+            super().__init__()
+            self.weight = nn.Parameter(T.ones(ndim))
+            self.bias = nn.Parameter(T.zeros(ndim)) if bias else None
+
+        def forward(self, x):
+            return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = nn.Linear(embd, 3 * embd)
+            self.c_proj = nn.Linear(embd, embd)
+            self.attn_dropout = nn.Dropout(dropout)
+            self.resid_dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            b, t, c = x.size()
+            q, k, v = self.c_attn(x).split(embd, dim=2)
+            k = k.view(b, t, heads, c // heads).transpose(1, 2)
+            q = q.view(b, t, heads, c // heads).transpose(1, 2)
+            v = v.view(b, t, heads, c // heads).transpose(1, 2)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None,
+                                               dropout_p=dropout if self.training else 0,
+                                               is_causal=True)
+            y = y.transpose(1, 2).contiguous().view(b, t, c)
+            return self.resid_dropout(self.c_proj(y))
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_fc = nn.Linear(embd, 4 * embd)
+            self.gelu = nn.GELU()
+            self.c_proj = nn.Linear(4 * embd, embd)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1 = LayerNorm(embd, True)
+            self.attn = CausalSelfAttention()
+            self.ln_2 = LayerNorm(embd, True)
+            self.mlp = MLP()
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block_size = block
+            self.transformer = nn.ModuleDict(dict(
+                wte=nn.Embedding(vocab, embd), wpe=nn.Embedding(block, embd),
+                drop=nn.Dropout(dropout), h=nn.ModuleList([Block() for _ in range(layers)]),
+                ln_f=LayerNorm(embd, True)))
+            self.lm_head = nn.Linear(embd, vocab, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight
+
+        def forward(self, idx, targets=None):
+            _, t = idx.size()
+            pos = T.arange(0, t, dtype=T.long)
+            x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
+            for blk in self.transformer.h:
+                x = blk(x)
+            x = self.transformer.ln_f(x)
+            logits = self.lm_head(x)
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1),
+                                   ignore_index=-1)
+            return logits, loss
+
+        def crop_block_size(self, block_size):
+            self.block_size = block_size
+            self.transformer.wpe.weight = nn.Parameter(
+                self.transformer.wpe.weight[:block_size])
+
+        def configure_optimizers(self, weight_decay, learning_rate, betas):
+            param_dict = {pn: p for pn, p in self.named_parameters() if p.requires_grad}
+            decay = [p for n, p in param_dict.items() if p.dim() >= 2]
+            nodecay = [p for n, p in param_dict.items() if p.dim() < 2]
+            groups = [{"params": decay, "weight_decay": weight_decay},
+                      {"params": nodecay, "weight_decay": 0.0}]
+            return T.optim.AdamW(groups, lr=learning_rate, betas=betas)
+
+    return GPT()
+
+
+def test_nanogpt_style_training():
+    rs = np.random.RandomState(7)
+    idx = rs.randint(0, 11, (2, 6))
+    targets = rs.randint(0, 11, (2, 6))
+    targets[0, 0] = -1
+
+    def program(T):
+        T.manual_seed(0)
+        model = gpt(T)
+        rs_w = np.random.RandomState(8)
+        with T.no_grad():
+            for _, p in model.named_parameters():
+                p.copy_(T.tensor(rs_w.randn(*p.shape) * 0.2, dtype=T.float32))
+        optimizer = model.configure_optimizers(0.1, 1e-2, (0.9, 0.95))
+        losses = []
+        for _ in range(3):
+            _, loss = model(T.tensor(idx), T.tensor(targets))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            norm = T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            losses.append((loss.detach(), norm))
+        model.crop_block_size(4)
+        logits, loss = model(T.tensor(idx[:, :4]), T.tensor(targets[:, :4]))
+        probs = F_softmax(T, logits[:, -1, :])
+        return (losses, probs, loss, [n for n, _ in model.named_parameters()],
+                model.transformer.wte.weight is model.lm_head.weight,
+                tuple(model.transformer.wpe.weight.shape))
+
+    same(program, rtol=2e-5)
+
+
+def F_softmax(T, logits):
+    return T.nn.functional.softmax(logits / 0.8, dim=-1)

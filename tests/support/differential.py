@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -210,3 +211,41 @@ def run_on_distinct_leaf(T, f):
     outs = list(out) if isinstance(out, tuple) else [out]
     grads = weighted_grads(T, outs[0], x) if outs[0].requires_grad else None
     return outs, next_functions(outs[0].grad_fn), grads
+
+
+# --- helpers of the nn tests: fixed weights, weighted backward ------------------------------------
+
+
+def weighted(T, out):
+    """A fixed, non-uniform weighting of ``out``, summed (a scalar to backpropagate)."""
+    weights = T.tensor(np.linspace(-1.0, 1.5, out.numel()).reshape(tuple(out.shape)),
+                       dtype=out.dtype)
+    return (out * weights).sum()
+
+
+def weighted_backward(T, out):
+    """Backpropagate a fixed, non-uniform weighting of ``out``."""
+    weighted(T, out).backward()
+
+
+def grad_of(t):
+    return None if t.grad is None else t.grad.clone()
+
+
+def set_weights(T, module, seed=0, dtype="float64", scale=1.0):
+    """``module`` cast to ``dtype`` with every parameter overwritten by fixed random values."""
+    module = module.to(getattr(T, dtype))
+    rs = np.random.RandomState(seed)
+    with T.no_grad():
+        for _, p in module.named_parameters():
+            p.copy_(T.tensor(rs.randn(*p.shape) * scale))
+    return module
+
+
+def param_grads(module):
+    return OrderedDict((name, grad_of(p)) for name, p in module.named_parameters())
+
+
+def float_leaves(T, dtype, *arrays):
+    """Leaves requiring grad, one per numpy array, of the floating dtype named ``dtype``."""
+    return [T.tensor(a, dtype=getattr(T, dtype), requires_grad=True) for a in arrays]
