@@ -1,4 +1,4 @@
-"""Devices as JAX devices and shardings, and the RNG's JAX keys (issue 11).
+"""Devices as JAX devices and shardings, and the RNG's JAX keys.
 
 torch here is the CPU build: what both can run (``.to`` a device that is the CPU, ``Module.to``)
 is compared against torch; data parallelism on a Mesh, moves between devices and the

@@ -342,7 +342,7 @@ def test_jax_array_arguments_are_traced_constants():
     assert y.grad_fn.next_functions[1] == (None, 0)
 
 
-# --- the examples: a lax.scan RNN, an optax loss ------------------------------------------
+# --- examples: a lax.scan RNN, an optax loss -----------------------------------------------------
 
 def _jax_rnn(h0, xs, w, u, b):
     def cell(h, x):

@@ -13,7 +13,7 @@ import pytest
 from differential import Raised, attempt, captured_warnings, ok, raises, same
 from test_nn_module import nested, seed_model
 
-# -- what already matched torch before this file: lookups, listings, reprs -------------------
+# -- lookups, listings, reprs ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize("action", [

@@ -1,7 +1,9 @@
-"""The elementwise math ops of issue 10 against torch: rounding, trigonometric and hyperbolic
-functions, erf/erfinv/lgamma/digamma, fmod/remainder/floor_divide, xlogy, clamp_min/clamp_max,
-atan2/hypot/logaddexp, isnan & co, logical and bitwise ops and the operators torch maps to them
-(``%``, ``//``, ``&``, ``|``, ``^``, ``~``). Every case runs on torch and on jaxgrad
+"""Elementwise math ops against torch: rounding, trigonometric and hyperbolic functions,
+erf/erfinv/lgamma/digamma, fmod/remainder/floor_divide, xlogy, clamp_min/clamp_max,
+atan2/hypot/logaddexp (atan2's gradient at the origin), nextafter, pow's gradient at a zero
+base, isnan & co, comparisons and their aliases (``greater``, ``less_equal``...), logical and
+bitwise ops and the operators torch maps to them (``%``, ``//``, ``&``, ``|``, ``^``, ``~``).
+Every case runs on torch and on jaxgrad
 (``differential.same``): values, dtypes, grad_fn graphs, saved tensors, gradients, versions and
 errors.
 """

@@ -477,7 +477,7 @@ FD = {
         a, (1, 1, 1, 0, 0, 2), "replicate") ** 2, [((1, 2, 2, 2), "randn")]),
     "nn_pad_circular_2d": (lambda T, a: T.nn.functional.pad(a, (1, 2, 1, -1), "circular") ** 2,
                            [((1, 3, 3), "randn")]),
-    # activations, losses, transposed convolution and attention of the nn surface (issue 10)
+    # nn: activations, losses, transposed convolution and attention
     "nn_leaky_relu": (lambda T, a: T.nn.functional.leaky_relu(a, 0.2), [((2, 3), "safe")]),
     "nn_leaky_relu_inplace": (lambda T, a: T.nn.functional.leaky_relu(a * 1.0, 0.2,
                                                                       inplace=True) ** 2,
@@ -513,7 +513,7 @@ FD = {
                                       ((1, 1, 3, 2), "randn")]),
     "nn_sdpa_math": (lambda T, q, k, v: T.nn.functional.scaled_dot_product_attention(q, k, v),
                      [((2, 2, 3), "randn"), ((2, 3, 3), "randn"), ((2, 3, 2), "randn")]),
-    # gather/scatter, sorting, products, norms (issue 10)
+    # gather/scatter, sorting, products, norms
     "gather": (lambda T, a: T.gather(a, 1, T.tensor([[2, 0], [1, 1]])) ** 2, [((2, 3), "randn")]),
     "scatter_src": (lambda T, a, b: T.scatter(a, 1, T.tensor([[2, 0], [1, 2]]), b) ** 2,
                     [((2, 3), "randn"), ((2, 2), "randn")]),
@@ -545,7 +545,7 @@ FD = {
     "einsum_ellipsis": (lambda T, a, b: T.einsum("...ij,jk", a, b) * 2,
                         [((2, 2, 3), "randn"), ((3, 2), "randn")]),
     "diagonal": (lambda T, a: a.diagonal(1) ** 2, [((3, 4), "randn")]),
-    # reductions and indexing (issue 10)
+    # reductions and indexing
     "logsumexp": (lambda T, a: T.logsumexp(a, 1) ** 2, [((2, 3), "randn")]),
     "cumprod": (lambda T, a: T.cumprod(a, 1), [((2, 3), "randn")]),
     "logcumsumexp": (lambda T, a: T.logcumsumexp(a, 0) ** 2, [((3, 2), "randn")]),
@@ -585,7 +585,7 @@ FD = {
     "scatter_reduce_amax": (lambda T, a, b: T.scatter_reduce(
         a, 1, T.tensor([[2, 0], [1, 1]]), b, "amax") ** 2, [((2, 3), "safe"), ((2, 2), "safe")]),
 
-    # shapes, views and copies (issue 10)
+    # shapes, views and copies
     "narrow": (lambda T, a: a.narrow(1, 1, 2) ** 2, [((2, 4), "randn")]),
     "movedim": (lambda T, a: a.movedim(0, 2) ** 2, [((2, 3, 2), "randn")]),
     "unflatten": (lambda T, a: a.unflatten(1, (2, 2)) ** 2, [((2, 4), "randn")]),
@@ -619,7 +619,7 @@ FD = {
     "mlp": (lambda T, x, w: (x @ w).tanh().sum(1).sigmoid(), [((2, 3), "randn"), ((3, 2), "randn")]),
     "logsumexp_like": (lambda T, a: (a - a.amax(1, keepdim=True)).exp().sum(1).log(),
                        [((2, 3), "safe")]),
-    # elementwise math (issue 10)
+    # elementwise math
     "floor": (lambda T, a: T.floor(a) * a, [((2, 3), "safe")]),
     "round_decimals": (lambda T, a: T.round(a, decimals=1) * a + a.ceil(), [((2, 3), "grid0")]),
     "frac": (lambda T, a: T.frac(a) ** 2, [((2, 3), "safe")]),
@@ -660,7 +660,7 @@ FD = {
     "clamp_max_fn_tensor": (lambda T, a, b: T.clamp_max(a, b) * b, [((2, 3), "safe"), ((3,), "grid0")]),
     "clamp_min_fn_tensor": (lambda T, a, b: a.clamp_min(b) * a, [((2, 3), "safe"), ((2, 1), "grid0")]),
     "square_": (lambda T, a: (a * 1.0).square_(), [((2, 3), "randn")]),
-    # nn round 2: norms, activations, distances, recurrent layers
+    # nn: norms, more activations, distances, recurrent layers
     "nn_group_norm": (lambda T, x, w, b: T.nn.functional.group_norm(x, 2, w, b) * x,
                       [((2, 4, 2), "randn"), ((4,), "randn"), ((4,), "randn")]),
     "nn_instance_norm_affine": (lambda T, x, w: T.nn.functional.instance_norm(x, weight=w) * x,

@@ -1,8 +1,9 @@
-"""Reductions and indexing ops (issue 10): logsumexp, cumprod/cummax/cummin/logcumsumexp,
-median/nanmedian/kthvalue/mode, nansum/nanmean, var_mean/std_mean, aminmax, count_nonzero,
-argwhere, masked_select/masked_scatter, take, index_add/index_copy/index_fill/index_put,
-scatter_reduce. Every case runs on torch and on jaxgrad (``differential.same``): values, grads
-(with their versions), grad_fn graphs, return types, errors.
+"""Reductions and indexing ops: logsumexp, cumprod/cummax/cummin/logcumsumexp and the in-place
+cumsum_/cumprod_, median/nanmedian/kthvalue/mode, nansum/nanmean, var_mean/std_mean, aminmax,
+count_nonzero, argwhere, masked_select/masked_scatter, take, index_add/index_copy/index_fill/
+index_put, scatter_reduce and index_reduce, full reductions' ties and node names. Every case runs
+on torch and on jaxgrad (``differential.same``): values, grads (with their versions), grad_fn
+graphs, return types, errors.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Shape and view ops and random sampling (issue 10). Every case runs on torch and on jaxgrad
+"""Shape and view ops and random sampling. Every case runs on torch and on jaxgrad
 (``differential.same``): values, grads, grad_fn graphs, versions, views, errors. Random values
 come from jaxgrad's own generators, so sampling tests compare everything but the values, and check
 the distributions and the reproducibility of seeded generators.
