@@ -1,4 +1,4 @@
-"""The seed posts' runnable core-autograd examples (/work/shared/seeds/*.txt), run differentially.
+"""The seed posts' runnable core-autograd examples (tests/data/seeds/*.txt), run differentially.
 
 Each test reproduces one snippet and returns what the snippet prints: ``show(...)`` records
 each printed value at the moment it is printed (a tensor as its values, dtype,
@@ -8,10 +8,14 @@ demonstrates an error, the same error is checked. The nn.Module examples are tra
 written too (a printed module is compared by its repr); tests/nn/test_nn_hooks.py checks the
 same hooks more broadly.
 
-Test names: ``test_<seed number>_<section>``; the docstring names the seed file and section.
+Test names: ``test_<seed number>_<section>``; the docstring names the seed file and section,
+and ``QUOTES`` a piece of the post's code each test transcribes (checked against the post).
 """
 
 from __future__ import annotations
+
+import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -1076,3 +1080,83 @@ def test_004_detach_square_correct():
         show(y._version)
 
     check(program)
+
+
+# === the seed posts themselves ====================================================================
+
+SEEDS = pathlib.Path(__file__).resolve().parents[1] / "data" / "seeds"
+SEED_FILES = ["000_5c434d4d551237ad.txt", "001_ad06bd932b675186.txt", "002_0cdcbb9c31096628.txt",
+              "003_8f4aee35a4a2fd0a.txt", "004_60b2f1d1dd9beb00.txt"]
+
+# test -> code (or prose) of the section it transcribes, as the post writes it (whitespace aside)
+QUOTES = {
+    "test_000_intermediate_grad_1_retain_grad":
+        "y.retain_grad()\nz = y ** 2\nz.backward(torch.ones_like(z))",
+    "test_000_intermediate_grad_2_autograd_grad_values":
+        "x_res = torch.autograd.grad(t, x, create_graph=True)[0]",
+    "test_000_intermediate_grad_2_autograd_grad_printed":
+        "print(x_res)\ny_res = torch.autograd.grad(t, y, create_graph=True)[0]\nprint(y_res)",
+    "test_000_intermediate_grad_3_register_hook": "y_hook = y.register_hook(extract_grad)",
+    "test_000_model_weight_grads": "print(param.data.grad)      # None",
+    "test_001_s1_requires_grad": "b=a+1\nb.requires_grad # True",
+    "test_001_s1_freeze_and_finetune": "model.fc = nn.Linear(512, 100)",
+    "test_001_s3_autograd_backward": "torch.autograd.backward(c, grad_tensors=grad)",
+    "test_001_s4_autograd_grad": "torch.autograd.grad(d,(a,b,c),grad)",
+    "test_001_s5_freeze_gradients": "with torch.set_grad_enabled(flag):",
+    "test_001_s7_detach": "cc = c.detach()",
+    "test_001_s8_detach_inplace": "cc = c.detach_()\ncc is c # True",
+    "test_001_s9_grad_none_before_backward": "调用后叶节点将储存.grad属性",
+    "test_001_s10_is_leaf": "c.is_leaf # False\na.is_leaf # True",
+    "test_001_s11_register_hook": "hook = c.register_hook(hook_func)",
+    "test_001_s12_retain_grad": "c.retain_grad()",
+    "test_001_s13_autograd_function": "myfunc = Func.apply",
+    "test_001_s14_gradcheck": "test = torch.autograd.gradcheck(myfunc, ipt, atol=1e-4)",
+    "test_001_s15_gradgradcheck_fails": "test = torch.autograd.gradcheck(myfunc, ipt) # 上述函数无法通过检测",
+    "test_001_s16_profiler": "with torch.autograd.profiler.profile(use_cuda=True) as prof:",
+    "test_002_in1_leaf_grads_only": "print('w.grad:', w.grad) # tensor([ 4.,  6.,  8., 10.])",
+    "test_002_in1_nonleaf_grad_warnings": "print('o.grad:', o.grad) # None",
+    "test_002_in3_retain_grad": "z.retain_grad()",
+    "test_002_in12_hook_and_retain_grad": "zhook = z.register_hook(hook_fn)",
+    "test_002_s2_hook_changes_grad": "z.register_hook(hook_fn)",
+    "test_002_s2_0_1_inplace_in_hook": "d.register_hook(d_hook)",
+    "test_002_s2_1_two_hooks": 'z.register_hook(lambda x: print("grad: ", x))',
+    "test_002_s3_2_forward_pre_hook_drops_keyword":
+        "sum_net.register_forward_pre_hook(forward_pre_hook)",
+    "test_002_s3_1_forward_hook": "module.register_forward_hook(hook_fn_forward)",
+    "test_002_s3_2_backward_hook": "module.register_backward_hook(hook_fn_backward)",
+    "test_003_retain_grad": "z_1.retain_grad()",
+    "test_003_hook": "z_1.register_hook(save_grad('z_1'))",
+    "test_004_backward_and_grad": "w_grad, b_grad = torch.autograd.grad(y, [w, b])",
+    "test_004_higher_order_values": "grad_xx = torch.autograd.grad(grad_x, x)",
+    "test_004_higher_order_snippets_fresh": "grad_xx = torch.autograd.grad(x.grad, x)",
+    "test_004_higher_order_printed_grad_fn": "grad_x = torch.autograd.grad(z, x, create_graph=True)",
+    "test_004_zeroing_grads_accumulate": "x.grad.backward()",
+    "test_004_zeroing_grads_with_data_zero": "x.grad.data.zero_()",
+    "test_004_tensor_gradient": "y.backward(torch.tensor([0.4, 0.6]))",
+    "test_004_ones_likes_typo_raises": "y.backward(torch.ones_likes(y))",
+    "test_004_no_grad_inplace": "with torch.no_grad():\n  x += 1\n  y = x * x",
+    "test_004_no_grad_decorator_inplace": "@torch.no_grad()\ndef f(x):",
+    "test_004_data_sigmoid_silently_wrong": "y = x.sigmoid()\ny_ = y.data",
+    "test_004_detach_sigmoid_raises": "y = x.sigmoid()\ny_ = y.detach()",
+    "test_004_data_square_correct": "y = x * x\ny_ = y.data",
+    "test_004_detach_square_correct": "y = x * x\ny_ = y.detach()",
+}
+
+
+def _squeezed(text):
+    return re.sub(r"\s+", "", text)
+
+
+def test_the_seed_posts_are_in_the_repository():
+    assert sorted(p.name for p in SEEDS.glob("*.txt")) == SEED_FILES
+
+
+def test_every_seed_test_quotes_its_post():
+    transcribed = sorted(name for name in globals() if re.match(r"test_\d{3}_", name))
+    assert sorted(QUOTES) == transcribed
+
+
+@pytest.mark.parametrize("name", sorted(QUOTES))
+def test_the_quoted_code_is_in_the_seed_post(name):
+    (post,) = [f for f in SEED_FILES if f.startswith(name[5:8] + "_")]
+    assert _squeezed(QUOTES[name]) in _squeezed((SEEDS / post).read_text(encoding="utf-8"))
