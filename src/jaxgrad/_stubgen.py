@@ -1,7 +1,7 @@
 """Type stubs for the surface generated at import time, so editors and type checkers see
 ``jaxgrad.exp`` and ``Tensor.exp``: ``__init__.pyi`` (every public name of ``jaxgrad``) and
 ``_core/tensor.pyi`` (``Tensor`` with its attached methods). Parameter types come from the ops'
-schemas. ``tests/test_stubs.py`` fails when the checked-in stubs are stale; regenerate with:
+schemas. ``tests/package/test_stubs.py`` fails when the checked-in stubs are stale; regenerate with:
 
     python -m jaxgrad._stubgen
 """

@@ -6,7 +6,7 @@ nest (the cache is cleared when the outermost one exits). ``cast_inputs`` is wha
 (``dispatch._apply``) calls for every op while any thread has autocast on (``active``): it casts
 the op's floating-point tensor arguments as torch's autocast kernel for that op does. The policy
 is data: ``POLICIES`` maps a device type to ``{op name: kind}``, taken from torch 2.13's
-behaviour (on CPU, checked by running torch: see tests/test_autocast.py).
+behaviour (on CPU, checked by running torch: see tests/ops/test_autocast.py).
 
 Kinds (torch's ``CastPolicy``):
 
