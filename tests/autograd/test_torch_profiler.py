@@ -19,6 +19,7 @@ import pytest
 
 import jaxgrad
 from differential import attempt, captured_warnings, ok, raises, torch
+from jaxgrad._core import warn_once as jaxgrad_warn_once
 from test_profiler import TORCH_ONLY_EVENTS
 
 HAS_GPU = jaxgrad.cuda.is_available()
@@ -38,7 +39,7 @@ def _fresh_warnings(T):
     if T.__name__ == "torch":
         T.profiler.profiler._WARNINGS_SHOWN.clear()
     else:  # jaxgrad keeps one set for all its warn-once warnings
-        T._warn_once._state.given.clear()
+        jaxgrad_warn_once._state.given.clear()
 
 
 def _workload(T, i):
