@@ -9,14 +9,10 @@ import jax
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
-from .._engine.dispatch import (
-    apply,
-)
+from .._engine.dispatch import apply
 from .._ops._table import Op
 from . import creation as _creation
-from .arguments import (
-    check_broadcast,
-)
+from .arguments import check_broadcast
 from .opgen import declare
 
 

@@ -7,9 +7,7 @@ import builtins
 from typing import Any
 
 from .._core.tensor import Tensor, _wrap_dim
-from .arguments import (
-    require_tensors,
-)
+from .arguments import require_tensors
 from .linalg import bmm
 from .opgen import declare
 from .pointwise import mul

@@ -14,20 +14,12 @@ import jax.numpy as jnp
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _wrap_dim
-from .._engine.dispatch import (
-    apply,
-    make_view,
-    share_storage,
-)
+from .._engine.dispatch import apply, make_view, share_storage
 from .._ops import elementwise as E
 from .._ops import reductions as R
 from .._ops import views as V
 from .._ops._table import Op
-from .arguments import (
-    broadcast_shapes,
-    require_tensors,
-    warn_once_as_jaxgrad,
-)
+from .arguments import broadcast_shapes, require_tensors, warn_once_as_jaxgrad
 from .opgen import declare, declare_alias
 from .pointwise import copy_, sub
 from .shapes import expand, narrow, reshape, unsqueeze, view

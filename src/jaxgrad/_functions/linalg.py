@@ -14,10 +14,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _wrap_dim
-from .._engine.dispatch import (
-    apply,
-    apply_inplace,
-)
+from .._engine.dispatch import apply, apply_inplace
 from .._ops import linalg as L
 from .._ops import reductions as R
 from .._ops import views as V

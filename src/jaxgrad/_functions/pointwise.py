@@ -15,11 +15,7 @@ from .._core import dtypes as _dtypes
 from .._core.grad_mode import is_grad_enabled
 from .._core.tensor import Tensor
 from .._core.typename import type_name
-from .._engine.dispatch import (
-    apply,
-    apply_inplace,
-    check_overlap,
-)
+from .._engine.dispatch import apply, apply_inplace, check_overlap
 from .._ops import elementwise as E
 from .arguments import (
     broadcast_shapes,

@@ -14,20 +14,10 @@ from .._core import dtypes as _dtypes
 from .._core import return_types
 from .._core.tensor import Tensor, _wrap_dim
 from .._core.typename import type_name
-from .._engine.dispatch import (
-    apply,
-    apply_inplace,
-    check_inplace,
-)
+from .._engine.dispatch import apply, apply_inplace, check_inplace
 from .._ops import elementwise as E
 from .._ops import reductions as R
-from .arguments import (
-    broadcast_operands,
-    cumulative_dim,
-    dims_or_all,
-    size_of,
-    wrap_dims,
-)
+from .arguments import broadcast_operands, cumulative_dim, dims_or_all, size_of, wrap_dims
 from .opgen import declare, generate
 from .pointwise import div
 from .shapes import reshape, view

@@ -13,12 +13,7 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _wrap_dim
 from .._core.warn_once import warn_once
-from .._engine.dispatch import (
-    apply,
-    apply_inplace,
-    check_overlap,
-    warn_expanded_write,
-)
+from .._engine.dispatch import apply, apply_inplace, check_overlap, warn_expanded_write
 from .._ops import indexing as X
 from .arguments import (
     broadcast_shapes,

@@ -30,11 +30,7 @@ from .._engine.dispatch import (
 from .._ops import elementwise as E
 from .._ops import views as V
 from . import creation as _creation
-from .arguments import (
-    require_tensors,
-    shape_arg,
-    wrap_dims,
-)
+from .arguments import require_tensors, shape_arg, wrap_dims
 from .opgen import declare, declare_alias, generate
 
 # The ops a row of ``_ops`` declares whole (``variants=``/``inplace=``) are generated here from

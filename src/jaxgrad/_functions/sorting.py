@@ -12,15 +12,11 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core import return_types
 from .._core.tensor import Tensor, _wrap_dim
-from .._engine.dispatch import (
-    apply,
-)
+from .._engine.dispatch import apply
 from .._ops import indexing as X
 from .._ops import reductions as R
 from .._ops._table import Op
-from .arguments import (
-    size_of,
-)
+from .arguments import size_of
 from .opgen import declare
 
 
