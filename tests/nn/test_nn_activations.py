@@ -22,6 +22,7 @@ from differential import (
     same,
     set_weights,
     torch,
+    val,
     weighted,
     weighted_backward,
 )
@@ -414,3 +415,17 @@ def test_gumbel_softmax_eps_warning():
 
     assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
     assert captured_warnings(program, torch)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_hardswish_gradient_at_its_kinks(inplace):
+    """torch's hardswish_backward: 0 at -3 and below, ``x / 3 + 0.5`` strictly inside, 1 from 3
+    on; first and second order."""
+    def program(T):
+        x = T.tensor([-4.0, -3.0, -2.999, 0.0, 2.999, 3.0, 4.0], dtype=T.float64,
+                     requires_grad=True)
+        y = T.nn.functional.hardswish(x.clone(), inplace=inplace)
+        (g,) = T.autograd.grad(y.sum(), x, create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), x, allow_unused=True)
+        return val(y), g.detach().clone(), None if gg is None else gg.detach().clone()
+    ok(program)

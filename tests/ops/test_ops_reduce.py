@@ -482,3 +482,37 @@ def test_cumulative_inplace_on_a_view(op):
 @pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
 def test_cumulative_inplace_is_a_method_only(op):
     same(lambda T: hasattr(T, op))
+
+
+STD_EDGE_INPUTS = {
+    "constant": [1.0, 1.0, 1.0],
+    "constant_rows": [[1.0, 2.0], [3.0, 3.0]],
+    "one_element": [2.0],
+    "varied": [1.0, 2.0, 4.0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(STD_EDGE_INPUTS))
+@pytest.mark.parametrize("form", ["std", "std_dim", "std_correction0", "std_mean", "var"])
+def test_std_and_var_gradients_where_the_std_is_zero(name, form):
+    """torch's std_backward fills 0 where the std is 0 (a constant slice), not NaN; a single
+    element with correction 1 stays NaN, as in torch."""
+    def program(T):
+        x = T.tensor(STD_EDGE_INPUTS[name], dtype=T.float64, requires_grad=True)
+        dim = x.ndim - 1
+        if form == "std":
+            out = x.std()
+        elif form == "std_dim":
+            out = x.std(dim, keepdim=True).sum()
+        elif form == "std_correction0":
+            out = T.std(x, dim, correction=0).sum()
+        elif form == "std_mean":
+            s, m = T.std_mean(x, dim)
+            out = (s * 2 + m).sum()
+        else:
+            out = x.var(dim).sum()
+        (g,) = T.autograd.grad(out, x, create_graph=True)
+        (gg,) = T.autograd.grad(g.sum(), x, allow_unused=True)
+        # (the double-backward graph's node names differ: see README's differences)
+        return val(out), g.detach().clone(), None if gg is None else gg.detach().clone()
+    ok(program)

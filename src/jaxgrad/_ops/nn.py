@@ -817,9 +817,9 @@ MISH = Op("mish", "MishBackward0", lambda x: x * jnp.tanh(jax.nn.softplus(x)),
           grads={"self": _mish_grad})
 HARDSWISH = Op(
     "hardswish", "HardswishBackward0", lambda x: x * jnp.clip(x + 3, 0, 6) / 6,
-    grads={"self": lambda grad, self: jnp.where(
-        self < -3, jnp.zeros((), grad.dtype), jnp.where(self <= 3, grad * (self / 3 + 0.5),
-                                                       grad))})
+    grads={"self": lambda grad, self: jnp.where(  # torch: 0 at -3, grad at 3
+        self <= -3, jnp.zeros((), grad.dtype), jnp.where(self < 3, grad * (self / 3 + 0.5),
+                                                        grad))})
 HARDSIGMOID = Op(
     "hardsigmoid", "HardsigmoidBackward0", lambda x: jnp.clip(x + 3, 0, 6) / 6,
     grads={"self": lambda grad, self: jnp.where(

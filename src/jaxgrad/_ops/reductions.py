@@ -157,11 +157,17 @@ def _var_grad(grad, self, dim, correction, keepdim):
     return g * (2.0 / jnp.asarray(dof, self.dtype)) * (self - mean)
 
 
+def _var_grad_of_std(grad, result):
+    """std_backward's gradient of the variance: ``grad / (2 * result)``, 0 where the std is 0
+    (torch's ``masked_fill_(result == 0, 0)``: a constant slice has no NaN gradient)."""
+    return jnp.where(result == 0, jnp.zeros((), grad.dtype), grad / (2 * result))
+
+
 VAR = Op("var", "VarBackward0", _var, grads={"self": _var_grad})
 STD = Op("std", "StdBackward0", lambda x, dim, correction, keepdim: jnp.sqrt(
     _var(x, dim, correction, keepdim)), grads={
     "self": lambda grad, self, result, dim, correction, keepdim: _var_grad(
-        grad / (2 * result), self, dim, correction, keepdim)})
+        _var_grad_of_std(grad, result), self, dim, correction, keepdim)})
 
 
 def _vector_norm(x, ord, dim, keepdim, dtype):
@@ -492,7 +498,7 @@ STD_MEAN = Op("std_mean", "StdMeanBackward0", lambda x, dim, correction, keepdim
     jnp.sqrt(_var(x, dim, correction, keepdim)), jnp.mean(x, axis=dim, keepdims=keepdim)),
     outputs=("result0", "result1"),
     grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_grad(
-        grads[0] / (2 * result0), self, dim, correction, keepdim) + _mean_back(
+        _var_grad_of_std(grads[0], result0), self, dim, correction, keepdim) + _mean_back(
         grads[1], self, dim, keepdim)})
 
 
