@@ -103,3 +103,24 @@ def test_gradient_at_edge_points(name):
         (g,) = T.autograd.grad(EDGE_CASES[name](T, x).sum(), x, allow_unused=True)
         return None if g is None else g.detach().clone()
     ok(program)
+
+
+# Under jaxgrad.func.grad JAX differentiates the row's forward kernel, not the row's torch formula,
+# so at these points it gives JAX's choices (relu'(0) = 0.5, NaN for norms at zero, ...), and the
+# product kernels fail with x64 off; one rule on every route is issue 21's first item.
+DIFFERENT_UNDER_FUNC_GRAD = {
+    "abs", "amax", "atan2", "bce", "celu", "clamp", "clamp_min", "clamp_t", "cos_sim", "cumprod",
+    "digamma", "elu", "hardsigmoid", "hardswish", "hardtanh", "lgamma", "log", "log1p", "maximum",
+    "median", "norm", "norm2", "normalize", "pow_half", "pow_t", "prod", "prod0", "relu", "relu6",
+    "rsqrt", "selu", "softplus", "sort", "sqrt", "std"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(
+        strict=True, reason="JAX's derivative of the forward kernel, not the row's formula"))
+    if name in DIFFERENT_UNDER_FUNC_GRAD else name for name in sorted(EDGE_CASES)])
+def test_gradient_at_edge_points_under_func_grad(name):
+    def program(T):
+        x = T.tensor(PTS, dtype=T.float64)
+        return T.func.grad(lambda x: EDGE_CASES[name](T, x).sum())(x)
+    ok(program)
