@@ -10,6 +10,7 @@ exactly as torch composes them (``matrix_norm(A, 1)`` is ``amax`` of a ``vector_
 tensor(5., grad_fn=<LinalgVectorNormBackward0>)
 """
 
+from .._core.typename import public_path
 from .._functions.linalg import linalg_cross as cross
 from .._functions.linalg import linalg_matrix_norm as matrix_norm
 from .._functions.linalg import linalg_norm as norm
@@ -17,7 +18,7 @@ from .._functions.linalg import linalg_vector_norm as vector_norm
 
 # their examples run with this module's doctests (the generated functions say "jaxgrad")
 for _fn in (cross, matrix_norm, norm, vector_norm):
-    _fn.__module__ = __name__
+    public_path(__name__)(_fn)
 del _fn
 
 __all__ = ["cross", "matrix_norm", "norm", "vector_norm"]

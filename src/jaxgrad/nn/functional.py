@@ -104,3 +104,4 @@ for _function in [f for f in list(globals().values())
                   if getattr(f, "__module__", "").startswith("jaxgrad.nn._functional.")
                   and not f.__name__.startswith("_")]:
     public_path(__name__)(_function)
+del _function
