@@ -3,6 +3,8 @@ of clamps and thresholds, poles (first order, eager engine, float64), compared w
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import pytest
 
 from differential import ok
@@ -105,22 +107,89 @@ def test_gradient_at_edge_points(name):
     ok(program)
 
 
-# Under jaxgrad.func.grad JAX differentiates the row's forward kernel, not the row's torch formula,
-# so at these points it gives JAX's choices (relu'(0) = 0.5, NaN for norms at zero, ...), and the
-# product kernels fail with x64 off; one rule on every route is issue 21's first item.
-DIFFERENT_UNDER_FUNC_GRAD = {
-    "abs", "amax", "atan2", "bce", "celu", "clamp", "clamp_min", "clamp_t", "cos_sim", "cumprod",
-    "digamma", "elu", "hardsigmoid", "hardswish", "hardtanh", "lgamma", "log", "log1p", "maximum",
-    "median", "norm", "norm2", "normalize", "pow_half", "pow_t", "prod", "prod0", "relu", "relu6",
-    "rsqrt", "selu", "softplus", "sort", "sqrt", "std"}
+# Every route a gradient can take uses the row's formulas (one rule on every route): torch.func's
+# transforms in jaxgrad.func, and a JAX user's own jax.grad / jax.jit / jax.jacfwd of jaxgrad code
+# (compared with torch.func, its counterpart).
+
+def _summed(T, name):
+    return lambda x: EDGE_CASES[name](T, x).sum()
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(
-        strict=True, reason="JAX's derivative of the forward kernel, not the row's formula"))
-    if name in DIFFERENT_UNDER_FUNC_GRAD else name for name in sorted(EDGE_CASES)])
-def test_gradient_at_edge_points_under_func_grad(name):
+def _jax_route(transform):
+    """``transform`` (a JAX function transform) of the case on JAX arrays, as a JAX user writes it."""
+    def route(T, name, x):
+        if T.__name__ == "torch":
+            return T.func.grad(_summed(T, name))(x)
+        f = _summed(T, name)
+        return T.from_jax(transform(lambda a: f(T.from_jax(a)).jax())(x.jax()))
+    return route
+
+
+ROUTES = {
+    "func.grad": lambda T, name, x: T.func.grad(_summed(T, name))(x),
+    "func.vjp": lambda T, name, x: T.func.vjp(_summed(T, name), x)[1](T.ones((), dtype=x.dtype))[0],
+    "func.jacrev": lambda T, name, x: T.func.jacrev(_summed(T, name))(x).clone(),
+    "func.vmap(grad)": lambda T, name, x: T.func.vmap(T.func.grad(_summed(T, name)))(
+        x.reshape(1, -1))[0],
+    "jax.grad": _jax_route(jax.grad),
+    "jax.jit(jax.grad)": _jax_route(lambda f: jax.jit(jax.grad(f))),
+}
+
+# cumprod's formula is the VJP of JAX's scan; transposing it again, as reverse mode of its JVP
+# does, builds a 32-bit pad value outside jaxgrad's x64 scope (JAX's explicit-x64 mode), so its
+# float64 gradient under a JAX transform fails with x64 off.
+DIFFERENT_UNDER_JAX_AUTODIFF = {"cumprod"}
+
+
+# max_pool's float64 reduce_window, transposed inside the user's own jax.jit with x64 off, gets
+# a 32-bit init value from JAX (the same explicit-x64 limit)
+X64_LIMITED = {("max_pool", "jax.jit(jax.grad)")}
+
+
+def _cases(routes, known):
+    """(name, route) pairs; those in ``known`` are strict xfails with the reason given."""
+    return [pytest.param(name, route, marks=pytest.mark.xfail(strict=True, reason=known[
+        (name, route)])) if (name, route) in known else pytest.param(name, route)
+        for name in sorted(EDGE_CASES) for route in routes]
+
+
+KNOWN_REVERSE = {**{(name, route): "JAX's float64 pad transposition outside jaxgrad's x64 scope"
+                    for name in DIFFERENT_UNDER_JAX_AUTODIFF for route in ROUTES},
+                 **{key: "JAX's float64 reduce_window transposition inside the user's jax.jit"
+                    for key in X64_LIMITED}}
+
+
+@pytest.mark.parametrize(("name", "route"), _cases(ROUTES, KNOWN_REVERSE))
+def test_gradient_at_edge_points_on_every_route(name, route):
+    def program(T):
+        return ROUTES[route](T, name, T.tensor(PTS, dtype=T.float64))
+    ok(program)
+
+
+# Forward mode: torch's forward-derivative formulas at the same points (a tangent of ones). Where
+# torch's forward formula is not its backward formula transposed (Op.tangent: atan2, pow, prelu,
+# std, xlogy), jaxgrad.func.jvp/jacfwd and forward AD use it; the user's own jax.jvp cannot be told
+# from the linearization inside jax.grad, whose transpose must be the backward formula, so there
+# JAX's tangent is the backward formula transposed (NaN where torch's masks, or the reverse).
+# nan_to_num's formula ``t * isfinite(x)`` becomes a select in XLA: a NaN tangent gives 0 there.
+FORWARD_ROUTES = ("func.jvp", "func.jacfwd", "jax.jvp")
+KNOWN_FORWARD = {
+    **{(name, "jax.jvp"): "the user's jax.jvp gets the transposed backward formula"
+       for name in ("atan2", "pow_t", "prelu", "std", "xlogy")},
+    **{("nan_to_num", route): "XLA rewrites t * isfinite(x) as a select (NaN tangent -> 0)"
+       for route in ("func.jvp", "jax.jvp")},
+}
+
+
+@pytest.mark.parametrize(("name", "route"), _cases(FORWARD_ROUTES, KNOWN_FORWARD))
+def test_tangent_at_edge_points_on_every_route(name, route):
     def program(T):
         x = T.tensor(PTS, dtype=T.float64)
-        return T.func.grad(lambda x: EDGE_CASES[name](T, x).sum())(x)
+        f = lambda x: EDGE_CASES[name](T, x)  # noqa: E731
+        if route == "func.jacfwd":
+            return T.func.jacfwd(_summed(T, name))(x)
+        if route == "jax.jvp" and T.__name__ != "torch":
+            return T.from_jax(jax.jvp(lambda a: f(T.from_jax(a)).jax(), (x.jax(),),
+                                      (jnp.ones(x.shape, jnp.float64),))[1])
+        return T.func.jvp(f, (x,), (T.ones_like(x),))[1].clone()
     ok(program)

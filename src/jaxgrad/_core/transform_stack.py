@@ -48,6 +48,13 @@ def under_transform(kind: str) -> Iterator[None]:
         stack.kinds.pop()
 
 
+def in_forward_mode() -> bool:
+    """Whether the innermost active transform is forward mode (``jvp``, ``jacfwd``): a row's
+    kernel traced now differentiates with torch's forward formula (``Op.tangent``)."""
+    kinds = stack.kinds
+    return bool(kinds) and kinds[-1] in FORWARD_KINDS
+
+
 def is_differentiable_array(a: Any) -> bool:
     """Whether array ``a`` (None: no array) has a floating or complex dtype: what JAX
     differentiates (shared with jaxgrad.func's transforms)."""

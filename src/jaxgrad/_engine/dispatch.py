@@ -26,6 +26,7 @@ from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_n
 from .._core.jax_setup import jit
 from .._core.storage import Layout, Storage
 from .._core.tensor import Tensor
+from .._core.transform_stack import in_forward_mode
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
 from .._ops import views as V
@@ -356,13 +357,14 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
         if pending is not None:
             lazy = lazy or [None] * len(args)
             lazy[i] = pending
+    forward_mode = op.tangent is not None and in_forward_mode()
     try:
         if lazy is None:
-            return jitted_forward(op, skey, compute_dtype, out_dtype)(
+            return jitted_forward(op, skey, compute_dtype, out_dtype, forward_mode)(
                 *[_as_array(a, compute_dtype) for a in args],
                 *[_as_array(x, compute_dtype) for x in aux])
         return _fused_forward(op, skey, compute_dtype, out_dtype,
-                              tuple(None if v is None else v[0] for v in lazy))(
+                              tuple(None if v is None else v[0] for v in lazy), forward_mode)(
             *[_as_array(a, compute_dtype) if v is None else v[1]._value
               for a, v in zip(args, lazy)],
             *[_as_array(x, compute_dtype) for x in aux])
@@ -373,10 +375,11 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
 
 
 @cache(maxsize=4096)
-def _fused_forward(op: Op, skey: tuple, compute_dtype, out_dtype, views: tuple) -> Callable:
+def _fused_forward(op: Op, skey: tuple, compute_dtype, out_dtype, views: tuple,
+                   forward_mode: bool) -> Callable:
     """``op``'s jitted forward whose arguments at the positions of ``views`` are first computed
     by those (jitted) view kernels from their sources, all in one XLA program."""
-    forward = jitted_forward(op, skey, compute_dtype, out_dtype)
+    forward = jitted_forward(op, skey, compute_dtype, out_dtype, forward_mode)
 
     def fused(*arrays):
         return forward(*[a if view is None else view(a)

@@ -238,7 +238,7 @@ def tangent_op(ops: Dispatch, op: Op, skey: tuple, compute_dtype: Any, out_dtype
     """An op computing the tangents of ``op``'s outputs (those ``keep`` marks) by ``jax.jvp`` of
     its jitted forward; it takes ``op``'s arguments, its aux operands, then one tangent per
     argument ``mask`` marks. Its backward is the VJP of that function (any order)."""
-    forward = jitted_forward(op, skey, compute_dtype, out_dtype)
+    forward = jitted_forward(op, skey, compute_dtype, out_dtype, True)
     positions = tuple(i for i, m in enumerate(mask) if m)
     n_primals = len(mask) + n_aux
 

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 
 from .._core.caches import cache
 from .._core.jax_setup import jit
+from .._core.transform_stack import is_differentiable_array
 from ._schema import parse_schema
 
 
@@ -37,6 +38,9 @@ def identity_grad(grad):
 
 
 _DERIVE = object()
+# ``Op(tangent=ELEMENTWISE)``: torch's ``auto_element_wise`` forward formula, the backward
+# formulas evaluated on the tangents (not transposed: a masked lane stays masked, NaN-free)
+ELEMENTWISE = "elementwise"
 _ENGINE_NAMES = frozenset({"grad", "grads", "in_shapes"})
 
 
@@ -59,7 +63,7 @@ class Op:
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "outputs", "overlap", "promote",
-                 "scalar_overload", "schema", "variadic", "variants")
+                 "scalar_overload", "schema", "tangent", "variadic", "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
                  inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
@@ -71,7 +75,8 @@ class Op:
                  numbers_as_tensors: bool = False, forward_ad: bool = True,
                  scalar_overload: Op | None = None,
                  delayed_errors: dict[str, tuple[Callable, str]] | None = None,
-                 overlap: str = "error", doc: str = "") -> None:
+                 overlap: str = "error", tangent: Callable | None = None,
+                 doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -118,8 +123,15 @@ class Op:
         if overlap not in ("error", "allow", "warn"):
             raise TypeError(f"overlap={overlap!r}: a row's overlap is error, allow or warn")
         init(self, "overlap", overlap)
+        # torch's forward-mode formula (derivatives.yaml's ``result:`` line) where it is not the
+        # backward formulas transposed (auto_element_wise/auto_linear) and differs from them at
+        # some points (atan2 at the origin: NaN, where the backward formula gives 0). It names
+        # ``<input>_t`` (an input's tangent, zeros when it has none) and what formulas name.
+        init(self, "tangent", tangent)
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
+        if tangent is not None and tangent != ELEMENTWISE:
+            params["~"] = _params(tangent)
         if variadic is not None:
             params["*"] = _params(variadic)
         init(self, "formula_params", params)
@@ -152,8 +164,9 @@ class Op:
         else:
             known |= {f"{i}{suffix}" for i in self.inputs for suffix in ("", "_shape", "_dtype")}
         for key, params in self.formula_params.items():
-            unknown = [p for p in params if p not in known]
-            if unknown or (key != "*" and self.inputs is not None and key not in self.inputs):
+            allowed = known | {f"{i}_t" for i in self.inputs or ()} if key == "~" else known
+            unknown = [p for p in params if p not in allowed]
+            if unknown or (key not in ("*", "~") and self.inputs is not None and key not in self.inputs):
                 raise TypeError(f"{self}: the formula for {key!r} names {unknown or key!r}, which "
                                 f"the row does not provide (it has {sorted(known)})")
         for name in self.extra_saves:
@@ -221,14 +234,16 @@ def example_doc(summary: str, call: str, output: str) -> str:
 # --- jitted forward -----------------------------------------------------------------------
 
 @cache(maxsize=8192)
-def jitted_forward(op: Op, static: tuple, compute_dtype, out_dtype) -> Callable:
-    """``op.forward`` with static args bound, inputs cast to ``compute_dtype``, jitted once."""
-    kwargs = dict(static)
+def jitted_forward(op: Op, static: tuple, compute_dtype, out_dtype,
+                   forward_mode: bool = False) -> Callable:
+    """``op.forward`` with static args bound, inputs cast to ``compute_dtype``, jitted once;
+    JAX differentiates it with the row's formulas (``with_formulas``)."""
+    kernel = with_formulas(op, static, forward_mode)
 
     def forward(*arrays):
         if compute_dtype is not None:
             arrays = [a if a is None else jnp.asarray(a, compute_dtype) for a in arrays]
-        out = op.forward(*arrays, **kwargs)
+        out = kernel(*arrays)
         if out_dtype is not None:
             out = out.astype(out_dtype)
         return out
@@ -312,6 +327,140 @@ class JittedBackward:
 def jitted_backward(op: Op, static: tuple, needs: tuple[bool, ...],
                     in_meta: tuple) -> JittedBackward:
     return JittedBackward(op, static, needs, in_meta)
+
+
+# --- the row's formulas as JAX's derivative -----------------------------------------------------
+
+def with_formulas(op: Op, static: tuple, forward_mode: bool = False) -> Callable:
+    """``op.forward`` with ``static`` bound, differentiated by JAX with the row's formulas.
+
+    Wherever JAX differentiates a row's kernel (``jaxgrad.func``, a user's ``jax.grad`` or
+    ``jax.jvp``, ``compile(model)``, forward AD), it uses torch's rule, not JAX's derivative of
+    the forward: a ``jax.custom_jvp`` whose tangent is the transpose of the row's backward
+    formulas (torch's ``auto_element_wise``/``auto_linear`` forward derivatives are the same
+    transposition), so reverse mode, JAX's transposition of that, is the formula itself. The
+    formulas follow torch's conjugate-Wirtinger convention, JAX's transposition does not
+    conjugate: the tangent is ``conj(formulaᵀ(conj(t)))``. A ``Scalar`` operand (``aux``) that
+    JAX perturbs (a traced number) differentiates as JAX does.
+
+    JAX's reverse mode is always the transpose of its forward mode, so one kernel cannot give
+    torch's forward formula to ``jvp`` and its backward formula to ``grad`` where the two differ
+    (``Op.tangent``). A kernel known to run in forward mode only (``forward_mode``: forward AD's
+    dual tensors, ``jaxgrad.func.jvp``/``jacfwd`` innermost) uses the row's ``tangent``.
+    """
+    kwargs = dict(static)
+
+    def kernel(*arrays):
+        return op.forward(*arrays, **kwargs)
+
+    if not (op.grads or op.variadic):
+        return kernel
+    rule = jax.custom_jvp(kernel)
+
+    def _jvp(primals: tuple, tangents: tuple) -> tuple:
+        out = kernel(*primals)
+        outs = out if isinstance(out, tuple) else (out,)
+        n = len(primals) - len(op.aux)
+        if forward_mode and op.tangent is not None:
+            return out, _forward_formula(op, static, primals, tangents, n, out)
+        tangent_out = _formula_tangents(op, static, primals, tangents, n, outs)
+        if tangent_out is None:  # a formula JAX cannot transpose: JAX's derivative
+            return jax.jvp(kernel, primals, tuple(_instantiate(t) for t in tangents))
+        aux_tangents = tangents[n:]
+        if any(_is_perturbed(t) for t in aux_tangents):
+            inputs = primals[:n]
+            _, extra = jax.jvp(lambda *aux: kernel(*inputs, *aux), primals[n:],
+                               tuple(_instantiate(t) for t in aux_tangents))
+            extra = extra if isinstance(extra, tuple) else (extra,)
+            tangent_out = [t if not _is_perturbed(t) else e if not _is_perturbed(e) else t + e
+                           for t, e in zip(tangent_out, extra)]
+        tangent_out = [_instantiate(t) for t in tangent_out]
+        return out, tuple(tangent_out) if isinstance(out, tuple) else tangent_out[0]
+
+    rule.defjvp(_jvp, symbolic_zeros=True)
+    return rule
+
+
+UNTRANSPOSABLE: set[str] = set()  # rows whose formulas fell back to JAX's derivative
+
+
+def _is_zero(tangent: Any) -> bool:
+    return type(tangent) is jax.custom_derivatives.SymbolicZero
+
+
+def _is_perturbed(tangent: Any) -> bool:
+    """Whether a tangent (a pytree: ``index``'s indices are a tuple) is not all symbolic zeros."""
+    return not all(map(_is_zero, jax.tree_util.tree_leaves(tangent, is_leaf=_is_zero)))
+
+
+def _instantiate(tangent: Any) -> Any:
+    return jax.tree_util.tree_map(
+        lambda t: jnp.zeros(t.shape, t.aval.dtype) if _is_zero(t) else t, tangent,
+        is_leaf=_is_zero)
+
+
+def _forward_formula(op: Op, static: tuple, primals: tuple, tangents: tuple, n: int,
+                     out: Any) -> Any:
+    """The output's tangent by the row's forward-mode formula (``Op.tangent``)."""
+    names = op.input_names(n)
+    env = dict(static, result=out, **dict(zip(names, primals[:n])),
+               **dict(zip(op.aux, primals[n:])))
+    env["in_shapes"] = tuple(None if p is None else jnp.shape(p) for p in primals[:n])
+    for name, p, t in zip(names, primals, tangents):
+        if p is not None:
+            env[f"{name}_shape"], env[f"{name}_dtype"] = jnp.shape(p), p.dtype
+            env[f"{name}_t"] = (_instantiate(t) if is_differentiable_array(p)
+                                else jnp.zeros(jnp.shape(p), out.dtype))
+    if op.tangent == ELEMENTWISE:  # torch's auto_element_wise: each formula on its tangent
+        value = jnp.zeros(out.shape, out.dtype)
+        for name, t in zip(names, tangents):
+            if name in op.grads and _is_perturbed(t) and is_differentiable_array(env[name]):
+                env["grad"] = jnp.conj(jnp.broadcast_to(env[f"{name}_t"], out.shape))
+                formula = op.grads[name]
+                value = value + jnp.conj(formula(**{p: env.get(p)
+                                                    for p in op.formula_params[name]}))
+    else:
+        value = op.tangent(**{p: env.get(p) for p in op.formula_params["~"]})
+    return jnp.broadcast_to(jnp.asarray(value), out.shape).astype(out.dtype)
+
+
+def _formula_tangents(op: Op, static: tuple, primals: tuple, tangents: tuple, n: int,
+                      outs: tuple) -> list:
+    """The outputs' tangents, from the row's backward formulas transposed."""
+    inputs = primals[:n]
+    needs = tuple(_is_perturbed(t) and is_differentiable_array(p)
+                  for p, t in zip(inputs, tangents[:n]))
+    zeros = [jax.custom_derivatives.SymbolicZero(jax.typeof(o).to_tangent_aval())
+             for o in outs]
+    differentiable = [i for i, o in enumerate(outs)
+                      if is_differentiable_array(o) and i not in op.nondiff_outputs]
+    if not any(needs) or not differentiable:
+        return zeros
+    in_meta = tuple((None, None) if a is None else (tuple(a.shape), a.dtype) for a in inputs)
+    compute = backward_function(op, static, needs, in_meta)
+    saved = {}
+    for name, kind, pos in op.save_plan(needs, n):
+        saved[name] = (outs if kind == "output" else inputs if kind == "input"
+                       else primals[n:])[pos]
+
+    def torch_vjp(*cotangents):  # grads of the differentiable outputs -> the needed input grads
+        grads = [jnp.zeros(o.shape, o.dtype) for o in outs]
+        for i, ct in zip(differentiable, cotangents):
+            grads[i] = jnp.conj(ct)
+        return tuple(jnp.conj(g) for g, need in zip(compute(saved, tuple(grads)), needs)
+                     if need)
+
+    cotangent = tuple(t for t, need in zip(tangents[:n], needs) if need)
+    try:
+        transposed = jax.linear_transpose(torch_vjp, *[
+            jax.ShapeDtypeStruct(outs[i].shape, outs[i].dtype) for i in differentiable])
+        result = transposed(cotangent)
+    except Exception:
+        UNTRANSPOSABLE.add(op.name)
+        return None
+    for i, t in zip(differentiable, result):
+        zeros[i] = t
+    return zeros
 
 
 def static_key(static: dict[str, Any]) -> tuple:

@@ -8,8 +8,14 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes as _dtypes
-from ._table import Op, identity_grad
+from ._table import ELEMENTWISE, Op, identity_grad
 from ._table import example_doc as _doc
+
+def _c(x):
+    """``x.conj()`` in a formula: torch's gradients are conjugate Wirtinger derivatives, so a
+    holomorphic op's formula multiplies ``grad`` by its derivative's conjugate (a no-op on reals)."""
+    return jnp.conj(x)
+
 
 # --- arithmetic ---------------------------------------------------------------------------
 
@@ -19,23 +25,23 @@ ADD = Op("add", "AddBackward0", jnp.add, inputs=("self", "other"), promote="comm
 # new value (a scheduled learning rate) reuses the compiled kernel, and saved like torch's Scalars
 ADD_ALPHA = Op("add", "AddBackward0", lambda x, y, alpha: x + alpha * y,
                inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
-               grads={"self": identity_grad, "other": lambda grad, alpha: grad * alpha})
+               grads={"self": identity_grad, "other": lambda grad, alpha: grad * _c(alpha)})
 SUB = Op("sub", "SubBackward0", jnp.subtract, inputs=("self", "other"), promote="common",
          grads={"self": identity_grad, "other": lambda grad: -grad})
 SUB_ALPHA = Op("sub", "SubBackward0", lambda x, y, alpha: x - alpha * y,
                inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
-               grads={"self": identity_grad, "other": lambda grad, alpha: -grad * alpha})
+               grads={"self": identity_grad, "other": lambda grad, alpha: -grad * _c(alpha)})
 RSUB = Op("rsub", "RsubBackward1", lambda x, other, alpha: other - alpha * x,
           aux=("other", "alpha"), saves=("alpha",), promote="common",
-          grads={"self": lambda grad, alpha: -grad * alpha})
+          grads={"self": lambda grad, alpha: -grad * _c(alpha)})
 MUL = Op("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", jnp.multiply,
          promote="common", numbers_as_tensors=True, inplace="method",
-         grads={"self": lambda grad, other: grad * other,
-                "other": lambda grad, self: grad * self})
+         grads={"self": lambda grad, other: grad * _c(other),
+                "other": lambda grad, self: grad * _c(self)})
 DIV = Op("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", jnp.true_divide,
          promote="float", numbers_as_tensors=True, inplace="method",
-         grads={"self": lambda grad, other: grad / other,
-                "other": lambda grad, self, other: -grad * self / (other * other)})
+         grads={"self": lambda grad, other: grad / _c(other),
+                "other": lambda grad, self, other: -grad * _c(self / (other * other))})
 NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad})
 
 
@@ -54,15 +60,15 @@ def _pow_scalar_fwd(x, exponent, _fast):
 def _pow_scalar_grad(grad, self, exponent, _fast):
     if _fast is not None:
         e = _fast[1]
-        return jnp.zeros_like(grad) if e == 0 else grad * e * jnp.power(self, e - 1)
+        return jnp.zeros_like(grad) if e == 0 else grad * _c(e * jnp.power(self, e - 1))
     return jnp.where(exponent == 0, jnp.zeros_like(grad),
-                     grad * exponent * jnp.power(self, exponent - 1))
+                     grad * _c(exponent * jnp.power(self, exponent - 1)))
 
 
 def _pow_tensor_exponent_grad(grad, self, exponent, result):
     # torch masks log(0) where the exponent is >= 0 so that 0 ** positive has zero grad.
     safe = jnp.where((self == 0) & (exponent >= 0), jnp.zeros_like(result), result * jnp.log(self))
-    return grad * safe
+    return grad * _c(safe)
 
 
 def _pow_scalar_base_grad(grad, result, base, exponent):
@@ -73,18 +79,18 @@ def _pow_scalar_base_grad(grad, result, base, exponent):
     if jnp.iscomplexobj(exponent):
         no_grad = no_grad & (jnp.imag(exponent) == 0)
     safe_base = jnp.where(no_grad, jnp.ones_like(result), jnp.asarray(base, result.dtype))
-    return jnp.where(no_grad, jnp.zeros_like(grad), grad * result * jnp.log(safe_base))
+    return jnp.where(no_grad, jnp.zeros_like(grad), grad * _c(result * jnp.log(safe_base)))
 
 
 POW = Op("pow", "PowBackward0", _pow_scalar_fwd, aux=("exponent",), promote="common",
-         grads={"self": _pow_scalar_grad})
+         grads={"self": _pow_scalar_grad}, tangent=ELEMENTWISE)
 POW_TENSOR = Op("pow", "PowBackward1", jnp.power, inputs=("self", "exponent"), promote="common",
                 grads={"self": lambda grad, self, exponent: jnp.where(
-                    exponent == 0, 0.0, grad * exponent * jnp.power(self, exponent - 1)),
-                    "exponent": _pow_tensor_exponent_grad})
+                    exponent == 0, 0.0, grad * _c(exponent * jnp.power(self, exponent - 1))),
+                    "exponent": _pow_tensor_exponent_grad}, tangent=ELEMENTWISE)
 POW_SCALAR_BASE = Op("pow", "PowBackward2", lambda exponent, base: jnp.power(base, exponent),
                      inputs=("exponent",), aux=("base",), promote="common",
-                     grads={"exponent": _pow_scalar_base_grad})
+                     grads={"exponent": _pow_scalar_base_grad}, tangent=ELEMENTWISE)
 
 # --- unary math --------------------------------------------------------------------------------
 # torch has these as functions and methods, each with an in-place ``exp_`` function and method
@@ -92,33 +98,34 @@ POW_SCALAR_BASE = Op("pow", "PowBackward2", lambda exponent, base: jnp.power(bas
 def _unary(schema: str, node: str, forward, formula, doc: str, call: str, output: str,
            promote: str | None = "float", variants: str = "function method out") -> Op:
     return Op(schema, node, forward, promote=promote, grads={"self": formula},
-              variants=variants, inplace="function method", doc=_doc(doc, call, output))
+              variants=variants, inplace="function method", tangent=ELEMENTWISE,
+              doc=_doc(doc, call, output))
 
 
 ABS = _unary("abs(Tensor self) -> Tensor", "AbsBackward0", jnp.abs,
              lambda grad, self: grad * jnp.sign(self), "The absolute value of each element.",
              "jaxgrad.abs(jaxgrad.tensor([-1.5, 2.0]))", "tensor([1.5000, 2.0000])", promote=None)
 EXP = _unary("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp,
-             lambda grad, result: grad * result, "The exponential of each element.",
+             lambda grad, result: grad * _c(result), "The exponential of each element.",
              "jaxgrad.exp(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 2.7183])")
 LOG = _unary("log(Tensor self) -> Tensor", "LogBackward0", jnp.log,
-             lambda grad, self: grad / self, "The natural logarithm of each element.",
+             lambda grad, self: grad / _c(self), "The natural logarithm of each element.",
              "jaxgrad.log(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.3863])")
 SQRT = _unary("sqrt(Tensor self) -> Tensor", "SqrtBackward0", jnp.sqrt,
-              lambda grad, result: grad / (2 * result), "The square root of each element.",
+              lambda grad, result: grad / (2 * _c(result)), "The square root of each element.",
               "jaxgrad.sqrt(jaxgrad.tensor([4.0, 2.0]))", "tensor([2.0000, 1.4142])")
 SIN = _unary("sin(Tensor self) -> Tensor", "SinBackward0", jnp.sin,
-             lambda grad, self: grad * jnp.cos(self), "The sine of each element.",
+             lambda grad, self: grad * _c(jnp.cos(self)), "The sine of each element.",
              "jaxgrad.sin(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8415])")
 COS = _unary("cos(Tensor self) -> Tensor", "CosBackward0", jnp.cos,
-             lambda grad, self: -grad * jnp.sin(self), "The cosine of each element.",
+             lambda grad, self: -grad * _c(jnp.sin(self)), "The cosine of each element.",
              "jaxgrad.cos(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.5403])")
 TANH = _unary("tanh(Tensor self) -> Tensor", "TanhBackward0", jnp.tanh,
-              lambda grad, result: grad * (1 - result * result),
+              lambda grad, result: grad * _c(1 - result * result),
               "The hyperbolic tangent of each element.",
               "jaxgrad.tanh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7616])")
 SIGMOID = _unary("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", jax.nn.sigmoid,
-                 lambda grad, result: grad * result * (1 - result),
+                 lambda grad, result: grad * _c(result * (1 - result)),
                  "The logistic sigmoid ``1 / (1 + exp(-x))`` of each element.",
                  "jaxgrad.sigmoid(jaxgrad.tensor([0.0, 2.0]))", "tensor([0.5000, 0.8808])")
 RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",
@@ -127,21 +134,21 @@ RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",
               "``max(x, 0)`` of each element.", "jaxgrad.relu(jaxgrad.tensor([-1.0, 2.0]))",
               "tensor([0., 2.])", promote=None, variants="function method")  # torch: no out=
 LOG10 = _unary("log10(Tensor self) -> Tensor", "Log10Backward0", jnp.log10,
-               lambda grad, self: grad / (self * 2.302585092994046),
+               lambda grad, self: grad / _c(self * 2.302585092994046),
                "The base-10 logarithm of each element.",
                "jaxgrad.log10(jaxgrad.tensor([1.0, 100.0]))", "tensor([0., 2.])")
 LOG2 = _unary("log2(Tensor self) -> Tensor", "Log2Backward0", jnp.log2,
-              lambda grad, self: grad / (self * 0.6931471805599453),
+              lambda grad, self: grad / _c(self * 0.6931471805599453),
               "The base-2 logarithm of each element.",
               "jaxgrad.log2(jaxgrad.tensor([1.0, 8.0]))", "tensor([0., 3.])")
 LOG1P = _unary("log1p(Tensor self) -> Tensor", "Log1PBackward0", jnp.log1p,
-               lambda grad, self: grad / (self + 1), "``log(1 + x)``, accurate for small x.",
+               lambda grad, self: grad / _c(self + 1), "``log(1 + x)``, accurate for small x.",
                "jaxgrad.log1p(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])")
 EXPM1 = _unary("expm1(Tensor self) -> Tensor", "Expm1Backward0", jnp.expm1,
-               lambda grad, result: grad * (result + 1), "``exp(x) - 1``, accurate for small x.",
+               lambda grad, result: grad * _c(result + 1), "``exp(x) - 1``, accurate for small x.",
                "jaxgrad.expm1(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])")
 RECIPROCAL = _unary("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", jnp.reciprocal,
-                    lambda grad, result: -grad * result * result, "``1 / x`` of each element.",
+                    lambda grad, result: -grad * _c(result * result), "``1 / x`` of each element.",
                     "jaxgrad.reciprocal(jaxgrad.tensor([2.0, 4.0]))", "tensor([0.5000, 0.2500])")
 
 
@@ -218,8 +225,8 @@ ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
                       "jaxgrad.addcmul(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
                       "jaxgrad.tensor([3.0, 4.0]), value=0.5)", "tensor([2.5000, 5.0000])"),
              grads={"self": identity_grad,
-                    "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
-                    "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)})
+                    "tensor1": lambda grad, tensor2, value: grad * _c(tensor2 * value),
+                    "tensor2": lambda grad, tensor1, value: grad * _c(tensor1 * value)})
 ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2, saves=("value",),
              promote="common", variants="function method out", inplace="method",
@@ -227,18 +234,18 @@ ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
                       "jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
                       "jaxgrad.tensor([4.0, 4.0]))", "tensor([1.2500, 1.5000])"),
              grads={"self": identity_grad,
-                    "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
+                    "tensor1": lambda grad, tensor2, value: grad * _c(value / tensor2),
                     "tensor2": lambda grad, tensor1, tensor2, value:
-                        -grad * (value * tensor1 / (tensor2 * tensor2))})
+                        -grad * _c(value * tensor1 / (tensor2 * tensor2))})
 LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), aux=("weight",),
           saves=("weight",), promote="common",
-          grads={"self": lambda grad, weight: grad * (1 - weight),
-                 "end": lambda grad, weight: grad * weight})
+          grads={"self": lambda grad, weight: grad * _c(1 - weight),
+                 "end": lambda grad, weight: grad * _c(weight)})
 LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight"),
                  promote="common",
-                 grads={"self": lambda grad, weight: grad * (1 - weight),
-                        "end": lambda grad, weight: grad * weight,
-                        "weight": lambda grad, self, end: grad * (end - self)})
+                 grads={"self": lambda grad, weight: grad * _c(1 - weight),
+                        "end": lambda grad, weight: grad * _c(weight),
+                        "weight": lambda grad, self, end: grad * _c(end - self)})
 
 
 # masked_fill: the mask is saved, never differentiated; a number value is a traced operand
@@ -384,7 +391,8 @@ def _math(schema: str, node: str | None, forward, formula, doc: str, call: str, 
           inplace: str = "function method") -> Op:
     grads = {} if formula is None else {"self": formula}
     return Op(schema, node, forward, promote=promote, grads=grads, variants=variants,
-              inplace=inplace, doc=_doc(doc, call, output))
+              inplace=inplace, tangent=ELEMENTWISE if grads else None,
+              doc=_doc(doc, call, output))
 
 
 FLOOR = _math("floor(Tensor self) -> Tensor", "FloorBackward0",
@@ -647,7 +655,9 @@ ATAN2 = Op("atan2(Tensor self, Tensor other) -> Tensor", "Atan2Backward0", jnp.a
            doc=_doc("The angle of the point (other, input): ``atan(input / other)`` in the right "
                     "quadrant.", "jaxgrad.atan2(jaxgrad.tensor([1.0, -1.0]), "
                     "jaxgrad.tensor([1.0, 0.0]))", "tensor([ 0.7854, -1.5708])"),
-           grads={"self": _atan2_grad(1), "other": _atan2_grad(-1)})
+           grads={"self": _atan2_grad(1), "other": _atan2_grad(-1)},
+           tangent=lambda self_t, other_t, self, other: (other * self_t - self * other_t) / (
+               self * self + other * other))
 
 
 def _floating_only(fn, kernel: str):
@@ -742,14 +752,16 @@ def xlogy(x, y):
 XLOGY = Op("xlogy", "XlogyBackward0", xlogy, inputs=("self", "other"), promote="float",
            grads={"self": lambda grad, self, other: jnp.where(
                (self == 0) & (other <= 0), jnp.zeros((), grad.dtype), xlogy(grad, other)),
-               "other": lambda grad, self, other: grad * self / other})
+               "other": lambda grad, self, other: grad * self / other}, tangent=ELEMENTWISE)
 XLOGY_SCALAR_SELF = Op("xlogy", "XlogyBackward1", lambda other, self: xlogy(self, other),
                        inputs=("other",), aux=("self",), promote="float",
-                       grads={"other": lambda grad, self, other: grad * self / other})
+                       grads={"other": lambda grad, self, other: grad * self / other},
+                       tangent=ELEMENTWISE)
 XLOGY_SCALAR_OTHER = Op(
     "xlogy", "XlogyBackward2", xlogy, inputs=("self",), aux=("other",), promote="float",
     grads={"self": lambda grad, self, other: jnp.where(
-        (other <= 0) & (self == 0), jnp.zeros((), grad.dtype), xlogy(grad, other))})
+        (other <= 0) & (self == 0), jnp.zeros((), grad.dtype), xlogy(grad, other))},
+    tangent=ELEMENTWISE)
 
 
 # clamp_min/clamp_max: a Scalar bound is traced (ClampMinBackward0), a tensor one an input

@@ -787,7 +787,10 @@ PRELU_KERNEL = Op(
     inputs=("self", "weight"),
     grads={"self": lambda grad, self, weight: jnp.where(self > 0, grad, weight * grad),
            "weight": lambda grad, self: jnp.where(self > 0, jnp.zeros((), grad.dtype),
-                                                  self * grad)})
+                                                  self * grad)},
+    # torch's forward formula counts 0 as positive (its backward does not)
+    tangent=lambda self_t, weight_t, self, weight: jnp.where(
+        self >= 0, self_t, weight * self_t + weight_t * self))
 
 LOG_SIGMOID = Op("log_sigmoid", "LogSigmoidBackward0", jax.nn.log_sigmoid,
                  grads={"self": lambda grad, self: grad * jax.nn.sigmoid(-self)})

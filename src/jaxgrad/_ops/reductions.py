@@ -60,14 +60,21 @@ MEAN_DIM = Op("mean", "MeanBackward1",
                   grad / _count(self_shape, dim), self_shape, dim, keepdim)})
 
 
-def _prod_grad(grad, self, dim, keepdim):
-    # jax.vjp of the product handles zeros exactly as torch's prod_backward does
-    _, pullback = jax.vjp(lambda x: jnp.prod(x, axis=dim, keepdims=keepdim), self)
-    return pullback(grad)[0]
+def _prod_grad(grad, self, result, dim, keepdim):
+    """torch's prod_backward: ``grad * result / self`` without zeros in a slice; with one zero,
+    that element's gradient is the product of the others; with two or more, 0."""
+    if not keepdim and dim is not None:
+        grad, result = jnp.expand_dims(grad, dim), jnp.expand_dims(result, dim)
+    zero = self == 0
+    zeros = jnp.sum(zero, axis=dim, keepdims=True)
+    others = jnp.prod(jnp.where(zero, jnp.ones((), self.dtype), self), axis=dim, keepdims=True)
+    factor = jnp.where(zeros == 0, result / jnp.where(zero, jnp.ones((), self.dtype), self),
+                       jnp.where((zeros == 1) & zero, others, jnp.zeros((), self.dtype)))
+    return grad * jnp.conj(factor)
 
 
 PROD = Op("prod", "ProdBackward0", lambda x, dtype: jnp.prod(x, dtype=dtype), saves=("result",),
-          grads={"self": lambda grad, self: _prod_grad(grad, self, None, False)})
+          grads={"self": lambda grad, self, result: _prod_grad(grad, self, result, None, False)})
 PROD_DIM = Op("prod", "ProdBackward1",
               lambda x, dim, keepdim, dtype: jnp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype),
               saves=("result",), grads={"self": _prod_grad})
@@ -163,11 +170,20 @@ def _var_grad_of_std(grad, result):
     return jnp.where(result == 0, jnp.zeros((), grad.dtype), grad / (2 * result))
 
 
+def _std_tangent(self_t, self, result, dim, correction, keepdim):
+    """torch's forward formula: ``var_jvp / (2 * result)``, masked to 0 where the std is 0."""
+    centred = self - jnp.mean(self, axis=dim, keepdims=True)
+    dof = jnp.asarray(max(_count(self.shape, dim) - correction, 0), result.dtype)
+    var_t = jnp.real(jnp.sum(jnp.conj(self_t) * centred, axis=dim, keepdims=keepdim)) * (2 / dof)
+    return jnp.where(result == 0, jnp.zeros((), result.dtype), var_t / (2 * result))
+
+
 VAR = Op("var", "VarBackward0", _var, grads={"self": _var_grad})
 STD = Op("std", "StdBackward0", lambda x, dim, correction, keepdim: jnp.sqrt(
     _var(x, dim, correction, keepdim)), grads={
     "self": lambda grad, self, result, dim, correction, keepdim: _var_grad(
-        _var_grad_of_std(grad, result), self, dim, correction, keepdim)})
+        _var_grad_of_std(grad, result), self, dim, correction, keepdim)},
+    tangent=_std_tangent)
 
 
 def _vector_norm(x, ord, dim, keepdim, dtype):
