@@ -11,9 +11,10 @@ from .._core import dtypes as _dtypes
 from ._table import ELEMENTWISE, Op, identity_grad
 from ._table import example_doc as _doc
 
+
 def _c(x):
     """``x.conj()`` in a formula: torch's gradients are conjugate Wirtinger derivatives, so a
-    holomorphic op's formula multiplies ``grad`` by its derivative's conjugate (a no-op on reals)."""
+    holomorphic op's formula multiplies ``grad`` by its derivative's conjugate (no-op on reals)."""
     return jnp.conj(x)
 
 
@@ -431,46 +432,46 @@ FRAC = _math("frac(Tensor self) -> Tensor", "FracBackward0", _frac, identity_gra
              "The fractional part ``x - trunc(x)`` of each element.",
              "jaxgrad.frac(jaxgrad.tensor([-1.5, 2.25]))", "tensor([-0.5000,  0.2500])",
              promote=None)
-# torch's sgn_backward for real inputs: ``(grad - sgn * sgn * grad) / (2 |x|)``, 0 where x == 0
+# torch's sgn_backward: ``(grad - sgn * sgn * conj(grad)) / (2 |x|)``, 0 where x == 0 (0 for reals)
 SGN = _math("sgn(Tensor self) -> Tensor", "SgnBackward0", _sign,
             lambda grad, self, result: jnp.where(
                 self == 0, jnp.zeros_like(grad),
-                (grad - result * result * grad) / (2 * jnp.abs(self))),
+                (grad - result * result * jnp.conj(grad)) / (2 * jnp.abs(self))),
             "The sign of each element (for real tensors the same as ``sign``).",
             "jaxgrad.sgn(jaxgrad.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])",
             promote=None, inplace="method")
 TAN = _math("tan(Tensor self) -> Tensor", "TanBackward0", jnp.tan,
-            lambda grad, result: grad * (1 + result * result), "The tangent of each element.",
+            lambda grad, result: grad * _c(1 + result * result), "The tangent of each element.",
             "jaxgrad.tan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.5574])")
 SINH = _math("sinh(Tensor self) -> Tensor", "SinhBackward0", jnp.sinh,
-             lambda grad, self: grad * jnp.cosh(self), "The hyperbolic sine of each element.",
+             lambda grad, self: grad * _c(jnp.cosh(self)), "The hyperbolic sine of each element.",
              "jaxgrad.sinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.1752])")
 COSH = _math("cosh(Tensor self) -> Tensor", "CoshBackward0", jnp.cosh,
-             lambda grad, self: grad * jnp.sinh(self), "The hyperbolic cosine of each element.",
+             lambda grad, self: grad * _c(jnp.sinh(self)), "The hyperbolic cosine of each element.",
              "jaxgrad.cosh(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 1.5431])")
 ASIN = _math("asin(Tensor self) -> Tensor", "AsinBackward0", jnp.arcsin,
-             lambda grad, self: grad * jax.lax.rsqrt(-self * self + 1),
+             lambda grad, self: grad * _c(jax.lax.rsqrt(-self * self + 1)),
              "The arcsine of each element.", "jaxgrad.asin(jaxgrad.tensor([0.0, 0.5]))",
              "tensor([0.0000, 0.5236])")
 ACOS = _math("acos(Tensor self) -> Tensor", "AcosBackward0", jnp.arccos,
-             lambda grad, self: grad * -jax.lax.rsqrt(-self * self + 1),
+             lambda grad, self: grad * -_c(jax.lax.rsqrt(-self * self + 1)),
              "The arccosine of each element.", "jaxgrad.acos(jaxgrad.tensor([1.0, 0.5]))",
              "tensor([0.0000, 1.0472])")
 ATAN = _math("atan(Tensor self) -> Tensor", "AtanBackward0", jnp.arctan,
-             lambda grad, self: grad / (self * self + 1), "The arctangent of each element.",
+             lambda grad, self: grad / _c(self * self + 1), "The arctangent of each element.",
              "jaxgrad.atan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7854])")
 ASINH = _math("asinh(Tensor self) -> Tensor", "AsinhBackward0", jnp.arcsinh,
-              lambda grad, self: grad * jax.lax.rsqrt(self * self + 1),
+              lambda grad, self: grad * _c(jax.lax.rsqrt(self * self + 1)),
               "The inverse hyperbolic sine of each element.",
               "jaxgrad.asinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8814])",
               inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
 ACOSH = _math("acosh(Tensor self) -> Tensor", "AcoshBackward0", jnp.arccosh,
-              lambda grad, self: grad * jax.lax.rsqrt(self * self - 1),
+              lambda grad, self: grad * _c(jax.lax.rsqrt(self * self - 1)),
               "The inverse hyperbolic cosine of each element.",
               "jaxgrad.acosh(jaxgrad.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])",
               inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
 ATANH = _math("atanh(Tensor self) -> Tensor", "AtanhBackward0", jnp.arctanh,
-              lambda grad, self: grad * 1 / (1 - self * self),
+              lambda grad, self: grad / _c(1 - self * self),
               "The inverse hyperbolic tangent of each element.",
               "jaxgrad.atanh(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])",
               inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
@@ -489,7 +490,7 @@ ERFINV = _math("erfinv(Tensor self) -> Tensor", "ErfinvBackward0", jax.scipy.spe
                "jaxgrad.erfinv(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.4769])",
                inplace="method")
 EXP2 = _math("exp2(Tensor self) -> Tensor", "Exp2Backward0", jnp.exp2,
-             lambda grad, result: grad * result * _LN2, "``2 ** x`` of each element.",
+             lambda grad, result: grad * _c(result * _LN2), "``2 ** x`` of each element.",
              "jaxgrad.exp2(jaxgrad.tensor([0.0, 3.0]))", "tensor([1., 8.])")
 def _lgamma(x):
     """log|gamma(x)|; lower float types are computed in float64 (XLA's float32 lgamma is off by
@@ -584,7 +585,8 @@ DIGAMMA = _math("digamma(Tensor self) -> Tensor", "DigammaBackward0", _digamma,
                 "jaxgrad.digamma(jaxgrad.tensor([1.0, 2.0]))", "tensor([-0.5772,  0.4228])",
                 inplace="method")
 RSQRT = _math("rsqrt(Tensor self) -> Tensor", "RsqrtBackward0", jax.lax.rsqrt,
-              lambda grad, result: -0.5 * grad * result ** 3, "``1 / sqrt(x)`` of each element.",
+              lambda grad, result: -0.5 * grad * _c(result ** 3),
+              "``1 / sqrt(x)`` of each element.",
               "jaxgrad.rsqrt(jaxgrad.tensor([4.0, 0.25]))", "tensor([0.5000, 2.0000])")
 _DEG2RAD = 0.017453292519943295
 _RAD2DEG = 57.29577951308232

@@ -28,17 +28,25 @@ TRIL = _triangle("tril", jnp.tril, "on and below", "jaxgrad.tril(jaxgrad.ones(2,
                  "tensor([[1., 0., 0.],\n        [1., 1., 0.]])")
 TRIU = _triangle("triu", jnp.triu, "on and above", "jaxgrad.triu(jaxgrad.ones(2, 3), 1)",
                  "tensor([[0., 1., 1.],\n        [0., 0., 1.]])")
+# torch's formulas take conjugate transposes (``mat2.mH``): gradients of complex products are
+# conjugate Wirtinger derivatives (a conjugate is a no-op on real arrays)
+
+def _mH(x):
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
 MM = Op("mm", "MmBackward0", jnp.matmul, inputs=("self", "mat2"),
-        grads={"self": lambda grad, mat2: grad @ mat2.T, "mat2": lambda grad, self: self.T @ grad})
+        grads={"self": lambda grad, mat2: grad @ _mH(mat2),
+               "mat2": lambda grad, self: _mH(self) @ grad})
 BMM = Op("bmm", "BmmBackward0", jnp.matmul, inputs=("self", "mat2"),
-         grads={"self": lambda grad, mat2: grad @ jnp.swapaxes(mat2, -1, -2),
-                "mat2": lambda grad, self: jnp.swapaxes(self, -1, -2) @ grad})
+         grads={"self": lambda grad, mat2: grad @ _mH(mat2),
+                "mat2": lambda grad, self: _mH(self) @ grad})
 MV = Op("mv", "MvBackward0", jnp.matmul, inputs=("self", "vec"),
-        grads={"self": lambda grad, vec: jnp.outer(grad, vec),
-               "vec": lambda grad, self: self.T @ grad})
+        grads={"self": lambda grad, vec: jnp.outer(grad, jnp.conj(vec)),
+               "vec": lambda grad, self: _mH(self) @ grad})
 DOT = Op("dot", "DotBackward0", jnp.dot, inputs=("self", "tensor"),
-         grads={"self": lambda grad, tensor: grad * tensor,
-                "tensor": lambda grad, self: grad * self})
+         grads={"self": lambda grad, tensor: grad * jnp.conj(tensor),
+                "tensor": lambda grad, self: grad * jnp.conj(self)})
 
 
 # --- beta * self + alpha * product (addmm, baddbmm, addbmm); beta and alpha are traced -----------
@@ -48,12 +56,8 @@ def _scaled(scale, x):
     return jnp.where(scale == 0, jnp.zeros((), x.dtype), (scale * x).astype(x.dtype))
 
 
-def _mT(x):
-    return jnp.swapaxes(x, -1, -2)
-
-
 def _maybe_multiply(grad, scale):
-    return (grad * scale).astype(grad.dtype)
+    return (grad * jnp.conj(scale)).astype(grad.dtype)
 
 
 def _add_product(product):
@@ -66,20 +70,20 @@ def _add_product(product):
 ADDMM = Op("addmm", "AddmmBackward0", _add_product(jnp.matmul), inputs=("self", "mat1", "mat2"),
            aux=("beta", "alpha"),
            grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
-                  "mat1": lambda grad, mat2, alpha: _maybe_multiply(grad @ mat2.T, alpha),
-                  "mat2": lambda grad, mat1, alpha: _maybe_multiply(mat1.T @ grad, alpha)})
+                  "mat1": lambda grad, mat2, alpha: _maybe_multiply(grad @ _mH(mat2), alpha),
+                  "mat2": lambda grad, mat1, alpha: _maybe_multiply(_mH(mat1) @ grad, alpha)})
 BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(jnp.matmul),
              inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
              grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                     "batch1": lambda grad, batch2, alpha: _maybe_multiply(
-                        grad @ _mT(batch2), alpha),
+                        grad @ _mH(batch2), alpha),
                     "batch2": lambda grad, batch1, alpha: _maybe_multiply(
-                        _mT(batch1) @ grad, alpha)},
+                        _mH(batch1) @ grad, alpha)},
              overlap="allow")  # (torch's baddbmm_ has no overlap check)
 ADDBMM = Op("addbmm", "AddbmmBackward0", _add_product(lambda a, b: jnp.sum(a @ b, axis=0)),
             inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
             grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                    "batch1": lambda grad, batch2, alpha: _maybe_multiply(
-                       grad[None] @ _mT(batch2), alpha),
+                       grad[None] @ _mH(batch2), alpha),
                    "batch2": lambda grad, batch1, alpha: _maybe_multiply(
-                       _mT(batch1) @ grad[None], alpha)})
+                       _mH(batch1) @ grad[None], alpha)})
