@@ -141,11 +141,6 @@ ROUTES = {
 DIFFERENT_UNDER_JAX_AUTODIFF = {"cumprod"}
 
 
-# max_pool's float64 reduce_window, transposed inside the user's own jax.jit with x64 off, gets
-# a 32-bit init value from JAX (the same explicit-x64 limit)
-X64_LIMITED = {("max_pool", "jax.jit(jax.grad)")}
-
-
 def _cases(routes, known):
     """(name, route) pairs; those in ``known`` are strict xfails with the reason given."""
     return [pytest.param(name, route, marks=pytest.mark.xfail(strict=True, reason=known[
@@ -153,10 +148,8 @@ def _cases(routes, known):
         for name in sorted(EDGE_CASES) for route in routes]
 
 
-KNOWN_REVERSE = {**{(name, route): "JAX's float64 pad transposition outside jaxgrad's x64 scope"
-                    for name in DIFFERENT_UNDER_JAX_AUTODIFF for route in ROUTES},
-                 **{key: "JAX's float64 reduce_window transposition inside the user's jax.jit"
-                    for key in X64_LIMITED}}
+KNOWN_REVERSE = {(name, route): "JAX's float64 pad transposition outside jaxgrad's x64 scope"
+                 for name in DIFFERENT_UNDER_JAX_AUTODIFF for route in ROUTES}
 
 
 @pytest.mark.parametrize(("name", "route"), _cases(ROUTES, KNOWN_REVERSE))
@@ -185,7 +178,7 @@ KNOWN_FORWARD = {
 def test_tangent_at_edge_points_on_every_route(name, route):
     def program(T):
         x = T.tensor(PTS, dtype=T.float64)
-        f = lambda x: EDGE_CASES[name](T, x)  # noqa: E731
+        f = lambda x: EDGE_CASES[name](T, x)
         if route == "func.jacfwd":
             return T.func.jacfwd(_summed(T, name))(x)
         if route == "jax.jvp" and T.__name__ != "torch":

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import jax_compat as compat
 from ._table import Op, identity_grad
 from .reductions import UNSAFE_SPLIT, _vector_norm, _vector_norm_grad
 
@@ -544,7 +545,7 @@ def _windows(x, kernel_size, stride, padding, dilation, ceil_mode, fill):
 
 def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
     values, flat, _ = _windows(x, kernel_size, stride, padding, dilation, ceil_mode, -jnp.inf)
-    best = jnp.argmax(values, axis=-1)
+    best = compat.argmax(values, -1)
     indices = jnp.take_along_axis(jnp.broadcast_to(flat, values.shape), best[..., None], -1)
     return jnp.max(values, axis=-1), indices[..., 0].astype(jnp.int64)
 
@@ -901,7 +902,7 @@ def _adaptive_max_pool2d(x, output_size):
     values = jnp.where(inside, flat, jnp.asarray(-jnp.inf, x.dtype))
     # NaN wins, as in torch's kernel
     values = jnp.where(jnp.isnan(flat), jnp.asarray(jnp.inf, x.dtype), values)
-    best = jnp.argmax(values, axis=-1)
+    best = compat.argmax(values, -1)
     out = jnp.take_along_axis(flat * jnp.ones(values.shape, x.dtype), best[..., None], -1)
     return out[..., 0], best.astype(jnp.int64)
 
