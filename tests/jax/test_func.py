@@ -41,7 +41,31 @@ GRAD_PROGRAMS = {
     "inner_requires_grad": lambda T: T.func.grad(
         lambda x: (x * 0).sum() + x.requires_grad + x.is_leaf)(data(T)),
     "inner_grad_fn": lambda T: inner_grad_fn(T),
+    # grad modes inside the function: no_grad, detach and .data make constants of the grad level
+    "inner_no_grad": lambda T: T.func.grad(lambda x: no_grad_square(T, x) * x.sum())(data(T)),
+    "inner_inference_mode": lambda T: T.func.grad(
+        lambda x: no_grad_square(T, x, T.inference_mode) + x.sum())(data(T)),
+    "inner_enable_grad": lambda T: T.func.grad(lambda x: T.func.grad(
+        lambda y: no_grad_square(T, y, T.enable_grad) * y.sum())(x).sum())(data(T)),
+    "detach": lambda T: T.func.grad(lambda x: (x.detach() * x).sum())(data(T)),
+    "data": lambda T: T.func.grad(lambda x: (x.data * x.sin()).sum())(data(T)),
+    "nested_no_grad": lambda T: T.func.grad(lambda x: T.func.grad(
+        lambda y: no_grad_square(T, y) * y.sum())(x).sum())(data(T)),
+    "outer_no_grad": lambda T: outer_no_grad(T),
+    "jvp_ignores_no_grad": lambda T: T.func.jvp(
+        lambda x: no_grad_square(T, x) * x.sum(), (data(T),), (data(T, scale=0.5),)),
+    "jvp_detach": lambda T: T.func.jvp(lambda x: x.detach() * x, (data(T),), (data(T),)),
 }
+
+
+def no_grad_square(T, x, mode=None):
+    with (mode or T.no_grad)():
+        return (x ** 2).sum()
+
+
+def outer_no_grad(T):
+    with T.no_grad():  # torch.func.grad ignores a no_grad around it
+        return T.func.grad(lambda x: (x ** 3).sum())(data(T))
 
 
 def inner_grad_fn(T):
@@ -408,3 +432,109 @@ def test_vjp_connects_to_the_outer_graph():
         return (out.requires_grad, g.requires_grad, val(x.grad), val(v.grad),
                 plain_out.requires_grad, plain_fn(T.ones(2))[0].requires_grad)
     ok(program, rtol=1e-6)
+
+
+def _shown(T, x):
+    return [repr(x), str(x * 2), repr(x.cpu()), repr(x.to("cpu")), repr(x.to(device=x.device)),
+            str(x.device)]
+
+
+TRANSFORMED_TENSORS = {
+    "grad": lambda T, seen: T.func.grad(lambda x: seen.extend(_shown(T, x)) or x.sum())(
+        data(T)),
+    "grad_grad": lambda T, seen: T.func.grad(lambda x: T.func.grad(
+        lambda y: seen.extend(_shown(T, y)) or (y ** 2).sum())(x).sum())(data(T)),
+    "vmap": lambda T, seen: T.func.vmap(lambda x: seen.extend(_shown(T, x)) or x.sum())(
+        data(T, (2, 3))),
+    "vmap_grad": lambda T, seen: T.func.vmap(T.func.grad(
+        lambda x: seen.extend(_shown(T, x)) or x.sum()))(data(T, (2, 3), dtype=T.float64)),
+    "jvp": lambda T, seen: T.func.jvp(lambda x: seen.extend(_shown(T, x)) or x.sum(),
+                                      (data(T, ()),), (data(T, ()),)),
+}
+
+
+@pytest.mark.parametrize("name", TRANSFORMED_TENSORS)
+def test_transformed_tensors_print_and_move_as_in_torch(name):
+    def program(T):
+        seen = []
+        TRANSFORMED_TENSORS[name](T, seen)
+        return [s.replace(T.__name__, "T") for s in seen]
+    ok(program)
+
+
+# --- tensors from outside keep their history (torch.func's closures) ---------------------------
+
+def _linear(T):
+    net = T.nn.Linear(2, 1)
+    with T.no_grad():
+        net.weight.copy_(T.tensor([[0.5, -1.0]]))
+        net.bias.fill_(0.1)
+    return net
+
+
+def _grads_of(T, net, out):
+    # the transform is one node of the outer graph, not torch's nodes of each op: the result's
+    # grad_fn name and the .grad's _version (torch sums paths in place) are not compared
+    out.sum().backward()
+    return [out.detach(), out.requires_grad,
+            *[None if g is None else g.clone() for g in (net.weight.grad, net.bias.grad)]]
+
+
+def _inner_loss(T, net):
+    return lambda p, x: (T.func.functional_call(net, p, (x,)) ** 2).sum()
+
+
+CLOSURES = {
+    "vmap_module": lambda T, net: _grads_of(T, net, T.func.vmap(lambda x: net(x).sum())(
+        T.ones(2, 1, 2))),
+    "grad_of_closure": lambda T, net: _grads_of(T, net, T.func.grad(
+        lambda x: (net(x) ** 2).sum())(T.ones(3, 2))),
+    "jacrev_closure": lambda T, net: _grads_of(T, net, T.func.jacrev(
+        lambda x: net(x).sin())(T.ones(2))),
+    "jvp_closure": lambda T, net: _grads_of(T, net, T.func.jvp(
+        lambda x: net(x).exp(), (T.ones(2),), (T.ones(2),))[1]),
+    "captured_view": lambda T, net: _grads_of(T, net, T.func.vmap(
+        lambda x: (x @ net.weight.t()).sum())(T.ones(3, 2))),
+    "maml_step": lambda T, net: _grads_of(T, net, T.func.functional_call(net, {
+        k: v - 0.1 * g for (k, v), g in zip(dict(net.named_parameters()).items(),
+                                            T.func.grad(_inner_loss(T, net))(
+                                                dict(net.named_parameters()), T.ones(3, 2)
+                                            ).values())}, (T.ones(3, 2),))),
+    "per_sample_unbatched_params": lambda T, net: _grads_of(T, net, T.func.vmap(
+        T.func.grad(_inner_loss(T, net)), in_dims=(None, 0))(
+        dict(net.named_parameters()), T.ones(4, 3, 2))["weight"]),
+    "no_grad_outside": lambda T, net: no_grad_closure(T, net),
+}
+
+
+def no_grad_closure(T, net):
+    with T.no_grad():
+        out = T.func.vmap(lambda x: net(x).sum())(T.ones(2, 1, 2))
+    return [out, out.requires_grad]
+
+
+@pytest.mark.parametrize("name", CLOSURES)
+def test_captured_tensors_keep_their_history(name):
+    ok(lambda T: CLOSURES[name](T, _linear(T)))
+
+
+# --- torch.func's errors inside a transform --------------------------------------------------
+
+def _inside(T, transform, body):
+    if transform == "grad":
+        return T.func.grad(lambda x: (body(T, x), x.sum())[1])(data(T))
+    return T.func.vmap(lambda x: (body(T, x), x.sum())[1])(data(T, (2, 3)))
+
+
+INSIDE_ERRORS = {
+    "requires_grad_": lambda T, x: x.requires_grad_(),
+    "retain_grad": lambda T, x: x.retain_grad(),
+    "backward": lambda T, x: (x * 2).sum().backward(),
+    "autograd_functional": lambda T, x: T.autograd.functional.jacobian(lambda z: z * 2, x),
+}
+
+
+@pytest.mark.parametrize("transform", ["grad", "vmap"])
+@pytest.mark.parametrize("name", INSIDE_ERRORS)
+def test_unsupported_calls_inside_transforms_raise_torchs_errors(name, transform):
+    raises(lambda T: _inside(T, transform, INSIDE_ERRORS[name]))

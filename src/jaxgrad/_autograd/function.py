@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core.caches import cache
-from .._core.grad_mode import _state, no_grad
+from .._core.grad_mode import _state, no_grad, recording_off
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, DelayedError, Node, SavedTensor
 from .._core.tensor import Tensor
 from .._core.transform_stack import (
@@ -554,7 +554,7 @@ class _CustomRule:
         grads: list = [None] * len(self.outs)
         for j, c in zip(self.diff, cotangents):
             grads[j] = Tensor._make(c)
-        with no_grad():
+        with recording_off():
             got = self._ctx(held).apply(grads, create_graph=False)
         xs = [None if got[k] is None else got[k]._value.astype(v.dtype) for k, v in self.xs]
         if outer_reverse and _is_once_differentiable(self.cls):  # torch: no_grad, so zeros
@@ -569,7 +569,7 @@ class _CustomRule:
                  for i in range(self.n_args)]
         ctx = self._ctx(held)
         ctx._in_jvp = True
-        with no_grad():
+        with recording_off():
             result = self.cls.jvp(ctx, *given)
         result = result if isinstance(result, tuple) else (result,)
         if len(result) != len(self.outs):

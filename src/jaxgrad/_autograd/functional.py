@@ -22,6 +22,11 @@ import numpy as np
 
 from .._core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .._core.tensor import Tensor
+from .._core.transform_stack import (
+    in_forward_mode,
+    refuses_requires_grad,
+    unsupported_inside_transform,
+)
 from .._engine.engine import grad
 from .._func.transforms import jacfwd
 from .._functions.creation import tensor, zeros_like
@@ -68,8 +73,19 @@ def _grad_preprocess(inputs: tuple[Tensor, ...], create_graph: bool,
                      need_graph: bool) -> tuple[Tensor, ...]:
     """Fresh Tensor objects for the inputs: a differentiable ``view_as`` when the graph must
     reach the caller's tensors, else a detached alias requiring grad iff ``need_graph``."""
+    if refuses_requires_grad():
+        raise unsupported_inside_transform("requires_grad_")
     return tuple(inp.view_as(inp) if create_graph and inp.requires_grad
-                 else inp.detach().requires_grad_(need_graph) for inp in inputs)
+                 else _fresh_leaf(inp, need_graph) for inp in inputs)
+
+
+def _fresh_leaf(inp: Tensor, need_graph: bool) -> Tensor:
+    """``inp.detach().requires_grad_(need_graph)``; under forward mode (the outer ``jacfwd`` of a
+    forward-over-reverse Hessian) a leaf over the same traced value, which keeps its tangent
+    (``detach`` would drop it)."""
+    if in_forward_mode():
+        return Tensor._make(inp._value, requires_grad=need_graph)
+    return inp.detach().requires_grad_(need_graph)
 
 
 def _grad_postprocess(results: tuple, create_graph: bool) -> tuple:

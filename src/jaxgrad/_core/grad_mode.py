@@ -24,6 +24,9 @@ class _GradModeState(threading.local):
     inference = False
     view_replay = False  # views record how to replay them from their base
     multithreading = True  # torch's device worker threads allowed (see set_multithreading_enabled)
+    # how many ``recording_off`` blocks are open: while one is, an op outside grad mode is not a
+    # constant to JAX's autodiff (a Function's own backward, run as a transform's rule)
+    rule_depth = 0
 
 
 _state = _GradModeState()
@@ -151,6 +154,29 @@ class no_grad(_DecoratorContextManager):
         _set_grad(False)
 
     def __exit__(self, *exc: object) -> None:
+        _set_grad(self._prev)
+
+
+class recording_off(_DecoratorContextManager):
+    """``no_grad`` for running code as a JAX transform's rule (an ``autograd.Function``'s
+    ``backward`` or ``jvp`` inside ``jaxgrad.func``): nothing records in jaxgrad's graph, but the
+    values stay differentiable to the transforms outside, which differentiate the rule (grad of
+    grad). A user's ``no_grad`` inside a transform makes constants (``stop_gradient``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._core.grad_mode import recording_off
+    >>> with recording_off():
+    ...     jaxgrad.is_grad_enabled()
+    False
+    """
+
+    def __enter__(self) -> None:
+        self._prev = is_grad_enabled()
+        _set_grad(False)
+        _state.rule_depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        _state.rule_depth -= 1
         _set_grad(self._prev)
 
 

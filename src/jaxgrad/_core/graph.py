@@ -23,6 +23,13 @@ from .grad_mode import _state as _grad_state
 from .typename import public_path, type_name
 
 _sequence = itertools.count()
+
+
+def sequence_mark() -> int:
+    """A sequence number below every node created from now on (it takes one number)."""
+    return next(_sequence)
+
+
 ACCUMULATE_SEQ = float("inf")  # torch gives AccumulateGrad UINT64_MAX: it runs as soon as ready
 
 FREED_MESSAGE = (

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import pytree as _pytree
+from . import tracing as _compile_trace
 from .device import of_jax
 from .epoch import changed as structure_changed
 from .grad_mode import _state as _grad_state
@@ -41,6 +42,11 @@ from .storage import (
 )
 from .storage import is_contiguous as _is_contiguous
 from .tensor_repr import tensor_repr
+from .transform_stack import (
+    in_functorch_transform,
+    refuses_requires_grad,
+    unsupported_inside_transform,
+)
 from .typename import public_path
 from .warn_once import warn_once
 
@@ -225,7 +231,7 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing storage but not history or version counter (torch's ``.data``)."""
-        return self._alias(share_version=False)
+        return self._detached(share_version=False)
 
     @data.setter
     def data(self, other: Tensor) -> None:
@@ -386,6 +392,8 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place on a leaf; returns self."""
+        if isinstance(self._cell.array, jax.core.Tracer) and refuses_requires_grad():
+            raise unsupported_inside_transform("requires_grad_")
         if not self.is_leaf:
             if requires_grad:
                 return self
@@ -582,6 +590,8 @@ class Tensor:
         """Populate ``.grad`` for this non-leaf tensor during backward (no-op on leaves)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if isinstance(self._cell.array, jax.core.Tracer) and in_functorch_transform():
+            raise unsupported_inside_transform("retain_grad")
         fn = self.grad_fn
         if fn is None or self._retains_grad:
             return
@@ -593,7 +603,19 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new tensor sharing storage and version counter, with no history."""
-        return self._alias(share_version=True)
+        return self._detached(share_version=True)
+
+    def _detached(self, share_version: bool) -> Tensor:
+        """``detach()``/``.data``: an alias; for a tensor JAX is differentiating (its array a
+        tracer inside ``jaxgrad.func`` or the user's ``jax.grad``, not a ``jaxgrad.compile``
+        trace, whose ``.data`` writes must reach the parameter) a constant to JAX's autodiff, as
+        torch.func's levels detach (``stop_gradient``), in a storage of its own."""
+        if isinstance(self._cell.array, jax.core.Tracer) and _compile_trace.current() is None:
+            t = Tensor._make(jax.lax.stop_gradient(self._value),
+                             vc=self._vc if share_version else None)
+            t._inference = self._inference
+            return t
+        return self._alias(share_version)
 
     def detach_(self) -> Tensor:
         """Detach this tensor from the graph in place (not allowed on views; inside

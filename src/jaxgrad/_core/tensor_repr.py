@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import jax
 import numpy as np
 
 from . import dtypes as _dtypes
@@ -26,6 +27,8 @@ def show_tangents(tangent_of: Callable[[Any], Any] | None) -> None:
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
     """``tensor([2., 4.], grad_fn=<MulBackward0>)`` as torch prints it."""
+    if isinstance(t._value, jax.core.Tracer):
+        return _transformed_repr(t, t._value, prefix)
     values = np.asarray(t._value)
     d = t.dtype
     if d is _dtypes.bfloat16:
@@ -50,3 +53,44 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
                     _dtypes.bool_)
     return format_tensor(values, dtype_name=repr(d), is_default_dtype=default,
                          suffixes=suffixes, prefix=prefix, device_suffix=device_suffix)
+
+
+def _transform_layers(array: Any) -> tuple[list[str], Any]:
+    """The JAX transforms wrapping ``array``, innermost first, as torch.func names its wrappers
+    (a vmap level: ``BatchedTensor``, bdim; a grad or jvp level: ``GradTrackingTensor``), and
+    the value inside them (None where JAX holds none: under ``jax.jit``)."""
+    layers = []
+    while isinstance(array, jax.core.Tracer):
+        if hasattr(array, "batch_dim") and hasattr(array, "val"):
+            layers.append(f"BatchedTensor(lvl={{lvl}}, bdim={array.batch_dim}, value=")
+            array = array.val
+        elif hasattr(array, "primal"):
+            layers.append("GradTrackingTensor(lvl={lvl}, value=")
+            array = array.primal
+        else:
+            return layers, None
+    return layers, array
+
+
+def _transformed_repr(t, array: Any, prefix: str) -> str:
+    """torch.func's repr of a tensor inside transforms, with its values where JAX has them
+    (``jaxgrad.func``, a user's ``jax.grad`` or ``jax.vmap``); under ``jax.jit`` a placeholder
+    with its size, as torch prints a meta tensor.
+
+    >>> import jaxgrad
+    >>> _ = jaxgrad.func.grad(lambda x: print(x) or x.sum())(jaxgrad.tensor([1.0, 2.0]))
+    GradTrackingTensor(lvl=1, value=
+        tensor([1., 2.])
+    )
+    """
+    layers, inner = _transform_layers(array)
+    if inner is None:
+        d = t.dtype
+        dtype = "" if d is _dtypes.get_default_dtype() else f", dtype={d!r}"
+        text = f"{prefix}..., size={tuple(array.shape)}{dtype})"
+    else:
+        text = tensor_repr(type(t)._make(inner), prefix)
+    for lvl, layer in enumerate(reversed(layers), start=1):  # the outermost transform: lvl 1
+        indented = "\n".join("    " + line for line in text.split("\n"))
+        text = f"{layer.format(lvl=lvl)}\n{indented}\n)"
+    return text

@@ -48,6 +48,64 @@ def under_transform(kind: str) -> Iterator[None]:
         stack.kinds.pop()
 
 
+class _Captures(threading.local):
+    def __init__(self) -> None:
+        # while the outermost jaxgrad.func transform traces: id -> tensor of each tensor from
+        # outside it (a concrete array) that requires grad and that an op recorded
+        self.found: dict[int, Any] | None = None
+
+
+captures = _Captures()
+
+
+@contextlib.contextmanager
+def capturing_outer_tensors() -> Iterator[dict[int, Any]]:
+    """Collect the tensors from outside that the traced function uses and that require grad
+    (``note_capture`` is called by the op recorder), so that the transform's results connect to
+    their history as in torch.func.
+
+    >>> from jaxgrad._core.transform_stack import capturing_outer_tensors
+    >>> with capturing_outer_tensors() as found:
+    ...     found
+    {}
+    """
+    previous = captures.found
+    captures.found = found = {}
+    try:
+        yield found
+    finally:
+        captures.found = previous
+
+
+def in_functorch_transform() -> bool:
+    """Whether a ``jaxgrad.func`` transform is tracing the code running now (not only the
+    reverse-mode traces ``eager`` marks)."""
+    return any(kind != "eager" for kind in stack.kinds)
+
+
+def refuses_requires_grad() -> bool:
+    """Whether torch.func refuses ``requires_grad_()`` (and ``autograd.functional``) here: under
+    its grad and vmap levels, not when forward mode is innermost (``jacfwd`` of a reverse-mode
+    ``autograd.functional.jacobian``: a forward-over-reverse Hessian)."""
+    return in_functorch_transform() and not in_forward_mode()
+
+
+def unsupported_inside_transform(what: str) -> RuntimeError:
+    """torch.func's error for ``requires_grad_()``/``retain_grad()`` on a transformed tensor."""
+    extra = " (or perhaps using torch.autograd.functional.* APIs)" if what == "requires_grad_" \
+        else ""
+    return RuntimeError(
+        f"You are attempting to call Tensor.{what}(){extra} inside of a function being "
+        "transformed by a functorch transform. This is unsupported, please attempt to use the "
+        "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call "
+        f"{what}() outside of a function being transformed instead.")
+
+
+BACKWARD_INSIDE_TRANSFORM = (
+    "backward() called inside a functorch transform. This is not supported, please use "
+    "functorch.grad or functorch.vjp instead or call backward() outside of functorch transforms.")
+
+
 def in_forward_mode() -> bool:
     """Whether the innermost active transform is forward mode (``jvp``, ``jacfwd``): a row's
     kernel traced now differentiates with torch's forward formula (``Op.tangent``)."""

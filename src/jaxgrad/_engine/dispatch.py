@@ -26,7 +26,7 @@ from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_n
 from .._core.jax_setup import jit
 from .._core.storage import Layout, Storage
 from .._core.tensor import Tensor
-from .._core.transform_stack import in_forward_mode
+from .._core.transform_stack import captures, in_forward_mode
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
 from .._ops import views as V
@@ -336,6 +336,8 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
             raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
     out = _run_forward(op, skey, compute_dtype, None, args, aux)
+    if not _state.grad and not _state.rule_depth and _traced(out):
+        out = _constant_to_jax(out)
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
     if _state.grad and (op.grads or op.variadic) and any(
@@ -344,6 +346,17 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
     if _forward_ad.active:
         _forward_ad.on_apply(_FORWARD_AD, op, skey, compute_dtype, args, aux, results)
     return tuple(results) if multi else results[0]
+
+
+def _traced(out: Any) -> bool:
+    return isinstance(out[0] if isinstance(out, tuple) else out, jax.core.Tracer)
+
+
+def _constant_to_jax(out: Any) -> Any:
+    """An op run under ``no_grad`` (or ``inference_mode``) while JAX differentiates: a constant
+    to reverse mode, as torch.func's grad levels see it (``stop_gradient``); forward mode
+    (``jvp``, innermost) ignores grad mode, as torch's dual tensors do."""
+    return out if in_forward_mode() else jax.lax.stop_gradient(out)
 
 
 def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux: tuple) -> Any:
@@ -482,6 +495,9 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
         if isinstance(a, Tensor):
             in_meta.append(_meta(a))
             if a._requires_grad:
+                found = captures.found
+                if found is not None and not isinstance(a._cell.array, jax.core.Tracer):
+                    found[id(a)] = a  # an outer tensor used inside a jaxgrad.func transform
                 edge = a._gradient_edge()  # None: torch's invalid edge, no gradient computed
                 needs.append(edge is not None)
                 edges.append(edge)

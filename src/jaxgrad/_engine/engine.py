@@ -45,6 +45,7 @@ from .._core.graph import (
 )
 from .._core.tensor import Size, Tensor
 from .._core.tracing import call_user_hook
+from .._core.transform_stack import BACKWARD_INSIDE_TRANSFORM, in_functorch_transform
 from .._core.typename import type_name
 from .._core.warn_once import warn_once
 from .._ops import elementwise as E
@@ -817,6 +818,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
                                "passed to `backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
+    if in_functorch_transform():
+        raise RuntimeError(BACKWARD_INSIDE_TRANSFORM)
     inputs_tuple = None if inputs is None else _inputs_tuple(inputs, "backward")
     if inputs is not None and not inputs_tuple:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")

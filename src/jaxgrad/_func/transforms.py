@@ -23,9 +23,13 @@ import jax
 import jax.numpy as jnp
 
 from .._core.grad_mode import enable_grad, is_grad_enabled
-from .._core.graph import Node, node_class
+from .._core.graph import ACCUMULATE_SEQ, Node, node_class, sequence_mark
 from .._core.tensor import Tensor
-from .._core.transform_stack import is_differentiable_array, under_transform
+from .._core.transform_stack import (
+    capturing_outer_tensors,
+    is_differentiable_array,
+    under_transform,
+)
 from .._engine.dispatch import apply, vjp_op
 from .._engine.forward_ad import check_tangent_size
 from .._functions import random as _random
@@ -59,6 +63,35 @@ def _tracing() -> Iterator[None]:
 
 def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
     return Tensor._make(array, requires_grad=requires_grad)
+
+
+# --- torch's reverse mode on JAX's: complex conjugation -----------------------------------------
+# torch's gradient of a real function of z is dL/d(conj z), JAX's is its conjugate; torch's VJP of
+# a holomorphic function multiplies by the conjugate derivative, JAX's by the derivative itself.
+# So each JAX reverse-mode result reaching a user is conjugated on both sides (no-op on reals).
+
+def _conj(a: Any) -> Any:
+    dtype = getattr(a, "dtype", None)
+    return jnp.conj(a) if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating) else a
+
+
+def _conj_tree(tree: Any) -> Any:
+    return jax.tree_util.tree_map(_conj, tree)
+
+
+def _vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """``jax.vjp`` whose pullback is torch's (conjugated on both sides for complex values)."""
+    result = jax.vjp(f, *primals, has_aux=has_aux)
+    pullback = result[1]
+    return (result[0], lambda cts: _conj_tree(pullback(_conj_tree(cts))), *result[2:])
+
+
+def _value_and_grad(f: Callable, has_aux: bool = False) -> Callable:
+    """``jax.value_and_grad`` with torch's gradient of complex inputs (the conjugate of JAX's)."""
+    def call(*args: Any) -> tuple:
+        value, g = jax.value_and_grad(f, has_aux=has_aux)(*args)
+        return value, _conj_tree(g)
+    return call
 
 
 # --- argnums (torch's messages) --------------------------------------------------------------
@@ -125,7 +158,7 @@ class _TransformNode(Node):
             fn, k = self.fn, len(self.inputs)
 
             def pullback(*arrays: Any) -> tuple:
-                return jax.vjp(fn, *arrays[:k])[1](tuple(arrays[k:]))
+                return _vjp(fn, *arrays[:k])[1](tuple(arrays[k:]))
 
             out = apply(vjp_op(type(self).__name__, pullback), *self.inputs,
                         *[_wrap(c) for c in cts])
@@ -149,31 +182,90 @@ def _connecting(tensors: list[Tensor]) -> list[int]:
 
 
 def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Tensor]:
-    """``fn`` (arrays -> tuple of arrays) on ``tensors``; results are connected to the graph
-    through one node when a float input requires grad (in grad mode, outside transforms)."""
+    """``fn`` (arrays -> tuple of arrays) on ``tensors``; in grad mode, outside transforms, the
+    results connect to the graph through one node whose inputs are the float ``tensors`` that
+    require grad and the tensors from outside that ``fn`` uses and that require grad (a
+    module's parameters inside ``vmap``: torch.func keeps their history too)."""
     arrays = [t._value for t in tensors]
-    diff = _connecting(tensors)
-    if not diff:
+    if not is_grad_enabled() or _depth.value:
         with _tracing():
             return [_wrap(a) for a in fn(*arrays)]
-
-    def on_diff(*d: Any) -> tuple:
-        full = list(arrays)
-        for i, a in zip(diff, d):
-            full[i] = a
-        return tuple(fn(*full))
-
-    with _tracing(), under_transform("eager"):
-        outs, pullback = jax.vjp(on_diff, *[arrays[i] for i in diff])
+    diff = _connecting(tensors)
+    mark = sequence_mark()
+    with capturing_outer_tensors() as found:
+        outs, pullback = _traced_vjp(fn, arrays, diff, [])
+    captured = _liftable(found, tensors, mark)
+    if captured:
+        outs, pullback = _traced_vjp(fn, arrays, diff, captured)
+    inputs = [tensors[i] for i in diff] + captured
     results = [_wrap(o) for o in outs]
+    if not inputs:
+        return results
     meta = tuple((o.shape, o.dtype) for o in outs)
-    node = node_class(name, _TransformNode)(
-        tuple(tensors[i]._gradient_edge() for i in diff), meta)
-    node.fn, node.inputs, node.pullback = on_diff, [tensors[i] for i in diff], pullback
+    node = node_class(name, _TransformNode)(tuple(t._gradient_edge() for t in inputs), meta)
+    node.fn, node.inputs, node.pullback = _lifted(fn, arrays, diff, captured), inputs, pullback
     for j, r in enumerate(results):
         if is_differentiable_array(outs[j]):
             r._requires_grad, r._grad_fn, r._output_nr = True, node, j
     return results
+
+
+def _traced_vjp(fn: Callable[..., tuple], arrays: list, diff: list[int],
+                captured: list[Tensor]) -> tuple[tuple, Callable | None]:
+    """``fn``'s outputs and, when anything is differentiable, the pullback of ``jax.vjp``."""
+    f = _lifted(fn, arrays, diff, captured)
+    primals = [arrays[i] for i in diff] + [t._cell.array for t in captured]
+    if not primals:
+        with _tracing():
+            return f(), None
+    with _tracing(), under_transform("eager"):
+        return _vjp(f, *primals)
+
+
+def _lifted(fn: Callable[..., tuple], arrays: list, diff: list[int],
+            captured: list[Tensor]) -> Callable[..., tuple]:
+    """``fn`` as a function of the arrays of the ``diff`` arguments, then of the ``captured``
+    outer tensors (whose storages hold the given arrays while it runs)."""
+    def on_diff(*d: Any) -> tuple:
+        full = list(arrays)
+        for i, a in zip(diff, d):
+            full[i] = a
+        with _substituted(captured, d[len(diff):]):
+            return tuple(fn(*full))
+
+    return on_diff
+
+
+@contextlib.contextmanager
+def _substituted(captured: list[Tensor], arrays: tuple) -> Iterator[None]:
+    cells = [t._cell for t in captured]
+    kept = [c.array for c in cells]
+    for cell, a in zip(cells, arrays):
+        cell.array, cell.generation = a, cell.generation + 1
+    try:
+        yield
+    finally:
+        for cell, a in zip(cells, kept):
+            cell.array, cell.generation = a, cell.generation + 1
+
+
+def _liftable(found: dict[int, Tensor], explicit: list[Tensor], mark: int) -> list[Tensor]:
+    """The outer tensors a transform's results connect to: each captured float tensor that owns
+    its whole storage (a captured view connects through its base), not an explicit argument, and
+    not computed inside the transform (a value JAX holds concretely there, such as the result of
+    an op with a zero derivative, has a grad_fn numbered after ``mark``)."""
+    seen = {id(t) for t in explicit}
+    out = []
+    for t in found.values():
+        base = t._base if t._base is not None else t
+        fn = base._grad_fn
+        if fn is not None and fn.seq != ACCUMULATE_SEQ and fn.seq > mark:
+            continue
+        if (id(base) not in seen and base._requires_grad and base._layout is None
+                and is_differentiable_array(base._cell.array)):
+            seen.add(id(base))
+            out.append(base)
+    return out
 
 
 class _Args:
@@ -299,7 +391,7 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
 
         aux_spec: list = [None]
         primals = [arrays[k] for k in pos]
-        (_, (v, aux_arrays)), g = jax.value_and_grad(value, has_aux=True)(primals)
+        (_, (v, aux_arrays)), g = _value_and_grad(value, has_aux=True)(primals)
         return [*g, v, *aux_arrays], aux_spec[0]
 
     outs, aux_spec = _call("GradBackward", call.tensors, body)
@@ -385,7 +477,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     f = _Traced(func, call, pos, [t._value for t in call.tensors], "vjp(f, *primals)", has_aux,
                 check_float=True)
     with _tracing():
-        outs, pullback, aux = jax.vjp(f, [t._value for t in flat_primals], has_aux=True)
+        outs, pullback, aux = _vjp(f, [t._value for t in flat_primals], has_aux=True)
     out_spec = f.out_spec
     outputs_of = lambda *arrays: f(list(arrays))[0]  # primals -> outputs
     # primals that require grad connect the outputs and the vjp_fn's results to the outer graph
@@ -411,7 +503,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         n = len(flat_primals)
 
         def products(*arrays: Any) -> tuple:
-            return tuple(jax.vjp(outputs_of, *arrays[:n])[1](tuple(arrays[n:])))
+            return tuple(_vjp(outputs_of, *arrays[:n])[1](tuple(arrays[n:])))
 
         if connected or _connecting(cts):
             return P.unflatten(_run("VjpBackward", products, [*flat_primals, *cts]),
@@ -493,7 +585,7 @@ def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
                     check_float=kind == "jacrev", kind="grad" if kind == "jacrev" else "jacfwd")
         primals = [arrays[k] for k in pos]
         if kind == "jacrev":
-            outs, pullback, aux = jax.vjp(f, primals, has_aux=True)
+            outs, pullback, aux = _vjp(f, primals, has_aux=True)
             _no_complex(kind, [_wrap(o) for o in outs], is_input=False)
             rows = _reverse_rows(pullback, outs, chunk_size)
             jac = [[r[start:start + o.size].reshape(o.shape + p.shape) for r, p in
@@ -748,9 +840,18 @@ def _flat_out_dims(out: Any, out_spec: P.Spec, out_dims: Any, func: Callable) ->
     return dims
 
 
+def _rewrapped(outer: Tensor, array: Any) -> Tensor:
+    """An unbatched argument inside vmap: itself, or a fresh tensor over the array that
+    connects it to the outer graph (a tracer of the outer VJP)."""
+    return outer if array is outer._value else _wrap(array, outer._requires_grad)
+
+
 def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec: P.Spec,
                out_dims: Any, randomness: str, kwargs: dict) -> Any:
     batched = [i for i, d in enumerate(flat_dims) if d is not None]
+    # unbatched tensor arguments go through too, so that those requiring grad keep history
+    tensors = batched + [i for i, d in enumerate(flat_dims)
+                         if d is None and isinstance(flat_args[i], Tensor)]
     name = _name(func)
     keys = (jax.random.split(_random.default_generator.next_key(), size)
             if randomness == "different" else None)
@@ -760,9 +861,9 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
 
         def f(inputs: list, key: Any) -> tuple:
             full = list(flat_args)
-            for i, a in zip(batched, inputs):
-                full[i] = _wrap(a)
-            traces = {id(getattr(a, "_trace", None)) for a in inputs}
+            for i, a in zip(tensors, inputs):
+                full[i] = _wrap(a) if flat_dims[i] is not None else _rewrapped(flat_args[i], a)
+            traces = {id(getattr(a, "_trace", None)) for a in inputs[:len(batched)]}
             with _randomness(randomness, key), under_transform("vmap"):
                 out = func(*P.unflatten(full, spec), **kwargs)
             leaves, out_spec = P.flatten(out)
@@ -782,13 +883,13 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
             info.update(spec=out_spec, dims=dims, leaves=leaves)
             return tuple(kept)
 
-        outs = jax.vmap(f, in_axes=([flat_dims[i] for i in batched], None if keys is None else 0),
-                        axis_size=size)([arrays[k] for k in range(len(batched))], keys)
+        outs = jax.vmap(f, in_axes=([flat_dims[i] for i in tensors], None if keys is None else 0),
+                        axis_size=size)(arrays, keys)
         moved = [jnp.moveaxis(o, 0, d) for o, d in zip(outs, [d for d in info["dims"]
                                                               if d is not None])]
         return moved, info
 
-    outs, info = _call("VmapBackward", [flat_args[i] for i in batched], body)
+    outs, info = _call("VmapBackward", [flat_args[i] for i in tensors], body)
     it = iter(outs)
     return P.unflatten([leaf if d is None else next(it)
                         for leaf, d in zip(info["leaves"], info["dims"])], info["spec"])

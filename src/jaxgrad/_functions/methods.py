@@ -138,7 +138,10 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if dev is not None:
         target = _device_mod.placement(dev)
         array = out._value
-        if (array.devices() != {target} if isinstance(target, jax.Device)
+        if isinstance(array, jax.core.Tracer):  # inside a transform: where the trace places it
+            if not (isinstance(target, jax.Device) and _device_mod.of_jax(target) == out.device):
+                out = move(out, target)
+        elif (array.devices() != {target} if isinstance(target, jax.Device)
                 else not array.sharding.is_equivalent_to(target, array.ndim)):
             out = move(out, target)
     return out

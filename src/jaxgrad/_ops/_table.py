@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core.caches import cache
-from .._core.jax_setup import jit
+from .._core.jax_setup import jit, x64_scope
 from .._core.transform_stack import is_differentiable_array
 from ._schema import parse_schema
 
@@ -166,7 +166,8 @@ class Op:
         for key, params in self.formula_params.items():
             allowed = known | {f"{i}_t" for i in self.inputs or ()} if key == "~" else known
             unknown = [p for p in params if p not in allowed]
-            if unknown or (key not in ("*", "~") and self.inputs is not None and key not in self.inputs):
+            input_formula = key not in ("*", "~") and self.inputs is not None
+            if unknown or (input_formula and key not in self.inputs):
                 raise TypeError(f"{self}: the formula for {key!r} names {unknown or key!r}, which "
                                 f"the row does not provide (it has {sorted(known)})")
         for name in self.extra_saves:
@@ -358,6 +359,10 @@ def with_formulas(op: Op, static: tuple, forward_mode: bool = False) -> Callable
     rule = jax.custom_jvp(kernel)
 
     def _jvp(primals: tuple, tangents: tuple) -> tuple:
+        with x64_scope():  # JAX may trace the rule after the kernel's own jit call returned
+            return _rule(primals, tangents)
+
+    def _rule(primals: tuple, tangents: tuple) -> tuple:
         out = kernel(*primals)
         outs = out if isinstance(out, tuple) else (out,)
         n = len(primals) - len(op.aux)
@@ -381,7 +386,9 @@ def with_formulas(op: Op, static: tuple, forward_mode: bool = False) -> Callable
     return rule
 
 
-UNTRANSPOSABLE: set[str] = set()  # rows whose formulas fell back to JAX's derivative
+# rows whose formula JAX could not transpose (xlogy's ``xlogy(grad, other)``: 0 where grad is 0,
+# a select on ``grad``), which fell back to JAX's derivative of the kernel
+UNTRANSPOSABLE: set[str] = set()
 
 
 def _is_zero(tangent: Any) -> bool:
@@ -455,7 +462,7 @@ def _formula_tangents(op: Op, static: tuple, primals: tuple, tangents: tuple, n:
         transposed = jax.linear_transpose(torch_vjp, *[
             jax.ShapeDtypeStruct(outs[i].shape, outs[i].dtype) for i in differentiable])
         result = transposed(cotangent)
-    except Exception:
+    except (AssertionError, NotImplementedError):  # JAX: not linear in ``grad`` as written
         UNTRANSPOSABLE.add(op.name)
         return None
     for i, t in zip(differentiable, result):
