@@ -366,3 +366,28 @@ def test_more_functions_under_transforms(case):
         }[case]()
 
     ok(program)
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_set_materialize_grads_under_grad(materialize):
+    def program(T):
+        seen = []
+
+        class Two(T.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.set_materialize_grads(materialize)
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                seen.append((g1 is None, g2 is None))
+                return g1 * 2 if g2 is None else g1 * 2 + g2 * 3
+
+        g = T.func.grad(lambda x: Two.apply(x)[0].sum())(T.tensor([1.0, 2.0]))
+        return g, seen
+
+    ok(program)

@@ -507,8 +507,11 @@ class _CustomRule:
         for level, mode in enumerate(modes):
             if mode == "reverse":
                 identity = jax.custom_vjp(_identity)
+                # symbolic zeros: an output no gradient reaches comes to backward as None
+                # unless ctx materializes grads (torch.func's set_materialize_grads(False))
                 identity.defvjp(functools.partial(self._forward_residuals, level),
-                                functools.partial(self._backward, "reverse" in modes[level + 1:]))
+                                functools.partial(self._backward, "reverse" in modes[level + 1:]),
+                                symbolic_zeros=True)
             else:
                 identity = jax.custom_jvp(_identity)
                 identity.defjvp(functools.partial(self._jvp, level))
@@ -548,12 +551,14 @@ class _CustomRule:
         return ys, [r if k is None else ys[k] for r, k in zip(held, self.held_outputs)]
 
     def _forward_residuals(self, level: int, xs: list, ys: list, held: list) -> tuple:
+        xs, ys, held = (_primal_values(a) for a in (xs, ys, held))
         return self._outer(level, xs, ys, held)
 
     def _backward(self, outer_reverse: bool, held: list, cotangents: list) -> tuple:
         grads: list = [None] * len(self.outs)
         for j, c in zip(self.diff, cotangents):
-            grads[j] = Tensor._make(c)
+            if type(c) is not jax.custom_derivatives.SymbolicZero:
+                grads[j] = Tensor._make(c)
         with recording_off():
             got = self._ctx(held).apply(grads, create_graph=False)
         xs = [None if got[k] is None else got[k]._value.astype(v.dtype) for k, v in self.xs]
@@ -581,6 +586,13 @@ class _CustomRule:
             out.append(jnp.zeros_like(y) if t is None
                        else jnp.broadcast_to(t._value, y.shape).astype(y.dtype))
         return ys, out
+
+
+def _primal_values(tree: Any) -> Any:
+    """The arrays of a ``custom_vjp`` forward rule's arguments (``symbolic_zeros`` wraps them)."""
+    return jax.tree_util.tree_map(
+        lambda p: p.value, tree,
+        is_leaf=lambda p: isinstance(p, jax.custom_derivatives.CustomVJPPrimal))
 
 
 def _is_once_differentiable(cls: type) -> bool:
