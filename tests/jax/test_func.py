@@ -538,3 +538,34 @@ INSIDE_ERRORS = {
 @pytest.mark.parametrize("name", INSIDE_ERRORS)
 def test_unsupported_calls_inside_transforms_raise_torchs_errors(name, transform):
     raises(lambda T: _inside(T, transform, INSIDE_ERRORS[name]))
+
+
+# --- reading values inside transforms: torch.func reads them at grad and jvp levels ---------------
+
+READS = {
+    "item": lambda x: x.sum().item(),
+    "tolist": lambda x: x.tolist(),
+    "float": lambda x: float(x.sum()),
+    "int": lambda x: int(x.sum()),
+    "control_flow": lambda x: 1 if x.sum() > 0 else 0,
+}
+
+
+def _read_inside(T, transform, read):
+    seen = []
+    f = lambda x: (seen.append(read(x)), x.sum())[1]
+    x = data(T)
+    if transform == "grad":
+        T.func.grad(f)(x)
+    elif transform == "jvp":
+        T.func.jvp(f, (x,), (x,))
+    else:
+        T.func.vmap(f)(x[None])
+    return seen
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp", "vmap"])
+@pytest.mark.parametrize("name", READS)
+def test_reading_values_inside_transforms_as_torch(name, transform):
+    program = lambda T: _read_inside(T, transform, READS[name])
+    (raises if transform == "vmap" else ok)(program)

@@ -41,7 +41,7 @@ from .storage import (
     typed_storage_warning,
 )
 from .storage import is_contiguous as _is_contiguous
-from .tensor_repr import tensor_repr
+from .tensor_repr import VMAP_CONTROL_FLOW, VMAP_ITEM, host_value, tensor_repr
 from .transform_stack import (
     in_functorch_transform,
     refuses_requires_grad,
@@ -643,7 +643,7 @@ class Tensor:
         if self._requires_grad and _grad_state.grad_mode and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        return np.asarray(self._value)
+        return host_value(self._value)
 
     def __array__(self, dtype=None):  # no copy keyword: numpy then warns, as with torch's
         """numpy's view of the data; like ``numpy()``, refused for a tensor requiring grad."""
@@ -687,10 +687,10 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return np.asarray(self._value).reshape(()).item()
+        return host_value(self._value, VMAP_ITEM).reshape(()).item()
 
     def tolist(self) -> Any:
-        return np.asarray(self._value).tolist()
+        return host_value(self._value).tolist()
 
     def __float__(self) -> float:
         if self._requires_grad:
@@ -719,7 +719,7 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
+        return bool(host_value(self._value, VMAP_CONTROL_FLOW).reshape(()).item())
 
     def __delattr__(self, name: str) -> None:
         message = _UNDELETABLE.get(name)

@@ -55,6 +55,30 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
                          suffixes=suffixes, prefix=prefix, device_suffix=device_suffix)
 
 
+VMAP_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+             "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+             "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+             "bug report.")
+VMAP_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+                     "control flow. We don't support that yet, please file an issue at "
+                     "https://github.com/pytorch/pytorch/issues .")
+NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
+
+
+def host_value(array: Any, batched_error: str = NO_STORAGE) -> np.ndarray:
+    """``array``'s values on the host. Inside transforms that hold it concretely (grad and jvp
+    levels outside ``jax.jit``), torch.func reads the value there too (``.item()``, ``.tolist()``,
+    ``if x > 0``); under a vmap level, torch's ``batched_error``; under ``jax.jit``, JAX's
+    error for a traced value."""
+    if isinstance(array, jax.core.Tracer):
+        layers, inner = _transform_layers(array)
+        if any(layer.startswith("BatchedTensor") for layer in layers):
+            raise RuntimeError(batched_error)
+        if inner is not None:
+            array = inner
+    return np.asarray(array)
+
+
 def _transform_layers(array: Any) -> tuple[list[str], Any]:
     """The JAX transforms wrapping ``array``, innermost first, as torch.func names its wrappers
     (a vmap level: ``BatchedTensor``, bdim; a grad or jvp level: ``GradTrackingTensor``), and
