@@ -5,6 +5,7 @@ torch.func's requirements (setup_context, a vmap rule, a jvp) raise torch's erro
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from differential import ok, raises
@@ -389,5 +390,62 @@ def test_set_materialize_grads_under_grad(materialize):
 
         g = T.func.grad(lambda x: Two.apply(x)[0].sum())(T.tensor([1.0, 2.0]))
         return g, seen
+
+    ok(program)
+
+
+def _vmap_rule_function(T, calls):
+    class Sq(T.autograd.Function):
+        @staticmethod
+        def forward(x, k):
+            return x * x * k, x + 1
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g, g2):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g + g2, None
+
+        @staticmethod
+        def vmap(info, in_dims, x, k):
+            calls.append((info.batch_size, info.randomness, in_dims))
+            return Sq.apply(x, k), (in_dims[0], in_dims[0])
+
+    return Sq
+
+
+def test_vmap_staticmethod_is_called_under_vmap():
+    def program(T):
+        calls = []
+        Sq = _vmap_rule_function(T, calls)
+        x = T.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        out = T.func.vmap(lambda x: Sq.apply(x, 3.0))(x)
+        nested = T.func.vmap(T.func.vmap(lambda x: Sq.apply(x, 2.0)[0]))(x)
+        return out, nested, calls
+
+    ok(program)
+
+
+def test_numpy_forward_under_grad():
+    def program(T):
+        class NumpyExp(T.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return T.tensor(np.exp(x.cpu().numpy()))
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(output)
+
+            @staticmethod
+            def backward(ctx, g):
+                (y,) = ctx.saved_tensors
+                return g * y
+
+        x = T.tensor([0.5, 1.0], dtype=T.float64)
+        return T.func.grad(lambda x: NumpyExp.apply(x).sum())(x)
 
     ok(program)

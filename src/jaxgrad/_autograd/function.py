@@ -18,11 +18,12 @@ import copy
 import functools
 import inspect
 import warnings
-from collections.abc import Callable
-from contextlib import nullcontext
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from typing import Any, NamedTuple
 
 import jax
+import jax.custom_batching
 import jax.numpy as jnp
 
 from .._core.caches import cache
@@ -92,8 +93,9 @@ NO_JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Funct
 # residual arrays, and gives the outputs and residuals no cotangent, so JAX's derivative of the
 # forward's own ops is never used. Higher orders are JAX's: the rule's jaxgrad ops are traced,
 # and each differentiating level has its own rule (the rule of one level returns its outputs
-# through the next level's). Under vmap JAX batches the forward and the rule; a ``vmap``
-# staticmethod is required as torch.func requires it, but not called.
+# through the next level's). Under vmap alone, the ``vmap`` staticmethod batches the call
+# (``_apply_vmap_rule``: ``jax.custom_batching.custom_vmap``); under vmap of a differentiating
+# transform JAX batches the forward and the rule.
 
 @public_path("jaxgrad.autograd.function")
 class FunctionCtx:
@@ -380,6 +382,8 @@ class Function:
             args = _keywords_as_positions(cls.forward, args, kwargs)
         if stack.kinds:
             cls._check_transforms(split, args)
+            if _runs_vmap_rule(cls, args):
+                return _apply_vmap_rule(cls, args, kwargs)
         differentiable = _state.grad and any(
             isinstance(a, Tensor) and a.requires_grad for a in args)
         edges = tuple(a._gradient_edge() if differentiable and a.requires_grad else None
@@ -427,6 +431,76 @@ class Function:
         if forward_ad:
             _forward_tangents(cls, ctx, args, outputs, wrapped, dirty)
         return wrapped
+
+
+class VmapInfo(NamedTuple):
+    """What a Function's ``vmap`` staticmethod is told about the vmap level (torch's)."""
+
+    batch_size: int
+    randomness: str
+
+
+def _runs_vmap_rule(cls: type, args: tuple) -> bool:
+    """Whether this call is batched by the Function's own ``vmap`` staticmethod: vmap is the
+    innermost transform, no differentiating transform is active, and an input is batched."""
+    return (stack.kinds[-1] == "vmap" and cls.vmap is not Function.vmap
+            and not _differentiating()
+            and any(isinstance(a, Tensor) and isinstance(a._value, jax.core.Tracer)
+                    for a in args))
+
+
+def _apply_vmap_rule(cls: type, args: tuple, kwargs: dict) -> Any:
+    """``cls.apply`` under vmap as torch.func runs it: the ``vmap`` staticmethod, called with
+    the level's batch size, each argument's batch dim and the batched values one level down
+    (concrete outside ``jax.jit``: a forward that calls numpy works), through
+    ``jax.custom_batching.custom_vmap``; its outputs' ``out_dims`` say which are batched."""
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    structure: list = []
+
+    def with_arrays(arrays: tuple) -> list:
+        full = list(args)
+        for i, a in zip(positions, arrays):
+            full[i] = Tensor._make(a)
+        return full
+
+    def unbatched(*arrays: Any) -> tuple:
+        with _level_below():
+            out = cls.apply(*with_arrays(arrays), **kwargs)
+        return _flat_outputs(out, structure)
+
+    def rule(axis_size: int, in_batched: list, *arrays: Any) -> tuple:
+        in_dims = [None] * len(args)
+        for i, batched in zip(positions, in_batched):
+            in_dims[i] = 0 if batched else None
+        with _level_below():
+            out, out_dims = cls.vmap(VmapInfo(axis_size, "error"), tuple(in_dims),
+                                     *with_arrays(arrays))
+        flat = _flat_outputs(out, structure)
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(flat)
+        return (tuple(a if d is None else jnp.moveaxis(a, d, 0) for a, d in zip(flat, dims)),
+                tuple(d is not None for d in dims))
+
+    batched_call = jax.custom_batching.custom_vmap(unbatched)
+    batched_call.def_vmap(rule)
+    outs = [Tensor._make(a) for a in batched_call(*[args[i]._value for i in positions])]
+    return outs[0] if structure[0] is None else tuple(outs)
+
+
+def _flat_outputs(out: Any, structure: list) -> tuple:
+    """The arrays of a Function's output(s); ``structure`` learns whether it was one tensor."""
+    if not structure:
+        structure.append(None if isinstance(out, Tensor) else len(out))
+    return (out._value,) if isinstance(out, Tensor) else tuple(t._value for t in out)
+
+
+@contextmanager
+def _level_below() -> Iterator[None]:
+    """Run a vmap rule at the level below the innermost vmap (its values are unbatched there)."""
+    kind = stack.kinds.pop()
+    try:
+        yield
+    finally:
+        stack.kinds.append(kind)
 
 
 def _differentiating() -> list[str]:
