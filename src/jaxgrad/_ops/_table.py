@@ -15,6 +15,7 @@ here, when the backward is jitted.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -225,6 +226,36 @@ def _save_plan(op: Op, needs: tuple[bool, ...], n_inputs: int) -> tuple:
         else (name, "input", inputs.index(name)) if name in inputs
         else (name, "aux", op.aux.index(name))
         for name in _saved_names(op, needs))
+
+
+_HALF = (jnp.bfloat16, jnp.float16)
+
+
+def _is_half(a: Any) -> bool:
+    return getattr(a, "dtype", None) in _HALF
+
+
+def in_float32(fn: Callable) -> Callable:
+    """``fn`` (a kernel or a formula) computed in float32 for bfloat16/float16 operands, its
+    result rounded once to their dtype: torch's CPU kernels for activations convert half
+    vectors to float, compute, and round the result once.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._ops._table import in_float32
+    >>> in_float32(lambda x: x * 3 - x)(jnp.ones(1, jnp.bfloat16)).dtype
+    dtype(bfloat16)
+    """
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        low = next((a.dtype for a in (*args, *kwargs.values()) if _is_half(a)), None)
+        if low is None:
+            return fn(*args, **kwargs)
+        up = [a.astype(jnp.float32) if _is_half(a) else a for a in args]
+        out = fn(*up, **{k: v.astype(jnp.float32) if _is_half(v) else v
+                         for k, v in kwargs.items()})
+        return out.astype(low)
+
+    return wrapped
 
 
 def example_doc(summary: str, call: str, output: str) -> str:

@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes as _dtypes
-from ._table import ELEMENTWISE, Op, identity_grad
+from ._table import ELEMENTWISE, Op, identity_grad, in_float32
 from ._table import example_doc as _doc
 
 
@@ -122,11 +122,11 @@ COS = _unary("cos(Tensor self) -> Tensor", "CosBackward0", jnp.cos,
              lambda grad, self: -grad * _c(jnp.sin(self)), "The cosine of each element.",
              "jaxgrad.cos(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.5403])")
 TANH = _unary("tanh(Tensor self) -> Tensor", "TanhBackward0", jnp.tanh,
-              lambda grad, result: grad * _c(1 - result * result),
+              in_float32(lambda grad, result: grad * _c(1 - result * result)),
               "The hyperbolic tangent of each element.",
               "jaxgrad.tanh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7616])")
-SIGMOID = _unary("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", jax.nn.sigmoid,
-                 lambda grad, result: grad * _c(result * (1 - result)),
+SIGMOID = _unary("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", in_float32(jax.nn.sigmoid),
+                 in_float32(lambda grad, result: grad * _c(result * (1 - result))),
                  "The logistic sigmoid ``1 / (1 + exp(-x))`` of each element.",
                  "jaxgrad.sigmoid(jaxgrad.tensor([0.0, 2.0]))", "tensor([0.5000, 0.8808])")
 RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",

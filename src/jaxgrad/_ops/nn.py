@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import jax_compat as compat
-from ._table import Op, identity_grad
+from ._table import Op, identity_grad, in_float32
 from .reductions import UNSAFE_SPLIT, _vector_norm, _vector_norm_grad
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -68,15 +68,22 @@ DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other, aux=("other",
 
 
 def _gelu(x, approximate):
-    return jax.nn.gelu(x, approximate=approximate == "tanh")
+    """ATen's GELU kernel's expression (``x * 0.5 * (1 + erf(x / sqrt(2)))``, or its tanh
+    approximation), so that half precision rounds as torch's does."""
+    if approximate == "tanh":
+        inner = np.sqrt(2 / np.pi) * (x + 0.044715 * (x * x * x))
+        return 0.5 * x * (1 + jnp.tanh(inner.astype(x.dtype)))
+    return x * 0.5 * (1 + jax.lax.erf(x * np.asarray(np.sqrt(0.5), x.dtype)))
 
 
-GELU = Op("gelu", "GeluBackward0", _gelu, promote="float",
-          grads={"self": lambda grad, self, approximate: _vjp(
-              _gelu, 0, grad, self, approximate=approximate)})
-SILU = Op("silu", "SiluBackward0", jax.nn.silu, promote="float",
-          grads={"self": lambda grad, self: grad * jax.nn.sigmoid(self) * (
-              1 + self * (1 - jax.nn.sigmoid(self)))})
+# activations compute half-precision inputs in float32 and round once (``in_float32``), as
+# torch's CPU kernels do
+GELU = Op("gelu", "GeluBackward0", in_float32(_gelu), promote="float",
+          grads={"self": in_float32(lambda grad, self, approximate: _vjp(
+              _gelu, 0, grad, self, approximate=approximate))})
+SILU = Op("silu", "SiluBackward0", in_float32(jax.nn.silu), promote="float",
+          grads={"self": in_float32(lambda grad, self: grad * jax.nn.sigmoid(self) * (
+              1 + self * (1 - jax.nn.sigmoid(self))))})
 
 
 
@@ -122,7 +129,7 @@ def _elu_grad(grad, self, alpha, scale, input_scale):
 
 
 ELU = Op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
-         "EluBackward0", _elu, grads={"self": _elu_grad})
+         "EluBackward0", in_float32(_elu), grads={"self": in_float32(_elu_grad)})
 
 
 def _inplace_elu_grad(grad, result, alpha, scale, input_scale):
@@ -152,7 +159,8 @@ def _softplus_grad(grad, self, beta, threshold):
 
 
 SOFTPLUS = Op("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
-              "SoftplusBackward0", _softplus, grads={"self": _softplus_grad})
+              "SoftplusBackward0", in_float32(_softplus),
+              grads={"self": in_float32(_softplus_grad)})
 
 
 def _hardtanh_grad(grad, self, min_val, max_val):
@@ -793,8 +801,8 @@ PRELU_KERNEL = Op(
     tangent=lambda self_t, weight_t, self, weight: jnp.where(
         self >= 0, self_t, weight * self_t + weight_t * self))
 
-LOG_SIGMOID = Op("log_sigmoid", "LogSigmoidBackward0", jax.nn.log_sigmoid,
-                 grads={"self": lambda grad, self: grad * jax.nn.sigmoid(-self)})
+LOG_SIGMOID = Op("log_sigmoid", "LogSigmoidBackward0", in_float32(jax.nn.log_sigmoid),
+                 grads={"self": in_float32(lambda grad, self: grad * jax.nn.sigmoid(-self))})
 
 def _celu_grad_scale(alpha, dtype):
     """derivatives.yaml's ``1.0 / alpha.toFloat()``: alpha rounded to float first."""
@@ -817,13 +825,13 @@ def _mish_grad(grad, self):
 
 
 # the in-place forms share the node: autograd saves a copy of the input for them
-MISH = Op("mish", "MishBackward0", lambda x: x * jnp.tanh(jax.nn.softplus(x)),
-          grads={"self": _mish_grad})
+MISH = Op("mish", "MishBackward0", in_float32(lambda x: x * jnp.tanh(jax.nn.softplus(x))),
+          grads={"self": in_float32(_mish_grad)})
 HARDSWISH = Op(
-    "hardswish", "HardswishBackward0", lambda x: x * jnp.clip(x + 3, 0, 6) / 6,
-    grads={"self": lambda grad, self: jnp.where(  # torch: 0 at -3, grad at 3
-        self <= -3, jnp.zeros((), grad.dtype), jnp.where(self < 3, grad * (self / 3 + 0.5),
-                                                        grad))})
+    "hardswish", "HardswishBackward0", in_float32(lambda x: x * jnp.clip(x + 3, 0, 6) / 6),
+    grads={"self": in_float32(lambda grad, self: jnp.where(  # torch: 0 at -3, grad at 3
+        self <= -3, jnp.zeros((), grad.dtype), jnp.where(self < 3, grad * ((self + 1.5) / 3),
+                                                        grad)))})
 HARDSIGMOID = Op(
     "hardsigmoid", "HardsigmoidBackward0", lambda x: jnp.clip(x + 3, 0, 6) / 6,
     grads={"self": lambda grad, self: jnp.where(
