@@ -89,3 +89,31 @@ def roll(x: jax.Array, shifts: int | Sequence[int], axes: int | Sequence[int]) -
         x = lax.concatenate([lax.slice_in_dim(x, cut, size, axis=axis),
                              lax.slice_in_dim(x, 0, cut, axis=axis)], axis % x.ndim)
     return x
+
+
+def conj_complex(a):
+    """``jnp.conj`` of a complex array; anything else (a real array, None, an index tuple) as
+    it is."""
+    dtype = getattr(a, "dtype", None)
+    return jnp.conj(a) if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating) else a
+
+
+def torch_vjp(fn, *primals, has_aux: bool = False):
+    """``jax.vjp`` whose pullback is torch's: torch's gradients are conjugate Wirtinger
+    derivatives (a holomorphic op's VJP multiplies by the conjugate derivative, JAX's by the
+    derivative), so the cotangents and the results are conjugated (a no-op on reals).
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._core.jax_compat import torch_vjp
+    >>> _, pullback = torch_vjp(lambda z: z * (2 + 3j), jnp.array(1 + 1j))
+    >>> pullback(jnp.array(1 + 0j))
+    (Array(2.-3.j, dtype=complex64, weak_type=True),)
+    """
+    result = jax.vjp(fn, *primals, has_aux=has_aux)
+    pullback = result[1]
+
+    def torch_pullback(cotangents):
+        conj = lambda tree: jax.tree_util.tree_map(conj_complex, tree)
+        return conj(pullback(conj(cotangents)))
+
+    return (result[0], torch_pullback, *result[2:])

@@ -23,6 +23,7 @@ from .._core.caches import Memo, cache
 from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import _state, is_inference_mode_enabled
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
+from .._core.jax_compat import torch_vjp
 from .._core.jax_setup import jit
 from .._core.storage import Layout, Storage
 from .._core.tensor import Tensor
@@ -987,16 +988,10 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
 def vjp_op(node_name: str, fn: Callable) -> Op:
     """An op computing ``fn(*inputs) -> tuple`` whose backward is ``jax.vjp(fn)``."""
 
-    def pullback(inputs, grads):  # torch's VJP is JAX's conjugated on both sides (complex)
-        _, vjp = jax.vjp(fn, *inputs)
-        return tuple(_conj(g) for g in vjp(tuple(_conj(g) for g in grads)))
+    def pullback(inputs, grads):
+        return tuple(torch_vjp(fn, *inputs)[1](tuple(grads)))
 
     return Op(node_name, node_name, fn, inputs=None, variadic=pullback)
-
-
-def _conj(a: Any) -> Any:
-    dtype = getattr(a, "dtype", None)  # leaves other operands (index tuples, None) alone
-    return jnp.conj(a) if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating) else a
 
 
 # forward-mode AD runs tangents through these entry points (see _forward_ad)

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 
 from .._core.grad_mode import enable_grad, is_grad_enabled
 from .._core.graph import ACCUMULATE_SEQ, Node, node_class, sequence_mark
+from .._core.jax_compat import conj_complex, torch_vjp
 from .._core.tensor import Tensor
 from .._core.transform_stack import (
     capturing_outer_tensors,
@@ -68,29 +69,13 @@ def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
 # --- torch's reverse mode on JAX's: complex conjugation -----------------------------------------
 # torch's gradient of a real function of z is dL/d(conj z), JAX's is its conjugate; torch's VJP of
 # a holomorphic function multiplies by the conjugate derivative, JAX's by the derivative itself.
-# So each JAX reverse-mode result reaching a user is conjugated on both sides (no-op on reals).
-
-def _conj(a: Any) -> Any:
-    dtype = getattr(a, "dtype", None)
-    return jnp.conj(a) if dtype is not None and jnp.issubdtype(dtype, jnp.complexfloating) else a
-
-
-def _conj_tree(tree: Any) -> Any:
-    return jax.tree_util.tree_map(_conj, tree)
-
-
-def _vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """``jax.vjp`` whose pullback is torch's (conjugated on both sides for complex values)."""
-    result = jax.vjp(f, *primals, has_aux=has_aux)
-    pullback = result[1]
-    return (result[0], lambda cts: _conj_tree(pullback(_conj_tree(cts))), *result[2:])
-
+# So each JAX reverse-mode result reaching a user is conjugated (``jax_compat.torch_vjp``).
 
 def _value_and_grad(f: Callable, has_aux: bool = False) -> Callable:
     """``jax.value_and_grad`` with torch's gradient of complex inputs (the conjugate of JAX's)."""
     def call(*args: Any) -> tuple:
         value, g = jax.value_and_grad(f, has_aux=has_aux)(*args)
-        return value, _conj_tree(g)
+        return value, jax.tree_util.tree_map(conj_complex, g)
     return call
 
 
@@ -158,7 +143,7 @@ class _TransformNode(Node):
             fn, k = self.fn, len(self.inputs)
 
             def pullback(*arrays: Any) -> tuple:
-                return _vjp(fn, *arrays[:k])[1](tuple(arrays[k:]))
+                return torch_vjp(fn, *arrays[:k])[1](tuple(arrays[k:]))
 
             out = apply(vjp_op(type(self).__name__, pullback), *self.inputs,
                         *[_wrap(c) for c in cts])
@@ -219,7 +204,7 @@ def _traced_vjp(fn: Callable[..., tuple], arrays: list, diff: list[int],
         with _tracing():
             return f(), None
     with _tracing(), under_transform("eager"):
-        return _vjp(f, *primals)
+        return torch_vjp(f, *primals)
 
 
 def _lifted(fn: Callable[..., tuple], arrays: list, diff: list[int],
@@ -477,7 +462,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     f = _Traced(func, call, pos, [t._value for t in call.tensors], "vjp(f, *primals)", has_aux,
                 check_float=True)
     with _tracing():
-        outs, pullback, aux = _vjp(f, [t._value for t in flat_primals], has_aux=True)
+        outs, pullback, aux = torch_vjp(f, [t._value for t in flat_primals], has_aux=True)
     out_spec = f.out_spec
     outputs_of = lambda *arrays: f(list(arrays))[0]  # primals -> outputs
     # primals that require grad connect the outputs and the vjp_fn's results to the outer graph
@@ -503,7 +488,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         n = len(flat_primals)
 
         def products(*arrays: Any) -> tuple:
-            return tuple(_vjp(outputs_of, *arrays[:n])[1](tuple(arrays[n:])))
+            return tuple(torch_vjp(outputs_of, *arrays[:n])[1](tuple(arrays[n:])))
 
         if connected or _connecting(cts):
             return P.unflatten(_run("VjpBackward", products, [*flat_primals, *cts]),
@@ -585,7 +570,7 @@ def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
                     check_float=kind == "jacrev", kind="grad" if kind == "jacrev" else "jacfwd")
         primals = [arrays[k] for k in pos]
         if kind == "jacrev":
-            outs, pullback, aux = _vjp(f, primals, has_aux=True)
+            outs, pullback, aux = torch_vjp(f, primals, has_aux=True)
             _no_complex(kind, [_wrap(o) for o in outs], is_input=False)
             rows = _reverse_rows(pullback, outs, chunk_size)
             jac = [[r[start:start + o.size].reshape(o.shape + p.shape) for r, p in

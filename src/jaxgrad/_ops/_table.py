@@ -296,6 +296,22 @@ def unbroadcast(grad: jax.Array, shape: tuple[int, ...]) -> jax.Array:
     return out.reshape(shape)
 
 
+def _static_env(names: tuple, static: tuple, in_meta: tuple) -> dict:
+    """What formulas may name besides values: the static arguments, ``in_shapes`` and each
+    input's ``<name>_shape``/``<name>_dtype``."""
+    env = dict(static)
+    env["in_shapes"] = tuple(shape for shape, _ in in_meta)
+    for name, (shape, dtype) in zip(names, in_meta):
+        env[f"{name}_shape"] = shape
+        env[f"{name}_dtype"] = dtype
+    return env
+
+
+def _meta_of(arrays: tuple) -> tuple:
+    """(shape, dtype) per array, (None, None) for an absent optional input."""
+    return tuple((None, None) if a is None else (tuple(a.shape), a.dtype) for a in arrays)
+
+
 def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
                       in_meta: tuple, viewed: list | None = None) -> Callable:
     """Pure function (saved: dict, grads: tuple) -> tuple of input grads (None where not needed).
@@ -306,11 +322,7 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
     ``JittedBackward``).
     """
     names = op.input_names(len(in_meta))
-    env_static = dict(static)
-    env_static["in_shapes"] = tuple(shape for shape, _ in in_meta)
-    for name, (shape, dtype) in zip(names, in_meta):
-        env_static[f"{name}_shape"] = shape
-        env_static[f"{name}_dtype"] = dtype
+    env_static = _static_env(names, static, in_meta)
 
     def compute(saved: dict, grads: tuple) -> tuple:
         env = dict(env_static, **saved)
@@ -441,12 +453,10 @@ def _forward_formula(op: Op, static: tuple, primals: tuple, tangents: tuple, n: 
                      out: Any) -> Any:
     """The output's tangent by the row's forward-mode formula (``Op.tangent``)."""
     names = op.input_names(n)
-    env = dict(static, result=out, **dict(zip(names, primals[:n])),
-               **dict(zip(op.aux, primals[n:])))
-    env["in_shapes"] = tuple(None if p is None else jnp.shape(p) for p in primals[:n])
+    env = dict(_static_env(names, static, _meta_of(primals[:n])), result=out,
+               **dict(zip(names, primals[:n])), **dict(zip(op.aux, primals[n:])))
     for name, p, t in zip(names, primals, tangents):
         if p is not None:
-            env[f"{name}_shape"], env[f"{name}_dtype"] = jnp.shape(p), p.dtype
             env[f"{name}_t"] = (_instantiate(t) if is_differentiable_array(p)
                                 else jnp.zeros(jnp.shape(p), out.dtype))
     if op.tangent == ELEMENTWISE:  # torch's auto_element_wise: each formula on its tangent
@@ -474,14 +484,13 @@ def _formula_tangents(op: Op, static: tuple, primals: tuple, tangents: tuple, n:
                       if is_differentiable_array(o) and i not in op.nondiff_outputs]
     if not any(needs) or not differentiable:
         return zeros
-    in_meta = tuple((None, None) if a is None else (tuple(a.shape), a.dtype) for a in inputs)
-    compute = backward_function(op, static, needs, in_meta)
+    compute = backward_function(op, static, needs, _meta_of(inputs))
     saved = {}
     for name, kind, pos in op.save_plan(needs, n):
         saved[name] = (outs if kind == "output" else inputs if kind == "input"
                        else primals[n:])[pos]
 
-    def torch_vjp(*cotangents):  # grads of the differentiable outputs -> the needed input grads
+    def formula_vjp(*cotangents):  # grads of the differentiable outputs -> the needed input grads
         grads = [jnp.zeros(o.shape, o.dtype) for o in outs]
         for i, ct in zip(differentiable, cotangents):
             grads[i] = jnp.conj(ct)
@@ -490,7 +499,7 @@ def _formula_tangents(op: Op, static: tuple, primals: tuple, tangents: tuple, n:
 
     cotangent = tuple(t for t, need in zip(tangents[:n], needs) if need)
     try:
-        transposed = jax.linear_transpose(torch_vjp, *[
+        transposed = jax.linear_transpose(formula_vjp, *[
             jax.ShapeDtypeStruct(outs[i].shape, outs[i].dtype) for i in differentiable])
         result = transposed(cotangent)
     except (AssertionError, NotImplementedError):  # JAX: not linear in ``grad`` as written

@@ -349,9 +349,9 @@ def _vjp_grad(forward):
     """A formula taking the vector-Jacobian product of ``forward(self, dim)`` (exact at zeros,
     where torch's cumprod_backward takes care of them too)."""
 
-    def formula(grad, self, result, dim):  # torch's VJP is JAX's conjugated on both sides
-        _, pullback = jax.vjp(lambda a: forward(a, dim), self)
-        return jnp.conj(pullback(jnp.conj(grad.astype(self.dtype)))[0])
+    def formula(grad, self, result, dim):
+        _, pullback = compat.torch_vjp(lambda a: forward(a, dim), self)
+        return pullback(grad.astype(self.dtype))[0]
 
     return formula
 
