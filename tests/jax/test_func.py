@@ -569,3 +569,13 @@ def _read_inside(T, transform, read):
 def test_reading_values_inside_transforms_as_torch(name, transform):
     program = lambda T: _read_inside(T, transform, READS[name])
     (raises if transform == "vmap" else ok)(program)
+
+
+@pytest.mark.parametrize("transform", ["jvp", "jacfwd"])
+def test_requires_grad_under_forward_transforms_raises_torchs_error(transform):
+    def program(T):
+        f = lambda x: x.requires_grad_() * 1
+        if transform == "jvp":
+            return T.func.jvp(f, (data(T),), (data(T),))
+        return T.func.jacfwd(f)(data(T))
+    raises(program)

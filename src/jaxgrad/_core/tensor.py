@@ -42,11 +42,7 @@ from .storage import (
 )
 from .storage import is_contiguous as _is_contiguous
 from .tensor_repr import VMAP_CONTROL_FLOW, VMAP_ITEM, host_value, tensor_repr
-from .transform_stack import (
-    in_functorch_transform,
-    refuses_requires_grad,
-    unsupported_inside_transform,
-)
+from .transform_stack import in_functorch_transform, unsupported_inside_transform
 from .typename import public_path
 from .warn_once import warn_once
 
@@ -392,7 +388,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place on a leaf; returns self."""
-        if isinstance(self._cell.array, jax.core.Tracer) and refuses_requires_grad():
+        if isinstance(self._cell.array, jax.core.Tracer) and in_functorch_transform():
             raise unsupported_inside_transform("requires_grad_")
         if not self.is_leaf:
             if requires_grad:

@@ -65,35 +65,38 @@ VMAP_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in s
 NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
 
 
+_GRAD = object()  # a grad or jvp level (a vmap level is its batch dim)
+
+
 def host_value(array: Any, batched_error: str = NO_STORAGE) -> np.ndarray:
     """``array``'s values on the host. Inside transforms that hold it concretely (grad and jvp
     levels outside ``jax.jit``), torch.func reads the value there too (``.item()``, ``.tolist()``,
     ``if x > 0``); under a vmap level, torch's ``batched_error``; under ``jax.jit``, JAX's
     error for a traced value."""
     if isinstance(array, jax.core.Tracer):
-        layers, inner = _transform_layers(array)
-        if any(layer.startswith("BatchedTensor") for layer in layers):
+        levels, inner = _transform_levels(array)
+        if any(bdim is not _GRAD for bdim in levels):
             raise RuntimeError(batched_error)
         if inner is not None:
             array = inner
     return np.asarray(array)
 
 
-def _transform_layers(array: Any) -> tuple[list[str], Any]:
-    """The JAX transforms wrapping ``array``, innermost first, as torch.func names its wrappers
-    (a vmap level: ``BatchedTensor``, bdim; a grad or jvp level: ``GradTrackingTensor``), and
-    the value inside them (None where JAX holds none: under ``jax.jit``)."""
-    layers = []
+def _transform_levels(array: Any) -> tuple[list, Any]:
+    """The JAX transforms wrapping ``array``, innermost first: a vmap level's batch dim, or
+    ``_GRAD`` for a grad or jvp level; and the value inside them (None where JAX holds none:
+    under ``jax.jit``)."""
+    levels: list = []
     while isinstance(array, jax.core.Tracer):
         if hasattr(array, "batch_dim") and hasattr(array, "val"):
-            layers.append(f"BatchedTensor(lvl={{lvl}}, bdim={array.batch_dim}, value=")
+            levels.append(array.batch_dim)
             array = array.val
         elif hasattr(array, "primal"):
-            layers.append("GradTrackingTensor(lvl={lvl}, value=")
+            levels.append(_GRAD)
             array = array.primal
         else:
-            return layers, None
-    return layers, array
+            return levels, None
+    return levels, array
 
 
 def _transformed_repr(t, array: Any, prefix: str) -> str:
@@ -107,14 +110,16 @@ def _transformed_repr(t, array: Any, prefix: str) -> str:
         tensor([1., 2.])
     )
     """
-    layers, inner = _transform_layers(array)
+    levels, inner = _transform_levels(array)
     if inner is None:
         d = t.dtype
         dtype = "" if d is _dtypes.get_default_dtype() else f", dtype={d!r}"
         text = f"{prefix}..., size={tuple(array.shape)}{dtype})"
     else:
         text = tensor_repr(type(t)._make(inner), prefix)
-    for lvl, layer in enumerate(reversed(layers), start=1):  # the outermost transform: lvl 1
+    for lvl, bdim in enumerate(reversed(levels), start=1):  # the outermost transform: lvl 1
         indented = "\n".join("    " + line for line in text.split("\n"))
-        text = f"{layer.format(lvl=lvl)}\n{indented}\n)"
+        wrapper = (f"GradTrackingTensor(lvl={lvl}" if bdim is _GRAD
+                   else f"BatchedTensor(lvl={lvl}, bdim={bdim}")
+        text = f"{wrapper}, value=\n{indented}\n)"
     return text

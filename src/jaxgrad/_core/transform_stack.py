@@ -61,8 +61,8 @@ captures = _Captures()
 @contextlib.contextmanager
 def capturing_outer_tensors() -> Iterator[dict[int, Any]]:
     """Collect the tensors from outside that the traced function uses and that require grad
-    (``note_capture`` is called by the op recorder), so that the transform's results connect to
-    their history as in torch.func.
+    (the op recorder, ``dispatch._record``, adds them to ``captures.found``), so that the
+    transform's results connect to their history as in torch.func.
 
     >>> from jaxgrad._core.transform_stack import capturing_outer_tensors
     >>> with capturing_outer_tensors() as found:
