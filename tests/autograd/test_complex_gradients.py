@@ -64,6 +64,20 @@ def test_complex_gradients_conjugate_as_torch(name, route):
     ok(program, rtol=1e-4)
 
 
+@pytest.mark.parametrize("name", CASES)
+def test_complex_second_order_as_torch(name):
+    """The gradient of the first gradients' squared norm (create_graph=True), in float64."""
+    def program(T):
+        a = T.tensor(A.astype(np.complex128), requires_grad=True)
+        b = T.tensor(B.astype(np.complex128), requires_grad=True)
+        first = T.autograd.grad(_loss(T, name, a, b), (a, b), create_graph=True,
+                                allow_unused=True)
+        total = sum((g.abs() ** 2).sum() for g in first if g is not None)
+        return [None if g is None else g.resolve_conj().clone()
+                for g in T.autograd.grad(total, (a, b), allow_unused=True)]
+    ok(program, rtol=1e-8)
+
+
 def test_holomorphic_vjp_is_conjugated():
     def program(T):
         z = T.tensor([1.0 + 1j], requires_grad=True)

@@ -52,7 +52,7 @@ def describe(x: Any, lib) -> Any:
     if isinstance(x, lib.Tensor):
         fn = x.grad_fn
         if lib is torch:  # numpy has no bfloat16: compare its values as float32
-            plain = x.detach().cpu()
+            plain = x.detach().cpu().resolve_conj().resolve_neg()
             values = (plain.float() if plain.dtype == torch.bfloat16 else plain).numpy()
         else:
             values = np.asarray(x.detach()._value)

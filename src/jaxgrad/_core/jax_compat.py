@@ -17,6 +17,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .jax_setup import x64_scope
+
 Axis = int | Sequence[int] | None
 
 
@@ -101,7 +103,8 @@ def conj_complex(a):
 def torch_vjp(fn, *primals, has_aux: bool = False):
     """``jax.vjp`` whose pullback is torch's: torch's gradients are conjugate Wirtinger
     derivatives (a holomorphic op's VJP multiplies by the conjugate derivative, JAX's by the
-    derivative), so the cotangents and the results are conjugated (a no-op on reals).
+    derivative), so the cotangents and the results are conjugated (a no-op on reals). The pullback
+    runs in jaxgrad's 64-bit scope, as its kernels do.
 
     >>> import jax.numpy as jnp
     >>> from jaxgrad._core.jax_compat import torch_vjp
@@ -114,6 +117,7 @@ def torch_vjp(fn, *primals, has_aux: bool = False):
 
     def torch_pullback(cotangents):
         conj = lambda tree: jax.tree_util.tree_map(conj_complex, tree)
-        return conj(pullback(conj(cotangents)))
+        with x64_scope():  # the transposition builds constants (a slice's pad value): 64-bit
+            return conj(pullback(conj(cotangents)))
 
     return (result[0], torch_pullback, *result[2:])

@@ -91,6 +91,104 @@ class Storage:
         self.generation += 1
 
 
+class ReinterpretedStorage:
+    """Another storage's memory read through a lens: torch's conjugate and negative bits
+    (``x.conj()``, the ``imag`` of a conjugate) and its dtype views (``view_as_real``,
+    ``view_as_complex``). It holds no array of its own: reading gives the lens applied to the
+    storage underneath, and writing (or assigning ``array``) stores the inverse there, so the
+    tensors over either see each other's in-place changes, as aliases of one memory do.
+
+    ``kind`` is ``"conj"``, ``"neg"``, ``"as_real"`` (complex memory seen as interleaved
+    real/imaginary floats: one trailing dim of 2) or ``"as_complex"`` (float memory seen as
+    complex pairs, flat). Use :func:`reinterpret`, which undoes a lens instead of stacking its
+    inverse.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._core.storage import Storage, reinterpret
+    >>> base = Storage(jnp.array([1 + 2j]))
+    >>> real = reinterpret(base, "as_real")
+    >>> real.array.tolist()
+    [[1.0, 2.0]]
+    >>> real.write(jnp.array([[3.0, 4.0]])); base.array.tolist(), base.generation
+    ([(3+4j)], 1)
+    """
+
+    __slots__ = ("_array", "_seen", "kind", "parent")
+
+    def __init__(self, parent: Storage | ReinterpretedStorage, kind: str) -> None:
+        self.parent, self.kind = parent, kind
+        self._seen = self._array = None
+
+    @property
+    def array(self) -> jax.Array:
+        source = self.parent.array
+        if source is not self._seen:
+            self._array, self._seen = _LENSES[self.kind][0](source), source
+        return self._array
+
+    @array.setter
+    def array(self, value: jax.Array) -> None:
+        self.parent.array = self._inverse(value)
+
+    @property
+    def generation(self) -> int:
+        return self.parent.generation
+
+    @generation.setter
+    def generation(self, value: int) -> None:
+        self.parent.generation = value
+
+    def _inverse(self, value: jax.Array) -> jax.Array:
+        return _LENSES[self.kind][1](value, self.parent.array.shape)
+
+    def write(self, array: jax.Array) -> None:
+        """Write ``array`` (as this lens sees the memory) into the storage underneath."""
+        self.parent.write(self._inverse(array))
+
+    def address(self) -> int:
+        return self.parent.address()
+
+
+def _as_real(a: jax.Array) -> jax.Array:
+    return jnp.stack([jnp.real(a), jnp.imag(a)], axis=-1)
+
+
+def _as_complex(a: jax.Array) -> jax.Array:
+    pairs = a.reshape(-1, 2)
+    return jax.lax.complex(pairs[:, 0], pairs[:, 1])
+
+
+_LENSES = {  # kind -> (read, write back: (value, shape underneath) -> array underneath)
+    "conj": (jit(jnp.conj), lambda value, shape: _CONJ(value)),
+    "neg": (jit(jnp.negative), lambda value, shape: _NEG(value)),
+    "as_real": (jit(_as_real), lambda value, shape: _AS_COMPLEX(value.reshape(-1)).reshape(shape)),
+    "as_complex": (jit(_as_complex), lambda value, shape: _AS_REAL(value).reshape(shape)),
+}
+_CONJ, _NEG, _AS_REAL, _AS_COMPLEX = (_LENSES[k][0] for k in ("conj", "neg", "as_real",
+                                                              "as_complex"))
+_UNDOES = {"conj": "conj", "neg": "neg", "as_real": "as_complex", "as_complex": "as_real"}
+
+
+def reinterpret(cell: Storage | ReinterpretedStorage, kind: str) -> Storage | ReinterpretedStorage:
+    """``cell`` read through the lens ``kind`` (see :class:`ReinterpretedStorage`): the storage
+    underneath itself where ``cell`` is that lens's inverse over it (``conj`` of a conjugate)."""
+    if isinstance(cell, ReinterpretedStorage) and _UNDOES[cell.kind] == kind:
+        return cell.parent
+    return ReinterpretedStorage(cell, kind)
+
+
+def lens_of(cell: Storage | ReinterpretedStorage) -> str | None:
+    """The outermost lens of ``cell`` (``"conj"`` for a conjugate view), or None."""
+    return cell.kind if isinstance(cell, ReinterpretedStorage) else None
+
+
+def physical(cell: Storage | ReinterpretedStorage) -> Storage | ReinterpretedStorage:
+    """``cell`` without its conjugate/negative bits: the values as they sit in memory."""
+    while isinstance(cell, ReinterpretedStorage) and cell.kind in ("conj", "neg"):
+        cell = cell.parent
+    return cell
+
+
 _ADDRESS_LOCK = threading.Lock()
 _ADDRESS_ALIGN = 64
 _next_free = [0x10000000]

@@ -37,6 +37,8 @@ from .storage import (
     VersionCounter,
     contiguous_strides,
     gather,
+    lens_of,
+    physical,
     scatter,
     typed_storage_warning,
 )
@@ -324,7 +326,7 @@ class Tensor:
         if not typed_storage_warning.warned:
             typed_storage_warning.warned = True
             warnings.warn(TYPED_STORAGE_WARNING, UserWarning, stacklevel=2)
-        return TypedStorage(self._cell)
+        return TypedStorage(physical(self._cell))
 
     def untyped_storage(self) -> UntypedStorage:
         """This tensor's storage as bytes (torch's UntypedStorage).
@@ -335,7 +337,7 @@ class Tensor:
         >>> u.nbytes(), u.data_ptr() == x.data_ptr()
         (24, True)
         """
-        return UntypedStorage(self._cell)
+        return UntypedStorage(physical(self._cell))
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         if self._layout is None:
@@ -347,6 +349,27 @@ class Tensor:
 
     def is_complex(self) -> bool:
         return self.dtype.is_complex
+
+    def is_conj(self) -> bool:
+        """Whether this tensor is a conjugate view (torch's conjugate bit: ``x.conj()`` of a
+        complex ``x`` shares its memory and conjugates on reading).
+
+        >>> import jaxgrad
+        >>> z = jaxgrad.tensor([1 + 2j])
+        >>> z.conj().is_conj(), z.is_conj(), z.conj().resolve_conj().is_conj()
+        (True, False, False)
+        """
+        return lens_of(self._cell) == "conj"
+
+    def is_neg(self) -> bool:
+        """Whether this tensor is a negative view (torch's negative bit: the ``imag`` of a
+        conjugate view).
+
+        >>> import jaxgrad
+        >>> jaxgrad.tensor([1 + 2j]).conj().imag.is_neg()
+        True
+        """
+        return lens_of(self._cell) == "neg"
 
     def is_inference(self) -> bool:
         return self._inference
@@ -639,6 +662,11 @@ class Tensor:
         if self._requires_grad and _grad_state.grad_mode and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        lens = lens_of(self._cell)
+        if lens in ("conj", "neg") and not force:
+            bit, resolve = ("conjugate", "conj") if lens == "conj" else ("negative", "neg")
+            raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use "
+                               f"tensor.resolve_{resolve}().numpy() instead.")
         return host_value(self._value)
 
     def __array__(self, dtype=None):  # no copy keyword: numpy then warns, as with torch's

@@ -25,7 +25,7 @@ from .._core.grad_mode import _state, is_inference_mode_enabled
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from .._core.jax_compat import torch_vjp
 from .._core.jax_setup import jit
-from .._core.storage import Layout, Storage
+from .._core.storage import Layout, Storage, lens_of, reinterpret
 from .._core.tensor import Tensor
 from .._core.transform_stack import captures, in_forward_mode
 from .._core.typename import type_name
@@ -590,15 +590,20 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     the XLA program of the op that consumes it), not now; the node is recorded now, as torch
     records it."""
     layout = geometry(self._geometry(), **static)
-    replay = (op, geometry, static) if _state.view_replay else None
+    replay = (op, geometry, static) if _state.view_replay or op.reinterprets or lens_of(
+        self._cell) else None  # a view through a lens is remade by replay, never as_strided
     if _profiler.active or self._lazy is not None:
         out = make_view(apply(op, self, **static), self, layout, replay=replay)
+        if op.reinterprets:
+            out._cell = reinterpret(self._cell, op.reinterprets)
         if _forward_ad.active:
             _forward_ad.on_view(_FORWARD_AD, op, geometry, self, out, static)
         return out
     skey = static_key(static) if static else ()
     out = Tensor._make(None)
     make_view(out, self, layout, replay=replay)
+    if op.reinterprets:
+        out._cell = reinterpret(self._cell, op.reinterprets)
     out._arr = None
     out._lazy = (jitted_forward(op, skey, None, None), self)
     if _state.grad and self._requires_grad and (op.grads or op.variadic) and not self._inference:
@@ -641,11 +646,21 @@ def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = 
     out._inference = False
     if replay is not None and (source._base is None or source._view_fn is not None):
         out._view_fn = (source._view_fn or ()) + (replay,)
+    elif replay is not None and replay[0].reinterprets:  # after a view remade by as_strided
+        out._view_fn = (_strided_replay(source), replay)
     out._creation_meta = view_creation_meta(source, multi_output)
     if out._grad_fn is None and source._requires_grad:  # made without recording (no_grad)
         out._requires_grad = True  # torch: a view requires grad when its base does
         out._rg_from_base = True
     return out
+
+
+def _strided_replay(view: Tensor) -> tuple:
+    """The replay step (``apply_view``'s arguments) remaking ``view`` from its base as one
+    as_strided."""
+    layout, base = view._layout, view._base._geometry()
+    relative = Layout(layout.shape, layout.strides, layout.offset - base.offset)
+    return (V.AS_STRIDED, lambda _, layout_out: layout, {"layout_out": relative})
 
 
 def regenerate_view_node(view: Tensor) -> None:
@@ -928,7 +943,9 @@ def rebase_history(tensor: Tensor, node: Node, output_nr: int) -> None:
     if base is None:
         tensor._set_history(node, output_nr)
     else:
-        base._set_history(CopySlices(base._gradient_edge(), tensor._layout, node, base), 0)
+        lensed = tensor._view_fn if lens_of(tensor._cell) else None
+        base._set_history(CopySlices(base._gradient_edge(), tensor._layout, node, base,
+                                     lensed), 0)
         tensor._requires_grad = True
 
 
@@ -936,14 +953,15 @@ class CopySlices(Node):
     """grad_fn of a base after an in-place op on one of its views (torch's CopySlices; see
     Note [Views and CopySlices])."""
 
-    __slots__ = ("base_meta", "fn", "layout")
+    __slots__ = ("base_meta", "fn", "layout", "view_fn")
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # torch's C++ class name, as AccumulateGrad's
 
-    def __init__(self, base_edge, layout: Layout, fn: OpNode, base: Tensor) -> None:
+    def __init__(self, base_edge, layout: Layout, fn: OpNode, base: Tensor,
+                 view_fn: tuple | None = None) -> None:
         super().__init__((base_edge, *fn.next_edges[1:]), ((base.shape, base._value.dtype),))
-        self.fn, self.layout = fn, layout
+        self.fn, self.layout, self.view_fn = fn, layout, view_fn
         self.base_meta = (tuple(base.shape), base._value.dtype)
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
@@ -953,11 +971,31 @@ class CopySlices(Node):
         fn = self.fn
         if fn is None:
             raise RuntimeError(FREED_MESSAGE)
+        if self.view_fn is not None:
+            return self._apply_through_lens(g, fn, create_graph)
         view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
         res = fn.apply([view_grad], create_graph)
         slot = res[0] if res[0] is not None else Tensor._make(jnp.zeros_like(view_grad._value))
         result = apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout)
         result._vc.value = 2  # torch: new_empty_strided(...).copy_(grad), then the slice's copy_
+        return [result, *res[1:]]
+
+    def _apply_through_lens(self, g: Tensor, fn: OpNode, create_graph: bool) -> list:
+        """torch's CopySlices with a view_fn (the view reads its base through a lens, so no
+        as_strided of the base's gradient reaches it): the view remade on a copy of the
+        gradient, the node's result written into it. (Not differentiable again.)"""
+        result = Tensor._make(g._value)
+        prev = _state.grad
+        _state.grad = False
+        try:
+            view = result
+            for op, geometry, static in self.view_fn:
+                view = apply_view(op, geometry, view, **static)
+        finally:
+            _state.grad = prev
+        res = fn.apply([Tensor._make(view._value)], create_graph)
+        view._write(res[0]._value if res[0] is not None else jnp.zeros_like(view._value))
+        result._vc.value = 2
         return [result, *res[1:]]
 
     def release_variables(self) -> None:

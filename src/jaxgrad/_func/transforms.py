@@ -25,6 +25,7 @@ import jax.numpy as jnp
 from .._core.grad_mode import enable_grad, is_grad_enabled
 from .._core.graph import ACCUMULATE_SEQ, Node, node_class, sequence_mark
 from .._core.jax_compat import conj_complex, torch_vjp
+from .._core.jax_setup import x64_scope
 from .._core.tensor import Tensor
 from .._core.transform_stack import (
     capturing_outer_tensors,
@@ -48,6 +49,7 @@ RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. P
 
 class _Depth(threading.local):
     value = 0  # how many jaxgrad.func transforms are tracing on this thread
+    user_x64 = False  # JAX's x64 setting where the outermost one was called
 
 
 _depth = _Depth()
@@ -55,11 +57,20 @@ _depth = _Depth()
 
 @contextlib.contextmanager
 def _tracing() -> Iterator[None]:
+    if not _depth.value:
+        _depth.user_x64 = jax.config.jax_enable_x64
     _depth.value += 1
     try:
         yield
     finally:
         _depth.value -= 1
+
+
+def _as_user_configured() -> contextlib.AbstractContextManager:
+    """JAX's settings as the user had them, for the user's function: JAX's transformations run
+    in jaxgrad's 64-bit scope (their transposition builds constants of the arrays' dtypes, which
+    64-bit arrays need), the function they trace does not."""
+    return jax.enable_x64(_depth.user_x64)
 
 
 def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
@@ -74,7 +85,8 @@ def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
 def _value_and_grad(f: Callable, has_aux: bool = False) -> Callable:
     """``jax.value_and_grad`` with torch's gradient of complex inputs (the conjugate of JAX's)."""
     def call(*args: Any) -> tuple:
-        value, g = jax.value_and_grad(f, has_aux=has_aux)(*args)
+        with x64_scope():
+            value, g = jax.value_and_grad(f, has_aux=has_aux)(*args)
         return value, jax.tree_util.tree_map(conj_complex, g)
     return call
 
@@ -357,7 +369,7 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
             for k, a in zip(pos, d):
                 arrays[k] = a
             a, kw = call.rebuild(arrays, rg)
-            with enable_grad(), under_transform("grad"):
+            with enable_grad(), under_transform("grad"), _as_user_configured():
                 out = func(*a, **kw)
             aux = None
             if has_aux:
@@ -428,7 +440,7 @@ class _Traced:
         for k, a in zip(self.pos, d):
             arrays[k] = a
         a, kw = self.call.rebuild(arrays, self.rg)
-        with enable_grad(), under_transform(self.kind):
+        with enable_grad(), under_transform(self.kind), _as_user_configured():
             out = self.func(*a, **kw)
         aux = None
         if self.has_aux:
@@ -849,7 +861,7 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
             for i, a in zip(tensors, inputs):
                 full[i] = _wrap(a) if flat_dims[i] is not None else _rewrapped(flat_args[i], a)
             traces = {id(getattr(a, "_trace", None)) for a in inputs[:len(batched)]}
-            with _randomness(randomness, key), under_transform("vmap"):
+            with _randomness(randomness, key), under_transform("vmap"), _as_user_configured():
                 out = func(*P.unflatten(full, spec), **kwargs)
             leaves, out_spec = P.flatten(out)
             dims = _flat_out_dims(out, out_spec, out_dims, func)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from . import (
           comparison,
+          complex_numbers,
           einsum,
           indexing,
           joins,
@@ -26,6 +27,6 @@ from . import (
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
-          einsum)
+          einsum, complex_numbers)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

@@ -12,6 +12,7 @@ constructor ``Tensor([1, 2])``.
 from __future__ import annotations
 
 from collections.abc import Callable
+import warnings
 from typing import Any
 
 import jax
@@ -24,7 +25,7 @@ from .._core.tensor import Tensor
 from .._engine.dispatch import regenerate_view_node
 from .._engine.engine import backward as _backward
 from . import creation as _creation
-from . import indexing, linalg, pointwise, shapes
+from . import complex_numbers, indexing, linalg, pointwise, shapes
 from . import legacy_types as _legacy_types
 from . import random as _random
 from .catalog import DECLARED
@@ -91,6 +92,33 @@ def _array_wrap(self: Tensor, array: np.ndarray, context: Any = None,
                 return_scalar: bool = False) -> Tensor:
     """A numpy ufunc's result on tensors comes back as a tensor (bool as uint8, as torch)."""
     return _creation.from_numpy(array.astype(np.uint8) if array.dtype == bool else array)
+
+
+def _mH(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                           f"Got {self.ndim}-D tensor.")
+    return complex_numbers.adjoint(self)
+
+
+def _H(self: Tensor) -> Tensor:
+    if self.ndim not in (0, 2):
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor." + (" For batches of matrices, consider using "
+                                                       "tensor.mH" if self.ndim > 2 else ""))
+    if self.ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return complex_numbers.conj(self)
+    return complex_numbers.adjoint(self)
+
+
+def _set_real(self: Tensor, value: Any) -> None:
+    complex_numbers.real(self).copy_(value)
+
+
+def _set_imag(self: Tensor, value: Any) -> None:
+    complex_numbers.imag(self).copy_(value)
 
 
 def _cast(dtype: _dtypes.dtype) -> Callable:
@@ -268,6 +296,10 @@ _HAND_WRITTEN: dict[str, Any] = {
     "expand_as": lambda self, other: shapes.expand(self, tuple(other.shape)),
     "T": property(lambda self: shapes.permute(self, tuple(reversed(range(self.ndim))))),
     "mT": property(lambda self: shapes.transpose(self, -2, -1)),
+    "mH": property(_mH),
+    "H": property(_H),
+    "real": property(complex_numbers.real, _set_real),
+    "imag": property(complex_numbers.imag, _set_imag),
     "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _random.normal_(
         self, mean, std, generator),
     "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _random.uniform_(
@@ -298,6 +330,8 @@ _HAND_WRITTEN: dict[str, Any] = {
     "double": _cast(_dtypes.float64),
     "half": _cast(_dtypes.float16),
     "bfloat16": _cast(_dtypes.bfloat16),
+    "cfloat": _cast(_dtypes.complex64),
+    "cdouble": _cast(_dtypes.complex128),
     "long": _cast(_dtypes.int64),
     "int": _cast(_dtypes.int32),
     "short": _cast(_dtypes.int16),

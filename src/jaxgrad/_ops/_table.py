@@ -38,6 +38,22 @@ def identity_grad(grad):
     return grad
 
 
+def sgn(x):
+    """torch's ``sgn`` in a formula: ``x / |x|`` (0 at 0) for complex ``x``, differentiable as
+    torch's is (JAX's ``sign`` has a zero derivative, right for reals only), else ``sign``.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from jaxgrad._ops._table import sgn
+    >>> jax.grad(lambda x: sgn(x * 1j).imag)(2.0).item(), sgn(jnp.array(0j)).item()
+    (0.0, 0j)
+    """
+    if not jnp.iscomplexobj(x):
+        return jnp.sign(x)
+    zero = x == 0
+    safe = jnp.where(zero, jnp.ones_like(x), x)
+    return jnp.where(zero, jnp.zeros_like(x), safe / jnp.abs(safe))
+
+
 _DERIVE = object()
 # ``Op(tangent=ELEMENTWISE)``: torch's ``auto_element_wise`` forward formula, the backward
 # formulas evaluated on the tangents (not transposed: a masked lane stays masked, NaN-free)
@@ -64,7 +80,7 @@ class Op:
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "outputs", "overlap", "promote",
-                 "scalar_overload", "schema", "tangent", "variadic", "variants")
+                 "reinterprets", "scalar_overload", "schema", "tangent", "variadic", "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
                  inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
@@ -77,7 +93,7 @@ class Op:
                  scalar_overload: Op | None = None,
                  delayed_errors: dict[str, tuple[Callable, str]] | None = None,
                  overlap: str = "error", tangent: Callable | None = None,
-                 doc: str = "") -> None:
+                 reinterprets: str | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -129,6 +145,9 @@ class Op:
         # some points (atan2 at the origin: NaN, where the backward formula gives 0). It names
         # ``<input>_t`` (an input's tangent, zeros when it has none) and what formulas name.
         init(self, "tangent", tangent)
+        # a view row whose result reads its input's memory through a lens (``conj``, ``neg``,
+        # ``as_real``, ``as_complex``: see ``_core.storage.ReinterpretedStorage``)
+        init(self, "reinterprets", reinterprets)
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
         if tangent is not None and tangent != ELEMENTWISE:

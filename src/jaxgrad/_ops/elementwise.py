@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes as _dtypes
-from ._table import ELEMENTWISE, Op, identity_grad, in_float32
+from ._table import ELEMENTWISE, Op, identity_grad, in_float32, sgn
 from ._table import example_doc as _doc
 
 
@@ -104,7 +104,7 @@ def _unary(schema: str, node: str, forward, formula, doc: str, call: str, output
 
 
 ABS = _unary("abs(Tensor self) -> Tensor", "AbsBackward0", jnp.abs,
-             lambda grad, self: grad * jnp.sign(self), "The absolute value of each element.",
+             lambda grad, self: grad * sgn(self), "The absolute value of each element.",
              "jaxgrad.abs(jaxgrad.tensor([-1.5, 2.0]))", "tensor([1.5000, 2.0000])", promote=None)
 EXP = _unary("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp,
              lambda grad, result: grad * _c(result), "The exponential of each element.",
@@ -891,3 +891,53 @@ BITWISE_NOT = Op("bitwise_not(Tensor self) -> Tensor", None,
                  doc=_doc("Bitwise NOT of an integral or bool tensor (``~x``).",
                           "jaxgrad.bitwise_not(jaxgrad.tensor([0, 5, -1]))",
                           "tensor([-1, -6,  0])"))
+
+
+# --- complex numbers ----------------------------------------------------------------------------
+
+def _angle(x):
+    """The argument of each element; of a real one, pi for a negative number, else 0 (NaN kept)."""
+    if jnp.iscomplexobj(x):
+        return jnp.angle(x)
+    return jnp.where(jnp.isnan(x), x, jnp.where(x < 0, jnp.asarray(jnp.pi, x.dtype),
+                                                jnp.zeros_like(x)))
+
+
+def _angle_grad(grad, self):
+    """torch's angle_backward: ``grad * self / |self|^2 * i``, 0 at 0 (0 for real inputs)."""
+    if not jnp.iscomplexobj(self):
+        return jnp.zeros_like(grad)
+    safe = jnp.where(self == 0, jnp.ones_like(self), self)
+    return jnp.where(self == 0, jnp.zeros_like(safe), grad * safe / jnp.abs(safe) ** 2 * 1j)
+
+
+ANGLE = _math("angle(Tensor self) -> Tensor", "AngleBackward0", _angle, _angle_grad,
+              "The argument (phase) of each element: ``atan2(imag, real)``; for real elements "
+              "pi where negative, else 0.",
+              "jaxgrad.angle(jaxgrad.tensor([-1.0, 0.0]))", "tensor([3.1416, 0.0000])",
+              inplace="")
+# (a real tensor's conj_physical is the tensor itself: see _functions/complex_numbers)
+CONJ_PHYSICAL = Op("conj_physical", "ConjPhysicalBackward0", jnp.conj,
+                   grads={"self": lambda grad: jnp.conj(grad)}, tangent=ELEMENTWISE)
+
+
+def _polar(abs, angle):
+    return jax.lax.complex(abs * jnp.cos(angle), abs * jnp.sin(angle))
+
+
+def _polar_grads(grad, result):
+    """torch's polar_backward: ``real(conj(grad) * sgn(result))`` and
+    ``real(conj(grad) * result * i)``."""
+    return jnp.real(jnp.conj(grad) * sgn(result)), jnp.real(jnp.conj(grad) * result * 1j)
+
+
+COMPLEX = Op("complex(Tensor real, Tensor imag) -> Tensor", "ComplexBackward0",
+             lambda real, imag: jax.lax.complex(*jnp.broadcast_arrays(real, imag)),
+             grads={"real": lambda grad: jnp.real(grad), "imag": lambda grad: jnp.imag(grad)})
+POLAR = Op("polar(Tensor abs, Tensor angle) -> Tensor", "PolarBackward0", _polar,
+           grads={"abs": lambda grad, result: _polar_grads(grad, result)[0],
+                  "angle": lambda grad, result: _polar_grads(grad, result)[1]},
+           # torch's forward formula: not polar_backward transposed where abs < 0
+           tangent=lambda abs_t, angle_t, abs, angle: jax.lax.complex(
+               abs_t * jnp.cos(angle) - angle_t * abs * jnp.sin(angle),
+               abs_t * jnp.sin(angle) + angle_t * abs * jnp.cos(angle)))

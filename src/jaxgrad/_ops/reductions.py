@@ -13,7 +13,7 @@ import numpy as np
 from jax import lax
 
 from .._core import jax_compat as compat
-from ._table import Op
+from ._table import Op, sgn
 
 
 def _expand_back(grad, self_shape, dim, keepdim):
@@ -200,18 +200,18 @@ def _vector_norm_grad(grad, self, result, ord, dim, keepdim):
     grad = _expand_back(grad, self.shape, dim, keepdim)
     result = _expand_back(result, self.shape, dim, keepdim)
     if ord == 1:
-        return jnp.sign(self) * grad
+        return sgn(self) * grad
     if ord == 2:
         return self * jnp.where(result == 0, 0, grad / jnp.where(result == 0, 1, result))
     if math.isinf(ord):
         at_extreme = (jnp.abs(self) == result).astype(self.dtype)
         count = _expand_back(jnp.sum(at_extreme, axis=dim, keepdims=keepdim), self.shape, dim,
                              keepdim)
-        return jnp.sign(self) * grad * at_extreme / count
+        return sgn(self) * grad * at_extreme / count
     if ord < 1:
-        scaled = jnp.sign(self) * jnp.where(self == 0, 0, jnp.abs(self) ** (ord - 1))
+        scaled = sgn(self) * jnp.where(self == 0, 0, jnp.abs(self) ** (ord - 1))
         return scaled * grad * result ** (1 - ord)
-    scaled = (jnp.sign(self) * jnp.abs(self) ** (ord - 1) if ord < 2
+    scaled = (sgn(self) * jnp.abs(self) ** (ord - 1) if ord < 2
               else self * jnp.abs(self) ** (ord - 2))
     return scaled * jnp.where(result == 0, 0, grad / jnp.where(result == 0, 1, result) ** (ord - 1))
 

@@ -350,3 +350,37 @@ LINALG_CROSS = Op("linalg_cross", "LinalgCrossBackward0", _cross, inputs=("self"
                          "other": lambda grad, self, dim: _cross(grad, self, dim)})
 BLOCK_DIAG = Op("block_diag", "BlockDiagBackward0", _block_diag_fwd, inputs=None,
                 promote="common", variadic=_block_diag_grads)
+
+
+# --- views that read their input's memory through a lens: conjugate and negative bits, dtype views -
+
+def as_real_geometry(layout: Layout) -> Layout:
+    """view_as_real: each complex element becomes two floats (strides and offset double)."""
+    return Layout(layout.shape + (2,), tuple(2 * s for s in layout.strides) + (1,),
+                  2 * layout.offset)
+
+
+def as_complex_geometry(layout: Layout) -> Layout:
+    """view_as_complex: the trailing pair of floats becomes one complex element."""
+    return Layout(layout.shape[:-1], tuple(s // 2 for s in layout.strides[:-1]),
+                  layout.offset // 2)
+
+
+def _as_real(x):
+    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+def _as_complex(x):
+    return lax.complex(x[..., 0], x[..., 1])
+
+
+# torch's formulas: ``grad.conj()``, ``grad.neg()``, ``at::view_as_complex(grad.contiguous())``,
+# ``at::view_as_real(grad.contiguous().resolve_conj())``
+CONJ = Op("_conj", "ConjBackward0", jnp.conj, grads={"self": lambda grad: jnp.conj(grad)},
+          reinterprets="conj")
+NEG_VIEW = Op("_neg_view", "NegViewBackward0", jnp.negative,
+              grads={"self": lambda grad: -grad}, reinterprets="neg")
+VIEW_AS_REAL = Op("view_as_real", "ViewAsRealBackward0", _as_real,
+                  grads={"self": lambda grad: _as_complex(grad)}, reinterprets="as_real")
+VIEW_AS_COMPLEX = Op("view_as_complex", "ViewAsComplexBackward0", _as_complex,
+                     grads={"self": lambda grad: _as_real(grad)}, reinterprets="as_complex")
