@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import next_functions, ok, raises, same
+from differential import next_functions, ok, raises
 
 Z = np.array([1 + 2j, -3 + 0.5j, 0.25 - 1j])
 A = np.array([1.0, -2.0, 0.5])

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import warnings
 
 import pytest
 
 import jaxgrad
-from differential import Raised, attempt, captured_warnings, leaf, ok, raises, run, same, torch
+from differential import Raised, attempt, bug, captured_warnings, leaf, ok, raises, run, same, torch
 
 
 def seed_function(x, y):
@@ -843,3 +844,386 @@ def test_forward_check_sees_the_dual_level():
         return sorted(set(seen)), T.autograd.forward_ad._current_level
 
     same(program)
+
+
+# --- complex inputs and outputs: conjugate Wirtinger derivatives, real and imaginary parts -------
+
+
+def torch_or_jaxgrad(t):
+    """The library of tensor ``t`` (for functions of the inputs only)."""
+    return torch if isinstance(t, torch.Tensor) else jaxgrad
+
+
+def complex_leaf(T, values=(1 + 2j, -0.5 + 0.25j, 0.3 - 1j)):
+    return T.tensor(list(values), dtype=T.complex128, requires_grad=True)
+
+
+def complex_and_real_leaves(T):
+    return complex_leaf(T), leaf(T, [0.5, -1.0, 2.0])
+
+
+def run_both(program):
+    """``program`` run on torch and on jaxgrad, warnings ignored (as ``same`` does)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run(program, torch), run(program, jaxgrad)
+
+
+def without_fast_mode_projections(result):
+    """A fast-mode failure's message without its two lines of random projections (fast mode's
+    random vectors differ from torch's): the first line, and the slow-mode report in full."""
+    assert isinstance(result, Raised), result
+    return result.cls, [line for line in result.message.splitlines()
+                        if not line.startswith(("numerical:", "analytical:"))]
+
+
+def wrong_squared_modulus(T):
+    """|z|^2 (C -> R) whose backward and jvp forget the factor 2 (right: 2 * g * z and
+    2 * Re(t * conj(z)))."""
+    class SquaredModulus(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            ctx.save_for_forward(z)
+            return (z * z.conj()).real.clone()  # not a view: torch asserts on a view's jvp
+
+        @staticmethod
+        def backward(ctx, g):
+            z, = ctx.saved_tensors
+            return g * z
+
+        @staticmethod
+        def jvp(ctx, t):
+            z, = ctx.saved_tensors
+            return (t * z.conj()).real
+
+    return SquaredModulus
+
+
+def wrong_complex_square(T):
+    """z^2 (C -> C) whose backward forgets the conjugate (right: g * conj(2 z)) and whose jvp
+    conjugates (right: 2 z t)."""
+    class Square(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            ctx.save_for_forward(z)
+            return z * z
+
+        @staticmethod
+        def backward(ctx, g):
+            z, = ctx.saved_tensors
+            return g * 2 * z
+
+        @staticmethod
+        def jvp(ctx, t):
+            z, = ctx.saved_tensors
+            return t * 2 * z.conj()
+
+    return Square
+
+
+def wrong_complex_square_apply(z):
+    return wrong_complex_square(torch_or_jaxgrad(z)).apply(z)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("func", [
+    lambda z: z.abs(),
+    lambda z: (z * z.conj()).real.sum(),
+    lambda z: z * z,
+    lambda z: z.conj() * z,
+    lambda z: z.exp() / (z + 3),
+    lambda z: torch_or_jaxgrad(z).view_as_real(z * (2 - 1j)),
+    lambda z: (z.abs(), z.sin(), z.real * 2),
+], ids=["abs", "squared_modulus", "square", "conj_times_self", "exp_ratio", "view_as_real",
+        "three_outputs"])
+def test_complex_input_passes(func, fast_mode):
+    ta, jb = ok(gradcheck_of(func, lambda T: (complex_leaf(T),), fast_mode=fast_mode,
+                             check_batched_grad=True))
+    assert ta is True and jb is True
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("func", [
+    lambda z, x: z * x,  # C x R -> C
+    lambda z, x: (x * (1 + 2j), z.imag * x),  # R -> C, then C x R -> R
+    lambda z, x: torch_or_jaxgrad(z).complex(x, x.sin()).exp(),  # R -> C only
+    lambda z, x: torch_or_jaxgrad(z).view_as_complex(torch_or_jaxgrad(z).stack(
+        [x, x * x], -1)) * z,
+], ids=["complex_times_real", "real_to_complex", "complex_of_reals", "view_as_complex"])
+def test_mixed_real_and_complex_inputs_pass(func, fast_mode):
+    ta, jb = ok(gradcheck_of(func, complex_and_real_leaves, fast_mode=fast_mode,
+                             check_forward_ad=True))
+    assert ta is True and jb is True
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("options", [
+    dict(check_forward_ad=True),
+    dict(check_forward_ad=True, check_backward_ad=False),
+    dict(check_forward_ad=True, check_batched_forward_grad=True, check_batched_grad=True),
+    dict(check_forward_ad=True, check_undefined_grad=False),
+], ids=["with_backward", "forward_only", "batched", "no_undefined"])
+def test_complex_forward_ad_passes_and_calls_func_as_often_as_torch(options, fast_mode):
+    def program(T):
+        calls = []
+
+        def func(z, k, x):
+            calls.append((z.dtype.is_complex, x.dtype.is_complex))
+            return (z * x.sum()).sin() * k, z.abs(), x.exp(), z.real.argmax()
+
+        z, x = complex_and_real_leaves(T)
+        return T.autograd.gradcheck(func, (z, 2.0, x[:2]), fast_mode=fast_mode,
+                                    **options), calls
+
+    (ta, calls), _ = ok(program)
+    assert ta is True and calls
+
+
+@pytest.mark.parametrize("inputs", [
+    lambda T: (complex_leaf(T),),
+    lambda T: (complex_leaf(T)[:2], complex_leaf(T, [0.25 - 0.5j, 2j])),
+    lambda T: (complex_leaf(T) * 1,),  # a non-leaf
+    lambda T: (complex_leaf(T).conj(),),  # a conjugate view
+], ids=["leaf", "two_inputs", "non_leaf", "conjugate_view"])
+def test_complex_all_checks(inputs):
+    ok(gradcheck_of(lambda *zs: sum(z * z.exp() for z in zs), inputs, check_forward_ad=True,
+                    check_batched_grad=True, check_batched_forward_grad=True))
+
+
+def test_complex_single_precision_input_warns_and_passes_loosely():
+    def program(T):
+        z = complex_leaf(T).detach().to(T.complex64).requires_grad_()
+        return (T.autograd.gradcheck(lambda t: t * t, (z,), raise_exception=False),
+                T.autograd.gradcheck(lambda t: t * t, (z,), eps=1e-3, atol=1e-2))
+
+    ta, _ = ok(program)
+    assert ta == (False, True)
+    warned = captured_warnings(program, jaxgrad)
+    assert warned == captured_warnings(program, torch) and warned
+
+
+@pytest.mark.parametrize("function", [wrong_squared_modulus, wrong_complex_square],
+                         ids=["complex_to_real", "complex_to_complex"])
+def test_wrong_complex_backward_fails_with_torchs_message(function):
+    ta, _ = raises(lambda T: attempt(lambda: T.autograd.gradcheck(
+        function(T).apply, (complex_leaf(T),))))
+    assert ta.cls == "GradcheckError"
+    if function is wrong_complex_square:
+        assert ta.message.startswith(
+            "While considering the imaginary part of complex outputs only, Jacobian mismatch "
+            "for output 0 with respect to input 0,\n")
+    else:
+        assert ta.message.startswith("Jacobian mismatch for output 0 with respect to input 0,")
+
+
+@pytest.mark.parametrize("function", [wrong_squared_modulus, wrong_complex_square],
+                         ids=["complex_to_real", "complex_to_complex"])
+def test_wrong_complex_backward_fails_in_fast_mode(function):
+    def program(T):
+        return attempt(lambda: T.autograd.gradcheck(function(T).apply, (complex_leaf(T),),
+                                                    fast_mode=True))
+
+    ta, jb = run_both(program)
+    assert without_fast_mode_projections(ta) == without_fast_mode_projections(jb)
+    assert ta.message.splitlines()[0] == (
+        ("While considering the imaginary part of complex outputs only, "
+         if function is wrong_complex_square else "")
+        + "Jacobian mismatch for output 0 with respect to input 0,")
+    assert "Below, we recompute numerical and analytical jacobians in slow mode" in ta.message
+
+
+def test_real_part_of_a_complex_output_is_checked_after_the_imaginary_part():
+    def conj_backward(T):
+        class Identity(T.autograd.Function):  # the backward conjugates: only Im is wrong
+            @staticmethod
+            def forward(ctx, z):
+                return z * 1
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.conj()
+
+        return Identity
+
+    ta, _ = raises(lambda T: attempt(lambda: T.autograd.gradcheck(
+        conj_backward(T).apply, (complex_leaf(T),))))
+    assert ta.message.startswith("While considering the imaginary part of complex outputs only")
+
+    def real_part_wrong(T):
+        class Doubled(T.autograd.Function):  # Re of the output scaled by 2, backward says 1
+            @staticmethod
+            def forward(ctx, z):
+                return z + z.real
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        return Doubled
+
+    ta, _ = raises(lambda T: attempt(lambda: T.autograd.gradcheck(
+        real_part_wrong(T).apply, (complex_leaf(T),))))
+    assert ta.message.startswith("While considering the real part of complex outputs only")
+
+
+def test_complex_output_index_in_the_message():
+    # only the outputs that are complex get the prefix; indices count differentiable outputs
+    ta, _ = raises(gradcheck_of(lambda z, x: (x.exp(), z * z.detach()), complex_and_real_leaves))
+    assert ta.message.startswith(
+        "While considering the imaginary part of complex outputs only, Jacobian mismatch for "
+        "output 1 with respect to input 0,")
+    ta, _ = raises(gradcheck_of(lambda z, x: (z.abs(), x * x.detach()), complex_and_real_leaves))
+    assert ta.message.startswith("Jacobian mismatch for output 1 with respect to input 1,")
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("function", [wrong_squared_modulus, wrong_complex_square],
+                         ids=["complex_to_real", "complex_to_complex"])
+def test_wrong_complex_jvp_fails_with_torchs_message(function, fast_mode):
+    def program(T):
+        return attempt(lambda: T.autograd.gradcheck(
+            function(T).apply, (complex_leaf(T),), check_forward_ad=True,
+            check_backward_ad=False, fast_mode=fast_mode))
+
+    ta, jb = run_both(program)
+    assert isinstance(ta, Raised) and ta.cls == "GradcheckError"
+    assert ta.message.startswith(
+        "While considering the imaginary part of complex inputs only, Jacobian computed with "
+        "forward mode mismatch for output 0 with respect to input 0,\n")
+    if fast_mode:
+        assert without_fast_mode_projections(ta) == without_fast_mode_projections(jb)
+    else:
+        same(program)
+
+
+def test_complex_input_index_in_the_forward_message():
+    # torch compares the position among the inputs that require grad with the positions of the
+    # complex inputs among all inputs: without x, input 0 (of those requiring grad) is inputs[1]
+    # and its mismatch gets no prefix. (z: no signed zeros in the jvp's products, see
+    # test_signed_zeros_of_complex_and_real_tangents)
+    def program(T, x_requires_grad):
+        x = leaf(T, [0.5, -1.0, 2.0]).requires_grad_(x_requires_grad)
+        z = complex_leaf(T, [1 - 2j, 0.5 - 0.25j, 0.3 - 1j])
+        return attempt(lambda: T.autograd.gradcheck(
+            lambda a, z: wrong_complex_square(T).apply(z) + a, (x, z),
+            check_forward_ad=True, check_backward_ad=False))
+
+    ta, _ = raises(lambda T: program(T, False))
+    assert ta.message.startswith("Jacobian computed with forward mode mismatch for output 0 "
+                                 "with respect to input 0,")
+    ta, _ = raises(lambda T: program(T, True))
+    assert ta.message.startswith("While considering the imaginary part of complex inputs only, "
+                                 "Jacobian computed with forward mode mismatch for output 0 "
+                                 "with respect to input 1,")
+
+
+def test_complex_backward_failure_hides_forward_failure():
+    ta, _ = raises(gradcheck_of(lambda z: z * z.detach(), lambda T: (complex_leaf(T),),
+                                check_forward_ad=True))
+    assert "forward mode" not in ta.message.splitlines()[0]
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("options", [dict(), dict(check_forward_ad=True)],
+                         ids=["backward", "forward"])
+def test_complex_raise_exception_false_returns_false(options, fast_mode):
+    ta, jb = ok(gradcheck_of(wrong_complex_square_apply, lambda T: (complex_leaf(T),),
+                             fast_mode=fast_mode, raise_exception=False, **options))
+    assert ta is False and jb is False
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_complex_non_differentiable_output(fast_mode):
+    raises(gradcheck_of(lambda z: z.detach() * 2, lambda T: (complex_leaf(T),),
+                        fast_mode=fast_mode))
+    ok(gradcheck_of(lambda z: z.detach() * 0, lambda T: (complex_leaf(T),), fast_mode=fast_mode,
+                    check_forward_ad=True))
+
+
+def test_complex_numerical_jacobian_wrt_specific_input():
+    def program(T):
+        get = jacobian_helpers(T).get_numerical_jacobian_wrt_specific_input
+        z, x = complex_and_real_leaves(T)
+        return ([j.clone() for j in get(lambda t: (t * t.conj()).real, 0, (z,), (z.abs(),),
+                                        1e-6)],
+                [j.clone() for j in get(lambda t: t * 1j, 0, (x,), (x * 1j,), 1e-6,
+                                        is_forward_ad=True)],
+                # complex outputs: only the forward check may see them (torch's assertion)
+                attempt(lambda: get(lambda t: t * t, 0, (z,), (z * z,), 1e-6)),
+                attempt(lambda: get(lambda t: t * 1j, 0, (x,), (x * 1j,), 1e-6)))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("func", [
+    lambda z: z * z * z.conj(),
+    lambda z: z.abs() * z.exp(),
+    lambda z: (z * z).abs(),
+], ids=["cubic", "abs_exp", "abs_of_square"])
+def test_complex_gradgradcheck_passes(func, fast_mode):
+    ta, jb = ok(gradgradcheck_of(func, lambda T: (complex_leaf(T),), fast_mode=fast_mode,
+                                 check_fwd_over_rev=True, check_batched_grad=True))
+    assert ta is True and jb is True
+
+
+def test_complex_gradgradcheck_with_explicit_grad_outputs():
+    def program(T):
+        z, x = complex_and_real_leaves(T)
+        v = complex_leaf(T, [0.5 - 1j, 0.25j, -1.0])
+        return T.autograd.gradgradcheck(lambda a, b: a * a * b, (z, x), (v,)), z, x, v
+
+    ok(program)
+
+
+def exp_without_double_backward(z):
+    """exp(z) whose backward uses exp(z) kept on ctx (computed in forward, so without a graph):
+    right first derivatives, no second ones."""
+    T = torch_or_jaxgrad(z)
+
+    class Exp(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            ctx.exp = z.exp()
+            return ctx.exp.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.exp.conj()
+
+    return Exp.apply(z)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_complex_gradgradcheck_catches_a_wrong_double_backward(fast_mode):
+    ta, _ = ok(gradcheck_of(exp_without_double_backward, lambda T: (complex_leaf(T),)))
+    assert ta is True
+    program = gradgradcheck_of(exp_without_double_backward, lambda T: (complex_leaf(T),),
+                               fast_mode=fast_mode)
+    ta, jb = run_both(program)
+    assert leading_line(ta) == leading_line(jb)
+    assert ta.message.startswith("While considering the imaginary part of complex outputs only")
+    ta, jb = ok(gradgradcheck_of(exp_without_double_backward, lambda T: (complex_leaf(T),),
+                                 raise_exception=False, fast_mode=fast_mode))
+    assert ta is False and jb is False
+
+
+@bug("the forward formulas of add and mul, for a complex tangent with a real one, give "
+     "-0.0 parts where torch (which computes in complex, the real tangent as x+0j) gives "
+     "+0.0; gradcheck prints them in its forward-mode mismatch messages")
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_signed_zeros_of_complex_and_real_tangents(op):
+    def program(T):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            c = fw.make_dual(T.tensor([1 + 1j, -2 + 1j], dtype=T.complex128),
+                             T.tensor([complex(0.0, -0.0), 0j], dtype=T.complex128))
+            a = fw.make_dual(T.tensor([0.5, -1.0], dtype=T.float64),
+                             T.zeros(2, dtype=T.float64))
+            tangent = fw.unpack_dual(c + a if op == "add" else c * a)[1]
+        return str(T.view_as_real(tangent).signbit().tolist())
+
+    ok(program)
+

@@ -5,7 +5,9 @@ This follows ``torch/autograd/gradcheck.py`` (PyTorch 2.13), check for check, in
 - the *numerical* Jacobian perturbs each element of each input that requires grad in place
   (through ``input.data``, so a function that closes over its inputs sees the perturbation
   too) and takes central differences ``(f(x + eps) - f(x - eps)) / (2 * eps)``; fast mode
-  perturbs along one random unit vector ``u`` per input instead;
+  perturbs along one random unit vector ``u`` per input instead (a complex input: its real
+  and its imaginary parts, each along a vector of its own, giving the conjugate Wirtinger
+  derivative ``ds/dx + 1j * ds/dy``);
 - the *backward* Jacobian is built row by row with ``autograd.grad`` and unit
   ``grad_outputs`` (fast mode: one random ``v`` per output), twice, to check that the
   backward is reentrant (``nondet_tol``);
@@ -21,11 +23,15 @@ This follows ``torch/autograd/gradcheck.py`` (PyTorch 2.13), check for check, in
 - the backward must be multiplied by ``grad_output`` and, with ``check_undefined_grad``, must
   cope with undefined (None) output gradients.
 
+Complex outputs are checked as torch checks them: the backward checks run twice, on the
+function with ``imag`` then with ``real`` applied to its complex outputs; complex inputs of the
+forward check are split the same way (the function of the imaginary part, the real part held
+fixed, then the reverse), and mismatches found there start with "While considering the real
+(imaginary) part of complex outputs (inputs) only, ".
+
 Jacobians are laid out as torch lays them out (one ``(input.numel(), output.numel())`` matrix
-per pair) and failures raise :class:`GradcheckError` with torch's messages. Differences from
-torch: fast mode's random vectors come from jaxgrad's generator (other values than torch's);
-complex inputs and outputs raise ``NotImplementedError`` (jaxgrad has no ``real``/``imag`` ops
-to split them as torch does).
+per pair) and failures raise :class:`GradcheckError` with torch's messages. Difference from
+torch: fast mode's random vectors come from jaxgrad's generator (other values than torch's).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any
 
 import jax
 
+from .._core import dtypes as _dtypes
 from .._core.dtypes import complex128, float64, promote_types
 from .._core.grad_mode import set_grad_enabled
 from .._core.graph import GraphRoot
@@ -46,6 +53,7 @@ from .._engine.dispatch import _FORWARD_AD
 from .._engine.engine import _input_edges, _root_edges, execute, grad
 from .._func.transforms import RANDOM_ERROR, vmap
 from .._functions.comparison import allclose
+from .._functions.complex_numbers import imag, real
 from .._functions.creation import zeros, zeros_like
 from .._functions.joins import stack
 from .._functions.random import Generator, rand, randn_like
@@ -147,6 +155,10 @@ LEGACY_VMAP_RANDOM_MSG = ("vmap: We do not yet support calling random operations
 # RuntimeError such as "Batching rule not implemented for aten::is_nonzero")
 _BATCHING_ERRORS = (RuntimeError, jax.errors.JAXTypeError)
 
+# a direction to perturb an input along: a tensor, or for a complex input a pair of real ones
+# (the directions of its real and of its imaginary part)
+Direction = Tensor | tuple[Tensor, Tensor]
+
 
 # --- small helpers -----------------------------------------------------------------------
 
@@ -183,12 +195,12 @@ def _float_outputs(outputs: Sequence[Any]) -> list[Tensor]:
     return [o for o in outputs if _is_float_or_complex_tensor(o)]
 
 
-def _stack_rows(rows: list[Tensor], shape: tuple[int, int], like: Tensor) -> Tensor:
-    """The ``shape`` matrix whose rows are ``rows`` (in ``like``'s dtype; each broadcast to the
-    row, as torch assigns it), empty without rows."""
+def _stack_rows(rows: list[Tensor], shape: tuple[int, int], dtype: _dtypes.dtype) -> Tensor:
+    """The ``shape`` matrix of ``dtype`` whose rows are ``rows`` (each broadcast to the row, as
+    torch assigns it), all zeros without rows."""
     if not rows:
-        return like.new_zeros(shape)
-    return stack([row.expand(shape[1]) for row in rows]).to(like.dtype)
+        return zeros(shape, dtype=dtype)
+    return stack([row.expand(shape[1]) for row in rows]).to(dtype)
 
 
 def _allclose_with_type_promotion(a: Tensor, b: Tensor, rtol: float, atol: float) -> bool:
@@ -197,9 +209,19 @@ def _allclose_with_type_promotion(a: Tensor, b: Tensor, rtol: float, atol: float
 
 
 def _notallclose_msg(analytical: Tensor, numerical: Tensor, output_idx: int, input_idx: int,
+                     complex_indices: Sequence[int] | None = None, test_imag: bool = False,
                      is_forward_ad: bool = False) -> str:
+    """torch's mismatch message. ``complex_indices`` are the complex outputs (backward mode) or
+    inputs (forward mode) that were split into their ``test_imag`` part; the message says so
+    when ``output_idx`` (``input_idx``) is one of them."""
+    checked_idx = input_idx if is_forward_ad else output_idx
+    prefix = ""
+    if complex_indices and checked_idx in complex_indices:
+        part = "imaginary" if test_imag else "real"
+        element = "inputs" if is_forward_ad else "outputs"
+        prefix = f"While considering the {part} part of complex {element} only, "
     mode = "computed with forward mode " if is_forward_ad else ""
-    return (f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
+    return (f"{prefix}Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
             f"{input_idx:d},\nnumerical:{numerical}\nanalytical:{analytical}\n")
 
 
@@ -260,22 +282,11 @@ def _check_inputs(inputs: tuple) -> None:
                 "supports inputs that are non-overlapping to be able to "
                 "compute the numerical gradients correctly. You should call "
                 ".contiguous on the input before passing it to gradcheck.")
-        if inp.is_complex():
-            raise NotImplementedError(
-                "gradcheck: complex inputs are not supported by jaxgrad yet (it has no "
-                "real/imag ops to check their Wirtinger derivatives with).")
         any_input_requiring_grad = True
     if not any_input_requiring_grad:
         raise ValueError(
             "gradcheck expects at least one input tensor to require gradient, "
             "but none of them have requires_grad=True.")
-
-
-def _check_real_outputs(func_out: Any) -> None:
-    if any(o.is_complex() for o in _as_tuple(func_out)):
-        raise NotImplementedError(
-            "gradcheck: complex outputs are not supported by jaxgrad yet (it has no real/imag "
-            "ops to check their real and imaginary parts separately).")
 
 
 # --- numerical Jacobians -------------------------------------------------------------------
@@ -320,8 +331,36 @@ def _central_difference(call: Callable[[], tuple], entry: Tensor, delta: Tensor,
     return tuple(columns)
 
 
+def _numerical_jvps_along(call: Callable[[], tuple], entry: Tensor, delta: Direction,
+                          eps: float, index: tuple | None,
+                          is_forward_ad: bool) -> tuple[Tensor, ...]:
+    """The derivative of every output of ``call`` along ``delta`` (central differences). For a
+    complex ``entry``, ``delta`` is a pair (a real tensor is the same direction twice): the
+    real part moves along the first, the imaginary part along the second, and the result is
+    torch's conjugate Wirtinger derivative ``ds/dx + 1j * ds/dy`` (section 3.5.3 of
+    https://arxiv.org/pdf/1701.00392.pdf). Outputs must be real, except for the forward check
+    of a real input (R -> C)."""
+    real_delta, imag_delta = delta if isinstance(delta, tuple) else (delta, delta)
+    ds_dx = _central_difference(call, entry, real_delta, eps, index)
+    if not entry.is_complex():
+        if not is_forward_ad and any(d.is_complex() for d in ds_dx):
+            raise AssertionError("Expected ds_dx to be real-valued, not complex.")
+        return ds_dx
+    ds_dy = _central_difference(call, entry, imag_delta * 1j, eps, index)
+    if any(d.is_complex() for d in ds_dx):
+        raise AssertionError("Expected ds_dx to be real-valued, not complex")
+    return tuple(dx + dy * 1j for dx, dy in zip(ds_dx, ds_dy))
+
+
+def _jacobian_dtype(inp: Tensor, out: Tensor) -> _dtypes.dtype:
+    """A numerical Jacobian's dtype: the input's when complex (its columns are Wirtinger
+    derivatives), else the output's."""
+    return inp.dtype if inp.is_complex() else out.dtype
+
+
 def _numerical_jacobian_wrt_input(func: Callable, inputs: tuple, outputs: Sequence[Any],
-                                  eps: float, inp: Tensor) -> tuple[Tensor, ...]:
+                                  eps: float, inp: Tensor,
+                                  is_forward_ad: bool = False) -> tuple[Tensor, ...]:
     """Per floating-point tensor of ``outputs``: the ``(inp.numel(), output.numel())``
     finite-difference Jacobian, perturbing one element of ``inp`` at a time. As in torch, the
     k-th of them is filled from the k-th output ``func`` returns."""
@@ -330,9 +369,11 @@ def _numerical_jacobian_wrt_input(func: Callable, inputs: tuple, outputs: Sequen
     entry = inp.data
     call = _outputs_of(func, inputs)
     columns = [
-        _central_difference(call, entry, _one_hot(entry, flat_index) * eps, eps, index)
+        _numerical_jvps_along(call, entry, _one_hot(entry, flat_index) * eps, eps, index,
+                              is_forward_ad)
         for flat_index, index in enumerate(itertools.product(*map(range, entry.shape)))]
-    return tuple(_stack_rows([column[k] for column in columns], (inp.numel(), out.numel()), out)
+    return tuple(_stack_rows([column[k] for column in columns], (inp.numel(), out.numel()),
+                             _jacobian_dtype(inp, out))
                  for k, out in enumerate(_float_outputs(outputs)))
 
 
@@ -346,26 +387,31 @@ def _numerical_jacobians(func: Callable, inputs: tuple, outputs: Any = None, eps
         raise ValueError(
             "Expected output to be non-complex. get_numerical_jacobian no "
             "longer supports functions that return complex outputs.")
-    return [_numerical_jacobian_wrt_input(func, inputs, outputs, eps, inputs[i])
+    return [_numerical_jacobian_wrt_input(func, inputs, outputs, eps, inputs[i], is_forward_ad)
             for i in _diff_input_indices(inputs)]
 
 
-def _numerical_jvps(func: Callable, inputs: tuple, input_idx: int, u: Tensor,
-                    eps: float) -> tuple[Tensor, ...]:
-    """``J u`` by central differences along ``u`` for every output of ``func``."""
+def _numerical_jvps(func: Callable, inputs: tuple, input_idx: int, u: Direction, eps: float,
+                    is_forward_ad: bool = False) -> tuple[Tensor, ...]:
+    """``J u`` by central differences along ``u`` (a complex input's: a pair) for every output
+    of ``func``."""
     entry = inputs[input_idx].data
-    delta = u.reshape(entry.shape) * eps
-    return _central_difference(_outputs_of(func, inputs), entry, delta, eps, None)
+    if isinstance(u, tuple):
+        delta: Direction = tuple(part.reshape(entry.shape) * eps for part in u)
+    else:
+        delta = u.reshape(entry.shape) * eps
+    return _numerical_jvps_along(_outputs_of(func, inputs), entry, delta, eps, None,
+                                 is_forward_ad)
 
 
 def _numerical_vJu(func: Callable, inputs: tuple, input_indices: list[int], func_out: Any,
-                   all_u: list[Tensor], all_v: list[Tensor] | None,
-                   eps: float) -> list[list[Tensor]]:
+                   all_u: list[Direction], all_v: list[Tensor] | None, eps: float,
+                   is_forward_ad: bool) -> list[list[Tensor]]:
     """Per input: ``J u`` for each floating-point output, or ``v . J u`` given ``all_v``."""
     func_out = _as_tuple(func_out)
     reduced = []
     for input_idx, u in zip(input_indices, all_u):
-        all_ju = _numerical_jvps(func, inputs, input_idx, u, eps)
+        all_ju = _numerical_jvps(func, inputs, input_idx, u, eps, is_forward_ad)
         if len(all_ju) != len(func_out):
             raise AssertionError(
                 f"Expected all_Ju and func_out to have the same length, "
@@ -387,7 +433,7 @@ def _check_no_differentiable_outputs(func: Callable, inputs: tuple, func_out: tu
 
 
 def _check_no_differentiable_outputs_fast(func: Callable, inputs: tuple,
-                                          input_indices: list[int], all_u: list[Tensor],
+                                          input_indices: list[int], all_u: list[Direction],
                                           eps: float, nondet_tol: float) -> None:
     for input_idx, u in zip(input_indices, all_u):
         for ju in _numerical_jvps(func, inputs, input_idx, u, eps):
@@ -476,15 +522,25 @@ def _check_analytical_jacobian_attributes(inputs: tuple, output: Tensor, nondet_
     return jacobians
 
 
+def _reduce_vj(vj: Tensor, u: Direction) -> Tensor:
+    """``v^T J u`` from the row ``v^T J``. A complex input's row (C -> R) holds conjugate
+    Wirtinger derivatives: its real part meets ``u``'s real direction and its imaginary part
+    the imaginary one, giving the complex number the finite differences give."""
+    if vj.is_complex():
+        u_real, u_imag = u
+        return real(vj).dot(u_real) + 1j * imag(vj).dot(u_imag)
+    return vj.dot(u)
+
+
 def _analytical_vJu_backward_mode(inputs: tuple, outputs: tuple, nondet_tol: float,
                                   check_grad_dtypes: bool, all_v: list[Tensor],
-                                  all_u: list[Tensor]) -> list[list[Tensor]]:
+                                  all_u: list[Direction]) -> list[list[Tensor]]:
     """Per output: ``v^T J u`` per input, from one backward with ``v``."""
     reduced = []
     for output, v in zip(outputs, all_v):
         all_vj = _check_analytical_jacobian_attributes(inputs, output, nondet_tol,
                                                        check_grad_dtypes, v=v)
-        reduced.append([vj.T.squeeze(0).dot(u) for vj, u in zip(all_vj, all_u)])
+        reduced.append([_reduce_vj(vj.T.squeeze(0), u) for vj, u in zip(all_vj, all_u)])
     return reduced
 
 
@@ -523,7 +579,9 @@ def _analytical_jacobian_forward_ad(func: Callable, inputs: tuple, outputs: Sequ
                                     ) -> list[tuple[Tensor, ...]]:
     """``[input][float output]``: the forward-mode Jacobians ``(input.numel(),
     output.numel())``, one call of ``func`` on dual tensors per column; given ``all_u``, the
-    single products ``J u`` (of ``output.numel()`` elements), one call per input."""
+    single products ``J u`` (of ``output.numel()`` elements), one call per input. As torch,
+    each column is copied into a zero matrix in place: where tangents require grad (a function
+    closing over tensors that do), the Jacobians show CopySlices (CopyBackwards) as grad_fn."""
     if any(x.is_complex() for x in _diff_inputs(inputs)):
         raise ValueError(
             "Expected inputs to be non-complex for _get_analytical_jacobian_forward_ad.")
@@ -534,18 +592,19 @@ def _analytical_jacobian_forward_ad(func: Callable, inputs: tuple, outputs: Sequ
         for n, fw_grad in enumerate(fw_grads):
             directions = ([all_u[n].view_as(fw_grad)] if all_u else
                           [_one_hot(fw_grad, j) for j in range(fw_grad.numel())])
-            rows: list[list[Tensor]] = [[] for _ in float_outs]
-            for direction in directions:
+            per_output = tuple(zeros((len(directions), out.numel()), dtype=out.dtype)
+                               for out in float_outs)
+            for column, direction in enumerate(directions):
                 fw_grad.copy_(direction)
                 tangents = _output_tangents(func, dual_inputs, check_grad_dtypes)
-                for row, out, tangent in zip(rows, float_outs, tangents):
-                    # copied: a tangent may be a view of fw_grad, which is reset next
-                    row.append(zeros_like(out).reshape(-1) if tangent is None
-                               else tangent.reshape(-1).clone())
+                for jacobian, tangent in zip(per_output, tangents):
+                    target = jacobian.squeeze_(0) if all_u else jacobian[column]
+                    if tangent is None:
+                        target.zero_()
+                    else:
+                        target.copy_(tangent.reshape(-1))
                 fw_grad.zero_()
-            per_output = tuple(_stack_rows(row, (len(directions), out.numel()), out)
-                               for row, out in zip(rows, float_outs))
-            jacobians.append(tuple(j.squeeze(0) for j in per_output) if all_u else per_output)
+            jacobians.append(per_output)
     return jacobians
 
 
@@ -558,7 +617,10 @@ def _transpose(matrix: list[tuple[Tensor, ...]]) -> list[tuple[Tensor, ...]]:
 
 def _slow_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple, eps: float,
                     rtol: float, atol: float, check_grad_dtypes: bool, nondet_tol: float, *,
-                    use_forward_ad: bool = False) -> None:
+                    use_forward_ad: bool = False, complex_indices: list[int] | None = None,
+                    test_imag: bool = False) -> None:
+    """Whole Jacobians, numerical against analytical (``complex_indices``/``test_imag``: which
+    part of which complex outputs or inputs ``func`` checks, for the messages)."""
     func_out = _as_tuple(func_out)
     if not outputs:
         _check_no_differentiable_outputs(func, inputs, func_out, eps, use_forward_ad)
@@ -573,47 +635,69 @@ def _slow_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple
             for j, n in enumerate(n_per_out):
                 a = analytical[j][i]
                 if not _allclose_with_type_promotion(a, n, rtol, atol):
-                    raise GradcheckError(_notallclose_msg(a, n, i, j, is_forward_ad=True))
+                    raise GradcheckError(_notallclose_msg(a, n, i, j, complex_indices,
+                                                          test_imag, is_forward_ad=True))
         return
     for i, o in enumerate(outputs):
         analytical = _check_analytical_jacobian_attributes(inputs, o, nondet_tol,
                                                            check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, numerical[i])):
             if not _allclose_with_type_promotion(a, n, rtol, atol):
-                raise GradcheckError(_notallclose_msg(a, n, i, j))
+                raise GradcheckError(_notallclose_msg(a, n, i, j, complex_indices, test_imag))
 
 
-def _vec_from_tensor(x: Tensor, generator: Generator) -> Tensor:
-    """A random unit vector of ``x.numel()`` elements in ``x``'s dtype (torch draws it with
-    ``rand``; jaxgrad's generator gives other values)."""
-    vec = rand(x.numel(), generator=generator).to(x.dtype)
+def _to_real_dtype(dtype: _dtypes.dtype) -> _dtypes.dtype:
+    """The dtype of the real and imaginary parts of ``dtype`` (a real dtype itself)."""
+    return {_dtypes.complex128: _dtypes.float64,
+            _dtypes.complex64: _dtypes.float32}.get(dtype, dtype)
+
+
+def _vec_from_tensor(x: Tensor, generator: Generator, downcast_complex: bool = False) -> Tensor:
+    """A random unit vector of ``x.numel()`` elements in ``x``'s dtype, or its real dtype with
+    ``downcast_complex`` (a complex one has zero imaginary parts). torch draws it with ``rand``;
+    jaxgrad's generator gives other values."""
+    dtype = _to_real_dtype(x.dtype) if downcast_complex else x.dtype
+    vec = rand(x.numel(), generator=generator).to(dtype)
     return vec / vec.norm()
 
 
 def _make_vectors(inputs: list[Tensor], outputs: tuple, use_forward_ad: bool
-                  ) -> tuple[list[Tensor] | None, list[Tensor]]:
-    """Fast mode's ``u`` per input, then (backward mode) ``v`` per output, from a generator of
-    their own (the user's random state is left alone)."""
+                  ) -> tuple[list[Tensor] | None, list[Direction]]:
+    """Fast mode's ``u`` per input (a complex input's: a pair of real vectors, for its real and
+    its imaginary part), then (backward mode) ``v`` per output, from a generator of their own
+    (the user's random state is left alone)."""
     generator = Generator()
-    all_u = [_vec_from_tensor(inp, generator) for inp in inputs]
+    all_u: list[Direction] = []
+    for inp in inputs:
+        u_real = _vec_from_tensor(inp, generator, downcast_complex=True)
+        if inp.is_complex():
+            all_u.append((u_real, _vec_from_tensor(inp, generator, downcast_complex=True)))
+        else:
+            all_u.append(u_real)
     all_v = None if use_forward_ad else [_vec_from_tensor(out, generator) for out in outputs]
     return all_v, all_u
 
 
-def _adjusted_atol(atol: float, u: Tensor, v: Tensor | None) -> float:
-    """``atol`` scaled by ``v^T M u`` (M all ones): ``sum(u) * sum(v)``."""
+def _adjusted_atol(atol: float, u: Direction, v: Tensor | None) -> float:
+    """``atol`` scaled by ``v^T M u`` (M all ones): ``sum(u) * sum(v)``. A complex input's
+    difference may be as large along its real as along its imaginary direction: ``sum(u)`` is
+    then ``sum(u_real) + sum(u_imag)``."""
     sum_v = 1.0 if v is None else float(v.sum())
-    return atol * float(u.sum()) * sum_v
+    sum_u = sum(float(part.sum()) for part in u) if isinstance(u, tuple) else float(u.sum())
+    return atol * sum_u * sum_v
 
 
 def _fast_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple, eps: float,
                     rtol: float, atol: float, check_grad_dtypes: bool, nondet_tol: float, *,
-                    use_forward_ad: bool = False) -> None:
+                    use_forward_ad: bool = False, complex_indices: list[int] | None = None,
+                    test_imag: bool = False) -> None:
     """torch's fast mode: compare ``v^T J u`` from the engine (forward mode: ``J u`` from jvp)
-    with ``v^T (J u)`` from finite differences along ``u``."""
+    with ``v^T (J u)`` from finite differences along ``u`` (``complex_indices``/``test_imag``
+    as for :func:`_slow_gradcheck`)."""
     indices = _diff_input_indices(inputs)
     all_v, all_u = _make_vectors([inputs[k] for k in indices], outputs, use_forward_ad)
-    numerical = _numerical_vJu(func, inputs, indices, func_out, all_u, all_v, eps)
+    numerical = _numerical_vJu(func, inputs, indices, func_out, all_u, all_v, eps,
+                               use_forward_ad)
     if use_forward_ad:
         analytical = _analytical_jacobian_forward_ad(func, inputs, _as_tuple(func_out),
                                                      check_grad_dtypes, all_u)
@@ -628,7 +712,7 @@ def _fast_gradcheck(func: Callable, func_out: Any, inputs: tuple, outputs: tuple
             tolerance = _adjusted_atol(atol, all_u[i], all_v[j] if all_v else None)
             if not _allclose_with_type_promotion(a, n, rtol, tolerance):
                 raise GradcheckError(
-                    _notallclose_msg(a, n, j, i, use_forward_ad)
+                    _notallclose_msg(a, n, j, i, complex_indices, test_imag, use_forward_ad)
                     + _slow_mode_report(func, inputs, outputs, i, j, rtol, atol, eps,
                                         use_forward_ad))
 
@@ -826,6 +910,79 @@ def _test_undefined_backward_mode(func: Callable, outputs: tuple, inputs: tuple)
         _check_undefined_grad_support(outs, diff_inputs, undefined)
 
 
+# --- complex outputs and inputs, one part at a time ------------------------------------------
+
+
+def _real_and_imag_output(func: Callable) -> tuple[Callable, Callable]:
+    """``func`` with :func:`real` (the first function) or :func:`imag` (the second) applied to
+    its complex outputs."""
+    def taking(part: Callable[[Tensor], Tensor]) -> Callable:
+        def wrapped(*inputs: Any) -> tuple:
+            return tuple(part(o) if o.is_complex() else o for o in _as_tuple(func(*inputs)))
+        return wrapped
+
+    return taking(real), taking(imag)
+
+
+def _real_and_imag_input(func: Callable, complex_indices: list[int],
+                         inputs: tuple) -> tuple[Callable, Callable]:
+    """Two functions taking, at ``complex_indices``, real tensors in place of ``inputs``'
+    complex ones: the first their real parts (``x -> func(x + 1j * y)``), the second their
+    imaginary parts (``y -> func(x + 1j * y)``); the other part keeps its value in ``inputs``
+    (not 0: ``func`` is always called at a valid input)."""
+    def rebuilding(to_complex: Callable[[Tensor, Tensor], Tensor]) -> Callable:
+        def wrapped(*args: Any) -> tuple:
+            new_args = list(args)
+            for idx in complex_indices:
+                new_args[idx] = to_complex(new_args[idx], inputs[idx])
+            return _as_tuple(func(*new_args))
+        return wrapped
+
+    return (rebuilding(lambda part, whole: part + whole.imag * 1j),
+            rebuilding(lambda part, whole: whole.real + part * 1j))
+
+
+def _gradcheck_real_imag(check: Callable, func: Callable, func_out: Any, inputs: tuple,
+                         outputs: tuple, settings: tuple, *, check_forward_ad: bool,
+                         check_backward_ad: bool, check_undefined_grad: bool) -> None:
+    """Run ``check`` (slow or fast mode; ``settings``: eps, rtol, atol, check_grad_dtypes,
+    nondet_tol) in backward and/or forward mode. Backward mode checks a function with complex
+    outputs as two real ones, the imaginary parts of those outputs first; forward mode checks a
+    function of complex inputs as two functions of their (real) imaginary, then real parts,
+    including the undefined-tangent check of each."""
+    if check_backward_ad:
+        if any(o.is_complex() for o in _as_tuple(func_out)):
+            complex_out_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
+            real_fn, imag_fn = _real_and_imag_output(func)
+            for part_fn, test_imag in ((imag_fn, True), (real_fn, False)):
+                part_out = part_fn(*inputs)
+                check(part_fn, part_out, inputs, _differentiable_outputs(part_out), *settings,
+                      complex_indices=complex_out_indices, test_imag=test_imag)
+        else:
+            check(func, func_out, inputs, outputs, *settings)
+    if not check_forward_ad:
+        return
+    complex_inp_indices = [i for i, x in enumerate(inputs)
+                           if isinstance(x, Tensor) and x.is_complex()]
+    if not complex_inp_indices:
+        check(func, func_out, inputs, outputs, *settings, use_forward_ad=True)
+        if check_undefined_grad:
+            _test_undefined_forward_mode(func, outputs, inputs)
+        return
+    real_fn, imag_fn = _real_and_imag_input(func, complex_inp_indices, inputs)
+    checked = []
+    for part_fn, part, test_imag in ((imag_fn, imag, True), (real_fn, real, False)):
+        part_inputs = tuple(part(x) if isinstance(x, Tensor) and x.is_complex() else x
+                            for x in inputs)
+        part_out = part_fn(*part_inputs)
+        check(part_fn, part_out, part_inputs, _differentiable_outputs(part_out), *settings,
+              use_forward_ad=True, complex_indices=complex_inp_indices, test_imag=test_imag)
+        checked.append((part_fn, part_out, part_inputs))
+    if check_undefined_grad:
+        for part_fn, part_out, part_inputs in checked:
+            _test_undefined_forward_mode(part_fn, part_out, part_inputs)
+
+
 # --- public API ----------------------------------------------------------------------------
 
 
@@ -855,7 +1012,8 @@ def gradcheck(
     projections), ``check_forward_ad`` checks forward-mode AD on dual tensors
     (``autograd.forward_ad``), ``check_batched_grad``/``check_batched_forward_grad`` check
     :func:`jaxgrad.func.vmap` of the vector-Jacobian/Jacobian-vector products. Complex inputs
-    or outputs raise NotImplementedError (see the module docstring).
+    are checked through conjugate Wirtinger derivatives; complex outputs by checking their real
+    and their imaginary parts as two real functions (see the module docstring).
 
     >>> import jaxgrad
     >>> x = jaxgrad.tensor([0.5, -1.0], dtype=jaxgrad.float64, requires_grad=True)
@@ -865,6 +1023,12 @@ def gradcheck(
     True
     >>> jaxgrad.autograd.gradcheck(lambda t: t * t.detach(), (x,), raise_exception=False)
     False
+    >>> z = jaxgrad.tensor([1 + 2j, -0.5j], dtype=jaxgrad.complex128, requires_grad=True)
+    >>> jaxgrad.autograd.gradcheck(lambda t: (t * t, t.abs()), (z,))
+    True
+    >>> jaxgrad.autograd.gradcheck(lambda t: t.exp() * t, (z,), check_forward_ad=True,
+    ...                            fast_mode=True)
+    True
     """
     _check_options(check_forward_ad, check_backward_ad, check_batched_grad,
                    check_batched_forward_grad)
@@ -894,16 +1058,10 @@ def _gradcheck_helper(func: Callable, inputs: Any, *, eps: float, atol: float, r
     _check_inputs(tupled_inputs)
     func_out = func(*tupled_inputs)
     outputs = _differentiable_outputs(func_out)
-    check = _fast_gradcheck if fast_mode else _slow_gradcheck
-    if check_backward_ad:
-        _check_real_outputs(func_out)
-        check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-              nondet_tol)
-    if check_forward_ad:
-        check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes,
-              nondet_tol, use_forward_ad=True)
-        if check_undefined_grad:
-            _test_undefined_forward_mode(func, outputs, tupled_inputs)
+    _gradcheck_real_imag(_fast_gradcheck if fast_mode else _slow_gradcheck, func, func_out,
+                         tupled_inputs, outputs, (eps, rtol, atol, check_grad_dtypes, nondet_tol),
+                         check_forward_ad=check_forward_ad, check_backward_ad=check_backward_ad,
+                         check_undefined_grad=check_undefined_grad)
     if check_batched_forward_grad:
         _test_batched_grad_forward_ad(func, tupled_inputs)
     if not check_backward_ad:
@@ -1027,7 +1185,7 @@ def get_numerical_jacobian_wrt_specific_input(fn: Callable, input_idx: int, inpu
             [0., 3.]], dtype=jaxgrad.float64),)
     """
     inp = inputs[input_idx] if input is None else input
-    return _numerical_jacobian_wrt_input(fn, inputs, outputs, eps, inp)
+    return _numerical_jacobian_wrt_input(fn, inputs, outputs, eps, inp, is_forward_ad)
 
 
 def get_numerical_jacobian(fn: Callable, inputs: Any, target: Any = None, eps: float = 1e-3,

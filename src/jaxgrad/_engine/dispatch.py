@@ -31,7 +31,14 @@ from .._core.transform_stack import captures, in_forward_mode
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
 from .._ops import views as V
-from .._ops._table import Op, backward_function, jitted_backward, jitted_forward, static_key
+from .._ops._table import (
+    Op,
+    backward_function,
+    half_as_float32,
+    jitted_backward,
+    jitted_forward,
+    static_key,
+)
 from . import autocast as _autocast
 from . import forward_ad as _forward_ad
 from . import profiling as _profiler
@@ -372,6 +379,8 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
             lazy = lazy or [None] * len(args)
             lazy[i] = pending
     forward_mode = op.tangent is not None and in_forward_mode()
+    if op.opmath and compute_dtype is not None:
+        compute_dtype, out_dtype = half_as_float32(op, compute_dtype, out_dtype)
     try:
         if lazy is None:
             return jitted_forward(op, skey, compute_dtype, out_dtype, forward_mode)(

@@ -11,8 +11,8 @@ constructor ``Tensor([1, 2])``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -24,8 +24,8 @@ from .._core.placement import move
 from .._core.tensor import Tensor
 from .._engine.dispatch import regenerate_view_node
 from .._engine.engine import backward as _backward
-from . import creation as _creation
 from . import complex_numbers, indexing, linalg, pointwise, shapes
+from . import creation as _creation
 from . import legacy_types as _legacy_types
 from . import random as _random
 from .catalog import DECLARED

@@ -15,18 +15,19 @@ here, when the backward is jitted.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._core.caches import cache
 from .._core.jax_setup import jit, x64_scope
 from .._core.transform_stack import is_differentiable_array
 from ._schema import parse_schema
+from .half_precision import HALF_DTYPES
 
 
 def _params(fn: Callable) -> tuple[str, ...]:
@@ -79,8 +80,9 @@ class Op:
                  "grad_layout",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
-                 "nondiff_outputs", "numbers_as_tensors", "outputs", "overlap", "promote",
-                 "reinterprets", "scalar_overload", "schema", "tangent", "variadic", "variants")
+                 "nondiff_outputs", "numbers_as_tensors", "opmath", "outputs", "overlap",
+                 "promote", "reinterprets", "scalar_overload", "schema", "tangent", "variadic",
+                 "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
                  inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
@@ -93,7 +95,8 @@ class Op:
                  scalar_overload: Op | None = None,
                  delayed_errors: dict[str, tuple[Callable, str]] | None = None,
                  overlap: str = "error", tangent: Callable | None = None,
-                 reinterprets: str | None = None, doc: str = "") -> None:
+                 reinterprets: str | None = None, opmath: str = "",
+                 doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -148,6 +151,12 @@ class Op:
         # a view row whose result reads its input's memory through a lens (``conj``, ``neg``,
         # ``as_real``, ``as_complex``: see ``_core.storage.ReinterpretedStorage``)
         init(self, "reinterprets", reinterprets)
+        # where torch's CPU kernels compute half-precision (bfloat16/float16) operands in
+        # float32, their "opmath" type, with Scalars (alpha, a number operand) in float32 too,
+        # rounding once: "forward" (``half_as_float32``), "backward" (each formula), or both
+        if set(opmath.split()) - {"forward", "backward"}:
+            raise TypeError(f"opmath={opmath!r}: forward, backward or both")
+        init(self, "opmath", frozenset(opmath.split()))
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
         if tangent is not None and tangent != ELEMENTWISE:
@@ -247,34 +256,19 @@ def _save_plan(op: Op, needs: tuple[bool, ...], n_inputs: int) -> tuple:
         for name in _saved_names(op, needs))
 
 
-_HALF = (jnp.bfloat16, jnp.float16)
-
-
-def _is_half(a: Any) -> bool:
-    return getattr(a, "dtype", None) in _HALF
-
-
-def in_float32(fn: Callable) -> Callable:
-    """``fn`` (a kernel or a formula) computed in float32 for bfloat16/float16 operands, its
-    result rounded once to their dtype: torch's CPU kernels for activations convert half
-    vectors to float, compute, and round the result once.
+def half_as_float32(op: Op, compute_dtype, out_dtype) -> tuple:
+    """(compute dtype, output dtype) of a forward: float32 then a rounding to the half dtype
+    for an ``opmath`` row computing in bfloat16/float16, else as given.
 
     >>> import jax.numpy as jnp
-    >>> from jaxgrad._ops._table import in_float32
-    >>> in_float32(lambda x: x * 3 - x)(jnp.ones(1, jnp.bfloat16)).dtype
-    dtype(bfloat16)
+    >>> from jaxgrad._ops._table import half_as_float32
+    >>> from jaxgrad._ops.elementwise import MUL
+    >>> half_as_float32(MUL, jnp.dtype(jnp.bfloat16), None)
+    (dtype('float32'), dtype(bfloat16))
     """
-    @functools.wraps(fn)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        low = next((a.dtype for a in (*args, *kwargs.values()) if _is_half(a)), None)
-        if low is None:
-            return fn(*args, **kwargs)
-        up = [a.astype(jnp.float32) if _is_half(a) else a for a in args]
-        out = fn(*up, **{k: v.astype(jnp.float32) if _is_half(v) else v
-                         for k, v in kwargs.items()})
-        return out.astype(low)
-
-    return wrapped
+    if "forward" in op.opmath and compute_dtype in HALF_DTYPES:
+        return np.dtype(np.float32), out_dtype if out_dtype is not None else compute_dtype
+    return compute_dtype, out_dtype
 
 
 def example_doc(summary: str, call: str, output: str) -> str:
@@ -344,6 +338,9 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
     env_static = _static_env(names, static, in_meta)
 
     def compute(saved: dict, grads: tuple) -> tuple:
+        low = _half_of(grads) if "backward" in op.opmath and _has_number(saved) else None
+        if low is not None:  # torch's formula with a Scalar: float32, each gradient rounded
+            saved, grads = _upcast_half(saved), _upcast_half(grads)
         env = dict(env_static, **saved)
         env["grad"] = grads[0] if grads else None
         env["grads"] = grads
@@ -356,6 +353,8 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
                 if need and name in op.grads else None
                 for name, need in zip(names, needs)
             ]
+        if low is not None:
+            raw = [None if g is None else jnp.asarray(g).astype(low) for g in raw]
         out = []
         for g, need, (shape, dtype) in zip(raw, needs, in_meta):
             if not need or g is None or shape is None:
@@ -367,6 +366,31 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
         return tuple(out)
 
     return compute
+
+
+def _half_of(grads: tuple):
+    """The half-precision dtype among ``grads``, or None."""
+    return next((g.dtype for g in grads if getattr(g, "dtype", None) in HALF_DTYPES), None)
+
+
+def _has_number(saved: dict) -> bool:
+    """Whether a formula's saved values include a Scalar (a number, or a number's 0-d array)."""
+    return any(isinstance(v, (int, float)) or getattr(v, "ndim", None) == 0
+               for v in saved.values())
+
+
+def _upcast_half(values: Any) -> Any:
+    """``values`` (a dict or tuple) with half-precision arrays and Scalars (numbers, 0-d
+    floating arrays) as float32."""
+    def up(v):
+        if isinstance(v, float) or (getattr(v, "ndim", None) == 0 and jnp.issubdtype(
+                v.dtype, jnp.floating)) or getattr(v, "dtype", None) in HALF_DTYPES:
+            return jnp.asarray(v, jnp.float32)
+        return v
+
+    if isinstance(values, dict):
+        return {k: up(v) for k, v in values.items()}
+    return tuple(up(v) for v in values)
 
 
 class JittedBackward:
@@ -488,7 +512,10 @@ def _forward_formula(op: Op, static: tuple, primals: tuple, tangents: tuple, n: 
                                                     for p in op.formula_params[name]}))
     else:
         value = op.tangent(**{p: env.get(p) for p in op.formula_params["~"]})
-    return jnp.broadcast_to(jnp.asarray(value), out.shape).astype(out.dtype)
+    value = jnp.asarray(value)
+    if jnp.iscomplexobj(value) and not jnp.iscomplexobj(out):  # torch's handle_r_to_c
+        value = jnp.real(value)
+    return jnp.broadcast_to(value, out.shape).astype(out.dtype)
 
 
 def _formula_tangents(op: Op, static: tuple, primals: tuple, tangents: tuple, n: int,

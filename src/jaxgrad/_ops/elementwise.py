@@ -8,8 +8,9 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes as _dtypes
-from ._table import ELEMENTWISE, Op, identity_grad, in_float32, sgn
+from ._table import ELEMENTWISE, Op, identity_grad, sgn
 from ._table import example_doc as _doc
+from .half_precision import in_float32, lerp, scalar_over, times_scalar
 
 
 def _c(x):
@@ -24,25 +25,37 @@ ADD = Op("add", "AddBackward0", jnp.add, inputs=("self", "other"), promote="comm
          grads={"self": identity_grad, "other": identity_grad})
 # Scalar factors (alpha, value, weight, a scalar ``other``) are ``aux`` arguments: traced, so a
 # new value (a scheduled learning rate) reuses the compiled kernel, and saved like torch's Scalars
-ADD_ALPHA = Op("add", "AddBackward0", lambda x, y, alpha: x + alpha * y,
+# (torch's add kernel rounds alpha to a half-precision operands' dtype, then computes in float32)
+ADD_ALPHA = Op("add", "AddBackward0", in_float32(lambda x, y, alpha: x + alpha * y),
                inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
+               opmath="backward",
                grads={"self": identity_grad, "other": lambda grad, alpha: grad * _c(alpha)})
 SUB = Op("sub", "SubBackward0", jnp.subtract, inputs=("self", "other"), promote="common",
          grads={"self": identity_grad, "other": lambda grad: -grad})
-SUB_ALPHA = Op("sub", "SubBackward0", lambda x, y, alpha: x - alpha * y,
+SUB_ALPHA = Op("sub", "SubBackward0", in_float32(lambda x, y, alpha: x - alpha * y),
                inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
+               opmath="backward",
                grads={"self": identity_grad, "other": lambda grad, alpha: -grad * _c(alpha)})
-RSUB = Op("rsub", "RsubBackward1", lambda x, other, alpha: other - alpha * x,
-          aux=("other", "alpha"), saves=("alpha",), promote="common",
+RSUB = Op("rsub", "RsubBackward1", in_float32(lambda x, other, alpha: other - alpha * x),
+          aux=("other", "alpha"), saves=("alpha",), promote="common", opmath="backward",
           grads={"self": lambda grad, alpha: -grad * _c(alpha)})
 MUL = Op("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", jnp.multiply,
-         promote="common", numbers_as_tensors=True, inplace="method",
+         promote="common", opmath="forward backward", numbers_as_tensors=True, inplace="method",
          grads={"self": lambda grad, other: grad * _c(other),
                 "other": lambda grad, self: grad * _c(self)})
-DIV = Op("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", jnp.true_divide,
-         promote="float", numbers_as_tensors=True, inplace="method",
-         grads={"self": lambda grad, other: grad / _c(other),
-                "other": lambda grad, self, other: -grad * _c(self / (other * other))})
+def _true_divide(x, y):
+    """IEEE division. XLA's CPU backend divides by a broadcast divisor as a multiplication by
+    its reciprocal (an ulp off for a quarter of float32 quotients): there the quotient is
+    computed in float64 and rounded once, which is the exactly rounded float32 quotient."""
+    if x.dtype == jnp.float32 and jnp.size(y) == 1 and jax.default_backend() == "cpu":
+        return (x.astype(jnp.float64) / jnp.asarray(y, jnp.float64)).astype(jnp.float32)
+    return jnp.true_divide(x, y)
+
+
+DIV = Op("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", _true_divide,
+         promote="float", opmath="forward backward", numbers_as_tensors=True, inplace="method",
+         grads={"self": lambda grad, other: _true_divide(grad, _c(other)),
+                "other": lambda grad, self, other: -grad * _c(self / other / other)})
 NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad})
 
 
@@ -211,39 +224,35 @@ COPY = Op("copy", "CopyBackwards",
 COPY_SELF = Op("copy", "CopyBackwards", COPY.forward, inputs=("self", "src"), grads=COPY.grads,
                overlap="allow")
 
-def lerp(x, end, weight):
-    """ATen's lerp: exact at both ends (``|weight| < 0.5`` counts from ``x``, else from ``end``)."""
-    weight = jnp.asarray(weight, x.dtype)
-    return jnp.where(jnp.abs(weight) < 0.5, x + weight * (end - x),
-                     end - (end - x) * (1 - weight))
-
-
 # addcmul/addcdiv/lerp: ATen's kernels' evaluation order (``value * t1 * t2``, ``value * t1 / t2``)
 ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              "AddcmulBackward0", lambda x, t1, t2, value: x + value * t1 * t2, saves=("value",),
-             promote="common", variants="function method out", inplace="method",
+             promote="common", opmath="forward", variants="function method out", inplace="method",
              doc=_doc("``input + value * tensor1 * tensor2`` (AddcmulBackward0).",
                       "jaxgrad.addcmul(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
                       "jaxgrad.tensor([3.0, 4.0]), value=0.5)", "tensor([2.5000, 5.0000])"),
              grads={"self": identity_grad,
-                    "tensor1": lambda grad, tensor2, value: grad * _c(tensor2 * value),
-                    "tensor2": lambda grad, tensor1, value: grad * _c(tensor1 * value)})
+                    "tensor1": lambda grad, tensor2, value: grad * _c(times_scalar(tensor2,
+                                                                                   value)),
+                    "tensor2": lambda grad, tensor1, value: grad * _c(times_scalar(tensor1,
+                                                                                   value))})
 ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2, saves=("value",),
-             promote="common", variants="function method out", inplace="method",
+             promote="common", opmath="forward", variants="function method out", inplace="method",
              doc=_doc("``input + value * tensor1 / tensor2`` (AddcdivBackward0).",
                       "jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
                       "jaxgrad.tensor([4.0, 4.0]))", "tensor([1.2500, 1.5000])"),
              grads={"self": identity_grad,
-                    "tensor1": lambda grad, tensor2, value: grad * _c(value / tensor2),
+                    "tensor1": lambda grad, tensor2, value: grad * _c(scalar_over(value,
+                                                                                  tensor2)),
                     "tensor2": lambda grad, tensor1, tensor2, value:
-                        -grad * _c(value * tensor1 / (tensor2 * tensor2))})
+                        -grad * _c(times_scalar(tensor1, value) / (tensor2 * tensor2))})
 LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), aux=("weight",),
-          saves=("weight",), promote="common",
+          saves=("weight",), promote="common", opmath="forward backward",
           grads={"self": lambda grad, weight: grad * _c(1 - weight),
                  "end": lambda grad, weight: grad * _c(weight)})
 LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight"),
-                 promote="common",
+                 promote="common", opmath="forward",
                  grads={"self": lambda grad, weight: grad * _c(1 - weight),
                         "end": lambda grad, weight: grad * _c(weight),
                         "weight": lambda grad, self, end: grad * _c(end - self)})

@@ -4,6 +4,7 @@ does)."""
 from __future__ import annotations
 
 import jax.numpy as jnp
+from jax import lax
 
 from ._table import Op
 from ._table import example_doc as _doc
@@ -60,19 +61,31 @@ def _maybe_multiply(grad, scale):
     return (grad * jnp.conj(scale)).astype(grad.dtype)
 
 
+def _wide_matmul(a, b):
+    """``a @ b``; of half-precision operands, the float32 accumulation itself (not rounded)."""
+    return jnp.matmul(a, b, preferred_element_type=jnp.float32 if a.dtype in _HALF else None)
+
+
+_HALF = (jnp.bfloat16, jnp.float16)
+
+
 def _add_product(product):
+    """``beta * self + alpha * product(a, b)``, rounded once: in half precision the product's
+    float32 accumulation and the scaled sum are rounded together, as torch's GEMM with ``beta``
+    does (oneDNN's bias post-op on CPU, cuBLAS's epilogue on GPU)."""
     def forward(self, a, b, beta, alpha):
         p = product(a, b)
-        return _scaled(beta, jnp.broadcast_to(self, p.shape)) + _scaled(alpha, p)
+        out = _scaled(beta, jnp.broadcast_to(self.astype(p.dtype), p.shape)) + _scaled(alpha, p)
+        return out.astype(self.dtype)
     return forward
 
 
-ADDMM = Op("addmm", "AddmmBackward0", _add_product(jnp.matmul), inputs=("self", "mat1", "mat2"),
+ADDMM = Op("addmm", "AddmmBackward0", _add_product(_wide_matmul), inputs=("self", "mat1", "mat2"),
            aux=("beta", "alpha"),
            grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                   "mat1": lambda grad, mat2, alpha: _maybe_multiply(grad @ _mH(mat2), alpha),
                   "mat2": lambda grad, mat1, alpha: _maybe_multiply(_mH(mat1) @ grad, alpha)})
-BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(jnp.matmul),
+BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(_wide_matmul),
              inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
              grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                     "batch1": lambda grad, batch2, alpha: _maybe_multiply(
@@ -80,7 +93,17 @@ BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(jnp.matmul),
                     "batch2": lambda grad, batch1, alpha: _maybe_multiply(
                         _mH(batch1) @ grad, alpha)},
              overlap="allow")  # (torch's baddbmm_ has no overlap check)
-ADDBMM = Op("addbmm", "AddbmmBackward0", _add_product(lambda a, b: jnp.sum(a @ b, axis=0)),
+def _addbmm(self, a, b, beta, alpha):
+    """torch's addbmm: one addmm per batch into the result (``beta`` on the first only), so in
+    half precision the result is rounded after each batch."""
+    if a.dtype not in _HALF or not a.shape[0]:
+        return _add_product(lambda a, b: jnp.sum(a @ b, axis=0))(self, a, b, beta, alpha)
+    addmm = _add_product(_wide_matmul)
+    return lax.fori_loop(1, a.shape[0], lambda i, out: addmm(out, a[i], b[i], 1, alpha),
+                         addmm(self, a[0], b[0], beta, alpha))
+
+
+ADDBMM = Op("addbmm", "AddbmmBackward0", _addbmm,
             inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
             grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                    "batch1": lambda grad, batch2, alpha: _maybe_multiply(

@@ -16,7 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import jax_compat as compat
-from ._table import Op, identity_grad, in_float32
+from ._table import Op, identity_grad
+from .half_precision import in_float32, times_scalar
 from .reductions import UNSAFE_SPLIT, _vector_norm, _vector_norm_grad
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -89,12 +90,12 @@ SILU = Op("silu", "SiluBackward0", in_float32(jax.nn.silu), promote="float",
 
 def _leaky_relu_grad(grad, x, negative_slope):
     """leaky_relu_backward: ``grad`` where ``x > 0``, else ``grad * negative_slope``."""
-    return jnp.where(x > 0, grad, grad * negative_slope)
+    return jnp.where(x > 0, grad, times_scalar(grad, negative_slope))
 
 
 LEAKY_RELU = Op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
                 "LeakyReluBackward0",
-                lambda x, negative_slope: jnp.where(x > 0, x, x * negative_slope).astype(x.dtype),
+                in_float32(lambda x, negative_slope: jnp.where(x > 0, x, x * negative_slope)),
                 grads={"self": lambda grad, self, negative_slope: _leaky_relu_grad(
                     grad, self, negative_slope)})
 
@@ -113,7 +114,7 @@ def _inplace_leaky_relu_grad(grad, result, negative_slope):
 # leaky_relu_ saves its result (derivatives.yaml); the slope is static so that the backward can
 # refuse a negative one as torch's does
 LEAKY_RELU_ = Op("leaky_relu_", "LeakyReluBackward1",
-                 lambda x, negative_slope: jnp.where(x > 0, x, x * negative_slope).astype(x.dtype),
+                 in_float32(lambda x, negative_slope: jnp.where(x > 0, x, x * negative_slope)),
                  aux=(), grads={"self": _inplace_leaky_relu_grad})
 
 

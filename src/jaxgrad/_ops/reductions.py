@@ -14,6 +14,7 @@ from jax import lax
 
 from .._core import jax_compat as compat
 from ._table import Op, sgn
+from .half_precision import HALF_DTYPES, in_float32
 
 
 def _expand_back(grad, self_shape, dim, keepdim):
@@ -30,7 +31,12 @@ def _count(self_shape, dim):
 SUM = Op("sum", "SumBackward0", lambda x, dtype: jnp.sum(x, dtype=dtype), grad_layout="expand",
          grads={"self": lambda grad, self_shape: jnp.broadcast_to(grad, self_shape)})
 def _cumsum(x, dim, dtype):
-    return jnp.cumsum(x.reshape(-1) if x.ndim == 0 else x, axis=dim, dtype=dtype).reshape(x.shape)
+    """The running sums; of half-precision values accumulated in float32, each sum rounded to
+    the result's dtype (torch's CPU kernel)."""
+    out_dtype = dtype if dtype is not None else x.dtype
+    wide = jnp.float32 if jnp.dtype(out_dtype) in HALF_DTYPES else out_dtype
+    out = jnp.cumsum(x.reshape(-1) if x.ndim == 0 else x, axis=dim, dtype=wide)
+    return out.reshape(x.shape).astype(out_dtype)
 
 
 def _reverse_cumsum(grad, dim):
@@ -45,7 +51,8 @@ def _one_step(shape, dim, **_):
     return math.prod(shape) <= 1 or shape[dim] == 1
 
 
-CUMSUM = Op("cumsum", "CumsumBackward0", _cumsum, grads={"self": _reverse_cumsum},
+CUMSUM = Op("cumsum", "CumsumBackward0", _cumsum,
+            grads={"self": in_float32(_reverse_cumsum)},
             identity_when=_one_step)
 SUM_DIM = Op("sum", "SumBackward1",
              lambda x, dim, keepdim, dtype: jnp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype),
@@ -220,14 +227,15 @@ VECTOR_NORM = Op("linalg_vector_norm", "LinalgVectorNormBackward0", _vector_norm
                  promote="float", grads={"self": _vector_norm_grad})
 
 
-SOFTMAX = Op("softmax", "SoftmaxBackward0", lambda x, dim: jax.nn.softmax(x, axis=dim),
-             promote="float",
-             grads={"self": lambda grad, result, dim: result * (
-                 grad - jnp.sum(grad * result, axis=dim, keepdims=True))})
+# (half precision: torch's CPU kernels compute in float32 and round once, forward and backward)
+SOFTMAX = Op("softmax", "SoftmaxBackward0",
+             in_float32(lambda x, dim: jax.nn.softmax(x, axis=dim)), promote="float",
+             grads={"self": in_float32(lambda grad, result, dim: result * (
+                 grad - jnp.sum(grad * result, axis=dim, keepdims=True)))})
 LOG_SOFTMAX = Op("log_softmax", "LogSoftmaxBackward0",
-                 lambda x, dim: jax.nn.log_softmax(x, axis=dim), promote="float",
-                 grads={"self": lambda grad, result, dim: grad - jnp.exp(result) * jnp.sum(
-                     grad, axis=dim, keepdims=True)})
+                 in_float32(lambda x, dim: jax.nn.log_softmax(x, axis=dim)), promote="float",
+                 grads={"self": in_float32(lambda grad, result, dim: grad - jnp.exp(
+                     result) * jnp.sum(grad, axis=dim, keepdims=True))})
 
 
 def _split_back(grad, in_shapes, dim):

@@ -352,7 +352,7 @@ BLOCK_DIAG = Op("block_diag", "BlockDiagBackward0", _block_diag_fwd, inputs=None
                 promote="common", variadic=_block_diag_grads)
 
 
-# --- views that read their input's memory through a lens: conjugate and negative bits, dtype views -
+# --- views reading their input's memory through a lens: conjugate/negative bits, dtype views ---
 
 def as_real_geometry(layout: Layout) -> Layout:
     """view_as_real: each complex element becomes two floats (strides and offset double)."""

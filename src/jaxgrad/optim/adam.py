@@ -11,7 +11,15 @@ import jax.numpy as jnp
 from .._core.dtypes import float32, float64, get_default_dtype
 from .._core.tensor import Tensor
 from .._functions.creation import tensor as new_tensor
-from .._ops.elementwise import lerp as _lerp
+from .._ops.half_precision import (
+    add_scalar,
+    add_scaled,
+    addcdiv,
+    addcmul,
+    div_scalar,
+    lerp_scalar,
+    mul_scalar,
+)
 from .optimizer import (
     Optimizer,
     check_fused,
@@ -237,23 +245,22 @@ def _adam_kernel(maximize: bool, weight_decay: bool, decoupled: bool, amsgrad: b
             step = step + 1
             p, g = _real_view(p0), _real_view(g)
             exp_avg, exp_avg_sq, *max_sq = (_real_view(a) for a in arrays)
-            dtype = p.dtype
             if maximize:
                 g = -g
             if weight_decay and decoupled:
-                p = p * (1 - lr * decay).astype(dtype)
+                p = mul_scalar(p, 1 - lr * decay)
             elif weight_decay:
-                g = g + decay.astype(dtype) * p
-            exp_avg = _lerp(exp_avg, g, (1 - beta1).astype(dtype))
-            exp_avg_sq = exp_avg_sq * beta2.astype(dtype) + (1 - beta2).astype(dtype) * g * g
+                g = add_scaled(g, p, decay)
+            exp_avg = lerp_scalar(exp_avg, g, 1 - beta1)
+            exp_avg_sq = addcmul(mul_scalar(exp_avg_sq, beta2), g, g, 1 - beta2)
             t = step.astype(jnp.float64)
             step_size = lr / (1 - beta1 ** t)
             bias_correction2_sqrt = jnp.sqrt(1 - beta2 ** t)
             second = exp_avg_sq
             if amsgrad:
                 second = max_sq[0] = jnp.maximum(max_sq[0], exp_avg_sq)
-            denom = jnp.sqrt(second) / bias_correction2_sqrt.astype(dtype) + eps.astype(dtype)
-            p = p + (-step_size).astype(dtype) * exp_avg / denom
+            denom = add_scalar(div_scalar(jnp.sqrt(second), bias_correction2_sqrt), eps)
+            p = addcdiv(p, exp_avg, denom, -step_size)
             new_params.append(_like(p, p0))
             new_arrays.append(tuple(_like(a, p0) for a in (exp_avg, exp_avg_sq, *max_sq)))
             new_steps.append(step)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._core.tensor import Tensor
+from .._ops.half_precision import add_scaled, mul_scalar
 from .optimizer import (
     Optimizer,
     check_fused,
@@ -133,24 +134,23 @@ class SGD(Optimizer):
 
 @jitted_kernel
 def _sgd_kernel(maximize: bool, weight_decay: bool, momentum: bool, nesterov: bool):
-    """torch's _single_tensor_sgd on arrays: (params, grads, buffers, hyper) -> new arrays."""
+    """torch's _single_tensor_sgd on arrays: (params, grads, buffers, hyper) -> new arrays;
+    each step rounds as torch's op of that name does in half precision."""
 
     def update(params, grads, buffers, hyper):
         lr, mom, dampening, decay = hyper[0], hyper[1], hyper[2], hyper[3]
         new_params, new_buffers = [], []
         for i, (p, d) in enumerate(zip(params, grads)):
-            dtype = p.dtype
             if maximize:
                 d = -d
             if weight_decay:
-                d = d + decay.astype(dtype) * p
+                d = add_scaled(d, p, decay)
             if momentum:
                 buf = buffers[i]
-                buf = d if buf is None else (
-                    buf * mom.astype(dtype) + (1 - dampening).astype(dtype) * d)
+                buf = d if buf is None else add_scaled(mul_scalar(buf, mom), d, 1 - dampening)
                 new_buffers.append(buf)
-                d = d + mom.astype(dtype) * buf if nesterov else buf
-            new_params.append(p + (-lr).astype(dtype) * d)
+                d = add_scaled(d, buf, mom) if nesterov else buf
+            new_params.append(add_scaled(p, d, -lr))
         return new_params, new_buffers
 
     return update
