@@ -237,3 +237,56 @@ def test_step_through_complex_views(compiled):
         losses = [run(x) for _ in range(3)]
         return losses, w.grad.clone(), buf, buf._version
     ok(program)
+
+
+# --- in-place changes through chains of dtype views (torch's test/autograd/test_complex.py) ----
+
+VIEW_CHAINS = {
+    "complex_then_real": lambda T, b: T.view_as_real(T.view_as_complex(b)),
+    "complex_then_reshape": lambda T, b: T.view_as_complex(b).reshape(-1),
+    "reshape_then_real": lambda T, b: T.view_as_real(T.view_as_complex(b).reshape(2, 2)),
+    "select_of_real": lambda T, b: T.view_as_real(T.view_as_complex(b))[1],
+    "real_part": lambda T, b: T.view_as_complex(b).real,
+    "imag_of_transposed": lambda T, b: T.view_as_complex(b).t().imag,
+}
+
+
+@pytest.mark.parametrize("name", VIEW_CHAINS)
+def test_in_place_through_view_chains(name):
+    def program(T):
+        x = T.tensor(np.arange(8.0).reshape(2, 2, 2) / 3, dtype=T.float64, requires_grad=True)
+        v = VIEW_CHAINS[name](T, x.clone())
+        v.mul_(2)
+        v.sum().abs().backward() if v.is_complex() else v.sum().backward()
+        return x.grad.clone(), next_functions(v.grad_fn), v._version
+    ok(program)
+
+
+def test_in_place_on_one_of_several_complex_views_raises():
+    def program(T):
+        out = []
+        for requires_grad in (False, True):
+            x = T.ones(2, 2, 2, dtype=T.float64, requires_grad=requires_grad)
+            res = T.view_as_complex(x).unbind(0)
+            try:
+                res[0].add_(T.ones(2, dtype=T.cdouble, requires_grad=True))
+                out.append("no error")
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    ok(program)
+
+
+def test_dtype_views_act_as_identity_under_gradcheck():
+    def program(T):
+        def func(z):
+            c = T.view_as_complex(z)
+            return T.view_as_real(T.select(c, c.dim() - 1, 0)).sum()
+
+        z = T.tensor(np.linspace(-1, 1, 40).reshape(10, 2, 2), requires_grad=True)
+        checked = T.autograd.gradcheck(func, [z])
+        func(z).backward()
+        z1 = z.detach().clone().requires_grad_(True)
+        T.select(z1, z1.dim() - 2, 0).sum().backward()
+        return checked, z.grad.clone(), z1.grad.clone()
+    ok(program)

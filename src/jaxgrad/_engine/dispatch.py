@@ -39,6 +39,7 @@ from .._ops._table import (
     jitted_forward,
     static_key,
 )
+from .._ops.half_precision import HALF_DTYPES
 from . import autocast as _autocast
 from . import forward_ad as _forward_ad
 from . import profiling as _profiler
@@ -379,7 +380,7 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
             lazy = lazy or [None] * len(args)
             lazy[i] = pending
     forward_mode = op.tangent is not None and in_forward_mode()
-    if op.opmath and compute_dtype is not None:
+    if op.opmath and compute_dtype in HALF_DTYPES:
         compute_dtype, out_dtype = half_as_float32(op, compute_dtype, out_dtype)
     try:
         if lazy is None:
@@ -599,8 +600,8 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     the XLA program of the op that consumes it), not now; the node is recorded now, as torch
     records it."""
     layout = geometry(self._geometry(), **static)
-    replay = (op, geometry, static) if _state.view_replay or op.reinterprets or lens_of(
-        self._cell) else None  # a view through a lens is remade by replay, never as_strided
+    replay = (op, geometry, static) if (_state.view_replay or op.reinterprets
+                                        or self._view_fn is not None) else None
     if _profiler.active or self._lazy is not None:
         out = make_view(apply(op, self, **static), self, layout, replay=replay)
         if op.reinterprets:
@@ -653,10 +654,8 @@ def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = 
     out._base = source._base if source._base is not None else source
     out._view_version = source._vc.value
     out._inference = False
-    if replay is not None and (source._base is None or source._view_fn is not None):
-        out._view_fn = (source._view_fn or ()) + (replay,)
-    elif replay is not None and replay[0].reinterprets:  # after a view remade by as_strided
-        out._view_fn = (_strided_replay(source), replay)
+    if replay is not None:
+        out._view_fn = _chained_view_fn(source, layout, replay)
     out._creation_meta = view_creation_meta(source, multi_output)
     if out._grad_fn is None and source._requires_grad:  # made without recording (no_grad)
         out._requires_grad = True  # torch: a view requires grad when its base does
@@ -664,12 +663,30 @@ def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = 
     return out
 
 
-def _strided_replay(view: Tensor) -> tuple:
-    """The replay step (``apply_view``'s arguments) remaking ``view`` from its base as one
-    as_strided."""
-    layout, base = view._layout, view._base._geometry()
-    relative = Layout(layout.shape, layout.strides, layout.offset - base.offset)
-    return (V.AS_STRIDED, lambda _, layout_out: layout, {"layout_out": relative})
+def _chained_view_fn(source: Tensor, layout: Layout, replay: tuple) -> tuple | None:
+    """How to remake a view of ``source`` at ``layout`` made by ``replay`` (torch's
+    ``ViewInfo::chain``): with view replay on, every view op; else a view reading its base
+    through a lens (``view_as_real``, ``conj``...) replays that op after ``source``'s steps,
+    and a plain view of such a view is one as_strided step after them (None: as_strided from
+    the base, ``regenerate_view_node``)."""
+    if _state.view_replay and (source._base is None or source._view_fn is not None):
+        return (source._view_fn or ()) + (replay,)
+    if replay[0].reinterprets:
+        if source._view_fn is not None:
+            return source._view_fn + (replay,)
+        if source._base is not None:
+            return (_as_strided_step(source._layout, source._base._geometry()), replay)
+        return (replay,)
+    if source._view_fn is None:
+        return None
+    return source._view_fn + (_as_strided_step(layout, source._geometry()),)
+
+
+def _as_strided_step(layout: Layout, within: Layout) -> tuple:
+    """The replay step (``apply_view``'s arguments) taking the view at ``layout`` out of a
+    tensor at ``within`` of the same storage, as one as_strided."""
+    return (V.AS_STRIDED_WITHIN, lambda _, input_layout, layout_out: layout_out,
+            {"input_layout": within, "layout_out": layout})
 
 
 def regenerate_view_node(view: Tensor) -> None:

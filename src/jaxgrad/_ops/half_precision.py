@@ -14,7 +14,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-HALF_DTYPES = (np.dtype(jnp.bfloat16), np.dtype(jnp.float16))
+HALF_DTYPES = frozenset({np.dtype(jnp.bfloat16), np.dtype(jnp.float16)})
 
 
 def _is_half(a: Any) -> bool:

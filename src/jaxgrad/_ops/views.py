@@ -173,6 +173,30 @@ AS_STRIDED_OF_STORAGE = Op("as_strided", "AsStridedBackward0", _strided_of_stora
                            grad_version=1)
 
 
+def _extent(*layouts):
+    """How many storage elements reach the last element of any of ``layouts``."""
+    return max((lay.offset + 1 + sum((n - 1) * st for n, st in zip(lay.shape, lay.strides))
+                for lay in layouts if 0 not in lay.shape), default=0)
+
+
+def _strided_within(x, input_layout, layout_out):
+    """as_strided of ``x`` (at ``input_layout`` in its storage) at ``layout_out`` of the same
+    storage, inside ``x``'s elements: torch's as_strided step of a view_fn."""
+    flat = jnp.zeros(_extent(input_layout, layout_out), x.dtype).at[
+        _flat_index(input_layout).reshape(-1)].set(x.reshape(-1))
+    return flat[_flat_index(layout_out)]
+
+
+def _strided_within_grad(grad, input_layout, layout_out):
+    flat = jnp.zeros(_extent(input_layout, layout_out), grad.dtype).at[
+        _flat_index(layout_out).reshape(-1)].add(grad.reshape(-1))
+    return flat[_flat_index(input_layout)]
+
+
+AS_STRIDED_WITHIN = Op("as_strided", "AsStridedBackward0", _strided_within,
+                       grads={"self": _strided_within_grad}, grad_version=1)
+
+
 # Non-view relatives: copies that torch records under these names.
 UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.reshape(shape),
                  grads={"self": lambda grad, self_shape: grad.reshape(self_shape)},
