@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import jaxgrad
-from differential import ok, raises, torch, val
+from differential import ok, raises, same, torch, val
 from jaxgrad._core.tensor import Tensor
 
 
@@ -579,3 +579,48 @@ def test_requires_grad_under_forward_transforms_raises_torchs_error(transform):
             return T.func.jvp(f, (data(T),), (data(T),))
         return T.func.jacfwd(f)(data(T))
     raises(program)
+
+
+# --- in-place ops on captured tensors (torch.func's checkForInvalidMutationOnCaptures) -------
+
+MUTATIONS = {
+    "add_number": lambda T, y, x: y.add_(1),
+    "add_alpha": lambda T, y, x: y.add_(x, alpha=2),
+    "div_number": lambda T, y, x: y.div_(2),
+    "zero_": lambda T, y, x: y.zero_(),
+    "fill_": lambda T, y, x: y.fill_(1),
+    "clamp_": lambda T, y, x: y.clamp_(0),
+    "exp_": lambda T, y, x: y.exp_(),
+    "setitem": lambda T, y, x: y.__setitem__(slice(None), x),
+    "addcmul_": lambda T, y, x: y.addcmul_(x, x),
+    "lerp_": lambda T, y, x: y.lerp_(x, 0.5),
+    "index_add_": lambda T, y, x: y.index_add_(0, T.tensor([0]), x[:1]),
+    "pow_": lambda T, y, x: y.pow_(2),
+    "t_": lambda T, y, x: y.t_(),
+    "copy_": lambda T, y, x: y.copy_(x),
+    "made_inside": lambda T, y, x: T.zeros(3).add_(x),
+    "the_input": lambda T, y, x: x.mul_(2),
+    "a_clone_of_the_input": lambda T, y, x: x.clone().mul_(2),
+}
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp", "jacrev", "jacfwd"])
+@pytest.mark.parametrize("name", MUTATIONS)
+def test_mutating_a_captured_tensor_raises_as_torch(name, transform):
+    def program(T):
+        y = T.zeros(3)
+
+        def f(x):
+            MUTATIONS[name](T, y, x)
+            return x.sum()
+
+        run = {"grad": lambda: T.func.grad(f)(T.ones(3)),
+               "jvp": lambda: T.func.jvp(f, (T.ones(3),), (T.ones(3),))[1],
+               "jacrev": lambda: T.func.jacrev(f)(T.ones(3)),
+               "jacfwd": lambda: T.func.jacfwd(f)(T.ones(3))}[transform]
+        try:
+            result = run().clone()  # (torch's jacrev result has _version 1)
+        except RuntimeError as e:
+            result = str(e)
+        return result, y  # y is left as it was (no tracer escapes into it)
+    same(program)

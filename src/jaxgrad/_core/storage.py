@@ -67,12 +67,13 @@ class Storage:
     (1, [1.0, 1.0])
     """
 
-    __slots__ = ("_address", "array", "generation")
+    __slots__ = ("_address", "array", "born", "generation")
 
     def __init__(self, array: jax.Array) -> None:
         self.array = array
         self.generation = 0
         self._address = None
+        self.born = births[0]  # (see ``new_birth_mark``)
 
     def address(self) -> int:
         """A stable integer naming this storage's first byte (torch's ``data_ptr`` of offset
@@ -89,6 +90,17 @@ class Storage:
             callback(self)
         self.array = array
         self.generation += 1
+
+
+births = [0]  # moves on when a jaxgrad.func transform starts tracing its function
+
+
+def new_birth_mark() -> int:
+    """A mark that every storage made from now on is ``born`` at or after, and every existing
+    one before: the tensors a transformed function finds from outside (torch.func's captured
+    tensors) are those whose storage was born before its transform's mark."""
+    births[0] += 1
+    return births[0]
 
 
 class ReinterpretedStorage:
@@ -133,6 +145,10 @@ class ReinterpretedStorage:
     @property
     def generation(self) -> int:
         return self.parent.generation
+
+    @property
+    def born(self) -> int:
+        return self.parent.born
 
     @generation.setter
     def generation(self, value: int) -> None:

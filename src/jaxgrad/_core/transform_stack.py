@@ -15,6 +15,8 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from .storage import new_birth_mark
+
 REVERSE_KINDS = ("grad", "eager")  # functorch reverse mode; the outer graph / compile(model)
 FORWARD_KINDS = ("jvp", "jacfwd")
 VMAP_KINDS = ("vmap", "jacfwd")  # torch's jacfwd runs the function under vmap
@@ -23,6 +25,7 @@ VMAP_KINDS = ("vmap", "jacfwd")  # torch's jacfwd runs the function under vmap
 class _Stack(threading.local):
     def __init__(self) -> None:
         self.kinds: list[str] = []  # outermost first
+        self.marks: list[int] = []  # each level's storage birth mark (storage.new_birth_mark)
 
 
 stack = _Stack()
@@ -42,10 +45,30 @@ def under_transform(kind: str) -> Iterator[None]:
     ['vmap']
     """
     stack.kinds.append(kind)
+    stack.marks.append(new_birth_mark())
     try:
         yield
     finally:
         stack.kinds.pop()
+        stack.marks.pop()
+
+
+CAPTURED_MUTATION = (
+    "During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
+    "in-place operation ({}) that would mutate a captured Tensor. This is not supported; please "
+    "rewrite the function being transformed to explicitly accept the mutated Tensor(s) as "
+    "inputs.")
+
+
+def check_not_captured(cell: Any, op_name: str) -> None:
+    """torch.func's error for an in-place op, inside a grad or jvp level, on a tensor the
+    transformed function captured from outside (its storage is older than the level)."""
+    kinds = stack.kinds
+    if kinds and kinds[-1] in _MUTATION_CHECKED and cell.born < stack.marks[-1]:
+        raise RuntimeError(CAPTURED_MUTATION.format(op_name))
+
+
+_MUTATION_CHECKED = ("grad", "jvp", "jacfwd")  # (torch's jacfwd: a jvp level inside vmap)
 
 
 class _Captures(threading.local):

@@ -27,7 +27,8 @@ from .._core.jax_compat import torch_vjp
 from .._core.jax_setup import jit
 from .._core.storage import Layout, Storage, lens_of, reinterpret
 from .._core.tensor import Tensor
-from .._core.transform_stack import captures, in_forward_mode
+from .._core.transform_stack import captures, check_not_captured, in_forward_mode
+from .._core.transform_stack import stack as transform_stack
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
 from .._ops import views as V
@@ -839,6 +840,8 @@ def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static:
 
 
 def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict) -> Tensor:
+    if transform_stack.kinds:
+        check_not_captured(self._cell, _aten_inplace_name(op))
     # torch refuses an inference tensor outside inference mode when its version counter is
     # bumped, after the kernel wrote: the new values stay, the error comes after (no history)
     refused = self._inference and not is_inference_mode_enabled()
@@ -872,11 +875,27 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     return self
 
 
+_TENSOR_OR_SCALAR = {"add": "Tensor", "sub": "Tensor", "mul": "Tensor", "div": "Tensor"}
+
+
+def _aten_inplace_name(op: Op) -> str:
+    """The overload name torch's dispatcher shows for ``op``'s in-place form (``aten::add_.Tensor``,
+    ``aten::fill_.Scalar``, ``aten::exp_``)."""
+    overload = op.schema.overload if op.schema is not None else ""
+    if not overload and op.name in _TENSOR_OR_SCALAR:
+        overload = _TENSOR_OR_SCALAR[op.name]
+    elif not overload and op.name in ("fill", "lerp", "pow"):
+        overload = "Scalar" if op.aux else "Tensor"
+    return f"aten::{op.name}_" + (f".{overload}" if overload else "")
+
+
 def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
                        **static: Any) -> Tensor:
     """An in-place view op (``unsqueeze_``, ``t_``...): ``self`` takes the view's shape and
     strides over its own storage (other tensors sharing the storage keep theirs), its version
     moves on, and ``op``'s node becomes its grad_fn (a view stays a view of its base)."""
+    if transform_stack.kinds:
+        check_not_captured(self._cell, _aten_inplace_name(op))
     refused = self._inference and not is_inference_mode_enabled()  # (raised after the change,
     if not refused:                                                # without the leaf checks)
         check_inplace(self)

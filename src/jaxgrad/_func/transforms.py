@@ -368,8 +368,8 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
         def value(d: list) -> tuple:
             for k, a in zip(pos, d):
                 arrays[k] = a
-            a, kw = call.rebuild(arrays, rg)
             with enable_grad(), under_transform("grad"), _as_user_configured():
+                a, kw = call.rebuild(arrays, rg)  # (tensors of this level: not captured)
                 out = func(*a, **kw)
             aux = None
             if has_aux:
@@ -439,8 +439,8 @@ class _Traced:
         arrays = list(self.arrays)
         for k, a in zip(self.pos, d):
             arrays[k] = a
-        a, kw = self.call.rebuild(arrays, self.rg)
         with enable_grad(), under_transform(self.kind), _as_user_configured():
+            a, kw = self.call.rebuild(arrays, self.rg)  # (tensors of this level: not captured)
             out = self.func(*a, **kw)
         aux = None
         if self.has_aux:
