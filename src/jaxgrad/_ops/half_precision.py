@@ -43,6 +43,8 @@ def in_float32(fn: Callable) -> Callable:
         up = [a.astype(jnp.float32) if _is_half(a) else a for a in args]
         out = fn(*up, **{k: v.astype(jnp.float32) if _is_half(v) else v
                          for k, v in kwargs.items()})
+        if isinstance(out, tuple):
+            return tuple(o.astype(low) for o in out)
         return out.astype(low)
 
     return wrapped

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import jax_compat as compat
 from ._table import Op, identity_grad
-from .half_precision import in_float32, times_scalar
+from .half_precision import HALF_DTYPES, in_float32, times_scalar
 from .reductions import UNSAFE_SPLIT, _vector_norm, _vector_norm_grad
 
 NONE, MEAN, SUM = 0, 1, 2
@@ -713,9 +713,20 @@ def _layer_stats(input, normalized_shape, eps):
     return mean, jax.lax.rsqrt(jnp.var(input, axis=axes, keepdims=True) + eps)
 
 
-def _layer_norm_input_grad(grad, input, weight, normalized_shape, eps):
+def _half_saved_stats(grad, result1, result2):
+    """The saved mean and rstd for half precision, where torch's backward reads them rounded as
+    saved (else None: recomputed from the input, so that the formula differentiates again)."""
+    return (result1, result2) if grad.dtype in HALF_DTYPES else (None, None)
+
+
+def _layer_stats_or(mean, rstd, input, normalized_shape, eps):
+    return (mean, rstd) if mean is not None else _layer_stats(input, normalized_shape, eps)
+
+
+@in_float32
+def _layer_norm_input_grad_of(grad, input, weight, mean, rstd, normalized_shape, eps):
     axes = _norm_axes(input, normalized_shape)
-    mean, rstd = _layer_stats(input, normalized_shape, eps)
+    mean, rstd = _layer_stats_or(mean, rstd, input, normalized_shape, eps)
     xhat = (input - mean) * rstd
     g = grad if weight is None else grad * weight
     n = math.prod(normalized_shape)
@@ -723,19 +734,31 @@ def _layer_norm_input_grad(grad, input, weight, normalized_shape, eps):
                        - xhat * jnp.sum(g * xhat, axes, keepdims=True))
 
 
-def _layer_norm_weight_grad(grad, input, normalized_shape, eps):
-    mean, rstd = _layer_stats(input, normalized_shape, eps)
+@in_float32
+def _layer_norm_weight_grad_of(grad, input, mean, rstd, normalized_shape, eps):
+    mean, rstd = _layer_stats_or(mean, rstd, input, normalized_shape, eps)
     lead = tuple(range(input.ndim - len(normalized_shape)))
     return jnp.sum(grad * (input - mean) * rstd, lead)
 
 
+def _layer_norm_input_grad(grad, input, weight, result1, result2, normalized_shape, eps):
+    return _layer_norm_input_grad_of(grad, input, weight,
+                                     *_half_saved_stats(grad, result1, result2),
+                                     normalized_shape, eps)
+
+
+def _layer_norm_weight_grad(grad, input, result1, result2, normalized_shape, eps):
+    return _layer_norm_weight_grad_of(grad, input, *_half_saved_stats(grad, result1, result2),
+                                      normalized_shape, eps)
+
+
 NATIVE_LAYER_NORM = Op(
-    "native_layer_norm", "NativeLayerNormBackward0", _layer_norm,
+    "native_layer_norm", "NativeLayerNormBackward0", in_float32(_layer_norm),
     inputs=("input", "weight", "bias"), outputs=("result0", "result1", "result2"),
     nondiff_outputs=(1, 2), saves=("input", "weight", "bias", "result1", "result2"),
     grads={"input": _layer_norm_input_grad, "weight": _layer_norm_weight_grad,
-           "bias": lambda grad, input, normalized_shape: jnp.sum(
-               grad, tuple(range(input.ndim - len(normalized_shape))))})
+           "bias": in_float32(lambda grad, input, normalized_shape: jnp.sum(
+               grad, tuple(range(input.ndim - len(normalized_shape)))))})
 
 # --- embedding ------------------------------------------------------------------------------
 
