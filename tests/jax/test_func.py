@@ -624,3 +624,34 @@ def test_mutating_a_captured_tensor_raises_as_torch(name, transform):
             result = str(e)
         return result, y  # y is left as it was (no tracer escapes into it)
     same(program)
+
+
+VMAPPED_WRITES = {
+    "add_": lambda T, y, x: y.add_(x),
+    "copy_": lambda T, y, x: y.copy_(x),
+    "setitem": lambda T, y, x: y.__setitem__(0, x[0]),
+    "addcmul_": lambda T, y, x: y.addcmul_(x, x),
+    "made_inside_unbatched": lambda T, y, x: T.zeros(2, 3).add_(x),
+    "unbatched_value": lambda T, y, x: y.mul_(2),
+    "the_input": lambda T, y, x: x.add_(1),
+    "a_clone_of_the_input": lambda T, y, x: x.clone().mul_(x),
+}
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")
+@pytest.mark.parametrize("name", VMAPPED_WRITES)
+def test_vmap_writing_a_batched_value_into_an_unbatched_tensor_raises_as_torch(name):
+    """torch's errors where a batched value would be written into a tensor vmap does not batch
+    (jaxgrad would otherwise store a JAX tracer in it); unbatched writes happen once."""
+    def program(T):
+        y = T.zeros(3)
+
+        def f(x):
+            VMAPPED_WRITES[name](T, y, x)
+            return x.sum()
+        try:
+            result = T.func.vmap(f)(T.ones(4, 3))
+        except RuntimeError as e:
+            result = str(e)
+        return result, y
+    same(program)

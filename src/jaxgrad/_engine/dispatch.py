@@ -858,6 +858,8 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
             f"result type {_dtypes.scalar_type_name(_dtypes.from_numpy_dtype(compute_dtype))} "
             f"can't be cast to the desired output type {_dtypes.scalar_type_name(self.dtype)}")
     new = _run_forward(op, skey, compute_dtype, out_dtype, args, aux)
+    if transform_stack.kinds and transform_stack.kinds[-1] == "vmap":
+        _check_vmapped_write(op, self, new)
     if refused:
         self._write(new)
         raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
@@ -873,6 +875,38 @@ def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict
     if node is not None:
         _rebase_history(self, node)
     return self
+
+
+VMAPPED_INPLACE = (
+    "vmap: {}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+    "extra_args that has more elements than `self`. This happened due to `other` being vmapped "
+    "over but `self` not being vmapped over {}. Please try to use out-of-place operators "
+    "instead of {}. If said operator is being called inside the PyTorch framework, please file "
+    "a bug report instead.")
+
+
+def _batch_size(array: Any) -> int | None:
+    """The size of the batch dim of a value vmap batches (a BatchTracer's), else None."""
+    dim = getattr(array, "batch_dim", None)
+    return array.val.shape[dim] if isinstance(dim, int) else None
+
+
+def _check_vmapped_write(op: Op, self: Tensor, new: Any) -> None:
+    """torch's error for an in-place op under vmap whose result varies over the batch while
+    ``self`` does not (a tensor from outside, or made unbatched inside): TensorIterator's
+    broadcast error for the elementwise ops, the batching rule's for the others."""
+    size = _batch_size(new)
+    if size is None or _batch_size(self._value) is not None:
+        return
+    if op.name in _TENSOR_OR_SCALAR:  # (batching rules that broadcast through TensorIterator)
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {[size, *self.shape]}")
+    if op.name == "copy":  # copy_'s batching rule
+        raise RuntimeError(VMAPPED_INPLACE.format("inplace arithmetic", "in a vmap",
+                                                  "inplace arithmetic"))
+    level = sum(kind != "eager" for kind in transform_stack.kinds)  # torch's fallback
+    raise RuntimeError(VMAPPED_INPLACE.format(f"aten::{op.name}_", f"at level {level}",
+                                              f"aten::{op.name}_"))
 
 
 _TENSOR_OR_SCALAR = {"add": "Tensor", "sub": "Tensor", "mul": "Tensor", "div": "Tensor"}
