@@ -34,7 +34,7 @@ from .._core.caches import cache
 from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import is_inference_mode_enabled
 from .._core.graph import TANGENT_SOURCE
-from .._core.storage import Layout, contiguous_strides
+from .._core.storage import Layout, contiguous_strides, scatter
 from .._core.tensor import FORWARD_GRAD_DROPPED, Tensor
 from .._core.tensor_repr import show_tangents
 from .._core.typename import type_name
@@ -430,9 +430,17 @@ def _same_meta(primal: Tensor, tangent: Tensor) -> bool:
 def _copy_with_meta_of(ops: Dispatch, primal: Tensor, tangent: Tensor) -> Tensor:
     """``tangent`` copied into a new tensor laid out as ``primal`` in a storage of its size
     (torch's ``_new_zeros_with_same_feature_meta`` then ``copy_``)."""
-    out = Tensor._make(jnp.zeros(primal._cell.array.size, tangent._cell.array.dtype))
-    out._layout = primal._geometry()  # (not a view: the storage is its own)
-    ops.apply_inplace(E.COPY, out, tangent)
+    zeros = jnp.zeros(primal._cell.array.size, tangent._cell.array.dtype)
+    layout = primal._geometry()
+    if tangent.requires_grad:  # (the copy's node keeps the tangent's history)
+        out = Tensor._make(zeros)
+        out._layout = layout  # (not a view: the storage is its own)
+        ops.apply_inplace(E.COPY, out, tangent)
+        return out
+    # a tangent vmap batches makes a batched storage, not a write into an unbatched one
+    out = Tensor._make(scatter(zeros, layout, tangent._value))
+    out._layout = layout
+    out._vc.value = 1  # (torch's copy_)
     return out
 
 
