@@ -713,15 +713,20 @@ def _replay_view_node(view: Tensor, base: Tensor) -> None:
     """The view's grad_fn made by replaying its view ops on its base with grad recording on
     (torch's view_fn): the original views' nodes (``ViewBackward0``...) instead of one
     ``AsStridedBackward0``."""
+    replayed = _replay_view_fn(view._view_fn, base, record=True)
+    view._set_history(replayed._grad_fn, replayed._output_nr)
+
+
+def _replay_view_fn(view_fn: tuple, base: Tensor, record: bool) -> Tensor:
+    """The view ``view_fn`` makes of ``base`` (its view ops replayed), recorded or not."""
     prev = _state.grad
-    _state.grad = True
+    _state.grad = record
     try:
-        replayed = base
-        for op, geometry, static in view._view_fn:
-            replayed = apply_view(op, geometry, replayed, **static)
+        for op, geometry, static in view_fn:
+            base = apply_view(op, geometry, base, **static)
     finally:
         _state.grad = prev
-    view._set_history(replayed._grad_fn, replayed._output_nr)
+    return base
 
 
 # --- in-place ----------------------------------------------------------------------------------
@@ -1064,14 +1069,7 @@ class CopySlices(Node):
         as_strided of the base's gradient reaches it): the view remade on a copy of the
         gradient, the node's result written into it. (Not differentiable again.)"""
         result = Tensor._make(g._value)
-        prev = _state.grad
-        _state.grad = False
-        try:
-            view = result
-            for op, geometry, static in self.view_fn:
-                view = apply_view(op, geometry, view, **static)
-        finally:
-            _state.grad = prev
+        view = _replay_view_fn(self.view_fn, result, record=False)
         res = fn.apply([Tensor._make(view._value)], create_graph)
         view._write(res[0]._value if res[0] is not None else jnp.zeros_like(view._value))
         result._vc.value = 2

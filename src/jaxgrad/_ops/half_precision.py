@@ -1,7 +1,7 @@
 """Half precision as torch's CPU kernels compute it: bfloat16/float16 operands computed in
 float32 (torch's "opmath" type) and rounded where torch's kernels round, so results agree bit
 for bit. Used by op rows (``in_float32`` kernels and formulas, ``Op(opmath=...)``), by formulas
-(``times_scalar``) and by the fused optimizer steps (``add_scaled``, ``mul_scalar``, ...), each
+(``times_scalar``) and by the fused optimizer steps (``add_scaled``, ``times_scalar``, ...), each
 of which is torch's op of that name on arrays.
 """
 
@@ -79,11 +79,6 @@ def scalar_over(scalar, x):
     return times_scalar(1 / x, scalar)
 
 
-
-
-def mul_scalar(x, scalar):
-    """torch's ``x.mul(scalar)`` for a number ``scalar`` (:func:`times_scalar`)."""
-    return times_scalar(x, scalar)
 
 
 def add_scaled(x, y, alpha):

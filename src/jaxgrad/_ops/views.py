@@ -181,16 +181,15 @@ def _extent(*layouts):
 
 def _strided_within(x, input_layout, layout_out):
     """as_strided of ``x`` (at ``input_layout`` in its storage) at ``layout_out`` of the same
-    storage, inside ``x``'s elements: torch's as_strided step of a view_fn."""
-    flat = jnp.zeros(_extent(input_layout, layout_out), x.dtype).at[
-        _flat_index(input_layout).reshape(-1)].set(x.reshape(-1))
-    return flat[_flat_index(layout_out)]
+    storage, inside ``x``'s elements: torch's as_strided step of a view_fn (as
+    ``_strided_of_storage``, over a storage holding only ``x``)."""
+    storage = jnp.zeros(_extent(input_layout, layout_out), x.dtype)
+    return _strided_of_storage(x, storage, input_layout, layout_out)
 
 
 def _strided_within_grad(grad, input_layout, layout_out):
-    flat = jnp.zeros(_extent(input_layout, layout_out), grad.dtype).at[
-        _flat_index(layout_out).reshape(-1)].add(grad.reshape(-1))
-    return flat[_flat_index(input_layout)]
+    storage = jnp.zeros(_extent(input_layout, layout_out), grad.dtype)
+    return _strided_of_storage_grad(grad, storage, input_layout, layout_out)
 
 
 AS_STRIDED_WITHIN = Op("as_strided", "AsStridedBackward0", _strided_within,

@@ -18,7 +18,7 @@ from .._ops.half_precision import (
     addcmul,
     div_scalar,
     lerp_scalar,
-    mul_scalar,
+    times_scalar,
 )
 from .optimizer import (
     Optimizer,
@@ -248,11 +248,11 @@ def _adam_kernel(maximize: bool, weight_decay: bool, decoupled: bool, amsgrad: b
             if maximize:
                 g = -g
             if weight_decay and decoupled:
-                p = mul_scalar(p, 1 - lr * decay)
+                p = times_scalar(p, 1 - lr * decay)
             elif weight_decay:
                 g = add_scaled(g, p, decay)
             exp_avg = lerp_scalar(exp_avg, g, 1 - beta1)
-            exp_avg_sq = addcmul(mul_scalar(exp_avg_sq, beta2), g, g, 1 - beta2)
+            exp_avg_sq = addcmul(times_scalar(exp_avg_sq, beta2), g, g, 1 - beta2)
             t = step.astype(jnp.float64)
             step_size = lr / (1 - beta1 ** t)
             bias_correction2_sqrt = jnp.sqrt(1 - beta2 ** t)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._core.tensor import Tensor
-from .._ops.half_precision import add_scaled, mul_scalar
+from .._ops.half_precision import add_scaled, times_scalar
 from .optimizer import (
     Optimizer,
     check_fused,
@@ -147,7 +147,7 @@ def _sgd_kernel(maximize: bool, weight_decay: bool, momentum: bool, nesterov: bo
                 d = add_scaled(d, p, decay)
             if momentum:
                 buf = buffers[i]
-                buf = d if buf is None else add_scaled(mul_scalar(buf, mom), d, 1 - dampening)
+                buf = d if buf is None else add_scaled(times_scalar(buf, mom), d, 1 - dampening)
                 new_buffers.append(buf)
                 d = add_scaled(d, buf, mom) if nesterov else buf
             new_params.append(add_scaled(p, d, -lr))
