@@ -26,6 +26,7 @@ from . import return_types as return_types
 from . import serialization as serialization
 from . import special as special
 from . import storage as storage
+from . import testing as testing
 from . import utils as utils
 from . import viz as viz
 from ._autograd.lobpcg import lobpcg as lobpcg
@@ -59,6 +60,14 @@ from ._core.grad_mode import is_grad_enabled as is_grad_enabled
 from ._core.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._core.grad_mode import no_grad as no_grad
 from ._core.grad_mode import set_grad_enabled as set_grad_enabled
+from ._core.layout import jagged as jagged
+from ._core.layout import layout as layout
+from ._core.layout import sparse_bsc as sparse_bsc
+from ._core.layout import sparse_bsr as sparse_bsr
+from ._core.layout import sparse_coo as sparse_coo
+from ._core.layout import sparse_csc as sparse_csc
+from ._core.layout import sparse_csr as sparse_csr
+from ._core.layout import strided as strided
 from ._core.memory_format import channels_last as channels_last
 from ._core.memory_format import channels_last_3d as channels_last_3d
 from ._core.memory_format import contiguous_format as contiguous_format
@@ -70,6 +79,8 @@ from ._core.tensor import Size as Size
 from ._core.tensor import Tensor as Tensor
 from ._core.tensor import is_tensor as is_tensor
 from ._core.tensor_str import set_printoptions as set_printoptions
+from ._core.type_info import finfo as finfo
+from ._core.type_info import iinfo as iinfo
 from ._core.warn_once import is_warn_always_enabled as is_warn_always_enabled
 from ._core.warn_once import set_warn_always as set_warn_always
 from ._func.jax_op import jax_op as jax_op
@@ -100,6 +111,7 @@ from ._functions.linalg import triu_indices as triu_indices
 from ._functions.pointwise import typename as typename
 from ._functions.random import Generator as Generator
 from ._functions.random import bernoulli as bernoulli
+from ._functions.random import get_rng_state as get_rng_state
 from ._functions.random import initial_seed as initial_seed
 from ._functions.random import manual_seed as manual_seed
 from ._functions.random import multinomial as multinomial
@@ -112,6 +124,7 @@ from ._functions.random import randn as randn
 from ._functions.random import randn_like as randn_like
 from ._functions.random import randperm as randperm
 from ._functions.random import seed as seed
+from ._functions.random import set_rng_state as set_rng_state
 from ._serialization.save_load import load as load
 from ._serialization.save_load import save as save
 from .amp import autocast as autocast

@@ -19,6 +19,7 @@ from . import return_types as return_types
 from . import serialization as serialization
 from . import special as special
 from . import storage as storage
+from . import testing as testing
 from . import utils as utils
 from . import viz as viz
 from ._core.tensor import Tensor as Tensor
@@ -45,6 +46,7 @@ from ._functions.creation import empty as empty
 from ._functions.creation import empty_like as empty_like
 from .autograd.grad_mode import enable_grad as enable_grad
 from ._functions.creation import eye as eye
+from ._core.type_info import finfo as finfo
 from ._functions.creation import from_jax as from_jax
 from ._functions.creation import from_numpy as from_numpy
 from ._functions.creation import full as full
@@ -54,6 +56,8 @@ from .amp._switches import get_autocast_dtype as get_autocast_dtype
 from .amp._switches import get_autocast_gpu_dtype as get_autocast_gpu_dtype
 from ._core.device import get_default_device as get_default_device
 from ._core.dtypes import get_default_dtype as get_default_dtype
+from ._functions.random import get_rng_state as get_rng_state
+from ._core.type_info import iinfo as iinfo
 from .autograd.grad_mode import inference_mode as inference_mode
 from ._functions.random import initial_seed as initial_seed
 from ._core.anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
@@ -65,7 +69,9 @@ from ._core.grad_mode import is_grad_enabled as is_grad_enabled
 from ._core.grad_mode import is_inference_mode_enabled as is_inference_mode_enabled
 from ._core.tensor import is_tensor as is_tensor
 from ._core.warn_once import is_warn_always_enabled as is_warn_always_enabled
+from ._core.layout import jagged as jagged
 from ._func.jax_op import jax_op as jax_op
+from ._core.layout import layout as layout
 from ._functions.creation import linspace as linspace
 from ._serialization.save_load import load as load
 from ._autograd.lobpcg import lobpcg as lobpcg
@@ -99,7 +105,14 @@ from ._core.device import set_default_device as set_default_device
 from ._core.dtypes import set_default_dtype as set_default_dtype
 from .autograd.grad_mode import set_grad_enabled as set_grad_enabled
 from ._core.tensor_str import set_printoptions as set_printoptions
+from ._functions.random import set_rng_state as set_rng_state
 from ._core.warn_once import set_warn_always as set_warn_always
+from ._core.layout import sparse_bsc as sparse_bsc
+from ._core.layout import sparse_bsr as sparse_bsr
+from ._core.layout import sparse_coo as sparse_coo
+from ._core.layout import sparse_csc as sparse_csc
+from ._core.layout import sparse_csr as sparse_csr
+from ._core.layout import strided as strided
 from ._functions.creation import tensor as tensor
 from ._functions.linalg import tensordot as tensordot
 from ._functions.linalg import tril_indices as tril_indices

@@ -144,7 +144,8 @@ def _import_line(name: str, obj: Any) -> str:
     candidates = [getattr(obj, "__module__", None)] if not isinstance(obj, _dtypes.dtype) else []
     candidates = [c for c in candidates if c != "jaxgrad"]  # classes shown at their public path
     candidates += [f"jaxgrad._core.{m}" for m in ("tensor", "dtypes", "device", "grad_mode",
-                                                  "caches", "tensor_str", "memory_format")]
+                                                  "caches", "tensor_str", "memory_format", "layout",
+                                                  "type_info")]
     candidates += sorted(m for m in sys.modules if m.startswith("jaxgrad._functions."))
     for module_name in candidates:
         module = sys.modules.get(module_name or "")

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes as _dtypes
+from . import layout as _layouts
 from . import pytree as _pytree
 from . import tracing as _compile_trace
 from .device import of_jax
@@ -272,6 +273,25 @@ class Tensor:
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.device.type == "cpu"
+
+    @property
+    def layout(self) -> _layouts.layout:
+        """Always ``jaxgrad.strided``: jaxgrad tensors are dense.
+
+        >>> import jaxgrad
+        >>> jaxgrad.ones(2).layout
+        jaxgrad.strided
+        """
+        return _layouts.strided
+
+    # torch's flags for representations and backends a jaxgrad tensor never has: it is dense,
+    # unquantized, not nested, and lives on a JAX device (cpu, cuda or a TPU)
+    is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = is_meta = False
+    is_mps = is_xpu = is_ipu = is_maia = is_mtia = is_vulkan = is_xla = False
 
     @property
     def ndim(self) -> int:

@@ -18,6 +18,7 @@ import numpy as np
 from .._core import device as _device
 from .._core import dtypes as _dtypes
 from .._core.jax_setup import host_to_device
+from .._core.layout import check_strided
 from .._core.tensor import Size, Tensor
 from .._core.typename import type_name
 from .._engine.profiling import composite
@@ -248,7 +249,7 @@ def _float_or(dtype: Any) -> np.dtype:
 
 @composite("aten::zeros")
 def zeros(*sizes: Any, size: Any = None,
-          dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          dtype: Any = None, device: Any = None, layout: Any = None, requires_grad: bool = False,
           out: Any = None) -> Tensor:
     """A tensor of zeros (float32 unless ``dtype`` says otherwise), as ``torch.zeros``.
 
@@ -257,6 +258,7 @@ def zeros(*sizes: Any, size: Any = None,
     tensor([[0, 0, 0],
             [0, 0, 0]])
     """
+    check_strided(layout)
     shape = _size(requested_size("zeros", sizes, size))
     if any(s < 0 for s in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -265,7 +267,7 @@ def zeros(*sizes: Any, size: Any = None,
 
 @composite("aten::ones")
 def ones(*sizes: Any, size: Any = None,
-         dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         dtype: Any = None, device: Any = None, layout: Any = None, requires_grad: bool = False,
          out: Any = None) -> Tensor:
     """A tensor of ones.
 
@@ -274,13 +276,14 @@ def ones(*sizes: Any, size: Any = None,
     tensor([[1., 1.],
             [1., 1.]])
     """
+    check_strided(layout)
     return _finish(jnp.ones(_shape(requested_size("ones", sizes, size)), _float_or(dtype)), device,
                    requires_grad)
 
 
 @composite("aten::empty")
 def empty(*sizes: Any, size: Any = None,
-          dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          dtype: Any = None, device: Any = None, layout: Any = None, requires_grad: bool = False,
           memory_format: Any = None) -> Tensor:
     """An uninitialised tensor (zeros here: JAX has no uninitialised memory).
 
@@ -289,13 +292,14 @@ def empty(*sizes: Any, size: Any = None,
     >>> t.shape, t.dtype
     (jaxgrad.Size([2, 3]), jaxgrad.float32)
     """
+    check_strided(layout)
     return _finish(jnp.zeros(_shape(requested_size("empty", sizes, size)), _float_or(dtype)),
                    device, requires_grad)
 
 
 @composite("aten::full")
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+         layout: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with ``fill_value`` (dtype inferred from it, as in torch).
 
     >>> import jaxgrad
@@ -303,13 +307,14 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     tensor([[7, 7],
             [7, 7]])
     """
+    check_strided(layout)
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.scalar_dtype(fill_value)
     return _finish(jnp.full(_shape((size,)), fill_value, d.np), device, requires_grad)
 
 
 @composite("aten::eye")
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False) -> Tensor:
+        layout: Any = None, requires_grad: bool = False) -> Tensor:
     """A 2-D tensor with ones on the diagonal and zeros elsewhere, as ``torch.eye``.
 
     >>> import jaxgrad
@@ -317,6 +322,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     tensor([[1., 0., 0.],
             [0., 1., 0.]])
     """
+    check_strided(layout)
     for name, size in (("n", n), ("m", m)):
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
@@ -325,7 +331,7 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
 
 @composite("aten::arange")
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+           layout: Any = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive); int64 unless any argument is a float.
 
     >>> import jaxgrad
@@ -334,6 +340,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     >>> jaxgrad.arange(0, 1, 0.25)
     tensor([0.0000, 0.2500, 0.5000, 0.7500])
     """
+    check_strided(layout)
     if end is None:
         start, end = 0, start
     args = [start, end, step]
@@ -360,20 +367,21 @@ def _check_range(start: Any, end: Any, step: Any) -> None:
 
 @composite("aten::linspace")
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+             layout: Any = None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive, as ``torch.linspace``.
 
     >>> import jaxgrad
     >>> jaxgrad.linspace(0, 1, 5)
     tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
+    check_strided(layout)
     return _finish(host_to_device(_spaced(start, end, steps, _float_or(dtype)), _float_or(dtype)),
                    device, requires_grad)
 
 
 @composite("aten::logspace")
 def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
+             device: Any = None, layout: Any = None, requires_grad: bool = False) -> Tensor:
     """``base`` to the powers of ``steps`` evenly spaced exponents from ``start`` to ``end``,
     as ``torch.logspace``.
 
@@ -381,6 +389,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     >>> jaxgrad.logspace(0, 2, 3)
     tensor([  1.,  10., 100.])
     """
+    check_strided(layout)
     d = _float_or(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -451,7 +460,8 @@ def _like(t: Tensor, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
 
 @composite("aten::zeros_like")
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+               layout: Any = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
     """Zeros with the shape (and, by default, dtype and device) of ``input``.
 
     >>> import jaxgrad
@@ -459,26 +469,29 @@ def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     tensor([[0, 0],
             [0, 0]])
     """
+    check_strided(layout)
     shape, d = _like(input, dtype)
     return _finish(jnp.zeros(shape, d), _device.like(input, device), requires_grad)
 
 
 @composite("aten::ones_like")
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+              layout: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones with the shape (and, by default, dtype and device) of ``input``.
 
     >>> import jaxgrad
     >>> jaxgrad.ones_like(jaxgrad.tensor([1.5, 2.5]))
     tensor([1., 1.])
     """
+    check_strided(layout)
     shape, d = _like(input, dtype)
     return _finish(jnp.ones(shape, d), _device.like(input, device), requires_grad)
 
 
 @composite("aten::empty_like")
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+               layout: Any = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
     """An uninitialised tensor shaped like ``input`` (zeros here, as ``empty``).
 
     >>> import jaxgrad
@@ -486,17 +499,19 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     >>> t.shape, t.dtype
     (jaxgrad.Size([3]), jaxgrad.int64)
     """
+    check_strided(layout)
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 @composite("aten::full_like")
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+              layout: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """A tensor shaped like ``input`` filled with ``fill_value`` (``input``'s dtype by default).
 
     >>> import jaxgrad
     >>> jaxgrad.full_like(jaxgrad.tensor([1.0, 2.0]), 3)
     tensor([3., 3.])
     """
+    check_strided(layout)
     shape, d = _like(input, dtype)
     return _finish(jnp.full(shape, fill_value, d), _device.like(input, device), requires_grad)

@@ -14,6 +14,7 @@ draw from ``Generator().manual_seed(key)`` made inside it.
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -26,6 +27,7 @@ from .._core import device as _device
 from .._core import dtypes as _dtypes
 from .._core.epoch import changed as structure_changed
 from .._core.jax_setup import in_x64_scope
+from .._core.layout import check_strided
 from .._core.tensor import Tensor
 from .._core.typename import public_path
 from .._engine.dispatch import apply, apply_inplace, check_overlap
@@ -114,20 +116,34 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        """The generator's current key data as a tensor, for :meth:`set_state`.
+        """The generator's state as a ``uint8`` tensor (torch's ByteTensor): its seed's 8 bytes,
+        then its key's data, for :meth:`set_state`.
 
         >>> import jaxgrad
         >>> g = jaxgrad.Generator()
         >>> state = g.get_state(); a = jaxgrad.rand(2, generator=g)
         >>> _ = g.set_state(state); bool((a == jaxgrad.rand(2, generator=g)).all())
         True
+        >>> state.dtype
+        jaxgrad.uint8
         """
-        return Tensor._make(jax.random.key_data(self._key))
+        seed = np.frombuffer(np.uint64(self._seed % 2**64).tobytes(), np.uint8)
+        key = jax.lax.bitcast_convert_type(jax.random.key_data(self._key), jnp.uint8)
+        return Tensor._make(jnp.concatenate([jnp.asarray(seed), key.reshape(-1)]))
 
     def set_state(self, state: Tensor) -> Generator:
         """Restore a state from :meth:`get_state`; returns the generator."""
+        if not isinstance(state, Tensor) or state.dtype.np != np.uint8:
+            raise TypeError("RNG state must be a jaxgrad.ByteTensor")
+        key_shape = jax.random.key_data(self._key).shape
+        if state.numel() != 8 + 4 * math.prod(key_shape):
+            raise RuntimeError("RNG state is wrong size")
+        data = state.detach()._value.reshape(-1)
         structure_changed()
-        self._key = jax.random.wrap_key_data(state._value)
+        if not isinstance(data, jax.core.Tracer):  # a traced state (compile) keeps its seed
+            self._seed = int(np.frombuffer(np.asarray(data[:8]).tobytes(), np.uint64)[0])
+        key = jax.lax.bitcast_convert_type(data[8:].reshape(*key_shape, 4), jnp.uint32)
+        self._key = jax.random.wrap_key_data(key)
         return self
 
     def next_key(self) -> jax.Array:
@@ -278,6 +294,28 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def get_rng_state() -> Tensor:
+    """The default CPU generator's state as a ``uint8`` tensor, as ``torch.get_rng_state``.
+
+    >>> import jaxgrad
+    >>> state = jaxgrad.get_rng_state(); a = jaxgrad.rand(2)
+    >>> jaxgrad.set_rng_state(state); bool((a == jaxgrad.rand(2)).all())
+    True
+    """
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the default CPU generator's state from ``get_rng_state``.
+
+    >>> import jaxgrad
+    >>> state = jaxgrad.get_rng_state(); a = jaxgrad.randn(2)
+    >>> jaxgrad.set_rng_state(state); bool((jaxgrad.randn(2) == a).all())
+    True
+    """
+    default_generator.set_state(new_state)
+
+
 _key_source = threading.local()
 
 
@@ -302,7 +340,7 @@ def _key(generator: Generator | None, device: Any = None) -> jax.Array:
 @composite("aten::rand")
 def rand(*sizes: Any, size: Any = None,
          generator: Generator | None = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+         layout: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples on [0, 1), as ``torch.rand``.
 
     >>> import jaxgrad
@@ -311,6 +349,7 @@ def rand(*sizes: Any, size: Any = None,
     >>> x.shape, 0 <= x.min().item() and x.max().item() < 1
     (jaxgrad.Size([2, 3]), True)
     """
+    check_strided(layout)
     d = _float_or(dtype)
     _check_sampled_dtype(d, "check_uniform_bounds")
     shape = _size(requested_size("rand", sizes, size, required=False))
@@ -322,7 +361,7 @@ def rand(*sizes: Any, size: Any = None,
 @composite("aten::randn")
 def randn(*sizes: Any, size: Any = None,
           generator: Generator | None = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
+          layout: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples, as ``torch.randn``.
 
     >>> import jaxgrad
@@ -331,6 +370,7 @@ def randn(*sizes: Any, size: Any = None,
     >>> x.shape, x.dtype
     (jaxgrad.Size([4]), jaxgrad.float64)
     """
+    check_strided(layout)
     d = _float_or(dtype)
     _check_sampled_dtype(d, "normal_kernel_cpu")
     shape = _size(requested_size("randn", sizes, size, required=False))
@@ -342,7 +382,7 @@ def randn(*sizes: Any, size: Any = None,
 @composite("aten::randint")
 def randint(low: int, high: int | None = None, size: Any = None, *,
             generator: Generator | None = None, dtype: Any = None, device: Any = None,
-            requires_grad: bool = False) -> Tensor:
+            layout: Any = None, requires_grad: bool = False) -> Tensor:
     """Integers uniform on [low, high) (int64 by default), as ``torch.randint``.
 
     >>> import jaxgrad
@@ -351,6 +391,7 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
     >>> x.dtype, sorted(set(x.tolist()) - {3, 4})
     (jaxgrad.int64, [])
     """
+    check_strided(layout)
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -363,7 +404,7 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
 
 @composite("aten::rand_like")
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:
+              layout: Any = None, requires_grad: bool = False) -> Tensor:
     """``rand`` with the shape (and, by default, dtype) of ``input``, from the default generator.
 
     >>> import jaxgrad
@@ -373,13 +414,14 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     (jaxgrad.Size([2, 2]), jaxgrad.float64)
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
+    check_strided(layout)
     return rand(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
                 requires_grad=requires_grad)
 
 
 @composite("aten::randn_like")
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Tensor:
+               layout: Any = None, requires_grad: bool = False) -> Tensor:
     """``randn`` with the shape (and, by default, dtype) of ``input``, from the default generator.
 
     >>> import jaxgrad
@@ -388,13 +430,16 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     jaxgrad.Size([3])
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
+    check_strided(layout)
     return randn(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
                  requires_grad=requires_grad)
 
 
 @composite("aten::randint_like")
 def randint_like(input: Tensor, low: int, high: int | None = None, *,
-                 dtype: Any = None, device: Any = None) -> Tensor:
+                 dtype: Any = None, device: Any = None, layout: Any = None,
+                 requires_grad: bool = False,
+                 memory_format: Any = None) -> Tensor:
     """``randint`` with the shape and (by default) dtype of ``input``, from the default generator.
 
     >>> import jaxgrad
@@ -404,14 +449,15 @@ def randint_like(input: Tensor, low: int, high: int | None = None, *,
     (jaxgrad.Size([2, 2]), jaxgrad.float32)
     >>> _ = g.set_state(state)  # leave the default generator as it was
     """
+    check_strided(layout)
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=_device.like(input, device))
+                   device=_device.like(input, device), requires_grad=requires_grad)
 
 
 @in_x64_scope
 @composite("aten::randperm")
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
-             device: Any = None) -> Tensor:
+             device: Any = None, layout: Any = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64 by default), as ``torch.randperm``.
 
     >>> import jaxgrad
@@ -419,8 +465,10 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
     >>> sorted(p.tolist())
     [0, 1, 2, 3, 4]
     """
+    check_strided(layout)
     d = _dtypes.to_dtype(dtype).np if dtype is not None else jnp.int64
-    return _finish(jax.random.permutation(_key(generator, device), n).astype(d), device, False)
+    return _finish(jax.random.permutation(_key(generator, device), n).astype(d), device,
+                   requires_grad)
 
 
 @in_x64_scope
@@ -738,7 +786,8 @@ def bernoulli(input: Tensor, p: float | None = None, *,
 
 @in_x64_scope
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
-           dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+           dtype: Any = None, device: Any = None, layout: Any = None,
+           requires_grad: bool = False) -> Tensor:
     """Normal samples: ``normal(mean_tensor, std)``, ``normal(mean, std_tensor)`` and
     ``normal(mean_tensor, std_tensor)`` take the (broadcast) shape of the tensors;
     ``normal(mean, std, size)`` draws a new tensor of ``size``.
@@ -750,6 +799,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     >>> jaxgrad.normal(jaxgrad.zeros(2, 1), jaxgrad.zeros(3), generator=g).shape
     jaxgrad.Size([2, 3])
     """
+    check_strided(layout)
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mean_t or std_t):
         if size is None:

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from .._core import dtypes as _dtypes
 from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import is_inference_mode_enabled
+from .._core.layout import check_strided
 from .._core.storage import Layout, Storage, contiguous_strides, view_strides
 from .._core.tensor import Size, Tensor, _wrap_dim
 from .._engine.dispatch import (
@@ -566,6 +567,7 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
     >>> jaxgrad.empty_strided((2, 2), (4, 2)).stride()
     (4, 2)
     """
+    check_strided(layout)
     shape, strides = tuple(int(n) for n in size), tuple(int(n) for n in stride)
     if len(shape) != len(strides):
         raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
