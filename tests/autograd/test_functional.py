@@ -403,3 +403,15 @@ def test_forward_mode_jacobian_stays_connected_to_inputs_that_require_grad():
 def test_forward_mode_needs_vectorize_as_torch():
     raises(lambda T: T.autograd.functional.jacobian(lambda a: a, T.ones(2),
                                                     strategy="forward-mode"))
+
+
+@pytest.mark.parametrize("shapes", [[(2, 3)], [()], [(1,), (), ()], [(2,), (), (3,)],
+                                    [(2, 3), (3,), (3, 4, 2)]])
+def test_construct_standard_basis_for_as_torch(shapes):
+    def program(T):
+        tensors = tuple(T.zeros(s, dtype=T.float64 if i % 2 else T.float32)
+                        for i, s in enumerate(shapes))
+        numels = tuple(t.numel() for t in tensors)
+        return T.autograd.functional._construct_standard_basis_for(tensors, numels)
+
+    same(program)

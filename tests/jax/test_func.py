@@ -1,12 +1,14 @@
 """jaxgrad.func against torch.func: transforms, their arguments and errors, per-sample gradients
 and model ensembling (the torch.func tutorials), under jax.jit."""
 
+import warnings
+
 import jax
 import numpy as np
 import pytest
 
 import jaxgrad
-from differential import ok, raises, same, torch, val
+from differential import Raised, attempt, ok, raises, same, torch, val
 from jaxgrad._core.tensor import Tensor
 
 
@@ -654,4 +656,53 @@ def test_vmap_writing_a_batched_value_into_an_unbatched_tensor_raises_as_torch(n
         except RuntimeError as e:
             result = str(e)
         return result, y
+    same(program)
+
+
+def _linearized(T):
+    def f(x, pair):
+        return {"s": (x.sin() * pair[0]).sum(), "v": x * pair[1].exp()}
+
+    x, pair = data(T), (data(T, scale=0.5), data(T, scale=2.0))
+    output, jvp_fn = T.func.linearize(f, x, pair)
+    first = jvp_fn(T.ones(3), (data(T, scale=0.1), T.zeros(3)))
+    second = jvp_fn(data(T, scale=3.0), (T.ones(3), T.ones(3)))
+    return output, first, second
+
+
+def test_linearize_as_torch():
+    same(_linearized)
+
+
+@pytest.mark.parametrize("tangents", [
+    lambda T: (T.ones(2), (T.ones(3), T.ones(3))),
+    lambda T: (T.ones(3, dtype=T.float64), (T.ones(3), T.ones(3))),
+    lambda T: (T.ones(3), T.ones(3)),
+])
+def test_linearize_checks_tangents_as_torch(tangents):
+    def program(T):
+        with warnings.catch_warnings():  # torch.fx warns while tracing the constant primals
+            warnings.filterwarnings("ignore", "Attempted to insert a get_attr Node")
+            _, jvp_fn = T.func.linearize(lambda x, p: x * p[0] * p[1], data(T),
+                                         (data(T), data(T)))
+        return jvp_fn(*tangents(T))
+
+    expected = attempt(lambda: program(torch))
+    got = attempt(lambda: program(jaxgrad))
+    assert isinstance(expected, Raised) and got.cls == expected.cls
+    if "tangent:" in expected.message:  # the argspec message prints each library's tree spec
+        assert got.message == expected.message
+
+
+def test_replace_all_batch_norm_modules_as_torch():
+    def program(T):
+        net = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.BatchNorm1d(4), T.nn.ReLU(),
+                              T.nn.Sequential(T.nn.BatchNorm1d(4, track_running_stats=False)))
+        same_net = T.func.replace_all_batch_norm_modules_(net)
+        bns = [m for m in net.modules() if isinstance(m, T.nn.BatchNorm1d)]
+        out = T.func.vmap(lambda x: net(x.unsqueeze(0) * T.ones(2, 1)).sum())(data(T, (5, 3)))
+        return (same_net is net, [(m.running_mean, m.running_var, m.num_batches_tracked,
+                                   m.track_running_stats) for m in bns],
+                sorted(k for k, _ in net.named_buffers()), out.shape)
+
     same(program)

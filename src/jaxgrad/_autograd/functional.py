@@ -305,6 +305,31 @@ def _jacobian_rows(out: Tensor, i: int, inputs: tuple[Tensor, ...], create_graph
                  for row, inp in zip(rows, inputs))
 
 
+def _construct_standard_basis_for(tensors: tuple[Tensor, ...],
+                                  tensor_numels: tuple[int, ...]) -> tuple[Tensor, ...]:
+    """The ``N = sum(tensor_numels)`` identity matrix split by columns into one ``(N, numel)``
+    chunk per tensor, each in its tensor's dtype and device (torch's private helper, which
+    tests and vectorized Jacobians call).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.functional import _construct_standard_basis_for
+    >>> a, b = _construct_standard_basis_for((jaxgrad.zeros(1), jaxgrad.zeros(2)), (1, 2))
+    >>> a.tolist(), b.tolist()
+    ([[1.0], [0.0], [0.0]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    """
+    if len(tensors) != len(tensor_numels):
+        raise AssertionError("Expected tensors and tensor_numels to have the same length, but "
+                             f"got {len(tensors)} and {len(tensor_numels)}")
+    if not tensors:
+        raise AssertionError("Expected at least one tensor")
+    total, start = sum(tensor_numels), 0
+    chunks = tuple(t.new_zeros(total, n) for t, n in zip(tensors, tensor_numels))
+    for chunk, n in zip(chunks, tensor_numels):
+        chunk.diagonal(start).fill_(1)  # in place, as torch's: each chunk is at version 1
+        start -= n
+    return chunks
+
+
 def _unit_grad_outputs(outputs: tuple[Tensor, ...], k: int) -> tuple[Tensor, ...]:
     """Row ``k`` of the identity over all outputs' elements, split into one flat grad_output
     per output (torch's _construct_standard_basis_for, one row at a time)."""

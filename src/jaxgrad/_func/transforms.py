@@ -568,6 +568,37 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
     return primal_out, tangent_out
 
 
+def linearize(func: Callable, *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(func(*primals), jvp_fn)``, where ``jvp_fn(*tangents)`` is the Jacobian-vector product
+    of ``func`` at ``primals`` (torch.func.linearize; as torch's, ``func`` runs again for the
+    products, here once per call of ``jvp_fn``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.func import linearize
+    >>> output, jvp_fn = linearize(jaxgrad.sin, jaxgrad.zeros(2))
+    >>> jvp_fn(jaxgrad.tensor([1.0, 2.0]))
+    tensor([1., 2.])
+    """
+    output = func(*primals)
+    flat_primals, primals_spec = P.flatten(primals)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        flat_tangents, tangents_spec = P.flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same argspec "
+                               f"as the primals {primals_spec}")
+        for idx, (p, t) in enumerate(zip(flat_primals, flat_tangents)):
+            for attribute in ("shape", "device", "dtype"):
+                if getattr(t, attribute) != getattr(p, attribute):
+                    raise RuntimeError(
+                        f"tangent:{idx} with {attribute} {getattr(t, attribute)} in flattened "
+                        f"pytree doesn't match the {attribute} {getattr(p, attribute)} of the "
+                        "corresponding primal.")
+        return jvp(func, primals, tangents)[1]
+
+    return output, jvp_fn
+
+
 def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
               chunk_size: int | None, args: tuple) -> Any:
     _no_complex(kind, P.flatten(args)[0], is_input=True)

@@ -16,8 +16,10 @@ from .._func.transforms import hessian as hessian
 from .._func.transforms import jacfwd as jacfwd
 from .._func.transforms import jacrev as jacrev
 from .._func.transforms import jvp as jvp
+from .._func.transforms import linearize as linearize
 from .._func.transforms import vjp as vjp
 from .._func.transforms import vmap as vmap
+from ._batch_norm import replace_all_batch_norm_modules_ as replace_all_batch_norm_modules_
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "stack_module_state", "vjp", "vmap"]
+           "linearize", "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]
