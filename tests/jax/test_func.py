@@ -706,3 +706,262 @@ def test_replace_all_batch_norm_modules_as_torch():
                 sorted(k for k, _ in net.named_buffers()), out.shape)
 
     same(program)
+
+
+# --- grad modes at each level (torch.func: a transform's modes are its caller's level's) --------
+
+def _no_grad_programs():
+    def nested_grad_under_no_grad(T):
+        def h(x):
+            with T.no_grad():
+                shift = T.func.grad(lambda x: 0.25 * x ** 4)(x)
+            return x ** 3 - shift
+
+        x = T.tensor(1.5, requires_grad=True)
+        y = T.func.grad(h)(x)  # (one GradBackward node: torch's formula graph is not rebuilt)
+        return y.detach(), y.requires_grad, T.autograd.grad(y, x)
+
+    def grad_and_value_under_no_grad(T):
+        def h(x):
+            with T.no_grad():
+                _, value = T.func.grad_and_value(lambda x: x ** 3)(x)
+            return x ** 3 - value
+
+        x = T.tensor(1.6, requires_grad=True)
+        y = T.func.grad(h)(x)
+        return y.detach(), y.requires_grad, T.autograd.grad(y, x)
+
+    def vmap_under_no_grad_inside_grad(T):
+        def h(x):
+            with T.no_grad():
+                shift = T.func.vmap(lambda v: v ** 2)(x)
+            return (x ** 2 - shift).sum()
+
+        return T.func.grad(h)(data(T))
+
+    def grad_inside_inference_mode(T):
+        def f(x):
+            with T.inference_mode():
+                c = x ** 2
+            return x - c
+
+        x = data(T)
+        with T.inference_mode():
+            inside = T.func.grad(lambda x: f(x).sum())(x)
+        return inside, T.func.grad(lambda x: f(x).sum())(x), T.is_inference_mode_enabled()
+
+    def jacrev_and_vjp_inside_inference_mode(T):
+        with T.inference_mode():
+            jac = T.func.jacrev(T.sin)(data(T))
+            out, vjp_fn = T.func.vjp(T.sin, data(T))
+            return jac, out, vjp_fn(T.ones(3))
+
+    def vjp_fn_follows_grad_mode_when_called(T):
+        x = T.tensor(3.14, requires_grad=True)
+        with T.no_grad():
+            out, vjp_fn = T.func.vjp(lambda x: x ** 2, x)
+        (y,) = vjp_fn(T.tensor(1.0))
+        out2, vjp_fn2 = T.func.vjp(lambda x: x ** 2, x)
+        with T.no_grad():
+            (z,) = vjp_fn2(T.tensor(1.0))
+        return (out, y.detach(), y.requires_grad, T.autograd.grad(y, x), out2.requires_grad, z)
+
+    return {f.__name__: f for f in (nested_grad_under_no_grad, grad_and_value_under_no_grad,
+                                    vmap_under_no_grad_inside_grad, grad_inside_inference_mode,
+                                    jacrev_and_vjp_inside_inference_mode,
+                                    vjp_fn_follows_grad_mode_when_called)}
+
+
+@pytest.mark.parametrize("name", _no_grad_programs())
+def test_grad_modes_apply_to_their_own_level(name):
+    ok(_no_grad_programs()[name])
+
+
+
+def _forward_grad_programs():
+    def disabled_inside_jvp(T):
+        fwad = T.autograd.forward_ad
+
+        def f(x):
+            with fwad._set_fwd_grad_enabled(False):
+                shift = x ** 2
+            return x ** 2 - shift
+
+        x, t = data(T), T.ones(3)
+        first = T.func.jvp(f, (x,), (t,))[1]
+        second = T.func.jvp(lambda x: T.func.jvp(f, (x,), (t,))[1], (x,), (t,))[1]
+        return first, second
+
+    def jvp_under_disabled_forward_grad(T):
+        with T.autograd.forward_ad._set_fwd_grad_enabled(False):
+            return T.func.jvp(T.sin, (data(T),), (T.ones(3),))
+
+    def function_forward_runs_without_forward_grad(T):
+        seen = []
+
+        class Square(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                seen.append(T.autograd.forward_ad._is_fwd_grad_enabled())
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        Square.apply(data(T).requires_grad_())
+        return seen, T.autograd.forward_ad._is_fwd_grad_enabled()
+
+    return {f.__name__: f for f in (disabled_inside_jvp, jvp_under_disabled_forward_grad,
+                                    function_forward_runs_without_forward_grad)}
+
+
+@pytest.mark.parametrize("name", _forward_grad_programs())
+def test_forward_grad_switch_under_jvp(name):
+    ok(_forward_grad_programs()[name])
+
+
+@pytest.mark.parametrize("program", [
+    lambda T: T.func.jacfwd(lambda x: T.conj(x * 0.5j))(data(T)),
+    lambda T: T.func.jacrev(lambda x: T.conj(x * 0.5j))(data(T)),
+    lambda T: T.func.jacfwd(lambda x: x.conj())(data(T).to(T.complex64)),
+])
+def test_jacobians_refuse_complex_as_torch(program):
+    raises(program)
+
+
+def _saved_tensor_hooks_programs():
+    def f(T):
+        return lambda x: T.sin(x).sum()
+
+    def hooks_outside(T, transform):
+        with T.autograd.graph.save_on_cpu():
+            return transform(T)(f(T), data(T))
+
+    def hooks_inside(T, transform):
+        def g(x):
+            with T.autograd.graph.save_on_cpu():
+                return f(T)(x)
+
+        return transform(T)(g, data(T))
+
+    transforms = {"vjp": lambda T: T.func.vjp,
+                  "grad": lambda T: lambda fn, x: T.func.grad(fn)(x),
+                  "jacrev": lambda T: lambda fn, x: T.func.jacrev(fn)(x),
+                  "jvp": lambda T: lambda fn, x: T.func.jvp(fn, (x,), (T.ones(3),))}
+    return {f"{where.__name__}_{name}": (lambda T, w=where, t=t: w(T, t))
+            for where in (hooks_outside, hooks_inside) for name, t in transforms.items()}
+
+
+@pytest.mark.parametrize("name", _saved_tensor_hooks_programs())
+def test_saved_tensor_hooks_under_transforms_as_torch(name):
+    same(_saved_tensor_hooks_programs()[name])
+
+
+def _generated_function(T, names):
+    class FooBar(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x.clone()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t
+
+    def f(x):
+        y = FooBar.apply(x)
+        names.append(type(y.grad_fn).__name__)
+        return y
+
+    return f, FooBar
+
+
+def test_function_nodes_under_grad_levels_are_generated_as_torchs():
+    def program(T):
+        names = []
+        f, foobar = _generated_function(T, names)
+        x = T.tensor(1.0)
+        T.func.grad(f)(x)
+        T.func.vjp(f, x)
+        T.func.jvp(f, (x,), (x,))
+        T.func.grad(T.func.grad(f))(x)
+        names.append(type(foobar.apply(T.tensor(1.0, requires_grad=True)).grad_fn).__name__)
+        return names
+
+    same(program)
+
+
+def _vmap_rule_function(T, forward_out, rule_out):
+    class Zeros(T.autograd.Function):
+        @staticmethod
+        def forward(input):
+            return forward_out(T, input)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def vmap(info, in_dims, input):
+            return rule_out(T, input)
+
+    return Zeros
+
+
+@pytest.mark.parametrize("case", ["one_return", "three_returns", "incompatible", "list_tuple"])
+def test_function_vmap_rule_returns_checked_as_torch(case):
+    zeros = lambda T, x: T.zeros(x.shape)
+    rules = {
+        "one_return": (zeros, lambda T, x: T.zeros(x.shape[1:])),
+        "three_returns": (zeros, lambda T, x: (T.zeros(x.shape[1:]), None, None)),
+        "incompatible": (zeros, lambda T, x: (T.zeros(x.shape[1:]), (None,))),
+        "list_tuple": (lambda T, x: [T.zeros(x.shape)],
+                       lambda T, x: ([T.zeros(x.shape[1:])], (None,))),
+    }
+
+    def program(T):
+        return T.func.vmap(_vmap_rule_function(T, *rules[case]).apply)(data(T, (2, 3)))
+
+    expected = attempt(lambda: program(torch))
+    got = attempt(lambda: program(jaxgrad))
+    assert isinstance(expected, Raised) and got.cls == expected.cls
+    # the structures in the incompatible-out_dims message print each library's own tree spec
+    assert got.message.split("out_dims has")[0] == expected.message.split("out_dims has")[0]
+
+
+def test_function_vmap_rule_sees_the_levels_randomness_and_refuses_keyword_tensors():
+    def program(T):
+        seen = []
+
+        class Id(T.autograd.Function):
+            @staticmethod
+            def forward(x, *, y=None):
+                return x
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def vmap(info, in_dims, x, *, y=None):
+                seen.append((info.batch_size, info.randomness, in_dims))
+                return x * 2, 0
+
+        x = data(T, (4, 3))
+        outs = [T.func.vmap(Id.apply, randomness=r)(x) for r in ("error", "different", "same")]
+        return seen, outs, attempt(lambda: T.func.vmap(lambda x: Id.apply(x, y=x))(x))
+
+    expected = program(torch)
+    got = program(jaxgrad)
+    assert got[0] == expected[0]
+    same(lambda T: program(T)[1])
+    assert (got[2].cls, got[2].message.split("Got:")[0]) == (expected[2].cls,
+                                                             expected[2].message.split("Got:")[0])

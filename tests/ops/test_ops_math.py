@@ -39,6 +39,8 @@ UNARY = {
     "round_decimals_neg": (lambda T, x: T.round(x * 123, decimals=-1), ANY),
     "trunc": (lambda T, x: T.trunc(x), ANY),
     "fix": (lambda T, x: T.fix(x), ANY),
+    "negative": (lambda T, x: T.negative(x), ANY),
+    "absolute": (lambda T, x: T.absolute(x), ANY),
     "frac": (lambda T, x: T.frac(x), ANY),
     "sign": (lambda T, x: T.sign(x), ANY),
     "sgn": (lambda T, x: T.sgn(x), [-1.5, 0.0, 2.0]),
@@ -129,7 +131,8 @@ def test_unary_other_dtypes(name, dtype):
 METHODS = ["floor", "ceil", "round", "trunc", "fix", "frac", "sign", "sgn", "signbit", "tan",
            "sinh", "cosh", "asin", "arcsin", "acos", "atan", "asinh", "acosh", "atanh", "erf",
            "erfc", "erfinv", "exp2", "lgamma", "digamma", "rsqrt", "deg2rad", "rad2deg",
-           "nan_to_num", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "square"]
+           "nan_to_num", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "square",
+           "negative", "absolute"]
 
 
 @pytest.mark.parametrize("name", METHODS)
@@ -243,6 +246,10 @@ BINARY = {
     "floordiv_operator": lambda T, a, b: a // b,
     "atan2": lambda T, a, b: T.atan2(a, b),
     "arctan2": lambda T, a, b: T.arctan2(a, b),
+    "multiply": lambda T, a, b: T.multiply(a, b),
+    "divide": lambda T, a, b: T.divide(a, b),
+    "divide_floor": lambda T, a, b: a.divide(b, rounding_mode="floor"),
+    "subtract": lambda T, a, b: T.subtract(a, b, alpha=2),
     "atan2_method": lambda T, a, b: a.atan2(b),
     "hypot": lambda T, a, b: T.hypot(a, b),
     "logaddexp": lambda T, a, b: T.logaddexp(a, b),
@@ -368,7 +375,7 @@ def test_not_implemented_nodes_raise_in_backward():
     ("xlogy", "t"), ("heaviside", "t"), ("clamp_min", 0.5), ("clamp_min", "t"),
     ("clamp_max", 0.5), ("clamp_max", "t"), ("logical_and", "t"), ("logical_or", "t"),
     ("logical_xor", "t"), ("bitwise_and", 6), ("bitwise_or", "i"), ("bitwise_xor", "i"),
-    ("xlogy", 0), ("clamp_min", 2)])
+    ("xlogy", 0), ("clamp_min", 2), ("multiply", "t"), ("divide", 2.0), ("subtract", "t")])
 def test_binary_inplace(name, other):
     def program(T):
         x = T.tensor(A, requires_grad=True)

@@ -602,6 +602,7 @@ FD = {
         a, T.tensor([2, 0, 1]), dim=1) ** 2, [((2, 3), "randn")]),
     "diag_embed": (lambda T, a: T.diag_embed(a, 1) ** 2, [((2, 3), "randn")]),
     "diag": (lambda T, a: T.diag(a, -1) ** 2, [((3, 3), "randn")]),
+    "diagflat": (lambda T, a: T.diagflat(a, -1) ** 2, [((2, 2), "randn")]),
     "trace": (lambda T, a: T.trace(a) * a, [((3, 2), "randn")]),
     "block_diag": (lambda T, a, b: T.block_diag(a, b) ** 2, [((2, 2), "randn"), ((3,), "randn")]),
     "kron": (lambda T, a, b: T.kron(a, b) ** 2, [((2, 2), "randn"), ((3,), "randn")]),

@@ -19,7 +19,7 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import jax
@@ -77,6 +77,19 @@ SETUP_CONTEXT_MESSAGE = (
 NO_VMAP_MESSAGE = (
     "You tried to vmap over {}, but it does not have vmap support. Please override and implement "
     "the vmap staticmethod or set generate_vmap_rule=True. For more details, please see "
+    "https://pytorch.org/docs/main/notes/extending.func.html")
+_FUNCTORCH_DIFFERENTIATING = ("grad", "jvp", "jacfwd")
+BOTH_VMAP_RULES_MESSAGE = (
+    "You tried to vmap over {}, but it has both generate_vmap_rule=True and an overridden vmap "
+    "staticmethod. Please set generate_vmap_rule=False or delete the overridden vmap "
+    "staticmethod to avoid ambiguity. For more details, please see "
+    "https://pytorch.org/docs/main/notes/extending.func.html")
+VMAP_RETURNS_MESSAGE = ("Expected the vmap staticmethod to have two returns, an output and "
+                        "out_dims with pytree structure compatible with the output. ")
+INCOMPATIBLE_OUT_DIMS_MESSAGE = (
+    "The autograd.Function's vmap staticmethod returned an incompatible (output, out_dims) "
+    "tuple. Expected out_dims={} to be compatible with the structure of `output`. out_dims has "
+    "structure {} but output has structure {}. For more details, please see "
     "https://pytorch.org/docs/main/notes/extending.func.html")
 NO_JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Function to use it "
                   "with forward mode AD.")
@@ -331,8 +344,12 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._backward_cls = type(f"{cls.__name__}Backward", (BackwardCFunction,),
-                                 {"_forward_cls": cls, "__module__": "jaxgrad.autograd.function"})
+        # torch.func runs a Function inside its grad/jvp levels as a generated copy, whose
+        # node is <Name>GeneratedBackward
+        cls._backward_cls, cls._generated_backward_cls = (
+            type(f"{cls.__name__}{suffix}", (BackwardCFunction,),
+                 {"_forward_cls": cls, "__module__": "jaxgrad.autograd.function"})
+            for suffix in ("Backward", "GeneratedBackward"))
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
@@ -388,7 +405,8 @@ class Function:
             isinstance(a, Tensor) and a.requires_grad for a in args)
         edges = tuple(a._gradient_edge() if differentiable and a.requires_grad else None
                       for a in args if isinstance(a, Tensor))
-        ctx = cls._backward_cls(edges, args)
+        generated = any(k in _FUNCTORCH_DIFFERENTIATING for k in stack.kinds)
+        ctx = (cls._generated_backward_cls if generated else cls._backward_cls)(edges, args)
         if _profiler.active:
             return _profiler.record_op(cls.__name__, args,
                                        lambda: cls._forward(ctx, args, split, differentiable))
@@ -405,9 +423,12 @@ class Function:
         kinds = stack.kinds
         if not split and any(k != "eager" for k in kinds):
             raise RuntimeError(SETUP_CONTEXT_MESSAGE)
-        if (any(k in VMAP_KINDS for k in kinds) and not cls.generate_vmap_rule
-                and cls.vmap is Function.vmap):
-            raise RuntimeError(NO_VMAP_MESSAGE.format(cls.__name__))
+        if any(k in VMAP_KINDS for k in kinds):
+            overridden = cls.vmap is not Function.vmap
+            if cls.generate_vmap_rule and overridden:
+                raise RuntimeError(BOTH_VMAP_RULES_MESSAGE.format(cls.__name__))
+            if not cls.generate_vmap_rule and not overridden:
+                raise RuntimeError(NO_VMAP_MESSAGE.format(cls.__name__))
         if any(k in FORWARD_KINDS for k in kinds) and getattr(cls, "jvp", None) is None:
             raise NotImplementedError(NO_JVP_MESSAGE)
 
@@ -416,7 +437,7 @@ class Function:
                  differentiable: bool) -> Any:
         forward_ad = _forward_ad.active  # tangents come from jvp, not from forward's ops
         inputs = [a._value if isinstance(a, Tensor) else None for a in args]
-        with no_grad(), _forward_ad.suspended() if forward_ad else nullcontext():
+        with no_grad(), _forward_ad.suspended():
             if split:
                 outputs = cls.forward(*args)
                 cls.setup_context(ctx, args, outputs)
@@ -454,8 +475,13 @@ def _apply_vmap_rule(cls: type, args: tuple, kwargs: dict) -> Any:
     the level's batch size, each argument's batch dim and the batched values one level down
     (concrete outside ``jax.jit``: a forward that calls numpy works), through
     ``jax.custom_batching.custom_vmap``; its outputs' ``out_dims`` say which are batched."""
+    if any(isinstance(v, Tensor) for v in P.flatten(kwargs)[0]):
+        raise NotImplementedError(
+            "Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass "
+            f"kwarg-only Tensors to autograd.Function. Got: {kwargs}")
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
     structure: list = []
+    randomness = stack.randomness[-1] if stack.randomness else "error"
 
     def with_arrays(arrays: tuple) -> list:
         full = list(args)
@@ -473,10 +499,14 @@ def _apply_vmap_rule(cls: type, args: tuple, kwargs: dict) -> Any:
         for i, batched in zip(positions, in_batched):
             in_dims[i] = 0 if batched else None
         with _level_below():
-            out, out_dims = cls.vmap(VmapInfo(axis_size, "error"), tuple(in_dims),
-                                     *with_arrays(arrays))
+            result = cls.vmap(VmapInfo(axis_size, randomness), tuple(in_dims),
+                              *with_arrays(arrays), **kwargs)
+        out, out_dims = _checked_vmap_returns(result)
         flat = _flat_outputs(out, structure)
-        dims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(flat)
+        dims = P.broadcast_to_and_flatten(out_dims, P.flatten(out)[1])
+        if dims is None:
+            raise RuntimeError(INCOMPATIBLE_OUT_DIMS_MESSAGE.format(
+                out_dims, P.pprint(P.flatten(out_dims)[1]), P.pprint(P.flatten(out)[1])))
         return (tuple(a if d is None else jnp.moveaxis(a, d, 0) for a, d in zip(flat, dims)),
                 tuple(d is not None for d in dims))
 
@@ -484,6 +514,15 @@ def _apply_vmap_rule(cls: type, args: tuple, kwargs: dict) -> Any:
     batched_call.def_vmap(rule)
     outs = [Tensor._make(a) for a in batched_call(*[args[i]._value for i in positions])]
     return outs[0] if structure[0] is None else tuple(outs)
+
+
+def _checked_vmap_returns(result: Any) -> tuple[Any, Any]:
+    """A vmap staticmethod's ``(output, out_dims)``, with torch's errors for anything else."""
+    if not isinstance(result, tuple):
+        raise RuntimeError(VMAP_RETURNS_MESSAGE + f"Got a {type(result)} instead")
+    if len(result) != 2:
+        raise RuntimeError(VMAP_RETURNS_MESSAGE + f"Got {len(result)} returns instead")
+    return result
 
 
 def _flat_outputs(out: Any, structure: list) -> tuple:

@@ -7,12 +7,13 @@ gradient), exactly torch's ``next_functions``. Each node class is named as torch
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from . import anomaly as _anomaly
@@ -128,6 +129,18 @@ def disable_saved_tensors_hooks(message: str | None) -> None:
     state.disabled_message = message
     if message is not None and state.stack:
         raise RuntimeError(message)
+
+
+@contextlib.contextmanager
+def saved_tensors_hooks_disabled(message: str) -> Iterator[None]:
+    """Inside the block, default saved-tensor hooks raise ``RuntimeError(message)`` (torch's
+    ``disable_saved_tensors_hooks``); the previous state comes back on exit."""
+    previous = saved_hooks_state.disabled_message
+    try:
+        disable_saved_tensors_hooks(message)
+        yield
+    finally:
+        disable_saved_tensors_hooks(previous)
 
 
 class _RunningGraphTasks(threading.local):

@@ -26,6 +26,7 @@ class _Stack(threading.local):
     def __init__(self) -> None:
         self.kinds: list[str] = []  # outermost first
         self.marks: list[int] = []  # each level's storage birth mark (storage.new_birth_mark)
+        self.randomness: list[str] = []  # each vmap level's randomness, outermost first
 
 
 stack = _Stack()

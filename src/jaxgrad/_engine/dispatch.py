@@ -345,9 +345,7 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
         if not isinstance(args[0], Tensor) and op.inputs and isinstance(args[0], _NOT_TENSORS):
             raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
-    out = _run_forward(op, skey, compute_dtype, None, args, aux)
-    if not _state.grad and not _state.rule_depth and _traced(out):
-        out = _constant_to_jax(out)
+    out = constant_if_no_grad(_run_forward(op, skey, compute_dtype, None, args, aux))
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
     if _state.grad and (op.grads or op.variadic) and any(
@@ -362,11 +360,20 @@ def _traced(out: Any) -> bool:
     return isinstance(out[0] if isinstance(out, tuple) else out, jax.core.Tracer)
 
 
-def _constant_to_jax(out: Any) -> Any:
-    """An op run under ``no_grad`` (or ``inference_mode``) while JAX differentiates: a constant
-    to reverse mode, as torch.func's grad levels see it (``stop_gradient``); forward mode
-    (``jvp``, innermost) ignores grad mode, as torch's dual tensors do."""
-    return out if in_forward_mode() else jax.lax.stop_gradient(out)
+def constant_if_no_grad(out: Any) -> Any:
+    """What an op (or a transform) computes under a user's ``no_grad`` (or ``inference_mode``)
+    while JAX differentiates: a constant to reverse mode, as torch.func's grad levels see it
+    (``stop_gradient``). Forward mode (``jvp``, innermost) ignores grad mode, as torch's dual
+    tensors do, but not forward grad switched off (``_set_fwd_grad_enabled(False)``). An
+    ``autograd.Function``'s rule running with recording off is not a user's ``no_grad``: its
+    values stay differentiable."""
+    if (_state.grad and _forward_ad.is_enabled()) or not _traced(out):
+        return out  # (the common case first)
+    if in_forward_mode():
+        constant = not _forward_ad.is_enabled()
+    else:
+        constant = not _state.grad and not _state.rule_depth
+    return jax.lax.stop_gradient(out) if constant else out
 
 
 def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux: tuple) -> Any:

@@ -145,6 +145,11 @@ def is_enabled() -> bool:
     return _enabled
 
 
+def is_suspended() -> bool:
+    """Whether propagation is suspended (inside an ``autograd.Function``'s forward)."""
+    return bool(_suspended)
+
+
 def set_enabled(mode: bool) -> None:
     global _enabled
     _enabled = bool(mode)

@@ -22,17 +22,25 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._core.grad_mode import enable_grad, is_grad_enabled
-from .._core.graph import ACCUMULATE_SEQ, Node, node_class, sequence_mark
+from .._core.grad_mode import enable_grad, inference_mode, is_grad_enabled
+from .._core.graph import (
+    ACCUMULATE_SEQ,
+    Node,
+    node_class,
+    saved_tensors_hooks_disabled,
+    sequence_mark,
+)
 from .._core.jax_compat import conj_complex, torch_vjp
 from .._core.jax_setup import x64_scope
 from .._core.tensor import Tensor
 from .._core.transform_stack import (
     capturing_outer_tensors,
     is_differentiable_array,
+    stack,
     under_transform,
 )
-from .._engine.dispatch import apply, vjp_op
+from .._engine import forward_ad
+from .._engine.dispatch import apply, constant_if_no_grad, vjp_op
 from .._engine.forward_ad import check_tangent_size
 from .._functions import random as _random
 from .._functions.joins import cat
@@ -73,8 +81,34 @@ def _as_user_configured() -> contextlib.AbstractContextManager:
     return jax.enable_x64(_depth.user_x64)
 
 
+_NO_SAVED_TENSOR_HOOKS = ("jaxgrad.func.{grad, vjp, jacrev, hessian} don't yet support saved "
+                          "tensor hooks. Please open an issue with your use case.")
+
+
+@contextlib.contextmanager
+def _transform_level() -> Iterator[None]:
+    """How torch.func runs the function of a differentiating transform: grad mode and forward
+    grad on, inference mode off, whatever the caller's modes (they apply to its own level)."""
+    forward_grad = forward_ad.is_enabled()
+    forward_ad.set_enabled(True)
+    try:
+        with inference_mode(False), enable_grad():
+            yield
+    finally:
+        forward_ad.set_enabled(forward_grad)
+
+
 def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
     return Tensor._make(array, requires_grad=requires_grad)
+
+
+def _result(array: Any, name: str) -> Tensor:
+    """A transform's result: a normal tensor even in inference mode, except vmap's (torch.func's
+    differentiating levels unwrap to tensors made outside it)."""
+    t = _wrap(array)
+    if name != "VmapBackward":
+        t._inference = False
+    return t
 
 
 # --- torch's reverse mode on JAX's: complex conjugation -----------------------------------------
@@ -186,7 +220,9 @@ def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Ten
     arrays = [t._value for t in tensors]
     if not is_grad_enabled() or _depth.value:
         with _tracing():
-            return [_wrap(a) for a in fn(*arrays)]
+            outs = fn(*arrays)
+        # under no_grad inside an outer transform: constants to the outer levels, as torch.func's
+        return [_result(constant_if_no_grad(a), name) for a in outs]
     diff = _connecting(tensors)
     mark = sequence_mark()
     with capturing_outer_tensors() as found:
@@ -195,7 +231,7 @@ def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Ten
     if captured:
         outs, pullback = _traced_vjp(fn, arrays, diff, captured)
     inputs = [tensors[i] for i in diff] + captured
-    results = [_wrap(o) for o in outs]
+    results = [_result(o, name) for o in outs]
     if not inputs:
         return results
     meta = tuple((o.shape, o.dtype) for o in outs)
@@ -355,6 +391,7 @@ def grad(func: Callable, argnums: argnums_t = 0, has_aux: bool = False) -> Calla
     return wrapper
 
 
+@saved_tensors_hooks_disabled(_NO_SAVED_TENSOR_HOOKS)
 def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
                     kwargs: dict) -> tuple[Any, Any]:
     argnums = _check_argnums(argnums, len(args))
@@ -368,7 +405,7 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
         def value(d: list) -> tuple:
             for k, a in zip(pos, d):
                 arrays[k] = a
-            with enable_grad(), under_transform("grad"), _as_user_configured():
+            with _transform_level(), under_transform("grad"), _as_user_configured():
                 a, kw = call.rebuild(arrays, rg)  # (tensors of this level: not captured)
                 out = func(*a, **kw)
             aux = None
@@ -439,7 +476,7 @@ class _Traced:
         arrays = list(self.arrays)
         for k, a in zip(self.pos, d):
             arrays[k] = a
-        with enable_grad(), under_transform(self.kind), _as_user_configured():
+        with _transform_level(), under_transform(self.kind), _as_user_configured():
             a, kw = self.call.rebuild(arrays, self.rg)  # (tensors of this level: not captured)
             out = self.func(*a, **kw)
         aux = None
@@ -473,14 +510,14 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     pos = list(range(len(call.tensors)))
     f = _Traced(func, call, pos, [t._value for t in call.tensors], "vjp(f, *primals)", has_aux,
                 check_float=True)
-    with _tracing():
+    with _tracing(), saved_tensors_hooks_disabled(_NO_SAVED_TENSOR_HOOKS):
         outs, pullback, aux = torch_vjp(f, [t._value for t in flat_primals], has_aux=True)
     out_spec = f.out_spec
     outputs_of = lambda *arrays: f(list(arrays))[0]  # primals -> outputs
     # primals that require grad connect the outputs and the vjp_fn's results to the outer graph
     connected = bool(_connecting(flat_primals))
     results = (_run("VjpBackward", outputs_of, flat_primals) if connected
-               else [_wrap(o) for o in outs])
+               else [_result(o, "VjpBackward") for o in outs])
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
                ) -> Any:
@@ -502,11 +539,11 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         def products(*arrays: Any) -> tuple:
             return tuple(torch_vjp(outputs_of, *arrays[:n])[1](tuple(arrays[n:])))
 
-        if connected or _connecting(cts):
+        if _connecting(flat_primals) or _connecting(cts):  # (grad mode now, as torch's)
             return P.unflatten(_run("VjpBackward", products, [*flat_primals, *cts]),
                                primals_spec)
         (g,) = pullback(tuple(c._value for c in cts))
-        return P.unflatten([_wrap(x) for x in g], primals_spec)
+        return P.unflatten([_result(x, "VjpBackward") for x in g], primals_spec)
 
     result = P.unflatten(results, out_spec)
     if has_aux:
@@ -619,7 +656,12 @@ def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
             jac = [[r[start:start + o.size].reshape(o.shape + p.shape) for r, p in
                     zip(rows, primals)] for o, start in zip(outs, _starts(outs))]
         else:
-            jac, aux = jax.jacfwd(f, has_aux=True)(primals)
+            def real_outputs(d: list) -> tuple:
+                outs, aux = f(d)
+                _no_complex(kind, [_wrap(o) for o in outs], is_input=False)
+                return outs, aux
+
+            jac, aux = jax.jacfwd(real_outputs, has_aux=True)(primals)
         return [a for row in jac for a in row] + list(aux), (f.out_spec, f.aux_spec)
 
     outs, (out_spec, aux_spec) = _call("JacobianBackward", call.tensors, body)
@@ -673,7 +715,8 @@ def jacrev(func: Callable, argnums: argnums_t = 0, *, has_aux: bool = False,
 
     @functools.wraps(func)
     def wrapper(*args: Any) -> Any:
-        return _jacobian("jacrev", func, argnums, has_aux, chunk_size, args)
+        with saved_tensors_hooks_disabled(_NO_SAVED_TENSOR_HOOKS):
+            return _jacobian("jacrev", func, argnums, has_aux, chunk_size, args)
 
     return wrapper
 
@@ -723,20 +766,25 @@ def _check_randomness(randomness: str) -> None:
 def _randomness(mode: str, keys: Any) -> Iterator[None]:
     """Random draws inside a vmapped function: refused (``error``), one draw broadcast over the
     batch (``same``: JAX's behaviour for an unbatched key), or one key per batch element
-    (``different``: ``keys`` is the batched key, folded with a counter per draw)."""
-    if mode == "same":
-        yield
-        return
-    count = [0]
+    (``different``: ``keys`` is the batched key, folded with a counter per draw). The mode is
+    on the transform stack for the level's ``autograd.Function`` vmap rules (``info``)."""
+    stack.randomness.append(mode)
+    try:
+        if mode == "same":
+            yield
+            return
+        count = [0]
 
-    def next_key() -> Any:
-        if mode == "error":
-            raise RuntimeError(RANDOM_ERROR)
-        count[0] += 1
-        return jax.random.fold_in(keys, count[0])
+        def next_key() -> Any:
+            if mode == "error":
+                raise RuntimeError(RANDOM_ERROR)
+            count[0] += 1
+            return jax.random.fold_in(keys, count[0])
 
-    with _random.keys_from(next_key):
-        yield
+        with _random.keys_from(next_key):
+            yield
+    finally:
+        stack.randomness.pop()
 
 
 def _name(func: Any) -> str:

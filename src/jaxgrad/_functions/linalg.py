@@ -605,6 +605,20 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(V.DIAGONAL_COPY, input, offset=diagonal, dim1=0, dim2=1)
 
 
+@declare('diagflat(Tensor self, int offset=0) -> Tensor', variants='function method')
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A square matrix with the flattened ``input`` on its ``offset``-th diagonal
+    (DiagEmbedBackward0 over a ViewBackward0, as torch builds it).
+
+    >>> import jaxgrad
+    >>> jaxgrad.diagflat(jaxgrad.tensor([[1, 2]]), 1)
+    tensor([[0, 1, 0],
+            [0, 0, 2],
+            [0, 0, 0]])
+    """
+    return apply(V.DIAG_EMBED, input.contiguous().view(-1), offset=offset, dim1=0, dim2=1)
+
+
 @declare('trace(Tensor self) -> Tensor')
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (integers sum to int64); TraceBackward0.

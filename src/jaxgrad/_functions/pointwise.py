@@ -153,7 +153,8 @@ def mul(input: Any, other: Any) -> Tensor:
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor',
     numbers_as_tensors=True, variants='function method out')
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-    """True division (``rounding_mode='floor'``/``'trunc'`` are not differentiable).
+    """True division, or rounded down (``rounding_mode='floor'``) or toward zero (``'trunc'``),
+    whose gradients are zeros (DivBackward2).
 
     >>> import jaxgrad
     >>> jaxgrad.div(jaxgrad.tensor([5.0, -5.0]), 2, rounding_mode='floor')
@@ -163,13 +164,12 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return mul(apply(E.RECIPROCAL, other), input)
     check_broadcast(input, other)
     if rounding_mode is not None:
-        q = div(input.detach(), other.detach() if isinstance(other, Tensor) else other)
-        fn = jnp.floor if rounding_mode == "floor" else jnp.trunc
-        out = Tensor._make(fn(q._value))
-        common = _dtypes.result_type(
-            [(input.dtype, input.ndim)] + ([(other.dtype, other.ndim)] if isinstance(
-                other, Tensor) else []), [] if isinstance(other, Tensor) else [other])
-        return out.to(common)
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or "
+                               f"'floor' but found '{rounding_mode}'")
+        other = number_or_tensor(other)
+        _check_zero_division(input, other)
+        return apply(E.DIV_MODE, input, other, rounding_mode=rounding_mode)
     return apply(E.DIV, input, number_or_tensor(other))
 
 
@@ -933,9 +933,12 @@ def _logical_(row: Any, input: Tensor, other: Tensor) -> Tensor:
     return apply_inplace(row, input, other)
 
 
-# torch's other names: numpy's arc- functions and ``fix`` (the same ops, nodes and forms)
+# torch's other names: numpy's arc- functions, ``fix`` and the spelled-out arithmetic (the
+# same ops, nodes and forms)
 for _alias, _target in (("fix", "trunc"), ("arcsin", "asin"), ("arccos", "acos"),
                         ("arctan", "atan"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
-                        ("arctanh", "atanh"), ("arctan2", "atan2")):
+                        ("arctanh", "atanh"), ("arctan2", "atan2"), ("multiply", "mul"),
+                        ("divide", "div"), ("subtract", "sub"), ("negative", "neg"),
+                        ("absolute", "abs")):
     globals()[_alias] = declare_alias(_alias, _target)
     globals()[_alias + "_"] = declare_alias(_alias + "_", _target + "_")

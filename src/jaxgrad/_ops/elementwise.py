@@ -843,6 +843,31 @@ REMAINDER_SCALAR_SELF = Op("remainder", "NotImplemented",
                            inputs=("other",), aux=("self",), promote="common",
                            grads={"other": _not_implemented("remainder")})
 _FLOOR_DIVIDE = _divmod_kernel(_floor_divide, "div_floor_cpu")
+
+def _rounded_divide(x, y, rounding_mode):
+    """torch's div_floor and div_trunc kernels (integers divide exactly, C's way for trunc)."""
+    if x.dtype == jnp.bool_:
+        raise _no_kernel(f"div_{rounding_mode}_cpu", x.dtype)
+    if rounding_mode == "floor":
+        return _floor_divide(x, y)
+    if _integral(x.dtype):
+        return jax.lax.div(x, jnp.asarray(y, x.dtype))
+    return jnp.trunc(_true_divide(x, y))
+
+
+def _rounded_divide_self_grad(grad, other, rounding_mode):
+    return jnp.zeros_like(grad)  # (the arguments torch's formula names, and saves)
+
+
+def _rounded_divide_other_grad(grad, self, other, rounding_mode):
+    return jnp.zeros_like(grad)
+
+
+# div with a rounding mode: piecewise constant, so torch's formulas (and tangent) are zeros
+DIV_MODE = Op("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+              "DivBackward2", _rounded_divide, promote="common", numbers_as_tensors=True,
+              grads={"self": _rounded_divide_self_grad, "other": _rounded_divide_other_grad})
+
 # per form (out of place, in place: the backward's message names it): Tensor other, Scalar other
 FLOOR_DIVIDE = tuple(
     Op("floor_divide", "NotImplemented", _FLOOR_DIVIDE, inputs=("self", "other"),

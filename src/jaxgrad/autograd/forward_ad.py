@@ -113,8 +113,14 @@ class dual_level:
 
 
 def _is_fwd_grad_enabled() -> bool:
-    """Whether forward grad is computed (torch's private switch)."""
-    return _forward_ad.is_enabled()
+    """Whether forward grad is computed (torch's private switch; off inside an
+    ``autograd.Function``'s forward, as in torch).
+
+    >>> from jaxgrad.autograd import forward_ad
+    >>> forward_ad._is_fwd_grad_enabled()
+    True
+    """
+    return _forward_ad.is_enabled() and not _forward_ad.is_suspended()
 
 
 class _set_fwd_grad_enabled:

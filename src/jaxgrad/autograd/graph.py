@@ -24,10 +24,9 @@ from .._core.graph import GradientEdge as GradientEdge
 from .._core.graph import Node as _NodeBase
 from .._core.graph import RemovableHandle as _RemovableHandle
 from .._core.graph import current_graph_task_id as _current_graph_task_id
-from .._core.graph import disable_saved_tensors_hooks as _disable
 from .._core.graph import pop_saved_tensors_hooks as _pop
 from .._core.graph import push_saved_tensors_hooks as _push
-from .._core.graph import saved_hooks_state as _hooks_state
+from .._core.graph import saved_tensors_hooks_disabled as _hooks_disabled
 from .._core.graph import will_engine_execute_node as _will_engine_execute_node
 from .._core.storage import write_watchers as _write_watchers
 from .._core.tensor import Tensor
@@ -226,12 +225,8 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
     ...         print(e)
     no hooks here
     """
-    previous = _hooks_state.disabled_message
-    try:
-        _disable(error_message)
+    with _hooks_disabled(error_message):
         yield
-    finally:
-        _disable(previous)
 
 
 class _MultiHandle(_RemovableHandle):
