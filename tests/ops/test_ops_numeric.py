@@ -591,6 +591,11 @@ FD = {
     "unflatten": (lambda T, a: a.unflatten(1, (2, 2)) ** 2, [((2, 4), "randn")]),
     "unfold": (lambda T, a: a.unfold(1, 2, 1) ** 2, [((2, 4), "randn")]),
     "as_strided": (lambda T, a: a.as_strided((3, 2), (1, 2)) ** 2, [((2, 3), "randn")]),
+    # an expanded input: its gradient is divided among the input elements sharing storage
+    "as_strided_expanded": (lambda T, a: a.expand(3, 3).as_strided((3, 3), (0, 1), 0) ** 2,
+                            [((3,), "randn")]),
+    "as_strided_expanded_t": (lambda T, a: a.expand(2, 3).as_strided((2, 2), (1, 0), 1) ** 2,
+                              [((3,), "randn")]),
     "unsqueeze_": (lambda T, a: (a * 1).unsqueeze_(0).t_() ** 2, [((3,), "randn")]),
     "transpose_": (lambda T, a: (a * 1).transpose_(0, 1) * a.t(), [((2, 3), "randn")]),
     "flip": (lambda T, a: a.flip(0, 1) * a, [((2, 3), "randn")]),

@@ -313,44 +313,72 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     return tuple(grids)
 
 
-@declare('atleast_1d(Tensor self) -> Tensor', variants='function')
-def atleast_1d(input: Tensor) -> Tensor:
-    """``input`` with at least one dim (a 0-d tensor becomes shape ``(1,)``).
+def _one_atleast_1d(t: Tensor) -> Tensor:
+    return reshape(t, (1,)) if t.ndim == 0 else t
+
+
+def _one_atleast_2d(t: Tensor) -> Tensor:
+    if t.ndim == 0:
+        return reshape(t, (1, 1))
+    return unsqueeze(t, 0) if t.ndim == 1 else t
+
+
+def _one_atleast_3d(t: Tensor) -> Tensor:
+    if t.ndim == 0:
+        return reshape(t, (1, 1, 1))
+    if t.ndim == 1:
+        return unsqueeze(unsqueeze(t, 0), -1)
+    return unsqueeze(t, -1) if t.ndim == 2 else t
+
+
+def _atleast(name: str, one: Any, tensors: tuple) -> Any:
+    """torch's atleast_*d: one tensor gives a tensor; several (or one list or tuple of them)
+    give a tuple."""
+    given = tensors[0] if len(tensors) == 1 else tensors
+    if isinstance(given, Tensor):
+        return one(given)
+    if isinstance(given, (list, tuple)) and all(isinstance(t, Tensor) for t in given):
+        return tuple(one(t) for t in given)
+    got = ", ".join(type(t).__name__ for t in tensors)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
+                    "expected one of:\n * (Tensor input)\n * (tuple of Tensors tensors)")
+
+
+@declare('atleast_1d(Tensor[] tensors) -> Tensor[]', variants='function')
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least one dim (a 0-d tensor becomes shape ``(1,)``); one tensor
+    gives a tensor, several a tuple.
 
     >>> import jaxgrad
     >>> jaxgrad.atleast_1d(jaxgrad.tensor(1.0))
     tensor([1.])
+    >>> jaxgrad.atleast_1d(jaxgrad.tensor(2.0), jaxgrad.ones(2))
+    (tensor([2.]), tensor([1., 1.]))
     """
-    return reshape(input, (1,)) if input.ndim == 0 else input
+    return _atleast("atleast_1d", _one_atleast_1d, tensors)
 
 
-@declare('atleast_2d(Tensor self) -> Tensor', variants='function')
-def atleast_2d(input: Tensor) -> Tensor:
-    """``input`` with at least two dims (new leading dims of size 1).
+@declare('atleast_2d(Tensor[] tensors) -> Tensor[]', variants='function')
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least two dims (new leading dims of size 1).
 
     >>> import jaxgrad
     >>> jaxgrad.atleast_2d(jaxgrad.tensor([1.0, 2.0])).shape
     jaxgrad.Size([1, 2])
     """
-    if input.ndim == 0:
-        return reshape(input, (1, 1))
-    return unsqueeze(input, 0) if input.ndim == 1 else input
+    return _atleast("atleast_2d", _one_atleast_2d, tensors)
 
 
-@declare('atleast_3d(Tensor self) -> Tensor', variants='function')
-def atleast_3d(input: Tensor) -> Tensor:
-    """``input`` with at least three dims (a vector of n becomes ``(1, n, 1)``, a matrix
+@declare('atleast_3d(Tensor[] tensors) -> Tensor[]', variants='function')
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least three dims (a vector of n becomes ``(1, n, 1)``, a matrix
     ``(m, n, 1)``).
 
     >>> import jaxgrad
     >>> jaxgrad.atleast_3d(jaxgrad.ones(2, 3)).shape
     jaxgrad.Size([2, 3, 1])
     """
-    if input.ndim == 0:
-        return reshape(input, (1, 1, 1))
-    if input.ndim == 1:
-        return unsqueeze(unsqueeze(input, 0), -1)
-    return unsqueeze(input, -1) if input.ndim == 2 else input
+    return _atleast("atleast_3d", _one_atleast_3d, tensors)
 
 
 def _stack_list(name: str, tensors: Any) -> list:

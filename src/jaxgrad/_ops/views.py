@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .._core import jax_compat as compat
@@ -162,10 +163,15 @@ def _strided_of_storage(x, storage, input_layout, layout_out):
 
 def _strided_of_storage_grad(grad, storage, input_layout, layout_out):
     """torch's as_strided_backward: the gradient summed into a zero storage at the view's
-    positions, read back at the input's."""
+    positions, divided (where the input's elements overlap, an expanded input) by how many
+    input elements share each storage element, read back at the input's positions."""
     flat = jnp.zeros(storage.size, grad.dtype).at[_flat_index(layout_out).reshape(-1)].add(
         grad.reshape(-1))
-    return flat[_flat_index(input_layout)]
+    inputs = _flat_index(input_layout)
+    count = np.bincount(inputs.reshape(-1), minlength=storage.size)
+    if count.max(initial=0) > 1:
+        flat = flat / jnp.asarray(np.maximum(count, 1), grad.dtype)
+    return flat[inputs]
 
 
 AS_STRIDED_OF_STORAGE = Op("as_strided", "AsStridedBackward0", _strided_of_storage,
