@@ -965,3 +965,66 @@ def test_function_vmap_rule_sees_the_levels_randomness_and_refuses_keyword_tenso
     same(lambda T: program(T)[1])
     assert (got[2].cls, got[2].message.split("Got:")[0]) == (expected[2].cls,
                                                              expected[2].message.split("Got:")[0])
+
+
+# --- in-place writes on a transform's inputs reach the tensors passed (torch.func's wrappers) ---
+
+def _input_writes_programs():
+    def grad_writes_a_buffer(T):
+        x, buf = data(T), T.zeros(3)
+
+        def f(x, buf):
+            buf.add_(x)
+            buf.mul_(2)
+            return (x * x).sum()
+
+        return T.func.grad(f)(x, buf), buf, buf._version
+
+    def batch_norm_statistics_under_grad(T):
+        bn = T.nn.BatchNorm1d(3)
+        params, buffers = dict(bn.named_parameters()), dict(bn.named_buffers())
+
+        def loss(p, b, inp):
+            return T.func.functional_call(bn, (p, b), (inp,)).sum()
+
+        g = T.func.grad(loss)(params, buffers, data(T, (4, 3)))
+        return ({k: v.detach() for k, v in g.items()}, buffers, bn.running_mean,
+                bn.running_var, bn.num_batches_tracked)
+
+    def vmap_writes_its_batched_input(T):
+        y = data(T, (2, 3))
+        out = T.func.vmap(lambda v: v.mul_(3), in_dims=1)(y)
+        return out.clone(), y, y._version  # (torch's result shares the input's version)
+
+    def vmap_of_jvp_writes_the_primal(T):
+        def push(x, xt, y, yt):
+            def f(x, y):
+                x.copy_(y)
+                return x
+
+            return T.func.jvp(f, (x, y), (xt, yt))
+
+        x, xt, y, yt = (data(T, (3, 2), scale=s) for s in (1.0, 2.0, 3.0, 4.0))
+        out, tangent = T.func.vmap(push, in_dims=1)(x, xt, y, yt)
+        return out.clone(), tangent.clone(), x  # (torch: views sharing the inputs' versions)
+
+    def vjp_and_jacobians_write_inputs(T):
+        a, b, c = data(T), data(T), data(T)
+
+        def f(x):
+            x.add_(1)
+            return x.sin()
+
+        T.func.vjp(f, a)
+        T.func.jacrev(f)(b)
+        T.func.jacfwd(f)(c)
+        return a, b, c, a._version
+
+    return {f.__name__: f for f in (grad_writes_a_buffer, batch_norm_statistics_under_grad,
+                                    vmap_writes_its_batched_input, vmap_of_jvp_writes_the_primal,
+                                    vjp_and_jacobians_write_inputs)}
+
+
+@pytest.mark.parametrize("name", _input_writes_programs())
+def test_input_writes_reach_the_tensors_passed(name):
+    same(_input_writes_programs()[name])

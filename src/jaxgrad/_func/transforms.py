@@ -321,9 +321,27 @@ class _Args:
 
     def rebuild(self, arrays: list, requires_grad: frozenset = frozenset()) -> tuple[tuple, dict]:
         full = list(self.leaves)
+        self.fresh: list[tuple[int, Tensor, int, int]] = []
         for k, (i, a) in enumerate(zip(self.where, arrays)):
-            full[i] = _wrap(a, k in requires_grad)
+            full[i] = t = _wrap(a, k in requires_grad)
+            self.fresh.append((k, t, t._version, t._cell.generation))
         return P.unflatten(full, self.spec)
+
+    def mutations(self) -> tuple[list[tuple[int, int]], list]:
+        """The tensors of the last ``rebuild`` that the function wrote in place (their storage
+        written: by ops, or as batch norm writes its running statistics): ``(index into
+        tensors, version increments)`` each, and their final arrays."""
+        changed = [(k, t, t._version - v) for k, t, v, g in self.fresh
+                   if t._cell.generation != g or t._version != v]
+        return [(k, n) for k, _, n in changed], [t._value for _, t, _ in changed]
+
+
+def _write_back(targets: list[Tensor], mutations: list[tuple[int, int]], values: list) -> None:
+    """What torch.func does to an input its function wrote in place: the write reaches the tensor
+    passed in (its contents, and its version counter by as much)."""
+    for (k, increments), value in zip(mutations, values):
+        targets[k]._write_inplace(value._value if isinstance(value, Tensor) else value,
+                                  increments)
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -418,21 +436,24 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
                     f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
                     f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
             aux_arrays, aux_spec[0] = _unwrap_aux(aux) if has_aux else ([], None)
+            mutations[0], written = call.mutations()
             v = out._value
             # torch: an output that cannot carry a gradient (an integer one) gives zeros
             r = v if is_differentiable_array(v) else jnp.zeros((), d[0].dtype)
-            return r, (v, aux_arrays)
+            return r, (v, aux_arrays, written)
 
         aux_spec: list = [None]
+        mutations: list = [[]]
         primals = [arrays[k] for k in pos]
-        (_, (v, aux_arrays)), g = _value_and_grad(value, has_aux=True)(primals)
-        return [*g, v, *aux_arrays], aux_spec[0]
+        (_, (v, aux_arrays, written)), g = _value_and_grad(value, has_aux=True)(primals)
+        return [*g, v, *aux_arrays, *written], (aux_spec[0], len(aux_arrays), mutations[0])
 
-    outs, aux_spec = _call("GradBackward", call.tensors, body)
+    outs, (aux_spec, n_aux, mutations) = _call("GradBackward", call.tensors, body)
     n = len(flat_diff)
+    _write_back(call.tensors, mutations, outs[n + 1 + n_aux:])
     g = P.unflatten(outs[:n], diff_spec)
     if has_aux:
-        return g, (outs[n], P.unflatten(outs[n + 1:], aux_spec))
+        return g, (outs[n], P.unflatten(outs[n + 1:n + 1 + n_aux], aux_spec))
     return g, outs[n]
 
 
@@ -471,6 +492,8 @@ class _Traced:
         self.rg = frozenset(pos) if requires_grad else frozenset()
         self.out_spec = self.aux_spec = None
         self.independent: list[bool] = []
+        self.n_aux = 0  # the user's aux arrays come first, then the inputs written in place
+        self.mutations: list[tuple[int, int]] = []
 
     def __call__(self, d: list) -> tuple:
         arrays = list(self.arrays)
@@ -492,7 +515,9 @@ class _Traced:
         self.independent = [id(getattr(o._value, "_trace", None)) not in traces for o in flat]
         outs = tuple(o._value for o in flat)
         aux_arrays, self.aux_spec = _unwrap_aux(aux) if self.has_aux else ([], None)
-        return outs, aux_arrays
+        self.n_aux = len(aux_arrays)
+        self.mutations, written = self.call.mutations()
+        return outs, [*aux_arrays, *written]
 
 
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -512,7 +537,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
                 check_float=True)
     with _tracing(), saved_tensors_hooks_disabled(_NO_SAVED_TENSOR_HOOKS):
         outs, pullback, aux = torch_vjp(f, [t._value for t in flat_primals], has_aux=True)
-    out_spec = f.out_spec
+    out_spec, aux, written, mutations = f.out_spec, aux[:f.n_aux], aux[f.n_aux:], f.mutations
     outputs_of = lambda *arrays: f(list(arrays))[0]  # primals -> outputs
     # primals that require grad connect the outputs and the vjp_fn's results to the outer graph
     connected = bool(_connecting(flat_primals))
@@ -545,6 +570,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         (g,) = pullback(tuple(c._value for c in cts))
         return P.unflatten([_result(x, "VjpBackward") for x in g], primals_spec)
 
+    _write_back(call.tensors, mutations, written)
     result = P.unflatten(results, out_spec)
     if has_aux:
         return result, vjp_fn, P.unflatten([_wrap(a) for a in aux], f.aux_spec)
@@ -595,13 +621,14 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
         if strict and any(f.independent):
             raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
                                "independent of the inputs. This is not allowed with strict=True.")
-        return [*outs, *touts, *aux], (f.out_spec, f.aux_spec, len(outs))
+        return [*outs, *touts, *aux], (f.out_spec, f.aux_spec, len(outs), f.n_aux, f.mutations)
 
-    outs, (out_spec, aux_spec, k) = _call("JvpBackward", call.tensors, body)
+    outs, (out_spec, aux_spec, k, n_aux, mutations) = _call("JvpBackward", call.tensors, body)
+    _write_back(flat_p, mutations, outs[2 * k + n_aux:])
     primal_out = P.unflatten(outs[:k], out_spec)
     tangent_out = P.unflatten(outs[k:2 * k], out_spec)
     if has_aux:
-        return primal_out, tangent_out, P.unflatten(outs[2 * k:], aux_spec)
+        return primal_out, tangent_out, P.unflatten(outs[2 * k:2 * k + n_aux], aux_spec)
     return primal_out, tangent_out
 
 
@@ -662,17 +689,20 @@ def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
                 return outs, aux
 
             jac, aux = jax.jacfwd(real_outputs, has_aux=True)(primals)
-        return [a for row in jac for a in row] + list(aux), (f.out_spec, f.aux_spec)
+        return ([a for row in jac for a in row] + list(aux),
+                (f.out_spec, f.aux_spec, f.n_aux, f.mutations))
 
-    outs, (out_spec, aux_spec) = _call("JacobianBackward", call.tensors, body)
+    outs, (out_spec, aux_spec, n_aux, mutations) = _call("JacobianBackward", call.tensors, body)
     m = len(flat_primals)
+    first_aux = out_spec.num_leaves * m
+    _write_back(call.tensors, mutations, outs[first_aux + n_aux:])
     per_out = [P.unflatten(outs[i * m:(i + 1) * m], primals_spec)
                for i in range(out_spec.num_leaves)]
     if isinstance(argnums, int):
         per_out = [j[0] for j in per_out]
     result = P.unflatten(per_out, out_spec)
     if has_aux:
-        return result, P.unflatten(outs[out_spec.num_leaves * m:], aux_spec)
+        return result, P.unflatten(outs[first_aux:first_aux + n_aux], aux_spec)
     return result
 
 
@@ -939,9 +969,14 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
             full = list(flat_args)
             for i, a in zip(tensors, inputs):
                 full[i] = _wrap(a) if flat_dims[i] is not None else _rewrapped(flat_args[i], a)
+            before = {i: (full[i]._version, full[i]._cell.generation) for i in batched}
             traces = {id(getattr(a, "_trace", None)) for a in inputs[:len(batched)]}
             with _randomness(randomness, key), under_transform("vmap"), _as_user_configured():
                 out = func(*P.unflatten(full, spec), **kwargs)
+            # batched inputs written in place: their new values leave as outputs too
+            written = [i for i in batched
+                       if (full[i]._version, full[i]._cell.generation) != before[i]]
+            info["written"] = [(i, full[i]._version - before[i][0]) for i in written]
             leaves, out_spec = P.flatten(out)
             dims = _flat_out_dims(out, out_spec, out_dims, func)
             kept = []
@@ -957,15 +992,18 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
                 else:
                     kept.append(o._value)
             info.update(spec=out_spec, dims=dims, leaves=leaves)
-            return tuple(kept)
+            return (*kept, *(full[i]._value for i in written))
 
         outs = jax.vmap(f, in_axes=([flat_dims[i] for i in tensors], None if keys is None else 0),
                         axis_size=size)(arrays, keys)
-        moved = [jnp.moveaxis(o, 0, d) for o, d in zip(outs, [d for d in info["dims"]
-                                                              if d is not None])]
+        out_dims_kept = [d for d in info["dims"] if d is not None]
+        moved = [jnp.moveaxis(o, 0, d) for o, d in zip(
+            outs, out_dims_kept + [flat_dims[i] for i, _ in info["written"]])]
         return moved, info
 
     outs, info = _call("VmapBackward", [flat_args[i] for i in tensors], body)
-    it = iter(outs)
+    n_kept = sum(d is not None for d in info["dims"])
+    _write_back(flat_args, [(i, n) for i, n in info["written"]], outs[n_kept:])
+    it = iter(outs[:n_kept])
     return P.unflatten([leaf if d is None else next(it)
                         for leaf, d in zip(info["leaves"], info["dims"])], info["spec"])
