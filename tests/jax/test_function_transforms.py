@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import ok, raises
+from differential import attempt, ok, raises, same
 
 
 def functions(T):
@@ -449,3 +449,42 @@ def test_numpy_forward_under_grad():
         return T.func.grad(lambda x: NumpyExp.apply(x).sum())(x)
 
     ok(program)
+
+
+def _once_differentiable_cube(T):
+    class Cube(T.autograd.Function):
+        @staticmethod
+        def forward(input):
+            return input ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        @T.autograd.function.once_differentiable
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 3 * x ** 2
+
+    return Cube
+
+
+def test_once_differentiable_under_vjp_as_torch():
+    """Backward through a vjp_fn's result refuses to differentiate the once_differentiable
+    backward (torch's engine raises); torch.func's grad of it sees zeros (no_grad)."""
+    def engine(T):
+        x, gy = T.tensor(1.5, requires_grad=True), T.tensor(0.7, requires_grad=True)
+        _, vjp_fn = T.func.vjp(_once_differentiable_cube(T).apply, x)
+        (gx,) = vjp_fn(gy)
+        return gx.detach(), gx.requires_grad, attempt(gx.backward)
+
+    def grad_of_vjp(T):
+        def h(x, gy):
+            _, vjp_fn = T.func.vjp(_once_differentiable_cube(T).apply, x)
+            return vjp_fn(gy)[0]
+
+        return T.func.grad(h, argnums=(0, 1))(T.tensor(1.5), T.tensor(0.7))
+
+    same(engine)
+    same(grad_of_vjp)

@@ -542,11 +542,30 @@ def _level_below() -> Iterator[None]:
         stack.kinds.append(kind)
 
 
-def _differentiating() -> list[str]:
-    """"reverse" or "forward" for each active transform that differentiates, innermost first."""
-    return ["reverse" if kind in REVERSE_KINDS else "forward"
+def _differentiating(kinds: bool = False) -> list[str]:
+    """"reverse" or "forward" for each active transform that differentiates, innermost first
+    (``kinds``: the transforms' own kinds, ``grad``, ``eager``, ``jvp``...)."""
+    return [kind if kinds else "reverse" if kind in REVERSE_KINDS else "forward"
             for kind in reversed(stack.kinds)
             if kind in REVERSE_KINDS or kind in FORWARD_KINDS]
+
+
+@jax.custom_vjp
+def _refuse_differentiation(x: Any) -> Any:
+    """The gradient of a ``once_differentiable`` backward, which jaxgrad's engine must not
+    differentiate (torch raises when its backward reaches one)."""
+    return x
+
+
+def _refuse_fwd(x: Any) -> tuple:
+    return x, None
+
+
+def _refuse_bwd(_: Any, g: Any) -> tuple:
+    raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
+
+
+_refuse_differentiation.defvjp(_refuse_fwd, _refuse_bwd)
 
 
 _CTX_FIELDS = frozenset(("_is_tensor_input", "_input_meta", "needs_input_grad", "_to_save",
@@ -617,13 +636,15 @@ class _CustomRule:
         if not self.xs or not self.diff:
             return
         self.identities = []
+        kinds = _differentiating(kinds=True)
         for level, mode in enumerate(modes):
             if mode == "reverse":
                 identity = jax.custom_vjp(_identity)
+                outer = next((k for k in kinds[level + 1:] if k in REVERSE_KINDS), None)
                 # symbolic zeros: an output no gradient reaches comes to backward as None
                 # unless ctx materializes grads (torch.func's set_materialize_grads(False))
                 identity.defvjp(functools.partial(self._forward_residuals, level),
-                                functools.partial(self._backward, "reverse" in modes[level + 1:]),
+                                functools.partial(self._backward, outer),
                                 symbolic_zeros=True)
             else:
                 identity = jax.custom_jvp(_identity)
@@ -667,7 +688,9 @@ class _CustomRule:
         xs, ys, held = (_primal_values(a) for a in (xs, ys, held))
         return self._outer(level, xs, ys, held)
 
-    def _backward(self, outer_reverse: bool, held: list, cotangents: list) -> tuple:
+    def _backward(self, outer_reverse: str | None, held: list, cotangents: list) -> tuple:
+        """The user's backward as this level's rule; ``outer_reverse``: the kind of the
+        reverse-mode transform outside, which differentiates the rule (None: none)."""
         grads: list = [None] * len(self.outs)
         for j, c in zip(self.diff, cotangents):
             if type(c) is not jax.custom_derivatives.SymbolicZero:
@@ -675,8 +698,10 @@ class _CustomRule:
         with recording_off():
             got = self._ctx(held).apply(grads, create_graph=False)
         xs = [None if got[k] is None else got[k]._value.astype(v.dtype) for k, v in self.xs]
-        if outer_reverse and _is_once_differentiable(self.cls):  # torch: no_grad, so zeros
-            xs = [None if g is None else jax.lax.stop_gradient(g) for g in xs]
+        if outer_reverse and _is_once_differentiable(self.cls):
+            # torch.func's grad runs it under no_grad (zeros); torch's engine refuses
+            guard = jax.lax.stop_gradient if outer_reverse == "grad" else _refuse_differentiation
+            xs = [None if g is None else guard(g) for g in xs]
         return xs, [None] * len(self.diff), [None] * len(held)
 
     def _jvp(self, level: int, primals: tuple, tangents: tuple) -> tuple:
