@@ -551,13 +551,14 @@ def _differentiating(kinds: bool = False) -> list[str]:
 
 
 @jax.custom_vjp
-def _refuse_differentiation(x: Any) -> Any:
-    """The gradient of a ``once_differentiable`` backward, which jaxgrad's engine must not
-    differentiate (torch raises when its backward reaches one)."""
+def _refuse_differentiation(x: Any, anchor: Any) -> Any:
+    """``x``, the gradient from a ``once_differentiable`` backward, which jaxgrad's engine must
+    not differentiate: torch raises when its backward reaches one, even where ``x`` is a
+    constant, so the refusal hangs on the incoming gradient (``anchor``) too."""
     return x
 
 
-def _refuse_fwd(x: Any) -> tuple:
+def _refuse_fwd(x: Any, anchor: Any) -> tuple:
     return x, None
 
 
@@ -698,10 +699,12 @@ class _CustomRule:
         with recording_off():
             got = self._ctx(held).apply(grads, create_graph=False)
         xs = [None if got[k] is None else got[k]._value.astype(v.dtype) for k, v in self.xs]
-        if outer_reverse and _is_once_differentiable(self.cls):
-            # torch.func's grad runs it under no_grad (zeros); torch's engine refuses
-            guard = jax.lax.stop_gradient if outer_reverse == "grad" else _refuse_differentiation
-            xs = [None if g is None else guard(g) for g in xs]
+        if outer_reverse == "grad" and _is_once_differentiable(self.cls):
+            xs = [None if g is None else jax.lax.stop_gradient(g) for g in xs]  # no_grad: zeros
+        elif outer_reverse and _is_once_differentiable(self.cls):  # torch's engine refuses
+            anchor = next((g._value for g in grads if g is not None), None)
+            if anchor is not None:
+                xs = [None if g is None else _refuse_differentiation(g, anchor) for g in xs]
         return xs, [None] * len(self.diff), [None] * len(held)
 
     def _jvp(self, level: int, primals: tuple, tangents: tuple) -> tuple:
