@@ -750,6 +750,12 @@ def _no_grad_programs():
             inside = T.func.grad(lambda x: f(x).sum())(x)
         return inside, T.func.grad(lambda x: f(x).sum())(x), T.is_inference_mode_enabled()
 
+    def vmap_of_grad_inside_inference_mode(T):
+        with T.inference_mode():
+            g = T.func.vmap(T.func.grad(lambda v: (v.sin() * v).sum()))(data(T, (3, 2)))
+            batched = T.func.vmap(T.sin)(data(T, (3, 2)))
+        return g, batched.is_inference()
+
     def jacrev_and_vjp_inside_inference_mode(T):
         with T.inference_mode():
             jac = T.func.jacrev(T.sin)(data(T))
@@ -768,6 +774,7 @@ def _no_grad_programs():
 
     return {f.__name__: f for f in (nested_grad_under_no_grad, grad_and_value_under_no_grad,
                                     vmap_under_no_grad_inside_grad, grad_inside_inference_mode,
+                                    vmap_of_grad_inside_inference_mode,
                                     jacrev_and_vjp_inside_inference_mode,
                                     vjp_fn_follows_grad_mode_when_called)}
 

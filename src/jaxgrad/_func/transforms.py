@@ -324,15 +324,15 @@ class _Args:
         self.fresh: list[tuple[int, Tensor, int, int]] = []
         for k, (i, a) in enumerate(zip(self.where, arrays)):
             full[i] = t = _wrap(a, k in requires_grad)
-            self.fresh.append((k, t, t._version, t._cell.generation))
+            self.fresh.append((k, t, t._vc.value, t._cell.generation))
         return P.unflatten(full, self.spec)
 
     def mutations(self) -> tuple[list[tuple[int, int]], list]:
         """The tensors of the last ``rebuild`` that the function wrote in place (their storage
         written: by ops, or as batch norm writes its running statistics): ``(index into
         tensors, version increments)`` each, and their final arrays."""
-        changed = [(k, t, t._version - v) for k, t, v, g in self.fresh
-                   if t._cell.generation != g or t._version != v]
+        changed = [(k, t, t._vc.value - v) for k, t, v, g in self.fresh
+                   if t._cell.generation != g or t._vc.value != v]
         return [(k, n) for k, _, n in changed], [t._value for _, t, _ in changed]
 
 
@@ -969,17 +969,18 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
             full = list(flat_args)
             for i, a in zip(tensors, inputs):
                 full[i] = _wrap(a) if flat_dims[i] is not None else _rewrapped(flat_args[i], a)
-            before = {i: (full[i]._version, full[i]._cell.generation) for i in batched}
+            # (version counters read directly: inference tensors' _version refuses)
+            before = {i: (full[i]._vc.value, full[i]._cell.generation) for i in batched}
             traces = {id(getattr(a, "_trace", None)) for a in inputs[:len(batched)]}
             with _randomness(randomness, key), under_transform("vmap"), _as_user_configured():
                 out = func(*P.unflatten(full, spec), **kwargs)
             # batched inputs written in place: their new values leave as outputs too
             written = [i for i in batched
-                       if (full[i]._version, full[i]._cell.generation) != before[i]]
-            info["written"] = [(i, full[i]._version - before[i][0]) for i in written]
+                       if (full[i]._vc.value, full[i]._cell.generation) != before[i]]
+            info["written"] = [(i, full[i]._vc.value - before[i][0]) for i in written]
             leaves, out_spec = P.flatten(out)
             dims = _flat_out_dims(out, out_spec, out_dims, func)
-            kept = []
+            kept, inference = [], []
             for o, d in zip(leaves, dims):
                 if d is None:
                     if _is_batched(o, traces):
@@ -991,7 +992,8 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
                                      "output?")
                 else:
                     kept.append(o._value)
-            info.update(spec=out_spec, dims=dims, leaves=leaves)
+                    inference.append(o._inference)
+            info.update(spec=out_spec, dims=dims, leaves=leaves, inference=inference)
             return (*kept, *(full[i]._value for i in written))
 
         outs = jax.vmap(f, in_axes=([flat_dims[i] for i in tensors], None if keys is None else 0),
@@ -1003,6 +1005,8 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
 
     outs, info = _call("VmapBackward", [flat_args[i] for i in tensors], body)
     n_kept = sum(d is not None for d in info["dims"])
+    for result, inference in zip(outs, info["inference"]):
+        result._inference = inference  # (torch: vmap's result is its function's, unbatched)
     _write_back(flat_args, [(i, n) for i, n in info["written"]], outs[n_kept:])
     it = iter(outs[:n_kept])
     return P.unflatten([leaf if d is None else next(it)
