@@ -116,7 +116,13 @@ def _unary(schema: str, node: str, forward, formula, doc: str, call: str, output
               doc=_doc(doc, call, output))
 
 
-ABS = _unary("abs(Tensor self) -> Tensor", "AbsBackward0", jnp.abs,
+def _abs(x):
+    if x.dtype == jnp.bool_:  # torch has no abs kernel for bool
+        raise _no_kernel("abs_cpu", x.dtype)
+    return jnp.abs(x)
+
+
+ABS = _unary("abs(Tensor self) -> Tensor", "AbsBackward0", _abs,
              lambda grad, self: grad * sgn(self), "The absolute value of each element.",
              "jaxgrad.abs(jaxgrad.tensor([-1.5, 2.0]))", "tensor([1.5000, 2.0000])", promote=None)
 EXP = _unary("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp,
