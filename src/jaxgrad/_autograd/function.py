@@ -32,6 +32,7 @@ from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, DelayedError, Node, Save
 from .._core.tensor import Tensor
 from .._core.transform_stack import (
     FORWARD_KINDS,
+    FUNCTORCH_DIFFERENTIATING,
     REVERSE_KINDS,
     VMAP_KINDS,
     is_differentiable_array,
@@ -78,7 +79,6 @@ NO_VMAP_MESSAGE = (
     "You tried to vmap over {}, but it does not have vmap support. Please override and implement "
     "the vmap staticmethod or set generate_vmap_rule=True. For more details, please see "
     "https://pytorch.org/docs/main/notes/extending.func.html")
-_FUNCTORCH_DIFFERENTIATING = ("grad", "jvp", "jacfwd")
 BOTH_VMAP_RULES_MESSAGE = (
     "You tried to vmap over {}, but it has both generate_vmap_rule=True and an overridden vmap "
     "staticmethod. Please set generate_vmap_rule=False or delete the overridden vmap "
@@ -405,7 +405,7 @@ class Function:
             isinstance(a, Tensor) and a.requires_grad for a in args)
         edges = tuple(a._gradient_edge() if differentiable and a.requires_grad else None
                       for a in args if isinstance(a, Tensor))
-        generated = any(k in _FUNCTORCH_DIFFERENTIATING for k in stack.kinds)
+        generated = any(k in FUNCTORCH_DIFFERENTIATING for k in stack.kinds)
         ctx = (cls._generated_backward_cls if generated else cls._backward_cls)(edges, args)
         if _profiler.active:
             return _profiler.record_op(cls.__name__, args,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .memory_format import NamedConstant
 from .typename import public_path
 
 
 @public_path("jaxgrad")  # torch prints <class 'torch.layout'>
-class layout:
+class layout(NamedConstant):
     """A tensor memory layout, as ``torch.layout`` (its instances are module constants).
 
     >>> import jaxgrad
@@ -21,16 +22,7 @@ class layout:
     (jaxgrad.strided, False)
     """
 
-    __slots__ = ("_name",)
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return f"jaxgrad.{self._name}"
-
-    def __reduce__(self) -> str:
-        return self._name  # pickled by name: the module constant comes back
+    __slots__ = ()
 
 
 strided = layout("strided")

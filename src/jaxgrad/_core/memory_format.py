@@ -10,14 +10,9 @@ from __future__ import annotations
 from .typename import public_path
 
 
-@public_path("jaxgrad")  # torch prints <class 'torch.memory_format'>
-class memory_format:
-    """A memory layout name, as ``torch.memory_format`` (its instances are module constants).
-
-    >>> import jaxgrad
-    >>> jaxgrad.channels_last, isinstance(jaxgrad.contiguous_format, jaxgrad.memory_format)
-    (jaxgrad.channels_last, True)
-    """
+class NamedConstant:
+    """A torch enum-like value that is a ``jaxgrad`` module constant: printed and pickled by its
+    name (unpickling gives the constant back)."""
 
     __slots__ = ("_name",)
 
@@ -28,7 +23,19 @@ class memory_format:
         return f"jaxgrad.{self._name}"
 
     def __reduce__(self) -> str:
-        return self._name  # pickled by name: the module constant comes back
+        return self._name
+
+
+@public_path("jaxgrad")  # torch prints <class 'torch.memory_format'>
+class memory_format(NamedConstant):
+    """A memory layout name, as ``torch.memory_format`` (its instances are module constants).
+
+    >>> import jaxgrad
+    >>> jaxgrad.channels_last, isinstance(jaxgrad.contiguous_format, jaxgrad.memory_format)
+    (jaxgrad.channels_last, True)
+    """
+
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")

@@ -19,6 +19,8 @@ from .storage import new_birth_mark
 
 REVERSE_KINDS = ("grad", "eager")  # functorch reverse mode; the outer graph / compile(model)
 FORWARD_KINDS = ("jvp", "jacfwd")
+# torch.func's own differentiating levels (torch's jacfwd: a jvp level inside vmap)
+FUNCTORCH_DIFFERENTIATING = ("grad", "jvp", "jacfwd")
 VMAP_KINDS = ("vmap", "jacfwd")  # torch's jacfwd runs the function under vmap
 
 
@@ -65,11 +67,8 @@ def check_not_captured(cell: Any, op_name: str) -> None:
     """torch.func's error for an in-place op, inside a grad or jvp level, on a tensor the
     transformed function captured from outside (its storage is older than the level)."""
     kinds = stack.kinds
-    if kinds and kinds[-1] in _MUTATION_CHECKED and cell.born < stack.marks[-1]:
+    if kinds and kinds[-1] in FUNCTORCH_DIFFERENTIATING and cell.born < stack.marks[-1]:
         raise RuntimeError(CAPTURED_MUTATION.format(op_name))
-
-
-_MUTATION_CHECKED = ("grad", "jvp", "jacfwd")  # (torch's jacfwd: a jvp level inside vmap)
 
 
 class _Captures(threading.local):

@@ -102,12 +102,11 @@ def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
     return Tensor._make(array, requires_grad=requires_grad)
 
 
-def _result(array: Any, name: str) -> Tensor:
-    """A transform's result: a normal tensor even in inference mode, except vmap's (torch.func's
-    differentiating levels unwrap to tensors made outside it)."""
+def _result(array: Any) -> Tensor:
+    """A transform's result: a normal tensor even in inference mode (torch.func's levels unwrap
+    to tensors made outside it; vmap's results then take its function's, ``_flat_vmap``)."""
     t = _wrap(array)
-    if name != "VmapBackward":
-        t._inference = False
+    t._inference = False
     return t
 
 
@@ -222,7 +221,7 @@ def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Ten
         with _tracing():
             outs = fn(*arrays)
         # under no_grad inside an outer transform: constants to the outer levels, as torch.func's
-        return [_result(constant_if_no_grad(a), name) for a in outs]
+        return [_result(constant_if_no_grad(a)) for a in outs]
     diff = _connecting(tensors)
     mark = sequence_mark()
     with capturing_outer_tensors() as found:
@@ -231,7 +230,7 @@ def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Ten
     if captured:
         outs, pullback = _traced_vjp(fn, arrays, diff, captured)
     inputs = [tensors[i] for i in diff] + captured
-    results = [_result(o, name) for o in outs]
+    results = [_result(o) for o in outs]
     if not inputs:
         return results
     meta = tuple((o.shape, o.dtype) for o in outs)
@@ -542,7 +541,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     # primals that require grad connect the outputs and the vjp_fn's results to the outer graph
     connected = bool(_connecting(flat_primals))
     results = (_run("VjpBackward", outputs_of, flat_primals) if connected
-               else [_result(o, "VjpBackward") for o in outs])
+               else [_result(o) for o in outs])
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
                ) -> Any:
@@ -568,7 +567,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
             return P.unflatten(_run("VjpBackward", products, [*flat_primals, *cts]),
                                primals_spec)
         (g,) = pullback(tuple(c._value for c in cts))
-        return P.unflatten([_result(x, "VjpBackward") for x in g], primals_spec)
+        return P.unflatten([_result(x) for x in g], primals_spec)
 
     _write_back(call.tensors, mutations, written)
     result = P.unflatten(results, out_spec)

@@ -45,6 +45,7 @@ from ... import (
 from ... import autograd as _autograd
 from ... import cuda as _cuda
 from ... import set_default_dtype as _set_default_dtype
+from ..._core.dtypes import ALL_DTYPES
 from ..._core.dtypes import dtype as _dtype
 from ..._core.tensor import Tensor
 from ...nn import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -386,8 +387,7 @@ _MAPPINGS = (Mapping, ModuleDict, ParameterDict)
 
 
 def _torch_dtype_exists(array: np.ndarray) -> bool:
-    return array.dtype in (np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64,
-                           np.float16, np.float32, np.float64, np.complex64, np.complex128)
+    return any(array.dtype == d.np for d in ALL_DTYPES)
 
 
 class TestCase(unittest.TestCase):
