@@ -633,6 +633,53 @@ def test_dropout_inplace_bumps_version_and_records_mul():
     ok(program)
 
 
+@pytest.mark.parametrize("feature", [False, True])
+def test_alpha_dropout_keeps_selu_statistics_and_torch_affine_map(feature):
+    """Masks differ from torch's (another generator); what torch fixes is checked: a kept element
+    becomes x a + alpha a p, a dropped one -alpha a (1 - p), the gradient is a where kept, and
+    zero-mean unit-variance inputs keep their statistics."""
+    p = 0.3
+    J.manual_seed(0)
+    x = J.randn(*((40, 50, 100) if feature else (400, 500)), requires_grad=True)
+    f = JF.feature_alpha_dropout if feature else JF.alpha_dropout
+    y = f(x, p, training=True)
+    y.sum().backward()
+    alpha = 1.7580993408473766
+    a = 1 / np.sqrt((alpha ** 2 * p + 1) * (1 - p))
+    g, xv, yv = (np.asarray(t._value) for t in (x.grad, x.detach(), y.detach()))
+    kept = g != 0
+    np.testing.assert_allclose(g[kept], a, rtol=1e-6)
+    np.testing.assert_allclose(yv[kept], xv[kept] * a + alpha * a * p, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(yv[~kept], -alpha * a * (1 - p), rtol=1e-5)
+    assert abs(kept.mean() - (1 - p)) < 0.03 and abs(yv.mean()) < 0.05 and abs(yv.std() - 1) < 0.05
+    if feature:  # each (sample, channel) shares one draw
+        assert (kept.all(axis=-1) | (~kept).all(axis=-1)).all()
+    assert type(y.grad_fn).__name__ == "AddBackward0"
+
+
+ALPHA_DROPOUT = {
+    "eval_is_input": lambda T: (lambda x: F(T).alpha_dropout(x, 0.5) is x)(T.ones(3)),
+    "p0_is_input": lambda T: (lambda x: F(T).alpha_dropout(x, 0.0, True) is x)(T.ones(3)),
+    "p1_zeros": lambda T: (lambda x: (lambda y: (y, next_functions(y.grad_fn)))(
+        F(T).alpha_dropout(x, 1.0, True)))(T.ones(2, 3, requires_grad=True)),
+    "feature_p1_inplace": lambda T: (lambda x: (lambda y: (y is x, x._version))(
+        F(T).feature_alpha_dropout(x, 1.0, True, inplace=True)))(T.ones(2, 3)),
+    "bad_p": lambda T: F(T).alpha_dropout(T.ones(3), 1.5, True),
+    "feature_1d": lambda T: F(T).feature_alpha_dropout(T.ones(3), 0.5, True),
+    "feature_1d_eval": lambda T: F(T).feature_alpha_dropout(T.ones(3), 0.5, False),
+    "module_eval": lambda T: (lambda m: (repr(m), m.eval()(T.ones(2))))(
+        T.nn.AlphaDropout(0.2)),
+    "feature_module_eval": lambda T: (lambda m: (repr(m), m.eval()(T.ones(2, 2))))(
+        T.nn.FeatureAlphaDropout(0.2, inplace=True)),
+    "module_bad_p": lambda T: T.nn.AlphaDropout(-0.1),
+}
+
+
+@pytest.mark.parametrize("name", list(ALPHA_DROPOUT))
+def test_alpha_dropout_edges_match_torch(name):
+    same(ALPHA_DROPOUT[name])
+
+
 # --- shapes that do not broadcast: torch's errors and warnings ----------------------------------
 
 BROADCAST_ERRORS = {

@@ -10,11 +10,15 @@ import pytest
 
 import jaxgrad
 from differential import (
+    captured_warnings,
     distinct_leaf,
     next_functions,
     ok,
     raises,
     run_on_distinct_leaf,
+    same,
+    torch,
+    val,
     weighted_grads,
 )
 
@@ -309,3 +313,71 @@ def test_diagonal(case):
 def test_diagonal_errors():
     raises(lambda T: distinct_leaf(T).diagonal(0, 1, 1))
     raises(lambda T: distinct_leaf(T).diagonal(0, 0, 2))
+
+
+# --- cov and corrcoef: torch's composites (values, grads, weights, errors, warnings) ------------
+
+def _observations(T, shape=(3, 5), dtype=None):
+    n = 1
+    for s in shape:
+        n *= s
+    values = (T.arange(n, dtype=T.float64) * 0.71).sin() * 2
+    return values.reshape(shape).to(dtype or T.float64).requires_grad_()
+
+
+def _cov_grads(T, f, x):
+    """cov's value and gradient (the gradient's version is the engine's business, checked in
+    tests/autograd/test_grad_versions.py)."""
+    out = f(x)
+    (out * T.linspace(0.5, 1.5, out.numel(), dtype=out.dtype).reshape(out.shape)).sum() \
+        .backward()
+    return out, val(x.grad)
+
+
+COV = {
+    "plain": lambda T: _cov_grads(T, T.cov, _observations(T)),
+    "method": lambda T: _cov_grads(T, lambda x: x.cov(correction=0), _observations(T)),
+    "vector": lambda T: _cov_grads(T, T.cov, _observations(T, (6,))),
+    "scalar": lambda T: T.cov(T.tensor(2.0)),
+    "ints": lambda T: T.cov(T.tensor([[1, 2, 4], [3, 5, 1]])),
+    "fweights": lambda T: _cov_grads(T, lambda x: T.cov(x, fweights=T.tensor([1, 2, 0, 3, 1])),
+                                     _observations(T)),
+    "aweights": lambda T: _cov_grads(T, lambda x: T.cov(x, aweights=T.linspace(
+        0.1, 1.0, 5, dtype=T.float64)), _observations(T)),
+    "both_weights": lambda T: _cov_grads(T, lambda x: T.cov(
+        x, correction=2, fweights=T.tensor([1, 2, 1, 3, 1]),
+        aweights=T.linspace(0.1, 1.0, 5, dtype=T.float64)), _observations(T)),
+    "one_observation_one_weight": lambda T: (lambda x: (T.cov(x, fweights=T.tensor([2])), x))(
+        T.tensor([[1.0], [2.0]])),
+    "one_observation_aweights": lambda T: T.cov(T.tensor([[1.0], [2.0]]),
+                                                aweights=T.tensor([0.5])),
+    "no_freedom": lambda T: T.cov(T.tensor([1.0, 2.0, 3.0]), correction=3),
+    "complex": lambda T: T.cov(T.tensor([[1 + 1j, 2 - 1j, 0.5j], [2.0, 1j, -1.0]])),
+    "float32": lambda T: T.cov(_observations(T, dtype=T.float32).detach()),
+    "corrcoef": lambda T: _cov_grads(T, T.corrcoef, _observations(T)),
+    "corrcoef_method_vector": lambda T: _observations(T, (4,)).corrcoef(),
+    "corrcoef_complex": lambda T: T.corrcoef(T.tensor([[1 + 1j, 2 - 1j, 0.5j], [2.0, 1j, 3.0]])),
+    "three_dims": lambda T: T.cov(T.ones(2, 2, 2)),
+    "corrcoef_three_dims": lambda T: T.corrcoef(T.ones(2, 2, 2)),
+    "bool": lambda T: T.cov(T.ones(2, 2, dtype=T.bool)),
+    "fweights_float": lambda T: T.cov(T.ones(2, 3), fweights=T.ones(3)),
+    "fweights_2d": lambda T: T.cov(T.ones(2, 3), fweights=T.ones(1, 3, dtype=T.int64)),
+    "fweights_numel": lambda T: T.cov(T.ones(2, 3), fweights=T.ones(2, dtype=T.int64)),
+    "fweights_negative": lambda T: T.cov(T.ones(2, 3), fweights=T.tensor([1, -1, 1])),
+    "aweights_int": lambda T: T.cov(T.ones(2, 3), aweights=T.ones(3, dtype=T.int64)),
+    "aweights_negative": lambda T: T.cov(T.ones(2, 3), aweights=T.tensor([1.0, -1.0, 1.0])),
+    "weights_sum_zero": lambda T: T.cov(T.ones(2, 3), fweights=T.zeros(3, dtype=T.int64)),
+}
+
+
+@pytest.mark.parametrize("name", list(COV))
+def test_cov_and_corrcoef_match_torch(name):
+    same(COV[name])
+    assert captured_warnings(COV[name], torch) == captured_warnings(COV[name], jaxgrad)
+
+
+def test_cov_second_derivatives_match_finite_differences():
+    x = _observations(jaxgrad, (2, 4))
+    w = jaxgrad.tensor([1, 2, 1, 3])
+    assert jaxgrad.autograd.gradgradcheck(lambda t: jaxgrad.cov(t, fweights=w), (x,))
+    assert jaxgrad.autograd.gradgradcheck(jaxgrad.corrcoef, (x,))

@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import jax
-import jax.custom_batching
 import jax.numpy as jnp
+from jax._src.interpreters.batching import BatchTracer  # (a vmap rule's outputs; not public API)
 
 from .._core.caches import cache
 from .._core.grad_mode import _state, no_grad, recording_off
@@ -71,6 +71,10 @@ CLEARED_ON_ACCESS_MESSAGE = (
     "clear_saved_tensors_on_access=False.")
 ONCE_DIFFERENTIABLE_MESSAGE = (
     "trying to differentiate twice a function that was marked with @once_differentiable")
+RETURNED_INPUT_SAVED_MESSAGE = (
+    "An input that has been returned as-is as output is being saved for backward. This is not "
+    "supported if you override setup_context. You should return and save a view of the input "
+    "instead, e.g. with x.view_as(x) or setup ctx inside the forward function itself.")
 SETUP_CONTEXT_MESSAGE = (
     "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
     "...), it must override the setup_context staticmethod. For more details, please see "
@@ -107,7 +111,8 @@ NO_JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Funct
 # forward's own ops is never used. Higher orders are JAX's: the rule's jaxgrad ops are traced,
 # and each differentiating level has its own rule (the rule of one level returns its outputs
 # through the next level's). Under vmap alone, the ``vmap`` staticmethod batches the call
-# (``_apply_vmap_rule``: ``jax.custom_batching.custom_vmap``); under vmap of a differentiating
+# (``_apply_vmap_rule`` runs it at the level below and makes its outputs the level's batched
+# values, JAX's ``BatchTracer``s); under vmap of a differentiating
 # transform JAX batches the forward and the rule.
 
 @public_path("jaxgrad.autograd.function")
@@ -441,6 +446,7 @@ class Function:
             if split:
                 outputs = cls.forward(*args)
                 cls.setup_context(ctx, args, outputs)
+                _refuse_saving_returned_input(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args)
         dirty = {id(t) for t in ctx._dirty}
@@ -452,6 +458,20 @@ class Function:
         if forward_ad:
             _forward_tangents(cls, ctx, args, outputs, wrapped, dirty)
         return wrapped
+
+
+def _refuse_saving_returned_input(ctx: BackwardCFunction, args: tuple, outputs: Any) -> None:
+    """torch's error when ``setup_context`` saves (for backward or forward) an input that
+    ``forward`` returned as-is without ``mark_dirty``: the output is a view of that input, so
+    the tensor saved is not the one returned."""
+    raw = outputs if isinstance(outputs, tuple) else (outputs,)
+    inputs = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in ctx._dirty}
+    as_is = {id(o) for o in raw if isinstance(o, Tensor) and id(o) in inputs
+             and id(o) not in dirty}
+    saved = (*ctx._to_save, *(ctx._saved_for_forward or ()))
+    if any(t is not None and id(t) in as_is for t in saved):
+        raise RuntimeError(RETURNED_INPUT_SAVED_MESSAGE)
 
 
 class VmapInfo(NamedTuple):
@@ -466,54 +486,65 @@ def _runs_vmap_rule(cls: type, args: tuple) -> bool:
     innermost transform, no differentiating transform is active, and an input is batched."""
     return (stack.kinds[-1] == "vmap" and cls.vmap is not Function.vmap
             and not _differentiating()
-            and any(isinstance(a, Tensor) and isinstance(a._value, jax.core.Tracer)
-                    for a in args))
+            and any(isinstance(a, Tensor) and _batch_trace(a._value) is not None
+                    for a in P.flatten(args)[0]))
 
 
 def _apply_vmap_rule(cls: type, args: tuple, kwargs: dict) -> Any:
-    """``cls.apply`` under vmap as torch.func runs it: the ``vmap`` staticmethod, called with
-    the level's batch size, each argument's batch dim and the batched values one level down
-    (concrete outside ``jax.jit``: a forward that calls numpy works), through
-    ``jax.custom_batching.custom_vmap``; its outputs' ``out_dims`` say which are batched."""
+    """``cls.apply`` under vmap as torch.func runs it: only the ``vmap`` staticmethod, called
+    with the level's batch size, each argument's batch dim where it lies and the batched values
+    one level down (concrete outside ``jax.jit``: a forward that calls numpy works); its
+    ``out_dims`` say where each output is batched, and the outputs become the level's batched
+    values there (``forward`` is not run at this level)."""
     if any(isinstance(v, Tensor) for v in P.flatten(kwargs)[0]):
         raise NotImplementedError(
             "Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass "
             f"kwarg-only Tensors to autograd.Function. Got: {kwargs}")
-    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    structure: list = []
+    leaves, spec = P.flatten(args)
+    level = _innermost_batch_trace([a._value for a in leaves if isinstance(a, Tensor)])
+    in_dims, below = [], []
+    for a in leaves:
+        batched = isinstance(a, Tensor) and _batch_trace(a._value) is level
+        in_dims.append(a._value.batch_dim if batched else None)
+        below.append(Tensor._make(a._value.val) if batched else a)
+    size = next(b.shape[d] for b, d in zip(below, in_dims) if d is not None)
     randomness = stack.randomness[-1] if stack.randomness else "error"
+    with _level_below():
+        result = cls.vmap(VmapInfo(size, randomness), P.unflatten(in_dims, spec),
+                          *P.unflatten(below, spec), **kwargs)
+    out, out_dims = _checked_vmap_returns(result)
+    flat, spec = P.flatten(out)
+    dims = P.broadcast_to_and_flatten(out_dims, spec)
+    if dims is None:
+        raise RuntimeError(INCOMPATIBLE_OUT_DIMS_MESSAGE.format(
+            out_dims, P.pprint(P.flatten(out_dims)[1]), P.pprint(spec)))
+    return P.unflatten([_batched_output(level, o, d) for o, d in zip(flat, dims)], spec)
 
-    def with_arrays(arrays: tuple) -> list:
-        full = list(args)
-        for i, a in zip(positions, arrays):
-            full[i] = Tensor._make(a)
-        return full
 
-    def unbatched(*arrays: Any) -> tuple:
-        with _level_below():
-            out = cls.apply(*with_arrays(arrays), **kwargs)
-        return _flat_outputs(out, structure)
+def _batch_trace(value: Any) -> Any:
+    return getattr(value, "_trace", None) if hasattr(value, "batch_dim") else None
 
-    def rule(axis_size: int, in_batched: list, *arrays: Any) -> tuple:
-        in_dims = [None] * len(args)
-        for i, batched in zip(positions, in_batched):
-            in_dims[i] = 0 if batched else None
-        with _level_below():
-            result = cls.vmap(VmapInfo(axis_size, randomness), tuple(in_dims),
-                              *with_arrays(arrays), **kwargs)
-        out, out_dims = _checked_vmap_returns(result)
-        flat = _flat_outputs(out, structure)
-        dims = P.broadcast_to_and_flatten(out_dims, P.flatten(out)[1])
-        if dims is None:
-            raise RuntimeError(INCOMPATIBLE_OUT_DIMS_MESSAGE.format(
-                out_dims, P.pprint(P.flatten(out_dims)[1]), P.pprint(P.flatten(out)[1])))
-        return (tuple(a if d is None else jnp.moveaxis(a, d, 0) for a, d in zip(flat, dims)),
-                tuple(d is not None for d in dims))
 
-    batched_call = jax.custom_batching.custom_vmap(unbatched)
-    batched_call.def_vmap(rule)
-    outs = [Tensor._make(a) for a in batched_call(*[args[i]._value for i in positions])]
-    return outs[0] if structure[0] is None else tuple(outs)
+def _innermost_batch_trace(values: list) -> Any:
+    """The vmap level (JAX batch trace) of the innermost batched value: the one no other
+    value's batched value lies inside of."""
+    chains = []
+    for v in values:
+        chain = []
+        while _batch_trace(v) is not None:
+            chain.append(v._trace)
+            v = v.val
+        chains.append(chain)
+    inner = {id(t) for chain in chains for t in chain[1:]}
+    return next(chain[0] for chain in chains if chain and id(chain[0]) not in inner)
+
+
+def _batched_output(level: Any, out: Any, out_dim: Any) -> Any:
+    """A vmap rule's output as a value of the vmap level: batched at ``out_dim``."""
+    if out_dim is None or not isinstance(out, Tensor):
+        return out
+    value = out._value
+    return Tensor._make(BatchTracer(level, value, out_dim % max(value.ndim, 1)))
 
 
 def _checked_vmap_returns(result: Any) -> tuple[Any, Any]:
@@ -523,13 +554,6 @@ def _checked_vmap_returns(result: Any) -> tuple[Any, Any]:
     if len(result) != 2:
         raise RuntimeError(VMAP_RETURNS_MESSAGE + f"Got {len(result)} returns instead")
     return result
-
-
-def _flat_outputs(out: Any, structure: list) -> tuple:
-    """The arrays of a Function's output(s); ``structure`` learns whether it was one tensor."""
-    if not structure:
-        structure.append(None if isinstance(out, Tensor) else len(out))
-    return (out._value,) if isinstance(out, Tensor) else tuple(t._value for t in out)
 
 
 @contextmanager

@@ -48,6 +48,7 @@ from .._core.dtypes import complex128, float64, promote_types
 from .._core.grad_mode import set_grad_enabled
 from .._core.graph import GraphRoot
 from .._core.tensor import Tensor
+from .._core.transform_stack import legacy_vmap
 from .._engine import forward_ad as _forward_ad
 from .._engine.dispatch import _FORWARD_AD
 from .._engine.engine import _input_edges, _root_edges, execute, grad
@@ -798,7 +799,8 @@ def _test_batched_grad_forward_ad(func: Callable, inputs: tuple) -> None:
         tangents = [randn_like(current_input) for _ in range(2)]
         expected = [stack(shards) for shards in zip(*[jvp_of(t) for t in tangents])]
         try:
-            result = vmap(jvp_of)(stack(tangents))
+            with legacy_vmap():
+                result = vmap(jvp_of)(stack(tangents))
         except _BATCHING_ERRORS as ex:
             raise GradcheckError(
                 f"While computing batched gradients, got: {_batching_error_text(ex)}\n\n"

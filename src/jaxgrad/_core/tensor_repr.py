@@ -65,6 +65,13 @@ VMAP_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in s
 NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
 
 
+def dynamic_shape_error(op: str) -> str:
+    """torch.func's error for an op whose output shape depends on values, under vmap."""
+    return (f"vmap: We do not support batching operators that can output dynamic shape. "
+            f"Attempted to vmap over aten::{op}. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature.")
+
+
 _GRAD = object()  # a grad or jvp level (a vmap level is its batch dim)
 
 
@@ -88,15 +95,35 @@ def _transform_levels(array: Any) -> tuple[list, Any]:
     under ``jax.jit``)."""
     levels: list = []
     while isinstance(array, jax.core.Tracer):
-        if hasattr(array, "batch_dim") and hasattr(array, "val"):
-            levels.append(array.batch_dim)
-            array = array.val
-        elif hasattr(array, "primal"):
-            levels.append(_GRAD)
-            array = array.primal
-        else:
+        level, array = _peel(array)
+        if level is None:
             return levels, None
+        levels.append(level)
     return levels, array
+
+
+def _peel(tracer: Any) -> tuple[Any, Any]:
+    """One transform level off: (its batch dim or ``_GRAD``, the value inside), or (None, None)
+    for a tracer that holds no value (``jax.jit``'s)."""
+    if hasattr(tracer, "batch_dim") and hasattr(tracer, "val"):
+        return tracer.batch_dim, tracer.val
+    if hasattr(tracer, "primal"):
+        return _GRAD, tracer.primal
+    return None, None
+
+
+def is_batched(array: Any) -> bool:
+    """Whether a vmap level batches ``array``."""
+    return any(level is not _GRAD for level in _transform_levels(array)[0])
+
+
+def unwrap_levels(array: Any, count: int | None = None) -> Any:
+    """``array`` with ``count`` transform levels (all when None) taken off: the value JAX holds
+    inside them (a vmap level's keeps its batch dim); None under ``jax.jit``."""
+    while isinstance(array, jax.core.Tracer) and count != 0:
+        array = _peel(array)[1]
+        count = None if count is None else count - 1
+    return array
 
 
 def _transformed_repr(t, array: Any, prefix: str) -> str:

@@ -29,6 +29,7 @@ class _Stack(threading.local):
         self.kinds: list[str] = []  # outermost first
         self.marks: list[int] = []  # each level's storage birth mark (storage.new_birth_mark)
         self.randomness: list[str] = []  # each vmap level's randomness, outermost first
+        self.legacy_vmap = 0  # inside torch._vmap_internals' vmap (gradcheck's batched checks)
 
 
 stack = _Stack()
@@ -54,6 +55,18 @@ def under_transform(kind: str) -> Iterator[None]:
     finally:
         stack.kinds.pop()
         stack.marks.pop()
+
+
+@contextlib.contextmanager
+def legacy_vmap() -> Iterator[None]:
+    """Run a ``vmap`` as torch's legacy ``torch._vmap_internals._vmap``, which gradcheck's
+    batched checks use: its batched tensors carry forward AD's dual tensors, which
+    torch.func.vmap refuses."""
+    stack.legacy_vmap += 1
+    try:
+        yield
+    finally:
+        stack.legacy_vmap -= 1
 
 
 CAPTURED_MUTATION = (

@@ -36,7 +36,8 @@ from .._core.grad_mode import is_inference_mode_enabled
 from .._core.graph import TANGENT_SOURCE
 from .._core.storage import Layout, contiguous_strides, scatter
 from .._core.tensor import FORWARD_GRAD_DROPPED, Tensor
-from .._core.tensor_repr import show_tangents
+from .._core.tensor_repr import is_batched, show_tangents
+from .._core.transform_stack import stack
 from .._core.typename import type_name
 from .._ops import elementwise as E
 from .._ops import views as V
@@ -413,6 +414,7 @@ def make_dual(ops: Dispatch, tensor: Tensor, tangent: Tensor, level: int | None 
         raise RuntimeError("Setting a forward grad that itself has a forward gradient at the same "
                            f"level{level} is not supported.")
     check_tangent_size(tensor.shape, tangent.shape)
+    _refuse_batched("_make_dual", tensor, tangent)
     if is_inference_mode_enabled() or tensor._inference:
         return tensor.detach()  # torch: no view, and inference tensors hold no tangent
     with suspended():
@@ -459,11 +461,22 @@ def unpack_dual(ops: Dispatch, tensor: Tensor, level: int | None = None
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type_name(tensor)}")
+    _refuse_batched("_unpack_dual", tensor)
     with suspended():
         primal = ops.apply_view(V.ALIAS, V.alias_geometry, tensor)
         tangent = tangent_of(ops, tensor, level) if level <= current_level() else None
     primal.__dict__[NOT_FORWARD_VIEW] = True
     return primal, tangent
+
+
+def _refuse_batched(op: str, *tensors: Tensor) -> None:
+    """torch.func's vmap has no batching rule for forward AD's dual tensors: a batched primal,
+    tangent or dual inside ``jaxgrad.func.vmap`` is refused with its error (``jax.vmap`` of
+    such code works, as does gradcheck's legacy vmap)."""
+    if "vmap" in stack.kinds and not stack.legacy_vmap and any(
+            is_batched(t._value) for t in tensors):
+        raise RuntimeError(f"Batching rule not implemented for aten::{op}; the fallback path "
+                           "doesn't work on out= or view ops.")
 
 
 def check_tangent_size(primal_shape: tuple, tangent_shape: tuple) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -33,6 +34,7 @@ from .._core.graph import (
 from .._core.jax_compat import conj_complex, torch_vjp
 from .._core.jax_setup import x64_scope
 from .._core.tensor import Tensor
+from .._core.tensor_repr import unwrap_levels
 from .._core.transform_stack import (
     capturing_outer_tensors,
     is_differentiable_array,
@@ -308,6 +310,7 @@ class _Args:
         self.leaves, self.spec = P.flatten((tuple(args), dict(kwargs)))
         self.where = [i for i, x in enumerate(self.leaves) if isinstance(x, Tensor)]
         self.tensors = [self.leaves[i] for i in self.where]
+        _remember_inputs(self.tensors)
         starts = [0]
         for a in args:
             starts.append(starts[-1] + P.flatten(a)[1].num_leaves)
@@ -333,6 +336,38 @@ class _Args:
         changed = [(k, t, t._vc.value - v) for k, t, v, g in self.fresh
                    if t._cell.generation != g or t._vc.value != v]
         return [(k, n) for k, _, n in changed], [t._value for _, t, _ in changed]
+
+
+_INPUTS: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
+
+
+def _remember_inputs(tensors: list[Tensor]) -> None:
+    """Note the tensors passed into a transform, so that ``debug_unwrap`` of their wrappers
+    gives them back (torch.func's unwrapped value is the tensor itself)."""
+    for t in tensors:
+        _INPUTS[id(t._value)] = t
+
+
+def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
+    """The tensor under torch.func's transform wrappers (one level with ``recurse=False``): the
+    tensor passed in, or one holding the value underneath; unchanged under ``jax.jit``, where
+    JAX holds no value (torch.func.debug_unwrap).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.func import debug_unwrap, vmap
+    >>> x = jaxgrad.ones(2, 3)
+    >>> seen = []
+    >>> _ = vmap(lambda row: seen.append(debug_unwrap(row)) or row.sin())(x)
+    >>> seen[0] is x
+    True
+    """
+    if not isinstance(tensor, Tensor):
+        return tensor
+    array = unwrap_levels(tensor._value, None if recurse else 1)
+    if array is None or array is tensor._value:
+        return tensor
+    outer = _INPUTS.get(id(array))
+    return outer if outer is not None and outer._value is array else _wrap(array)
 
 
 def _write_back(targets: list[Tensor], mutations: list[tuple[int, int]], values: list) -> None:
@@ -715,7 +750,8 @@ def _starts(outs: tuple) -> list[int]:
 
 def _reverse_rows(pullback: Callable, outs: tuple, chunk_size: int | None) -> list:
     """Per primal, the Jacobian rows ``(total output numel, *primal.shape)``: the pullback
-    vmapped over the standard basis of the outputs, ``chunk_size`` rows at a time."""
+    vmapped over the standard basis of the outputs, ``chunk_size`` rows at a time (one row at a
+    time without vmap for a ``chunk_size`` of 1)."""
     total = sum(o.size for o in outs)
     step = chunk_size or total
     chunks = []
@@ -724,7 +760,10 @@ def _reverse_rows(pullback: Callable, outs: tuple, chunk_size: int | None) -> li
         eye = jnp.eye(hi - lo, total, lo, dtype=jnp.float32)
         basis = tuple(eye[:, s:s + o.size].reshape((hi - lo, *o.shape)).astype(o.dtype)
                       for o, s in zip(outs, _starts(outs)))
-        chunks.append(jax.vmap(lambda b: pullback(b)[0])(basis))
+        if chunk_size == 1:  # torch.func calls the pullback without vmap (for ops vmap lacks)
+            chunks.append(tuple(a[None] for a in pullback(tuple(b[0] for b in basis))[0]))
+        else:
+            chunks.append(jax.vmap(lambda b: pullback(b)[0])(basis))
     return [jnp.concatenate([c[j] for c in chunks]) for j in range(len(chunks[0]))]
 
 
@@ -870,6 +909,7 @@ def _batched_inputs(in_dims: Any, args: tuple, func: Callable) -> tuple[int, lis
                          "inputs, or you are trying to vmap over a function with no inputs. The "
                          "latter is unsupported.")
     flat_args, spec = P.flatten(args)
+    _remember_inputs([a for a in flat_args if isinstance(a, Tensor)])
     flat_dims = P.broadcast_to_and_flatten(in_dims, spec)
     if flat_dims is None:
         raise ValueError(f"{head}in_dims is not compatible with the structure of `inputs`. "

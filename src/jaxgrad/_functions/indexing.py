@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor
+from .._core.tensor_repr import dynamic_shape_error, host_value, unwrap_levels
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
 from .._engine.dispatch import (
@@ -120,7 +121,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     tensor([[1],
             [3]])
     """
-    idx = np.nonzero(np.asarray(input._value))
+    idx = np.nonzero(host_value(input._value, dynamic_shape_error("nonzero")))
     if as_tuple:
         return tuple(Tensor._make(jnp.asarray(i, jnp.int64)) for i in idx)
     return Tensor._make(jnp.asarray(np.stack(idx, axis=1), jnp.int64))
@@ -197,9 +198,14 @@ def _advanced(i: Any) -> Any:
     arr = _index_array(i)
     if arr.dtype in _MASK_DTYPES:
         if isinstance(arr, jax.core.Tracer):
-            raise IndexError("indexing with a boolean mask needs the mask's values (the result's "
-                             "shape depends on them), which a JAX trace does not have; use "
-                             "jaxgrad.where(mask, x, 0) or index outside the transformation")
+            if unwrap_levels(arr) is None:
+                raise IndexError("indexing with a boolean mask needs the mask's values (the "
+                                 "result's shape depends on them), which a JAX trace does not "
+                                 "have; use jaxgrad.where(mask, x, 0) or index outside the "
+                                 "transformation")
+            arr = host_value(arr, "vmap: We do not support batching operators that can support "
+                                  "dynamic shape. Attempting to batch over indexing with a "
+                                  "boolean mask.")
         return [jnp.asarray(a, dtype=a.dtype) for a in np.nonzero(arr)]
     if arr.dtype.kind not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -462,8 +468,14 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if mask.dtype is not _dtypes.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(tuple(input.shape), tuple(mask.shape))
-    count = int(np.broadcast_to(np.asarray(mask._value), shape).sum())
+    count = int(np.broadcast_to(host_value(mask._value, _BATCHED_MASK), shape).sum())
     return apply(X.MASKED_SELECT, input, aux=(mask,), _count=count)
+
+
+_BATCHED_MASK = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot "
+                 "support this because for each batch this would return a differently shaped "
+                 "Tensor. Please file an issue at https://github.com/pytorch/pytorch/issues if "
+                 "you need this feature.")
 
 
 def _check_masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> None:

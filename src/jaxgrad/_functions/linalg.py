@@ -1,12 +1,13 @@
 """Matrix products and linear algebra: mm, bmm, mv, dot, matmul, addmm/baddbmm/addbmm,
 outer, inner, tensordot, kron, cross, trace, diag, norms (torch.norm, linalg norms), tril/triu
-indices; the rows of ``_ops/linalg.py`` are generated here.
+indices, cov and corrcoef; the rows of ``_ops/linalg.py`` are generated here.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import Any
 
 import jax.numpy as jnp
@@ -27,6 +28,7 @@ from .arguments import (
     warn_once_as_jaxgrad,
     wrap_dims,
 )
+from .complex_numbers import complex as jaxgrad_complex
 from .opgen import declare, generate
 from .pointwise import mul
 from .reductions import amax, amin, sum
@@ -691,6 +693,109 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     b_view = tuple(x for s in b_shape for x in (1, s))
     product = mul(_unsafe_view(input, a_view), _unsafe_view(other, b_view))
     return _unsafe_view(product, tuple(a * b for a, b in zip(a_shape, b_shape)))
+
+
+@declare('cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) '
+         '-> Tensor', variants='function method')
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in its
+    columns), weighted by observation counts ``fweights`` and importances ``aweights``; a
+    composite of jaxgrad ops, as torch's (its gradient is theirs).
+
+    >>> import jaxgrad
+    >>> jaxgrad.cov(jaxgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    if input.ndim > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    if input.dtype is _dtypes.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    rows = input if input.ndim == 2 else input.view(1, -1)
+    n = rows.size(1)
+    if fweights is not None:
+        _check_weights("fweights", fweights, n, integral=True)
+    if aweights is not None:
+        _check_weights("aweights", aweights, n, integral=False)
+    weights = aweights if fweights is None else (
+        fweights if aweights is None else fweights * aweights)
+    if weights is None:
+        total = Tensor._make(jnp.asarray(n, jnp.int64))
+    else:
+        total = weights.sum()
+        if not bool(total.ne(0)):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    mean = (rows if weights is None else rows * weights).sum(1) / total
+    norm = _cov_norm(n, correction, weights, total, fweights, aweights)
+    if bool(norm.le(0)):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=3)
+        norm = norm.zero_()
+    if n == 1 and (fweights is None) != (aweights is None):
+        rows.zero_()  # (torch's corner case writes zeros into the input itself)
+        centred = rows if rows.is_floating_point() or rows.is_complex() else rows.float()
+    else:
+        centred = rows - mean.unsqueeze(1)
+    c = centred.mm((centred if weights is None else centred * weights).t().conj())
+    return c.true_divide(norm).squeeze()
+
+
+def _check_weights(name: str, w: Tensor, n: int, integral: bool) -> None:
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.ndim} dimensions")
+    if integral and (w.is_floating_point() or w.is_complex() or w.dtype is _dtypes.bool_):
+        raise RuntimeError(f"cov(): expected {name} to have integral dtype but got {name} with "
+                           f"{_dtypes.scalar_type_name(w.dtype)} dtype")
+    if not integral and not w.is_floating_point():
+        raise RuntimeError(f"cov(): expected {name} to have floating point dtype but got {name} "
+                           f"with {_dtypes.scalar_type_name(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    if n and not bool(w.min().ge(0)):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def _cov_norm(n: int, correction: int, weights: Tensor | None, total: Tensor,
+              fweights: Tensor | None, aweights: Tensor | None) -> Tensor:
+    """cov's divisor: observations (or the weight total) less ``correction`` degrees of
+    freedom, which importance weights scale."""
+    if weights is None:
+        return Tensor._make(jnp.asarray(n - correction, jnp.int64))
+    if correction == 0:
+        return total
+    if aweights is None:
+        return total - correction
+    if fweights is None and n == 1 and correction == 1:
+        return Tensor._make(jnp.asarray(0, jnp.int64))
+    return total - correction * (weights * aweights).sum() / total
+
+
+@declare('corrcoef(Tensor self) -> Tensor', variants='function method')
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients of the variables in the rows of ``input``: ``cov``
+    normalised by the standard deviations, clipped to [-1, 1].
+
+    >>> import jaxgrad
+    >>> jaxgrad.corrcoef(jaxgrad.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    if input.ndim > 2:
+        raise RuntimeError("corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.ndim} dimensions")
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    std = (d.real if d.is_complex() else d).sqrt()
+    c = c / std.view(-1, 1) / std.view(1, -1)
+    if c.is_complex():
+        return jaxgrad_complex(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:

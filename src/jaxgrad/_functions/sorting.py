@@ -12,6 +12,7 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core import return_types
 from .._core.tensor import Tensor, _wrap_dim
+from .._core.tensor_repr import dynamic_shape_error, host_value
 from .._engine.dispatch import apply
 from .._ops import indexing as X
 from .._ops import reductions as R
@@ -108,7 +109,7 @@ def _groups(rows: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndarray, np.nd
 def _unique_flat(row: Op, input: Tensor, sort: bool) -> tuple[Tensor, Tensor, Tensor]:
     """The distinct elements of the flattened input, with each element's group (in the input's
     shape) and each group's size."""
-    flat = np.asarray(input._value).reshape(-1, 1)
+    flat = host_value(input._value, dynamic_shape_error(row.name)).reshape(-1, 1)
     picks, inverse, counts = _groups(flat, sort)
     values = apply(row, input, aux=(Tensor._make(jnp.asarray(picks, jnp.int64)),))
     return (values, Tensor._make(jnp.asarray(inverse.reshape(input.shape), jnp.int64)),
@@ -121,7 +122,7 @@ def _unique_slices(row: Op, input: Tensor, dim: int, sort: bool) -> tuple[Tensor
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     dim = _wrap_dim(dim, input.ndim)
-    arr = np.asarray(input._value)
+    arr = host_value(input._value, dynamic_shape_error(row.name))
     if arr.shape[dim] and not arr.size:
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
                            "cannot be applied")

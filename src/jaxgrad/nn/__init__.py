@@ -23,6 +23,7 @@ from .modules import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from .modules import AdaptiveAvgPool2d as AdaptiveAvgPool2d
 from .modules import AdaptiveMaxPool1d as AdaptiveMaxPool1d
 from .modules import AdaptiveMaxPool2d as AdaptiveMaxPool2d
+from .modules import AlphaDropout as AlphaDropout
 from .modules import AvgPool1d as AvgPool1d
 from .modules import AvgPool2d as AvgPool2d
 from .modules import BatchNorm1d as BatchNorm1d
@@ -50,6 +51,7 @@ from .modules import Dropout1d as Dropout1d
 from .modules import Dropout2d as Dropout2d
 from .modules import Dropout3d as Dropout3d
 from .modules import Embedding as Embedding
+from .modules import FeatureAlphaDropout as FeatureAlphaDropout
 from .modules import Flatten as Flatten
 from .modules import GaussianNLLLoss as GaussianNLLLoss
 from .modules import GroupNorm as GroupNorm

@@ -56,10 +56,12 @@ from ._functional.convolution import conv_transpose1d as conv_transpose1d
 from ._functional.convolution import conv_transpose2d as conv_transpose2d
 from ._functional.convolution import linear as linear
 from ._functional.convolution import pad as pad
+from ._functional.dropout import alpha_dropout as alpha_dropout
 from ._functional.dropout import dropout as dropout
 from ._functional.dropout import dropout1d as dropout1d
 from ._functional.dropout import dropout2d as dropout2d
 from ._functional.dropout import dropout3d as dropout3d
+from ._functional.dropout import feature_alpha_dropout as feature_alpha_dropout
 from ._functional.losses import binary_cross_entropy as binary_cross_entropy
 from ._functional.losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ._functional.losses import cosine_embedding_loss as cosine_embedding_loss

@@ -1,4 +1,5 @@
-"""Dropout: dropout, dropout1d/2d/3d (whole channels).
+"""Dropout: dropout, dropout1d/2d/3d (whole channels), alpha_dropout and feature_alpha_dropout
+(SELU's self-normalising dropout).
 """
 
 from __future__ import annotations
@@ -46,9 +47,15 @@ def _dropout_noise(key, p, shape, dtype):
     """(next key, scaled keep mask): the device's default generator's ``next_key`` split and a
     Bernoulli(1 - p) mask divided by 1 - p, cached per (shape, dtype); the same stream as
     ``jax.random.bernoulli(_random._key(None), 1 - p, shape)``."""
+    key, keep = _keep_mask(key, p, shape, dtype)
+    return key, keep / (1 - p).astype(dtype)
+
+
+@functools.partial(jit, static_argnames=("shape", "dtype"))
+def _keep_mask(key, p, shape, dtype):
+    """(next key, Bernoulli(1 - p) mask of 0s and 1s in ``dtype``)."""
     key, sub = jax.random.split(key)
-    keep = jax.random.bernoulli(sub, 1 - p, shape)
-    return key, keep.astype(dtype) / (1 - p).astype(dtype)
+    return key, jax.random.bernoulli(sub, 1 - p, shape).astype(dtype)
 
 
 def _feature_noise(shape: tuple, p: float, dtype: Any, device: Any) -> Tensor:
@@ -153,3 +160,67 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
             "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
             "an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=3)
     return _channel_dropout(input, p, training, inplace, input.ndim == 5)
+
+
+_SELU_ALPHA = 1.7580993408473766  # -SELU's scale * alpha: the value a dropped unit takes
+
+
+@tensor_args
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Tensor:
+    """Dropout that keeps SELU's zero mean and unit variance: each element is, with probability
+    ``p``, set to SELU's negative saturation, then all are scaled and shifted back (torch's
+    ``alpha_dropout``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> x = jaxgrad.randn(10000)
+    >>> y = F.alpha_dropout(x, 0.2, training=True)
+    >>> round(y.mean().item(), 1) == 0.0 and round(y.std().item(), 1) == 1.0
+    True
+    """
+    _check_p(p)
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+@tensor_args
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
+    """``alpha_dropout`` of whole channels of an (N, C, ...) input (torch's
+    ``feature_alpha_dropout``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.feature_alpha_dropout(jaxgrad.ones(2, 3, 4), 0.5, training=False).sum()
+    tensor(24.)
+    """
+    _check_p(p)
+    return _alpha_dropout(input, p, training, inplace, feature=True)
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
+                   feature: bool) -> Tensor:
+    """torch's ``_dropout_impl`` for the alpha variants: ``input * (noise * a) + b`` with a keep
+    mask ``noise``, ``a = ((alpha^2 p + 1)(1 - p))^-1/2`` and ``b = (noise - 1) alpha a +
+    alpha a p``."""
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = Tensor._make(jnp.zeros((), input._value.dtype))
+        return pointwise.mul_(input, zero) if inplace else pointwise.mul(input, zero)
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape)
+    if feature:
+        shape = shape[:2] + (1,) * (len(shape) - 2)
+    keep = _random.generator_for(input.device).draw(functools.partial(
+        _keep_mask, p=float(p), shape=shape, dtype=input._value.dtype))
+    a = 1.0 / ((_SELU_ALPHA ** 2 * p + 1) * (1 - p)) ** 0.5
+    b = Tensor._make((keep - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p)
+    scale = Tensor._make(keep * a)
+    if inplace:
+        return pointwise.add_(pointwise.mul_(input, scale), b)
+    return pointwise.add(pointwise.mul(input, scale), b)

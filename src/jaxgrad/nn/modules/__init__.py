@@ -43,10 +43,12 @@ from .conv import ConvTranspose1d as ConvTranspose1d
 from .conv import ConvTranspose2d as ConvTranspose2d
 from .distance import CosineSimilarity as CosineSimilarity
 from .distance import PairwiseDistance as PairwiseDistance
+from .dropout import AlphaDropout as AlphaDropout
 from .dropout import Dropout as Dropout
 from .dropout import Dropout1d as Dropout1d
 from .dropout import Dropout2d as Dropout2d
 from .dropout import Dropout3d as Dropout3d
+from .dropout import FeatureAlphaDropout as FeatureAlphaDropout
 from .flatten import Flatten as Flatten
 from .instancenorm import InstanceNorm1d as InstanceNorm1d
 from .instancenorm import InstanceNorm2d as InstanceNorm2d

@@ -1,5 +1,5 @@
-"""``Dropout`` and the channel dropouts ``Dropout1d``/``Dropout2d``/``Dropout3d`` on torch's
-``_DropoutNd`` base."""
+"""``Dropout``, the channel dropouts ``Dropout1d``/``Dropout2d``/``Dropout3d`` and SELU's
+``AlphaDropout``/``FeatureAlphaDropout``, on torch's ``_DropoutNd`` base."""
 
 from __future__ import annotations
 
@@ -92,3 +92,35 @@ class Dropout3d(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         """``functional.dropout3d`` of ``input``."""
         return functional.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """In training mode, ``functional.alpha_dropout``: dropout that keeps a SELU network's
+    zero mean and unit variance; in eval mode the input itself.
+
+    >>> import jaxgrad
+    >>> drop = jaxgrad.nn.AlphaDropout(0.2)
+    >>> drop
+    AlphaDropout(p=0.2, inplace=False)
+    >>> x = jaxgrad.ones(3)
+    >>> drop.eval()(x) is x
+    True
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.alpha_dropout`` of ``input`` with ``p``."""
+        return functional.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """In training mode, ``functional.feature_alpha_dropout``: alpha dropout of whole channels
+    of an (N, C, ...) input; in eval mode the input itself.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.FeatureAlphaDropout(0.2).eval()(jaxgrad.ones(2, 3)).sum()
+    tensor(6.)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.feature_alpha_dropout`` of ``input`` with ``p``."""
+        return functional.feature_alpha_dropout(input, self.p, self.training)
