@@ -53,12 +53,47 @@ FUNCTIONALIZE = {
     "functionalize_of_vmap": lambda T: T.func.functionalize(T.func.vmap(
         lambda a: a.clone().add_(1)))(data(T, 2, 3)),
     "bad_remove": lambda T: T.func.functionalize(lambda a: a, remove="views"),
+    "old_style_function": lambda T: T.func.functionalize(old_style_sin(T).apply)(data(T, 3)),
+    "new_style_function": lambda T: T.func.functionalize(new_style_sin(T).apply)(data(T, 3)),
+    "function_of_inner_tensor": lambda T: T.func.functionalize(
+        lambda x: x + new_style_sin(T).apply(T.ones(1)))(data(T, 3)),
 }
+
+
+def old_style_sin(T):
+    class Sin(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    return Sin
+
+
+def new_style_sin(T):
+    class Sin(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x.sin()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    return Sin
 
 
 @pytest.mark.parametrize("name", list(FUNCTIONALIZE))
 def test_functionalize(name):
-    if name == "bad_remove":
+    if name in ("bad_remove", "old_style_function", "new_style_function",
+                "function_of_inner_tensor"):
         raises(FUNCTIONALIZE[name])
     else:
         ok(FUNCTIONALIZE[name])
@@ -223,6 +258,14 @@ FORWARD_AD_IN_VMAP = {
         data(T, 2, 3)),
     "jacobian_forward_vectorized": lambda T: T.autograd.functional.jacobian(
         lambda x: x.sin().sum(), data(T, 3), strategy="forward-mode", vectorize=True),
+    "jacobian_forward_inside_vmap": lambda T: T.func.vmap(
+        lambda x: T.autograd.functional.jacobian(lambda y: y.sin().sum(), x,
+                                                 strategy="forward-mode", vectorize=True))(
+        data(T, 5, 3)),
+    "jacobian_forward_of_unbatched_inside_vmap": lambda T: T.func.vmap(
+        lambda x: x * T.autograd.functional.jacobian(lambda y: y.sin().sum(), T.ones(3),
+                                                     strategy="forward-mode", vectorize=True))(
+        data(T, 5, 3)),
 }
 
 

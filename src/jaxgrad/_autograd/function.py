@@ -402,7 +402,7 @@ class Function:
             args = bound.args
         elif kwargs:
             args = _keywords_as_positions(cls.forward, args, kwargs)
-        if stack.kinds:
+        if stack.kinds or stack.functionalizing:
             cls._check_transforms(split, args)
             if _runs_vmap_rule(cls, args):
                 return _apply_vmap_rule(cls, args, kwargs)
@@ -420,14 +420,18 @@ class Function:
     @classmethod
     def _check_transforms(cls, split: bool, args: tuple) -> None:
         """torch.func's requirements on a Function used inside its transforms (checked where
-        an input is traced: a Function of constants is not transformed, and gradcheck's batched
-        checks, on torch's legacy vmap, accept any Function there)."""
-        if not any(isinstance(a, Tensor) and isinstance(a._value, jax.core.Tracer)
-                   for a in args):
+        an input is traced, or inside functionalize: a Function of constants is not
+        transformed, and gradcheck's batched checks, on torch's legacy vmap, accept any Function
+        there)."""
+        functional = stack.functionalizing and any(isinstance(a, Tensor) for a in args)
+        if not functional and not any(isinstance(a, Tensor) and isinstance(
+                a._value, jax.core.Tracer) for a in args):
             return
         kinds = stack.kinds
-        if not split and any(k != "eager" for k in kinds):
+        if not split and (functional or any(k != "eager" for k in kinds)):
             raise RuntimeError(SETUP_CONTEXT_MESSAGE)
+        if functional:
+            raise RuntimeError("NYI: Functionalize rule for custom_function_call")
         if any(k in VMAP_KINDS for k in kinds):
             overridden = cls.vmap is not Function.vmap
             if cls.generate_vmap_rule and overridden:
@@ -484,7 +488,7 @@ class VmapInfo(NamedTuple):
 def _runs_vmap_rule(cls: type, args: tuple) -> bool:
     """Whether this call is batched by the Function's own ``vmap`` staticmethod: vmap is the
     innermost transform, no differentiating transform is active, and an input is batched."""
-    return (stack.kinds[-1] == "vmap" and cls.vmap is not Function.vmap
+    return (stack.kinds and stack.kinds[-1] == "vmap" and cls.vmap is not Function.vmap
             and not _differentiating()
             and any(isinstance(a, Tensor) and _batch_trace(a._value) is not None
                     for a in P.flatten(args)[0]))

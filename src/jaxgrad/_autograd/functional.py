@@ -28,6 +28,7 @@ from .._core.transform_stack import (
     unsupported_inside_transform,
 )
 from .._engine.engine import grad
+from .._engine.forward_ad import refuse_batched_duals
 from .._func.transforms import jacfwd
 from .._functions.creation import tensor, zeros_like
 from .._functions.joins import stack
@@ -387,6 +388,8 @@ it is connected to inputs that require grad (through one node, not torch's view 
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`.")
+    # torch makes dual tensors of the inputs, which torch.func's vmap cannot batch
+    refuse_batched_duals("_make_dual", *[i for i in inputs if isinstance(i, Tensor)])
     outputs_are_tuple = []
 
     def flat_func(*inp: Tensor) -> tuple[Tensor, ...]:

@@ -30,6 +30,7 @@ class _Stack(threading.local):
         self.marks: list[int] = []  # each level's storage birth mark (storage.new_birth_mark)
         self.randomness: list[str] = []  # each vmap level's randomness, outermost first
         self.legacy_vmap = 0  # inside torch._vmap_internals' vmap (gradcheck's batched checks)
+        self.functionalizing = 0  # inside jaxgrad.func.functionalize (not a JAX transform)
 
 
 stack = _Stack()

@@ -414,7 +414,7 @@ def make_dual(ops: Dispatch, tensor: Tensor, tangent: Tensor, level: int | None 
         raise RuntimeError("Setting a forward grad that itself has a forward gradient at the same "
                            f"level{level} is not supported.")
     check_tangent_size(tensor.shape, tangent.shape)
-    _refuse_batched("_make_dual", tensor, tangent)
+    refuse_batched_duals("_make_dual", tensor, tangent)
     if is_inference_mode_enabled() or tensor._inference:
         return tensor.detach()  # torch: no view, and inference tensors hold no tangent
     with suspended():
@@ -461,7 +461,7 @@ def unpack_dual(ops: Dispatch, tensor: Tensor, level: int | None = None
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type_name(tensor)}")
-    _refuse_batched("_unpack_dual", tensor)
+    refuse_batched_duals("_unpack_dual", tensor)
     with suspended():
         primal = ops.apply_view(V.ALIAS, V.alias_geometry, tensor)
         tangent = tangent_of(ops, tensor, level) if level <= current_level() else None
@@ -469,7 +469,7 @@ def unpack_dual(ops: Dispatch, tensor: Tensor, level: int | None = None
     return primal, tangent
 
 
-def _refuse_batched(op: str, *tensors: Tensor) -> None:
+def refuse_batched_duals(op: str, *tensors: Tensor) -> None:
     """torch.func's vmap has no batching rule for forward AD's dual tensors: a batched primal,
     tangent or dual inside ``jaxgrad.func.vmap`` is refused with its error (``jax.vmap`` of
     such code works, as does gradcheck's legacy vmap)."""

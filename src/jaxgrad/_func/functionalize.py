@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.tensor import Tensor
+from .._core.transform_stack import stack
 from . import torch_pytree as P
 
 _REMOVE_OPTIONS = ("mutations", "mutations_and_views")
@@ -52,7 +53,11 @@ def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
         marks = {i: (c._vc.value, c._cell.generation) for i, c in copies.items()}
         inner_args, inner_kwargs = P.unflatten(
             [copies.get(i, x) for i, x in enumerate(leaves)], spec)
-        out = func(*inner_args, **inner_kwargs)
+        stack.functionalizing += 1
+        try:
+            out = func(*inner_args, **inner_kwargs)
+        finally:
+            stack.functionalizing -= 1
         written = {i for i, c in copies.items() if (c._vc.value, c._cell.generation) != marks[i]}
         for i in sorted(written):
             leaves[i].copy_(copies[i])
