@@ -302,3 +302,41 @@ def dynamic_backward_function(T):
 def test_jacrev_one_row_at_a_time_does_not_vmap(chunk_size):
     same(lambda T: T.func.jacrev(lambda x: dynamic_backward_function(T).apply(x),
                                  chunk_size=chunk_size)(data(T, 3)))
+
+
+# --- tensors that escape a transform ------------------------------------------------------------
+
+def _escaping(T, transform):
+    kept = []
+
+    def f(x):
+        y = x.sin()
+        kept.extend([y, y[1:]])
+        return (y * x).sum()
+
+    x = data(T, 3)
+    if transform == "grad":
+        T.func.grad(f)(x)
+    elif transform == "grad_of_grad":
+        T.func.grad(lambda z: T.func.grad(f)(z).sum())(x)
+    elif transform == "vjp":
+        T.func.vjp(f, x)
+    elif transform == "jvp":
+        T.func.jvp(f, (x,), (T.ones(3),))
+    elif transform == "jacrev":
+        T.func.jacrev(f)(x)
+    elif transform == "leaf_requiring_grad":
+        T.func.grad(f)(x.requires_grad_())
+    y, view = kept[0], kept[1]
+    return y + 1, view * 2, y.sum(), y.detach(), view.detach()
+
+
+@pytest.mark.parametrize("transform", [
+    "grad", "grad_of_grad", "vjp", "jvp", "jacrev",
+    pytest.param("leaf_requiring_grad", marks=bug(
+        "an escaped tensor is released detached; torch's ops on it still reach the outer "
+        "graph (the history jaxgrad keeps is one node for the whole transform)"))])
+def test_escaped_tensors_act_as_their_values(transform):
+    """torch.func's dead wrappers: a tensor kept from inside a finished level acts as its value.
+    (Its own flags read detached here; torch's still show the dead level's grad_fn.)"""
+    ok(lambda T: _escaping(T, transform))

@@ -9,11 +9,12 @@ imported.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -163,6 +164,8 @@ class Tensor:
         t._creation_meta = None  # torch's CreationMeta of a view (None: DEFAULT)
         t._rg_from_base = False  # a view requiring grad only because its base does
         t._inference = _grad_state.inference
+        if _nurseries.open:
+            _nurseries.open[-1].append(weakref.ref(t))
         return t
 
     def _alias(self, share_version: bool) -> Tensor:
@@ -807,6 +810,28 @@ class Tensor:
 
 
 _pytree.register(Tensor)
+
+
+class _Nurseries(threading.local):
+    def __init__(self) -> None:
+        self.open: list[list] = []  # per running jaxgrad.func call: its new tensors (weakly)
+
+
+_nurseries = _Nurseries()
+
+
+@contextlib.contextmanager
+def nursery() -> Iterator[list]:
+    """Collect (weak references to) the tensors made while a transform call runs in this
+    thread; those still alive afterwards pass on to the enclosing call's list too."""
+    made: list = []
+    _nurseries.open.append(made)
+    try:
+        yield made
+    finally:
+        _nurseries.open.pop()
+        if _nurseries.open:
+            _nurseries.open[-1].extend(made)
 
 
 def _rebuild(array: np.ndarray, requires_grad: bool, state: dict | None = None) -> Tensor:

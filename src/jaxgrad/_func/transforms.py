@@ -22,6 +22,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jax._src import core as _jax_core  # (the running traces, for escaped tensors; not public)
 
 from .._core.grad_mode import enable_grad, inference_mode, is_grad_enabled
 from .._core.graph import (
@@ -33,7 +34,7 @@ from .._core.graph import (
 )
 from .._core.jax_compat import conj_complex, torch_vjp
 from .._core.jax_setup import x64_scope
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, nursery
 from .._core.tensor_repr import unwrap_levels
 from .._core.transform_stack import (
     capturing_outer_tensors,
@@ -172,6 +173,58 @@ def _unwrap_aux(aux: Any) -> Any:
         if not isinstance(x, Tensor):
             raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
     return [x._value for x in leaves], spec
+
+
+# --- tensors that escape a transform ------------------------------------------------------------
+
+_TRACE_CONTEXT = getattr(_jax_core, "trace_ctx", None)
+
+
+def _releases_escaped(transform: Callable) -> Callable:
+    """Run ``transform``, then release the tensors made inside it that escaped (kept in a list,
+    on an object) from its finished grad, vjp and jvp levels: torch.func's dead wrappers act as
+    the value underneath them, where JAX would refuse the dead level's tracer. An escaped vmap
+    value stays batched, and ops on it fail, as torch's do."""
+    @functools.wraps(transform)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with nursery() as made:
+            result = transform(*args, **kwargs)
+        _release(made)
+        return result
+
+    return run
+
+
+def _release(made: list) -> None:
+    if _TRACE_CONTEXT is None:  # (a JAX without one current trace: escaped tensors stay)
+        return
+    live, released = None, {}
+    for ref in made:
+        t = ref()
+        if t is None or (id(t._cell) not in released
+                         and not isinstance(t._cell.array, jax.core.Tracer)):
+            continue
+        live = live if live is not None else _live_traces()
+        cell = t._cell
+        if id(cell) not in released:
+            array = cell.array
+            while (isinstance(array, jax.core.Tracer) and id(array._trace) not in live
+                   and hasattr(array, "primal")):
+                array = array.primal
+            released[id(cell)] = array is not cell.array
+            if released[id(cell)]:
+                cell.array, cell.generation = array, cell.generation + 1
+        if released[id(cell)]:  # (its history belonged to the finished level)
+            t._grad_fn, t._requires_grad = None, False
+
+
+def _live_traces() -> set[int]:
+    """The JAX traces running now in this thread: the current one and its parents."""
+    trace, live = _TRACE_CONTEXT.trace, set()
+    while trace is not None:
+        live.add(id(trace))
+        trace = getattr(trace, "parent_trace", None)
+    return live
 
 
 # --- connecting a transform to jaxgrad's graph -------------------------------------------------
@@ -444,6 +497,7 @@ def grad(func: Callable, argnums: argnums_t = 0, has_aux: bool = False) -> Calla
 
 
 @saved_tensors_hooks_disabled(_NO_SAVED_TENSOR_HOOKS)
+@_releases_escaped
 def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
                     kwargs: dict) -> tuple[Any, Any]:
     argnums = _check_argnums(argnums, len(args))
@@ -554,6 +608,7 @@ class _Traced:
         return outs, [*aux_arrays, *written]
 
 
+@_releases_escaped
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(func(*primals), vjp_fn)`` where ``vjp_fn(cotangents)`` gives the vector-Jacobian
     product with respect to each primal, from ``jax.vjp`` (torch.func.vjp).
@@ -611,6 +666,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return result, vjp_fn
 
 
+@_releases_escaped
 def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
         has_aux: bool = False) -> tuple:
     """``(func(*primals), Jacobian-vector product)``: forward-mode AD from ``jax.jvp``
@@ -666,6 +722,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
     return primal_out, tangent_out
 
 
+@_releases_escaped
 def linearize(func: Callable, *primals: Any) -> tuple[Any, Callable[..., Any]]:
     """``(func(*primals), jvp_fn)``, where ``jvp_fn(*tangents)`` is the Jacobian-vector product
     of ``func`` at ``primals`` (torch.func.linearize; as torch's, ``func`` runs again for the
@@ -697,6 +754,7 @@ def linearize(func: Callable, *primals: Any) -> tuple[Any, Callable[..., Any]]:
     return output, jvp_fn
 
 
+@_releases_escaped
 def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
               chunk_size: int | None, args: tuple) -> Any:
     _no_complex(kind, P.flatten(args)[0], is_input=True)
@@ -942,6 +1000,7 @@ def _batch_size(flat_dims: list, flat_args: list) -> int:
     return sizes[0]
 
 
+@_releases_escaped
 def _vmap(func: Callable, in_dims: Any, out_dims: Any, randomness: str, chunk_size: int | None,
           args: tuple, kwargs: dict) -> Any:
     _check_out_dims(out_dims, func)
