@@ -199,14 +199,8 @@ def returns_input_function(T, save_for, save, dirty):
     return A
 
 
-OUTPUT_VERSIONS = ("jaxgrad.func's results start at version 0; torch.func's keep the count of "
-                   "the in-place writes made on them inside the transform")
-
-
-@pytest.mark.parametrize("save_for,save,dirty,route", [
-    pytest.param(*case, marks=[bug(OUTPUT_VERSIONS)] if case[2:] == (True, "jvp") else [])
-    for case in itertools.product(["jvp", "vjp"], ["input", "output", "neither"],
-                                  [False, True], ["eager", "grad", "jvp"])])
+@pytest.mark.parametrize("save_for,save,dirty,route", list(itertools.product(
+    ["jvp", "vjp"], ["input", "output", "neither"], [False, True], ["eager", "grad", "jvp"])))
 def test_saving_an_input_returned_as_is(save_for, save, dirty, route):
     def program(T):
         A = returns_input_function(T, save_for, save, dirty)
@@ -218,6 +212,30 @@ def test_saving_an_input_returned_as_is(save_for, save, dirty, route):
         return A.apply(x.clone())
 
     same(program)
+
+
+VERSIONS = {
+    "vmap": lambda T: T.func.vmap(lambda a: a.clone().add_(1).mul_(2))(data(T, 2, 3)),
+    "vmap_two": lambda T: T.func.vmap(lambda a: (a * 2, a.clone().add_(1)))(data(T, 2, 3)),
+    "vjp": lambda T: T.func.vjp(lambda a: a.clone().add_(1), data(T, 3))[0],
+    "vjp_connected": lambda T: T.func.vjp(lambda a: a.clone().add_(1),
+                                          data(T, 3).requires_grad_())[0]._version,
+    "vjp_aux": lambda T: T.func.vjp(lambda a: (a * 2, a.clone().add_(1)), data(T, 3),
+                                    has_aux=True)[2],
+    "jvp": lambda T: T.func.jvp(lambda a: a.clone().add_(1).mul_(2), (data(T, 3),),
+                                (data(T, 3),)),
+    "grad_value_aux": lambda T: T.func.grad_and_value(
+        lambda a: (a.clone().sum().add_(1), a.clone().add_(1)), has_aux=True)(data(T, 3))[1],
+    "jacrev_aux": lambda T: T.func.jacrev(lambda a: (a.sum(), a.clone().add_(1)),
+                                          has_aux=True)(data(T, 3))[1],
+    "jacfwd_aux": lambda T: T.func.jacfwd(lambda a: (a.sum(), a.clone().add_(1)),
+                                          has_aux=True)(data(T, 3))[1],
+}
+
+
+@pytest.mark.parametrize("name", list(VERSIONS))
+def test_results_keep_the_versions_reached_inside(name):
+    ok(VERSIONS[name])
 
 
 # --- shapes that depend on values; forward AD under vmap; jacrev one row at a time --------------

@@ -423,6 +423,17 @@ def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
     return outer if outer is not None and outer._value is array else _wrap(array)
 
 
+def _versions(tree: Any) -> list[int]:
+    return [t._vc.value for t in P.flatten(tree)[0] if isinstance(t, Tensor)]
+
+
+def _keep_versions(results: list[Tensor], versions: list[int]) -> None:
+    """A transform's results carry the version counts their tensors reached inside (torch.func
+    unwraps the tensor the function wrote: ``vmap(lambda a: a.clone().add_(1))`` gives 1)."""
+    for result, version in zip(results, versions):
+        result._vc.value = version
+
+
 def _write_back(targets: list[Tensor], mutations: list[tuple[int, int]], values: list) -> None:
     """What torch.func does to an input its function wrote in place: the write reaches the tensor
     passed in (its contents, and its version counter by as much)."""
@@ -524,6 +535,7 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
                     f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
                     f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
             aux_arrays, aux_spec[0] = _unwrap_aux(aux) if has_aux else ([], None)
+            versions[0] = [out._vc.value, *(_versions(aux) if has_aux else [])]
             mutations[0], written = call.mutations()
             v = out._value
             # torch: an output that cannot carry a gradient (an integer one) gives zeros
@@ -532,12 +544,15 @@ def _grad_and_value(func: Callable, argnums: Any, has_aux: bool, args: tuple,
 
         aux_spec: list = [None]
         mutations: list = [[]]
+        versions: list = [[]]
         primals = [arrays[k] for k in pos]
         (_, (v, aux_arrays, written)), g = _value_and_grad(value, has_aux=True)(primals)
-        return [*g, v, *aux_arrays, *written], (aux_spec[0], len(aux_arrays), mutations[0])
+        return [*g, v, *aux_arrays, *written], (aux_spec[0], len(aux_arrays), mutations[0],
+                                                versions[0])
 
-    outs, (aux_spec, n_aux, mutations) = _call("GradBackward", call.tensors, body)
+    outs, (aux_spec, n_aux, mutations, versions) = _call("GradBackward", call.tensors, body)
     n = len(flat_diff)
+    _keep_versions(outs[n:n + 1 + n_aux], versions)
     _write_back(call.tensors, mutations, outs[n + 1 + n_aux:])
     g = P.unflatten(outs[:n], diff_spec)
     if has_aux:
@@ -582,6 +597,8 @@ class _Traced:
         self.independent: list[bool] = []
         self.n_aux = 0  # the user's aux arrays come first, then the inputs written in place
         self.mutations: list[tuple[int, int]] = []
+        self.versions: list[int] = []  # the outputs' version counters inside
+        self.aux_versions: list[int] = []
 
     def __call__(self, d: list) -> tuple:
         arrays = list(self.arrays)
@@ -594,6 +611,7 @@ class _Traced:
         if self.has_aux:
             out, aux = _check_has_aux(out, self.api)
         flat, self.out_spec = _flat_outputs(out, self.api)
+        self.versions = [o._vc.value for o in flat]
         if self.check_float:
             for o in flat:
                 if not (o.dtype.is_floating_point or o.dtype.is_complex):
@@ -603,6 +621,7 @@ class _Traced:
         self.independent = [id(getattr(o._value, "_trace", None)) not in traces for o in flat]
         outs = tuple(o._value for o in flat)
         aux_arrays, self.aux_spec = _unwrap_aux(aux) if self.has_aux else ([], None)
+        self.aux_versions = _versions(aux) if self.has_aux else []
         self.n_aux = len(aux_arrays)
         self.mutations, written = self.call.mutations()
         return outs, [*aux_arrays, *written]
@@ -632,6 +651,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     connected = bool(_connecting(flat_primals))
     results = (_run("VjpBackward", outputs_of, flat_primals) if connected
                else [_result(o) for o in outs])
+    _keep_versions(results, f.versions)
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
                ) -> Any:
@@ -662,7 +682,9 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     _write_back(call.tensors, mutations, written)
     result = P.unflatten(results, out_spec)
     if has_aux:
-        return result, vjp_fn, P.unflatten([_wrap(a) for a in aux], f.aux_spec)
+        aux_out = [_wrap(a) for a in aux]
+        _keep_versions(aux_out, f.aux_versions)
+        return result, vjp_fn, P.unflatten(aux_out, f.aux_spec)
     return result, vjp_fn
 
 
@@ -711,9 +733,14 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False,
         if strict and any(f.independent):
             raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
                                "independent of the inputs. This is not allowed with strict=True.")
-        return [*outs, *touts, *aux], (f.out_spec, f.aux_spec, len(outs), f.n_aux, f.mutations)
+        return [*outs, *touts, *aux], (f.out_spec, f.aux_spec, len(outs), f.n_aux, f.mutations,
+                                       f.versions, f.aux_versions)
 
-    outs, (out_spec, aux_spec, k, n_aux, mutations) = _call("JvpBackward", call.tensors, body)
+    outs, (out_spec, aux_spec, k, n_aux, mutations, versions, aux_versions) = _call(
+        "JvpBackward", call.tensors, body)
+    _keep_versions(outs[:k], versions)
+    _keep_versions(outs[k:2 * k], versions)  # (an in-place op writes a dual's tangent too)
+    _keep_versions(outs[2 * k:2 * k + n_aux], aux_versions)
     _write_back(flat_p, mutations, outs[2 * k + n_aux:])
     primal_out = P.unflatten(outs[:k], out_spec)
     tangent_out = P.unflatten(outs[k:2 * k], out_spec)
@@ -782,11 +809,13 @@ def _jacobian(kind: str, func: Callable, argnums: argnums_t, has_aux: bool,
 
             jac, aux = jax.jacfwd(real_outputs, has_aux=True)(primals)
         return ([a for row in jac for a in row] + list(aux),
-                (f.out_spec, f.aux_spec, f.n_aux, f.mutations))
+                (f.out_spec, f.aux_spec, f.n_aux, f.mutations, f.aux_versions))
 
-    outs, (out_spec, aux_spec, n_aux, mutations) = _call("JacobianBackward", call.tensors, body)
+    outs, (out_spec, aux_spec, n_aux, mutations, aux_versions) = _call(
+        "JacobianBackward", call.tensors, body)
     m = len(flat_primals)
     first_aux = out_spec.num_leaves * m
+    _keep_versions(outs[first_aux:first_aux + n_aux], aux_versions)
     _write_back(call.tensors, mutations, outs[first_aux + n_aux:])
     per_out = [P.unflatten(outs[i * m:(i + 1) * m], primals_spec)
                for i in range(out_spec.num_leaves)]
@@ -1078,7 +1107,7 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
             info["written"] = [(i, full[i]._vc.value - before[i][0]) for i in written]
             leaves, out_spec = P.flatten(out)
             dims = _flat_out_dims(out, out_spec, out_dims, func)
-            kept, inference = [], []
+            kept, inference, versions = [], [], []
             for o, d in zip(leaves, dims):
                 if d is None:
                     if _is_batched(o, traces):
@@ -1091,7 +1120,9 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
                 else:
                     kept.append(o._value)
                     inference.append(o._inference)
-            info.update(spec=out_spec, dims=dims, leaves=leaves, inference=inference)
+                    versions.append(o._vc.value)
+            info.update(spec=out_spec, dims=dims, leaves=leaves, inference=inference,
+                        versions=versions)
             return (*kept, *(full[i]._value for i in written))
 
         outs = jax.vmap(f, in_axes=([flat_dims[i] for i in tensors], None if keys is None else 0),
@@ -1105,6 +1136,7 @@ def _flat_vmap(func: Callable, size: int, flat_dims: list, flat_args: list, spec
     n_kept = sum(d is not None for d in info["dims"])
     for result, inference in zip(outs, info["inference"]):
         result._inference = inference  # (torch: vmap's result is its function's, unbatched)
+    _keep_versions(outs, info["versions"])
     _write_back(flat_args, [(i, n) for i, n in info["written"]], outs[n_kept:])
     it = iter(outs[:n_kept])
     return P.unflatten([leaf if d is None else next(it)
