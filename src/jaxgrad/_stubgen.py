@@ -187,8 +187,10 @@ def _member(name: str, value: Any) -> list[str]:
             out += [f"    @{name}.setter", f"    def {name}(self, value: Any) -> None: ..."]
         return out
     if isinstance(value, staticmethod):
-        return ["    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ..."] \
-            if name == "__new__" else []
+        if name == "__new__":
+            return ["    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ..."]
+        return ["    @staticmethod",
+                f"    def {name}{_signature_text(value.__func__, None, method=False)}: ..."]
     if isinstance(value, classmethod):
         return ["    @classmethod",
                 f"    def {name}{_signature_text(value.__func__, None, method=True)}: ..."]

@@ -137,6 +137,19 @@ class Tensor:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _pytree.register(cls)  # a Parameter unflattens as a Parameter
+        if getattr(cls, "__torch_dispatch__", None) is not None:
+            PYTHON_DISPATCH[0] += 1
+
+    @staticmethod
+    def _make_wrapper_subclass(cls: type, size: Any, strides: Any = None,
+                               storage_offset: Any = None, memory_format: Any = None,
+                               dtype: Any = None, layout: Any = None, device: Any = None,
+                               pin_memory: bool = False, requires_grad: bool = False,
+                               **kwargs: Any) -> Tensor:
+        """A tensor of the subclass ``cls`` with a size, dtype and device but no storage: the
+        subclass's ``__torch_dispatch__`` computes every op on it (torch's wrapper subclass)."""
+        np_dtype = (dtype or _dtypes.get_default_dtype()).np
+        return cls._make(NoStorage(tuple(size), np_dtype, device), requires_grad)
 
     # -- construction -----------------------------------------------------------------------
     @classmethod
@@ -170,7 +183,13 @@ class Tensor:
 
     def _alias(self, share_version: bool) -> Tensor:
         """A tensor over the same storage (and layout); shares the version counter if asked."""
-        t = Tensor._make(None, cell=self._cell, vc=self._vc if share_version else None)
+        cls = Tensor
+        if PYTHON_DISPATCH[0] and type(self) is not Tensor and getattr(
+                type(self), "__torch_dispatch__", None) is not None:
+            cls = type(self)  # a wrapper subclass stays one, holding what it holds
+        t = cls._make(None, cell=self._cell, vc=self._vc if share_version else None)
+        if cls is not Tensor:
+            t.__dict__.update(self.__dict__)
         t._layout = self._layout
         t._arr, t._arr_gen, t._lazy = self._arr, self._arr_gen, self._lazy
         t._inference = self._inference
@@ -645,6 +664,9 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new tensor sharing storage and version counter, with no history."""
+        if PYTHON_DISPATCH[0] and type(self) is not Tensor and SUBCLASS_ROUTE[0] is not None:
+            return SUBCLASS_ROUTE[0]("detach", lambda t: t._detached(share_version=True),
+                                     (self,), {})
         return self._detached(share_version=True)
 
     def _detached(self, share_version: bool) -> Tensor:
@@ -730,14 +752,26 @@ class Tensor:
         """The DLPack (device type, device id) of the tensor's array."""
         return self._value.__dlpack_device__()
 
+    def _host(self, *batched_error: str) -> np.ndarray:
+        """The values on the host; a ``__torch_dispatch__`` subclass gives them through its
+        dispatch (torch's ``_local_scalar_dense``)."""
+        if PYTHON_DISPATCH[0] and type(self) is not Tensor and SUBCLASS_ROUTE[0] is not None:
+            return SUBCLASS_ROUTE[0]("_local_scalar_dense",
+                                     lambda t: host_value(t._value, *batched_error), (self,), {})
+        return host_value(self._value, *batched_error)
+
     def item(self) -> float | int | bool:
         if self.numel() != 1:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return host_value(self._value, VMAP_ITEM).reshape(()).item()
+        return self._host(VMAP_ITEM).reshape(()).item()
 
     def tolist(self) -> Any:
-        return host_value(self._value).tolist()
+        if PYTHON_DISPATCH[0] and type(self) is not Tensor and getattr(
+                type(self), "__torch_dispatch__", None) is not None:
+            raise RuntimeError(".tolist() is not supported for tensor subclasses, got "
+                               f"{type(self).__name__}")
+        return self._host().tolist()
 
     def __float__(self) -> float:
         if self._requires_grad:
@@ -766,7 +800,7 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
-        return bool(host_value(self._value, VMAP_CONTROL_FLOW).reshape(()).item())
+        return bool(self._host(VMAP_CONTROL_FLOW).reshape(()).item())
 
     def __delattr__(self, name: str) -> None:
         message = _UNDELETABLE.get(name)
@@ -777,8 +811,15 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    def __repr__(self) -> str:
-        return tensor_repr(self)
+    def __repr__(self, *, tensor_contents: str | None = None) -> str:
+        if tensor_contents is None:
+            return tensor_repr(self)
+        # a subclass printing what it holds (torch's ``tensor_contents``)
+        fn = self.grad_fn
+        dtype = "" if self.dtype is _dtypes.get_default_dtype() else f", dtype={self.dtype}"
+        suffix = dtype + (f", grad_fn=<{type(fn).__name__}>" if fn is not None
+                          else ", requires_grad=True" if self.requires_grad else "")
+        return f"{type(self).__name__}({tensor_contents}{suffix})"
 
     def __format__(self, spec: str) -> str:
         if self.dim() == 0 and type(self) is Tensor:
@@ -810,6 +851,30 @@ class Tensor:
 
 
 _pytree.register(Tensor)
+
+
+PYTHON_DISPATCH = [0]  # how many Tensor subclasses define __torch_dispatch__
+SUBCLASS_ROUTE: list = [None]  # the engine's dispatch_function, for methods defined here
+
+
+class NoStorage:
+    """A wrapper subclass's stand-in for an array: its size and dtype, no values."""
+
+    __slots__ = ("_device", "dtype", "shape")
+
+    def __init__(self, shape: tuple, dtype: Any, device: Any) -> None:
+        self.shape, self.dtype, self._device = shape, dtype, device
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def devices(self) -> set:
+        return set(jax.devices("cpu")[:1])
 
 
 class _Nurseries(threading.local):

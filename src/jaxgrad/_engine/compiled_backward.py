@@ -32,7 +32,7 @@ from .._core.grad_mode import no_grad
 from .._core.graph import AccumulateGrad, GraphRoot, SavedTensor
 from .._core.jax_setup import jit
 from .._core.placement import placed_like
-from .._core.tensor import Tensor
+from .._core.tensor import PYTHON_DISPATCH, Tensor
 from .accumulate import with_strides
 from .dispatch import OpNode, SavedConstant, node_class_for
 
@@ -61,8 +61,9 @@ def _analyse(root_edges: tuple):
             return None
         if type(fn) is AccumulateGrad:
             var = fn.variable
-            if var._backward_hooks or var._post_acc_hooks:
-                return None
+            if var._backward_hooks or var._post_acc_hooks or (
+                    PYTHON_DISPATCH[0] and type(var) is not Tensor):
+                return None  # (a __torch_dispatch__ subclass's backward dispatches: eager)
             grad = var._grad
             leaves.append(i)
             parts.append(("leaf", var._value.shape, var._value.dtype,
@@ -78,7 +79,8 @@ def _analyse(root_edges: tuple):
                 values.append(s._value)
                 kinds.append(SavedConstant)
             elif s.hooks is not None or s.tensor._vc.value != s.version or (
-                    s.saved_original and not s.is_leaf and s.tensor._grad_fn is None):
+                    s.saved_original and not s.is_leaf and s.tensor._grad_fn is None) or (
+                    PYTHON_DISPATCH[0] and type(s.tensor) is not Tensor):
                 # unpack hooks are user Python; a moved version or a saved original detached in
                 # place: let the eager engine raise torch's error at the right moment
                 return None
@@ -165,7 +167,8 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,
 
     ``execute(root, keep_graph, create_graph)`` is the engine, run over the shadow graph when a
     graph structure is first seen."""
-    if any(g is None for g in root_grads):
+    if any(g is None for g in root_grads) or (PYTHON_DISPATCH[0] and any(
+            type(g) is not Tensor for g in root_grads)):
         return False
     analysis = _analyse(root_edges)
     if analysis is None:

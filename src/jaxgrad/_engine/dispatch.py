@@ -7,6 +7,8 @@ history of in-place-modified views (``CopySlices``) and report to the profiler.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import numbers
 import weakref
 from collections.abc import Callable, Sequence
@@ -26,7 +28,7 @@ from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_n
 from .._core.jax_compat import torch_vjp
 from .._core.jax_setup import jit
 from .._core.storage import Layout, Storage, lens_of, reinterpret
-from .._core.tensor import Tensor
+from .._core.tensor import PYTHON_DISPATCH, SUBCLASS_ROUTE, Tensor
 from .._core.transform_stack import captures, check_not_captured, in_forward_mode
 from .._core.transform_stack import stack as transform_stack
 from .._core.typename import type_name
@@ -90,7 +92,8 @@ class OpNode(Node):
             n and w for n, w in zip(self.needs, wanted))
         grads = self._materialize(grads)
         saved = self._unpack()
-        if create_graph:
+        if create_graph or (PYTHON_DISPATCH[0] and _dispatching_subclass(
+                (*grads, *saved.values())) is not None):
             return self._apply_differentiable(saved, grads, needs)
         return self._apply_jitted(saved, grads, needs)
 
@@ -152,6 +155,8 @@ class OpNode(Node):
         stride 0 along the summed dims (``g.stride()`` in a hook, and writing into it in place
         is refused). Each gradient of the input's dtype becomes such a view; a gradient cast to
         another dtype, or one recorded under create_graph, stays a fresh tensor."""
+        if PYTHON_DISPATCH[0] and _dispatching_subclass((g0,)) is not None:
+            return  # (a subclass's gradient: the one its dispatch computed)
         static = dict(self.static)
         for i, grad in enumerate(out):
             if grad is None or grad.requires_grad or grad._value.dtype != g0._value.dtype:
@@ -335,7 +340,98 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
     return _apply(op, args, aux, static)
 
 
+class OpOverload:
+    """What ``__torch_dispatch__`` receives as ``func``: one op, callable on tensors below
+    autograd (it records nothing), named as torch's ``aten`` overloads."""
+
+    __module__ = "torch._ops.aten"
+
+    def __init__(self, name: str, run: Callable) -> None:
+        self.__name__, self._run = f"{name}.default", run
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with _no_recording():
+            return self._run(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"aten.{self.__name__}"
+
+
+def dispatch_function(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)``, or, when an argument is a ``__torch_dispatch__`` subclass, what
+    its ``__torch_dispatch__`` makes of it (for functions that are not op rows: factories)."""
+    cls = _dispatching_subclass(args)
+    if cls is None:
+        return fn(*args, **kwargs)
+    return cls.__torch_dispatch__(OpOverload(name, fn), _subclass_types(args), args, kwargs)
+
+
+def dispatches(name: str) -> Callable[[Callable], Callable]:
+    """Decorate a function that is not an op row (``ones_like``) so that a
+    ``__torch_dispatch__`` subclass among its arguments computes it."""
+    def decorate(fn: Callable) -> Callable:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if PYTHON_DISPATCH[0] and _dispatching_subclass(args) is not None:
+                # requires_grad is autograd's, above the dispatch (torch sets it on the result)
+                requires_grad = kwargs.pop("requires_grad", False)
+                out = dispatch_function(name, fn, args, kwargs)
+                return out.requires_grad_(True) if requires_grad else out
+            return fn(*args, **kwargs)
+        return functools.wraps(fn)(run)
+    return decorate
+
+
+SUBCLASS_ROUTE[0] = dispatch_function
+
+
+def _subclass_types(args: tuple) -> tuple:
+    return tuple({type(a) for a in args if isinstance(a, Tensor) and type(a) is not Tensor})
+
+
+@contextlib.contextmanager
+def _no_recording():
+    previous = _state.grad
+    _state.grad = False
+    try:
+        yield
+    finally:
+        _state.grad = previous
+
+
+def _dispatching_subclass(args: tuple) -> type | None:
+    for a in args:
+        if type(a) is not Tensor and isinstance(a, Tensor) and getattr(
+                type(a), "__torch_dispatch__", None) is not None:
+            return type(a)
+        if isinstance(a, (list, tuple)) and a:  # (cat, stack: a list of tensors)
+            found = _dispatching_subclass(tuple(a))
+            if found is not None:
+                return found
+    return None
+
+
+def _apply_subclass(cls: type, op: Op, args: tuple, aux: tuple, static: dict,
+                    run: Callable | None = None) -> Any:
+    """``op`` on a wrapper subclass: its ``__torch_dispatch__`` computes the results, which
+    autograd records as any op's (saving the subclass tensors)."""
+    if run is None:
+        def run(*a: Any, **kw: Any) -> Any:
+            return _apply(op, a, aux, {**static, **kw})
+    out = cls.__torch_dispatch__(OpOverload(op.name, run), _subclass_types(args), args, static)
+    multi = isinstance(out, tuple)
+    results = list(out) if multi else [out]
+    skey = static_key(static) if static else ()
+    if _state.grad and (op.grads or op.variadic) and any(
+            isinstance(a, Tensor) and a._requires_grad for a in args):
+        _record(op, skey, args, aux, results)
+    return tuple(results) if multi else results[0]
+
+
 def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
+    if PYTHON_DISPATCH[0]:
+        cls = _dispatching_subclass(args)
+        if cls is not None:
+            return _apply_subclass(cls, op, args, aux, static)
     if _autocast.active:  # some thread has autocast on: cast as its policy says
         args = _autocast.cast_inputs(op.name, args, apply)
     if op.promote:
@@ -607,6 +703,9 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     Its value is computed when first needed (``Tensor._lazy``: by the op's own kernel, or inside
     the XLA program of the op that consumes it), not now; the node is recorded now, as torch
     records it."""
+    if PYTHON_DISPATCH[0] and _dispatching_subclass((self,)) is not None:
+        return _apply_subclass(type(self), op, (self,), (), static, lambda t, **kw: apply_view(
+            op, geometry, t, **{**static, **kw}))
     layout = geometry(self._geometry(), **static)
     replay = (op, geometry, static) if (_state.view_replay or op.reinterprets
                                         or self._view_fn is not None) else None
@@ -851,7 +950,41 @@ def apply_inplace(op: Op, self: Tensor, *others: Any, aux: tuple = (), **static:
     return _apply_inplace(op, self, others, aux, static)
 
 
+def _apply_inplace_subclass(cls: type, op: Op, self: Tensor, others: tuple, aux: tuple,
+                            static: dict) -> Tensor:
+    """An in-place op on a wrapper subclass: its ``__torch_dispatch__`` runs the in-place
+    overload (the subclass writes what it holds); ``self`` takes the version bump and the
+    history, as torch's autograd layer above the subclass does."""
+    check_inplace(self, others, inference=False)
+    record = _state.grad and bool(op.grads or op.variadic) and (self.requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in others))
+    before = None
+    if record:  # the pre-modification self, with its history (torch's clone), for the formulas
+        with _no_recording():
+            before = apply(V.CLONE, self)
+        before._requires_grad, before._grad_fn = self._requires_grad, self.grad_fn
+        before._output_nr = self._output_nr
+    def write(t: Tensor, *o: Any, **kw: Any) -> Tensor:
+        version = t._vc.value  # below autograd, torch's kernels bump no version counter
+        out = apply_inplace(op, t, *o, aux=aux, **{**static, **kw})
+        t._vc.value = version
+        return out
+
+    cls.__torch_dispatch__(OpOverload(_aten_inplace_name(op), write),
+                           _subclass_types((self, *others)), (self, *others), static)
+    self._vc.value += 1
+    if record:
+        node = _record(op, static_key(static) if static else (), (before, *others), aux,
+                       [self], attach=False)
+        _rebase_history(self, node)
+    return self
+
+
 def _apply_inplace(op: Op, self: Tensor, others: tuple, aux: tuple, static: dict) -> Tensor:
+    if PYTHON_DISPATCH[0]:
+        cls = _dispatching_subclass((self, *others))
+        if cls is not None:
+            return _apply_inplace_subclass(cls, op, self, others, aux, static)
     if transform_stack.kinds:
         check_not_captured(self._cell, _aten_inplace_name(op))
     # torch refuses an inference tensor outside inference mode when its version counter is

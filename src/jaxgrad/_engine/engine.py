@@ -43,7 +43,7 @@ from .._core.graph import (
     graph_task_running,
     running_graph_tasks,
 )
-from .._core.tensor import Size, Tensor
+from .._core.tensor import PYTHON_DISPATCH, Size, Tensor
 from .._core.tracing import call_user_hook
 from .._core.transform_stack import BACKWARD_INSIDE_TRANSFORM, in_functorch_transform
 from .._core.typename import type_name
@@ -54,7 +54,7 @@ from .._ops import views as V
 from . import profiling as _profiler
 from .accumulate import accumulate_into_leaf, leaf_grad_dtype
 from .compiled_backward import try_backward
-from .dispatch import apply
+from .dispatch import apply, dispatch_function
 
 # --- ready queue: libstdc++'s std::priority_queue, so ties break exactly as in torch -------
 
@@ -552,6 +552,9 @@ class GraphTask:
         if old is None:
             buffer[slot] = grad
             return
+        if PYTHON_DISPATCH[0] and (type(old) is not Tensor or type(grad) is not Tensor):
+            buffer[slot] = apply(E.ADD, old, grad)  # (a subclass's dispatch adds)
+            return
         if holders:  # the sum takes the place of what this slot held
             self._release([grad] if old is grad else [old, grad])
         if self.create_graph:
@@ -732,6 +735,12 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = Fa
                 if not out_dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out_dtype}")
+                if PYTHON_DISPATCH[0] and type(out) is not Tensor and getattr(
+                        type(out), "__torch_dispatch__", None) is not None:
+                    new.append(dispatch_function(  # torch's ones_like, dispatched to it
+                        "ones_like", lambda t: Tensor._make(_implicit_ones(t._value)), (out,),
+                        {}))
+                    continue
                 new.append(Tensor._make(_implicit_ones(
                     jax.ShapeDtypeStruct(tuple(out_shape), out_dtype.np))))
             else:

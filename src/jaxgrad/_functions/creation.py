@@ -21,6 +21,7 @@ from .._core.jax_setup import host_to_device
 from .._core.layout import check_strided
 from .._core.tensor import Size, Tensor
 from .._core.typename import type_name
+from .._engine.dispatch import dispatches
 from .._engine.profiling import composite
 
 
@@ -459,6 +460,7 @@ def _like(t: Tensor, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
 
 
 @composite("aten::zeros_like")
+@dispatches("zeros_like")
 def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                layout: Any = None, requires_grad: bool = False,
                memory_format: Any = None) -> Tensor:
@@ -475,6 +477,7 @@ def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
 
 
 @composite("aten::ones_like")
+@dispatches("ones_like")
 def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               layout: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones with the shape (and, by default, dtype and device) of ``input``.
@@ -489,6 +492,7 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
 
 
 @composite("aten::empty_like")
+@dispatches("empty_like")
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                layout: Any = None, requires_grad: bool = False,
                memory_format: Any = None) -> Tensor:
@@ -504,6 +508,7 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None,
 
 
 @composite("aten::full_like")
+@dispatches("full_like")
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
               layout: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """A tensor shaped like ``input`` filled with ``fill_value`` (``input``'s dtype by default).

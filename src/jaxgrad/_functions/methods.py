@@ -22,7 +22,7 @@ from .._core import device as _device_mod
 from .._core import dtypes as _dtypes
 from .._core.placement import move
 from .._core.tensor import Tensor
-from .._engine.dispatch import regenerate_view_node
+from .._engine.dispatch import dispatches, regenerate_view_node
 from .._engine.engine import backward as _backward
 from . import complex_numbers, indexing, linalg, pointwise, shapes
 from . import creation as _creation
@@ -341,8 +341,8 @@ _HAND_WRITTEN: dict[str, Any] = {
                          requires_grad=requires_grad),
     "new": lambda self, *args, device=None: _legacy_types.legacy_new(
         self.dtype, None, *args, device=device or self.device),
-    "new_zeros": _new(_creation.empty),  # zero-filled; checks sizes with new_zeros' message
-    "new_empty": _new(_creation.empty),
-    "new_ones": _new(_creation.ones),
-    "new_full": _new(_creation.full),
+    "new_zeros": dispatches("new_zeros")(_new(_creation.empty)),  # (zero-filled; new_zeros'
+    "new_empty": dispatches("new_empty")(_new(_creation.empty)),  # size checks and messages)
+    "new_ones": dispatches("new_ones")(_new(_creation.ones)),
+    "new_full": dispatches("new_full")(_new(_creation.full)),
 }

@@ -30,11 +30,18 @@ from typing import Any
 import numpy as np
 
 from .._core.grad_mode import is_grad_enabled
-from .._core.tensor import Tensor
+from .._core.tensor import PYTHON_DISPATCH, Tensor
 from .._core.typename import type_name
 from .._engine import autocast as _autocast
 from .._engine import forward_ad as _forward_ad
-from .._engine.dispatch import _FORWARD_AD, apply, apply_inplace, check_out_overlap, write_out
+from .._engine.dispatch import (
+    _FORWARD_AD,
+    apply,
+    apply_inplace,
+    check_out_overlap,
+    dispatch_function,
+    write_out,
+)
 from .._ops._schema import Schema, parse_schema
 from .._ops._table import Op
 from .arguments import (
@@ -215,6 +222,22 @@ def _check_against_schema(schema: Schema, impl: Callable) -> None:
                             f"{schema}")
 
 
+def _read_no_storage(error: Exception) -> bool:
+    """Whether a function read the values of a ``__torch_dispatch__`` wrapper subclass, which
+    has none: the whole function then goes to the subclass's dispatch (as torch dispatches
+    that aten op), except where autograd would record it (its formula is not a row's)."""
+    return PYTHON_DISPATCH[0] and isinstance(error, (TypeError, AttributeError)) and \
+        "NoStorage" in str(error)
+
+
+def _dispatch_whole(name: str, impl: Callable, args: tuple, kwargs: dict) -> Any:
+    if is_grad_enabled() and any(isinstance(a, Tensor) and a.requires_grad for a in args):
+        raise NotImplementedError(
+            f"{name}: jaxgrad computes this function on values, which a __torch_dispatch__ "
+            "subclass does not hold, and cannot record its gradient through the subclass")
+    return dispatch_function(name, impl, args, kwargs)
+
+
 def function_form(decl: Declared) -> Callable:
     """``jaxgrad.<name>``: the implementation, with torch's argument errors (and ``out=`` where
     the op declares that variant)."""
@@ -231,7 +254,9 @@ def function_form(decl: Declared) -> Callable:
             if _autocast.active:  # torch's autocast kernel: casts, then the op as it is
                 return _autocast.autocast_call(decl.name, impl, args, kwargs, apply)
             return impl(*args, **kwargs)
-        except Exception:
+        except Exception as exc:
+            if _read_no_storage(exc):
+                return _dispatch_whole(decl.name, impl, args, kwargs)
             error = decl.argument_error(args, kwargs, method=False)
             if error is None:
                 raise
@@ -284,7 +309,9 @@ def method_form(decl: Declared) -> Callable:
             if _autocast.active:
                 return _autocast.autocast_call(decl.name, impl, (self, *args), kwargs, apply)
             return impl(self, *args, **kwargs)
-        except Exception:
+        except Exception as exc:
+            if _read_no_storage(exc):
+                return _dispatch_whole(decl.name, impl, (self, *args), kwargs)
             error = decl.argument_error((self, *args), kwargs, method=True)
             if error is None:
                 raise

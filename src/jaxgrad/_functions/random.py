@@ -30,7 +30,7 @@ from .._core.jax_setup import in_x64_scope
 from .._core.layout import check_strided
 from .._core.tensor import Tensor
 from .._core.typename import public_path
-from .._engine.dispatch import apply, apply_inplace, check_overlap
+from .._engine.dispatch import apply, apply_inplace, check_overlap, dispatches
 from .._engine.profiling import composite
 from .._ops._table import Op
 from .creation import _finish, _float_or, _size, requested_size
@@ -403,6 +403,7 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
 
 
 @composite("aten::rand_like")
+@dispatches("rand_like")
 def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
               layout: Any = None, requires_grad: bool = False) -> Tensor:
     """``rand`` with the shape (and, by default, dtype) of ``input``, from the default generator.
@@ -420,6 +421,7 @@ def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
 
 
 @composite("aten::randn_like")
+@dispatches("randn_like")
 def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
                layout: Any = None, requires_grad: bool = False) -> Tensor:
     """``randn`` with the shape (and, by default, dtype) of ``input``, from the default generator.

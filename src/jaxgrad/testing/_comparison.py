@@ -307,6 +307,10 @@ def _tensor_mismatch_message(actual: Tensor, expected: Tensor, matches: Tensor, 
 
 def _to_tensor(value: Any) -> Tensor:
     if isinstance(value, Tensor):
+        if type(value) is not Tensor and getattr(type(value), "__torch_dispatch__", None):
+            # a wrapper subclass: its values come through its dispatch (torch compares it with
+            # ops that dispatch to it)
+            return as_tensor(value._host(), dtype=value.dtype)
         return value
     try:
         return as_tensor(value)
