@@ -342,7 +342,7 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
 
 class OpOverload:
     """What ``__torch_dispatch__`` receives as ``func``: one op, callable on tensors below
-    autograd (it records nothing), named as torch's ``aten`` overloads."""
+    autograd (it records nothing), named ``<jaxgrad op>.default`` in the ``aten`` style."""
 
     __module__ = "torch._ops.aten"
 
