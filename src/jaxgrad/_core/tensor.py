@@ -134,10 +134,13 @@ class Tensor:
                  "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
                  "_rg_from_base", "_vc", "_view_fn", "_view_version")
 
+    _python_dispatch = False  # (a subclass defining __torch_dispatch__ sets it)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _pytree.register(cls)  # a Parameter unflattens as a Parameter
-        if getattr(cls, "__torch_dispatch__", None) is not None:
+        cls._python_dispatch = getattr(cls, "__torch_dispatch__", None) is not None
+        if cls._python_dispatch:
             PYTHON_DISPATCH[0] += 1
 
     @staticmethod
@@ -183,10 +186,7 @@ class Tensor:
 
     def _alias(self, share_version: bool) -> Tensor:
         """A tensor over the same storage (and layout); shares the version counter if asked."""
-        cls = Tensor
-        if PYTHON_DISPATCH[0] and type(self) is not Tensor and getattr(
-                type(self), "__torch_dispatch__", None) is not None:
-            cls = type(self)  # a wrapper subclass stays one, holding what it holds
+        cls = type(self) if dispatches_in_python(self) else Tensor  # (a wrapper stays one)
         t = cls._make(None, cell=self._cell, vc=self._vc if share_version else None)
         if cls is not Tensor:
             t.__dict__.update(self.__dict__)
@@ -664,7 +664,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new tensor sharing storage and version counter, with no history."""
-        if PYTHON_DISPATCH[0] and type(self) is not Tensor and SUBCLASS_ROUTE[0] is not None:
+        if dispatches_in_python(self):
             return SUBCLASS_ROUTE[0]("detach", lambda t: t._detached(share_version=True),
                                      (self,), {})
         return self._detached(share_version=True)
@@ -755,7 +755,7 @@ class Tensor:
     def _host(self, *batched_error: str) -> np.ndarray:
         """The values on the host; a ``__torch_dispatch__`` subclass gives them through its
         dispatch (torch's ``_local_scalar_dense``)."""
-        if PYTHON_DISPATCH[0] and type(self) is not Tensor and SUBCLASS_ROUTE[0] is not None:
+        if dispatches_in_python(self):
             return SUBCLASS_ROUTE[0]("_local_scalar_dense",
                                      lambda t: host_value(t._value, *batched_error), (self,), {})
         return host_value(self._value, *batched_error)
@@ -767,8 +767,7 @@ class Tensor:
         return self._host(VMAP_ITEM).reshape(()).item()
 
     def tolist(self) -> Any:
-        if PYTHON_DISPATCH[0] and type(self) is not Tensor and getattr(
-                type(self), "__torch_dispatch__", None) is not None:
+        if dispatches_in_python(self):
             raise RuntimeError(".tolist() is not supported for tensor subclasses, got "
                                f"{type(self).__name__}")
         return self._host().tolist()
@@ -855,6 +854,12 @@ _pytree.register(Tensor)
 
 PYTHON_DISPATCH = [0]  # how many Tensor subclasses define __torch_dispatch__
 SUBCLASS_ROUTE: list = [None]  # the engine's dispatch_function, for methods defined here
+
+
+def dispatches_in_python(t: Any) -> bool:
+    """Whether ``t`` is a tensor whose class defines ``__torch_dispatch__`` (one integer check
+    while no such class exists)."""
+    return bool(PYTHON_DISPATCH[0]) and isinstance(t, Tensor) and type(t)._python_dispatch
 
 
 class NoStorage:

@@ -26,7 +26,7 @@ from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import no_grad
 from .._core.placement import on_placement_of
 from .._core.storage import Layout, Storage, contiguous_strides
-from .._core.tensor import PYTHON_DISPATCH, Tensor
+from .._core.tensor import Tensor, dispatches_in_python
 from .._ops import elementwise as E
 from .._ops.views import CLONE
 from .dispatch import apply, apply_inplace
@@ -114,9 +114,7 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
                          stealable: bool = False) -> None:
     """Accumulate ``grad`` into ``variable.grad``; ``stealable``: the engine owns ``grad``
     (Note [Gradient ownership and stealing])."""
-    if PYTHON_DISPATCH[0] and (type(grad) is not Tensor or type(variable) is not Tensor) and (
-            getattr(type(grad), "__torch_dispatch__", None) is not None
-            or getattr(type(variable), "__torch_dispatch__", None) is not None):
+    if dispatches_in_python(grad) or dispatches_in_python(variable):
         structure_changed()
         with no_grad():  # (spike) a subclass gradient: stolen, or summed by its dispatch
             variable._grad = grad if variable._grad is None else apply(E.ADD, variable._grad,

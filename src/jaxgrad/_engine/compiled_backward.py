@@ -32,7 +32,7 @@ from .._core.grad_mode import no_grad
 from .._core.graph import AccumulateGrad, GraphRoot, SavedTensor
 from .._core.jax_setup import jit
 from .._core.placement import placed_like
-from .._core.tensor import PYTHON_DISPATCH, Tensor
+from .._core.tensor import Tensor, dispatches_in_python
 from .accumulate import with_strides
 from .dispatch import OpNode, SavedConstant, node_class_for
 
@@ -62,7 +62,7 @@ def _analyse(root_edges: tuple):
         if type(fn) is AccumulateGrad:
             var = fn.variable
             if var._backward_hooks or var._post_acc_hooks or (
-                    PYTHON_DISPATCH[0] and type(var) is not Tensor):
+                    dispatches_in_python(var)):
                 return None  # (a __torch_dispatch__ subclass's backward dispatches: eager)
             grad = var._grad
             leaves.append(i)
@@ -80,7 +80,7 @@ def _analyse(root_edges: tuple):
                 kinds.append(SavedConstant)
             elif s.hooks is not None or s.tensor._vc.value != s.version or (
                     s.saved_original and not s.is_leaf and s.tensor._grad_fn is None) or (
-                    PYTHON_DISPATCH[0] and type(s.tensor) is not Tensor):
+                    dispatches_in_python(s.tensor)):
                 # unpack hooks are user Python; a moved version or a saved original detached in
                 # place: let the eager engine raise torch's error at the right moment
                 return None
@@ -167,8 +167,7 @@ def try_backward(root_edges: tuple, root_grads: list, keep_graph: bool,
 
     ``execute(root, keep_graph, create_graph)`` is the engine, run over the shadow graph when a
     graph structure is first seen."""
-    if any(g is None for g in root_grads) or (PYTHON_DISPATCH[0] and any(
-            type(g) is not Tensor for g in root_grads)):
+    if any(g is None or dispatches_in_python(g) for g in root_grads):
         return False
     analysis = _analyse(root_edges)
     if analysis is None:

@@ -7,7 +7,6 @@ history of in-place-modified views (``CopySlices``) and report to the profiler.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import numbers
 import weakref
@@ -23,12 +22,12 @@ from .._core import dtypes as _dtypes
 from .._core import tracing as tracing_state
 from .._core.caches import Memo, cache
 from .._core.epoch import changed as structure_changed
-from .._core.grad_mode import _state, is_inference_mode_enabled
+from .._core.grad_mode import _state, is_inference_mode_enabled, no_grad
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from .._core.jax_compat import torch_vjp
 from .._core.jax_setup import jit
 from .._core.storage import Layout, Storage, lens_of, reinterpret
-from .._core.tensor import PYTHON_DISPATCH, SUBCLASS_ROUTE, Tensor
+from .._core.tensor import PYTHON_DISPATCH, SUBCLASS_ROUTE, Tensor, dispatches_in_python
 from .._core.transform_stack import captures, check_not_captured, in_forward_mode
 from .._core.transform_stack import stack as transform_stack
 from .._core.typename import type_name
@@ -350,7 +349,7 @@ class OpOverload:
         self.__name__, self._run = f"{name}.default", run
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        with _no_recording():
+        with no_grad():
             return self._run(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -388,20 +387,9 @@ def _subclass_types(args: tuple) -> tuple:
     return tuple({type(a) for a in args if isinstance(a, Tensor) and type(a) is not Tensor})
 
 
-@contextlib.contextmanager
-def _no_recording():
-    previous = _state.grad
-    _state.grad = False
-    try:
-        yield
-    finally:
-        _state.grad = previous
-
-
 def _dispatching_subclass(args: tuple) -> type | None:
     for a in args:
-        if type(a) is not Tensor and isinstance(a, Tensor) and getattr(
-                type(a), "__torch_dispatch__", None) is not None:
+        if dispatches_in_python(a):
             return type(a)
         if isinstance(a, (list, tuple)) and a:  # (cat, stack: a list of tensors)
             found = _dispatching_subclass(tuple(a))
@@ -420,11 +408,16 @@ def _apply_subclass(cls: type, op: Op, args: tuple, aux: tuple, static: dict,
     out = cls.__torch_dispatch__(OpOverload(op.name, run), _subclass_types(args), args, static)
     multi = isinstance(out, tuple)
     results = list(out) if multi else [out]
-    skey = static_key(static) if static else ()
-    if _state.grad and (op.grads or op.variadic) and any(
-            isinstance(a, Tensor) and a._requires_grad for a in args):
-        _record(op, skey, args, aux, results)
+    if _records(op, args):
+        _record(op, static_key(static) if static else (), args, aux, results)
     return tuple(results) if multi else results[0]
+
+
+def _records(op: Op, args: tuple) -> bool:
+    """Whether autograd records ``op`` on ``args``: grad mode, a differentiable op, an input
+    that requires grad."""
+    return _state.grad and bool(op.grads or op.variadic) and any(
+        isinstance(a, Tensor) and a._requires_grad for a in args)
 
 
 def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
@@ -444,8 +437,7 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
     out = constant_if_no_grad(_run_forward(op, skey, compute_dtype, None, args, aux))
     multi = isinstance(out, tuple)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
-    if _state.grad and (op.grads or op.variadic) and any(
-            isinstance(a, Tensor) and a._requires_grad for a in args):
+    if _records(op, args):
         _record(op, skey, args, aux, results)
     if _forward_ad.active:
         _forward_ad.on_apply(_FORWARD_AD, op, skey, compute_dtype, args, aux, results)
@@ -960,7 +952,7 @@ def _apply_inplace_subclass(cls: type, op: Op, self: Tensor, others: tuple, aux:
         isinstance(a, Tensor) and a._requires_grad for a in others))
     before = None
     if record:  # the pre-modification self, with its history (torch's clone), for the formulas
-        with _no_recording():
+        with no_grad():
             before = apply(V.CLONE, self)
         before._requires_grad, before._grad_fn = self._requires_grad, self.grad_fn
         before._output_nr = self._output_nr

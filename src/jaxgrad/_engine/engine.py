@@ -43,7 +43,7 @@ from .._core.graph import (
     graph_task_running,
     running_graph_tasks,
 )
-from .._core.tensor import PYTHON_DISPATCH, Size, Tensor
+from .._core.tensor import Size, Tensor, dispatches_in_python
 from .._core.tracing import call_user_hook
 from .._core.transform_stack import BACKWARD_INSIDE_TRANSFORM, in_functorch_transform
 from .._core.typename import type_name
@@ -552,7 +552,7 @@ class GraphTask:
         if old is None:
             buffer[slot] = grad
             return
-        if PYTHON_DISPATCH[0] and (type(old) is not Tensor or type(grad) is not Tensor):
+        if dispatches_in_python(old) or dispatches_in_python(grad):
             buffer[slot] = apply(E.ADD, old, grad)  # (a subclass's dispatch adds)
             return
         if holders:  # the sum takes the place of what this slot held
@@ -735,8 +735,7 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = Fa
                 if not out_dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {out_dtype}")
-                if PYTHON_DISPATCH[0] and type(out) is not Tensor and getattr(
-                        type(out), "__torch_dispatch__", None) is not None:
+                if dispatches_in_python(out):
                     new.append(dispatch_function(  # torch's ones_like, dispatched to it
                         "ones_like", lambda t: Tensor._make(_implicit_ones(t._value)), (out,),
                         {}))

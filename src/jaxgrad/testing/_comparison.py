@@ -25,7 +25,7 @@ import numpy as np
 from .._core import dtypes as _d
 from .._core.dtypes import promote_types
 from .._core.grad_mode import no_grad
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, dispatches_in_python
 from .._functions.comparison import isclose
 from .._functions.creation import as_tensor
 
@@ -307,7 +307,7 @@ def _tensor_mismatch_message(actual: Tensor, expected: Tensor, matches: Tensor, 
 
 def _to_tensor(value: Any) -> Tensor:
     if isinstance(value, Tensor):
-        if type(value) is not Tensor and getattr(type(value), "__torch_dispatch__", None):
+        if dispatches_in_python(value):
             # a wrapper subclass: its values come through its dispatch (torch compares it with
             # ops that dispatch to it)
             return as_tensor(value._host(), dtype=value.dtype)
