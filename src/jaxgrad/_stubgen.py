@@ -8,6 +8,7 @@ schemas. ``tests/package/test_stubs.py`` fails when the checked-in stubs are sta
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 import sys
@@ -107,13 +108,20 @@ def _declared_for(name: str, fn: Any) -> Declared | None:
     return decl if decl is not None and fn.__name__ == decl.name else None
 
 
+def _submodules_imported_by_init() -> list[str]:
+    """The public submodules ``jaxgrad/__init__.py`` itself imports (not those another import
+    happened to load, which also become attributes of the package)."""
+    tree = ast.parse(Path(jaxgrad.__file__).read_text())
+    return sorted(alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                  and node.level == 1 and node.module is None for alias in node.names
+                  if not alias.name.startswith("_"))
+
+
 def init_stub() -> str:
     """The text of ``jaxgrad/__init__.pyi``."""
     lines = [_HEADER, "import builtins", "from collections.abc import Sequence",
              "from typing import Any", ""]
-    lines += [f"from . import {name} as {name}" for name, obj in sorted(vars(jaxgrad).items())
-              if isinstance(obj, types.ModuleType) and not name.startswith("_")
-              and obj.__name__ == f"jaxgrad.{name}"]
+    lines += [f"from . import {name} as {name}" for name in _submodules_imported_by_init()]
     lines += ["from ._core.tensor import Tensor as Tensor",
               "from ._functions.legacy_types import tensortype", ""]
     functions, dtypes, legacy = [], [], []
