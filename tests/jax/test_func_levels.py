@@ -57,7 +57,55 @@ FUNCTIONALIZE = {
     "new_style_function": lambda T: T.func.functionalize(new_style_sin(T).apply)(data(T, 3)),
     "function_of_inner_tensor": lambda T: T.func.functionalize(
         lambda x: x + new_style_sin(T).apply(T.ones(1)))(data(T, 3)),
+    # an output view is remade on its base's final history (the write after it counts)
+    "view_of_written_base": lambda T: _view_results(T, _select_then_mul),
+    "view_of_argument": lambda T: (lambda x: (lambda out: (out, out._base is x, x.grad_fn))(
+        T.func.functionalize(lambda a: a[0])(x)))(data(T, 2, 2).requires_grad_() * 1),
+    "views_share_their_base": lambda T: (lambda x: (lambda o: (o, o[0]._base is o[1]._base))(
+        T.func.functionalize(_two_views)(x)))(data(T, 2, 2).requires_grad_()),
+    "views_under_no_grad": lambda T: (lambda x: _no_grad_call(T, _two_views, x))(
+        data(T, 2, 2).requires_grad_()),
 }
+
+# torch remakes an output of unbind/split by that op (UnbindBackward0); jaxgrad by one as_strided,
+# so its refusal names AsStrided: the CreationMeta (the refusal itself) is kept
+MULTI_OUTPUT_VIEW_WRITTEN = pytest.param(
+    "multi_output_view_written", marks=bug("the remade view's node is AsStridedBackward0"))
+FUNCTIONALIZE["multi_output_view_written"] = lambda T: (lambda out: out.mul_(2))(
+    T.func.functionalize(_unbind_then_add)(data(T, 2, 3).requires_grad_()))
+
+
+def _select_then_mul(x):
+    base = x.clone()
+    out = base[0]
+    base.mul_(x)
+    return out
+
+
+def _two_views(x):
+    base = x.clone()
+    out, flat = base[0], base.view(-1)
+    base.mul_(x)
+    return out, flat
+
+
+def _unbind_then_add(x):
+    base = x.clone()
+    out = base.unbind(0)[0]
+    base.add_(1)
+    return out
+
+
+def _view_results(T, f):
+    x = data(T, 2, 2).requires_grad_()
+    out = T.func.functionalize(f)(x)
+    out.sum().backward()
+    return out, out._base.shape, x.grad
+
+
+def _no_grad_call(T, f, x):
+    with T.no_grad():
+        return T.func.functionalize(f)(x)
 
 
 def old_style_sin(T):
@@ -90,10 +138,11 @@ def new_style_sin(T):
     return Sin
 
 
-@pytest.mark.parametrize("name", list(FUNCTIONALIZE))
+@pytest.mark.parametrize("name", [n if n != "multi_output_view_written" else
+                                  MULTI_OUTPUT_VIEW_WRITTEN for n in FUNCTIONALIZE])
 def test_functionalize(name):
     if name in ("bad_remove", "old_style_function", "new_style_function",
-                "function_of_inner_tensor"):
+                "function_of_inner_tensor", "multi_output_view_written"):
         raises(FUNCTIONALIZE[name])
     else:
         ok(FUNCTIONALIZE[name])
@@ -358,3 +407,10 @@ def test_escaped_tensors_act_as_their_values(transform):
     """torch.func's dead wrappers: a tensor kept from inside a finished level acts as its value.
     (Its own flags read detached here; torch's still show the dead level's grad_fn.)"""
     ok(lambda T: _escaping(T, transform))
+
+
+def test_functionalize_keeps_the_multi_output_refusal():
+    for T in (torch, jaxgrad):
+        out = T.func.functionalize(_unbind_then_add)(data(T, 2, 3).requires_grad_())
+        with pytest.raises(RuntimeError, match="output of a function that returns multiple views"):
+            out.mul_(2)

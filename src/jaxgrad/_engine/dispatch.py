@@ -827,6 +827,17 @@ def _replay_view_fn(view_fn: tuple, base: Tensor, record: bool) -> Tensor:
     return base
 
 
+def remake_view(view: Tensor, base: Tensor, record: bool) -> Tensor:
+    """A view of ``base`` where ``view`` lies in its own base (``base`` holding that base's
+    values): ``view``'s view ops replayed on ``base`` (one as_strided where it has none, as
+    multi-output views), recorded when ``record``, with ``view``'s CreationMeta (torch's
+    functionalization regenerating an output view from its base)."""
+    steps = view._view_fn or (_as_strided_step(view._layout, base._geometry()),)
+    remade = _replay_view_fn(steps, base, record)
+    remade._creation_meta = view._creation_meta
+    return remade
+
+
 # --- in-place ----------------------------------------------------------------------------------
 
 def check_inplace(self: Tensor, others: tuple = (), inference: bool = True) -> None:

@@ -14,8 +14,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .._core.grad_mode import _force_original_view_tracking, is_grad_enabled
 from .._core.tensor import Tensor
 from .._core.transform_stack import stack
+from .._engine.dispatch import remake_view
 from . import torch_pytree as P
 
 _REMOVE_OPTIONS = ("mutations", "mutations_and_views")
@@ -55,26 +57,34 @@ def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
             [copies.get(i, x) for i, x in enumerate(leaves)], spec)
         stack.functionalizing += 1
         try:
-            out = func(*inner_args, **inner_kwargs)
+            with _force_original_view_tracking(True):  # views keep the ops that made them
+                out = func(*inner_args, **inner_kwargs)
         finally:
             stack.functionalizing -= 1
         written = {i for i, c in copies.items() if (c._vc.value, c._cell.generation) != marks[i]}
         for i in sorted(written):
             leaves[i].copy_(copies[i])
         results = {id(c): leaves[i] for i, c in copies.items() if i not in written}
-        return P.tree_map(lambda o: _result(o, results), out)
+        bases = {id(c): leaves[i] for i, c in copies.items() if leaves[i]._layout is None}
+        return P.tree_map(lambda o: _result(o, results, bases), out)
 
     return wrapped
 
 
-def _result(out: Any, results: dict[int, Tensor]) -> Any:
+def _result(out: Any, results: dict[int, Tensor], bases: dict[int, Tensor]) -> Any:
     """An output as torch.func's functionalize unwraps it: an argument returned untouched is the
-    tensor passed in; any other tensor is a fresh one (version 0) with its history, the same
-    fresh tensor each time the function returned the same tensor."""
+    tensor passed in; a view is remade on its base's result (an argument's view a view of the
+    tensor passed in) by its view ops, on the base's final history; any other tensor is a fresh
+    one (version 0) with its history. The same tensor returned twice is one result."""
     if not isinstance(out, Tensor):
         return out
     if id(out) not in results:
-        results[id(out)] = _private_copy(out)
+        base = out._base
+        if base is not None and (id(base) in bases or base._layout is None):
+            base_result = bases[id(base)] if id(base) in bases else _result(base, results, bases)
+            results[id(out)] = remake_view(out, base_result, is_grad_enabled())
+        else:
+            results[id(out)] = _private_copy(out)
     return results[id(out)]
 
 
