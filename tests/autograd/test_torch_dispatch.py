@@ -126,3 +126,18 @@ def test_plain_tensors_are_untouched_once_a_subclass_exists():
     x = jaxgrad.tensor([1.0, 2.0], requires_grad=True)
     (x * x).sum().backward()
     assert type(x.grad) is jaxgrad.Tensor and x.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("route", ["vmap", "grad", "make_dual"])
+def test_routes_on_jax_arrays_refuse_a_subclass(route):
+    """jaxgrad.func transforms and forward-mode AD compute on JAX arrays, which a wrapper
+    subclass does not hold: they refuse it (torch runs them on it) rather than give no tangent
+    or a JAX type error."""
+    W = wrapper_class(jaxgrad)
+    x = W(jaxgrad.tensor([1.0, 2.0]))
+    fw = jaxgrad.autograd.forward_ad
+    run = {"vmap": lambda: jaxgrad.func.vmap(jaxgrad.sin)(x),
+           "grad": lambda: jaxgrad.func.grad(lambda t: t.sin().sum())(x),
+           "make_dual": lambda: fw.make_dual(x, x)}[route]
+    with fw.dual_level(), pytest.raises(NotImplementedError, match="__torch_dispatch__ subclass"):
+        run()

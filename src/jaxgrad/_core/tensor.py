@@ -862,6 +862,17 @@ def dispatches_in_python(t: Any) -> bool:
     return bool(PYTHON_DISPATCH[0]) and isinstance(t, Tensor) and type(t)._python_dispatch
 
 
+def refuse_python_dispatch(what: str, tensors: Any) -> None:
+    """Raise NotImplementedError when one of ``tensors`` is a ``__torch_dispatch__`` subclass:
+    ``what`` runs on JAX arrays, which such a tensor does not hold (torch runs it on them)."""
+    if PYTHON_DISPATCH[0]:
+        for t in tensors:
+            if dispatches_in_python(t):
+                raise NotImplementedError(
+                    f"{what} of a __torch_dispatch__ subclass ({type(t).__name__}) is not "
+                    "supported by jaxgrad: it runs on JAX arrays, and such a tensor holds none")
+
+
 class NoStorage:
     """A wrapper subclass's stand-in for an array: its size and dtype, no values."""
 

@@ -35,7 +35,7 @@ from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import is_inference_mode_enabled
 from .._core.graph import TANGENT_SOURCE
 from .._core.storage import Layout, contiguous_strides, scatter
-from .._core.tensor import FORWARD_GRAD_DROPPED, Tensor
+from .._core.tensor import FORWARD_GRAD_DROPPED, Tensor, refuse_python_dispatch
 from .._core.tensor_repr import is_batched, show_tangents
 from .._core.transform_stack import stack
 from .._core.typename import type_name
@@ -415,6 +415,7 @@ def make_dual(ops: Dispatch, tensor: Tensor, tangent: Tensor, level: int | None 
                            f"level{level} is not supported.")
     check_tangent_size(tensor.shape, tangent.shape)
     refuse_batched_duals("_make_dual", tensor, tangent)
+    refuse_python_dispatch("Forward-mode AD", (tensor, tangent))
     if is_inference_mode_enabled() or tensor._inference:
         return tensor.detach()  # torch: no view, and inference tensors hold no tangent
     with suspended():

@@ -34,7 +34,7 @@ from .._core.graph import (
 )
 from .._core.jax_compat import conj_complex, torch_vjp
 from .._core.jax_setup import x64_scope
-from .._core.tensor import Tensor, nursery
+from .._core.tensor import PYTHON_DISPATCH, Tensor, nursery, refuse_python_dispatch
 from .._core.tensor_repr import unwrap_levels
 from .._core.transform_stack import (
     capturing_outer_tensors,
@@ -187,6 +187,8 @@ def _releases_escaped(transform: Callable) -> Callable:
     value stays batched, and ops on it fail, as torch's do."""
     @functools.wraps(transform)
     def run(*args: Any, **kwargs: Any) -> Any:
+        if PYTHON_DISPATCH[0]:
+            refuse_python_dispatch("A jaxgrad.func transform", P.tree_leaves((args, kwargs)))
         with nursery() as made:
             result = transform(*args, **kwargs)
         _release(made)
