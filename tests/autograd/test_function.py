@@ -638,8 +638,9 @@ def test_function_wrapping_jax_code_matches_torch_composition():
 
     values = [-2.0, 0.0, 3.0]
     x = jaxgrad.tensor(values, dtype=jaxgrad.float64, requires_grad=True)
-    y = JaxSoftplus.apply(x)
-    y.sum().backward()
+    with jax.enable_x64(True):  # the Function's own JAX code on float64: the user's x64 on
+        y = JaxSoftplus.apply(x)
+        y.sum().backward()
     import torch
 
     tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)

@@ -70,7 +70,8 @@ def test_a_jax_array_promotes_as_a_tensor_of_its_dtype(dtypes, zero_dim):
         c = const(T, 3 if zero_dim else [3, 4], array_dtype)
         return x * c, c + x
 
-    ok(program)
+    with jax.enable_x64(True):  # a float64 JAX array in the user's code: the user's x64 on
+        ok(program)
 
 
 def test_a_jax_array_that_does_not_broadcast_raises_torchs_error():
@@ -158,7 +159,8 @@ def test_dlpack_refuses_a_tensor_requiring_grad_as_torch_does():
                                   "complex64"])
 def test_jaxgrad_dtypes_are_jax_dtypes(name):
     d = getattr(jaxgrad, name)
-    assert jnp.zeros(2, dtype=d).dtype == d.np
+    with jax.enable_x64(True):  # (64-bit JAX arrays in the user's code need x64 on)
+        assert jnp.zeros(2, dtype=d).dtype == d.np
     assert jax.ShapeDtypeStruct((2, 3), d).dtype == d.np
     t = jaxgrad.zeros(2, dtype=d)
     chex.assert_type(t, d)
@@ -378,8 +380,9 @@ def _traced(fn, *arrays):
     def run(*a):
         return jax.tree.map(lambda t: t.jax(), fn(*[jaxgrad.from_jax(x) for x in a]),
                             is_leaf=lambda t: isinstance(t, jaxgrad.Tensor))
-    arrays = [jnp.asarray(a, dtype=a.dtype) for a in arrays]
-    return run(*arrays), jax.jit(run)(*arrays)
+    with jax.enable_x64(True):  # the user's 64-bit arrays and jit: the user's x64 on
+        arrays = [jnp.asarray(a, dtype=a.dtype) for a in arrays]
+        return run(*arrays), jax.jit(run)(*arrays)
 
 
 def test_indexing_embedding_and_one_hot_with_traced_indices_match_torch():

@@ -29,6 +29,7 @@ from jax._src.interpreters.batching import BatchTracer  # (a vmap rule's outputs
 from .._core.caches import cache
 from .._core.grad_mode import _state, no_grad, recording_off
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, DelayedError, Node, SavedTensor
+from .._core.jax_setup import x64_scope
 from .._core.tensor import Tensor
 from .._core.transform_stack import (
     FORWARD_KINDS,
@@ -292,7 +293,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _materialized_zeros(meta: tuple) -> Tensor:
-    zeros = Tensor._make(jnp.zeros(*meta))
+    with x64_scope():
+        zeros = Tensor._make(jnp.zeros(*meta))
     zeros._vc.value = 1  # torch fills a new tensor with zero_()
     return zeros
 

@@ -30,6 +30,7 @@ from .epoch import changed as structure_changed
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_inference_mode_enabled
 from .graph import AccumulateGrad, HookDict, RemovableHandle, add_hook
+from .jax_setup import host_to_device
 from .storage import (
     TYPED_STORAGE_WARNING,
     Layout,
@@ -917,7 +918,7 @@ def nursery() -> Iterator[list]:
 
 def _rebuild(array: np.ndarray, requires_grad: bool, state: dict | None = None) -> Tensor:
     """Unpickle: torch rebuilds through ``set_()`` (version 1) and restores Python attributes."""
-    t = Tensor._make(jnp.asarray(array, dtype=array.dtype), requires_grad)
+    t = Tensor._make(host_to_device(array, array.dtype), requires_grad)
     t._vc.value = 1
     t.__dict__.update(state or {})
     return t

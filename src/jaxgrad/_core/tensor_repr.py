@@ -27,6 +27,11 @@ def show_tangents(tangent_of: Callable[[Any], Any] | None) -> None:
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
     """``tensor([2., 4.], grad_fn=<MulBackward0>)`` as torch prints it."""
+    held = t._cell.array
+    if t._layout is None and not isinstance(held, (jax.Array, np.ndarray)):
+        # a pytree unflattened over other leaves: jax.tree.map(lambda a: a.shape, params),
+        # jax.eval_shape's ShapeDtypeStructs, None
+        return f"{type(t).__name__}(leaf={held!r})"
     if isinstance(t._value, jax.core.Tracer):
         return _transformed_repr(t, t._value, prefix)
     values = np.asarray(t._value)

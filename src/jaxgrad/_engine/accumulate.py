@@ -24,6 +24,7 @@ import numpy as np
 
 from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import no_grad
+from .._core.jax_setup import x64_scope
 from .._core.placement import on_placement_of
 from .._core.storage import Layout, Storage, contiguous_strides
 from .._core.tensor import Tensor, dispatches_in_python
@@ -104,7 +105,8 @@ def with_strides(array, strides: tuple[int, ...]) -> Tensor:
     shape = tuple(array.shape)
     if strides == contiguous_strides(shape):
         return Tensor._make(array)
-    out = Tensor._make(None, cell=Storage(jnp.zeros_like(array).reshape(-1)))
+    with x64_scope():
+        out = Tensor._make(None, cell=Storage(jnp.zeros_like(array).reshape(-1)))
     out._layout = Layout(shape, tuple(strides), 0)
     out._write(array)
     return out
@@ -130,8 +132,9 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor, create_graph: bool,
         elif not dense:  # torch's clone(MemoryFormat::Contiguous)
             variable._grad = apply(CLONE, grad) if create_graph else Tensor._make(grad._value)
         elif create_graph:  # new_empty_strided(...).copy_(grad), recorded
-            target = with_strides(jnp.empty(grad._value.shape, grad._value.dtype),
-                                  variable.stride())
+            with x64_scope():
+                empty = jnp.empty(grad._value.shape, grad._value.dtype)
+            target = with_strides(empty, variable.stride())
             variable._grad = apply_inplace(E.COPY, target, grad)
         else:
             variable._grad = with_strides(grad._value, variable.stride())

@@ -25,7 +25,7 @@ from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import _state, is_inference_mode_enabled, no_grad
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from .._core.jax_compat import torch_vjp
-from .._core.jax_setup import jit
+from .._core.jax_setup import jit, x64_scope
 from .._core.storage import Layout, Storage, lens_of, reinterpret
 from .._core.tensor import PYTHON_DISPATCH, SUBCLASS_ROUTE, Tensor, dispatches_in_python
 from .._core.transform_stack import captures, check_not_captured, in_forward_mode
@@ -87,6 +87,10 @@ class OpNode(Node):
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if all(g is None for g in grads):
             return [None] * len(self.next_edges)
+        with x64_scope():  # (a node's formulas are jaxgrad's code, never the user's)
+            return self._run_formulas(grads, create_graph, wanted)
+
+    def _run_formulas(self, grads: list, create_graph: bool, wanted: tuple | None) -> list:
         needs = self.needs if wanted is None else tuple(
             n and w for n, w in zip(self.needs, wanted))
         grads = self._materialize(grads)
@@ -272,7 +276,8 @@ def _is_number(saved: Any) -> bool:
 def _wrapped_number(value: Any) -> Tensor:
     """A Python number a Tensor parameter received, as torch saves it: a 0-d "wrapped number"
     tensor (int64 for an int, float64 for a float)."""
-    return Tensor._make(jnp.asarray(value, _WRAPPED_DTYPES[type(value)]))
+    with x64_scope():
+        return Tensor._make(jnp.asarray(value, _WRAPPED_DTYPES[type(value)]))
 
 
 def _expand_geometry(layout: Layout, shape: tuple[int, ...]) -> Layout:
@@ -539,7 +544,8 @@ def _device_scalar(value: Any, dtype) -> Any:
     if _seen_once.pop(key, None) is None:
         _seen_once[key] = True
         return host
-    cached = _device_scalars[key] = jnp.asarray(host, dtype=host.dtype)
+    with x64_scope():
+        cached = _device_scalars[key] = jnp.asarray(host, dtype=host.dtype)
     return cached
 
 
@@ -1202,7 +1208,11 @@ class CopySlices(Node):
             return self._apply_through_lens(g, fn, create_graph)
         view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
         res = fn.apply([view_grad], create_graph)
-        slot = res[0] if res[0] is not None else Tensor._make(jnp.zeros_like(view_grad._value))
+        if res[0] is not None:
+            slot = res[0]
+        else:
+            with x64_scope():
+                slot = Tensor._make(jnp.zeros_like(view_grad._value))
         result = apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout)
         result._vc.value = 2  # torch: new_empty_strided(...).copy_(grad), then the slice's copy_
         return [result, *res[1:]]
@@ -1214,7 +1224,8 @@ class CopySlices(Node):
         result = Tensor._make(g._value)
         view = _replay_view_fn(self.view_fn, result, record=False)
         res = fn.apply([Tensor._make(view._value)], create_graph)
-        view._write(res[0]._value if res[0] is not None else jnp.zeros_like(view._value))
+        with x64_scope():
+            view._write(res[0]._value if res[0] is not None else jnp.zeros_like(view._value))
         result._vc.value = 2
         return [result, *res[1:]]
 

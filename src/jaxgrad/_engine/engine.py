@@ -43,6 +43,7 @@ from .._core.graph import (
     graph_task_running,
     running_graph_tasks,
 )
+from .._core.jax_setup import x64_scope
 from .._core.tensor import Size, Tensor, dispatches_in_python
 from .._core.tracing import call_user_hook
 from .._core.transform_stack import BACKWARD_INSIDE_TRANSFORM, in_functorch_transform
@@ -665,7 +666,8 @@ def _implicit_ones(value: Any) -> Any:
     key = (value.shape, value.dtype)
     ones = _ones.get(key)
     if ones is None:
-        ones = jnp.ones(value.shape, value.dtype)
+        with x64_scope():
+            ones = jnp.ones(value.shape, value.dtype)
         if isinstance(ones, jax.core.Tracer):  # inside a trace: a constant of that trace
             return ones
         _ones[key] = ones
@@ -913,7 +915,8 @@ def _check_unused(result: list, allow_unused: bool) -> None:
 
 
 def _zeros_like(t: Tensor, requires_grad: bool) -> Tensor:
-    return Tensor._make(jnp.zeros(t._value.shape, t._value.dtype), requires_grad)
+    with x64_scope():
+        return Tensor._make(jnp.zeros(t._value.shape, t._value.dtype), requires_grad)
 
 
 def _batched_grad(outputs: tuple, root_grads: list, inputs: tuple, retain_graph: bool,

@@ -34,6 +34,7 @@ from .._core.caches import cache
 from .._core.grad_mode import _state as _grad_state
 from .._core.grad_mode import is_inference_mode_enabled
 from .._core.graph import TANGENT_SOURCE
+from .._core.jax_setup import x64_scope
 from .._core.storage import Layout, contiguous_strides, scatter
 from .._core.tensor import FORWARD_GRAD_DROPPED, Tensor, refuse_python_dispatch
 from .._core.tensor_repr import is_batched, show_tangents
@@ -438,7 +439,8 @@ def _same_meta(primal: Tensor, tangent: Tensor) -> bool:
 def _copy_with_meta_of(ops: Dispatch, primal: Tensor, tangent: Tensor) -> Tensor:
     """``tangent`` copied into a new tensor laid out as ``primal`` in a storage of its size
     (torch's ``_new_zeros_with_same_feature_meta`` then ``copy_``)."""
-    zeros = jnp.zeros(primal._cell.array.size, tangent._cell.array.dtype)
+    with x64_scope():
+        zeros = jnp.zeros(primal._cell.array.size, tangent._cell.array.dtype)
     layout = primal._geometry()
     if tangent.requires_grad:  # (the copy's node keeps the tangent's history)
         out = Tensor._make(zeros)

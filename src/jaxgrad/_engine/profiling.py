@@ -29,6 +29,7 @@ from typing import Any
 
 import jax
 
+from .._core.jax_setup import x64_scope
 from .._core.typename import public_path
 
 active: list[profile] = []  # the profiles recording now (module attribute: read on every op)
@@ -579,12 +580,14 @@ def composite(name: str) -> Callable[[Callable], Callable]:
         @functools.wraps(fn)
         def recorded(*args: Any, **kwargs: Any) -> Any:
             if not active:
-                return fn(*args, **kwargs)
+                with x64_scope():
+                    return fn(*args, **kwargs)
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()  # torch records every argument of the schema
             rng = _Range(name, _shapes(bound.arguments.values()))
             try:
-                result = _block(fn(*args, **kwargs))
+                with x64_scope():
+                    result = _block(fn(*args, **kwargs))
                 made = [c.sequence_nr for c in rng.children if c.sequence_nr >= 0]
                 rng.sequence_nr = min(made, default=-1)
                 return result

@@ -189,7 +189,7 @@ def _releases_escaped(transform: Callable) -> Callable:
     def run(*args: Any, **kwargs: Any) -> Any:
         if PYTHON_DISPATCH[0]:
             refuse_python_dispatch("A jaxgrad.func transform", P.tree_leaves((args, kwargs)))
-        with nursery() as made:
+        with nursery() as made, x64_scope():  # (64-bit types for the traced function too)
             result = transform(*args, **kwargs)
         _release(made)
         return result
@@ -239,8 +239,9 @@ class _TransformNode(Node):
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
         if all(g is None for g in grads):
             return [None] * len(self.next_edges)
-        cts = [g._value if g is not None else jnp.zeros(s, d)
-               for g, (s, d) in zip(grads, self.out_meta)]
+        with x64_scope():
+            cts = [g._value if g is not None else jnp.zeros(s, d)
+                   for g, (s, d) in zip(grads, self.out_meta)]
         if create_graph:  # differentiable: an op whose backward is jax.vjp of this pullback
             fn, k = self.fn, len(self.inputs)
 

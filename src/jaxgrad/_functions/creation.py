@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import device as _device
 from .._core import dtypes as _dtypes
-from .._core.jax_setup import host_to_device
+from .._core.jax_setup import host_to_device, in_x64_scope
 from .._core.layout import check_strided
 from .._core.tensor import Size, Tensor
 from .._core.typename import type_name
@@ -134,6 +134,7 @@ def _finish(array: jax.Array, device: Any, requires_grad: bool) -> Tensor:
     return t
 
 
+@in_x64_scope
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data`` (nested lists, numbers, numpy arrays).
@@ -157,6 +158,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     return _finish(jnp.asarray(array, dtype=d.np), device, requires_grad)
 
 
+@in_x64_scope
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but returns ``data`` itself when it is already a matching Tensor.
 
@@ -174,6 +176,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
+@in_x64_scope
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor with the data of a numpy array. Unlike torch's, it does not share memory: JAX
     copies host data into its own immutable buffers (see ``from_jax`` for a JAX array, which is
@@ -193,6 +196,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(jnp.asarray(array, dtype=array.dtype))
 
 
+@in_x64_scope
 def from_jax(array: jax.Array, requires_grad: bool = False) -> Tensor:
     """A leaf tensor over ``array`` itself: no copy, its device, sharding and committed-ness
     kept; inside ``jax.jit``/``vmap`` the array may be a tracer. ``t.jax()`` gives it back.

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import jax.numpy as jnp
+import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.device import device as _device
+from .._core.jax_setup import host_to_device
 from .._core.tensor import Size, Tensor, as_subclass
 from .._core.typename import public_path
 from . import shapes
@@ -66,9 +67,10 @@ def legacy_new(d: _dtypes.dtype | None, device_type: str | None, *args: Any,
                             f"{_options(other.dtype, other.device.type)})")
         return shapes.alias(other)
     if (len(args) == 1 and isinstance(args[0], Size)) or (args and _is_sizes(args)):
-        return _place(jnp.zeros(_shape(args), dtype.np), device, device_type)
+        return _place(host_to_device(np.zeros(_shape(args), dtype.np), dtype.np), device,
+                      device_type)
     if not args:
-        return _place(jnp.zeros((0,), dtype.np), device, device_type)
+        return _place(host_to_device(np.zeros((0,), dtype.np), dtype.np), device, device_type)
     if len(args) > 1:
         bad = next(a for a in args if not (isinstance(a, int) and not isinstance(a, bool)))
         raise TypeError(f"new(): argument 'size' failed to unpack the object at pos "
@@ -79,7 +81,7 @@ def legacy_new(d: _dtypes.dtype | None, device_type: str | None, *args: Any,
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
     array = (_sequence_array(data, _nested_sizes(data), dtype) if isinstance(data, (list, tuple))
              else _to_numpy(data))
-    return _place(jnp.asarray(array, dtype=dtype.np), device, device_type)
+    return _place(host_to_device(array, dtype.np), device, device_type)
 
 
 @public_path("jaxgrad")  # prints as torch's does: <class 'jaxgrad.tensortype'>

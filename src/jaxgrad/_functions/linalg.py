@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core.jax_setup import host_to_device
 from .._core.tensor import Tensor, _wrap_dim
 from .._engine.dispatch import apply, apply_inplace
 from .._ops import linalg as L
@@ -648,7 +649,7 @@ def _indices(name: str, row: int, col: int, offset: int, dtype: Any, device: Any
         raise NotImplementedError(f"\"{name}\" not implemented for '{_dtypes.scalar_type_name(d)}'")
     mask = np.tri(row, col, offset, dtype=bool) if lower else ~np.tri(row, col, offset - 1,
                                                                          dtype=bool)
-    out = Tensor._make(jnp.asarray(np.stack(np.nonzero(mask)), dtype=d.np).reshape(2, -1))
+    out = Tensor._make(host_to_device(np.stack(np.nonzero(mask)), d.np).reshape(2, -1))
     return out if device is None else out.to(device)
 
 

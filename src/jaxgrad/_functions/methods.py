@@ -20,6 +20,7 @@ import numpy as np
 
 from .._core import device as _device_mod
 from .._core import dtypes as _dtypes
+from .._core.jax_setup import in_x64_scope
 from .._core.placement import move
 from .._core.tensor import Tensor
 from .._engine.dispatch import dispatches, regenerate_view_node
@@ -44,11 +45,22 @@ def attach_tensor_methods() -> None:
         if "method" in decl.variants:
             setattr(Tensor, name, method_form(decl))
     for name, value in _HAND_WRITTEN.items():
-        setattr(Tensor, name, value)
+        setattr(Tensor, name, _in_x64(value) if name not in _OUTSIDE_X64 else value)
     for name, value in vars(Tensor).items():  # found again where they live, as pickle does
         if callable(value) and getattr(value, "__module__", "") == __name__:
             value.__name__, value.__qualname__ = name, f"Tensor.{name}"
             value.__module__ = "jaxgrad._core.tensor"
+
+
+# backward runs the user's hooks and Functions: the engine scopes its own computations
+_OUTSIDE_X64 = frozenset({"__new__", "backward"})
+
+
+def _in_x64(value: Any) -> Any:
+    """A hand-written method (or property) run inside ``x64_scope``, as the declared ops are."""
+    if isinstance(value, property):
+        return property(_in_x64(value.fget), value.fset and _in_x64(value.fset))
+    return in_x64_scope(value) if callable(value) else value
 
 
 def _operator(fn: Callable, reflected: bool = False,

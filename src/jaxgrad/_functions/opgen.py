@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._core.grad_mode import is_grad_enabled
+from .._core.jax_setup import x64_scope
 from .._core.tensor import PYTHON_DISPATCH, Tensor
 from .._core.typename import type_name
 from .._engine import autocast as _autocast
@@ -251,9 +252,10 @@ def function_form(decl: Declared) -> Callable:
         if with_out and kwargs and "out" in kwargs:
             return _call_with_out(function, decl.name, args, kwargs)
         try:
-            if _autocast.active:  # torch's autocast kernel: casts, then the op as it is
-                return _autocast.autocast_call(decl.name, impl, args, kwargs, apply)
-            return impl(*args, **kwargs)
+            with x64_scope():
+                if _autocast.active:  # torch's autocast kernel: casts, then the op as it is
+                    return _autocast.autocast_call(decl.name, impl, args, kwargs, apply)
+                return impl(*args, **kwargs)
         except Exception as exc:
             if _read_no_storage(exc):
                 return _dispatch_whole(decl.name, impl, args, kwargs)
@@ -288,7 +290,7 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> 
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     check_out_overlap(out, operands)
-    with _forward_ad.suspended():  # (an out= function computes no tangents)
+    with _forward_ad.suspended(), x64_scope():  # (an out= function computes no tangents)
         result = write_out(out, function(*args, **kwargs))
     if any(_forward_ad.has_tangent(_FORWARD_AD, t) for t in (out, *operands)):
         # as torch: checked once the result is written
@@ -306,9 +308,11 @@ def method_form(decl: Declared) -> Callable:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
             kwargs = _unalias(kwargs, aliases)
         try:
-            if _autocast.active:
-                return _autocast.autocast_call(decl.name, impl, (self, *args), kwargs, apply)
-            return impl(self, *args, **kwargs)
+            with x64_scope():
+                if _autocast.active:
+                    return _autocast.autocast_call(decl.name, impl, (self, *args), kwargs,
+                                                   apply)
+                return impl(self, *args, **kwargs)
         except Exception as exc:
             if _read_no_storage(exc):
                 return _dispatch_whole(decl.name, impl, (self, *args), kwargs)

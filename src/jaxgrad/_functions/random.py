@@ -762,6 +762,7 @@ def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
                      _bernoulli_values(p, tuple(t.shape), generator, t.device))
 
 
+@in_x64_scope
 def bernoulli(input: Tensor, p: float | None = None, *,
               generator: Generator | None = None) -> Tensor:
     """1 with the probability in each element of ``input`` (or with probability ``p``), else 0;

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core import return_types
+from .._core.jax_setup import x64_scope
 from .._core.tensor import Tensor, _wrap_dim
 from .._core.tensor_repr import dynamic_shape_error, host_value
 from .._engine.dispatch import apply
@@ -143,7 +144,8 @@ def _requested(values: Tensor, inverse: Tensor, counts: Tensor, return_inverse: 
 
 def _no_result() -> Tensor:
     """What torch's native unique ops return for an output not asked for: an empty int64."""
-    return Tensor._make(jnp.zeros((0,), jnp.int64))
+    with x64_scope():
+        return Tensor._make(jnp.zeros((0,), jnp.int64))
 
 
 @declare('unique(Tensor self, bool sorted=True, bool return_inverse=False, '

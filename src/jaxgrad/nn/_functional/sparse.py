@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._core import dtypes as _dtypes
 from ..._core.grad_mode import no_grad
+from ..._core.jax_setup import host_to_device, x64_scope
 from ..._core.tensor import Tensor
 from ..._engine.dispatch import apply as _apply
 from ..._functions import pointwise
@@ -43,7 +44,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         elif values.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     classes = np.arange(num_classes)
-    out = Tensor._make(jnp.asarray(values[..., None] == classes, jnp.int64))
+    out = Tensor._make(host_to_device(values[..., None] == classes, np.int64))
     if values.size:
         out._vc.value += 2  # torch fills a zeros tensor and scatters the ones in: two writes
     return out
@@ -55,8 +56,9 @@ def _traced_one_hot(tensor: Tensor, num_classes: int) -> Tensor:
     if num_classes == -1:
         raise RuntimeError("one_hot: num_classes=-1 infers the number of classes from the "
                            "values, which a JAX trace does not have; pass num_classes")
-    classes = jnp.arange(num_classes, dtype=jnp.int64)
-    out = Tensor._make((tensor._value[..., None] == classes).astype(jnp.int64))
+    with x64_scope():
+        classes = jnp.arange(num_classes, dtype=jnp.int64)
+        out = Tensor._make((tensor._value[..., None] == classes).astype(jnp.int64))
     if tensor.numel():
         out._vc.value += 2
     return out
@@ -65,12 +67,14 @@ def _traced_one_hot(tensor: Tensor, num_classes: int) -> Tensor:
 def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
                       norm_type: float) -> None:
     """torch's embedding_renorm_: rows used by ``indices`` scaled down to norm ``max_norm``."""
-    rows = jnp.unique(indices._value.reshape(-1))
-    selected = weight._value[rows]
-    norms = jnp.linalg.norm(selected, ord=norm_type, axis=-1, keepdims=True)
-    scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    with x64_scope():
+        rows = jnp.unique(indices._value.reshape(-1))
+        selected = weight._value[rows]
+        norms = jnp.linalg.norm(selected, ord=norm_type, axis=-1, keepdims=True)
+        scale = jnp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        renormed = Tensor._make(weight._value.at[rows].set(selected * scale))
     with no_grad():
-        pointwise.copy_(weight, Tensor._make(weight._value.at[rows].set(selected * scale)))
+        pointwise.copy_(weight, renormed)
 
 
 def _legacy_type(tensor: Tensor) -> str:

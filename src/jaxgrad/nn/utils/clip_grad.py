@@ -10,6 +10,7 @@ from collections.abc import Iterable
 import jax.numpy as jnp
 
 from ..._core.grad_mode import no_grad
+from ..._core.jax_setup import in_x64_scope
 from ..._core.tensor import Tensor
 from ..._functions import pointwise
 from ..._functions.creation import tensor
@@ -33,6 +34,7 @@ def _as_list(tensors: _TensorOrTensors) -> list[Tensor]:
     return [tensors] if isinstance(tensors, Tensor) else list(tensors)
 
 
+@in_x64_scope
 def get_total_norm(tensors: _TensorOrTensors, norm_type: float = 2.0,
                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """The ``norm_type``-norm of all ``tensors`` taken together as one vector (the norm of
@@ -60,6 +62,7 @@ def get_total_norm(tensors: _TensorOrTensors, norm_type: float = 2.0,
     return Tensor._make(total)
 
 
+@in_x64_scope
 def clip_grads_with_norm_(parameters: _TensorOrTensors, max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
     """Scale every ``.grad`` by ``min(1, max_norm / (total_norm + 1e-6))``, in place.
@@ -81,6 +84,7 @@ def clip_grads_with_norm_(parameters: _TensorOrTensors, max_norm: float, total_n
             pointwise.mul_(g, coef)
 
 
+@in_x64_scope
 def clip_grad_norm_(parameters: _TensorOrTensors, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False,
                     foreach: bool | None = None) -> Tensor:
@@ -102,6 +106,7 @@ def clip_grad_norm_(parameters: _TensorOrTensors, max_norm: float, norm_type: fl
     return total_norm
 
 
+@in_x64_scope
 def clip_grad_value_(parameters: _TensorOrTensors, clip_value: float,
                      foreach: bool | None = None) -> None:
     """Clamp every ``.grad`` of ``parameters`` to ``[-clip_value, clip_value]``, in place.
