@@ -406,3 +406,66 @@ def test_traced_boolean_masks_and_class_counts_raise_clear_errors():
         _traced(lambda x, m: x[m], np.arange(3.0), np.array([True, False, True]))
     with pytest.raises(RuntimeError, match="pass num_classes"):
         _traced(lambda i: jaxgrad.nn.functional.one_hot(i), np.array([0, 2]))
+
+
+# --- max pooling's backward inside the user's own jax.jit / jax.grad ----------------------------
+
+POOLS = {
+    "max_pool1d": lambda F, t: F.max_pool1d(t.flatten(2), 3, stride=2),
+    "max_pool2d": lambda F, t: F.max_pool2d(t, 2),
+    "max_pool2d_ties": lambda F, t: F.max_pool2d(t.round(), 2),
+    "adaptive_max_pool2d": lambda F, t: F.adaptive_max_pool2d(t, (2, 1)),
+    "max_pool2d_padded": lambda F, t: F.max_pool2d(t, 3, stride=1, padding=1),
+}
+
+
+def _pool_input(dtype):
+    return (np.sin(np.arange(2 * 2 * 4 * 4) * 1.7) * 3).reshape(2, 2, 4, 4).astype(dtype)
+
+
+def _torch_pool_grad(name, values):
+    x = torch.tensor(values, requires_grad=True)
+    POOLS[name](torch.nn.functional, x).pow(2).sum().backward()
+    return x.grad.numpy()
+
+
+def _loss(name):
+    return lambda a: POOLS[name](jaxgrad.nn.functional, jaxgrad.from_jax(a)).pow(2).sum().jax()
+
+
+@pytest.mark.parametrize("name", POOLS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pooling_backward_under_the_users_jit_and_grad(name, dtype):
+    """JAX's own grad of jaxgrad pooling (plain and jitted), and jaxgrad's backward inside the
+    user's jit, give torch's gradient; float64 with the user's x64 on, as JAX requires."""
+    values = _pool_input(dtype)
+    expected = _torch_pool_grad(name, values)
+
+    def backward_inside(a):
+        t = jaxgrad.from_jax(a, requires_grad=True)
+        POOLS[name](jaxgrad.nn.functional, t).pow(2).sum().backward()
+        return t.grad.jax()
+
+    with jax.enable_x64(dtype == "float64"):
+        array = jnp.asarray(values)
+        results = [jax.grad(_loss(name))(array), jax.jit(jax.grad(_loss(name)))(array),
+                   jax.jit(backward_inside)(array)]
+    for got in results:
+        assert got.dtype == values.dtype
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
+
+
+# --- trees unflattened over leaves that are not arrays ------------------------------------------
+
+def test_a_tree_of_shapes_or_shape_structs_prints_and_round_trips():
+    model = jaxgrad.nn.Linear(3, 2)
+    params = dict(model.named_parameters())
+    shapes = jax.tree.map(lambda a: a.shape, params)
+    assert repr(shapes) == "{'bias': Parameter(leaf=(2,)), 'weight': Parameter(leaf=(2, 3))}"
+    structs = jax.eval_shape(lambda p: {k: v * 2 for k, v in p.items()}, params)
+    assert repr(structs["weight"]) == \
+        "Tensor(leaf=ShapeDtypeStruct(shape=(2, 3), dtype=float32))"
+    assert repr(jax.tree.map(lambda a: None, jaxgrad.ones(2))) == "Tensor(leaf=None)"
+    zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), structs)
+    assert type(zeros["weight"]) is jaxgrad.Tensor
+    assert zeros["weight"].shape == (2, 3) and zeros["weight"].sum().item() == 0
