@@ -8,8 +8,10 @@ kernels (:func:`jit`), its declared ops called eagerly (the function and method 
 and host transfers (:func:`host_to_device`), samplers (:func:`in_x64_scope`) - runs inside
 :func:`x64_scope`: JAX's thread-local ``enable_x64``, where JAX behaves as under global x64
 (also inside JAX library code that builds internal constants: ``jnp.argmax`` of float64,
-``lax.erf_inv``). It is entered around jaxgrad's own code only, never around the user's (hooks,
-a Module's forward, the function given to a transform), about 1 us per outermost entry.
+``lax.erf_inv``). It is entered around jaxgrad's own code: not around the user's hooks, a
+Module's forward or a custom Function's backward, but around the function a ``jaxgrad.func``
+transform or ``jaxgrad.compile`` traces (its float64 tensors trace as float64). One entry costs
+about 0.1 us (JAX's thread-local state switched directly), a nested one a thread-local read.
 """
 
 import functools
