@@ -725,7 +725,10 @@ def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
 @in_x64_scope
 def _bernoulli_values(p: jax.Array, shape: tuple, generator: Generator | None,
                       device: Any) -> jax.Array:
-    u = jax.random.uniform(_key(generator, device), shape, jnp.float64)
+    # uniforms at p's width: float32 ones for float32 probabilities (no 64-bit values inside a
+    # user's jax.jit that runs with x64 off)
+    width = jnp.float64 if jnp.result_type(p) == jnp.float64 else jnp.float32
+    u = jax.random.uniform(_key(generator, device), shape, width)
     return u < p
 
 

@@ -55,7 +55,10 @@ def _dropout_noise(key, p, shape, dtype):
 def _keep_mask(key, p, shape, dtype):
     """(next key, Bernoulli(1 - p) mask of 0s and 1s in ``dtype``)."""
     key, sub = jax.random.split(key)
-    return key, jax.random.bernoulli(sub, 1 - p, shape).astype(dtype)
+    # the probability at the input's width: a float32 model draws float32 uniforms (no 64-bit
+    # values inside a user's jax.jit that runs with x64 off)
+    width = dtype if jnp.issubdtype(dtype, jnp.floating) else jnp.float32
+    return key, jax.random.bernoulli(sub, jnp.asarray(1 - p, width), shape).astype(dtype)
 
 
 def _feature_noise(shape: tuple, p: float, dtype: Any, device: Any) -> Tensor:
