@@ -429,7 +429,7 @@ def _torch_pool_grad(name, values):
     return x.grad.numpy()
 
 
-def _loss(name):
+def _pool_loss(name):
     return lambda a: POOLS[name](jaxgrad.nn.functional, jaxgrad.from_jax(a)).pow(2).sum().jax()
 
 
@@ -448,7 +448,7 @@ def test_pooling_backward_under_the_users_jit_and_grad(name, dtype):
 
     with jax.enable_x64(dtype == "float64"):
         array = jnp.asarray(values)
-        results = [jax.grad(_loss(name))(array), jax.jit(jax.grad(_loss(name)))(array),
+        results = [jax.grad(_pool_loss(name))(array), jax.jit(jax.grad(_pool_loss(name)))(array),
                    jax.jit(backward_inside)(array)]
     for got in results:
         assert got.dtype == values.dtype
