@@ -15,7 +15,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -75,12 +74,5 @@ def key(rng_key: jax.Array) -> Iterator[None]:
     >>> sorted(set(out.tolist())) in ([0.0, 2.0], [2.0], [0.0])
     True
     """
-    if not jax.dtypes.issubdtype(rng_key.dtype, jax.dtypes.prng_key):
-        rng_key = jax.random.wrap_key_data(rng_key)  # raw uint32 key data (jax.random.PRNGKey)
-    draws = itertools.count()
-
-    def next_key() -> jax.Array:
-        return jax.random.fold_in(rng_key, next(draws))
-
-    with _random.keys_from(next_key):
+    with _random.keys_split_from(rng_key):
         yield

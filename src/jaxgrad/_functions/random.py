@@ -14,6 +14,7 @@ draw from ``Generator().manual_seed(key)`` made inside it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import threading
 from collections.abc import Callable, Iterator
@@ -330,6 +331,17 @@ def keys_from(next_key: Callable[[], jax.Array]) -> Iterator[None]:
         yield
     finally:
         _key_source.next = previous
+
+
+@contextlib.contextmanager
+def keys_split_from(rng_key: jax.Array) -> Iterator[None]:
+    """:func:`keys_from` a ``jax.random`` key (typed, or raw uint32 key data), folded in with
+    0, 1, 2, ... for the block's successive draws (``jaxgrad.random.key``)."""
+    if not jax.dtypes.issubdtype(rng_key.dtype, jax.dtypes.prng_key):
+        rng_key = jax.random.wrap_key_data(rng_key)  # raw uint32 key data (jax.random.PRNGKey)
+    draws = itertools.count()
+    with keys_from(lambda: jax.random.fold_in(rng_key, next(draws))):
+        yield
 
 
 def _key(generator: Generator | None, device: Any = None) -> jax.Array:

@@ -11,6 +11,10 @@ tensor([[2., 4.],
 from .._func.functional_call import functional_call as functional_call
 from .._func.functional_call import stack_module_state as stack_module_state
 from .._func.functionalize import functionalize as functionalize
+from .._func.to_jax import JaxModuleFunction as JaxModuleFunction
+from .._func.to_jax import extract_jax as extract_jax
+from .._func.to_jax import load_jax_state as load_jax_state
+from .._func.to_jax import to_jax as to_jax
 from .._func.transforms import debug_unwrap as debug_unwrap
 from .._func.transforms import grad as grad
 from .._func.transforms import grad_and_value as grad_and_value
@@ -23,6 +27,7 @@ from .._func.transforms import vjp as vjp
 from .._func.transforms import vmap as vmap
 from ._batch_norm import replace_all_batch_norm_modules_ as replace_all_batch_norm_modules_
 
-__all__ = ["debug_unwrap", "functional_call", "functionalize", "grad", "grad_and_value",
-           "hessian", "jacfwd", "jacrev", "jvp", "linearize", "replace_all_batch_norm_modules_",
-           "stack_module_state", "vjp", "vmap"]
+__all__ = ["JaxModuleFunction", "debug_unwrap", "extract_jax", "functional_call",
+           "functionalize", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "load_jax_state", "replace_all_batch_norm_modules_",
+           "stack_module_state", "to_jax", "vjp", "vmap"]
