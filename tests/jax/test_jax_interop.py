@@ -469,3 +469,63 @@ def test_a_tree_of_shapes_or_shape_structs_prints_and_round_trips():
     zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), structs)
     assert type(zeros["weight"]) is jaxgrad.Tensor
     assert zeros["weight"].shape == (2, 3) and zeros["weight"].sum().item() == 0
+
+
+# --- a custom autograd.Function under the user's own jax.grad: differentiated by its backward --
+
+def scaled_functions(T):
+    """A Function whose backward is deliberately not its forward's derivative, old-style and
+    with setup_context."""
+
+    class Cube(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x)
+            ctx.k = k
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * ctx.k * x * x, None
+
+    class CubeSplit(T.autograd.Function):
+        @staticmethod
+        def forward(x, k):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * ctx.k * x * x, None
+
+    return {"old_style": Cube, "setup_context": CubeSplit}
+
+
+ROUTES = {
+    "grad": lambda f: jax.grad(f),
+    "jit_of_grad": lambda f: jax.jit(jax.grad(f)),
+    "grad_of_jit": lambda f: jax.grad(jax.jit(f)),
+    "vmap_of_grad": lambda f: lambda x: jax.vmap(jax.grad(f))(x[None])[0],
+    "second_order": lambda f: jax.grad(lambda x: jax.grad(f)(x).sum()),
+}
+
+
+@pytest.mark.parametrize("style", ["old_style", "setup_context"])
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_a_custom_function_under_the_users_jax_grad_uses_its_backward(style, route):
+    x = np.array([0.5, -1.0, 2.0])
+    t = torch.tensor(x, requires_grad=True)
+    fn = scaled_functions(torch)[style]
+    (first,) = torch.autograd.grad(fn.apply(t, 7.0).sum(), t, create_graph=True)
+    expect = torch.autograd.grad(first.sum(), t)[0] if route == "second_order" else first
+    fn = scaled_functions(jaxgrad)[style]
+    with jax.enable_x64(True):
+        got = ROUTES[route](lambda a: fn.apply(jaxgrad.from_jax(a), 7.0).jax().sum())(
+            jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(got), expect.detach().numpy(), rtol=1e-12)

@@ -458,7 +458,7 @@ class Function:
         dirty = {id(t) for t in ctx._dirty}
         saved = (ctx._to_save, ctx._saved_for_forward)
         wrapped = _wrap_outputs(ctx, args, outputs, differentiable)
-        modes = _differentiating()
+        modes = _differentiating() or _users_own_transform(args)
         if modes:
             _CustomRule(cls, ctx, args, inputs, saved, wrapped).attach(modes)
         if forward_ad:
@@ -578,6 +578,18 @@ def _differentiating(kinds: bool = False) -> list[str]:
     return [kind if kinds else "reverse" if kind in REVERSE_KINDS else "forward"
             for kind in reversed(stack.kinds)
             if kind in REVERSE_KINDS or kind in FORWARD_KINDS]
+
+
+def _users_own_transform(args: tuple) -> list[str]:
+    """``["reverse"]`` where the Function runs on tracers of the user's own JAX transformation
+    (``jax.grad``/``jax.jit`` of code calling ``apply`` on tensors made from tracers, no
+    jaxgrad transform active): its outputs pass through the ``custom_vjp`` of its ``backward``,
+    so JAX, differentiating it later or now, uses the Function's rule (see Note [Function under
+    a transform])."""
+    if stack.kinds or not any(isinstance(a, Tensor) and isinstance(a._value, jax.core.Tracer)
+                              for a in args):
+        return []
+    return ["reverse"]
 
 
 @jax.custom_vjp
