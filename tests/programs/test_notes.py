@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pathlib
 import re
+import sys
+import types
 
 import pytest
 
@@ -16,10 +18,14 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 @pytest.mark.parametrize("note", NOTES, ids=lambda path: path.name)
 def test_note_code_blocks_run(note):
     text = note.read_text()
-    namespace: dict = {"__name__": f"functorch_notes.{note.stem}"}
-    for match in BLOCK.finditer(text):
-        line = text.count("\n", 0, match.start(1))  # tracebacks name the note's own lines
-        exec(compile("\n" * line + match.group(1), str(note), "exec"), namespace)
+    module = types.ModuleType(f"functorch_notes.{note.stem}")  # dataclasses look it up
+    sys.modules[module.__name__] = module
+    try:
+        for match in BLOCK.finditer(text):
+            line = text.count("\n", 0, match.start(1))  # tracebacks name the note's own lines
+            exec(compile("\n" * line + match.group(1), str(note), "exec"), module.__dict__)
+    finally:
+        del sys.modules[module.__name__]
 
 
 @pytest.mark.parametrize("note", NOTES, ids=lambda path: path.name)
