@@ -47,7 +47,7 @@ from .storage import (
 )
 from .storage import is_contiguous as _is_contiguous
 from .tensor_repr import VMAP_CONTROL_FLOW, VMAP_ITEM, host_value, tensor_repr
-from .transform_stack import in_functorch_transform, unsupported_inside_transform
+from .transform_stack import in_functorch_transform, stack, unsupported_inside_transform
 from .typename import public_path
 from .warn_once import warn_once
 
@@ -110,6 +110,26 @@ class Size(tuple):
 
 
 _OWN_DTYPE = object()  # a leaf's grad_dtype before it is set: the tensor's own dtype
+
+
+class _WritesThrough(Storage):
+    """The storage of ``detach()``/``.data`` of a tensor JAX differentiates inside a compiled
+    step (its results' VJP): reads are constants, and an in-place write reaches the tensor
+    detached from as torch's shared storage would, with the new value but not its derivative
+    (autograd never sees a write through a detached alias)."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, array: jax.Array, source: Tensor) -> None:
+        super().__init__(array)
+        self.source = source
+
+    def write(self, array: jax.Array) -> None:
+        super().write(array)
+        old = self.source._value
+        if jnp.issubdtype(old.dtype, jnp.inexact):
+            array = old + jax.lax.stop_gradient(array.astype(old.dtype) - old)
+        self.source._write(array)
 
 
 @public_path("jaxgrad")  # printed as torch prints its own: <class 'jaxgrad.Tensor'>
@@ -672,12 +692,16 @@ class Tensor:
 
     def _detached(self, share_version: bool) -> Tensor:
         """``detach()``/``.data``: an alias; for a tensor JAX is differentiating (its array a
-        tracer inside ``jaxgrad.func`` or the user's ``jax.grad``, not a ``jaxgrad.compile``
-        trace, whose ``.data`` writes must reach the parameter) a constant to JAX's autodiff, as
-        torch.func's levels detach (``stop_gradient``), in a storage of its own."""
-        if isinstance(self._cell.array, jax.core.Tracer) and _compile_trace.current() is None:
-            t = Tensor._make(jax.lax.stop_gradient(self._value),
-                             vc=self._vc if share_version else None)
+        tracer inside ``jaxgrad.func`` or the user's ``jax.grad``, or in the trace JAX
+        differentiates for a compiled function's results with history; not the forward trace of
+        ``jaxgrad.compile``, whose ``.data`` writes must reach the parameter) a constant to
+        JAX's autodiff, as torch.func's levels detach (``stop_gradient``), in a storage of its
+        own (inside a compiled step, one whose writes reach this tensor: ``_WritesThrough``)."""
+        if isinstance(self._cell.array, jax.core.Tracer) and (
+                _compile_trace.current() is None or stack.kinds):
+            value = jax.lax.stop_gradient(self._value)
+            cell = None if _compile_trace.current() is None else _WritesThrough(value, self)
+            t = Tensor._make(value, cell=cell, vc=self._vc if share_version else None)
             t._inference = self._inference
             return t
         return self._alias(share_version)
