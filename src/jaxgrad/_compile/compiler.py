@@ -127,11 +127,12 @@ def callback(fn: Callable[..., Any], *args: Any) -> None:
 class _Entry:
     """One signature's executable and the program that writes its results back."""
 
-    __slots__ = ("eager", "jitted", "key", "program", "roots", "with_vjp")
+    __slots__ = ("eager", "jitted", "key", "per_call_python", "program", "roots", "with_vjp")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
         self.eager = False
+        self.per_call_python = False
         self.jitted = None
         self.with_vjp = None  # (backward, its cells) for results with history (_backward_of)
         self.program: _compile_program.Program | None = None
@@ -164,6 +165,10 @@ class CompiledFunction:
     """A step compiled by :func:`compile`; call it as the original function."""
 
     _jaxgrad_opaque = True  # the state walk does not look inside
+    # what a signature's first call turns into eager calls (others propagate), and whether a
+    # program with differentiable results runs eagerly instead (cached_transforms' subclass)
+    fallback_errors: tuple[type[BaseException], ...] = (*_VALUE_ERRORS, Unsupported)
+    quiet = False
 
     def __init__(self, fn: Callable[..., Any], fullgraph: bool, dynamic: bool | None) -> None:
         self._fn = fn
@@ -206,9 +211,12 @@ class CompiledFunction:
         inputs = walk.inputs()
         try:
             outputs = entry.jitted(*inputs)
+            if self.quiet and entry.with_vjp is None and self._runs_eagerly(entry):
+                entry.jitted, entry.eager = None, True
+                return self._fn(*args, **kwargs)
             if entry.program.diff_outputs and entry.with_vjp is None:
                 entry.with_vjp = self._backward_of(entry, inputs)
-        except (*_VALUE_ERRORS, Unsupported) as error:
+        except self.fallback_errors as error:
             if entry.program is not None:
                 raise
             entry.jitted = None
@@ -227,6 +235,10 @@ class CompiledFunction:
             _connect(program, walk, replay, *entry.with_vjp, inputs)
         self._remember(program, walk, replay, state_roots)
         return replay.result
+
+    def _runs_eagerly(self, entry: _Entry) -> bool:
+        """Whether a quiet compiled function runs this signature eagerly after its trace."""
+        return False
 
     def _backward_of(self, entry: _Entry, inputs: tuple) -> tuple[Callable, list[int]]:
         """The VJP of the step's differentiable results with respect to the cells of the tensors
@@ -321,8 +333,9 @@ class CompiledFunction:
         before_versions = [c.value for c in walk.counters]
         installed = walk.install(cells, numbers, arrays)
         try:
-            with _tracing.tracing(self._name, self._warned):
+            with _tracing.tracing(self._name, self._warned, self.quiet) as trace:
                 result = self._fn(*args, **kwargs)
+            entry.per_call_python = trace.per_call_python
             post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,
                              arg_numbers=type(arg_roots[0]) is list)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)

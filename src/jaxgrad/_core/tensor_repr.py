@@ -14,6 +14,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .tensor_str import format_tensor
+from .tracing import note_per_call_python
 
 _INVALID = object()
 _tangent_of: Callable[[Any], Any] | None = None  # set while a dual level exists
@@ -33,6 +34,7 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         # jax.eval_shape's ShapeDtypeStructs, None
         return f"{type(t).__name__}(leaf={held!r})"
     if isinstance(t._value, jax.core.Tracer):
+        note_per_call_python()  # (eager mode prints values here)
         return _transformed_repr(t, t._value, prefix)
     values = np.asarray(t._value)
     d = t.dtype

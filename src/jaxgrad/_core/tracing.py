@@ -24,15 +24,20 @@ HOOK_WARNING = (
 
 
 class TraceContext:
-    """One trace of a compiled step: the function's name, the warnings already given, and how
-    many ``jaxgrad.compiler.callback`` calls the trace staged."""
+    """One trace of a compiled step: the function's name, the warnings already given, how many
+    ``jaxgrad.compiler.callback`` calls the trace staged, and whether the step ran Python that
+    eager mode runs on every call with values (a user hook, a print of a traced tensor): a
+    ``quiet`` trace (an eager ``jaxgrad.func`` transform's) gives up on such a step instead of
+    warning."""
 
-    __slots__ = ("callbacks", "name", "warned")
+    __slots__ = ("callbacks", "name", "per_call_python", "quiet", "warned")
 
-    def __init__(self, name: str, warned: set) -> None:
+    def __init__(self, name: str, warned: set, quiet: bool = False) -> None:
         self.name = name
         self.warned = warned
         self.callbacks = 0
+        self.quiet = quiet
+        self.per_call_python = False
 
 
 def current() -> TraceContext | None:
@@ -45,12 +50,26 @@ def current() -> TraceContext | None:
     return getattr(_state, "trace", None)
 
 
+def note_per_call_python() -> None:
+    """Record that code ran Python that eager mode runs on every call with values (see
+    :class:`TraceContext`): in the step being traced, if any, and in :func:`per_call_notes`."""
+    trace = current()
+    if trace is not None:
+        trace.per_call_python = True
+    _state.notes = per_call_notes() + 1
+
+
+def per_call_notes() -> int:
+    """How many times this thread noted per-call Python (compare before and after a call)."""
+    return getattr(_state, "notes", 0)
+
+
 @contextmanager
-def tracing(name: str, warned: set) -> Iterator[TraceContext]:
+def tracing(name: str, warned: set, quiet: bool = False) -> Iterator[TraceContext]:
     """Mark this thread as tracing the compiled function ``name`` (nested traces restore the
     outer one); ``warned`` is the compiled function's set of warnings already given."""
     outer = current()
-    _state.trace = TraceContext(name, warned)
+    _state.trace = TraceContext(name, warned, quiet)
     try:
         yield _state.trace
     finally:
@@ -62,7 +81,8 @@ def call_user_hook(hook: Callable, *args: Any) -> Any:
     without staging a ``jaxgrad.compiler.callback`` (it ran for side effects that happen at
     trace time only)."""
     trace = current()
-    if trace is None:
+    if trace is None or trace.quiet:
+        note_per_call_python()  # (a transform running it on every call is kept eager)
         return hook(*args)
     before = trace.callbacks
     result = hook(*args)

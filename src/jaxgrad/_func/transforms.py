@@ -36,6 +36,7 @@ from .._core.jax_compat import conj_complex, torch_vjp
 from .._core.jax_setup import x64_scope
 from .._core.tensor import PYTHON_DISPATCH, Tensor, nursery, refuse_python_dispatch
 from .._core.tensor_repr import unwrap_levels
+from .._core.tracing import note_per_call_python
 from .._core.transform_stack import (
     capturing_outer_tensors,
     is_differentiable_array,
@@ -99,6 +100,11 @@ def _transform_level() -> Iterator[None]:
             yield
     finally:
         forward_ad.set_enabled(forward_grad)
+
+
+def transform_depth() -> int:
+    """How many jaxgrad.func transforms this thread is running inside (0: none)."""
+    return _depth.value
 
 
 def _wrap(array: Any, requires_grad: bool = False) -> Tensor:
@@ -419,6 +425,7 @@ def debug_unwrap(tensor: Tensor, *, recurse: bool = True) -> Tensor:
     """
     if not isinstance(tensor, Tensor):
         return tensor
+    note_per_call_python()  # (eager mode hands the tensor passed in back)
     array = unwrap_levels(tensor._value, None if recurse else 1)
     if array is None or array is tensor._value:
         return tensor
