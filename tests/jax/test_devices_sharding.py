@@ -133,5 +133,6 @@ def test_eight_devices_in_a_child_process():
                          "data parallel, .grad accumulated in place", "moves between devices",
                          "Expected all tensors to be on the same device, but found at least two "
                          "devices, cpu:1 and cpu:2!"], done.stdout
-    assert len(lines) == 9
-    assert lines[7:] == ["compiled data parallel sgd", "compiled data parallel adam"]
+    assert len(lines) == 11
+    assert lines[7:] == ["mixed placements sgd", "mixed placements adam",
+                         "compiled data parallel sgd", "compiled data parallel adam"]

@@ -20,6 +20,8 @@ ROWS = NamedSharding(mesh, P("data"))  # the option of sharding parameters by th
 
 
 def placed_as(t: jaxgrad.Tensor, sharding) -> bool:
+    if isinstance(sharding, jax.Device):
+        return t._value.devices() == {sharding}
     return t._value.sharding.is_equivalent_to(sharding, t.ndim)
 
 
@@ -29,7 +31,9 @@ def train(optimizer: str, params=None, data=None, set_to_none: bool = True,
     jaxgrad.manual_seed(0)
     model = jaxgrad.nn.Sequential(jaxgrad.nn.Linear(4, 16), jaxgrad.nn.Tanh(),
                                   jaxgrad.nn.Linear(16, 8))
-    if params is not None:
+    if callable(params):  # a placement of its own per parameter
+        params(model)
+    elif params is not None:
         model.to(params)
     weights = list(model.parameters())
     opt = (jaxgrad.optim.SGD(weights, lr=0.1, momentum=0.9) if optimizer == "sgd"
@@ -55,7 +59,7 @@ def train(optimizer: str, params=None, data=None, set_to_none: bool = True,
         loss, out = step()
         if data is not None:
             assert placed_as(out, data), out._value.sharding
-        if params is not None:
+        if params is not None and not callable(params):
             for p in weights:
                 assert placed_as(p.grad, params), (p.shape, p.grad._value.sharding)
                 assert placed_as(p, params), (p.shape, p._value.sharding)
@@ -118,6 +122,45 @@ for mixed in (lambda: jaxgrad.ones(2).to(d1) + jaxgrad.ones(2).to(d2),
     assert message.startswith("Expected all tensors to be on the same device, but found at least "
                               "two devices, "), message
     print(message)
+
+# mixed placements: weights sharded by rows, biases left where they were made (uncommitted); and
+# each layer committed to a device of its own (model parallel: the input moves between them)
+def weights_by_rows(model):
+    with jaxgrad.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("weight"):
+                p.data = p.data.to(ROWS)
+
+
+def layer_per_device(model):
+    model[0].to(d1)
+    model[2].to(d2)
+    model.insert(2, MoveTo(d2))
+    model.append(MoveTo(d1))  # the output back where the targets are
+
+
+class MoveTo(jaxgrad.nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.device = device
+
+    def forward(self, x):
+        return x.to(self.device)
+
+
+for optimizer in ("sgd", "adam"):
+    single = train(optimizer)
+    check_same(train(optimizer, weights_by_rows, BATCH), single)
+    check_same(train(optimizer, layer_per_device, d1), single)
+    print("mixed placements", optimizer)
+model = jaxgrad.nn.Sequential(jaxgrad.nn.Linear(4, 16), jaxgrad.nn.Tanh(), jaxgrad.nn.Linear(16, 8))
+layer_per_device(model)
+opt = jaxgrad.optim.Adam(model.parameters(), lr=0.01)
+model(jaxgrad.ones(2, 4).to(d1)).sum().backward()
+opt.step()
+assert [q._value.devices() for q in model.parameters()] == [{d1}, {d1}, {d2}, {d2}]
+assert all(v._value.devices() == q._value.devices() for q in model.parameters()
+           for v in opt.state[q].values() if v.ndim)
 
 # jaxgrad.compile: the whole step as one XLA program over the mesh gives the same numbers
 for optimizer in ("sgd", "adam"):

@@ -58,10 +58,15 @@ def on_placement_of(grad: Tensor, leaf: Tensor, create_graph: bool) -> Tensor:
 
 
 def placed_like(array: jax.Array, leaf: Tensor) -> jax.Array:
-    """``array`` on ``leaf``'s device or sharding (itself when it already is, or is traced)."""
+    """``array`` on ``leaf``'s device or sharding (itself when it already is, or is traced, or
+    the leaf is not committed to a placement: JAX moves such an array to the committed arrays
+    it meets, and committing its gradient to one device would make it clash with them)."""
     if isinstance(array, jax.core.Tracer):
         return array
-    have, want = array.sharding, leaf._value.sharding
+    value = leaf._value
+    if not value.committed:
+        return array
+    have, want = array.sharding, value.sharding
     if have == want or have.is_equivalent_to(want, array.ndim):
         return array
     return jax.device_put(array, want)

@@ -195,6 +195,28 @@ def check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) 
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
+def _by_devices(params: list[Tensor]) -> list[list[Tensor]]:
+    """``params`` split by the devices their values and gradients are on (torch's foreach
+    grouping by device): one jitted update per split, since one JAX computation takes its
+    arguments from one set of devices (weights sharded over a mesh, biases left on one device)."""
+    def devices(p: Tensor) -> tuple | None:
+        value, grad = p._value, p.grad._value
+        if isinstance(value, jax.core.Tracer) or isinstance(grad, jax.core.Tracer):
+            return None  # (inside a trace: the traced program places them)
+        return (value.sharding.device_set, grad.sharding.device_set)
+
+    first = devices(params[0])
+    if first is None:
+        return [params]
+    if all(devices(p) == first for p in params[1:]):
+        return [params]
+    splits: dict[tuple, list[Tensor]] = {}
+    for p in params:
+        key = tuple(frozenset(d) for d in devices(p))
+        splits.setdefault(key, []).append(p)
+    return list(splits.values())
+
+
 def jitted_kernel(update: Callable) -> Callable:
     """``update(flags)`` returning a JAX function, made into a cached jitted kernel per flags.
 
@@ -360,7 +382,8 @@ class Optimizer:
                 if group.get("differentiable"):
                     self._update_group_differentiable(group, params)
                 else:
-                    self._update_group(group, params)
+                    for same_devices in _by_devices(params):
+                        self._update_group(group, same_devices)
         return loss
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
