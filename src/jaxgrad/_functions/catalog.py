@@ -14,6 +14,7 @@ from collections.abc import Callable
 from . import (
           comparison,
           complex_numbers,
+          distance,
           einsum,
           indexing,
           joins,
@@ -23,10 +24,11 @@ from . import (
           scatter,
           shapes,
           sorting,
+          special,
 )
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
-          einsum, complex_numbers)
+          einsum, complex_numbers, special, distance)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

@@ -61,6 +61,7 @@ def _check_cat_shapes(shapes: list, dim: int) -> None:
 
 
 concat = declare_alias("concat", "cat")
+concatenate = declare_alias("concatenate", "cat")  # (numpy's name, torch's alias)
 
 
 @declare('stack(Tensor[] tensors, int dim=0) -> Tensor', variants='function out')

@@ -30,7 +30,7 @@ from .arguments import (
     wrap_dims,
 )
 from .complex_numbers import complex as jaxgrad_complex
-from .opgen import declare, generate
+from .opgen import declare, declare_alias, generate
 from .pointwise import mul
 from .reductions import amax, amin, sum
 from .shapes import (
@@ -69,6 +69,9 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
         if vector.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {vector.ndim}-D")
     return mul(reshape(input, (input.shape[0], 1)), vec2)
+
+
+ger = declare_alias("ger", "outer")  # (torch's older name of outer)
 
 
 @declare(

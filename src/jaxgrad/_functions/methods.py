@@ -25,7 +25,7 @@ from .._core.placement import move
 from .._core.tensor import Tensor
 from .._engine.dispatch import dispatches, regenerate_view_node
 from .._engine.engine import backward as _backward
-from . import complex_numbers, indexing, linalg, pointwise, shapes
+from . import complex_numbers, indexing, linalg, pointwise, shapes, special
 from . import creation as _creation
 from . import legacy_types as _legacy_types
 from . import random as _random
@@ -303,6 +303,7 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__invert__": lambda self: pointwise.invert(self),
     # shortcuts torch defines
     "where": lambda self, condition, other: indexing.where(condition, self, other),
+    "polygamma": special.polygamma_method,  # (torch's method takes n after the tensor)
     "view_as": lambda self, other: shapes.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: shapes.reshape(self, tuple(other.shape)),
     "expand_as": lambda self, other: shapes.expand(self, tuple(other.shape)),

@@ -486,6 +486,9 @@ less_equal = declare_alias("less_equal", "le")
 not_equal = declare_alias("not_equal", "ne")
 
 
+true_divide_ = declare_alias("true_divide_", "div_")  # (Tensor.true_divide_ only)
+
+
 for _alias, _target in (("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", "lt_"),
                         ("less_equal_", "le_"), ("not_equal_", "ne_")):
     declare_alias(_alias, _target)
