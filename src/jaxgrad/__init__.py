@@ -112,11 +112,13 @@ from ._functions.linalg import triu_indices as triu_indices
 from ._functions.pointwise import typename as typename
 from ._functions.random import Generator as Generator
 from ._functions.random import bernoulli as bernoulli
+from ._functions.random import binomial as binomial
 from ._functions.random import get_rng_state as get_rng_state
 from ._functions.random import initial_seed as initial_seed
 from ._functions.random import manual_seed as manual_seed
 from ._functions.random import multinomial as multinomial
 from ._functions.random import normal as normal
+from ._functions.random import poisson as poisson
 from ._functions.random import rand as rand
 from ._functions.random import rand_like as rand_like
 from ._functions.random import randint as randint
@@ -124,6 +126,8 @@ from ._functions.random import randint_like as randint_like
 from ._functions.random import randn as randn
 from ._functions.random import randn_like as randn_like
 from ._functions.random import randperm as randperm
+from ._functions.random import rrelu as rrelu
+from ._functions.random import rrelu_ as rrelu_
 from ._functions.random import seed as seed
 from ._functions.random import set_rng_state as set_rng_state
 from ._serialization.save_load import load as load
@@ -144,6 +148,21 @@ from .amp._switches import set_autocast_cpu_enabled as set_autocast_cpu_enabled
 from .amp._switches import set_autocast_dtype as set_autocast_dtype
 from .amp._switches import set_autocast_enabled as set_autocast_enabled
 from .amp._switches import set_autocast_gpu_dtype as set_autocast_gpu_dtype
+from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
+from .nn.functional import avg_pool1d as avg_pool1d
+from .nn.functional import bilinear as bilinear
+from .nn.functional import conv1d as conv1d
+from .nn.functional import conv2d as conv2d
+from .nn.functional import conv3d as conv3d
+from .nn.functional import conv_transpose1d as conv_transpose1d
+from .nn.functional import conv_transpose2d as conv_transpose2d
+from .nn.functional import cosine_similarity as cosine_similarity
+from .nn.functional import hardshrink as hardshrink
+from .nn.functional import pairwise_distance as pairwise_distance
+from .nn.functional import pixel_shuffle as pixel_shuffle
+from .nn.functional import pixel_unshuffle as pixel_unshuffle
+from .nn.functional import prelu as prelu
+from .nn.functional import threshold_ as threshold_
 
 inf = float("inf")
 nan = float("nan")

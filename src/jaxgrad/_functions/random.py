@@ -14,6 +14,8 @@ draw from ``Generator().manual_seed(key)`` made inside it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import itertools
 import math
 import threading
@@ -27,13 +29,16 @@ import numpy as np
 from .._core import device as _device
 from .._core import dtypes as _dtypes
 from .._core.epoch import changed as structure_changed
-from .._core.jax_setup import in_x64_scope
+from .._core.jax_setup import in_x64_scope, jit
 from .._core.layout import check_strided
 from .._core.tensor import Tensor
-from .._core.typename import public_path
-from .._engine.dispatch import apply, apply_inplace, check_overlap, dispatches
+from .._core.typename import public_path, type_name
+from .._core.warn_once import warn_at_user_line
+from .._engine.dispatch import RESIZE_WARNING, apply, apply_inplace, check_overlap, dispatches
 from .._engine.profiling import composite
+from .._ops import random_ops as R
 from .._ops._table import Op
+from .arguments import broadcast_shapes, concrete_values
 from .creation import _finish, _float_or, _size, requested_size
 
 
@@ -344,8 +349,75 @@ def keys_split_from(rng_key: jax.Array) -> Iterator[None]:
         yield
 
 
-def _key(generator: Generator | None, device: Any = None) -> jax.Array:
+def _key(generator: Generator | None, device: Any = None, op: str = "") -> jax.Array:
+    """The key for one draw: from ``generator``, else the default generator of ``device``
+    (inside :func:`keys_from`, from its source). ``op`` names the function in torch's error for
+    a ``generator`` that is not one."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"{op + '(): ' if op else ''}argument 'generator' must be "
+                        f"jaxgrad.Generator, not {type_name(generator)}")
     return (generator or generator_for(device)).next_key()
+
+
+def _integers(key: jax.Array, shape: tuple, low: int, high: int) -> jax.Array:
+    """int64 integers uniform on ``[low, high)``: drawn as int32 where the range fits, else
+    from 63 random bits made of two 32-bit words (so that the draw also runs in a user's
+    ``jax.jit`` with 64-bit types off), as torch's ``random64() % range + from``; a range past
+    2**63 (int64's ``random_(from, None)`` with ``from < 0``) takes 64 bits."""
+    span = high - low
+    if low >= -2**31 and high <= 2**31:
+        return jax.random.randint(key, shape, low, high, jnp.int32).astype(jnp.int64)
+    if span <= 2**63:
+        words = jax.random.bits(key, (2, *shape), jnp.uint32)
+        bits = (words[0] >> 1).astype(jnp.int64) * 2**32 + words[1].astype(jnp.int64)
+        return low + (bits if span == 2**63 else bits % span)
+    bits = jax.random.bits(key, shape, jnp.uint64)
+    if span < 2**64:
+        bits = bits % np.uint64(span)
+    return (bits + np.uint64(low % 2**64)).astype(jnp.int64)
+
+
+def _width(d: Any) -> Any:
+    """The float dtype a sampler draws at for a tensor of dtype ``d``: float64 for 64-bit
+    dtypes, else float32 (no 64-bit values inside a user's ``jax.jit`` with x64 off)."""
+    d = np.dtype(d)
+    return jnp.float64 if d.itemsize == (16 if d.kind == "c" else 8) else jnp.float32
+
+
+_NUMBER_TYPES = (bool, int, float, np.number, np.bool_)
+_KIND_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "Tensor": lambda v: isinstance(v, Tensor),
+    "Number": lambda v: isinstance(v, _NUMBER_TYPES) or (
+        isinstance(v, Tensor) and v.ndim == 0 and not v.requires_grad),
+    "bool": lambda v: isinstance(v, (bool, np.bool_)),
+    "Generator": lambda v: v is None or isinstance(v, Generator),
+}
+
+
+def _parsed(name: str, **kinds: str) -> Callable[[Callable], Callable]:
+    """torch's argument errors for a function with one signature (``poisson``, ``rrelu``):
+    ``poisson(): argument 'generator' (position 2) must be torch.Generator, not int``, the
+    position given where the argument was passed by position. ``kinds``: parameter -> Tensor,
+    Number, bool or Generator."""
+
+    def decorate(fn: Callable) -> Callable:
+        params = list(inspect.signature(fn).parameters)
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            given = [(params[i], i + 1, v) for i, v in enumerate(args) if i < len(params)]
+            for param, position, value in [*given, *((k, None, v) for k, v in kwargs.items())]:
+                kind = kinds.get(param)
+                if kind is not None and not _KIND_CHECKS[kind](value):
+                    where = "" if position is None else f" (position {position})"
+                    expected = "jaxgrad.Generator" if kind == "Generator" else kind
+                    raise TypeError(f"{name}(): argument '{param}'{where} must be {expected}, "
+                                    f"not {type_name(value)}")
+            return fn(*args, **kwargs)
+
+        return call
+
+    return decorate
 
 
 @in_x64_scope
@@ -409,63 +481,65 @@ def randint(low: int, high: int | None = None, size: Any = None, *,
     if high is None:
         low, high = 0, low
     d = _dtypes.to_dtype(dtype).np if dtype is not None else jnp.int64
-    values = jax.random.randint(_key(generator, device), _size((size,)), low, high,
-                                jnp.int64).astype(d)
+    values = _integers(_key(generator, device), _size((size,)), int(low), int(high)).astype(d)
     return _finish(values, device, requires_grad)
 
 
 @composite("aten::rand_like")
 @dispatches("rand_like")
-def rand_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-              layout: Any = None, requires_grad: bool = False) -> Tensor:
-    """``rand`` with the shape (and, by default, dtype) of ``input``, from the default generator.
+def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
+              device: Any = None, layout: Any = None, requires_grad: bool = False,
+              memory_format: Any = None) -> Tensor:
+    """``rand`` with the shape (and, by default, dtype) of ``input``, from ``generator`` (by
+    default the device's default generator).
 
     >>> import jaxgrad
-    >>> g = jaxgrad._functions.random.default_generator; state = g.get_state()
-    >>> x = jaxgrad.rand_like(jaxgrad.zeros(2, 2, dtype=jaxgrad.float64))
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> x = jaxgrad.rand_like(jaxgrad.zeros(2, 2, dtype=jaxgrad.float64), generator=g)
     >>> x.shape, x.dtype
     (jaxgrad.Size([2, 2]), jaxgrad.float64)
-    >>> _ = g.set_state(state)  # leave the default generator as it was
     """
     check_strided(layout)
-    return rand(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
-                requires_grad=requires_grad)
+    return rand(*input.shape, generator=generator, dtype=dtype or input.dtype,
+                device=_device.like(input, device), requires_grad=requires_grad)
 
 
 @composite("aten::randn_like")
 @dispatches("randn_like")
-def randn_like(input: Tensor, *, dtype: Any = None, device: Any = None,
-               layout: Any = None, requires_grad: bool = False) -> Tensor:
-    """``randn`` with the shape (and, by default, dtype) of ``input``, from the default generator.
+def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
+               device: Any = None, layout: Any = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
+    """``randn`` with the shape (and, by default, dtype) of ``input``, from ``generator`` (by
+    default the device's default generator).
 
     >>> import jaxgrad
-    >>> g = jaxgrad._functions.random.default_generator; state = g.get_state()
-    >>> jaxgrad.randn_like(jaxgrad.zeros(3)).shape
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> jaxgrad.randn_like(jaxgrad.zeros(3), generator=g).shape
     jaxgrad.Size([3])
-    >>> _ = g.set_state(state)  # leave the default generator as it was
     """
     check_strided(layout)
-    return randn(*input.shape, dtype=dtype or input.dtype, device=_device.like(input, device),
-                 requires_grad=requires_grad)
+    return randn(*input.shape, generator=generator, dtype=dtype or input.dtype,
+                 device=_device.like(input, device), requires_grad=requires_grad)
 
 
 @composite("aten::randint_like")
 def randint_like(input: Tensor, low: int, high: int | None = None, *,
-                 dtype: Any = None, device: Any = None, layout: Any = None,
-                 requires_grad: bool = False,
+                 generator: Generator | None = None, dtype: Any = None, device: Any = None,
+                 layout: Any = None, requires_grad: bool = False,
                  memory_format: Any = None) -> Tensor:
-    """``randint`` with the shape and (by default) dtype of ``input``, from the default generator.
+    """``randint`` with the shape and (by default) dtype of ``input``, from ``generator`` (by
+    default the device's default generator); ``randint_like(input, high)`` draws from 0.
 
     >>> import jaxgrad
-    >>> g = jaxgrad._functions.random.default_generator; state = g.get_state()
-    >>> x = jaxgrad.randint_like(jaxgrad.zeros(2, 2), 0, 10)
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> x = jaxgrad.randint_like(jaxgrad.zeros(2, 2), 0, 10, generator=g)
     >>> x.shape, x.dtype
     (jaxgrad.Size([2, 2]), jaxgrad.float32)
-    >>> _ = g.set_state(state)  # leave the default generator as it was
     """
     check_strided(layout)
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
-                   device=_device.like(input, device), requires_grad=requires_grad)
+    return randint(low, high, tuple(input.shape), generator=generator,
+                   dtype=dtype or input.dtype, device=_device.like(input, device),
+                   requires_grad=requires_grad)
 
 
 @in_x64_scope
@@ -499,7 +573,8 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     check_overlap(_NORMAL_, t)
-    noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
+    noise = jax.random.normal(_key(generator, t.device, "normal_"), tuple(t.shape),
+                              t._value.dtype)
     return _sampled_(_NORMAL_, t, mean + std * noise)
 
 
@@ -518,7 +593,8 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | N
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_num(a)} > to={_num(b)}")
     check_overlap(_UNIFORM_, t)
-    values = _uniform_values(_key(generator, t.device), tuple(t.shape), t._value.dtype, a, b)
+    values = _uniform_values(_key(generator, t.device, "uniform_"), tuple(t.shape),
+                             t._value.dtype, a, b)
     return _sampled_(_UNIFORM_, t, values)
 
 
@@ -531,9 +607,12 @@ def _zero_grad(grad):
     return jnp.zeros_like(grad)
 
 
-def _sampler_row(name: str, node: str, inputs: tuple[str, ...] = ("self",)) -> Op:
+def _sampler_row(name: str, node: str, inputs: tuple[str, ...] = ("self",),
+                 grad_version: int = 0) -> Op:
+    """``grad_version`` 1: torch's formula is ``at::zeros_like``, whose ``zero_`` bumps the
+    gradient's version (normal's overloads, poisson)."""
     return Op(name, node, lambda *arrays: arrays[-1].astype(arrays[0].dtype), inputs=inputs,
-              aux=("values",), grads={i: _zero_grad for i in inputs})
+              aux=("values",), grads={i: _zero_grad for i in inputs}, grad_version=grad_version)
 
 
 _NORMAL_ = _sampler_row("normal_", "NormalBackward0")
@@ -548,9 +627,10 @@ _LOG_NORMAL_ = _sampler_row("log_normal_", "LogNormalBackward0")
 _BERNOULLI_TENSOR_ = _sampler_row("bernoulli_", "BernoulliBackward1", ("self", "p"))
 _BERNOULLI_FLOAT_ = _sampler_row("bernoulli_", "BernoulliBackward2")
 _BERNOULLI = _sampler_row("bernoulli", "BernoulliBackward0")
-_NORMAL_TENSOR_FLOAT = _sampler_row("normal", "NormalBackward1", ("mean",))
-_NORMAL_FLOAT_TENSOR = _sampler_row("normal", "NormalBackward2", ("std",))
-_NORMAL_TENSOR_TENSOR = _sampler_row("normal", "NormalBackward3", ("mean", "std"))
+_NORMAL_TENSOR_FLOAT = _sampler_row("normal", "NormalBackward1", ("mean",), 1)
+_NORMAL_FLOAT_TENSOR = _sampler_row("normal", "NormalBackward2", ("std",), 1)
+_NORMAL_TENSOR_TENSOR = _sampler_row("normal", "NormalBackward3", ("mean", "std"), 1)
+_POISSON = _sampler_row("poisson", "PoissonBackward0", grad_version=1)
 
 
 def _not_implemented(grad):
@@ -560,6 +640,16 @@ def _not_implemented(grad):
 # torch records ``bernoulli(p_tensor, p_float)`` under its NotImplemented node
 _BERNOULLI_P = Op("bernoulli", "NotImplemented", lambda x, values: values.astype(x.dtype),
                   aux=("values",), grads={"self": _not_implemented})
+
+
+def _binomial_not_implemented(grad):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+_BINOMIAL = Op("binomial", "NotImplemented",
+               lambda count, prob, values: values.astype(count.dtype), inputs=("count", "prob"),
+               aux=("values",), grads={"count": _binomial_not_implemented,
+                                       "prob": _binomial_not_implemented})
 
 
 def _sampled_(row: Op, t: Tensor, values: jax.Array, *others: Tensor) -> Tensor:
@@ -609,9 +699,9 @@ def _uniform_values(key: jax.Array, shape: tuple, d: Any, low: float, high: floa
 
 
 @in_x64_scope
-def _uniform01(t: Tensor, generator: Generator | None) -> jax.Array:
+def _uniform01(t: Tensor, generator: Generator | None, op: str = "") -> jax.Array:
     dtype = t._value.dtype if t.dtype.is_floating_point else jnp.float64
-    return jax.random.uniform(_key(generator, t.device), tuple(t.shape), dtype)
+    return jax.random.uniform(_key(generator, t.device, op), tuple(t.shape), dtype)
 
 
 def _random_bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int]:
@@ -660,11 +750,7 @@ def random_(t: Tensor, from_: int | None = None, to: Any = _UNSET, *,
         row, (low, high) = _RANDOM_TO_, _random_bounds(t, 0, int(to if from_ is None else from_))
     else:  # random_(from, to); to=None: up to the dtype's largest value
         row, (low, high) = _RANDOM_FROM_, _random_bounds(t, int(from_), to)
-    key = _key(generator, t.device)
-    if high - low > 2**62:  # a 64-bit range: combine two draws
-        values = jax.random.bits(key, tuple(t.shape), jnp.uint64).astype(jnp.int64)
-    else:
-        values = jax.random.randint(key, tuple(t.shape), low, high, jnp.int64)
+    values = _integers(_key(generator, t.device, "random_"), tuple(t.shape), low, high)
     return _sampled_(row, t, values)
 
 
@@ -680,7 +766,8 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Generator | None =
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
     check_overlap(_EXPONENTIAL_, t)
     _check_continuous(t, "Exponential")
-    return _sampled_(_EXPONENTIAL_, t, -jnp.log1p(-_uniform01(t, generator)) / lambd)
+    u = _uniform01(t, generator, "exponential_")
+    return _sampled_(_EXPONENTIAL_, t, -jnp.log1p(-u) / lambd)
 
 
 @in_x64_scope
@@ -695,8 +782,9 @@ def geometric_(t: Tensor, p: float, *, generator: Generator | None = None) -> Te
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
     check_overlap(_GEOMETRIC_, t)
-    u = jax.random.uniform(_key(generator, t.device), tuple(t.shape), jnp.float64,
-                           minval=np.finfo(np.float64).tiny)
+    width = _width(t._value.dtype)
+    u = jax.random.uniform(_key(generator, t.device, "geometric_"), tuple(t.shape), width,
+                           minval=np.finfo(width).tiny)
     return _sampled_(_GEOMETRIC_, t, jnp.ceil(jnp.log(u) / jnp.log1p(-p)))
 
 
@@ -712,7 +800,7 @@ def cauchy_(t: Tensor, median: float = 0.0, sigma: float = 1.0, *,
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
     check_overlap(_CAUCHY_, t)
-    u = _uniform01(t, generator)
+    u = _uniform01(t, generator, "cauchy_")
     return _sampled_(_CAUCHY_, t, median + sigma * jnp.tan(np.pi * (u - 0.5)))
 
 
@@ -730,18 +818,20 @@ def log_normal_(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
     check_overlap(_LOG_NORMAL_, t)
     _check_kernel(t, "log_normal_cpu")
-    noise = jax.random.normal(_key(generator, t.device), tuple(t.shape), t._value.dtype)
+    noise = jax.random.normal(_key(generator, t.device, "log_normal_"), tuple(t.shape),
+                              t._value.dtype)
     return _sampled_(_LOG_NORMAL_, t, jnp.exp(mean + std * noise))
 
 
 @in_x64_scope
-def _bernoulli_values(p: jax.Array, shape: tuple, generator: Generator | None,
-                      device: Any) -> jax.Array:
-    # uniforms at p's width: float32 ones for float32 probabilities (no 64-bit values inside a
-    # user's jax.jit that runs with x64 off)
-    width = jnp.float64 if jnp.result_type(p) == jnp.float64 else jnp.float32
-    u = jax.random.uniform(_key(generator, device), shape, width)
-    return u < p
+def _bernoulli_values(p: Any, shape: tuple, generator: Generator | None, device: Any,
+                      like: Any, op: str = "") -> jax.Array:
+    # uniforms at the width of ``like`` (the probabilities' dtype, or the tensor's for a number
+    # p): float32 ones for float32 tensors (no 64-bit values inside a user's jax.jit that runs
+    # with x64 off)
+    width = _width(like)
+    u = jax.random.uniform(_key(generator, device, op), shape, width)
+    return u < (p.astype(width) if isinstance(p, jax.Array) else p)
 
 
 _BERNOULLI_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
@@ -750,8 +840,8 @@ _BERNOULLI_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false. 
 
 
 def _check_probabilities(p: Tensor) -> None:
-    values = np.asarray(p._value)
-    if values.size and not ((values >= 0) & (values <= 1)).all():
+    values = concrete_values(p)  # (not checked on traced values)
+    if values is not None and values.size and not ((values >= 0) & (values <= 1)).all():
         raise RuntimeError(_BERNOULLI_RANGE)
 
 
@@ -767,14 +857,14 @@ def bernoulli_(t: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
         check_overlap(_BERNOULLI_TENSOR_, t, (p,))
         _check_kernel(t, "bernoulli_tensor_cpu_p_")
         _check_probabilities(p)
-        probs = jnp.broadcast_to(p._value.astype(jnp.float64), tuple(t.shape))
-        return _sampled_(_BERNOULLI_TENSOR_, t,
-                         _bernoulli_values(probs, tuple(t.shape), generator, t.device), p)
+        probs = jnp.broadcast_to(p._value, tuple(t.shape))
+        return _sampled_(_BERNOULLI_TENSOR_, t, _bernoulli_values(
+            probs, tuple(t.shape), generator, t.device, p._value.dtype, "bernoulli_"), p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
     check_overlap(_BERNOULLI_FLOAT_, t)
-    return _sampled_(_BERNOULLI_FLOAT_, t,
-                     _bernoulli_values(p, tuple(t.shape), generator, t.device))
+    return _sampled_(_BERNOULLI_FLOAT_, t, _bernoulli_values(
+        p, tuple(t.shape), generator, t.device, t._value.dtype, "bernoulli_"))
 
 
 @in_x64_scope
@@ -790,15 +880,21 @@ def bernoulli(input: Tensor, p: float | None = None, *,
     if not isinstance(input, Tensor):
         raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    if isinstance(p, Generator):  # (torch's generator is keyword-only)
+        raise TypeError(f"bernoulli() received an invalid combination of arguments - got "
+                        f"(Tensor, {type_name(p)}), but expected one of:\n * (Tensor input, *, "
+                        f"jaxgrad.Generator generator = None, Tensor out = None)\n * (Tensor "
+                        f"input, float p, *, jaxgrad.Generator generator = None)\n")
     if p is not None:
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
-        values = _bernoulli_values(p, tuple(input.shape), generator, input.device)
+        values = _bernoulli_values(p, tuple(input.shape), generator, input.device,
+                                   input._value.dtype)
         return apply(_BERNOULLI_P, input, aux=(Tensor._make(values),))
     _check_kernel(input, "bernoulli_tensor_cpu_p_")
     _check_probabilities(input)
-    values = _bernoulli_values(input._value.astype(jnp.float64), tuple(input.shape), generator,
-                               input.device)
+    values = _bernoulli_values(input._value, tuple(input.shape), generator, input.device,
+                               input._value.dtype)
     return apply(_BERNOULLI, input, aux=(Tensor._make(values),))
 
 
@@ -819,31 +915,42 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     """
     check_strided(layout)
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if (mean_t or std_t) == (size is not None):  # a size goes with two numbers only
+        given = ", ".join(type_name(a) for a in (mean, std, size) if a is not None)
+        raise TypeError(f"normal() received an invalid combination of arguments - got ({given}), "
+                        f"but expected one of:\n{_NORMAL_OVERLOADS}")
     if not (mean_t or std_t):
-        if size is None:
-            raise TypeError(f"normal() received an invalid combination of arguments - got "
-                            f"({type(mean).__name__}, {type(std).__name__}), but expected a "
-                            f"tensor mean or std, or a size")
         return _normal_of_size(mean, std, size, generator, dtype, device, requires_grad)
     like = mean if mean_t else std
     if not like.dtype.is_floating_point:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
                                   f"'{_dtypes.scalar_type_name(like.dtype)}'")
     if std_t:
-        if std.numel() and not bool((np.asarray(std._value) >= 0).all()):
+        stds = concrete_values(std)  # (not checked on traced values)
+        if stds is not None and stds.size and not (stds >= 0).all():
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     shape = jnp.broadcast_shapes(tuple(mean.shape) if mean_t else (),
                                  tuple(std.shape) if std_t else ())
     noise = jax.random.normal(_key(generator, like.device), shape, like._value.dtype)
-    values = Tensor._make((mean._value if mean_t else mean)
-                          + (std._value if std_t else std) * noise)
+    # (the values carry no derivative under a JAX transform: the rows' formulas say zero)
+    values = Tensor._make(jax.lax.stop_gradient((mean._value if mean_t else mean)
+                                                + (std._value if std_t else std) * noise))
     if mean_t and std_t:
         return apply(_NORMAL_TENSOR_TENSOR, mean, std, aux=(values,))
     if mean_t:
         return apply(_NORMAL_TENSOR_FLOAT, mean, aux=(values,))
     return apply(_NORMAL_FLOAT_TENSOR, std, aux=(values,))
+
+
+_NORMAL_OVERLOADS = "".join(f" * ({o})\n" for o in (
+    "Tensor mean, Tensor std, *, jaxgrad.Generator generator = None, Tensor out = None",
+    "Tensor mean, float std = 1, *, jaxgrad.Generator generator = None, Tensor out = None",
+    "float mean, Tensor std, *, jaxgrad.Generator generator = None, Tensor out = None",
+    "float mean, float std, tuple of ints size, *, jaxgrad.Generator generator = None, Tensor "
+    "out = None, jaxgrad.dtype dtype = None, jaxgrad.layout layout = None, jaxgrad.device device "
+    "= None, bool pin_memory = False, bool requires_grad = False"))
 
 
 @composite("aten::normal")
@@ -882,18 +989,173 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                            "replacement")
     if categories > 2**24:
         raise RuntimeError("number of categories cannot exceed 2^24")
-    probs = np.asarray(input._value, dtype=np.float64).reshape(-1, categories)
-    if not (np.isfinite(probs) & (probs >= 0)).all():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if (probs.sum(-1) <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    logits = jnp.log(jnp.asarray(probs))
-    key = _key(generator, input.device)
-    if replacement:
-        picks = jax.random.categorical(key, logits, axis=-1,
-                                       shape=(num_samples, probs.shape[0])).T
+    values = concrete_values(input)  # (traced probabilities are not checked)
+    if values is not None:
+        probs = values.astype(np.float64).reshape(-1, categories)
+        if not (np.isfinite(probs) & (probs >= 0)).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (probs.sum(-1) <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    # at the input's width, indices as int32 (all of it runs in a user's jax.jit with x64 off)
+    width = _width(input._value.dtype)
+    logits = jnp.log(input._value.astype(width).reshape(-1, categories))
+    key = _key(generator, input.device, "multinomial")
+    if replacement:  # Gumbel-max, one draw per sample
+        noise = jax.random.gumbel(key, (num_samples, *logits.shape), width)
+        picks = jax.lax.argmax(logits + noise, 2, jnp.int32).T
     else:  # Gumbel top-k: the order of the keys is a draw without replacement
-        keys = logits + jax.random.gumbel(key, logits.shape, jnp.float64)
-        picks = jnp.argsort(-keys, axis=-1, stable=True)[:, :num_samples]
+        keys = logits + jax.random.gumbel(key, logits.shape, width)
+        order = jax.lax.broadcasted_iota(jnp.int32, keys.shape, 1)
+        picks = jax.lax.sort((-keys, order), dimension=1, is_stable=True, num_keys=1)[1]
+        picks = picks[:, :num_samples]
     picks = picks.astype(jnp.int64)
     return _finish(picks.reshape(num_samples) if input.ndim == 1 else picks, input.device, False)
+
+
+# --- poisson, binomial, rrelu -----------------------------------------------------------------
+
+@_parsed("poisson", input="Tensor", generator="Generator")
+@in_x64_scope
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Poisson samples, one per element of ``input`` (the rates, >= 0), in ``input``'s dtype;
+    a tensor that requires grad gets torch's PoissonBackward0, whose gradient is zero.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> jaxgrad.poisson(jaxgrad.tensor([0.0, 0.0]), generator=g)
+    tensor([0., 0.])
+    >>> jaxgrad.poisson(jaxgrad.full((1000,), 4.0), generator=g).mean().round()
+    tensor(4.)
+    """
+    _check_kernel(input, "poisson_cpu")
+    rates = concrete_values(input)  # (traced rates are not checked)
+    if rates is not None and rates.size and not (rates >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    lam = jax.lax.stop_gradient(input._value)
+    # JAX samples at float32 rates; an infinite rate gives what torch's kernel gives (its
+    # float -> int64 conversion overflows)
+    counts = jax.random.poisson(_key(generator, input.device, "poisson"), lam,
+                                tuple(input.shape), jnp.int64)
+    values = jnp.where(jnp.isinf(lam), jnp.asarray(-2.0**63, _width(lam.dtype)),
+                       counts.astype(_width(lam.dtype)))
+    return apply(_POISSON, input, aux=(Tensor._make(values),))
+
+
+@_parsed("binomial", count="Tensor", prob="Tensor", generator="Generator")
+@in_x64_scope
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Binomial samples: successes in ``count`` trials of probability ``prob`` (floating
+    tensors of one dtype, broadcast together); torch's NotImplemented node, whose backward
+    raises.
+
+    >>> import jaxgrad
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> jaxgrad.binomial(jaxgrad.tensor([5.0, 5.0]), jaxgrad.tensor([0.0, 1.0]), generator=g)
+    tensor([0., 5.])
+    """
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
+                             f"{_dtypes.scalar_type_name(t.dtype)}")
+    shape = broadcast_shapes(tuple(count.shape), tuple(prob.shape))
+    if prob.dtype != count.dtype:
+        raise RuntimeError(f"Found dtype {_dtypes.scalar_type_name(prob.dtype)} but expected "
+                           f"{_dtypes.scalar_type_name(count.dtype)}")
+    if count.dtype.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f'"binomial_cpu" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(count.dtype)}'")
+    if shape != tuple(count.shape) and count.numel():  # torch resizes count-shaped output
+        warn_at_user_line(RESIZE_WARNING.format(list(count.shape), list(shape)))
+    values = _binomial_values(_key(generator, count.device, "binomial"),
+                              jnp.broadcast_to(jax.lax.stop_gradient(count._value), shape),
+                              jnp.broadcast_to(jax.lax.stop_gradient(prob._value), shape))
+    return apply(_BINOMIAL, count, prob, aux=(Tensor._make(values),))
+
+
+def _binomial_values(key: jax.Array, n: jax.Array, p: jax.Array) -> jax.Array:
+    """torch's ``sample_binomial`` cases around JAX's sampler: 0 for ``n <= 0`` or ``p <= 0``,
+    ``n`` for ``p >= 1``, NaN for a NaN ``p`` (and for a NaN or infinite ``n``, where torch's
+    sampler returns NaN or never returns); a fractional count samples ``floor(n)`` trials."""
+    # (strongly typed: a weakly typed float32 from the user's JAX code would meet float64
+    # constants inside JAX's sampler)
+    n, p = (jax.lax.convert_element_type(a, np.dtype(a.dtype)) for a in (n, p))
+    finite = jnp.isfinite(n) & (n > 0)
+    trials = jnp.where(finite, jnp.floor(n), 0)
+    chance = jnp.where((p > 0) & (p < 1), p, 0)
+    draws = jax.random.binomial(key, trials, chance, n.shape, n.dtype)
+    out = jnp.where((n <= 0) | (p <= 0), 0, jnp.where(p >= 1, n, draws))
+    undefined = jnp.isnan(p) | ((p > 0) & (p < 1) & ~jnp.isfinite(n))
+    return jnp.where(undefined, jnp.nan, out).astype(n.dtype)
+
+
+@functools.partial(jit, static_argnames=("width",))
+def _rrelu_noise(key, x, lower, upper, width):
+    """(next key, noise): a slope uniform on [lower, upper) where ``x <= 0``, 1 elsewhere, in
+    ``x``'s dtype (torch's ``_rrelu_with_noise_train``); one jitted call per draw."""
+    key, sub = jax.random.split(key)
+    slopes = jax.random.uniform(sub, x.shape, width, lower, upper)
+    return key, jnp.where(x <= 0, slopes.astype(x.dtype), jnp.ones((), x.dtype))
+
+
+@in_x64_scope
+def _rrelu(input: Tensor, lower: Any, upper: Any, training: bool,
+           generator: Generator | None, inplace: bool) -> Tensor:
+    lower, upper = (float(b.item() if isinstance(b, Tensor) else b) for b in (lower, upper))
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    d = input.dtype
+    if not d.is_floating_point or (training and d.name == "float16"):
+        kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(d)}'")
+    row = R.RRELU_WITH_NOISE_ if inplace else R.RRELU_WITH_NOISE
+    if inplace:
+        check_overlap(row, input)
+    slope = (lower + upper) / 2
+    use_noise = bool(training and upper - lower > 1e-6)
+    if training:
+        width = np.dtype(_width(input._value.dtype))
+        noise = (generator or generator_for(input.device)).draw(functools.partial(
+            _rrelu_noise, x=input._value, lower=np.asarray(lower, width),
+            upper=np.asarray(upper, width), width=width))
+    else:  # (torch's noise is left unwritten in eval; its backward does not read it)
+        noise = jnp.zeros((), input._value.dtype)
+    noise = Tensor._make(noise)
+    if inplace:
+        return apply_inplace(row, input, aux=(noise,), slope=slope, training=bool(training),
+                             use_noise=use_noise)
+    return apply(row, input, aux=(noise, slope), training=bool(training), use_noise=use_noise)
+
+
+@_parsed("rrelu", input="Tensor", lower="Number", upper="Number", training="bool",
+         generator="Generator")
+def rrelu(input: Tensor, lower: float = 0.125, upper: float = 0.3333333333333333,
+          training: bool = False, generator: Generator | None = None) -> Tensor:
+    """Randomized leaky ReLU (torch's ``rrelu``, ``RreluWithNoiseBackward0``): ``x`` where
+    positive; elsewhere ``x`` times a slope drawn uniformly from ``[lower, upper]`` per element
+    in training (from ``generator``), or ``(lower + upper) / 2`` in eval (the default).
+
+    >>> import jaxgrad
+    >>> jaxgrad.rrelu(jaxgrad.tensor([-2.0, 3.0]), 0.1, 0.3)
+    tensor([-0.4000,  3.0000])
+    >>> g = jaxgrad.Generator().manual_seed(0)
+    >>> y = jaxgrad.rrelu(jaxgrad.tensor([-2.0]), 0.1, 0.3, True, g)
+    >>> -0.6 <= y.item() <= -0.2
+    True
+    """
+    return _rrelu(input, lower, upper, training, generator, inplace=False)
+
+
+@_parsed("rrelu_", input="Tensor", lower="Number", upper="Number", training="bool",
+         generator="Generator")
+def rrelu_(input: Tensor, lower: float = 0.125, upper: float = 0.3333333333333333,
+           training: bool = False, generator: Generator | None = None) -> Tensor:
+    """:func:`rrelu` written into ``input`` (``RreluWithNoiseBackward1``, which saves the
+    result).
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.tensor([-2.0, 3.0])
+    >>> jaxgrad.rrelu_(x, 0.1, 0.3) is x, x
+    (True, tensor([-0.4000,  3.0000]))
+    """
+    return _rrelu(input, lower, upper, training, generator, inplace=True)

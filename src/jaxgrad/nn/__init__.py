@@ -104,6 +104,7 @@ from .modules import RMSNorm as RMSNorm
 from .modules import RNNBase as RNNBase
 from .modules import RNNCell as RNNCell
 from .modules import RNNCellBase as RNNCellBase
+from .modules import RReLU as RReLU
 from .modules import Sequential as Sequential
 from .modules import Sigmoid as Sigmoid
 from .modules import SiLU as SiLU

@@ -13,6 +13,7 @@ tensor([[1., 0.]], grad_fn=<ReluBackward0>)
 """
 
 from .._core.typename import public_path
+from .._functions.distance import pdist as pdist  # (torch's F.pdist is torch.pdist)
 from ._functional.activations import celu as celu
 from ._functional.activations import elu as elu
 from ._functional.activations import elu_ as elu_
@@ -33,6 +34,8 @@ from ._functional.activations import prelu as prelu
 from ._functional.activations import relu as relu
 from ._functional.activations import relu6 as relu6
 from ._functional.activations import relu_ as relu_
+from ._functional.activations import rrelu as rrelu
+from ._functional.activations import rrelu_ as rrelu_
 from ._functional.activations import selu as selu
 from ._functional.activations import sigmoid as sigmoid
 from ._functional.activations import silu as silu

@@ -1,5 +1,6 @@
-"""Activations: relu and its relatives, gelu, silu, elu, selu, celu, softplus, hardtanh,
-sigmoid, tanh, the shrinks, threshold, glu, prelu, softmax/log_softmax/softmin, gumbel_softmax.
+"""Activations: relu and its relatives (leaky, randomized: rrelu), gelu, silu, elu, selu, celu,
+softplus, hardtanh, sigmoid, tanh, the shrinks, threshold, glu, prelu,
+softmax/log_softmax/softmin, gumbel_softmax.
 """
 
 from __future__ import annotations
@@ -88,6 +89,25 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     tensor([-1.,  3.])
     """
     return leaky_relu(input, negative_slope, inplace=True)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+          training: bool = False, inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: ``x`` where positive; elsewhere ``x`` times a slope drawn
+    uniformly from ``[lower, upper]`` per element in training (from jaxgrad's default
+    generator), or ``(lower + upper) / 2`` in eval (the default, ``training=False``). It calls
+    ``jaxgrad.rrelu`` (``jaxgrad.rrelu_`` in place), as torch's calls ``torch.rrelu``.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.rrelu(jaxgrad.tensor([-2.0, 3.0]), 0.1, 0.3)
+    tensor([-0.4000,  3.0000])
+    """
+    if inplace:
+        return _random.rrelu_(input, lower, upper, training)
+    return _random.rrelu(input, lower, upper, training)
+
+
+rrelu_ = _random.rrelu_  # (torch's F.rrelu_ is torch.rrelu_)
 
 
 @tensor_args

@@ -18,6 +18,7 @@ from .activation import MultiheadAttention as MultiheadAttention
 from .activation import PReLU as PReLU
 from .activation import ReLU as ReLU
 from .activation import ReLU6 as ReLU6
+from .activation import RReLU as RReLU
 from .activation import Sigmoid as Sigmoid
 from .activation import SiLU as SiLU
 from .activation import Softmax as Softmax

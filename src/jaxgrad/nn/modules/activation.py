@@ -186,6 +186,38 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}{inplace_str}"
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU: ``x`` where positive; elsewhere ``x`` times a slope drawn
+    uniformly from ``[lower, upper]`` per element in training, ``(lower + upper) / 2`` in eval
+    (``inplace=True`` writes into the input).
+
+    >>> import jaxgrad
+    >>> act = jaxgrad.nn.RReLU(0.1, 0.3)
+    >>> act
+    RReLU(lower=0.1, upper=0.3)
+    >>> act.eval()(jaxgrad.tensor([-2.0, 3.0]))
+    tensor([-0.4000,  3.0000])
+    """
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.rrelu`` of ``input``, drawing the slopes in training mode."""
+        return functional.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        """The bounds (and ``inplace=True``), as shown in the repr."""
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
 class ELU(Module):
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere.
 
