@@ -165,8 +165,9 @@ class CompiledFunction:
     """A step compiled by :func:`compile`; call it as the original function."""
 
     _jaxgrad_opaque = True  # the state walk does not look inside
-    # what a signature's first call turns into eager calls (others propagate), and whether a
-    # program with differentiable results runs eagerly instead (cached_transforms' subclass)
+    # what a signature's first call turns into eager calls (others propagate); a quiet one
+    # (cached_transforms' subclass) warns of nothing and runs a signature eagerly after its trace
+    # where ``_runs_eagerly`` says so
     fallback_errors: tuple[type[BaseException], ...] = (*_VALUE_ERRORS, Unsupported)
     quiet = False
 
