@@ -173,7 +173,9 @@ def test_randomness_on_every_call(randomness):
         if randomness == "error":
             return runs
         counts = [r.tolist() for r in runs]
-        return [all(40 < c < 160 for c in row) for row in counts], len({tuple(c) for c in counts})
+        plausible = [all(40 < c < 160 for c in row) for row in counts]
+        same_in_a_call = [len(set(row)) == 1 for row in counts]  # 'same': one mask per call
+        return plausible, all(same_in_a_call), len({tuple(c) for c in counts}) > 1
     ok(prog)
 
 
