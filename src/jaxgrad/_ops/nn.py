@@ -100,14 +100,20 @@ LEAKY_RELU = Op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
                     grad, self, negative_slope)})
 
 
-def _inplace_leaky_relu_grad(grad, result, negative_slope):
-    if negative_slope < 0:  # torch's leaky_relu_backward with is_result=true
+def refuse_negative_inplace_slope(negative_slope) -> None:
+    """torch's leaky_relu_backward with is_result=true (the in-place forms of leaky_relu and
+    eval-mode rrelu): a negative slope cannot be undone from the result."""
+    if negative_slope < 0:
         raise RuntimeError(
             "In-place leakyReLu backward calculation is triggered with a negative slope which is "
             "not supported. This is caused by calling in-place forward function with a negative "
             "slope, please call out-of-place version instead. File an issue at "
             "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
             "backward calculation with negative slope")
+
+
+def _inplace_leaky_relu_grad(grad, result, negative_slope):
+    refuse_negative_inplace_slope(negative_slope)
     return _leaky_relu_grad(grad, result, negative_slope)
 
 

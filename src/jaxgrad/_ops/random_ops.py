@@ -16,6 +16,7 @@ import jax.numpy as jnp
 
 from ._table import Op
 from .half_precision import in_float32, times_scalar
+from .nn import refuse_negative_inplace_slope
 
 
 def _rrelu(x, noise, slope, training, use_noise):
@@ -37,13 +38,8 @@ def _rrelu_grad(grad, self, noise, slope, training, use_noise):
 
 
 def _inplace_rrelu_grad(grad, result, noise, slope, training, use_noise):
-    if not (training and use_noise) and slope < 0:  # leaky_relu_backward with is_result=true
-        raise RuntimeError(
-            "In-place leakyReLu backward calculation is triggered with a negative slope which is "
-            "not supported. This is caused by calling in-place forward function with a negative "
-            "slope, please call out-of-place version instead. File an issue at "
-            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
-            "backward calculation with negative slope")
+    if not (training and use_noise):
+        refuse_negative_inplace_slope(slope)
     return _rrelu_backward(grad, result, noise, slope, training, use_noise)
 
 
