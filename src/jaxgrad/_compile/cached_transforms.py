@@ -16,8 +16,9 @@ eager ones:
   transformed tensor, ``debug_unwrap``) or results with autograd history (captured tensors
   that require grad connect through the transform's own node);
 - the call is outermost: no transform, forward-AD level, profiler, anomaly mode, inference
-  mode, saved-tensor hooks or ``__torch_dispatch__`` subclass is active, and it is not inside
-  a compiled step or the user's own JAX trace, and no argument requires grad in grad mode;
+  mode or saved-tensor hooks are active, no argument is a ``__torch_dispatch__`` subclass, it
+  is not inside a compiled step or the user's own JAX trace, and no argument requires grad in
+  grad mode;
 - a signature whose trace raises, needs a value, runs per-call Python or gives results with
   history runs eagerly, which gives the eager error or result.
 
@@ -38,7 +39,7 @@ from typing import Any
 from .._core.anomaly import is_anomaly_enabled
 from .._core.grad_mode import is_grad_enabled, is_inference_mode_enabled
 from .._core.graph import saved_hooks_state
-from .._core.tensor import PYTHON_DISPATCH, Tensor
+from .._core.tensor import PYTHON_DISPATCH, Tensor, dispatches_in_python
 from .._core.tracing import per_call_notes
 from .._core.transform_stack import stack
 from .._engine import forward_ad as _forward_ad
@@ -183,11 +184,13 @@ def _frozen(value: Any) -> Any:
 def _outermost(args: tuple, kwargs: dict) -> bool:
     """Whether this call may run compiled: see the module's docstring."""
     if (transform_depth() or stack.kinds or stack.functionalizing or _forward_ad.active
-            or _profiler.active or PYTHON_DISPATCH[0] or saved_hooks_state.stack
+            or _profiler.active or saved_hooks_state.stack
             or _compiler.is_compiling() or is_anomaly_enabled()
             or is_inference_mode_enabled()):
         return False
+    leaves = P.tree_leaves((args, kwargs))
+    if PYTHON_DISPATCH[0] and any(map(dispatches_in_python, leaves)):
+        return False  # the transform refuses them, eagerly
     if not is_grad_enabled():
         return True
-    return not any(isinstance(t, Tensor) and t._requires_grad
-                   for t in P.tree_leaves((args, kwargs)))
+    return not any(isinstance(t, Tensor) and t._requires_grad for t in leaves)
