@@ -2,8 +2,10 @@
 ``logit``, ``polygamma``, ``mvlgamma`` and ``torch.special``'s own ``special_*`` ops), and the
 ``special_*`` functions written on top of rows: the ones with a number overload (``xlog1py``,
 ``zeta``), the ones torch composes (``ndtr``) and the ones that only rename an op with other
-defaults (``round``, ``softmax``, ``log_softmax``, ``logsumexp``). ``jaxgrad.special`` exports
-them under torch's short names.
+defaults (``round``, ``softmax``, ``log_softmax``, ``logsumexp``); and the non-differentiable
+Bessel functions and orthogonal polynomials (``_ops/special_bessel.py``,
+``_ops/special_polynomials.py``), whose ``out=`` torch allows on inputs that require grad.
+``jaxgrad.special`` exports them under torch's short names.
 """
 
 from __future__ import annotations
@@ -11,11 +13,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .._core.tensor import Tensor
-from .._engine.dispatch import apply
+from .._core.typename import type_name
+from .._engine.dispatch import apply, check_out_overlap, write_out
 from .._ops import foreach as _scalar_ops
 from .._ops import special as S
-from .arguments import number_or_tensor, require_tensors
+from .._ops import special_bessel as _bessel
+from .._ops import special_polynomials as _polynomials
+from .._ops._table import Op
+from .arguments import broadcast_operands, number_or_tensor, require_tensors
 from .opgen import declare, generate
 from .pointwise import _promote_with_scalars, _scalar_or_tensor, erf
 from .pointwise import round as _round
@@ -140,3 +148,83 @@ def polygamma_method(self: Tensor, n: int) -> Tensor:
     tensor([1.6449])
     """
     return _GENERATED["polygamma"](n, self)
+
+
+# --- Bessel functions and orthogonal polynomials (non-differentiable) ---------------------------
+
+def _non_differentiable_out(name: str, compute: Any, out: Any, operands: tuple) -> Tensor:
+    """``compute()``, written into ``out`` when given: torch records nothing for these ops, so
+    it allows ``out=`` whatever requires grad (unlike a differentiable op's ``out=``)."""
+    if out is None:
+        return compute()
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
+    check_out_overlap(out, [t for t in operands if isinstance(t, Tensor)])
+    return write_out(out, compute())
+
+
+def _bessel_function(row: Any) -> Any:
+    """``jaxgrad.special.<name>(input, *, out=None)`` of a one-tensor row (its parameter is
+    ``input`` or ``x``, as torch's schema names it)."""
+    name = row.name
+
+    def compute(input: Any, out: Any) -> Tensor:
+        return _non_differentiable_out(name, lambda: apply(row, input), out, (input,))
+
+    if row.schema.params[0].python_name == "x":
+        def impl(x: Tensor, *, out: Tensor | None = None) -> Tensor:
+            return compute(x, out)
+    else:
+        def impl(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+            return compute(input, out)
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = row.doc
+    return declare(str(row.schema), variants="")(impl)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, complex, np.number, np.bool_))
+
+
+def _polynomial(rows: Any, x: Any, n: Any, out: Any) -> Tensor:
+    """torch's three overloads: Tensor x and n, a number x, a number n."""
+    if isinstance(x, Tensor) and isinstance(n, Tensor):
+        broadcast_operands(x, n)
+        return apply(rows.tensor, x, n)
+    if isinstance(n, Tensor) and _is_number(x):
+        x = number_or_tensor(x)
+        return apply(rows.scalar_x, _promote_with_scalars(n, x), aux=(x,))
+    if isinstance(x, Tensor) and _is_number(n):
+        n = number_or_tensor(n)
+        return apply(rows.scalar_n, _promote_with_scalars(x, n), aux=(n,))
+    raise _invalid_combination(rows.name, x, n, out)
+
+
+def _invalid_combination(name: str, x: Any, n: Any, out: Any) -> TypeError:
+    """torch's parser error for arguments that fit none of a polynomial's overloads."""
+    got = ", ".join([*("Tensor" if isinstance(v, Tensor) else type_name(v) for v in (x, n)),
+                     *([] if out is None else [f"out={type_name(out)}"])])
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but "
+        "expected one of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n"
+        " * (Number x, Tensor n, *, Tensor out = None)\n"
+        " * (Tensor x, Number n, *, Tensor out = None)\n")
+
+
+def _polynomial_function(rows: Any) -> Any:
+    """``jaxgrad.special.<name>(x, n, *, out=None)``: x or n may be a number."""
+
+    def impl(x: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+        if out is not None and not isinstance(out, Tensor):
+            raise _invalid_combination(rows.name, x, n, out)
+        return _non_differentiable_out(rows.name, lambda: _polynomial(rows, x, n, out), out,
+                                       (x, n))
+
+    impl.__name__ = impl.__qualname__ = rows.name
+    impl.__doc__ = rows.doc
+    return declare(str(rows.tensor.schema), variants="", numbers_as_tensors=True)(impl)
+
+
+BESSEL = {row.name: _bessel_function(row) for row in vars(_bessel).values()
+          if isinstance(row, Op)}
+POLYNOMIALS = {rows.name: _polynomial_function(rows) for rows in _polynomials.POLYNOMIALS}

@@ -14,10 +14,17 @@ from .._functions.opgen import FORMS as _FORMS
 from .._functions.opgen import namespaced_alias
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc",
-    "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax",
-    "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc",
-    "softmax", "xlog1py", "xlogy", "zeta",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+    "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy",
+    "zeta",
 ]
 
 # other names of top-level ops (torch's CompositeImplicit aliases: the op's node)
@@ -55,3 +62,29 @@ round = _FORMS["special_round"]
 softmax = _FORMS["special_softmax"]
 xlog1py = _FORMS["special_xlog1py"]
 zeta = _FORMS["special_zeta"]
+
+# non-differentiable: the Bessel family and the orthogonal polynomials
+airy_ai = _FORMS["special_airy_ai"]
+bessel_j0 = _FORMS["special_bessel_j0"]
+bessel_j1 = _FORMS["special_bessel_j1"]
+bessel_y0 = _FORMS["special_bessel_y0"]
+bessel_y1 = _FORMS["special_bessel_y1"]
+chebyshev_polynomial_t = _FORMS["special_chebyshev_polynomial_t"]
+chebyshev_polynomial_u = _FORMS["special_chebyshev_polynomial_u"]
+chebyshev_polynomial_v = _FORMS["special_chebyshev_polynomial_v"]
+chebyshev_polynomial_w = _FORMS["special_chebyshev_polynomial_w"]
+hermite_polynomial_h = _FORMS["special_hermite_polynomial_h"]
+hermite_polynomial_he = _FORMS["special_hermite_polynomial_he"]
+laguerre_polynomial_l = _FORMS["special_laguerre_polynomial_l"]
+legendre_polynomial_p = _FORMS["special_legendre_polynomial_p"]
+modified_bessel_i0 = _FORMS["special_modified_bessel_i0"]
+modified_bessel_i1 = _FORMS["special_modified_bessel_i1"]
+modified_bessel_k0 = _FORMS["special_modified_bessel_k0"]
+modified_bessel_k1 = _FORMS["special_modified_bessel_k1"]
+scaled_modified_bessel_k0 = _FORMS["special_scaled_modified_bessel_k0"]
+scaled_modified_bessel_k1 = _FORMS["special_scaled_modified_bessel_k1"]
+shifted_chebyshev_polynomial_t = _FORMS["special_shifted_chebyshev_polynomial_t"]
+shifted_chebyshev_polynomial_u = _FORMS["special_shifted_chebyshev_polynomial_u"]
+shifted_chebyshev_polynomial_v = _FORMS["special_shifted_chebyshev_polynomial_v"]
+shifted_chebyshev_polynomial_w = _FORMS["special_shifted_chebyshev_polynomial_w"]
+spherical_bessel_j0 = _FORMS["special_spherical_bessel_j0"]
