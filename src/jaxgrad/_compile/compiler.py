@@ -177,6 +177,12 @@ class CompiledFunction:
         self._dynamic = dynamic  # None: numbers in the arguments become traced once they change
         self._traced_numbers = dynamic is True
         self._last_numbers: tuple | None = None
+        # numbers in the state whose values changed between calls (a counter the step keeps in a
+        # dict): id(object) -> keys, traced from then on; the objects are kept alive for the ids
+        self._dynamic_state: dict[int, set] = {}
+        self._dynamic_objects: list = []
+        self._state_specialized = False  # a traced one failed to trace: numbers stay constants
+        self._last_seen_key: tuple | None = None
         self._cache: dict[tuple, _Entry] = {}
         self._warned: set = set()
         self._last_key: tuple | None = None
@@ -224,6 +230,11 @@ class CompiledFunction:
             entry.eager = True
             if self._traced_numbers and self._dynamic is None:  # automatic dynamic failed:
                 self._traced_numbers, self._dynamic = False, False  # specialize, as torch
+                self._cache.pop(entry.key, None)
+                return self(*args, **kwargs)
+            if self._dynamic_state and not self._state_specialized:  # the same for the state
+                self._dynamic_state, self._dynamic_objects = {}, []
+                self._state_specialized = True
                 self._cache.pop(entry.key, None)
                 return self(*args, **kwargs)
             self._graph_break(error)
@@ -287,27 +298,74 @@ class CompiledFunction:
         memo, self._memo = self._memo, None
         link = None
         if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():
-            walk = StateWalk.resume(memo, arg_roots, type(arg_roots[0]) is list)
+            walk = StateWalk.resume(memo, arg_roots, type(arg_roots[0]) is list,
+                                    self._dynamic_state)
             if walk.has_foreign_tracers:
                 return walk, None
             link = (walk.arg_key(), modes)
             entry = memo.template.next_entries.get(link)
             if entry is not None:
                 return walk, entry
-        walk = StateWalk(state_roots, arg_roots, arg_numbers=type(arg_roots[0]) is list)
+        walk, key = self._walk(state_roots, arg_roots, modes)
         if walk.has_foreign_tracers:
             return walk, None
-        key = (walk.state_key(), walk.arg_key(), modes)
-        entry = self._cache.get(key) or self._new_entry(key)
+        entry = self._cache.get(key)
+        if entry is None and self._learn_dynamic_numbers(walk, key):
+            walk, key = self._walk(state_roots, arg_roots, modes)
+            entry = self._cache.get(key)
+        self._last_seen_key = key
+        entry = entry or self._new_entry(key)
         if link is not None and not entry.eager:
             memo.template.next_entries[link] = entry
         return walk, entry
+
+    def _walk(self, state_roots: tuple, arg_roots: tuple, modes: tuple) -> tuple[StateWalk, tuple]:
+        """A fresh walk of this call's roots, and the signature it gives."""
+        walk = StateWalk(state_roots, arg_roots, arg_numbers=type(arg_roots[0]) is list,
+                         dynamic=self._dynamic_state)
+        return walk, (walk.state_key(), walk.arg_key(), modes)
+
+    def _learn_dynamic_numbers(self, walk: StateWalk, key: tuple) -> bool:
+        """When ``key`` differs from the last call's only in the values of numbers held by
+        dicts, lists or objects, trace those numbers from now on (torch.compile's automatic
+        dynamic): a counter the step increments is not a new program per value."""
+        if self._state_specialized or self._dynamic is False:
+            return False
+        changed = _changed_numbers(walk, key, self._last_seen_key)
+        for obj, entry_key in changed:
+            self._mark_dynamic(obj, entry_key)
+        return bool(changed)
+
+    def _learn_written_numbers(self, walk: StateWalk, program: _compile_program.Program) -> None:
+        """A number the step itself changes (``history["step"] += 1``) will differ on the next
+        call: trace it from then on, so that the steady state is the next signature."""
+        if self._state_specialized or self._dynamic is False:
+            return
+        for what, index, key, code in program.changes:
+            before = dict(walk.entries[index])
+            if what == "set" and walk.kinds[index] in _NUMBER_HOLDERS:
+                after = {key: code}
+            elif what == "list" and len(code) == len(before):
+                after = dict(enumerate(code))
+            else:
+                continue
+            for entry_key, new in after.items():
+                old = before.get(entry_key)
+                if old != new and old is not None and _is_number_constant(old) and \
+                        _is_number_constant(new) and old[1] is new[1]:
+                    self._mark_dynamic(walk.objects[index], entry_key)
+
+    def _mark_dynamic(self, obj: Any, entry_key: Any) -> None:
+        if id(obj) not in self._dynamic_state:
+            self._dynamic_objects.append(obj)
+        self._dynamic_state.setdefault(id(obj), set()).add(entry_key)
 
     def _remember(self, program: _compile_program.Program, walk: StateWalk,
                   replay: Any, state_roots: tuple) -> None:
         """Keep the state part of the next call's walk (see ``state.WalkMemo``)."""
         if program.template is False:  # the program's first write-back: name what it made
-            program.template = make_template(StateWalk(state_roots, ()), walk, replay.created,
+            fresh = StateWalk(state_roots, (), dynamic=self._dynamic_state)
+            program.template = make_template(fresh, walk, replay.created,
                                              replay.new_cells, replay.new_counters)
         if program.template is not None:
             self._memo = program.template.memo(walk, replay.created, replay.new_cells,
@@ -329,7 +387,7 @@ class CompiledFunction:
         state_roots, arg_roots = entry.roots
         args, kwargs = arg_roots
         walk = StateWalk(state_roots, arg_roots, snapshot=True,
-                         arg_numbers=type(arg_roots[0]) is list)
+                         arg_numbers=type(arg_roots[0]) is list, dynamic=self._dynamic_state)
         before_arrays = [c.array for c in walk.cells]
         before_versions = [c.value for c in walk.counters]
         installed = walk.install(cells, numbers, arrays)
@@ -338,8 +396,10 @@ class CompiledFunction:
                 result = self._fn(*args, **kwargs)
             entry.per_call_python = trace.per_call_python
             post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,
-                             arg_numbers=type(arg_roots[0]) is list)
+                             arg_numbers=type(arg_roots[0]) is list,
+                             dynamic=self._dynamic_state)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)
+            self._learn_written_numbers(walk, program)
             if is_grad_enabled():
                 _compile_program.find_differentiable(program, walk, post)
         finally:
@@ -380,6 +440,39 @@ class CompiledFunction:
             f"   function: '{self._name}'{where}\n   last reason: {reason}\n"
             "To log all recompilation reasons, compare the signatures of the calls. New "
             "signatures of this function now run eagerly.", UserWarning, stacklevel=4)
+
+
+_NUMBER_HOLDERS = ("dict", "list", "attrs")
+
+
+def _changed_numbers(walk: StateWalk, key: tuple, last: tuple | None) -> list[tuple[Any, Any]]:
+    """The (object, entry key) of each number whose value alone tells signature ``key`` (of
+    ``walk``) from ``last``; empty when anything else differs."""
+    if last is None or key[2] != last[2]:
+        return []
+    changed = []
+    for part, old_part, start in ((key[0], last[0], 0), (key[1], last[1], walk.prefix[0])):
+        (codes, objects, *rest), (old_codes, old_objects, *old_rest) = part, old_part
+        if codes != old_codes or rest != old_rest or len(objects) != len(old_objects):
+            return []
+        for i, (new, old) in enumerate(zip(objects, old_objects)):
+            if new == old:
+                continue
+            if new[:2] != old[:2] or new[0] not in _NUMBER_HOLDERS or len(new[2]) != len(old[2]):
+                return []
+            for (entry_key, code), (old_key, old_code) in zip(new[2], old[2]):
+                if entry_key != old_key:
+                    return []
+                if code != old_code:
+                    if not (_is_number_constant(code) and code[1] is old_code[1]
+                            and _is_number_constant(old_code)):
+                        return []
+                    changed.append((walk.objects[start + i], entry_key))
+    return changed
+
+
+def _is_number_constant(code: tuple) -> bool:
+    return len(code) == 3 and code[0] == "c" and (code[1] is int or code[1] is float)
 
 
 def _used_inputs(jaxpr: Any, positions: list[int]) -> set[int]:

@@ -45,6 +45,7 @@ _OPAQUE_PACKAGES = ("jax", "jaxlib", "numpy", "jaxgrad", "builtins", "functools"
 _TENSOR_FIELDS = tuple(s for s in Tensor.__slots__ if s not in ("__dict__", "__weakref__"))
 _CONTAINERS = (dict, list, tuple)
 _EMPTY = object()
+_NO_DYNAMIC: dict[int, set] = {}
 TENSOR_KEY = "<jaxgrad tensor key>"  # marks a dict key that is a tensor (an optimizer's state)
 
 
@@ -83,6 +84,13 @@ def global_names(code: types.CodeType) -> tuple[str, ...]:
 ARGUMENTS = "arguments"  # traced: the numbers directly in the call's arguments, not deeper
 
 
+def _dynamic(dynamic: Any, key: Any, value: Any) -> bool:
+    """Whether the number ``value`` at ``key`` is one that changed between calls (traced; after
+    the trace, the tracer the step computed for it)."""
+    return key in dynamic and (type(value) is int or type(value) is float
+                               or isinstance(value, jax.core.Tracer))
+
+
 def _child_traced(traced: Any, key: Any) -> Any:
     """Whether numbers under ``key`` of a dict are traced, given the dict's own setting."""
     if traced is True or traced is ARGUMENTS:
@@ -107,8 +115,9 @@ class StateWalk:
 
     def __init__(self, state_roots: tuple, arg_roots: tuple, pre: StateWalk | None = None,
                  installed: dict[int, tuple[str, int]] | None = None,
-                 snapshot: bool = False, arg_numbers: bool = False) -> None:
-        self._start(pre, installed, snapshot)
+                 snapshot: bool = False, arg_numbers: bool = False,
+                 dynamic: dict[int, set] | None = None) -> None:
+        self._start(pre, installed, snapshot, dynamic)
         self.state_codes = tuple(self.code(root, False, False, -1, None) for root in state_roots)
         self.prefix = self._sizes()
         self.arg_codes = self._arg_codes(arg_roots, arg_numbers)
@@ -120,8 +129,10 @@ class StateWalk:
         return tuple(self.code(root, traced, False, -1, None) for root in arg_roots)
 
     def _start(self, pre: StateWalk | None = None, installed: dict | None = None,
-               snapshot: bool = False) -> None:
+               snapshot: bool = False, dynamic: dict[int, set] | None = None) -> None:
         self.pre = pre
+        # id(object) -> the keys of the numbers there that changed between calls: traced
+        self.dynamic = dynamic or _NO_DYNAMIC
         self.installed = installed or {}  # id(tracer) -> ("number"|"array", slot) of pre
         self.objects: list[Any] = []
         self.kinds: list[str] = []
@@ -150,11 +161,12 @@ class StateWalk:
                 len(self.arrays))
 
     @classmethod
-    def resume(cls, memo: WalkMemo, arg_roots: tuple, arg_numbers: bool = False) -> StateWalk:
+    def resume(cls, memo: WalkMemo, arg_roots: tuple, arg_numbers: bool = False,
+               dynamic: dict[int, set] | None = None) -> StateWalk:
         """The walk a fresh one would be, from the state a :class:`WalkMemo` recorded plus a walk of
         this call's arguments."""
         walk = cls.__new__(cls)
-        walk._start()
+        walk._start(dynamic=dynamic)
         walk.objects = list(memo.objects)
         walk.kinds = list(memo.kinds)
         walk.metas = [()] * len(memo.objects)  # the state part's are not needed again
@@ -294,17 +306,20 @@ class StateWalk:
     def _visit_dict(self, d: dict, index: int, entries: list, traced: Any,
                     managed: bool) -> None:
         self.metas[index] = (type(d), getattr(d, "default_factory", None))
+        dynamic = self.dynamic.get(id(d), ())
         for key, value in list(d.items()):
             key_code = (TENSOR_KEY, self.code(key, False, managed, -1, None)) \
                 if isinstance(key, Tensor) else key
-            entries.append((key_code, self.code(value, _child_traced(traced, key), managed,
-                                                index, key)))
+            child = _dynamic(dynamic, key, value) or _child_traced(traced, key)
+            entries.append((key_code, self.code(value, child, managed, index, key)))
 
     def _visit_list(self, lst: list, index: int, entries: list, traced: Any,
                     managed: bool) -> None:
         self.metas[index] = (type(lst),)
+        dynamic = self.dynamic.get(id(lst), ())
         for i, value in enumerate(list(lst)):
-            entries.append((i, self.code(value, traced, managed, index, i)))
+            entries.append((i, self.code(value, _dynamic(dynamic, i, value) or traced, managed,
+                                         index, i)))
 
     _visit_tuple = _visit_list
 
@@ -314,10 +329,11 @@ class StateWalk:
         self.metas[index] = (cls,)
         spec = getattr(cls, "_jaxgrad_traced_state", {})
         owned = getattr(cls, "_jaxgrad_managed_attrs", ())
+        dynamic = self.dynamic.get(id(obj), ())
         for name, value in list(vars(obj).items()):
             child_managed = owned is True or name in owned
-            entries.append((name, self.code(value, spec.get(name, False), child_managed, index,
-                                            name)))
+            child = _dynamic(dynamic, name, value) or spec.get(name, False)
+            entries.append((name, self.code(value, child, child_managed, index, name)))
 
     def _visit_function(self, fn: types.FunctionType, index: int, entries: list,
                         traced: Any, managed: bool) -> None:
