@@ -342,13 +342,12 @@ class CompiledFunction:
         if self._state_specialized or self._dynamic is False:
             return
         for what, index, key, code in program.changes:
-            before = dict(walk.entries[index])
-            if what == "set" and walk.kinds[index] in _NUMBER_HOLDERS:
-                after = {key: code}
-            elif what == "list" and len(code) == len(before):
-                after = dict(enumerate(code))
-            else:
+            if walk.kinds[index] not in _NUMBER_HOLDERS or what not in ("set", "list"):
                 continue
+            before = dict(walk.entries[index])
+            if what == "list" and len(code) != len(before):
+                continue  # grown or shrunk: positions do not name the same numbers
+            after = {key: code} if what == "set" else dict(enumerate(code))
             for entry_key, new in after.items():
                 old = before.get(entry_key)
                 if old != new and old is not None and _is_number_constant(old) and \

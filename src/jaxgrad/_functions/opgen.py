@@ -92,6 +92,7 @@ class Declared:
     kinds: dict[str, str]
     optional: frozenset[str]
     aliases: dict[str, str] = dataclasses.field(default_factory=dict)  # numpy's names: axis=
+    differentiable: bool = True  # False: torch records nothing, so it allows any ``out=``
 
     @classmethod
     def of_schema(cls, name: str, schema: Schema, impl: Callable, variants: tuple[str, ...],
@@ -156,10 +157,12 @@ FORMS: dict[str, Callable] = {}  # each declared op's function form (``jaxgrad.<
 
 def declare(schema: str, *, variants: str = "function method",
             numbers_as_tensors: bool | tuple[str, ...] = False,
-            python_level: bool = False) -> Callable[[Callable], Callable]:
+            python_level: bool = False, differentiable: bool = True) -> Callable[[Callable],
+                                                                                 Callable]:
     """Register a hand-written op under torch's ``schema``; returns its public function form.
     ``python_level``: torch writes this op in Python (``torch.norm``), so it takes no numpy
-    keyword aliases (``axis=``).
+    keyword aliases (``axis=``). ``differentiable=False``: derivatives.yaml marks the op's
+    inputs non_differentiable, so its ``out=`` accepts tensors that require grad.
 
     >>> from jaxgrad._functions.opgen import DECLARED
     >>> str(DECLARED["matmul"].schema)
@@ -171,7 +174,7 @@ def declare(schema: str, *, variants: str = "function method",
         _check_against_schema(parsed, impl)
         decl = Declared.of_schema(parsed.name, parsed, impl, tuple(variants.split()),
                                   numbers_as_tensors, impl.__doc__ or "", python_level)
-        return _register(decl)
+        return _register(dataclasses.replace(decl, differentiable=differentiable))
 
     return register
 
@@ -250,7 +253,7 @@ def function_form(decl: Declared) -> Callable:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
             kwargs = _unalias(kwargs, aliases)
         if with_out and kwargs and "out" in kwargs:
-            return _call_with_out(function, decl.name, args, kwargs)
+            return _call_with_out(function, decl.name, args, kwargs, decl.differentiable)
         try:
             with x64_scope():
                 if _autocast.active:  # torch's autocast kernel: casts, then the op as it is
@@ -274,9 +277,11 @@ def function_form(decl: Declared) -> Callable:
     return _named(function, decl, signature)
 
 
-def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> Any:
-    """``op(..., out=t)``: torch refuses it where autograd would record, else writes the result
-    into ``t`` (see ``dispatch.write_out``) and returns ``t``."""
+def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict,
+                   differentiable: bool = True) -> Any:
+    """``op(..., out=t)``: torch refuses it where autograd would record (never for an op that is
+    not ``differentiable``), else writes the result into ``t`` (see ``dispatch.write_out``) and
+    returns ``t``."""
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
     if out is None:
@@ -286,13 +291,14 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict) -> 
     operands = [*args, *kwargs.values()]
     operands = [t for a in operands for t in (a if isinstance(a, (list, tuple)) else (a,))
                 if isinstance(t, Tensor)]
-    if is_grad_enabled() and (out.requires_grad or any(a.requires_grad for a in operands)):
+    if differentiable and is_grad_enabled() and (out.requires_grad or
+                                                 any(a.requires_grad for a in operands)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
     check_out_overlap(out, operands)
     with _forward_ad.suspended(), x64_scope():  # (an out= function computes no tangents)
         result = write_out(out, function(*args, **kwargs))
-    if any(_forward_ad.has_tangent(_FORWARD_AD, t) for t in (out, *operands)):
+    if differentiable and any(_forward_ad.has_tangent(_FORWARD_AD, t) for t in (out, *operands)):
         # as torch: checked once the result is written
         raise NotImplementedError(f"Trying to use forward AD with {name}_out that does not "
                                   "support it because it is an out= function")

@@ -10,6 +10,7 @@ Bessel functions and orthogonal polynomials (``_ops/special_bessel.py``,
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from .._core.typename import type_name
-from .._engine.dispatch import apply, check_out_overlap, write_out
+from .._engine.dispatch import apply
 from .._ops import foreach as _scalar_ops
 from .._ops import special as S
 from .._ops import special_bessel as _bessel
@@ -152,34 +153,18 @@ def polygamma_method(self: Tensor, n: int) -> Tensor:
 
 # --- Bessel functions and orthogonal polynomials (non-differentiable) ---------------------------
 
-def _non_differentiable_out(name: str, compute: Any, out: Any, operands: tuple) -> Tensor:
-    """``compute()``, written into ``out`` when given: torch records nothing for these ops, so
-    it allows ``out=`` whatever requires grad (unlike a differentiable op's ``out=``)."""
-    if out is None:
-        return compute()
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
-    check_out_overlap(out, [t for t in operands if isinstance(t, Tensor)])
-    return write_out(out, compute())
-
-
 def _bessel_function(row: Any) -> Any:
     """``jaxgrad.special.<name>(input, *, out=None)`` of a one-tensor row (its parameter is
     ``input`` or ``x``, as torch's schema names it)."""
-    name = row.name
-
-    def compute(input: Any, out: Any) -> Tensor:
-        return _non_differentiable_out(name, lambda: apply(row, input), out, (input,))
-
     if row.schema.params[0].python_name == "x":
-        def impl(x: Tensor, *, out: Tensor | None = None) -> Tensor:
-            return compute(x, out)
+        def impl(x: Tensor) -> Tensor:
+            return apply(row, x)
     else:
-        def impl(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-            return compute(input, out)
-    impl.__name__ = impl.__qualname__ = name
+        def impl(input: Tensor) -> Tensor:
+            return apply(row, input)
+    impl.__name__ = impl.__qualname__ = row.name
     impl.__doc__ = row.doc
-    return declare(str(row.schema), variants="")(impl)
+    return declare(str(row.schema), variants="out", differentiable=False)(impl)
 
 
 def _is_number(value: Any) -> bool:
@@ -214,15 +199,20 @@ def _invalid_combination(name: str, x: Any, n: Any, out: Any) -> TypeError:
 def _polynomial_function(rows: Any) -> Any:
     """``jaxgrad.special.<name>(x, n, *, out=None)``: x or n may be a number."""
 
-    def impl(x: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
-        if out is not None and not isinstance(out, Tensor):
-            raise _invalid_combination(rows.name, x, n, out)
-        return _non_differentiable_out(rows.name, lambda: _polynomial(rows, x, n, out), out,
-                                       (x, n))
+    def impl(x: Any, n: Any) -> Tensor:
+        return _polynomial(rows, x, n, None)
 
     impl.__name__ = impl.__qualname__ = rows.name
     impl.__doc__ = rows.doc
-    return declare(str(rows.tensor.schema), variants="", numbers_as_tensors=True)(impl)
+    function = declare(str(rows.tensor.schema), variants="out", numbers_as_tensors=True,
+                       differentiable=False)(impl)
+
+    def polynomial(x: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+        if out is not None and not isinstance(out, Tensor):  # torch's overload error
+            raise _invalid_combination(rows.name, x, n, out)
+        return function(x, n, out=out)
+
+    return functools.wraps(function)(polynomial)
 
 
 BESSEL = {row.name: _bessel_function(row) for row in vars(_bessel).values()

@@ -12,6 +12,7 @@ tensor([0.5000])
 from .._functions import catalog as _catalog  # noqa: F401 - the ops below are declared there
 from .._functions.opgen import FORMS as _FORMS
 from .._functions.opgen import namespaced_alias
+from .._functions.special import POLYNOMIALS as _POLYNOMIALS
 
 __all__ = [
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
@@ -69,22 +70,22 @@ bessel_j0 = _FORMS["special_bessel_j0"]
 bessel_j1 = _FORMS["special_bessel_j1"]
 bessel_y0 = _FORMS["special_bessel_y0"]
 bessel_y1 = _FORMS["special_bessel_y1"]
-chebyshev_polynomial_t = _FORMS["special_chebyshev_polynomial_t"]
-chebyshev_polynomial_u = _FORMS["special_chebyshev_polynomial_u"]
-chebyshev_polynomial_v = _FORMS["special_chebyshev_polynomial_v"]
-chebyshev_polynomial_w = _FORMS["special_chebyshev_polynomial_w"]
-hermite_polynomial_h = _FORMS["special_hermite_polynomial_h"]
-hermite_polynomial_he = _FORMS["special_hermite_polynomial_he"]
-laguerre_polynomial_l = _FORMS["special_laguerre_polynomial_l"]
-legendre_polynomial_p = _FORMS["special_legendre_polynomial_p"]
+chebyshev_polynomial_t = _POLYNOMIALS["special_chebyshev_polynomial_t"]
+chebyshev_polynomial_u = _POLYNOMIALS["special_chebyshev_polynomial_u"]
+chebyshev_polynomial_v = _POLYNOMIALS["special_chebyshev_polynomial_v"]
+chebyshev_polynomial_w = _POLYNOMIALS["special_chebyshev_polynomial_w"]
+hermite_polynomial_h = _POLYNOMIALS["special_hermite_polynomial_h"]
+hermite_polynomial_he = _POLYNOMIALS["special_hermite_polynomial_he"]
+laguerre_polynomial_l = _POLYNOMIALS["special_laguerre_polynomial_l"]
+legendre_polynomial_p = _POLYNOMIALS["special_legendre_polynomial_p"]
 modified_bessel_i0 = _FORMS["special_modified_bessel_i0"]
 modified_bessel_i1 = _FORMS["special_modified_bessel_i1"]
 modified_bessel_k0 = _FORMS["special_modified_bessel_k0"]
 modified_bessel_k1 = _FORMS["special_modified_bessel_k1"]
 scaled_modified_bessel_k0 = _FORMS["special_scaled_modified_bessel_k0"]
 scaled_modified_bessel_k1 = _FORMS["special_scaled_modified_bessel_k1"]
-shifted_chebyshev_polynomial_t = _FORMS["special_shifted_chebyshev_polynomial_t"]
-shifted_chebyshev_polynomial_u = _FORMS["special_shifted_chebyshev_polynomial_u"]
-shifted_chebyshev_polynomial_v = _FORMS["special_shifted_chebyshev_polynomial_v"]
-shifted_chebyshev_polynomial_w = _FORMS["special_shifted_chebyshev_polynomial_w"]
+shifted_chebyshev_polynomial_t = _POLYNOMIALS["special_shifted_chebyshev_polynomial_t"]
+shifted_chebyshev_polynomial_u = _POLYNOMIALS["special_shifted_chebyshev_polynomial_u"]
+shifted_chebyshev_polynomial_v = _POLYNOMIALS["special_shifted_chebyshev_polynomial_v"]
+shifted_chebyshev_polynomial_w = _POLYNOMIALS["special_shifted_chebyshev_polynomial_w"]
 spherical_bessel_j0 = _FORMS["special_spherical_bessel_j0"]
