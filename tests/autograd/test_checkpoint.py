@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import pathlib
 import re
 import weakref
@@ -25,6 +26,20 @@ from differential import attempt, captured_warnings, ok, raises
 torch = pytest.importorskip("torch.utils.checkpoint") and pytest.importorskip("torch")
 
 NOTES = pathlib.Path(__file__).resolve().parents[2] / "functorch_notes" / "checkpoint.md"
+
+
+@pytest.fixture(autouse=True)
+def _torch_logging_tensor_logger_restored():
+    """torch's checkpoint debug mode leaves the "LoggingTensor" logger at INFO with its traceback
+    filters (``capture_logs`` never resets them); later LoggingTensor ops in the same process
+    would then log through pytest's handlers, which fail on torch's log arguments."""
+    logger = logging.getLogger("LoggingTensor")
+    saved = logger.level, logger.propagate, list(logger.filters), list(logger.handlers)
+    yield
+    logger.setLevel(saved[0])
+    logger.propagate = saved[1]
+    logger.filters[:] = saved[2]
+    logger.handlers[:] = saved[3]
 
 
 def leaf(T, values):
