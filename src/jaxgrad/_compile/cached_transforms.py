@@ -76,7 +76,7 @@ class CachedTransform(_compiler.CompiledFunction):
         on every call."""
         states = {k[0] for k in self._cache}
         if len(states) >= STATES_COMPILED and key[0] not in states:
-            entry = _compiler._Entry(key)
+            entry = _compiler._Entry(key, self._policy)
             entry.eager = True
             return entry
         return super()._new_entry(key)

@@ -39,7 +39,8 @@ from .._core.transform_stack import under_transform
 from .._engine import autocast as _autocast
 from .._functions import random as _random
 from . import program as _compile_program
-from .state import StateWalk, Unsupported, WalkMemo, make_template
+from .state import NO_POLICY, StateWalk, Unsupported, WalkMemo, WalkPolicy, make_template
+from .watch import WHOLE, Watch
 
 MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _VALUE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
@@ -65,6 +66,10 @@ config = Config()
 
 class GraphBreak(RuntimeError):
     """Raised by a ``fullgraph=True`` compiled step that cannot be traced as one program."""
+
+
+class _Relearn(Exception):
+    """A trace used state its walk had learned to skip: the call is traced again."""
 
 
 _compiled_functions: weakref.WeakSet = weakref.WeakSet()
@@ -127,10 +132,12 @@ def callback(fn: Callable[..., Any], *args: Any) -> None:
 class _Entry:
     """One signature's executable and the program that writes its results back."""
 
-    __slots__ = ("eager", "jitted", "key", "per_call_python", "program", "roots", "with_vjp")
+    __slots__ = ("eager", "jitted", "key", "per_call_python", "policy", "program", "roots",
+                 "with_vjp")
 
-    def __init__(self, key: tuple) -> None:
+    def __init__(self, key: tuple, policy: WalkPolicy) -> None:
         self.key = key
+        self.policy = policy  # what the walks of this signature's trace followed
         self.eager = False
         self.per_call_python = False
         self.jitted = None
@@ -177,10 +184,13 @@ class CompiledFunction:
         self._dynamic = dynamic  # None: numbers in the arguments become traced once they change
         self._traced_numbers = dynamic is True
         self._last_numbers: tuple | None = None
-        # numbers in the state whose values changed between calls (a counter the step keeps in a
-        # dict): id(object) -> keys, traced from then on; the objects are kept alive for the ids
-        self._dynamic_state: dict[int, set] = {}
-        self._dynamic_objects: list = []
+        # what the traces taught the walks (see state.WalkPolicy); the objects it names by id are
+        # kept alive; the attributes of each user object and the code any trace used
+        self._policy = NO_POLICY
+        self._policy_objects: dict[int, Any] = {}
+        self._ever_read: dict[int, set] = {}
+        self._ever_ran: set = set()
+        self._relearns = 0  # traces of this call redone because the policy changed
         self._state_specialized = False  # a traced one failed to trace: numbers stay constants
         self._last_seen_key: tuple | None = None
         self._cache: dict[tuple, _Entry] = {}
@@ -223,6 +233,14 @@ class CompiledFunction:
                 return self._fn(*args, **kwargs)
             if entry.program.diff_outputs and entry.with_vjp is None:
                 entry.with_vjp = self._backward_of(entry, inputs)
+        except _Relearn:  # walk and trace again, by what this trace taught (never compiled)
+            self._cache.pop(entry.key, None)
+            entry.roots = None
+            self._relearns += 1
+            try:
+                return self(*args, **kwargs)
+            finally:
+                self._relearns -= 1
         except self.fallback_errors as error:
             if entry.program is not None:
                 raise
@@ -232,8 +250,8 @@ class CompiledFunction:
                 self._traced_numbers, self._dynamic = False, False  # specialize, as torch
                 self._cache.pop(entry.key, None)
                 return self(*args, **kwargs)
-            if self._dynamic_state and not self._state_specialized:  # the same for the state
-                self._dynamic_state, self._dynamic_objects = {}, []
+            if self._policy.dynamic and not self._state_specialized:  # the same for the state
+                self._policy = WalkPolicy(None, self._policy.unread, self._policy.unrun)
                 self._state_specialized = True
                 self._cache.pop(entry.key, None)
                 return self(*args, **kwargs)
@@ -245,7 +263,7 @@ class CompiledFunction:
         replay = program.apply(walk, outputs)
         if program.diff_outputs and entry.with_vjp[1]:  # results with history, as torch's
             _connect(program, walk, replay, *entry.with_vjp, inputs)
-        self._remember(program, walk, replay, state_roots)
+        self._remember(program, walk, replay, state_roots, entry.policy)
         return replay.result
 
     def _runs_eagerly(self, entry: _Entry) -> bool:
@@ -298,8 +316,7 @@ class CompiledFunction:
         memo, self._memo = self._memo, None
         link = None
         if memo is not None and memo.epoch == EPOCH.value and memo.still_valid():
-            walk = StateWalk.resume(memo, arg_roots, type(arg_roots[0]) is list,
-                                    self._dynamic_state)
+            walk = StateWalk.resume(memo, arg_roots, type(arg_roots[0]) is list)
             if walk.has_foreign_tracers:
                 return walk, None
             link = (walk.arg_key(), modes)
@@ -315,14 +332,14 @@ class CompiledFunction:
             entry = self._cache.get(key)
         self._last_seen_key = key
         entry = entry or self._new_entry(key)
-        if link is not None and not entry.eager:
+        if link is not None and not entry.eager and entry.policy is memo.template.policy:
             memo.template.next_entries[link] = entry
         return walk, entry
 
     def _walk(self, state_roots: tuple, arg_roots: tuple, modes: tuple) -> tuple[StateWalk, tuple]:
         """A fresh walk of this call's roots, and the signature it gives."""
         walk = StateWalk(state_roots, arg_roots, arg_numbers=type(arg_roots[0]) is list,
-                         dynamic=self._dynamic_state)
+                         policy=self._policy)
         return walk, (walk.state_key(), walk.arg_key(), modes)
 
     def _learn_dynamic_numbers(self, walk: StateWalk, key: tuple) -> bool:
@@ -355,15 +372,48 @@ class CompiledFunction:
                     self._mark_dynamic(walk.objects[index], entry_key)
 
     def _mark_dynamic(self, obj: Any, entry_key: Any) -> None:
-        if id(obj) not in self._dynamic_state:
-            self._dynamic_objects.append(obj)
-        self._dynamic_state.setdefault(id(obj), set()).add(entry_key)
+        policy = self._policy
+        dynamic = dict(policy.dynamic)
+        dynamic[id(obj)] = dynamic.get(id(obj), frozenset()) | {entry_key}
+        self._policy_objects[id(obj)] = obj
+        self._policy = WalkPolicy(dynamic, policy.unread, policy.unrun)
+
+    def _learn_uses(self, entry: _Entry, walk: StateWalk, watch: Watch) -> bool:
+        """Learn from a trace which attributes of user objects and which functions it used: the
+        ones no trace used are not walked from now on (see ``watch``). True when this trace used
+        something its own walk skipped (its program cannot stand)."""
+        skipped, policy = entry.policy, self._policy
+        void = False
+        unread = dict(policy.unread)
+        for obj in watch.objects:
+            names = watch.accessed[id(obj)]
+            ever = self._ever_read.setdefault(id(obj), set())
+            ever |= names
+            self._policy_objects[id(obj)] = obj
+            was_skipped = skipped.unread.get(id(obj), frozenset())
+            void = void or bool(was_skipped and (WHOLE in names or names & was_skipped))
+            unused = frozenset() if WHOLE in ever else frozenset(
+                name for name in vars(obj) if name not in ever)
+            if unused:
+                unread[id(obj)] = unused
+            else:
+                unread.pop(id(obj), None)
+        unrun = policy.unrun
+        if watch.ran is not None:
+            walked = {obj.__code__ for obj, kind in zip(walk.objects, walk.kinds)
+                      if kind == "function"}
+            self._ever_ran |= watch.ran & (walked | skipped.unrun)
+            void = void or bool(watch.ran & skipped.unrun)
+            unrun = (unrun | walked) - self._ever_ran
+        if unread != policy.unread or unrun != policy.unrun:
+            self._policy = WalkPolicy(policy.dynamic, unread, unrun)
+        return void
 
     def _remember(self, program: _compile_program.Program, walk: StateWalk,
-                  replay: Any, state_roots: tuple) -> None:
+                  replay: Any, state_roots: tuple, policy: WalkPolicy) -> None:
         """Keep the state part of the next call's walk (see ``state.WalkMemo``)."""
         if program.template is False:  # the program's first write-back: name what it made
-            fresh = StateWalk(state_roots, (), dynamic=self._dynamic_state)
+            fresh = StateWalk(state_roots, (), policy=policy)
             program.template = make_template(fresh, walk, replay.created,
                                              replay.new_cells, replay.new_counters)
         if program.template is not None:
@@ -371,7 +421,7 @@ class CompiledFunction:
                                                replay.new_counters, EPOCH.value)
 
     def _new_entry(self, key: tuple) -> _Entry:
-        entry = _Entry(key)
+        entry = _Entry(key, self._policy)
         if len(self._cache) >= config.recompile_limit:
             self._warn_recompile_limit(key)
             entry.eager = True
@@ -386,23 +436,29 @@ class CompiledFunction:
         state_roots, arg_roots = entry.roots
         args, kwargs = arg_roots
         walk = StateWalk(state_roots, arg_roots, snapshot=True,
-                         arg_numbers=type(arg_roots[0]) is list, dynamic=self._dynamic_state)
+                         arg_numbers=type(arg_roots[0]) is list, policy=entry.policy)
         before_arrays = [c.array for c in walk.cells]
         before_versions = [c.value for c in walk.counters]
         installed = walk.install(cells, numbers, arrays)
+        # the user objects of the state (the arguments' are walked whole on every call)
+        watch = Watch([obj for i, obj in enumerate(walk.objects[:walk.prefix[0]])
+                       if walk.kinds[i] == "attrs" and i in walk.masks])
         try:
-            with _tracing.tracing(self._name, self._warned, self.quiet) as trace:
+            with _tracing.tracing(self._name, self._warned, self.quiet) as trace, watch:
                 result = self._fn(*args, **kwargs)
             entry.per_call_python = trace.per_call_python
             post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,
-                             arg_numbers=type(arg_roots[0]) is list,
-                             dynamic=self._dynamic_state)
+                             arg_numbers=type(arg_roots[0]) is list, policy=entry.policy)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)
-            self._learn_written_numbers(walk, program)
+            if entry.program is None:
+                self._learn_written_numbers(walk, program)
             if is_grad_enabled():
                 _compile_program.find_differentiable(program, walk, post)
         finally:
             walk.restore(before_arrays, before_versions)
+        if entry.program is None and (self._learn_uses(entry, walk, watch) or (
+                self._policy is not entry.policy and self._relearns < 2)):
+            raise _Relearn  # a first trace that taught the walk something is done again
         entry.program = program
         return outputs
 

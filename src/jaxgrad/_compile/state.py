@@ -45,12 +45,40 @@ _OPAQUE_PACKAGES = ("jax", "jaxlib", "numpy", "jaxgrad", "builtins", "functools"
 _TENSOR_FIELDS = tuple(s for s in Tensor.__slots__ if s not in ("__dict__", "__weakref__"))
 _CONTAINERS = (dict, list, tuple)
 _EMPTY = object()
-_NO_DYNAMIC: dict[int, set] = {}
 TENSOR_KEY = "<jaxgrad tensor key>"  # marks a dict key that is a tensor (an optimizer's state)
 
 
 class Unsupported(RuntimeError):
     """A step did something ``jaxgrad.compile`` cannot express as one XLA program."""
+
+
+class WalkPolicy:
+    """What a compiled function's traces taught its walks (replaced, never changed, when they
+    learn more, so that each traced program keeps the policy its inputs were found by):
+
+    - ``dynamic``: id(object) -> the keys of the numbers there that changed between calls
+      (traced, torch.compile's automatic dynamic);
+    - ``unread``: id(user object) -> the attributes no trace read or wrote (not walked: neither
+      part of the signature nor re-checked per call);
+    - ``unrun``: the code of functions no trace ran (their globals and closures are not walked;
+      the function is guarded by identity).
+
+    >>> from jaxgrad._compile.state import WalkPolicy
+    >>> WalkPolicy().unrun
+    frozenset()
+    """
+
+    __slots__ = ("dynamic", "unread", "unrun")
+
+    def __init__(self, dynamic: dict[int, frozenset] | None = None,
+                 unread: dict[int, frozenset] | None = None,
+                 unrun: frozenset = frozenset()) -> None:
+        self.dynamic = dynamic or {}
+        self.unread = unread or {}
+        self.unrun = unrun
+
+
+NO_POLICY = WalkPolicy()
 
 
 def _is_opaque_function(fn: Any) -> bool:
@@ -116,8 +144,8 @@ class StateWalk:
     def __init__(self, state_roots: tuple, arg_roots: tuple, pre: StateWalk | None = None,
                  installed: dict[int, tuple[str, int]] | None = None,
                  snapshot: bool = False, arg_numbers: bool = False,
-                 dynamic: dict[int, set] | None = None) -> None:
-        self._start(pre, installed, snapshot, dynamic)
+                 policy: WalkPolicy = NO_POLICY) -> None:
+        self._start(pre, installed, snapshot, policy)
         self.state_codes = tuple(self.code(root, False, False, -1, None) for root in state_roots)
         self.prefix = self._sizes()
         self.arg_codes = self._arg_codes(arg_roots, arg_numbers)
@@ -129,10 +157,10 @@ class StateWalk:
         return tuple(self.code(root, traced, False, -1, None) for root in arg_roots)
 
     def _start(self, pre: StateWalk | None = None, installed: dict | None = None,
-               snapshot: bool = False, dynamic: dict[int, set] | None = None) -> None:
+               snapshot: bool = False, policy: WalkPolicy = NO_POLICY) -> None:
         self.pre = pre
-        # id(object) -> the keys of the numbers there that changed between calls: traced
-        self.dynamic = dynamic or _NO_DYNAMIC
+        self.policy = policy
+        self.dynamic, self.unread, self.unrun = policy.dynamic, policy.unread, policy.unrun
         self.installed = installed or {}  # id(tracer) -> ("number"|"array", slot) of pre
         self.objects: list[Any] = []
         self.kinds: list[str] = []
@@ -161,12 +189,11 @@ class StateWalk:
                 len(self.arrays))
 
     @classmethod
-    def resume(cls, memo: WalkMemo, arg_roots: tuple, arg_numbers: bool = False,
-               dynamic: dict[int, set] | None = None) -> StateWalk:
+    def resume(cls, memo: WalkMemo, arg_roots: tuple, arg_numbers: bool = False) -> StateWalk:
         """The walk a fresh one would be, from the state a :class:`WalkMemo` recorded plus a walk of
-        this call's arguments."""
+        this call's arguments (by the memo's policy)."""
         walk = cls.__new__(cls)
-        walk._start(dynamic=dynamic)
+        walk._start(policy=memo.template.policy)
         walk.objects = list(memo.objects)
         walk.kinds = list(memo.kinds)
         walk.metas = [()] * len(memo.objects)  # the state part's are not needed again
@@ -212,7 +239,7 @@ class StateWalk:
             return self._object_code(value, name, False if traced is ARGUMENTS and owner >= 0
                                      else traced, managed)
         if isinstance(value, types.FunctionType):
-            if _is_opaque_function(value):
+            if _is_opaque_function(value) or value.__code__ in self.unrun:
                 return self._opaque(value)
             return self._object_code(value, "function", False, False)
         if isinstance(value, types.MethodType):
@@ -330,7 +357,10 @@ class StateWalk:
         spec = getattr(cls, "_jaxgrad_traced_state", {})
         owned = getattr(cls, "_jaxgrad_managed_attrs", ())
         dynamic = self.dynamic.get(id(obj), ())
+        unread = self.unread.get(id(obj), ())
         for name, value in list(vars(obj).items()):
+            if name in unread:
+                continue
             child_managed = owned is True or name in owned
             child = _dynamic(dynamic, name, value) or spec.get(name, False)
             entries.append((name, self.code(value, child, child_managed, index, name)))
@@ -448,6 +478,7 @@ class Template:
         "next_entries",
         "numbers",
         "objects",
+        "policy",
         "state_codes",
     )
 
@@ -498,8 +529,9 @@ def make_template(fresh: StateWalk, walk: StateWalk, created: dict, new_cells: l
     template.numbers = [(o, k) for o, k, _ in fresh.numbers]
     template.arrays = [(o, k) for o, k, _ in fresh.arrays]
     template.state_codes = fresh.state_codes
-    template.checks = [(i, fresh.kinds[i], _names(fresh.objects[i], fresh.kinds[i]),
-                        _mask_positions(fresh, i)) for i in fresh.masks]
+    template.policy = fresh.policy
+    template.checks = [(i, fresh.kinds[i], _names(fresh, i), _mask_positions(fresh, i))
+                       for i in fresh.masks]
     template.next_entries = {}
     return template
 
@@ -520,8 +552,13 @@ def _refs(items: list, old: list, old_index: dict, new_index: dict) -> list | No
     return refs
 
 
-def _names(obj: Any, kind: str) -> tuple:
-    return global_names(obj.__code__) if kind == "function" else ()
+def _names(walk: StateWalk, index: int) -> Any:
+    """What a re-check of object ``index`` looks at: a function's globals; the attributes an
+    object's walk skipped (not looked at)."""
+    obj, kind = walk.objects[index], walk.kinds[index]
+    if kind == "function":
+        return global_names(obj.__code__)
+    return walk.unread.get(id(obj), ()) if kind == "attrs" else ()
 
 
 def _mask_positions(walk: StateWalk, index: int) -> tuple[int, ...]:
@@ -542,6 +579,8 @@ def identities(obj: Any, kind: str, names: tuple, mask: tuple) -> list[int]:
         ids = [*map(id, obj)]
     elif kind == "attrs":
         namespace = vars(obj)
+        if names:  # the attributes the walk skipped
+            namespace = {k: v for k, v in namespace.items() if k not in names}
         ids = [*map(id, namespace), *map(id, namespace.values())]
     elif kind == "function":
         namespace = obj.__globals__
