@@ -8,9 +8,13 @@ torch-style step does: ``.grad`` is readable after ``step()``), jaxgrad eager, j
 Then the first call (trace + compile) of jaxgrad.compile against jax.jit's first call of the
 same step, each on fresh functions. Every timed call waits for its result (block_until_ready / .item()).
 
-    python benchmarks/bench_compile.py [--rounds 20] [--first-calls 5] [--only steps|xla|first]
+    python benchmarks/bench_compile.py [--rounds 20] [--first-calls 5]
+                                       [--only steps|xla|first|guards]
 
 ``--only xla`` times the compiled step's XLA executable alone against the hand-written ones.
+``--only guards`` times per-call overhead (issue 23): a tiny step, a step reading one item of a
+large global list (1,000 and 100,000 items) and the README demo's hooked step, each against the
+same step under hand-written ``jax.jit`` (and eager jaxgrad), with the number of traces.
 """
 
 from __future__ import annotations
@@ -191,6 +195,76 @@ def xla_only(batch: int, rounds: int) -> dict:
     }, rounds, inner=20 if batch <= 8 else 5, reference="jax.jit")
 
 
+BIG_LIST = list(range(100_000))
+SMALL_LIST = list(range(1_000))
+
+
+def guards(rounds: int) -> list[dict]:
+    """Per-call overhead of the compiled step's guard and write-back on steps with little XLA
+    work, against jax.jit of the same computation."""
+    results = []
+    w_jax, x_jax = jnp.ones(4), jnp.ones(4)
+    w, x = jaxgrad.ones(4), jaxgrad.ones(4)
+
+    def tiny(x):
+        return w * x + 1
+
+    def small(x):
+        return w * x + SMALL_LIST[3]
+
+    def big(x):
+        return w * x + BIG_LIST[3]
+
+    plain = jax.jit(lambda w, x: w * x + 1)
+    with_item = jax.jit(lambda w, x: w * x + BIG_LIST[3])
+    for name, fn, ref in (("tiny step (w * x + 1)", tiny, plain),
+                          ("reads one item of a 1,000-item global list", small, with_item),
+                          ("reads one item of a 100,000-item global list", big, with_item)):
+        compiled = jaxgrad.compile(fn)
+        result = compare(name, {
+            "jax.jit": lambda ref=ref: ref(w_jax, x_jax).block_until_ready(),
+            "jaxgrad compiled": lambda c=compiled: c(x).jax().block_until_ready(),
+        }, rounds, inner=200, reference="jax.jit")
+        result["traces"] = len(compiled._cache)
+        results.append(result)
+    results.append(_hooked_demo_step(rounds))
+    return results
+
+
+def _hooked_demo_step(rounds: int) -> dict:
+    """The README demo's step (64-128-64-10 MLP, SGD with momentum, hooks recording statistics
+    into growing lists through jaxgrad.compiler.callback), eager and compiled."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "train_mlp.py"
+    spec = importlib.util.spec_from_file_location("train_mlp", path)
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    rng = np.random.RandomState(0)
+    x = jaxgrad.tensor(rng.rand(64, 64).astype(np.float32))
+    y = jaxgrad.tensor(rng.randint(0, 10, 64))
+    steps = {}
+    for name in ("jaxgrad eager", "jaxgrad compiled"):
+        model = demo.make_model(jaxgrad, 0)
+        demo.GradientStats(model, jaxgrad)
+        optimizer = jaxgrad.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+        def step(x, y, model=model, optimizer=optimizer):
+            loss = jaxgrad.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        steps[name] = jaxgrad.compile(step) if name.endswith("compiled") else step
+    result = compare("README demo step with its hooks, B=64", {
+        name: lambda s=s: s(x, y).item() for name, s in steps.items()},
+        rounds, inner=10, reference="jaxgrad eager")
+    result["traces"] = len(steps["jaxgrad compiled"]._cache)
+    return result
+
+
 def report(result: dict) -> None:
     print(f"\n## {result['name']}")
     for name, seconds in result["median_s"].items():
@@ -201,6 +275,8 @@ def report(result: dict) -> None:
                 line += f", {result['vs_jit'][name]:.2f}x jax.jit"
             line += ")"
         print(line)
+    if "traces" in result:
+        print(f"- traces of the compiled step: {result['traces']}")
     if "vs_grads_out" in result:
         print(f"- jaxgrad compiled / jax.jit with grads out (medians): "
               f"{result['vs_grads_out']:.2f}x")
@@ -210,7 +286,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--first-calls", type=int, default=5)
-    parser.add_argument("--only", choices=["steps", "first", "xla"], default=None)
+    parser.add_argument("--only", choices=["steps", "first", "xla", "guards"], default=None)
     args = parser.parse_args()
     print(f"# {platform.processor() or platform.machine()}, {jax.devices()[0].device_kind}, "
           f"jax {jax.__version__}, torch {torch.__version__}, "
@@ -222,6 +298,9 @@ def main() -> None:
     if args.only in (None, "xla"):
         for batch in (8, 128):
             report(xla_only(batch, args.rounds))
+    if args.only in (None, "guards"):
+        for result in guards(args.rounds):
+            report(result)
     if args.only in (None, "first"):
         for optimizer in ("sgd", "adam"):
             report(first_calls(optimizer, args.first_calls))

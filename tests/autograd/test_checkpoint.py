@@ -893,7 +893,7 @@ def test_compiled_step_with_checkpoint_equals_eager(use_reentrant):
     for a, b in zip(eager, results):
         assert abs(a.item() - b.item()) <= 1e-6 * max(1.0, abs(a.item()))
     assert float((model[0].weight.detach() - eager_weight).abs().max()) < 1e-6
-    assert len(compiled._cache) == 2  # without .grad, then with: later calls reuse the program
+    assert len(compiled._cache) == 1  # the first call (creating .grad) ran eagerly
 
 
 @pytest.mark.parametrize("use_reentrant", [False, True])

@@ -72,6 +72,11 @@ class _Relearn(Exception):
     """A trace used state its walk had learned to skip: the call is traced again."""
 
 
+class _Warmup(Exception):
+    """The first trace of a step that creates the state it will then keep (the first ``.grad``,
+    an optimizer's state): that call runs eagerly, and the next one traces the steady state."""
+
+
 _compiled_functions: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -177,6 +182,8 @@ class CompiledFunction:
     # where ``_runs_eagerly`` says so
     fallback_errors: tuple[type[BaseException], ...] = (*_VALUE_ERRORS, Unsupported)
     quiet = False
+    # a training step's first call, which creates .grad and optimizer state, runs eagerly (once)
+    warms_up = True
 
     def __init__(self, fn: Callable[..., Any], fullgraph: bool, dynamic: bool | None) -> None:
         self._fn = fn
@@ -191,6 +198,7 @@ class CompiledFunction:
         self._ever_read: dict[int, set] = {}
         self._ever_ran: set = set()
         self._relearns = 0  # traces of this call redone because the policy changed
+        self._warmed_up = not self.warms_up
         self._state_specialized = False  # a traced one failed to trace: numbers stay constants
         self._last_seen_key: tuple | None = None
         self._cache: dict[tuple, _Entry] = {}
@@ -233,6 +241,10 @@ class CompiledFunction:
                 return self._fn(*args, **kwargs)
             if entry.program.diff_outputs and entry.with_vjp is None:
                 entry.with_vjp = self._backward_of(entry, inputs)
+        except _Warmup:  # a first call creating state: eager; the next call traces
+            self._cache.pop(entry.key, None)
+            entry.roots = None
+            return self._fn(*args, **kwargs)
         except _Relearn:  # walk and trace again, by what this trace taught (never compiled)
             self._cache.pop(entry.key, None)
             entry.roots = None
@@ -459,6 +471,10 @@ class CompiledFunction:
         if entry.program is None and (self._learn_uses(entry, walk, watch) or (
                 self._policy is not entry.policy and self._relearns < 2)):
             raise _Relearn  # a first trace that taught the walk something is done again
+        if entry.program is None and not self._warmed_up:
+            self._warmed_up = True
+            if _compile_program.adds_state(program, walk):
+                raise _Warmup
         entry.program = program
         return outputs
 

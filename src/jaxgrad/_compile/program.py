@@ -199,6 +199,20 @@ def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) ->
     return program, outputs
 
 
+def adds_state(program: Program, pre: StateWalk) -> bool:
+    """Whether the step gives state it found new entries that a next call will find in place
+    (the first ``.grad`` of a parameter, an optimizer's per-parameter state): the next call's
+    signature differs from this one's, and is the one later calls keep."""
+    state_objects = pre.prefix[0]
+    for what, index, key, code in program.changes:
+        if what != "set" or index >= state_objects or code[0] not in ("new", "old"):
+            continue
+        before = dict(pre.entries[index]).get(key)
+        if before is None or before == ("c", None):
+            return True
+    return False
+
+
 def find_differentiable(program: Program, pre: StateWalk, post: StateWalk) -> None:
     """For a function whose results have autograd history and that left every ``.grad`` alone
     (a forward, not a training step): the results to connect to the outer graph and the cells
