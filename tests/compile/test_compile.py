@@ -126,7 +126,11 @@ def test_one_trace_per_signature_and_the_returned_loss():
     # the first call creates .grad and the momentum buffers: it runs eagerly, and the steady
     # state is the one program traced
     assert len(step._cache) == 1
-    assert isinstance(loss, jaxgrad.Tensor) and loss.shape == () and loss.grad_fn is None
+    assert isinstance(loss, jaxgrad.Tensor) and loss.shape == ()
+    # as torch.compile's loss: out of the compiled forward, its history spent by the backward
+    assert type(loss.grad_fn).__name__ == "CompiledFunctionBackward" and loss.requires_grad
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
     step(jaxgrad.randn(4, 20), jaxgrad.randint(0, 10, (4,)))  # a new batch size: a new trace
     assert len(step._cache) == 2
 

@@ -31,7 +31,7 @@ from .._core import tracing as _tracing
 from .._core.dtypes import get_default_dtype
 from .._core.epoch import EPOCH, global_hooks
 from .._core.grad_mode import is_grad_enabled, is_inference_mode_enabled
-from .._core.graph import Node
+from .._core.graph import FREED_MESSAGE, Node
 from .._core.jax_setup import jit, x64_scope
 from .._core.storage import scatter
 from .._core.tensor import Tensor
@@ -158,13 +158,12 @@ class CompiledFunctionBackward(Node):
     __slots__ = ("backward", "bases", "inputs")
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
+        if self.inputs is None:
+            raise RuntimeError(FREED_MESSAGE)
         if create_graph:
             raise RuntimeError("jaxgrad.compile: double backward through a compiled function is "
                                "not supported; compute higher-order gradients inside the "
                                "compiled function or without jaxgrad.compile")
-        if self.inputs is None:
-            raise RuntimeError("Trying to backward through the graph a second time (or directly "
-                               "access saved tensors after they have already been freed).")
         cts = [_base_cotangent(g, shape, dtype, base)
                for g, (shape, dtype), base in zip(grads, self.out_meta, self.bases)]
         return [Tensor._make(g) for g in self.backward(*self.inputs, cts)]
@@ -275,6 +274,8 @@ class CompiledFunction:
         replay = program.apply(walk, outputs)
         if program.diff_outputs and entry.with_vjp[1]:  # results with history, as torch's
             _connect(program, walk, replay, *entry.with_vjp, inputs)
+        if program.spent_outputs:
+            _spent(replay.created[i] for i in program.spent_outputs)
         self._remember(program, walk, replay, state_roots, entry.policy)
         return replay.result
 
@@ -577,6 +578,17 @@ def _connect(program: _compile_program.Program, walk: StateWalk, replay: Any,
         r._requires_grad, r._grad_fn, r._output_nr = True, node, j
 
 
+def _spent(results: Any) -> None:
+    """Give the results whose history the step's own backward consumed (a training step's loss)
+    a spent CompiledFunctionBackward, as torch.compile's: they require grad, and a second
+    backward through them raises."""
+    results = list(results)
+    node = CompiledFunctionBackward((), tuple((r.shape, r._cell.array.dtype) for r in results))
+    node.backward = node.inputs = node.bases = None
+    for j, r in enumerate(results):
+        r._requires_grad, r._grad_fn, r._output_nr = True, node, j
+
+
 def _base_cotangent(grad: Tensor | None, shape: tuple, dtype: Any, base: tuple | None) -> Any:
     """The cotangent of a result's storage array: for a result that is a view (``base``: its
     layout and the storage's shape), the view's gradient scattered into zeros."""
@@ -626,8 +638,10 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
     ...     loss.backward()
     ...     opt.step()
     ...     return loss
-    >>> step(jaxgrad.tensor([1.0, 1.0])), step(jaxgrad.tensor([1.0, 1.0]))
-    (tensor(3.), tensor(2.8000))
+    >>> step(jaxgrad.tensor([1.0, 1.0]))  # creates w.grad: this first call runs eagerly
+    tensor(3., grad_fn=<SumBackward0>)
+    >>> step(jaxgrad.tensor([1.0, 1.0]))  # the steady state, traced and compiled once
+    tensor(2.8000, grad_fn=<CompiledFunctionBackward>)
     >>> w, w.grad
     (tensor([0.8000, 1.8000], requires_grad=True), tensor([1., 1.]))
     """

@@ -40,6 +40,8 @@ class Program:
         self.template: Template | bool | None = False  # False: not made yet
         self.diff_inputs: list[int] = []  # cells of tensors requiring grad (a forward's inputs)
         self.diff_outputs: list[tuple[int, int]] = []  # (output position, new tensor) with history
+        # new tensors of the result whose history a backward inside the step consumed
+        self.spent_outputs: list[int] = []
 
     def apply(self, walk: StateWalk, outputs: list) -> _Replay:
         """Write the step's effects into the objects of ``walk``; the replay holds the step's
@@ -222,6 +224,10 @@ def find_differentiable(program: Program, pre: StateWalk, post: StateWalk) -> No
     written = {cell for cell, _ in program.cell_writes}
     if grad_cells & written or any(what == "set" and pre.kinds[index] == "tensor"
                                    for what, index, _, _ in program.changes):
+        # a training step: its loss had history, which its backward() consumed (torch.compile's
+        # loss comes out of the graph before the backward with a spent CompiledFunctionBackward)
+        program.spent_outputs = [i for i in _new_tensors(program, program.result)
+                                 if post.objects[i]._grad_fn is not None]
         return
     for index in _new_tensors(program, program.result):
         obj = post.objects[index]
