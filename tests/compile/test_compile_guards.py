@@ -13,17 +13,11 @@ import numpy as np
 import pytest
 
 import jaxgrad
+from differential import compiled_on_jaxgrad as _compile
 from differential import ok
+from differential import traces as _traces
 
 CALLS = 6
-
-
-def _compile(T, fn):
-    return jaxgrad.compile(fn) if T is jaxgrad else fn
-
-
-def _traces(step) -> int:
-    return len(step._cache) if hasattr(step, "_cache") else 0
 
 
 def _record(T):

@@ -12,13 +12,11 @@ import numpy as np
 import pytest
 
 import jaxgrad
+from differential import compiled_on_jaxgrad as _compile
 from differential import ok
+from differential import traces as _traces
 
 CALLS = 8
-
-
-def _compile(T, fn):
-    return jaxgrad.compile(fn) if T is jaxgrad else fn
 
 
 def _model(T):
@@ -35,10 +33,6 @@ def _batch(T, i):
     rng = np.random.RandomState(10 + i)
     return (T.tensor(rng.randn(6, 4).astype(np.float32)),
             T.tensor(rng.randn(6, 1).astype(np.float32)))
-
-
-def _traces(step) -> int:
-    return len(step._cache) if hasattr(step, "_cache") else 0
 
 
 def test_a_counter_the_step_increments_is_traced_after_its_first_change():

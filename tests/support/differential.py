@@ -249,3 +249,14 @@ def param_grads(module):
 def float_leaves(T, dtype, *arrays):
     """Leaves requiring grad, one per numpy array, of the floating dtype named ``dtype``."""
     return [T.tensor(a, dtype=getattr(T, dtype), requires_grad=True) for a in arrays]
+
+
+def compiled_on_jaxgrad(T, fn):
+    """``fn`` compiled when ``T`` is jaxgrad; eager on torch, the oracle (torch.compile needs a
+    C++ toolchain here and keeps eager's side effects)."""
+    return jaxgrad.compile(fn) if T is jaxgrad else fn
+
+
+def traces(step) -> int:
+    """How many signatures a compiled step has traced (0 for an eager one)."""
+    return len(step._cache) if hasattr(step, "_cache") else 0

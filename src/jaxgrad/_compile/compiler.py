@@ -242,11 +242,9 @@ class CompiledFunction:
                 entry.with_vjp = self._backward_of(entry, inputs)
         except _Warmup:  # a first call creating state: eager; the next call traces
             self._cache.pop(entry.key, None)
-            entry.roots = None
             return self._fn(*args, **kwargs)
         except _Relearn:  # walk and trace again, by what this trace taught (never compiled)
             self._cache.pop(entry.key, None)
-            entry.roots = None
             self._relearns += 1
             try:
                 return self(*args, **kwargs)
