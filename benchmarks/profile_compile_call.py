@@ -1,7 +1,7 @@
 """Where a compiled step's per-call time goes (issue 23): cProfile over repeated calls of the
 tiny step ``w * x + 1`` or the MLP 784-512-512-10 SGD step at batch 8, after their trace.
 
-    python benchmarks/profile_compile_call.py [tiny|mlp] [--calls N]
+    python benchmarks/profile_compile_call.py [tiny|mlp] [--calls N] [--sort cumulative|tottime]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("workload", choices=["tiny", "mlp"], nargs="?", default="tiny")
     parser.add_argument("--calls", type=int, default=5000)
+    parser.add_argument("--sort", choices=["cumulative", "tottime"], default="cumulative")
     args = parser.parse_args()
     call = _tiny() if args.workload == "tiny" else _mlp()
     for _ in range(10):
@@ -45,7 +46,7 @@ def main() -> None:
     for _ in range(args.calls):
         call()
     profile.disable()
-    pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+    pstats.Stats(profile).sort_stats(args.sort).print_stats(25)
 
 
 if __name__ == "__main__":

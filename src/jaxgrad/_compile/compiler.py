@@ -365,8 +365,9 @@ class CompiledFunction:
         return bool(changed)
 
     def _learn_written_numbers(self, walk: StateWalk, program: _compile_program.Program) -> None:
-        """A number the step itself changes (``history["step"] += 1``) will differ on the next
-        call: trace it from then on, so that the steady state is the next signature."""
+        """A number the step itself changes (``history["step"] += 1``), or a list or dict of
+        traced numbers it stores (``log["lrs"] = [group["lr"]]``), will differ on the next call:
+        trace it from then on, so that the steady state is the next signature."""
         if self._state_specialized or self._dynamic is False:
             return
         for what, index, key, code in program.changes:
@@ -378,8 +379,9 @@ class CompiledFunction:
             after = {key: code} if what == "set" else dict(enumerate(code))
             for entry_key, new in after.items():
                 old = before.get(entry_key)
-                if old != new and old is not None and _is_number_constant(old) and \
-                        _is_number_constant(new) and old[1] is new[1]:
+                if _holds_traced_numbers(program, new) or (
+                        old != new and old is not None and _is_number_constant(old)
+                        and _is_number_constant(new) and old[1] is new[1]):
                     self._mark_dynamic(walk.objects[index], entry_key)
 
     def _mark_dynamic(self, obj: Any, entry_key: Any) -> None:
@@ -539,6 +541,16 @@ def _changed_numbers(walk: StateWalk, key: tuple, last: tuple | None) -> list[tu
                         return []
                     changed.append((walk.objects[start + i], entry_key))
     return changed
+
+
+def _holds_traced_numbers(program: _compile_program.Program, code: tuple) -> bool:
+    """Whether ``code`` names a list or dict the step created holding numbers it traced (read
+    or computed), directly or in lists and dicts it also created."""
+    if code[0] != "new" or program.new_objects[code[1]][0] not in ("list", "dict"):
+        return False
+    return any((value[0] in ("in", "out") and value[1] == "number")
+               or _holds_traced_numbers(program, value)
+               for _, value in program.new_objects[code[1]][2])
 
 
 def _is_number_constant(code: tuple) -> bool:

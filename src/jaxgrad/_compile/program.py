@@ -12,14 +12,13 @@ number of in-place ops torch runs.
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
 import jax
 import numpy as np
 
-from .._core.storage import Storage, VersionCounter
-from .state import TENSOR_KEY, StateWalk, Template, Unsupported, delete_entry, set_entry
+from .codegen import Replayed, replayer
+from .state import StateWalk, Template, Unsupported
 
 
 class Program:
@@ -42,115 +41,19 @@ class Program:
         self.diff_outputs: list[tuple[int, int]] = []  # (output position, new tensor) with history
         # new tensors of the result whose history a backward inside the step consumed
         self.spent_outputs: list[int] = []
+        self._replay: Any = None  # the generated write-back (codegen.replayer), made once
 
-    def apply(self, walk: StateWalk, outputs: list) -> _Replay:
-        """Write the step's effects into the objects of ``walk``; the replay holds the step's
-        result and the objects it created."""
-        cells = walk.cells
-        for cell, position in self.cell_writes:
-            cells[cell].write(outputs[position])
-        counters = walk.counters
-        for counter, delta in self.version_moves:
-            counters[counter].value += delta
+    def apply(self, walk: StateWalk, outputs: list) -> Replayed:
+        """Write the step's effects into the objects of ``walk`` (the generated replay, see
+        ``codegen``); what it returns holds the step's result and the objects it created."""
         numbers = {}
         if self.number_outputs:
             values = jax.device_get([outputs[p] for p, _ in self.number_outputs])
             numbers = {p: (int(v) if is_int else float(v))
                        for (p, is_int), v in zip(self.number_outputs, values)}
-        replay = _Replay(self, walk, outputs, numbers)
-        replay.result = replay.run()
-        return replay
-
-
-class _Replay:
-    """One application of a program: the objects it created so far."""
-
-    def __init__(self, program: Program, walk: StateWalk, outputs: list, numbers: dict) -> None:
-        self.program = program
-        self.walk = walk
-        self.outputs = outputs
-        self.numbers = numbers
-        self.created: dict[int, Any] = {}
-        self.result: Any = None
-        self.new_cells = [Storage(outputs[p]) for p in program.new_cells]
-        self.new_counters = []
-        for value in program.new_counters:
-            counter = VersionCounter()
-            counter.value = value
-            self.new_counters.append(counter)
-
-    def run(self) -> Any:
-        program = self.program
-        for index, (kind, meta, _) in program.new_objects.items():
-            if kind != "tuple":
-                self.created[index] = self._create(kind, meta)
-        for index, (kind, _, entries) in program.new_objects.items():
-            target = self.created.get(index)
-            if kind == "list":
-                target.extend(self.resolve(code) for _, code in entries)
-            elif kind != "tuple":
-                for key, code in entries:
-                    set_entry(target, kind, self.resolve_key(key), self.resolve(code))
-        objects, kinds = self.walk.objects, self.walk.kinds
-        for what, index, key, code in program.changes:
-            target, kind = objects[index], kinds[index]
-            if what == "set":
-                set_entry(target, kind, self.resolve_key(key), self.resolve(code))
-            elif what == "del":
-                delete_entry(target, kind, self.resolve_key(key))
-            else:  # a list's new contents
-                target[:] = [self.resolve(c) for c in code]
-        return self.resolve(program.result)
-
-    def _create(self, kind: str, meta: tuple) -> Any:
-        if kind == "tensor":
-            cls, cell, counter, layout, requires_grad, is_leaf = meta[:6]
-            t = cls._make(None, requires_grad and is_leaf, cell=self._ref(cell, "cell"),
-                          vc=self._ref(counter, "counter"))
-            t._layout = layout
-            return t
-        if kind == "dict":
-            cls, factory = meta
-            return cls(factory) if factory is not None else cls()
-        return meta[0]()
-
-    def _ref(self, ref: tuple[str, int], what: str) -> Any:
-        age, index = ref
-        if what == "cell":
-            return self.walk.cells[index] if age == "old" else self.new_cells[index]
-        return self.walk.counters[index] if age == "old" else self.new_counters[index]
-
-    def resolve_key(self, key: Any) -> Any:
-        if type(key) is tuple and len(key) == 2 and key[0] is TENSOR_KEY:
-            return self.resolve(key[1])
-        return key
-
-    def resolve(self, code: tuple) -> Any:
-        tag = code[0]
-        if tag == "c":
-            return code[-1]
-        if tag == "old":
-            return self.walk.objects[code[1]]
-        if tag == "empty":
-            cls, factory = code[1], code[2]
-            return cls(factory) if factory is not None else cls()
-        if tag == "new":
-            found = self.created.get(code[1])
-            if found is None:  # a tuple, built when first needed
-                _, meta, entries = self.program.new_objects[code[1]]
-                found = self.created[code[1]] = meta[0](self.resolve(c) for _, c in entries)
-            return found
-        if tag == "in":
-            slots = self.walk.numbers if code[1] == "number" else self.walk.arrays
-            return slots[code[2]][2]
-        if tag == "out":
-            position = self.program.first_free_output + code[2]
-            return self.numbers.get(position, self.outputs[position])
-        if tag == "v":
-            return self.program.opaque[code[1]]
-        if tag == "method":
-            return types.MethodType(self.resolve(code[2]), self.resolve(code[1]))
-        raise AssertionError(code)
+        if self._replay is None:
+            self._replay = replayer(self, walk.kinds)
+        return self._replay(walk, outputs, numbers)
 
 
 def build(pre: StateWalk, post: StateWalk, inputs: list, versions: list[int]) -> tuple[

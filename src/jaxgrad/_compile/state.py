@@ -45,6 +45,7 @@ _OPAQUE_PACKAGES = ("jax", "jaxlib", "numpy", "jaxgrad", "builtins", "functools"
 _TENSOR_FIELDS = tuple(s for s in Tensor.__slots__ if s not in ("__dict__", "__weakref__"))
 _CONTAINERS = (dict, list, tuple)
 _EMPTY = object()
+_NUMBER_DTYPES = (np.dtype(np.float64), np.dtype(np.int64))
 TENSOR_KEY = "<jaxgrad tensor key>"  # marks a dict key that is a tensor (an optimizer's state)
 
 
@@ -114,9 +115,10 @@ ARGUMENTS = "arguments"  # traced: the numbers directly in the call's arguments,
 
 def _dynamic(dynamic: Any, key: Any, value: Any) -> bool:
     """Whether the number ``value`` at ``key`` is one that changed between calls (traced; after
-    the trace, the tracer the step computed for it)."""
+    the trace, the tracer the step computed for it), or ``value`` is a list or dict there whose
+    numbers are (one the step replaces on every call: ``log["lrs"] = [group["lr"]]``)."""
     return key in dynamic and (type(value) is int or type(value) is float
-                               or isinstance(value, jax.core.Tracer))
+                               or isinstance(value, (jax.core.Tracer, list, dict)))
 
 
 def _child_traced(traced: Any, key: Any) -> Any:
@@ -153,8 +155,56 @@ class StateWalk:
     def _arg_codes(self, arg_roots: tuple, arg_numbers: bool) -> tuple:
         """The arguments' codes; ``arg_numbers``: the numbers among them are traced (the
         arguments are then a list and a dict, where tracers can be put)."""
+        if not arg_numbers and self.pre is None and self.snapshots is None \
+                and len(arg_roots) == 2:
+            codes = self._plain_tensor_arguments(*arg_roots)
+            if codes is not None:
+                return codes
         traced = ARGUMENTS if arg_numbers else False
         return tuple(self.code(root, traced, False, -1, None) for root in arg_roots)
+
+    def _plain_tensor_arguments(self, args: tuple, kwargs: dict) -> tuple | None:
+        """The codes :meth:`code` gives a call's ``(args, kwargs)`` when the arguments are
+        tensors without ``.grad``, hooks or a base and there are no keyword arguments (most
+        compiled calls: ``step(x, y)``), found without its general dispatch; None otherwise."""
+        if kwargs or type(args) is not tuple:
+            return None
+        for t in args:
+            if not isinstance(t, Tensor) or t._grad is not None or t._base is not None \
+                    or t._backward_hooks or t._post_acc_hooks:
+                return None
+        objects, kinds, metas, entries, index = (self.objects, self.kinds, self.metas,
+                                                 self.entries, self.index)
+        position = index[id(args)] = len(objects)
+        objects.append(args)
+        kinds.append("tuple")
+        metas.append((tuple,))
+        items: list = []
+        entries.append(items)
+        self.masks[position] = []
+        counter_index = self.counter_index
+        for i, t in enumerate(args):
+            found = index.get(id(t))
+            if found is None:
+                found = index[id(t)] = len(objects)
+                objects.append(t)
+                kinds.append("tensor")
+                cell = self._cell(t._cell)
+                counter = counter_index.get(id(t._vc))
+                if counter is None:
+                    counter = counter_index[id(t._vc)] = len(self.counters)
+                    self.counters.append(t._vc)
+                metas.append((type(t), cell, counter, t._layout, t._requires_grad,
+                              t._grad_fn is None, t._retains_grad, (), None))
+                entries.append([("grad", ("c", None))])
+            items.append((i, ("old", found)))
+        keywords = index[id(kwargs)] = len(objects)  # the empty dict, as _visit_dict has it
+        objects.append(kwargs)
+        kinds.append("dict")
+        metas.append((dict, None))
+        entries.append([])
+        self.masks[keywords] = []
+        return (("old", position), ("old", keywords))
 
     def _start(self, pre: StateWalk | None = None, installed: dict | None = None,
                snapshot: bool = False, policy: WalkPolicy = NO_POLICY) -> None:
@@ -180,8 +230,7 @@ class StateWalk:
         self.output_kinds: list[str] = []  # "number" or "array", per output
         self.opaque: dict[int, Any] = {}
         self.snapshots: list[Any] | None = [] if snapshot else None
-        self.empties: list[Any] = []  # empty containers seen
-        self.unmanaged_empties = 0
+        self.empties: list[Any] = []  # empty containers of jaxgrad's objects seen (hook tables)
         self.has_foreign_tracers = False
 
     def _sizes(self) -> tuple[int, int, int, int, int]:
@@ -191,19 +240,19 @@ class StateWalk:
     @classmethod
     def resume(cls, memo: WalkMemo, arg_roots: tuple, arg_numbers: bool = False) -> StateWalk:
         """The walk a fresh one would be, from the state a :class:`WalkMemo` recorded plus a walk of
-        this call's arguments (by the memo's policy)."""
+        this call's arguments (by the memo's policy). The memo is used up: the walk takes its
+        lists."""
         walk = cls.__new__(cls)
         walk._start(policy=memo.template.policy)
-        walk.objects = list(memo.objects)
-        walk.kinds = list(memo.kinds)
-        walk.metas = [()] * len(memo.objects)  # the state part's are not needed again
-        walk.entries = [()] * len(memo.objects)
-        walk.index = dict(memo.index)
-        walk.cells = list(memo.cells)
-        walk.cell_index = dict(memo.cell_index)
-        walk.counters = list(memo.counters)
-        walk.counter_index = dict(memo.counter_index)
-        objects, kinds = walk.objects, walk.kinds
+        walk.objects = objects = memo.objects
+        walk.kinds = kinds = list(memo.kinds)
+        walk.metas = [()] * len(objects)  # the state part's are not needed again
+        walk.entries = [()] * len(objects)
+        walk.index = dict(zip(map(id, objects), range(len(objects))))
+        walk.cells = memo.cells
+        walk.cell_index = dict(zip(map(id, memo.cells), range(len(memo.cells))))
+        walk.counters = memo.counters
+        walk.counter_index = dict(zip(map(id, memo.counters), range(len(memo.counters))))
         walk.numbers = [(o, k, get_entry(objects[o], kinds[o], k)) for o, k in memo.numbers]
         walk.arrays = [(o, k, get_entry(objects[o], kinds[o], k)) for o, k in memo.arrays]
         walk.state_codes = memo.state_codes
@@ -228,12 +277,15 @@ class StateWalk:
         if isinstance(value, jax.Array):
             if self.pre is None and (owner < 0 or self.kinds[owner] == "tuple"):
                 return self._opaque(value)  # no place to put a tracer: a constant
-            # a traced number the step computed comes back as a Python number
-            number = traced is not False and self.pre is not None and value.ndim == 0
+            # a traced number the step computed comes back as a Python number: where numbers
+            # are traced, or a 64-bit scalar the step computed from them and stored elsewhere
+            # (``log["lrs"] = [group["lr"]]``)
+            number = self.pre is not None and value.ndim == 0 and (
+                traced is not False or self._computed_number(value))
             return self._slot("number" if number else "array", value, owner, key)
         if kind in _CONTAINERS or isinstance(value, _CONTAINERS):
-            if not value and kind is not tuple:  # most hook tables: not worth a visit
-                return self._empty(value, managed)
+            if managed and not value and kind is not tuple:  # most hook tables: no visit
+                return self._empty(value)
             name = ("dict" if isinstance(value, dict) else "list" if isinstance(value, list)
                     else "tuple")
             return self._object_code(value, name, False if traced is ARGUMENTS and owner >= 0
@@ -252,11 +304,17 @@ class StateWalk:
         return self._object_code(value, "attrs", False,
                                  getattr(kind, "_jaxgrad_managed_attrs", None) is not None)
 
-    def _empty(self, container: Any, managed: bool) -> tuple:
-        """An empty dict or list: coded by its type, emptied again after a trace."""
+    def _computed_number(self, value: Any) -> bool:
+        """Whether a scalar tracer found after the trace is a Python number the step computed
+        (traced numbers enter as 64-bit scalars; the step's own arrays live in tensors)."""
+        return (isinstance(value, jax.core.Tracer) and value.dtype in _NUMBER_DTYPES
+                and self.installed.get(id(value), ("number",))[0] == "number")
+
+    def _empty(self, container: Any) -> tuple:
+        """An empty dict or list of an object jaxgrad manages: coded by its type, emptied again
+        after a trace. (A user's empty container is an object of the walk: the step may fill
+        it, and the next call must find it in place.)"""
         self.empties.append(container)
-        if not managed:
-            self.unmanaged_empties += 1
         return ("empty", type(container), getattr(container, "default_factory", None))
 
     def _opaque(self, value: Any) -> tuple:
@@ -442,13 +500,10 @@ class WalkMemo:
 
     __slots__ = (
         "arrays",
-        "cell_index",
         "cells",
         "checks",
-        "counter_index",
         "counters",
         "epoch",
-        "index",
         "kinds",
         "numbers",
         "objects",
@@ -494,12 +549,9 @@ class Template:
         memo = WalkMemo()
         memo.objects = objects
         memo.kinds = self.kinds
-        memo.index = dict(zip(map(id, objects), range(len(objects))))
         memo.cells = [walk.cells[i] if age == "old" else new_cells[i] for age, i in self.cells]
-        memo.cell_index = dict(zip(map(id, memo.cells), range(len(memo.cells))))
         memo.counters = [walk.counters[i] if age == "old" else new_counters[i]
                          for age, i in self.counters]
-        memo.counter_index = dict(zip(map(id, memo.counters), range(len(memo.counters))))
         memo.numbers, memo.arrays = self.numbers, self.arrays
         memo.state_codes = self.state_codes
         memo.checks = [(objects[i], kind, names, mask,
@@ -514,7 +566,7 @@ def make_template(fresh: StateWalk, walk: StateWalk, created: dict, new_cells: l
                   new_counters: list) -> Template | None:
     """The template of a program from ``fresh``, a walk of the state roots made right after the
     program's first write-back, whose walk was ``walk``; None if some object cannot be named."""
-    if fresh.unmanaged_empties or fresh.has_foreign_tracers:
+    if fresh.has_foreign_tracers:
         return None
     template = Template()
     template.objects = _refs(fresh.objects, walk.objects, walk.index,

@@ -47,4 +47,6 @@ def global_hooks() -> tuple:
     >>> isinstance(global_hooks(), tuple)
     True
     """
+    if not any(_global_hook_tables):  # the common case, checked on every compiled call
+        return ()
     return tuple(tuple(map(id, table.values())) for table in _global_hook_tables)
