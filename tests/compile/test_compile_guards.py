@@ -313,3 +313,111 @@ def test_a_forward_alone_compiles_on_its_first_call():
     compiled = jaxgrad.compile(model)
     out = compiled(_batch(jaxgrad, 0)[0])
     assert len(compiled._cache) == 1 and type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+
+
+# -- user lists: walked by the items a trace read; a list the step only appends to is not walked
+
+
+def test_a_loss_history_the_step_appends_to_compiles_once():
+    def prog(T):
+        model = _model(T)
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        history = {"losses": []}
+        outputs = []
+
+        def step(x, y):
+            opt.zero_grad()
+            out = model(x)
+            loss = T.nn.functional.cross_entropy(out, y)
+            loss.backward()
+            opt.step()
+            history["losses"].append(loss.detach())
+            outputs.extend([out.detach(), out.detach().sum()])
+            return loss.detach()
+
+        compiled = _compile(T, step)
+        results = [compiled(*_batch(T, i)) for i in range(CALLS)]
+        assert _traces(compiled) <= 1
+        assert len(outputs) == 2 * CALLS and len(set(map(id, history["losses"]))) == CALLS
+        return results, history, outputs, [p.detach() for p in model.parameters()]
+    ok(prog)
+
+
+SCALES = [0.5 * i for i in range(5000)]
+
+
+def test_a_large_global_list_is_guarded_on_the_items_read():
+    """Reading one item of a large module-level list: only that item is guarded (a change to
+    any other item is not a new program; a change to it is); the list is not walked whole."""
+    def prog(T):
+        w = T.tensor([1.0, -2.0, 3.0])
+
+        def step(x):
+            return (w * x * SCALES[3]).sum()
+
+        compiled = _compile(T, step)
+        out = [compiled(T.ones(3)) for _ in range(3)]
+        SCALES[4000] = -1.0
+        out.append(compiled(T.ones(3)))
+        assert _traces(compiled) <= 1
+        SCALES[3] = 10.0
+        try:
+            out.append(compiled(T.ones(3)))
+        finally:
+            SCALES[3], SCALES[4000] = 1.5, 2000.0
+        assert _traces(compiled) in (0, 2)
+        if T is jaxgrad:
+            assert compiled._policy.items[id(SCALES)] == (frozenset({3}), False)
+        return out
+    ok(prog)
+
+
+@pytest.mark.parametrize("use", ["length", "last item", "whole"])
+def test_a_list_changed_between_calls_by_what_the_step_read(use):
+    """The length (``len``, a negative index) and whole uses (iteration) are guarded: a list
+    that grows between calls is a new program whenever the step's result depends on it."""
+    def prog(T):
+        w = T.tensor([1.0, 2.0])
+        values = [1.0, 2.0]
+
+        def step(x):
+            if use == "length":
+                return w * x * len(values)
+            if use == "last item":
+                return w * x * values[-1]
+            return w * x * sum(values)
+
+        compiled = _compile(T, step)
+        out = []
+        for i in range(4):
+            out.append(compiled(T.ones(2)))
+            values.append(float(i + 3))
+        return out, values
+    ok(prog)
+
+
+def test_a_list_the_step_stores_elsewhere_or_that_two_places_hold():
+    """A list the step stores in another place, and one that two walked places hold, are
+    walked whole (their stand-in could be seen past the trace): eager's results, the same
+    list objects."""
+    def prog(T):
+        w = T.tensor([1.0, 2.0])
+        seen, shared = [], []
+
+        class Box:
+            pass
+
+        box, other = Box(), Box()
+        other.shared = shared
+
+        def step(x):
+            seen.append(w * x)
+            box.kept = seen
+            shared.append(x.sum())
+            return w * x
+
+        compiled = _compile(T, step)
+        out = [compiled(T.ones(2) * i) for i in range(3)]
+        assert box.kept is seen and other.shared is shared
+        return out, seen, shared
+    ok(prog)

@@ -155,6 +155,8 @@ def replayer(program: Any, kinds: list[str]) -> Any:
             source.store(f"O[{index}]", kind, key, code)
         elif what == "del":
             emit(f"_delete_entry(O[{index}], {kind!r}, {source.key(key)})")
+        elif what == "extend":
+            emit(f"O[{index}].extend([{', '.join(source.expression(c) for c in code)}])")
         else:
             emit(f"O[{index}][:] = [{', '.join(source.expression(c) for c in code)}]")
     result = source.expression(program.result)

@@ -39,7 +39,15 @@ from .._core.transform_stack import under_transform
 from .._engine import autocast as _autocast
 from .._functions import random as _random
 from . import program as _compile_program
-from .state import NO_POLICY, StateWalk, Unsupported, WalkMemo, WalkPolicy, make_template
+from .state import (
+    NO_POLICY,
+    TENSOR_KEY,
+    StateWalk,
+    Unsupported,
+    WalkMemo,
+    WalkPolicy,
+    make_template,
+)
 from .watch import WHOLE, Watch
 
 MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -195,6 +203,7 @@ class CompiledFunction:
         self._policy = NO_POLICY
         self._policy_objects: dict[int, Any] = {}
         self._ever_read: dict[int, set] = {}
+        self._ever_items: dict[int, Any] = {}  # user list -> (indices, length) read, or WHOLE
         self._ever_ran: set = set()
         self._relearns = 0  # traces of this call redone because the policy changed
         self._warmed_up = not self.warms_up
@@ -260,7 +269,7 @@ class CompiledFunction:
                 self._cache.pop(entry.key, None)
                 return self(*args, **kwargs)
             if self._policy.dynamic and not self._state_specialized:  # the same for the state
-                self._policy = WalkPolicy(None, self._policy.unread, self._policy.unrun)
+                self._policy = self._policy.but(dynamic={})
                 self._state_specialized = True
                 self._cache.pop(entry.key, None)
                 return self(*args, **kwargs)
@@ -389,14 +398,14 @@ class CompiledFunction:
         dynamic = dict(policy.dynamic)
         dynamic[id(obj)] = dynamic.get(id(obj), frozenset()) | {entry_key}
         self._policy_objects[id(obj)] = obj
-        self._policy = WalkPolicy(dynamic, policy.unread, policy.unrun)
+        self._policy = policy.but(dynamic=dynamic)
 
-    def _learn_uses(self, entry: _Entry, walk: StateWalk, watch: Watch) -> bool:
-        """Learn from a trace which attributes of user objects and which functions it used: the
-        ones no trace used are not walked from now on (see ``watch``). True when this trace used
-        something its own walk skipped (its program cannot stand)."""
+    def _learn_uses(self, entry: _Entry, walk: StateWalk, watch: Watch, leaked: set) -> bool:
+        """Learn from a trace which attributes of user objects, which items of user lists and
+        which functions it used: what no trace used is not walked from now on (see ``watch``).
+        True when this trace used something its own walk skipped (its program cannot stand)."""
         skipped, policy = entry.policy, self._policy
-        void = False
+        items, void = self._learn_list_uses(skipped, watch, leaked)
         unread = dict(policy.unread)
         for obj in watch.objects:
             names = watch.accessed[id(obj)]
@@ -418,9 +427,31 @@ class CompiledFunction:
             self._ever_ran |= watch.ran & (walked | skipped.unrun)
             void = void or bool(watch.ran & skipped.unrun)
             unrun = (unrun | walked) - self._ever_ran
-        if unread != policy.unread or unrun != policy.unrun:
-            self._policy = WalkPolicy(policy.dynamic, unread, unrun)
+        if unread != policy.unread or unrun != policy.unrun or items != policy.items:
+            self._policy = policy.but(unread=unread, unrun=unrun, items=items)
         return void
+
+    def _learn_list_uses(self, skipped: WalkPolicy, watch: Watch,
+                         leaked: set) -> tuple[dict, bool]:
+        """The policy's ``items`` after this trace's uses of the watched lists, and whether the
+        trace used an item (or the length) its walk skipped."""
+        items, void = dict(self._policy.items), False
+        for lst, *_ in watch.lists:
+            uses, key = watch.list_uses[id(lst)], id(lst)
+            self._policy_objects[key] = lst
+            walked = skipped.items.get(key)
+            whole = uses.whole or key in leaked
+            if walked is not None:
+                void = void or whole or bool(uses.indices - walked[0]) or (
+                    uses.length and not walked[1])
+            ever = self._ever_items.get(key, (frozenset(), False))
+            if whole or ever is WHOLE:
+                self._ever_items[key] = WHOLE
+                items.pop(key, None)
+                continue
+            ever = self._ever_items[key] = (ever[0] | uses.indices, ever[1] or uses.length)
+            items[key] = ever
+        return items, void or bool(leaked)
 
     def _remember(self, program: _compile_program.Program, walk: StateWalk,
                   replay: Any, state_roots: tuple, policy: WalkPolicy) -> None:
@@ -453,15 +484,19 @@ class CompiledFunction:
         before_arrays = [c.array for c in walk.cells]
         before_versions = [c.value for c in walk.counters]
         installed = walk.install(cells, numbers, arrays)
-        # the user objects of the state (the arguments' are walked whole on every call)
+        # the user objects and lists of the state (the arguments' are walked whole every call)
         watch = Watch([obj for i, obj in enumerate(walk.objects[:walk.prefix[0]])
-                       if walk.kinds[i] == "attrs" and i in walk.masks])
+                       if walk.kinds[i] == "attrs" and i in walk.masks],
+                      [held for held in _held_once(walk)
+                       if self._ever_items.get(id(held[0])) is not WHOLE])
+        leaked: set = set()
         try:
             with _tracing.tracing(self._name, self._warned, self.quiet) as trace, watch:
                 result = self._fn(*args, **kwargs)
             entry.per_call_python = trace.per_call_python
             post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,
                              arg_numbers=type(arg_roots[0]) is list, policy=entry.policy)
+            leaked = watch.leaked(post.objects)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)
             if entry.program is None:
                 self._learn_written_numbers(walk, program)
@@ -469,8 +504,10 @@ class CompiledFunction:
                 _compile_program.find_differentiable(program, walk, post)
         finally:
             walk.restore(before_arrays, before_versions)
-        if entry.program is None and (self._learn_uses(entry, walk, watch) or (
-                self._policy is not entry.policy and self._relearns < 2)):
+        void = self._learn_uses(entry, walk, watch, leaked) if entry.program is None or leaked \
+            else False
+        if void or (entry.program is None and self._policy is not entry.policy
+                    and self._relearns < 2):
             raise _Relearn  # a first trace that taught the walk something is done again
         if entry.program is None and not self._warmed_up:
             self._warmed_up = True
@@ -515,6 +552,52 @@ class CompiledFunction:
 
 
 _NUMBER_HOLDERS = ("dict", "list", "attrs")
+
+
+def _held_once(walk: StateWalk) -> list[tuple[list, Any, str, Any]]:
+    """``(list, holder, holder's kind, key)`` of each user list of the walk's state part that
+    exactly one walked place holds, a dict entry, an attribute or a function's global or
+    closure cell (a list held elsewhere too could be used past its stand-in)."""
+    state, kinds = walk.prefix[0], walk.kinds
+    places: dict[int, list] = {}
+    for j, (kind, meta, entries) in enumerate(zip(kinds, walk.metas, walk.entries)):
+        for key, code in entries:
+            _note_places(places, code, (j, key))
+            if type(key) is tuple and key[:1] == (TENSOR_KEY,):
+                _note_places(places, key[1], (-1, None))
+        if kind == "tensor":  # its hooks and base
+            for code in (*meta[7], meta[8]):
+                _note_places(places, code, (-1, None))
+    for code in walk.arg_codes:
+        _note_places(places, code, (-1, None))
+    held = []
+    for i, where in places.items():
+        if i >= state or kinds[i] != "list" or i not in walk.masks or len(where) != 1:
+            continue
+        j, key = where[0]
+        holder_kind = kinds[j] if 0 <= j < state else None
+        if _replaceable(holder_kind, key):
+            held.append((walk.objects[i], walk.objects[j], holder_kind, key))
+    return held
+
+
+def _replaceable(holder_kind: str | None, key: Any) -> bool:
+    """Whether a stand-in can be put at entry ``key`` of a holder of this kind."""
+    if holder_kind == "function":
+        return key[0] in ("g", "c")  # a global or a closure cell (not a default)
+    return holder_kind in ("dict", "attrs") and not (type(key) is tuple
+                                                     and key[:1] == (TENSOR_KEY,))
+
+
+def _note_places(places: dict, code: Any, place: tuple) -> None:
+    """Note ``place`` as holding each walked object ``code`` names (bound methods too)."""
+    if type(code) is not tuple or not code:
+        return
+    if code[0] == "old":
+        places.setdefault(code[1], []).append(place)
+    elif code[0] == "method":
+        _note_places(places, code[1], (-1, None))
+        _note_places(places, code[2], (-1, None))
 
 
 def _changed_numbers(walk: StateWalk, key: tuple, last: tuple | None) -> list[tuple[Any, Any]]:

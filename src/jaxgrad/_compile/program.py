@@ -31,7 +31,8 @@ class Program:
         self.new_counters: list[int] = []  # absolute values
         # post-walk index -> (kind, meta, entries) of each object the step created, in order
         self.new_objects: dict[int, tuple[str, tuple, list]] = {}
-        self.changes: list[tuple[str, int, Any, Any]] = []  # (what, pre object, key, code)
+        # (what: set|del|list|extend, pre object, key, code)
+        self.changes: list[tuple[str, int, Any, Any]] = []
         self.number_outputs: list[tuple[int, bool]] = []  # output position, is an integer
         self.opaque: dict[int, Any] = {}
         self.result: tuple = ("c", None)
@@ -186,6 +187,11 @@ def _compare(program: Program, pre: StateWalk, post: StateWalk, old: int, new: i
         return
     if kind in ("list", "tuple"):
         if kind == "tuple":
+            return
+        if pre.metas[old][1:] == ("items",):  # walked by items: what the step appended
+            appended = [code for key, code in after_entries if type(key) is tuple]
+            if appended:
+                program.changes.append(("extend", old, None, appended))
             return
         program.changes.append(("list", old, None, [c for _, c in after_entries]))
         return

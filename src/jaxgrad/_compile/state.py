@@ -62,21 +62,32 @@ class WalkPolicy:
     - ``unread``: id(user object) -> the attributes no trace read or wrote (not walked: neither
       part of the signature nor re-checked per call);
     - ``unrun``: the code of functions no trace ran (their globals and closures are not walked;
-      the function is guarded by identity).
+      the function is guarded by identity);
+    - ``items``: id(user list) -> ``(indices, length)``: the items every trace read of a list
+      no trace used otherwise (only those are walked and re-checked; its length too when a
+      trace read it), and that traces only appended to (see ``watch``).
 
     >>> from jaxgrad._compile.state import WalkPolicy
-    >>> WalkPolicy().unrun
-    frozenset()
+    >>> WalkPolicy().but(unrun=frozenset({1})).unrun
+    frozenset({1})
     """
 
-    __slots__ = ("dynamic", "unread", "unrun")
+    __slots__ = ("dynamic", "items", "unread", "unrun")
 
     def __init__(self, dynamic: dict[int, frozenset] | None = None,
                  unread: dict[int, frozenset] | None = None,
-                 unrun: frozenset = frozenset()) -> None:
+                 unrun: frozenset = frozenset(),
+                 items: dict[int, tuple[frozenset, bool]] | None = None) -> None:
         self.dynamic = dynamic or {}
         self.unread = unread or {}
         self.unrun = unrun
+        self.items = items or {}
+
+    def but(self, **changes: Any) -> WalkPolicy:
+        """This policy with some fields replaced."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields.update(changes)
+        return WalkPolicy(**fields)
 
 
 NO_POLICY = WalkPolicy()
@@ -211,6 +222,8 @@ class StateWalk:
         self.pre = pre
         self.policy = policy
         self.dynamic, self.unread, self.unrun = policy.dynamic, policy.unread, policy.unrun
+        self.items = policy.items
+        self.lengths: dict[int, int] = {}  # object index -> length of a list walked by items
         self.installed = installed or {}  # id(tracer) -> ("number"|"array", slot) of pre
         self.objects: list[Any] = []
         self.kinds: list[str] = []
@@ -400,6 +413,10 @@ class StateWalk:
 
     def _visit_list(self, lst: list, index: int, entries: list, traced: Any,
                     managed: bool) -> None:
+        items = self.items.get(id(lst)) if type(lst) is not tuple else None
+        if items is not None:
+            self._visit_items(lst, index, entries, traced, managed, items)
+            return
         self.metas[index] = (type(lst),)
         dynamic = self.dynamic.get(id(lst), ())
         for i, value in enumerate(list(lst)):
@@ -407,6 +424,26 @@ class StateWalk:
                                          index, i)))
 
     _visit_tuple = _visit_list
+
+    def _visit_items(self, lst: list, index: int, entries: list, traced: Any, managed: bool,
+                     items: tuple[frozenset, bool]) -> None:
+        """A list the traces used only by some items (and appended to): its length if read,
+        those items, and after a trace the items appended (keys ``("+", k)``)."""
+        read, length = items
+        self.metas[index] = (type(lst), "items")
+        size = self.lengths[index] = len(lst)
+        if length:
+            entries.append(("len", ("len", size)))
+        dynamic = self.dynamic.get(id(lst), ())
+        for i in sorted(read):
+            if i < size:
+                value = lst[i]
+                entries.append((i, self.code(value, _dynamic(dynamic, i, value) or traced,
+                                             managed, index, i)))
+        old = None if self.pre is None else self.pre.index.get(id(lst))
+        if old is not None and old in self.pre.lengths:
+            for k in range(self.pre.lengths[old], size):
+                entries.append((("+", k), self.code(lst[k], traced, managed, index, k)))
 
     def _visit_attrs(self, obj: Any, index: int, entries: list, traced: Any,
                      managed: bool) -> None:
@@ -610,6 +647,8 @@ def _names(walk: StateWalk, index: int) -> Any:
     obj, kind = walk.objects[index], walk.kinds[index]
     if kind == "function":
         return global_names(obj.__code__)
+    if kind == "list" and id(obj) in walk.items:
+        return walk.items[id(obj)]
     return walk.unread.get(id(obj), ()) if kind == "attrs" else ()
 
 
@@ -627,6 +666,11 @@ def identities(obj: Any, kind: str, names: tuple, mask: tuple) -> list[int]:
     """The ids of what ``obj`` holds (keys and values), traced positions blanked."""
     if kind == "dict":
         ids = [*map(id, obj), *map(id, obj.values())]
+    elif kind == "list" and names:  # the length (if read) and the items read
+        read, length = names
+        size = len(obj)
+        ids = [size] if length else []
+        ids.extend(id(obj[i]) if i < size else -1 for i in sorted(read))
     elif kind in ("list", "tuple"):
         ids = [*map(id, obj)]
     elif kind == "attrs":

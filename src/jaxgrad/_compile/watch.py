@@ -1,13 +1,18 @@
 """What a traced step used of the Python state it could reach: the attributes it read or wrote
-of the user objects its walk found, and the Python functions it ran.
+of the user objects its walk found, the items it read of their lists (or whether it only
+appended to them), and the Python functions it ran.
 
 ``jaxgrad.compile`` guards a program on what its trace depended on, as torch.compile's guards
 do, not on everything the step can reach: a hook that closes over an object collecting
 statistics (``self.rows``, growing each call) is not a new program per call when the trace
 never read ``rows``. While the step runs on tracers, a :class:`Watch` gives each user object of
 the walk (not tensors, modules, optimizers: jaxgrad's API reports their changes) a subclass of
-its class that records attribute reads and writes, and a profile function notes the code of
-every Python function called. Both are undone before the trace ends.
+its class that records attribute reads and writes; each user list held in one place of the
+walk is replaced there by a recording copy (a ``list`` subclass: indexing with an integer and
+``len`` are noted, ``append``/``extend`` too, anything else counts as using the whole list),
+copied back and put back before the trace ends, so a large list read by one item or a loss
+history the step appends to is not walked item by item on every call; and a profile function
+notes the code of every Python function called.
 
 Objects that cannot be watched (a class whose layout forbids ``__class__`` assignment, one with
 its own ``__init_subclass__`` or metaclass arguments) count as wholly read.
@@ -18,6 +23,8 @@ from __future__ import annotations
 import sys
 import weakref
 from typing import Any
+
+from .state import get_entry, set_entry
 
 WHOLE = "__dict__"  # an access to the namespace itself: every attribute counts as read
 
@@ -74,10 +81,72 @@ def _note(obj: Any, name: str) -> None:
             seen.add(name)
 
 
+class ListUses:
+    """How a trace used a list: the indices it read, whether it read the length, whether it
+    appended, whether it used the list in any other way (``whole``)."""
+
+    __slots__ = ("appended", "indices", "length", "whole")
+
+    def __init__(self) -> None:
+        self.indices: set[int] = set()
+        self.length = self.appended = self.whole = False
+
+
+class _WatchedList(list):
+    """The stand-in of a user's list while a trace runs (see the module's docstring)."""
+
+    __slots__ = ("_uses",)
+
+    def __getitem__(self, i: Any) -> Any:
+        uses = self._uses
+        if type(i) is int:
+            uses.indices.add(i if i >= 0 else i + list.__len__(self))
+            uses.length = uses.length or i < 0
+        else:
+            uses.whole = True
+        return list.__getitem__(self, i)
+
+    def __len__(self) -> int:
+        self._uses.length = True
+        return list.__len__(self)
+
+    def append(self, value: Any) -> None:
+        self._uses.appended = True
+        list.append(self, value)
+
+    def extend(self, values: Any) -> None:
+        self._uses.appended = True
+        list.extend(self, values)
+
+    def __iadd__(self, values: Any) -> _WatchedList:
+        self.extend(values)
+        return self
+
+
+def _used_whole(name: str) -> Any:
+    method = getattr(list, name)
+
+    def whole(self: _WatchedList, *args: Any, **kwargs: Any) -> Any:
+        self._uses.whole = True
+        return method(self, *args, **kwargs)
+
+    whole.__name__ = name
+    return whole
+
+
+for _name in ("__iter__", "__reversed__", "__contains__", "index", "count", "copy", "__eq__",
+              "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__add__", "__mul__", "__rmul__",
+              "__imul__", "__reduce__", "__reduce_ex__", "__repr__", "__setitem__",
+              "__delitem__", "insert", "pop", "remove", "clear", "sort", "reverse"):
+    setattr(_WatchedList, _name, _used_whole(_name))
+
+
 class Watch:
-    """Records, while entered, what a trace does with ``objects`` (user objects) and which code
-    runs. ``accessed[id(obj)]``: the attribute names read or written (``WHOLE`` for all);
-    ``ran``: the code objects called, or None where another profiler was active.
+    """Records, while entered, what a trace does with ``objects`` (user objects), with
+    ``lists`` (``(list, holder, holder's kind, key)``: a user list and the one walked place
+    holding it) and which code runs. ``accessed[id(obj)]``: the attribute names read or written
+    (``WHOLE`` for all); ``list_uses[id(list)]``: a :class:`ListUses`; ``ran``: the code
+    objects called, or None where another profiler was active.
 
     >>> from jaxgrad._compile.watch import Watch
     >>> class Box:
@@ -89,14 +158,22 @@ class Watch:
     ({'seen'}, True)
     """
 
-    def __init__(self, objects: list) -> None:
+    def __init__(self, objects: list, lists: list = ()) -> None:
         self.objects = objects
+        self.lists = lists
         self.accessed: dict[int, set] = {}
+        self.list_uses: dict[int, ListUses] = {}
+        self._stand_ins: list[_WatchedList] = []
         self.ran: set | None = set()
         self._swapped: list[tuple[Any, type]] = []
         self._outer: dict[int, set] | None = None
 
     def __enter__(self) -> Watch:
+        for lst, holder, kind, key in self.lists:
+            stand_in = _WatchedList(lst)
+            stand_in._uses = self.list_uses[id(lst)] = ListUses()
+            set_entry(holder, kind, key, stand_in)
+            self._stand_ins.append(stand_in)
         for obj in self.objects:
             cls = type(obj)
             sub = _watching_class(cls)
@@ -129,3 +206,13 @@ class Watch:
         for obj, cls in self._swapped:
             object.__setattr__(obj, "__class__", cls)
         self._swapped = []
+        for (lst, holder, kind, key), stand_in in zip(self.lists, self._stand_ins):
+            lst[:] = list.__getitem__(stand_in, slice(None))
+            if get_entry(holder, kind, key) is stand_in:
+                set_entry(holder, kind, key, lst)
+
+    def leaked(self, objects: list) -> set[int]:
+        """The ids of the watched lists whose stand-in is among ``objects`` (the step stored
+        it somewhere: the trace cannot stand, and the list is walked whole from then on)."""
+        stand_ins = {id(s): id(lst) for (lst, *_), s in zip(self.lists, self._stand_ins)}
+        return {stand_ins[id(obj)] for obj in objects if id(obj) in stand_ins}
