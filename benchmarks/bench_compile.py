@@ -13,8 +13,9 @@ same step, each on fresh functions. Every timed call waits for its result (block
 
 ``--only xla`` times the compiled step's XLA executable alone against the hand-written ones.
 ``--only guards`` times per-call overhead (issue 23): a tiny step, a step reading one item of a
-large global list (1,000 and 100,000 items) and the README demo's hooked step, each against the
-same step under hand-written ``jax.jit`` (and eager jaxgrad), with the number of traces.
+large global list (1,000 and 100,000 items), one appending its result to a history list and the
+README demo's hooked step, each against the same step under hand-written ``jax.jit`` (and eager
+jaxgrad), with the number of traces.
 """
 
 from __future__ import annotations
@@ -219,11 +220,19 @@ def guards(rounds: int) -> list[dict]:
     def big(x):
         return w * x + BIG_LIST[3]
 
+    history = []
+
+    def appends(x):
+        y = w * x + 1
+        history.append(y)
+        return y
+
     plain = jax.jit(lambda w, x: w * x + 1)
     with_item = jax.jit(lambda w, x: w * x + BIG_LIST[3])
     for name, fn, ref in (("tiny step (w * x + 1)", tiny, plain),
                           ("reads one item of a 1,000-item global list", small, with_item),
-                          ("reads one item of a 100,000-item global list", big, with_item)):
+                          ("reads one item of a 100,000-item global list", big, with_item),
+                          ("appends its result to a history list", appends, plain)):
         compiled = jaxgrad.compile(fn)
         result = compare(name, {
             "jax.jit": lambda ref=ref: ref(w_jax, x_jax).block_until_ready(),

@@ -421,3 +421,31 @@ def test_a_list_the_step_stores_elsewhere_or_that_two_places_hold():
         assert box.kept is seen and other.shared is shared
         return out, seen, shared
     ok(prog)
+
+
+def test_a_list_read_by_items_that_later_gains_a_second_holder():
+    """A list walked by the items the traces read is walked whole once a second place holds
+    it (its stand-in could be bypassed there): reads through the new place are seen."""
+    def prog(T):
+        w = T.tensor([1.0, 2.0])
+        values = [1.0, 2.0, 3.0]
+
+        class Box:
+            pass
+
+        box = Box()
+        box.ref = None
+
+        def step(x):
+            if box.ref is None:
+                return w * x * values[0]
+            return w * x * sum(box.ref)
+
+        compiled = _compile(T, step)
+        out = [compiled(T.ones(2)) for _ in range(2)]
+        box.ref = values
+        out += [compiled(T.ones(2)) for _ in range(2)]
+        values[2] = 10.0
+        out.append(compiled(T.ones(2)))
+        return out
+    ok(prog)

@@ -434,8 +434,12 @@ class CompiledFunction:
     def _learn_list_uses(self, skipped: WalkPolicy, watch: Watch,
                          leaked: set) -> tuple[dict, bool]:
         """The policy's ``items`` after this trace's uses of the watched lists, and whether the
-        trace used an item (or the length) its walk skipped."""
+        trace used an item (or the length) its walk skipped. ``leaked``: lists walked whole
+        from now on (a stand-in the step stored, or a list no longer held in one place)."""
         items, void = dict(self._policy.items), False
+        for key in leaked:
+            self._ever_items[key] = WHOLE
+            items.pop(key, None)
         for lst, *_ in watch.lists:
             uses, key = watch.list_uses[id(lst)], id(lst)
             self._policy_objects[key] = lst
@@ -489,14 +493,17 @@ class CompiledFunction:
                        if walk.kinds[i] == "attrs" and i in walk.masks],
                       [held for held in _held_once(walk)
                        if self._ever_items.get(id(held[0])) is not WHOLE])
-        leaked: set = set()
+        # lists walked by items that this trace cannot watch (now held in two places): whole
+        watched = {id(lst) for lst, *_ in watch.lists}
+        leaked = {id(obj) for obj, kind in zip(walk.objects, walk.kinds)
+                  if kind == "list" and id(obj) in entry.policy.items and id(obj) not in watched}
         try:
             with _tracing.tracing(self._name, self._warned, self.quiet) as trace, watch:
                 result = self._fn(*args, **kwargs)
             entry.per_call_python = trace.per_call_python
             post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,
                              arg_numbers=type(arg_roots[0]) is list, policy=entry.policy)
-            leaked = watch.leaked(post.objects)
+            leaked |= watch.leaked(post.objects)
             program, outputs = _compile_program.build(walk, post, cells, before_versions)
             if entry.program is None:
                 self._learn_written_numbers(walk, program)
