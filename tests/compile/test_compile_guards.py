@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jaxgrad
 from differential import compiled_on_jaxgrad as _compile
@@ -448,4 +450,61 @@ def test_a_list_read_by_items_that_later_gains_a_second_holder():
         values[2] = 10.0
         out.append(compiled(T.ones(2)))
         return out
+    ok(prog)
+
+
+_IN_STEP = ["item", "last", "length", "sum", "append"]
+_BETWEEN = ["set read item", "set other item", "append", "pop", "nothing"]
+
+
+@settings(max_examples=10, deadline=None, database=None)
+@given(uses=st.lists(st.sampled_from(_IN_STEP), min_size=1, max_size=3),
+       changes=st.lists(st.sampled_from(_BETWEEN), min_size=3, max_size=5),
+       holder=st.sampled_from(["closure", "dict", "attribute"]))
+def test_random_list_uses_and_changes_between_calls(uses, changes, holder):
+    """Random uses of a list inside a step (held by a closure cell, a dict or an attribute)
+    and random changes to it between calls: the compiled step's results, and the list, are
+    eager torch's."""
+    def prog(T):
+        w = T.tensor([1.0, 2.0])
+        values = [1.0, 2.0, 3.0, 4.0]
+
+        class Box:
+            pass
+
+        box = Box()
+        box.values = values
+        store = {"values": values}
+        get = {"closure": lambda: values, "dict": lambda: store["values"],
+               "attribute": lambda: box.values}[holder]  # the step reaches it in one place
+
+        def step(x):
+            held = get()
+            out = w * x
+            for use in uses:
+                if use == "item":
+                    out = out * held[1]
+                elif use == "last":
+                    out = out + held[-1]
+                elif use == "length":
+                    out = out * len(held)
+                elif use == "sum":
+                    out = out + sum(v if isinstance(v, float) else v.sum() for v in held)
+                else:
+                    held.append(out.sum())
+            return out
+
+        compiled = _compile(T, step)
+        out = [compiled(T.ones(2))]
+        for i, change in enumerate(changes):
+            if change == "set read item":
+                values[1] = float(i + 5)
+            elif change == "set other item":
+                values[2] = float(i + 7)
+            elif change == "append":
+                values.append(float(i))
+            elif change == "pop" and len(values) > 3:
+                values.pop()
+            out.append(compiled(T.ones(2)))
+        return out, values
     ok(prog)
