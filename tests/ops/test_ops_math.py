@@ -221,14 +221,24 @@ NOT_DIFFERENTIABLE = ("signbit", "isposinf", "bitwise_not", "floor_divide", "log
                       "bitwise_xor", "heaviside")
 
 
+_BOOL_RESULTS = ("logical_and", "logical_or", "logical_xor", "eq", "ne", "lt", "le", "gt", "ge")
+
+
 @pytest.mark.parametrize("name", [
-    pytest.param(n, marks=bug("out= refuses inputs that require grad for ops torch does not "
-                              "differentiate (torch computes, or records a NotImplemented node)"))
-    for n in ("floor_divide", "logical_and", "heaviside")])
+    *_BOOL_RESULTS,
+    *(pytest.param(n, marks=bug("out= refuses inputs that require grad where torch records a "
+                                "NotImplemented node on the result"))
+      for n in ("floor_divide", "heaviside"))])
 def test_out_of_a_non_differentiable_op_with_inputs_requiring_grad(name):
-    same(lambda T: getattr(T, name)(T.tensor(A, requires_grad=True), T.tensor(B),
-                                    out=T.empty(4, dtype=T.bool if name == "logical_and" else
+    ok(lambda T: getattr(T, name)(T.tensor(A, requires_grad=True), T.tensor(B),
+                                    out=T.empty(4, dtype=T.bool if name in _BOOL_RESULTS else
                                                 T.float32)))
+
+
+@pytest.mark.parametrize("name", ["logical_not", "signbit", "isposinf", "isneginf"])
+def test_out_of_a_one_input_test_with_an_input_requiring_grad(name):
+    ok(lambda T: getattr(T, name)(T.tensor(A, requires_grad=True), out=T.empty(4,
+                                                                                dtype=T.bool)))
 
 
 # --- binary ops ------------------------------------------------------------------------------

@@ -394,7 +394,9 @@ def _declare_row(op: Op) -> dict[str, Callable]:
             op.schema, op.doc)
         decl = Declared.of_schema(name, schema, _row_impl(op, name, inplace), variants,
                                   op.numbers_as_tensors, doc)
-        out[name] = _register(decl)
+        # a row without formulas (comparisons) records nothing: torch allows its out= with
+        # inputs that require grad
+        out[name] = _register(dataclasses.replace(decl, differentiable=bool(op.grads)))
     return out
 
 
