@@ -114,7 +114,30 @@ def replayer(program: Any, kinds: list[str]) -> Any:
     'the output'
     """
     source = _Source(program, kinds)
-    emit = source.emit
+    _emit_storage_writes(source)
+    _emit_new_objects(source)
+    _emit_changes(source)
+    result = source.expression(program.result)
+    created = ", ".join(f"{i}: n{i}" for i in program.new_objects
+                        if program.new_objects[i][0] != "tuple" or i in source.tuples_made)
+    new_cells = ", ".join(f"c{j}" for j in range(len(program.new_cells)))
+    new_counters = ", ".join(f"v{j}" for j in range(len(program.new_counters)))
+    source.emit(f"return _Replayed({{{created}}}, [{new_cells}], [{new_counters}], {result})")
+    text = ("def replay(walk, outputs, numbers):\n"
+            "    O, C, V = walk.objects, walk.cells, walk.counters\n"
+            "    NUM, ARR = walk.numbers, walk.arrays\n" + "\n".join(source.lines) + "\n")
+    namespace = {"K": source.constants, "_Storage": Storage, "_VersionCounter": VersionCounter,
+                 "_Replayed": Replayed, "_method": types.MethodType, "_set_entry": set_entry,
+                 "_delete_entry": delete_entry}
+    exec(compile(text, f"<jaxgrad.compile replay of {len(source.lines)} lines>", "exec"),
+         namespace)
+    return namespace["replay"]
+
+
+def _emit_storage_writes(source: _Source) -> None:
+    """The cells the program wrote, the version counters it moved, the cells and counters it
+    made."""
+    program, emit = source.program, source.emit
     for cell, position in program.cell_writes:
         emit(f"C[{cell}].write(outputs[{position}])")
     for counter, delta in program.version_moves:
@@ -124,6 +147,12 @@ def replayer(program: Any, kinds: list[str]) -> Any:
     for j, value in enumerate(program.new_counters):
         emit(f"v{j} = _VersionCounter()")
         emit(f"v{j}.value = {value}")
+
+
+def _emit_new_objects(source: _Source) -> None:
+    """The tensors, dicts and lists the step created (all made, then filled: they may hold each
+    other); tuples are made where first needed."""
+    program, emit = source.program, source.emit
     for index, (kind, meta, _) in program.new_objects.items():
         if kind == "tensor":
             cls, cell, counter, layout, requires_grad, is_leaf = meta[:6]
@@ -149,28 +178,17 @@ def replayer(program: Any, kinds: list[str]) -> Any:
                 if kind == "tensor" and code == ("c", None):
                     continue  # a new tensor's ``.grad`` is None already
                 source.store(f"n{index}", kind, key, code)
-    for what, index, key, code in program.changes:
-        kind = kinds[index]
+
+
+def _emit_changes(source: _Source) -> None:
+    """The entries the step set, deleted or appended in objects that existed before it."""
+    for what, index, key, code in source.program.changes:
+        kind = source.kinds[index]
         if what == "set":
             source.store(f"O[{index}]", kind, key, code)
         elif what == "del":
-            emit(f"_delete_entry(O[{index}], {kind!r}, {source.key(key)})")
-        elif what == "extend":
-            emit(f"O[{index}].extend([{', '.join(source.expression(c) for c in code)}])")
-        else:
-            emit(f"O[{index}][:] = [{', '.join(source.expression(c) for c in code)}]")
-    result = source.expression(program.result)
-    created = ", ".join(f"{i}: n{i}" for i in program.new_objects
-                        if program.new_objects[i][0] != "tuple" or i in source.tuples_made)
-    new_cells = ", ".join(f"c{j}" for j in range(len(program.new_cells)))
-    new_counters = ", ".join(f"v{j}" for j in range(len(program.new_counters)))
-    emit(f"return _Replayed({{{created}}}, [{new_cells}], [{new_counters}], {result})")
-    text = ("def replay(walk, outputs, numbers):\n"
-            "    O, C, V = walk.objects, walk.cells, walk.counters\n"
-            "    NUM, ARR = walk.numbers, walk.arrays\n" + "\n".join(source.lines) + "\n")
-    namespace = {"K": source.constants, "_Storage": Storage, "_VersionCounter": VersionCounter,
-                 "_Replayed": Replayed, "_method": types.MethodType, "_set_entry": set_entry,
-                 "_delete_entry": delete_entry}
-    exec(compile(text, f"<jaxgrad.compile replay of {len(source.lines)} lines>", "exec"),
-         namespace)
-    return namespace["replay"]
+            source.emit(f"_delete_entry(O[{index}], {kind!r}, {source.key(key)})")
+        else:  # a list's new contents, or the items appended to it
+            items = ", ".join(source.expression(c) for c in code)
+            source.emit(f"O[{index}].extend([{items}])" if what == "extend"
+                        else f"O[{index}][:] = [{items}]")
