@@ -508,3 +508,20 @@ def test_random_list_uses_and_changes_between_calls(uses, changes, holder):
             out.append(compiled(T.ones(2)))
         return out, values
     ok(prog)
+
+
+def test_jax_tree_functions_see_a_watched_list_as_the_list():
+    """A JAX user's ``jax.tree.map`` over a list the step reaches: the same result compiled as
+    eager (the list's stand-in is a pytree of its items, and counts as wholly used)."""
+    import jax
+
+    params = [jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([3.0])]
+
+    def step(x):
+        doubled = jax.tree.map(lambda a: a * 2, params)
+        return x * doubled[0].sum() + len(jax.tree.leaves(params))
+
+    compiled = jaxgrad.compile(step)
+    eager = [step(jaxgrad.ones(2)).tolist()]
+    results = [compiled(jaxgrad.ones(2)).tolist() for _ in range(3)]
+    assert results == eager * 3 and type(params) is list

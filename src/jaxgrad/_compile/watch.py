@@ -24,6 +24,8 @@ import sys
 import weakref
 from typing import Any
 
+import jax
+
 from .state import get_entry, set_entry
 
 WHOLE = "__dict__"  # an access to the namespace itself: every attribute counts as read
@@ -139,6 +141,16 @@ for _name in ("__iter__", "__reversed__", "__contains__", "index", "count", "cop
               "__imul__", "__reduce__", "__reduce_ex__", "__repr__", "__setitem__",
               "__delitem__", "insert", "pop", "remove", "clear", "sort", "reverse"):
     setattr(_WatchedList, _name, _used_whole(_name))
+
+
+def _flatten(stand_in: _WatchedList) -> tuple[list, None]:
+    stand_in._uses.whole = True
+    return list.__getitem__(stand_in, slice(None)), None
+
+
+# a JAX pytree as the list it stands for (``jax.tree.map(f, the_list)`` inside the step); what
+# JAX rebuilds from it is a plain list
+jax.tree_util.register_pytree_node(_WatchedList, _flatten, lambda _, items: list(items))
 
 
 class Watch:
