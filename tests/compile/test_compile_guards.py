@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import warnings
 
+import jax
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -513,8 +514,6 @@ def test_random_list_uses_and_changes_between_calls(uses, changes, holder):
 def test_jax_tree_functions_see_a_watched_list_as_the_list():
     """A JAX user's ``jax.tree.map`` over a list the step reaches: the same result compiled as
     eager (the list's stand-in is a pytree of its items, and counts as wholly used)."""
-    import jax
-
     params = [jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([3.0])]
 
     def step(x):
