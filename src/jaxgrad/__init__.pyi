@@ -11,6 +11,7 @@ from . import compiler as compiler
 from . import cpu as cpu
 from . import cuda as cuda
 from . import func as func
+from . import kernel_cache as kernel_cache
 from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim

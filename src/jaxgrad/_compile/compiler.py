@@ -234,6 +234,7 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _tracing.current() is not None:  # inside another compiled step: part of its trace
             return self._fn(*args, **kwargs)
+        _random.default_generator.key()  # (made now if still lazy: its key is traced state)
         state_roots, arg_roots = (self._fn, _random.default_generator), (args, kwargs)
         if self._number_arguments(args, kwargs):
             arg_roots = (list(args), dict(kwargs))  # containers where tracers can be put

@@ -7,3 +7,4 @@ and autograd fields and its printing. Nothing here imports another jaxgrad layer
 
 # JAX's explicit 64-bit dtypes before any module of the package creates an array
 from . import jax_setup as jax_setup
+from . import kernel_cache as kernel_cache

@@ -87,6 +87,17 @@ def host_to_device(host, dtype, device=None) -> jax.Array:
         return jax.device_put(np.asarray(host, dtype), device)
 
 
+def in_scope() -> bool:
+    """Whether jaxgrad's own code is running on this thread (inside :func:`x64_scope`).
+
+    >>> from jaxgrad._core.jax_setup import in_scope, x64_scope
+    >>> with x64_scope():
+    ...     in_scope()
+    True
+    """
+    return getattr(_STATE, "on", False)
+
+
 def in_x64_scope(fn):
     """Decorate an eager function that calls JAX library code (``jax.random`` samplers) so it
     runs inside :func:`x64_scope`.

@@ -55,11 +55,20 @@ class Generator:
 
     _jaxgrad_managed_attrs = True  # jaxgrad.compile: seeding records the change (_epoch)
 
-    def __init__(self, device: Any = "cpu") -> None:
+    def __init__(self, device: Any = "cpu", *, _lazy: bool = False) -> None:
         self._lock = threading.Lock()
         self._seed = 67280421310721
-        self._key = _key_of(self._seed)
+        # the default generator makes its key at its first use: ``import jaxgrad`` starts no
+        # JAX computation (``jax.distributed.initialize`` must come before any)
+        self._key = None if _lazy else _key_of(self._seed)
         self.device = device
+
+    def _current_key(self) -> jax.Array:
+        key = self._key
+        if key is None:
+            with jax.ensure_compile_time_eval():  # (a concrete key, even inside a JAX trace)
+                key = self._key = _key_of(self._seed % (2**63))
+        return key
 
     def manual_seed(self, seed: int | jax.Array) -> Generator:
         """Reseed this generator with ``seed``, an int or a ``jax.random`` key (typed, or raw
@@ -83,7 +92,8 @@ class Generator:
             return self
         with self._lock:
             self._seed = int(seed)
-            self._key = _key_of(self._seed % (2**63))
+            # (a key not made yet stays lazy: seeding starts no JAX computation either)
+            self._key = None if self._key is None else _key_of(self._seed % (2**63))
         return self
 
     def key(self) -> jax.Array:
@@ -96,7 +106,7 @@ class Generator:
         >>> bool((jaxgrad.rand(3, generator=g) == jaxgrad.rand(3, generator=h)).all())
         True
         """
-        return self._key
+        return self._current_key()
 
     def seed(self) -> int:
         """Reseed from a non-deterministic random number; returns that seed.
@@ -134,14 +144,14 @@ class Generator:
         jaxgrad.uint8
         """
         seed = np.frombuffer(np.uint64(self._seed % 2**64).tobytes(), np.uint8)
-        key = jax.lax.bitcast_convert_type(jax.random.key_data(self._key), jnp.uint8)
+        key = jax.lax.bitcast_convert_type(jax.random.key_data(self._current_key()), jnp.uint8)
         return Tensor._make(jnp.concatenate([jnp.asarray(seed), key.reshape(-1)]))
 
     def set_state(self, state: Tensor) -> Generator:
         """Restore a state from :meth:`get_state`; returns the generator."""
         if not isinstance(state, Tensor) or state.dtype.np != np.uint8:
             raise TypeError("RNG state must be a jaxgrad.ByteTensor")
-        key_shape = jax.random.key_data(self._key).shape
+        key_shape = jax.random.key_data(self._current_key()).shape
         if state.numel() != 8 + 4 * math.prod(key_shape):
             raise RuntimeError("RNG state is wrong size")
         data = state.detach()._value.reshape(-1)
@@ -164,7 +174,7 @@ class Generator:
         if source is not None:
             return source()
         with self._lock:
-            new, sub = jax.random.split(self._key)
+            new, sub = jax.random.split(self._current_key())
             self._keep(new)
         return sub
 
@@ -175,7 +185,7 @@ class Generator:
         if source is not None:
             return sample(source())[1]
         with self._lock:
-            new, values = sample(self._key)
+            new, values = sample(self._current_key())
             self._keep(new)
         return values
 
@@ -226,7 +236,7 @@ def _seed_of(key: jax.Array) -> int:
     return value
 
 
-default_generator = Generator()
+default_generator = Generator(_lazy=True)
 # torch keeps one default generator per GPU besides the CPU one; made on first use, seeded with
 # the last ``manual_seed``/``cuda.manual_seed_all`` seed
 _cuda_generators: dict[int, Generator] = {}
