@@ -76,3 +76,21 @@ def test_users_jax_is_unchanged_by_jaxgrad():
     assert before[1]["array"][0] == "float32"  # the child really runs with x64 off
     assert after_import == before
     assert after_use == before
+
+
+STARTS_NOTHING = '''
+import json
+from jax._src import xla_bridge
+import jaxgrad
+g = jaxgrad.manual_seed(0)
+print(json.dumps(xla_bridge.backends_are_initialized()))
+'''
+
+
+def test_import_and_seeding_start_no_jax_backend():
+    """``import jaxgrad`` and ``manual_seed`` start no JAX computation, so a process group can
+    still be initialised after them (``jax.distributed.initialize`` must come first)."""
+    result = subprocess.run([sys.executable, "-c", STARTS_NOTHING], capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout.splitlines()[-1]) is False
