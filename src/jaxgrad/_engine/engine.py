@@ -27,6 +27,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._core import anomaly as _anomaly
 from .._core.caches import Memo
@@ -666,8 +667,8 @@ def _implicit_ones(value: Any) -> Any:
     key = (value.shape, value.dtype)
     ones = _ones.get(key)
     if ones is None:
-        with x64_scope():
-            ones = jnp.ones(value.shape, value.dtype)
+        with x64_scope():  # (filled by numpy: no XLA kernel compiled per new shape)
+            ones = jax.device_put(np.ones(value.shape, value.dtype))
         if isinstance(ones, jax.core.Tracer):  # inside a trace: a constant of that trace
             return ones
         _ones[key] = ones

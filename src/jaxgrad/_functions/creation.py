@@ -119,9 +119,34 @@ def _to_numpy(data: Any) -> np.ndarray:
     return np.asarray(data)
 
 
-def _place(array: jax.Array, device: Any) -> jax.Array:
+def _converted(array: np.ndarray, dtype: Any) -> jax.Array | np.ndarray:
+    """``array`` as ``dtype``: by numpy where the cast keeps the kind or widens it (float64 data
+    into float32, ints into floats: rounded as XLA rounds, and no XLA kernel to compile per new
+    shape), else by XLA (a float into an int: XLA's conversion of NaN and out-of-range values)."""
+    if array.dtype == dtype or (np.can_cast(array.dtype, dtype, "same_kind")
+                                and np.dtype(dtype).itemsize > 2):  # (XLA rounds halves via f32)
+        return array.astype(dtype, copy=False)
+    return jnp.asarray(array, dtype=dtype)
+
+
+def _place(array: jax.Array | np.ndarray, device: Any) -> jax.Array:
     dev = _device.placement(device)
+    if isinstance(array, np.ndarray):
+        return host_to_device(array, array.dtype, dev)
     return jax.device_put(array, dev) if dev is not None else array
+
+
+# the largest tensor of zeros or ones filled on the host: see ``_filled``
+HOST_FILL_LIMIT = 1 << 16
+
+
+def _filled(shape: tuple, value: int, dtype: Any) -> jax.Array | np.ndarray:
+    """A new array of zeros or ones. A small one is filled by numpy and transferred when
+    placed (``_place``), so a new shape compiles no XLA kernel (a device fill is one kernel per
+    shape: 10-40 ms to compile on CPU); a large one is filled on the device."""
+    if math.prod(shape) <= HOST_FILL_LIMIT:
+        return np.full(shape, value, dtype)
+    return jnp.full(shape, value, dtype)
 
 
 def _finish(array: jax.Array, device: Any, requires_grad: bool) -> Tensor:
@@ -155,7 +180,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         array = _to_numpy(data)
     else:
         array = _sequence_array(data, sizes, d)
-    return _finish(jnp.asarray(array, dtype=d.np), device, requires_grad)
+    return _finish(_converted(array, d.np), device, requires_grad)
 
 
 @in_x64_scope
@@ -267,7 +292,7 @@ def zeros(*sizes: Any, size: Any = None,
     shape = _size(requested_size("zeros", sizes, size))
     if any(s < 0 for s in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _finish(jnp.zeros(shape, _float_or(dtype)), device, requires_grad)
+    return _finish(_filled(shape, 0, _float_or(dtype)), device, requires_grad)
 
 
 @composite("aten::ones")
@@ -282,8 +307,8 @@ def ones(*sizes: Any, size: Any = None,
             [1., 1.]])
     """
     check_strided(layout)
-    return _finish(jnp.ones(_shape(requested_size("ones", sizes, size)), _float_or(dtype)), device,
-                   requires_grad)
+    shape = _shape(requested_size("ones", sizes, size))
+    return _finish(_filled(shape, 1, _float_or(dtype)), device, requires_grad)
 
 
 @composite("aten::empty")
@@ -298,7 +323,7 @@ def empty(*sizes: Any, size: Any = None,
     (jaxgrad.Size([2, 3]), jaxgrad.float32)
     """
     check_strided(layout)
-    return _finish(jnp.zeros(_shape(requested_size("empty", sizes, size)), _float_or(dtype)),
+    return _finish(_filled(_shape(requested_size("empty", sizes, size)), 0, _float_or(dtype)),
                    device, requires_grad)
 
 
@@ -477,7 +502,7 @@ def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     """
     check_strided(layout)
     shape, d = _like(input, dtype)
-    return _finish(jnp.zeros(shape, d), _device.like(input, device), requires_grad)
+    return _finish(_filled(shape, 0, d), _device.like(input, device), requires_grad)
 
 
 @composite("aten::ones_like")
@@ -492,7 +517,7 @@ def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None,
     """
     check_strided(layout)
     shape, d = _like(input, dtype)
-    return _finish(jnp.ones(shape, d), _device.like(input, device), requires_grad)
+    return _finish(_filled(shape, 1, d), _device.like(input, device), requires_grad)
 
 
 @composite("aten::empty_like")

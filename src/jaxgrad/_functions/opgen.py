@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._core.grad_mode import is_grad_enabled
-from .._core.jax_setup import x64_scope
+from .._core.jax_setup import SCOPE, x64_scope
 from .._core.tensor import PYTHON_DISPATCH, Tensor
 from .._core.typename import type_name
 from .._engine import autocast as _autocast
@@ -242,12 +242,26 @@ def _dispatch_whole(name: str, impl: Callable, args: tuple, kwargs: dict) -> Any
     return dispatch_function(name, impl, args, kwargs)
 
 
+def _runner(decl: Declared) -> Callable:
+    """``decl``'s implementation on (args, kwargs), through torch's autocast kernel where some
+    thread has autocast on (it casts, then runs the op as it is)."""
+    impl, name = decl.impl, decl.name
+
+    def run(args: tuple, kwargs: dict) -> Any:
+        if _autocast.active:
+            return _autocast.autocast_call(name, impl, args, kwargs, apply)
+        return impl(*args, **kwargs)
+
+    return run
+
+
 def function_form(decl: Declared) -> Callable:
     """``jaxgrad.<name>``: the implementation, with torch's argument errors (and ``out=`` where
     the op declares that variant)."""
     impl = decl.impl
     with_out = "out" in decl.variants
     aliases = decl.aliases
+    run = _runner(decl)
 
     def function(*args: Any, **kwargs: Any) -> Any:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
@@ -255,10 +269,10 @@ def function_form(decl: Declared) -> Callable:
         if with_out and kwargs and "out" in kwargs:
             return _call_with_out(function, decl.name, args, kwargs, decl.differentiable)
         try:
+            if SCOPE.on:
+                return run(args, kwargs)
             with x64_scope():
-                if _autocast.active:  # torch's autocast kernel: casts, then the op as it is
-                    return _autocast.autocast_call(decl.name, impl, args, kwargs, apply)
-                return impl(*args, **kwargs)
+                return run(args, kwargs)
         except Exception as exc:
             if _read_no_storage(exc):
                 return _dispatch_whole(decl.name, impl, args, kwargs)
@@ -309,16 +323,16 @@ def method_form(decl: Declared) -> Callable:
     """``Tensor.<name>``: the implementation with the tensor as its first argument."""
     impl = decl.impl
     aliases = decl.aliases
+    run = _runner(decl)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
             kwargs = _unalias(kwargs, aliases)
         try:
+            if SCOPE.on:
+                return run((self, *args), kwargs)
             with x64_scope():
-                if _autocast.active:
-                    return _autocast.autocast_call(decl.name, impl, (self, *args), kwargs,
-                                                   apply)
-                return impl(self, *args, **kwargs)
+                return run((self, *args), kwargs)
         except Exception as exc:
             if _read_no_storage(exc):
                 return _dispatch_whole(decl.name, impl, (self, *args), kwargs)

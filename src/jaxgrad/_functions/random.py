@@ -174,7 +174,7 @@ class Generator:
         if source is not None:
             return source()
         with self._lock:
-            new, sub = jax.random.split(self._current_key())
+            new, sub = _split_in_two(self._current_key())
             self._keep(new)
         return sub
 
@@ -208,11 +208,22 @@ TRACED_SEED_MESSAGE = (
 
 def _key_of(seed: int) -> jax.Array:
     """``jax.random.key(seed)`` as with 64-bit types on, whatever JAX's x64 flag says (without
-    it JAX drops a seed's high 32 bits): threefry's key data is the seed's two 32-bit words."""
+    it JAX drops a seed's high 32 bits): threefry's key data is the seed's two 32-bit words,
+    wrapped from the host (no XLA kernel to compile)."""
+    if jax.config.jax_default_prng_impl == "threefry2x32":
+        return jax.random.wrap_key_data(np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32))
     key = jax.random.key(seed & 0xFFFFFFFF)
     if seed >> 32 and jax.random.key_data(key).shape == (2,):
         key = jax.random.wrap_key_data(np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32))
     return key
+
+
+@jit
+def _split_in_two(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``jax.random.split(key)`` as two keys, in one XLA kernel (unpacking the split's array
+    eagerly would compile a second one)."""
+    new, sub = jax.random.split(key)
+    return new, sub
 
 
 def _as_key(seed: Any) -> jax.Array:
