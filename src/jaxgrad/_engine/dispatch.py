@@ -421,8 +421,12 @@ def _apply_subclass(cls: type, op: Op, args: tuple, aux: tuple, static: dict,
 def _records(op: Op, args: tuple) -> bool:
     """Whether autograd records ``op`` on ``args``: grad mode, a differentiable op, an input
     that requires grad."""
-    return _state.grad and bool(op.grads or op.variadic) and any(
-        isinstance(a, Tensor) and a._requires_grad for a in args)
+    if not (_state.grad and (op.grads or op.variadic)):
+        return False
+    for a in args:  # noqa: SIM110 - (a loop: no generator object on this hot path)
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
 
 
 def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
@@ -604,12 +608,13 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
             attach: bool = True) -> OpNode:
     """Build the node for one op call; ``attach`` makes it the results' grad_fn."""
     needs, edges, in_meta = [], [], []
+    found = captures.found
     for a in args:
         if isinstance(a, Tensor):
-            in_meta.append(_meta(a))
+            layout, array = a._layout, a._cell.array  # (``_meta``, inlined: this loop is hot)
+            in_meta.append((array.shape if layout is None else layout.shape, array.dtype))
             if a._requires_grad:
-                found = captures.found
-                if found is not None and not isinstance(a._cell.array, jax.core.Tracer):
+                if found is not None and not isinstance(array, jax.core.Tracer):
                     found[id(a)] = a  # an outer tensor used inside a jaxgrad.func transform
                 edge = a._gradient_edge()  # None: torch's invalid edge, no gradient computed
                 needs.append(edge is not None)

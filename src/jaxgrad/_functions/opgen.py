@@ -19,6 +19,7 @@ wrapper knows whether it is the function or the method form, so no frame is insp
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import linecache
@@ -242,17 +243,8 @@ def _dispatch_whole(name: str, impl: Callable, args: tuple, kwargs: dict) -> Any
     return dispatch_function(name, impl, args, kwargs)
 
 
-def _runner(decl: Declared) -> Callable:
-    """``decl``'s implementation on (args, kwargs), through torch's autocast kernel where some
-    thread has autocast on (it casts, then runs the op as it is)."""
-    impl, name = decl.impl, decl.name
-
-    def run(args: tuple, kwargs: dict) -> Any:
-        if _autocast.active:
-            return _autocast.autocast_call(name, impl, args, kwargs, apply)
-        return impl(*args, **kwargs)
-
-    return run
+# the x64 scope already entered (by the caller, itself jaxgrad's code): nothing to switch
+_INSIDE = contextlib.nullcontext()
 
 
 def function_form(decl: Declared) -> Callable:
@@ -261,7 +253,6 @@ def function_form(decl: Declared) -> Callable:
     impl = decl.impl
     with_out = "out" in decl.variants
     aliases = decl.aliases
-    run = _runner(decl)
 
     def function(*args: Any, **kwargs: Any) -> Any:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
@@ -269,10 +260,10 @@ def function_form(decl: Declared) -> Callable:
         if with_out and kwargs and "out" in kwargs:
             return _call_with_out(function, decl.name, args, kwargs, decl.differentiable)
         try:
-            if SCOPE.on:
-                return run(args, kwargs)
-            with x64_scope():
-                return run(args, kwargs)
+            with _INSIDE if SCOPE.on else x64_scope():
+                if _autocast.active:  # torch's autocast kernel: casts, then the op as it is
+                    return _autocast.autocast_call(decl.name, impl, args, kwargs, apply)
+                return impl(*args, **kwargs)
         except Exception as exc:
             if _read_no_storage(exc):
                 return _dispatch_whole(decl.name, impl, args, kwargs)
@@ -323,16 +314,16 @@ def method_form(decl: Declared) -> Callable:
     """``Tensor.<name>``: the implementation with the tensor as its first argument."""
     impl = decl.impl
     aliases = decl.aliases
-    run = _runner(decl)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
             kwargs = _unalias(kwargs, aliases)
         try:
-            if SCOPE.on:
-                return run((self, *args), kwargs)
-            with x64_scope():
-                return run((self, *args), kwargs)
+            with _INSIDE if SCOPE.on else x64_scope():
+                if _autocast.active:
+                    return _autocast.autocast_call(decl.name, impl, (self, *args), kwargs,
+                                                   apply)
+                return impl(self, *args, **kwargs)
         except Exception as exc:
             if _read_no_storage(exc):
                 return _dispatch_whole(decl.name, impl, (self, *args), kwargs)
