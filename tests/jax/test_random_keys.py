@@ -80,3 +80,71 @@ def test_a_raw_uint32_key_is_accepted():
     with jaxgrad.random.key(jax.random.key(0)):
         b = jaxgrad.rand(3)
     assert bool((a == b).all())
+
+
+# --- draws made for a size class (fewer sampler kernels per program) ------------------------------
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (2, 5), (33, 31), (1025,), (256, 300)])
+@pytest.mark.parametrize("draw", ["rand", "randn", "randint", "uniform_", "normal_"])
+def test_eager_draws_equal_jax_samplers_on_their_shape(shape, draw):
+    """Eager draws are made for a power-of-two size and cut; they are exactly what the
+    ``jax.random`` sampler gives on the tensor's own shape (the values inside a trace)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import jaxgrad
+    from jaxgrad._functions.random import _split_in_two
+
+    g = jaxgrad.Generator().manual_seed(7)
+    sub = _split_in_two(g.key())[1]
+    if draw == "rand":
+        got, want = jaxgrad.rand(*shape, generator=g), jax.random.uniform(sub, shape)
+    elif draw == "randn":
+        got = jaxgrad.randn(*shape, generator=g, dtype=jaxgrad.float64)
+        with jax.enable_x64(True):
+            want = jax.random.normal(sub, shape, jnp.float64)
+    elif draw == "randint":
+        got = jaxgrad.randint(-5, 9, shape, generator=g)
+        want = jax.random.randint(sub, shape, -5, 9, jnp.int32)
+    elif draw == "uniform_":
+        got = jaxgrad.empty(*shape, dtype=jaxgrad.bfloat16).uniform_(-2, 3, generator=g)
+        want = jax.random.uniform(sub, shape, jnp.bfloat16, -2, 3)
+    else:
+        got = jaxgrad.empty(*shape).normal_(1.5, 2.0, generator=g)
+        want = 1.5 + 2.0 * jax.random.normal(sub, shape)
+    assert got.shape == shape
+    np.testing.assert_array_equal(got.numpy().astype(np.float64),
+                                  np.asarray(want).astype(np.float64))
+
+
+def test_eager_draws_match_a_compiled_steps_draws():
+    """The same seed draws the same values eagerly (size classes) and inside a compiled step
+    (the sampler on the exact shape)."""
+    import jaxgrad
+
+    def step():
+        return jaxgrad.randn(3, 7), jaxgrad.rand(5), jaxgrad.randint(0, 9, (2, 2))
+
+    compiled = jaxgrad.compile(step)
+    jaxgrad.manual_seed(3)
+    eager = [step() for _ in range(2)]
+    jaxgrad.manual_seed(3)
+    traced = [compiled() for _ in range(2)]
+    for e, t in zip(eager, traced):
+        assert all(jaxgrad.equal(a, b) for a, b in zip(e, t))
+
+
+def test_a_seed_key_is_the_seeds_words():
+    """A generator's key is wrapped from its seed's two 32-bit words on the host: the key
+    ``jax.random.key(seed)`` makes with 64-bit types on."""
+    import jax
+    import numpy as np
+
+    from jaxgrad._functions.random import _key_of
+
+    for seed in [0, 5, 2**32 - 1, 2**32, 2**40 + 7, 67280421310721, 2**63 - 1]:
+        with jax.enable_x64(True):
+            want = jax.random.key_data(jax.random.key(seed))
+        np.testing.assert_array_equal(np.asarray(jax.random.key_data(_key_of(seed))),
+                                      np.asarray(want))

@@ -146,7 +146,7 @@ def _filled(shape: tuple, value: int, dtype: Any) -> jax.Array | np.ndarray:
     shape: 10-40 ms to compile on CPU); a large one is filled on the device."""
     if math.prod(shape) <= HOST_FILL_LIMIT:
         return np.full(shape, value, dtype)
-    return jnp.full(shape, value, dtype)
+    return (jnp.ones if value else jnp.zeros)(shape, dtype)
 
 
 def _finish(array: jax.Array, device: Any, requires_grad: bool) -> Tensor:

@@ -29,7 +29,7 @@ import numpy as np
 from .._core import device as _device
 from .._core import dtypes as _dtypes
 from .._core.epoch import changed as structure_changed
-from .._core.jax_setup import in_x64_scope, jit
+from .._core.jax_setup import host_to_device, in_x64_scope, jit
 from .._core.layout import check_strided
 from .._core.tensor import Tensor
 from .._core.typename import public_path, type_name
@@ -387,7 +387,7 @@ def _integers(key: jax.Array, shape: tuple, low: int, high: int) -> jax.Array:
     2**63 (int64's ``random_(from, None)`` with ``from < 0``) takes 64 bits."""
     span = high - low
     if low >= -2**31 and high <= 2**31:
-        return jax.random.randint(key, shape, low, high, jnp.int32).astype(jnp.int64)
+        return _drawn(jax.random.randint, key, shape, low, high, jnp.int32, cast=jnp.int64)
     if span <= 2**63:
         words = jax.random.bits(key, (2, *shape), jnp.uint32)
         bits = (words[0] >> 1).astype(jnp.int64) * 2**32 + words[1].astype(jnp.int64)
@@ -479,7 +479,7 @@ def randn(*sizes: Any, size: Any = None,
     d = _float_or(dtype)
     _check_sampled_dtype(d, "normal_kernel_cpu")
     shape = _size(requested_size("randn", sizes, size, required=False))
-    values = jax.random.normal(_key(generator, device), shape, d)
+    values = _normal_values(_key(generator, device), shape, d)
     return _finish(values, device, requires_grad)
 
 
@@ -594,8 +594,7 @@ def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     check_overlap(_NORMAL_, t)
-    noise = jax.random.normal(_key(generator, t.device, "normal_"), tuple(t.shape),
-                              t._value.dtype)
+    noise = _normal_values(_key(generator, t.device, "normal_"), tuple(t.shape), t._value.dtype)
     return _sampled_(_NORMAL_, t, mean + std * noise)
 
 
@@ -711,10 +710,50 @@ def _check_sampled_dtype(d: np.dtype, kernel: str) -> None:
                                   f"'{_dtypes.scalar_type_name(_dtypes.to_dtype(d))}'")
 
 
+# eager draws of up to this many elements are made for a size class (see ``_drawn``)
+SIZE_CLASS_LIMIT = 1 << 22
+_SMALLEST_CLASS = 1 << 10
+_HOST_CUT_LIMIT = 1 << 16
+
+
+def _drawn(sample: Callable[..., jax.Array], key: jax.Array, shape: tuple, *args: Any,
+           cast: Any = None) -> jax.Array:
+    """``sample(key, shape, *args)``, a ``jax.random`` sampler whose values are elementwise in
+    the bits drawn (uniform, normal, randint). Eagerly it draws for a power-of-two number of
+    elements (at least 1024) and keeps the first ``prod(shape)``: JAX's partitionable threefry
+    gives each element the bits of its flat index, so the values are the same, and a program
+    drawing many shapes (a model's weights and biases) compiles one sampler per size class
+    instead of one per shape (100-300 ms each on CPU). ``cast``: a dtype to convert them to."""
+    n = math.prod(shape)
+    if (isinstance(key, jax.core.Tracer) or not 0 < n <= SIZE_CLASS_LIMIT
+            or not jax.config.jax_threefry_partitionable
+            or str(jax.random.key_impl(key)) != "threefry2x32"):
+        values = sample(key, shape, *args)
+        return values if cast is None else values.astype(cast)
+    flat = sample(key, (max(_SMALLEST_CLASS, 1 << (n - 1).bit_length()),), *args)
+    if n <= _HOST_CUT_LIMIT:  # cut (and cast) on the host: no kernel compiled per shape
+        host = np.asarray(flat)[:n].reshape(shape)
+        return host_to_device(host, host.dtype if cast is None else cast, flat.sharding)
+    return _cut(flat, n, shape, cast)
+
+
+@functools.partial(jit, static_argnames=("n", "shape", "cast"))
+def _cut(flat: jax.Array, n: int, shape: tuple, cast: Any) -> jax.Array:
+    values = flat[:n].reshape(shape)
+    return values if cast is None else values.astype(cast)
+
+
+def _normal_values(key: jax.Array, shape: tuple, d: Any) -> jax.Array:
+    """Standard normal samples (a complex dtype draws its two parts as JAX does)."""
+    if jnp.issubdtype(d, jnp.complexfloating):
+        return jax.random.normal(key, shape, d)
+    return _drawn(jax.random.normal, key, shape, d)
+
+
 def _uniform_values(key: jax.Array, shape: tuple, d: Any, low: float, high: float) -> jax.Array:
     """Uniform samples on [low, high); a complex dtype samples both parts so."""
     if not jnp.issubdtype(d, jnp.complexfloating):
-        return jax.random.uniform(key, shape, d, low, high)
+        return _drawn(jax.random.uniform, key, shape, d, low, high)
     parts = jax.random.uniform(key, (*shape, 2), jnp.finfo(d).dtype, low, high)
     return jax.lax.complex(parts[..., 0], parts[..., 1])
 
@@ -722,7 +761,7 @@ def _uniform_values(key: jax.Array, shape: tuple, d: Any, low: float, high: floa
 @in_x64_scope
 def _uniform01(t: Tensor, generator: Generator | None, op: str = "") -> jax.Array:
     dtype = t._value.dtype if t.dtype.is_floating_point else jnp.float64
-    return jax.random.uniform(_key(generator, t.device, op), tuple(t.shape), dtype)
+    return _drawn(jax.random.uniform, _key(generator, t.device, op), tuple(t.shape), dtype)
 
 
 def _random_bounds(t: Tensor, low: int, high: int | None) -> tuple[int, int]:
