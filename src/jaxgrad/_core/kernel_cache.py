@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import os
 import re
 import tempfile
@@ -299,6 +300,14 @@ def install() -> bool:
     unchanged outside jaxgrad's code). False where this JAX has no such entry point."""
     original = getattr(_jax_compiler, "compile_or_get_cached", None)
     if original is None or not hasattr(_cache_key, "get"):
+        return False
+    try:  # (the arguments this module reads, in the order JAX 0.10 passes them)
+        names = list(inspect.signature(original).parameters)[:6]
+    except (TypeError, ValueError):
+        names = []
+    if getattr(original, "_jaxgrad_original", None) is None and names != [
+            "backend", "computation", "devices", "compile_options", "host_callbacks",
+            "executable_devices"]:
         return False
     if getattr(original, "_jaxgrad_original", None) is not None:
         return True
