@@ -478,20 +478,25 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
     different devices becomes torch's error. A view not computed yet (``Tensor._lazy``) enters
     as its source's array, and its own op runs inside this op's XLA program (a ``weight.t()``
     feeding a matmul becomes the matmul's transposed operand instead of a copy)."""
-    lazy = None
-    for i, a in enumerate(args):
-        pending = a._pending_view() if isinstance(a, Tensor) and a._lazy is not None else None
-        if pending is not None:
-            lazy = lazy or [None] * len(args)
-            lazy[i] = pending
     forward_mode = op.tangent is not None and in_forward_mode()
     if op.opmath and compute_dtype in HALF_DTYPES:
         compute_dtype, out_dtype = half_as_float32(op, compute_dtype, out_dtype)
+    lazy = None
+    arrays = []  # (each argument's array, in one pass: this loop is hot)
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            pending = a._pending_view() if a._lazy is not None else None
+            if pending is not None:
+                lazy = lazy or [None] * len(args)
+                lazy[i] = pending
+            arrays.append(a._value if pending is None else None)
+        else:
+            arrays.append(_as_array(a, compute_dtype))
     try:
         if lazy is None:
-            return jitted_forward(op, skey, compute_dtype, out_dtype, forward_mode)(
-                *[_as_array(a, compute_dtype) for a in args],
-                *[_as_array(x, compute_dtype) for x in aux])
+            if aux:
+                arrays.extend(_as_array(x, compute_dtype) for x in aux)
+            return jitted_forward(op, skey, compute_dtype, out_dtype, forward_mode)(*arrays)
         return _fused_forward(op, skey, compute_dtype, out_dtype,
                               tuple(None if v is None else v[0] for v in lazy), forward_mode)(
             *[_as_array(a, compute_dtype) if v is None else v[1]._value
@@ -625,7 +630,8 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
         needs.append(False)
         edges.append(None)
     needs = tuple(needs)
-    out_meta = tuple(map(_meta, results))
+    out_meta = tuple([(r._cell.array.shape, r._cell.array.dtype) if r._layout is None
+                      else _meta(r) for r in results])
     node = node_class_for(op)(tuple(edges), out_meta, op, skey, needs, tuple(in_meta),
                               _save(op, needs, args, aux))
     if attach:
