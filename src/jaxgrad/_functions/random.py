@@ -732,8 +732,9 @@ def _drawn(sample: Callable[..., jax.Array], key: jax.Array, shape: tuple, *args
         return values if cast is None else values.astype(cast)
     flat = sample(key, (max(_SMALLEST_CLASS, 1 << (n - 1).bit_length()),), *args)
     if n <= _HOST_CUT_LIMIT:  # cut (and cast) on the host: no kernel compiled per shape
-        host = np.asarray(flat)[:n].reshape(shape)
-        return host_to_device(host, host.dtype if cast is None else cast, flat.sharding)
+        host = np.asarray(flat)[:n].reshape(shape)  # (placed as the draw was: committed or not)
+        return host_to_device(host, host.dtype if cast is None else cast,
+                              flat.sharding if flat.committed else None)
     return _cut(flat, n, shape, cast)
 
 
