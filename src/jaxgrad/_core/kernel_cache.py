@@ -82,8 +82,7 @@ class _Store:
         head = len(_MAGIC) + _DIGEST_BYTES
         payload = data[head:]
         if data[:len(_MAGIC)] != _MAGIC or data[len(_MAGIC):head] != _digest(payload):
-            self.discard(key)
-            raise _CorruptEntry(path)
+            raise _CorruptEntry(path)  # (the caller deletes it)
         with contextlib.suppress(OSError):
             os.utime(path)  # recently used: evicted last
         return payload
@@ -155,13 +154,16 @@ def _default_directory() -> Path:
     return Path(base) / "jaxgrad" / "kernels"
 
 
+def _max_bytes_from_environment() -> int:
+    return int(os.environ.get(ENV_MAX_BYTES) or DEFAULT_MAX_BYTES)
+
+
 def _store_from_environment() -> _Store | None:
     configured = os.environ.get(ENV_DIR, "").strip()
     if configured.lower() in _OFF:
         return None
-    max_bytes = int(os.environ.get(ENV_MAX_BYTES) or DEFAULT_MAX_BYTES)
     return _Store(Path(configured).expanduser() if configured else _default_directory(),
-                  max_bytes)
+                  _max_bytes_from_environment())
 
 
 class _State:
@@ -194,9 +196,8 @@ def set_dir(path: str | os.PathLike | None, max_bytes: int | None = None) -> Non
     if path is None:
         _State.store = None
     else:
-        if max_bytes is None:
-            max_bytes = int(os.environ.get(ENV_MAX_BYTES) or DEFAULT_MAX_BYTES)
-        _State.store = _Store(Path(path).expanduser(), max_bytes)
+        _State.store = _Store(Path(path).expanduser(),
+                              _max_bytes_from_environment() if max_bytes is None else max_bytes)
     _State.resolved = True
 
 
