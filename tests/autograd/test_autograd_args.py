@@ -113,3 +113,18 @@ def test_dict_inputs():
         return sorted(grads), grads["x"], grads["w"], w.grad, x.grad
 
     same(program)
+
+
+def test_grad_outputs_of_a_narrower_dtype_are_cast_as_a_recorded_op():
+    """A float32 grad_output of a float64 output is cast to float64 (not rounded through
+    float32), and under create_graph the cast is recorded (torch's validate_outputs): the
+    gradient of the gradient reaches the grad_output."""
+    def program(T):
+        x = T.tensor([0.1, 0.2, 0.3], dtype=T.float64, requires_grad=True)
+        g = T.tensor([1.1, 2.2, 3.3], requires_grad=True)
+        gx, = T.autograd.grad(x * x, x, g, create_graph=True)
+        second = T.autograd.grad((gx * gx).sum(), (x, g))
+        (x * 3).backward(g.detach())
+        return gx.detach(), second, x.grad
+
+    same(program)

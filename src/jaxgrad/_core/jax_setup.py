@@ -149,4 +149,5 @@ def jit(fn=None, **options):
         with x64_scope():
             return compiled(*args, **kwargs)
 
+    call.in_scope = compiled  # (what a hot caller that checked ``SCOPE.on`` itself may call)
     return call

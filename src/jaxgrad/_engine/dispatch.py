@@ -25,7 +25,7 @@ from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import _state, is_inference_mode_enabled, no_grad
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
 from .._core.jax_compat import torch_vjp
-from .._core.jax_setup import jit, x64_scope
+from .._core.jax_setup import SCOPE, jit, x64_scope
 from .._core.storage import Layout, Storage, lens_of, reinterpret
 from .._core.tensor import PYTHON_DISPATCH, SUBCLASS_ROUTE, Tensor, dispatches_in_python
 from .._core.transform_stack import captures, check_not_captured, in_forward_mode
@@ -443,8 +443,10 @@ def _apply(op: Op, args: tuple, aux: tuple, static: dict) -> Any:
         if not isinstance(args[0], Tensor) and op.inputs and isinstance(args[0], _NOT_TENSORS):
             raise _not_a_tensor(op, args[0])
     skey = static_key(static) if static else ()
-    out = constant_if_no_grad(_run_forward(op, skey, compute_dtype, None, args, aux))
+    out = _run_forward(op, skey, compute_dtype, None, args, aux)
     multi = isinstance(out, tuple)
+    if isinstance(out[0] if multi else out, jax.core.Tracer):
+        out = constant_if_no_grad(out)
     results = [Tensor._make(o) for o in out] if multi else [Tensor._make(out)]
     if _records(op, args):
         _record(op, skey, args, aux, results)
@@ -496,7 +498,8 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
         if lazy is None:
             if aux:
                 arrays.extend(_as_array(x, compute_dtype) for x in aux)
-            return jitted_forward(op, skey, compute_dtype, out_dtype, forward_mode)(*arrays)
+            kernel = jitted_forward(op, skey, compute_dtype, out_dtype, forward_mode)
+            return (kernel.in_scope if SCOPE.on else kernel)(*arrays)
         return _fused_forward(op, skey, compute_dtype, out_dtype,
                               tuple(None if v is None else v[0] for v in lazy), forward_mode)(
             *[_as_array(a, compute_dtype) if v is None else v[1]._value
@@ -568,10 +571,14 @@ _device_scalars = Memo(maxsize=4096)
 
 def _compute_dtype(op: Op, args: tuple):
     """The dtype the op computes in (torch's result_type; "float" ops lift ints to float)."""
-    key = (op.promote, _dtypes.get_default_dtype(), *[
-        (a._cell.array.dtype, not (a._layout.shape if a._layout is not None
-                                   else a._cell.array.shape))
-        if isinstance(a, Tensor) else type(a) for a in args])
+    key = [op.promote, _dtypes.get_default_dtype()]
+    for a in args:  # (a loop, not a comprehension: one call fewer on this hot path)
+        if isinstance(a, Tensor):  # its dtype, and whether it is 0-d (a "wrapped number")
+            array, layout = a._cell.array, a._layout
+            key += (array.dtype, not (array.shape if layout is None else layout.shape))
+        else:
+            key.append(type(a))
+    key = tuple(key)  # (unambiguous: a type never equals a dtype or a bool)
     d = _promotion_cache.get(key)
     if d is None:
         d = _promotion_cache[key] = _promote(op, args)

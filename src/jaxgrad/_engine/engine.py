@@ -729,7 +729,9 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any], batched: bool = Fa
                     f"dtype of {grad.dtype} and output[{list(outputs).index(out)}] has a dtype of "
                     f"{out_dtype}.")
             if grad.dtype is not out_dtype and out_dtype.is_floating_point:
-                grad = Tensor._make(grad._value.astype(out_dtype.np))
+                # torch's validate_outputs: a recorded cast (ToCopyBackward0 under create_graph)
+                with x64_scope():
+                    grad = apply(E.CAST, grad, dtype=out_dtype.np)
             new.append(grad)
         elif grad is None:
             if wants_grad:

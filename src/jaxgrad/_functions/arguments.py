@@ -21,10 +21,12 @@ from .._core.warn_once import warn_once
 
 def number_or_tensor(x: Any) -> Any:
     """A Tensor, or a Python number where torch accepts one as a Tensor (``t * 2``)."""
-    # numpy scalars first: np.float64 is a float, but JAX would compute in float64 with it
+    if isinstance(x, Tensor):  # (the common case first)
+        return x
+    # numpy scalars before numbers: np.float64 is a float, but JAX would compute in float64
     if isinstance(x, (np.number, np.bool_)):
         return x.item()
-    if isinstance(x, (Tensor, bool, int, float, complex)):
+    if isinstance(x, (bool, int, float, complex)):
         return x
     raise TypeError(f"expected Tensor or a number, not {type_name(x)}")
 
