@@ -89,7 +89,7 @@ def _tensor_marks(fn: Node) -> str:
 
 
 def _leaf_label(leaf: Tensor, names: Mapping[int, str]) -> str:
-    hooks = len(leaf._backward_hooks or ()) + len(leaf._post_acc_hooks or ())
+    hooks = len(leaf._grad_hooks or ()) + len(leaf._post_acc_hooks or ())
     return f"{names.get(id(leaf), '')}\n{_shape(leaf)}".lstrip("\n") + _marks(hooks, False)
 
 

@@ -940,7 +940,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, differentia
     # saved as outputs: those ctx is now the history of (torch: ``grad_fn is ctx``); an input
     # returned as-is was replaced by a view of it, and is saved as the input it is
     outputs_by_id = {id(o): i for i, o in enumerate(wrapped) if isinstance(o, Tensor) and (
-        o._grad_fn is ctx or id(o) in dirty)}
+        o._grad_node is ctx or id(o) in dirty)}
     # let go of the tensors before saving them: a pack hook that raises (checkpoint's early
     # stop) must not leave ctx -> output -> ctx cycles behind
     to_save, ctx._to_save = ctx._to_save, ()
@@ -965,7 +965,7 @@ def _wrap_output(ctx: BackwardCFunction, out: Tensor, output_nr: int, is_input: 
             out.detach_()
         return out
     if is_dirty:
-        if out._requires_grad and out._grad_fn is None:
+        if out._requires_grad and out._grad_node is None:
             raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                "in-place operation.")
         if not is_input:

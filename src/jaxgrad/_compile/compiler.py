@@ -676,7 +676,7 @@ def _connect(program: _compile_program.Program, walk: StateWalk, replay: Any,
     node.bases = tuple(None if r._layout is None else (r._layout, r._cell.array.shape)
                        for r in results)
     for j, r in enumerate(results):
-        r._requires_grad, r._grad_fn, r._output_nr = True, node, j
+        r._requires_grad, r._grad_node, r._output_nr = True, node, j
 
 
 def _spent(results: Any) -> None:
@@ -687,7 +687,7 @@ def _spent(results: Any) -> None:
     node = CompiledFunctionBackward((), tuple((r.shape, r._cell.array.dtype) for r in results))
     node.backward = node.inputs = node.bases = None
     for j, r in enumerate(results):
-        r._requires_grad, r._grad_fn, r._output_nr = True, node, j
+        r._requires_grad, r._grad_node, r._output_nr = True, node, j
 
 
 def _base_cotangent(grad: Tensor | None, shape: tuple, dtype: Any, base: tuple | None) -> Any:

@@ -131,13 +131,13 @@ def find_differentiable(program: Program, pre: StateWalk, post: StateWalk) -> No
         # a training step: its loss had history, which its backward() consumed (torch.compile's
         # loss comes out of the graph before the backward with a spent CompiledFunctionBackward)
         program.spent_outputs = [i for i in _new_tensors(program, program.result)
-                                 if post.objects[i]._grad_fn is not None]
+                                 if post.objects[i]._grad_node is not None]
         return
     for index in _new_tensors(program, program.result):
         obj = post.objects[index]
         meta = program.new_objects[index][1]
         age, cell = meta[1]
-        if obj._grad_fn is not None and obj._requires_grad and age == "new":  # (views too)
+        if obj._grad_node is not None and obj._requires_grad and age == "new":  # (views too)
             program.diff_outputs.append((program.new_cells[cell], index))
     program.diff_inputs = sorted({pre.metas[i][1] for i, kind in enumerate(pre.kinds)
                                   if kind == "tensor" and pre.metas[i][4]

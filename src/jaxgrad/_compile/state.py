@@ -182,7 +182,7 @@ class StateWalk:
             return None
         for t in args:
             if not isinstance(t, Tensor) or t._grad is not None or t._base is not None \
-                    or t._backward_hooks or t._post_acc_hooks:
+                    or t._grad_hooks or t._post_acc_hooks:
                 return None
         objects, kinds, metas, entries, index = (self.objects, self.kinds, self.metas,
                                                  self.entries, self.index)
@@ -206,7 +206,7 @@ class StateWalk:
                     counter = counter_index[id(t._vc)] = len(self.counters)
                     self.counters.append(t._vc)
                 metas.append((type(t), cell, counter, t._layout, t._requires_grad,
-                              t._grad_fn is None, t._retains_grad, (), None))
+                              t._grad_node is None, t._retains_grad, (), None))
                 entries.append([("grad", ("c", None))])
             items.append((i, ("old", found)))
         keywords = index[id(kwargs)] = len(objects)  # the empty dict, as _visit_dict has it
@@ -389,7 +389,7 @@ class StateWalk:
         hooks = tuple(self.code(h, False, False, -1, None) for h in _hooks(t))
         base = None if t._base is None else self.code(t._base, False, True, -1, None)
         self.metas[index] = (type(t), cell, counter, t._layout, t._requires_grad,
-                             t._grad_fn is None, t._retains_grad, hooks, base)
+                             t._grad_node is None, t._retains_grad, hooks, base)
         entries.append(("grad", self.code(t._grad, False, True, index, "grad")))
 
     def _cell(self, cell: Storage) -> int:
@@ -697,7 +697,7 @@ def identities(obj: Any, kind: str, names: tuple, mask: tuple) -> list[int]:
 
 def _hooks(t: Tensor) -> list:
     hooks = []
-    for table in (t._backward_hooks, t._post_acc_hooks):
+    for table in (t._grad_hooks, t._post_acc_hooks):
         if table:
             hooks.extend(table.values())
     return hooks

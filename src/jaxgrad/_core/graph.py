@@ -379,7 +379,7 @@ class SavedTensor:
         if self.tangent_source is not None:
             var.__dict__[TANGENT_SOURCE] = self.tangent_source
         if grad_fn is not None:
-            var._requires_grad, var._grad_fn, var._output_nr = True, grad_fn, self.output_nr
+            var._requires_grad, var._grad_node, var._output_nr = True, grad_fn, self.output_nr
         else:
             var._requires_grad = self.requires_grad
             if self.grad_acc is not None:
@@ -571,7 +571,9 @@ class AccumulateGrad(Node):
     __slots__ = ("lock", "variable")
 
     def __init__(self, variable) -> None:
-        super().__init__((), ((variable.shape, variable.dtype),), seq=ACCUMULATE_SEQ)
+        layout, array = variable._layout, variable._cell.array  # (no Size, no dtype object)
+        super().__init__((), ((array.shape if layout is None else layout.shape, array.dtype),),
+                         seq=ACCUMULATE_SEQ)
         self.variable = variable
         # torch's per-node mutex: backward calls in several threads accumulate into one leaf
         # (reentrant: a post-accumulate hook may run a backward that reaches the same leaf)

@@ -24,7 +24,7 @@ def move(t: Tensor, target: Any) -> Tensor:
     out = Tensor._make(jax.device_put(t._value, target))
     if _grad_state.grad and t._requires_grad:
         out._requires_grad = True
-        out._grad_fn = ToCopyBackward0(t._gradient_edge(), (out.shape, out._value.dtype),
+        out._grad_node = ToCopyBackward0(t._gradient_edge(), (out.shape, out._value.dtype),
                                        t._value.sharding)
     return out
 

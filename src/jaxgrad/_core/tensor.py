@@ -68,11 +68,6 @@ NON_LEAF_GRAD_WARNING = (
 FORWARD_GRAD_DROPPED = "_fw_grad_dropped"
 
 
-# attributes torch refuses to delete (which here are also the tensor's own fields)
-_UNDELETABLE = {"_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
-                "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
-
-
 @public_path("jaxgrad")
 class Size(tuple):
     """A tensor's shape: a tuple that prints like torch's ``Size``.
@@ -149,9 +144,11 @@ class Tensor:
     # ``t.__rmul__`` and keeps the graph
     __array_priority__ = 1000
 
-    __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_backward_hooks", "_base",
-                 "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_dtype", "_grad_fn",
-                 "_inference", "_layout", "_lazy",
+    # (no ``__setattr__``/``__delattr__`` on this class: either one makes every attribute
+    # store on every tensor take CPython's slow, unspecialized path, 3x slower)
+    __slots__ = ("__dict__", "__weakref__", "_arr", "_arr_gen", "_base",
+                 "_cell", "_creation_meta", "_grad", "_grad_acc", "_grad_dtype", "_grad_hooks",
+                 "_grad_node", "_inference", "_layout", "_lazy",
                  "_output_nr", "_post_acc_hooks", "_requires_grad", "_retains_grad",
                  "_rg_from_base", "_vc", "_view_fn", "_view_version")
 
@@ -187,12 +184,12 @@ class Tensor:
         t._arr_gen = 0
         t._lazy = None  # a view not computed yet: (its op's jitted forward, the source tensor)
         t._requires_grad = requires_grad
-        t._grad_fn = None
+        t._grad_node = None
         t._output_nr = 0
         t._grad = None
         t._grad_dtype = _OWN_DTYPE
         t._grad_acc = None
-        t._backward_hooks = None
+        t._grad_hooks = None
         t._post_acc_hooks = None
         t._retains_grad = False
         t._base = None
@@ -500,7 +497,7 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        fn = self._grad_fn
+        fn = self._grad_node
         if self._base is not None and self._view_version != self._vc.value:
             fn = self._regenerate_view_grad_fn()
         return fn
@@ -518,7 +515,7 @@ class Tensor:
     @property
     def grad(self) -> Tensor | None:
         # torch tests the grad_fn field itself: reading .grad never regenerates a view's grad_fn
-        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
+        if self._grad is None and self._grad_node is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -563,7 +560,7 @@ class Tensor:
         >>> x.grad_dtype = jaxgrad.float16; x.grad_dtype
         jaxgrad.float16
         """
-        if self._grad_fn is not None:
+        if self._grad_node is not None:
             raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
         return self._leaf_grad_dtype()
 
@@ -572,7 +569,7 @@ class Tensor:
 
     @grad_dtype.setter
     def grad_dtype(self, value: _dtypes.dtype | None) -> None:
-        if self._grad_fn is not None:
+        if self._grad_node is not None:
             raise RuntimeError("grad_dtype can only be set on leaf tensors.")
         if value is not None and not isinstance(value, _dtypes.dtype):
             raise RuntimeError("grad_dtype must be a jaxgrad.dtype or None, but got "
@@ -600,7 +597,7 @@ class Tensor:
     @property
     def _grad_accumulator(self) -> AccumulateGrad | None:
         acc = self._grad_acc() if self._grad_acc is not None else None
-        if acc is None and self._requires_grad and self._grad_fn is None and \
+        if acc is None and self._requires_grad and self._grad_node is None and \
                 not self._rg_from_base:  # torch: such a view has no accumulator
             with _ACCUMULATOR_LOCK:  # one accumulator (one lock) per leaf across threads
                 acc = self._grad_acc() if self._grad_acc is not None else None
@@ -624,18 +621,18 @@ class Tensor:
     def _set_history(self, node, output_nr: int) -> None:
         """Make ``node`` this tensor's grad_fn (so it requires grad), rebasing hooks that follow
         the tensor."""
-        old = self._grad_fn
+        old = self._grad_node
         if old is not None and self._retains_grad and old._retains:
             ref = old._retains.pop(self._output_nr, None)
             if ref is not None:
                 if node._retains is None:
                     node._retains = {}
                 node._retains[output_nr] = ref
-        self._grad_fn = node
+        self._grad_node = node
         self._output_nr = output_nr
         self._requires_grad = True
         structure_changed()
-        self._backward_hooks = None  # hooks registered before stay with the old grad_fn
+        self._grad_hooks = None  # hooks registered before stay with the old grad_fn
         self._view_version = self._vc.value
 
     # -- hooks ----------------------------------------------------------------------------------
@@ -651,11 +648,11 @@ class Tensor:
         """
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._backward_hooks is None:
+        if self._grad_hooks is None:
             fn = self.grad_fn
-            self._backward_hooks = (HookDict() if fn is None
+            self._grad_hooks = (HookDict() if fn is None
                                     else fn.tensor_hooks_for(self._output_nr))
-        return add_hook(self._backward_hooks, hook)
+        return add_hook(self._grad_hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
         """On a leaf: call ``hook(tensor)`` after its ``.grad`` has been accumulated."""
@@ -718,7 +715,7 @@ class Tensor:
                 "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
-        self._grad_fn = None
+        self._grad_node = None
         self._output_nr = 0
         self._requires_grad = False
         self.__dict__[FORWARD_GRAD_DROPPED] = True  # forward AD forgets its tangent on sight
@@ -826,11 +823,31 @@ class Tensor:
                 "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._host(VMAP_CONTROL_FLOW).reshape(()).item())
 
-    def __delattr__(self, name: str) -> None:
-        message = _UNDELETABLE.get(name)
-        if message is not None:
-            raise RuntimeError(message)
-        object.__delattr__(self, name)
+    # torch's raw fields: ``_grad_fn`` without a view's regeneration, ``_backward_hooks`` the
+    # tensor's hook dict (or None); neither may be deleted
+    @property
+    def _grad_fn(self):
+        return self._grad_node
+
+    @_grad_fn.setter
+    def _grad_fn(self, node) -> None:
+        self._grad_node = node
+
+    @_grad_fn.deleter
+    def _grad_fn(self) -> None:
+        raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+
+    @property
+    def _backward_hooks(self):
+        return self._grad_hooks
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks) -> None:
+        self._grad_hooks = hooks
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self) -> None:
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
 
     def __hash__(self) -> int:
         return id(self)

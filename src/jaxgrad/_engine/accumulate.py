@@ -74,7 +74,7 @@ def leaf_grad_dtype(variable: Tensor) -> np.dtype | None:
     """The dtype the engine casts a gradient for ``variable`` to before it reaches its
     AccumulateGrad node (torch's input metadata of that node): the leaf's ``grad_dtype``, read
     when the gradient arrives; None: any dtype is kept."""
-    wanted = variable.grad_dtype if variable._grad_fn is None else variable.dtype
+    wanted = variable.grad_dtype if variable._grad_node is None else variable.dtype
     return None if wanted is None else wanted.np
 
 

@@ -303,7 +303,7 @@ def _cast(a: Any, target: _dtypes.dtype, device_type: str, lower: _dtypes.dtype,
     if not _eligible(a, device_type) or a.dtype is target:
         return a
     cacheable = (target is lower and a.dtype is _dtypes.float32 and a._requires_grad
-                 and a._grad_fn is None and a._base is None and _state.cache_enabled
+                 and a._grad_node is None and a._base is None and _state.cache_enabled
                  and is_grad_enabled() and not isinstance(a._cell.array, jax.core.Tracer))
     if not cacheable:
         return apply(CAST, a, dtype=target.np)

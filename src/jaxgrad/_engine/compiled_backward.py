@@ -61,7 +61,7 @@ def _analyse(root_edges: tuple):
             return None
         if type(fn) is AccumulateGrad:
             var = fn.variable
-            if var._backward_hooks or var._post_acc_hooks or (
+            if var._grad_hooks or var._post_acc_hooks or (
                     dispatches_in_python(var)):
                 return None  # (a __torch_dispatch__ subclass's backward dispatches: eager)
             grad = var._grad
@@ -79,7 +79,7 @@ def _analyse(root_edges: tuple):
                 values.append(s._value)
                 kinds.append(SavedConstant)
             elif s.hooks is not None or s.tensor._vc.value != s.version or (
-                    s.saved_original and not s.is_leaf and s.tensor._grad_fn is None) or (
+                    s.saved_original and not s.is_leaf and s.tensor._grad_node is None) or (
                     dispatches_in_python(s.tensor)):
                 # unpack hooks are user Python; a moved version or a saved original detached in
                 # place: let the eager engine raise torch's error at the right moment

@@ -645,7 +645,7 @@ def _record(op: Op, skey: tuple, args: tuple, aux: tuple, results: list,
         for j, r in enumerate(results):
             if out_meta[j][1] in DIFFERENTIABLE_DTYPES and j not in op.nondiff_outputs:
                 r._requires_grad = True
-                r._grad_fn = node
+                r._grad_node = node
                 r._output_nr = j
         save_outputs(node, results)
     return node
@@ -772,7 +772,7 @@ def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = 
     out._vc = source._vc
     if source._inference:  # (a multi-output op may have recorded a node: not for these)
         out._inference = True
-        out._grad_fn, out._output_nr, out._requires_grad = None, 0, False
+        out._grad_node, out._output_nr, out._requires_grad = None, 0, False
         return out
     out._base = source._base if source._base is not None else source
     out._view_version = source._vc.value
@@ -780,7 +780,7 @@ def make_view(out: Tensor, source: Tensor, layout: Layout, multi_output: bool = 
     if replay is not None:
         out._view_fn = _chained_view_fn(source, layout, replay)
     out._creation_meta = view_creation_meta(source, multi_output)
-    if out._grad_fn is None and source._requires_grad:  # made without recording (no_grad)
+    if out._grad_node is None and source._requires_grad:  # made without recording (no_grad)
         out._requires_grad = True  # torch: a view requires grad when its base does
         out._rg_from_base = True
     return out
@@ -815,7 +815,7 @@ def _as_strided_step(layout: Layout, within: Layout) -> tuple:
 def regenerate_view_node(view: Tensor) -> None:
     """Give a view whose base (or itself) was modified in place an AsStridedBackward0 grad_fn."""
     base = view._base
-    if view._creation_meta is not None and (view._grad_fn is not None or base._requires_grad):
+    if view._creation_meta is not None and (view._grad_node is not None or base._requires_grad):
         raise RuntimeError(view_rebase_message(view, indirect=True))
     view._view_version = view._vc.value
     edge = base._gradient_edge() if base._requires_grad else None
@@ -836,7 +836,7 @@ def _replay_view_node(view: Tensor, base: Tensor) -> None:
     (torch's view_fn): the original views' nodes (``ViewBackward0``...) instead of one
     ``AsStridedBackward0``."""
     replayed = _replay_view_fn(view._view_fn, base, record=True)
-    view._set_history(replayed._grad_fn, replayed._output_nr)
+    view._set_history(replayed._grad_node, replayed._output_nr)
 
 
 def _replay_view_fn(view_fn: tuple, base: Tensor, record: bool) -> Tensor:
@@ -918,10 +918,10 @@ def check_differentiable_inplace(self: Tensor) -> None:
     if base is not None:
         if self._creation_meta is not None:
             raise RuntimeError(view_rebase_message(self, indirect=False))
-        if self.requires_grad and base._grad_fn is None:
+        if self.requires_grad and base._grad_node is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
-    if self.requires_grad and self._grad_fn is None:  # (the field: no view regenerated)
+    if self.requires_grad and self._grad_node is None:  # (the field: no view regenerated)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 
@@ -941,7 +941,7 @@ def view_creation_meta(source: Tensor, multi_output: bool = False) -> str | None
 def view_rebase_message(view: Tensor, indirect: bool) -> str:
     """torch's error for an in-place change that a view with a non-default CreationMeta sees
     (torch's handle_view_on_rebase)."""
-    meta, fn = view._creation_meta, view._grad_fn
+    meta, fn = view._creation_meta, view._grad_node
     what = ("its base or another view of its base has been" if indirect else "is being")
     if meta in ("no_grad", "inference") or fn is None:
         mode = "inference mode" if meta == "inference" else "no_grad mode"
@@ -989,7 +989,7 @@ def _apply_inplace_subclass(cls: type, op: Op, self: Tensor, others: tuple, aux:
     if record:  # the pre-modification self, with its history (torch's clone), for the formulas
         with no_grad():
             before = apply(V.CLONE, self)
-        before._requires_grad, before._grad_fn = self._requires_grad, self.grad_fn
+        before._requires_grad, before._grad_node = self._requires_grad, self.grad_fn
         before._output_nr = self._output_nr
     def write(t: Tensor, *o: Any, **kw: Any) -> Tensor:
         version = t._vc.value  # below autograd, torch's kernels bump no version counter
@@ -1123,7 +1123,7 @@ def apply_inplace_view(op: Op, geometry: Callable[..., Layout], self: Tensor,
     self._vc.value += 1
     if node is not None:  # as torch: hooks and retain_grad stay on the tensor's hook list (the
         # old grad_fn's, if one was registered before), not moved as other in-place ops move them
-        self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+        self._grad_node, self._output_nr, self._requires_grad = node, 0, True
     self._view_version = self._vc.value
     return self
 
@@ -1174,7 +1174,7 @@ def _snapshot(self: Tensor) -> Tensor:
     """The pre-modification ``self``: its current value and autograd identity (torch's clone)."""
     fn = self.grad_fn  # (a view whose base changed gets its grad_fn, and requires grad, now)
     snap = Tensor._make(self._value, self._requires_grad)
-    snap._grad_fn, snap._output_nr = fn, self._output_nr
+    snap._grad_node, snap._output_nr = fn, self._output_nr
     return snap
 
 

@@ -173,7 +173,7 @@ def call_tensor_pre_hooks(fn: Node, grads: list, kept: dict | None = None) -> li
     """The hooks registered on the tensors ``fn`` receives gradients for (user hooks, then
     retain_grad's); on an AccumulateGrad node, the leaf's hooks."""
     if isinstance(fn, AccumulateGrad):
-        hooks = fn.variable._backward_hooks
+        hooks = fn.variable._grad_hooks
         if hooks:
             grads = [run_tensor_hooks(hooks, grads[0], kept)]
         return grads

@@ -337,7 +337,7 @@ def _share_with_saved_output(result: Tensor, output_nr: int, level: int,
     """torch's SavedVariable keeps a saved output's forward grad: the alias the output's node
     keeps gets its tangent, and the tensors it unpacks as (``SavedTensor.unpack``) share it, so that
     forward-over-reverse sees it (``exp``'s backward uses ``result``)."""
-    saved = getattr(result._grad_fn, "saved", None)  # an op node's saved values by name
+    saved = getattr(result._grad_node, "saved", None)  # an op node's saved values by name
     for record in (saved or {}).values():
         kept = getattr(record, "tensor", None)
         if (getattr(record, "is_output", False) and not record.saved_original

@@ -528,7 +528,7 @@ def _new_node_sequence_nr(before: list, result: Any) -> int:
     whose history is that of an input, as before the op, is not new)."""
     items = result if isinstance(result, (tuple, list)) else (result,)
     for item in items:
-        node = getattr(item, "_grad_fn", None)
+        node = getattr(item, "_grad_node", None)
         if node is not None:
             return -1 if any(node is b for b in before) else _sequence_nr(node.seq)
     return -1
@@ -545,7 +545,7 @@ def record_op(name: str, args: tuple, run: Callable[[], Any]) -> Any:
     >>> [(e.name, e.sequence_nr) for e in prof.function_events], y
     ([('my_op', -1), ('aten::ones', -1)], tensor([1., 1.]))
     """
-    before = [getattr(a, "_grad_fn", None) for a in args]
+    before = [getattr(a, "_grad_node", None) for a in args]
     rng = _Range(name, _shapes(args))
     try:
         result = _block(run())

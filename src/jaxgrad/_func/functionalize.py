@@ -92,10 +92,10 @@ def _private_copy(t: Tensor) -> Tensor:
     """``t``'s value in a storage of its own, with ``t``'s autograd identity: its grad_fn, or,
     for a leaf, its gradient accumulator (an in-place write to it is refused as on ``t``)."""
     copy = Tensor._make(t._value)
-    copy._requires_grad, copy._grad_fn, copy._output_nr = (t._requires_grad, t._grad_fn,
+    copy._requires_grad, copy._grad_node, copy._output_nr = (t._requires_grad, t._grad_node,
                                                            t._output_nr)
     copy._inference = t._inference
-    if t._requires_grad and t._grad_fn is None:
+    if t._requires_grad and t._grad_node is None:
         accumulator = t._grad_accumulator
         if accumulator is not None:  # held by the copy while it lives (the leaf holds it weakly)
             copy._grad_acc = weakref.ref(accumulator)

@@ -223,7 +223,7 @@ def _release(made: list) -> None:
             if released[id(cell)]:
                 cell.array, cell.generation = array, cell.generation + 1
         if released[id(cell)]:  # (its history belonged to the finished level)
-            t._grad_fn, t._requires_grad = None, False
+            t._grad_node, t._requires_grad = None, False
 
 
 def _live_traces() -> set[int]:
@@ -302,7 +302,7 @@ def _run(name: str, fn: Callable[..., tuple], tensors: list[Tensor]) -> list[Ten
     node.fn, node.inputs, node.pullback = _lifted(fn, arrays, diff, captured), inputs, pullback
     for j, r in enumerate(results):
         if is_differentiable_array(outs[j]):
-            r._requires_grad, r._grad_fn, r._output_nr = True, node, j
+            r._requires_grad, r._grad_node, r._output_nr = True, node, j
     return results
 
 
@@ -354,7 +354,7 @@ def _liftable(found: dict[int, Tensor], explicit: list[Tensor], mark: int) -> li
     out = []
     for t in found.values():
         base = t._base if t._base is not None else t
-        fn = base._grad_fn
+        fn = base._grad_node
         if fn is not None and fn.seq != ACCUMULATE_SEQ and fn.seq > mark:
             continue
         if (id(base) not in seen and base._requires_grad and base._layout is None

@@ -247,7 +247,7 @@ def _random_(self: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> 
 def _regenerate_view_grad_fn(self: Tensor) -> Any:
     """After an in-place op touched a view or its base: AsStridedBackward0 on the base."""
     regenerate_view_node(self)
-    return self._grad_fn
+    return self._grad_node
 
 
 _HAND_WRITTEN: dict[str, Any] = {

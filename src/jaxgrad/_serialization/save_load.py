@@ -214,7 +214,7 @@ class _SavedStorages:
 
 
 def _hooks_warning(t: Tensor) -> None:
-    hooks = t._backward_hooks
+    hooks = t._grad_hooks
     for hook in (hooks or {}).values():
         if not hasattr(hook, "__torch_unserializable__"):
             warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If this is "
