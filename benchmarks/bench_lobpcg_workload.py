@@ -35,7 +35,7 @@ def check(lib, k: int, size: tuple, largest: bool) -> None:
     autograd = importlib.import_module(f"{lib.__name__}.autograd")
     A = lib.rand(*size).double()
     A = ((A @ A.mT) / 10).requires_grad_(True)
-    fn = lambda A: eigenpairs(lib, k, A, largest)  # noqa: E731
+    fn = lambda A: eigenpairs(lib, k, A, largest)
     assert autograd.gradcheck(fn, A, check_batched_grad=False)
     vector_grads = [lib.rand(*A.shape[:-2], k) / 100, lib.rand(*A.shape[:-1], k) / 100]
     assert autograd.gradgradcheck(fn, A, vector_grads, atol=1e-4, check_batched_grad=False)
