@@ -24,6 +24,7 @@ import jax.numpy as jnp
 
 from ._core.device import current_index as _current_index
 from ._core.device import device as _device
+from ._core.device import local_devices
 from ._core.device import set_current_index as _set_current_index
 
 _PLATFORMS = (("gpu", "cuda"), ("tpu", "tpu"))  # JAX platform -> torch device type, by priority
@@ -35,10 +36,7 @@ _peak_baselines: dict[tuple[str, int], tuple[int, int, int, int]] = {}
 def _platform() -> tuple[str, list[jax.Device]] | None:
     """The accelerator's torch device type and JAX devices, or None."""
     for platform, kind in _PLATFORMS:
-        try:
-            devices = jax.devices(platform)
-        except RuntimeError:
-            continue
+        devices = local_devices(platform)  # (this process's, as torch counts them)
         if devices:
             return kind, devices
     return None

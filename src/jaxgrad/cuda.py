@@ -1,6 +1,6 @@
 """``jaxgrad.cuda``: torch.cuda's questions answered by JAX's GPU devices.
 
-``device('cuda:N')`` is the N-th of ``jax.devices('gpu')``, so everything here describes those:
+``device('cuda:N')`` is the N-th of this process's JAX GPUs, so everything here describes those:
 ``is_available()`` is true exactly when JAX has a GPU backend. Asking for a GPU where JAX has
 none raises what a CUDA build of torch raises on a machine without a driver.
 
@@ -18,6 +18,7 @@ import jax.numpy as jnp
 
 from ._core.device import current_index as _current_index
 from ._core.device import device as _device
+from ._core.device import local_devices
 from ._core.device import set_current_index as _set_current_index
 from ._functions import random as _random
 from ._functions.legacy_types import CUDA_TYPES
@@ -38,10 +39,7 @@ _NO_GPU = ("Found no NVIDIA driver on your system: JAX has no GPU backend in thi
 
 
 def _gpus() -> list[jax.Device]:
-    try:
-        return jax.devices("gpu")
-    except RuntimeError:
-        return []
+    return local_devices("gpu")  # (this process's, as torch counts them)
 
 
 def _gpu(index: Any = None) -> jax.Device:

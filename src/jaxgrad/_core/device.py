@@ -1,6 +1,8 @@
 """torch-style devices mapped onto JAX devices.
 
 ``'cpu'`` is JAX's CPU device; ``'cuda'``/``'cuda:N'`` the N-th JAX GPU; ``'tpu:N'`` the N-th TPU.
+Devices are numbered per process, as torch numbers them: under JAX's multi-controller runtime
+(``jax.distributed``) ``cuda:0`` is this process's first GPU, not process 0's.
 With no ``device=`` argument tensors go to JAX's default device, so one script runs unchanged
 on a CPU, GPU or TPU runtime. Wherever torch takes a device, a ``jax.Device`` works too, and
 ``Tensor.to``/``Module.to`` also take a ``jax.sharding.Sharding`` (see functorch_notes/devices.md).
@@ -55,10 +57,7 @@ class device:
     def jax(self) -> jax.Device:
         """The JAX device this maps to (RuntimeError if this runtime has none)."""
         platform = _JAX_PLATFORM[self.type]
-        try:
-            devices = jax.devices(platform)
-        except RuntimeError:
-            devices = []
+        devices = local_devices(platform)
         if not devices and platform == "gpu":
             raise RuntimeError(
                 "Found no NVIDIA driver on your system: JAX has no GPU backend in this runtime "
@@ -95,11 +94,50 @@ class device:
         return f"device(type='{self.type}', index={self.index})"
 
 
+def local_devices(platform: str | None = None) -> list[jax.Device]:
+    """This process's JAX devices of ``platform`` (JAX's default backend for None), in the order
+    torch-style indices count them; empty where this runtime has no such backend.
+
+    >>> from jaxgrad._core.device import local_devices
+    >>> local_devices("cpu")[0].platform
+    'cpu'
+    """
+    try:
+        return jax.local_devices(backend=platform)
+    except RuntimeError:
+        return []
+
+
 def of_jax(d: jax.Device) -> device:
-    """The jaxgrad device of a JAX device; CPU device 0 has no index, as in torch (further CPU
-    devices, which JAX can simulate, are ``cpu:N``)."""
-    kind = _TORCH_TYPE.get(d.platform, d.platform)
-    return device(kind) if kind == "cpu" and d.id == 0 else device(kind, d.id)
+    """The jaxgrad device of a JAX device, numbered among this process's devices of its kind;
+    CPU device 0 has no index, as in torch (further CPU devices, which JAX can simulate, are
+    ``cpu:N``). A device of another process, which torch has no name for, keeps JAX's id."""
+    found = _OF_JAX.get(d)
+    if found is None:
+        kind = _TORCH_TYPE.get(d.platform, d.platform)
+        mine = local_devices(d.platform)
+        index = mine.index(d) if d in mine else d.id
+        found = _OF_JAX[d] = device(kind) if kind == "cpu" and index == 0 else device(kind, index)
+    return found
+
+
+# JAX device -> jaxgrad device (a JAX runtime started later, by jax.distributed, makes new
+# device objects: the old entries are never asked for again)
+_OF_JAX: dict = {}
+
+
+def first_of(devices) -> jax.Device:
+    """The device a tensor spread over ``devices`` reports: its first one in this process (by
+    JAX's id), else its first one.
+
+    >>> import jax
+    >>> from jaxgrad._core.device import first_of
+    >>> first_of(jax.devices()) == jax.local_devices()[0]
+    True
+    """
+    here = jax.process_index()
+    mine = [d for d in devices if d.process_index == here]
+    return min(mine or devices, key=lambda d: d.id)
 
 
 # torch keeps the default device per thread: ``set_default_device`` and ``with device(...)``
@@ -144,7 +182,7 @@ def get_default_device() -> device:
     """
     d = _default_device()
     if d is None:
-        return of_jax(jax.devices()[0])
+        return of_jax(jax.local_devices()[0])
     return d if d.index is not None or d.type == "cpu" else of_jax(d.jax)
 
 

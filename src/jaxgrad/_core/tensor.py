@@ -25,7 +25,7 @@ from . import dtypes as _dtypes
 from . import layout as _layouts
 from . import pytree as _pytree
 from . import tracing as _compile_trace
-from .device import of_jax
+from .device import first_of, local_devices, of_jax
 from .epoch import changed as structure_changed
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_inference_mode_enabled
@@ -307,8 +307,9 @@ class Tensor:
     def device(self):
         array = self._cell.array
         if isinstance(array, jax.core.Tracer):  # placed by the trace: the default device
-            return of_jax(jax.devices()[0])
-        return of_jax(min(array.devices(), key=lambda d: d.id))  # a sharded one: its first
+            return of_jax(jax.local_devices()[0])
+        devices = array.devices()
+        return of_jax(next(iter(devices)) if len(devices) == 1 else first_of(devices))
 
     @property
     def is_cuda(self) -> bool:
@@ -932,7 +933,7 @@ class NoStorage:
         return math.prod(self.shape)
 
     def devices(self) -> set:
-        return set(jax.devices("cpu")[:1])
+        return set(local_devices("cpu")[:1])
 
 
 class _Nurseries(threading.local):

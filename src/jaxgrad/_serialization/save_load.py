@@ -35,11 +35,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import IO, Any
 
-import jax
 import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.device import device as Device
+from .._core.device import local_devices
 from .._core.storage import Storage
 from .._core.tensor import Size, Tensor
 from .._functions.parameter import Parameter
@@ -108,10 +108,7 @@ def _restore(storage: LoadedStorage, location: str) -> LoadedStorage:
     if location.startswith(("cpu", "cuda", "tpu")):
         target = Device(location)
         if target.type == "cuda":
-            try:
-                gpus = jax.devices("gpu")
-            except RuntimeError:
-                gpus = []
+            gpus = local_devices("gpu")
             if not gpus:
                 raise RuntimeError(
                     "Attempting to deserialize object on a CUDA device but "
