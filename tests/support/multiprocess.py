@@ -8,6 +8,7 @@ with ``RESULT `` (a JSON value) comes back, per rank.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -80,7 +81,5 @@ def _kill_all(children: list) -> None:
         if child.poll() is None:
             child.kill()
     for child in children:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # (killed; reaped by the OS)
             child.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
