@@ -153,7 +153,7 @@ def test_no_import_inside_a_function():
 # Bottom to top: a module imports only from its own package or one below it. Everything else (the
 # public namespaces, ``__init__``, torch's ``_VF`` and the ``_stubgen`` tool) sits on top.
 PACKAGE_ORDER = ["_core", "_ops", "_engine", "_functions", "_func", "_autograd", "_compile",
-                 "_serialization"]
+                 "_serialization", "_distributed"]
 TOP_LEVEL_PRIVATE = {"jaxgrad._VF", "jaxgrad._stubgen"}  # torch's name; a developer tool
 
 

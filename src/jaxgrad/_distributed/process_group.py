@@ -1,0 +1,172 @@
+"""The default process group: torch's ``init_process_group`` mapped onto JAX's multi-controller
+runtime. Each process is one rank; joining the group is ``jax.distributed.initialize`` with the
+rank, the world size and a coordinator address taken from torch's arguments or environment
+variables (``env://``: ``MASTER_ADDR``, ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``;
+``tcp://host:port``). The transport is JAX's (gloo on CPU, NCCL on GPU), whatever ``backend``
+names: torch's names are accepted and reported back by ``get_backend``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass
+
+import jax
+import numpy as np
+from jax._src import xla_bridge as _xla_bridge  # (whether a JAX backend has started; not public)
+from jax.sharding import Mesh
+
+_BACKENDS = ("gloo", "nccl", "mpi", "ucc", "xccl", "cpu:gloo,cuda:nccl")
+DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # torch's default for gloo
+
+
+@dataclass
+class ProcessGroup:
+    """One group of ranks: its backend name, this process's rank, the world size and the
+    mesh with one device per process that its collectives run on."""
+
+    backend: str
+    rank: int
+    size: int
+    mesh: Mesh | None  # None for a group of one process (its collectives are local)
+    joined_jax: bool  # whether this group started JAX's runtime (destroy shuts it down)
+
+    def __repr__(self) -> str:
+        return f"ProcessGroup(backend={self.backend!r}, rank={self.rank}, size={self.size})"
+
+
+class _State:
+    default: ProcessGroup | None = None
+
+
+def default_group() -> ProcessGroup:
+    """The default group, or torch's error when none was initialised."""
+    if _State.default is None:
+        raise ValueError("Default process group has not been initialized, please make sure to "
+                         "call init_process_group.")
+    return _State.default
+
+
+def is_initialized() -> bool:
+    """Whether the default process group exists.
+
+    >>> import jaxgrad.distributed as dist
+    >>> dist.is_initialized()
+    False
+    """
+    return _State.default is not None
+
+
+def _from_env(name: str, given: int) -> int:
+    if given is not None and given >= 0:
+        return given
+    value = os.environ.get(name)
+    if value is None:
+        raise ValueError(f"Error initializing torch.distributed using env:// rendezvous: "
+                         f"environment variable {name} expected, but not set")
+    return int(value)
+
+
+def coordinator_address(init_method: str | None) -> str:
+    """Where JAX's coordinator listens: ``tcp://host:port``, else ``MASTER_ADDR`` and a port:
+    ``JAXGRAD_COORDINATOR_PORT`` where set (jaxgrad's launcher sets it), else ``MASTER_PORT``
+    (under torchrun, whose agent holds ``MASTER_PORT``, the port above it)."""
+    if init_method is not None and init_method.startswith("tcp://"):
+        return init_method[len("tcp://"):]
+    if init_method not in (None, "env://"):
+        raise ValueError(f"jaxgrad.distributed supports env:// and tcp:// init methods, not "
+                         f"{init_method!r}")
+    host = os.environ.get("MASTER_ADDR")
+    if host is None:
+        raise ValueError("Error initializing torch.distributed using env:// rendezvous: "
+                         "environment variable MASTER_ADDR expected, but not set")
+    port = os.environ.get("JAXGRAD_COORDINATOR_PORT")
+    if port is None:
+        master = os.environ.get("MASTER_PORT")
+        if master is None:
+            raise ValueError("Error initializing torch.distributed using env:// rendezvous: "
+                             "environment variable MASTER_PORT expected, but not set")
+        port = str(int(master) + 1) if "TORCHELASTIC_RUN_ID" in os.environ else master
+    return f"{host}:{port}"
+
+
+def init_process_group(backend: str | None = None, init_method: str | None = None,
+                       timeout: datetime.timedelta | None = None, world_size: int = -1,
+                       rank: int = -1, store=None, group_name: str = "", pg_options=None,
+                       device_id=None) -> None:
+    """Join the default process group (torch's ``init_process_group``): this process becomes
+    rank ``rank`` of ``world_size`` in JAX's multi-controller runtime. Call it before any JAX
+    computation (``import jaxgrad`` starts none).
+
+    >>> import jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29511", rank=0,
+    ...                         world_size=1)
+    >>> dist.get_rank(), dist.get_world_size(), dist.get_backend()
+    (0, 1, 'gloo')
+    >>> dist.destroy_process_group()
+    """
+    if _State.default is not None:
+        raise ValueError("trying to initialize the default process group twice!")
+    if store is not None:
+        raise NotImplementedError("jaxgrad.distributed: a Store rendezvous is not supported; "
+                                  "use env:// or tcp:// (JAX's coordinator is the store)")
+    backend = "gloo" if backend is None else str(backend).lower()
+    if backend not in _BACKENDS:
+        raise ValueError(f"Invalid backend: '{backend}'")
+    rank = _from_env("RANK", rank)
+    world_size = _from_env("WORLD_SIZE", world_size)
+    if not 0 <= rank < world_size:
+        raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, "
+                         f"{world_size - 1}]")
+    joined = False
+    if world_size > 1 and not jax.distributed.is_initialized():
+        if _xla_bridge.backends_are_initialized():
+            raise RuntimeError(
+                "init_process_group() must be called before any JAX computation in this "
+                "process (a tensor made or an op run before it started JAX on one process); "
+                "move it to the start of the program")
+        seconds = int((timeout or DEFAULT_TIMEOUT).total_seconds())
+        jax.distributed.initialize(
+            coordinator_address(init_method), num_processes=world_size, process_id=rank,
+            initialization_timeout=seconds, heartbeat_timeout_seconds=min(seconds, 100),
+            shutdown_timeout_seconds=min(seconds, 30))
+        joined = True
+    mesh = None
+    if world_size > 1:
+        mesh = Mesh(np.array([_first_device_of(p) for p in range(world_size)]), ("rank",))
+    _State.default = ProcessGroup(backend, rank, world_size, mesh, joined)
+
+
+def _first_device_of(process: int) -> jax.Device:
+    return min((d for d in jax.devices() if d.process_index == process), key=lambda d: d.id)
+
+
+def destroy_process_group(group: ProcessGroup | None = None) -> None:
+    """Leave the default process group (and JAX's runtime, if joining the group started it).
+
+    >>> import jaxgrad.distributed as dist
+    >>> dist.is_initialized()
+    False
+    """
+    pg = default_group()
+    if group is not None and group is not pg:
+        raise ValueError("jaxgrad.distributed has only the default process group")
+    _State.default = None
+    if pg.joined_jax:
+        jax.distributed.shutdown()
+
+
+def get_rank(group: ProcessGroup | None = None) -> int:
+    """This process's rank in the default group (-1 if not a member, as torch)."""
+    return (group or default_group()).rank
+
+
+def get_world_size(group: ProcessGroup | None = None) -> int:
+    """The number of processes in the default group."""
+    return (group or default_group()).size
+
+
+def get_backend(group: ProcessGroup | None = None) -> str:
+    """The backend name the group was created with (torch's names; JAX's transport runs it)."""
+    return (group or default_group()).backend
