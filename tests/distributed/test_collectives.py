@@ -61,3 +61,24 @@ dist.destroy_process_group()
 """, world=1, join=False)
     assert ranks[0].returncode == 0, ranks[0].stderr[-4000:]
     assert ranks[0].results == [[0, 1, [1.0, 1.0, 1.0]]]
+
+
+def test_errors_without_a_group():
+    """torch's errors when no process group exists (in this process: no runtime is joined)."""
+    import torch.distributed as tdist
+
+    import jaxgrad.distributed as dist
+    from differential import same
+
+    def program(T):
+        d = tdist if T.__name__ == "torch" else dist
+        out = []
+        for fn in (d.get_rank, d.get_world_size, d.get_backend, d.barrier,
+                   d.destroy_process_group, lambda: d.all_reduce(T.ones(2))):
+            try:
+                fn()
+            except Exception as error:  # (the error is what is compared)
+                out.append((type(error).__name__, str(error)))
+        return out, d.is_initialized(), d.is_available()
+
+    same(program)

@@ -149,7 +149,9 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
     >>> dist.is_initialized()
     False
     """
-    pg = default_group()
+    pg = _State.default
+    if pg is None:
+        raise AssertionError("Process group cannot be None")  # (torch's check)
     if group is not None and group is not pg:
         raise ValueError("jaxgrad.distributed has only the default process group")
     _State.default = None
