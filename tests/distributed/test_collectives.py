@@ -34,6 +34,13 @@ big = lambda r: np.arange(8, dtype=np.float32).reshape(4, 2) + 10 * r
 out = jaxgrad.zeros(2, 2); dist.reduce_scatter_tensor(out, jaxgrad.tensor(big(rank)))
 total = sum(big(r) for r in range(world))
 checks["reduce_scatter_tensor"] = bool(np.array_equal(out.numpy(), total[2 * rank:2 * rank + 2]))
+wide = jaxgrad.tensor(values(rank), dtype=jaxgrad.float64) / 3
+outs = [jaxgrad.zeros(3, 2, dtype=jaxgrad.float64) for _ in range(world)]
+dist.all_gather(outs, wide); dist.all_reduce(wide)
+checks["float64_kept"] = all(o.dtype == jaxgrad.float64 and np.allclose(
+    o.numpy(), v.astype(np.float64) / 3, rtol=1e-15, atol=0) for o, v in zip(outs, every))
+checks["float64_all_reduce"] = bool(np.allclose(
+    wide.numpy(), sum(v.astype(np.float64) / 3 for v in every), rtol=1e-15, atol=0))
 work = dist.all_reduce(mine(), async_op=True)
 checks["async_wait"] = work.wait()
 dist.barrier()

@@ -1,7 +1,8 @@
 """torch.distributed's collectives, eager, as cached jitted programs over the group's mesh
 (one device per process): each rank's tensor becomes its row of a global array (no copy), one
 XLA program reduces or gathers the rows into a replicated result, and each rank writes its
-part back into its tensor in place (a version bump, as torch's collectives count)."""
+part back into its tensor in place (a version bump, as torch's collectives count). Each runs
+inside jaxgrad's x64 scope, as every op does (float64 stays float64)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from .._core.caches import cache
-from .._core.jax_setup import jit
+from .._core.jax_setup import in_x64_scope, jit
 from .._core.tensor import Tensor
 from .process_group import ProcessGroup, default_group
 
@@ -90,6 +91,7 @@ def _check_op(op: Any) -> ReduceOp:
     return op
 
 
+@in_x64_scope
 def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
     """Combine ``tensor`` across all ranks with ``op``; every rank's tensor holds the result."""
@@ -101,6 +103,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
     return _finish([result], async_op)
 
 
+@in_x64_scope
 def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
               async_op: bool = False) -> Work | None:
     """Every rank's ``tensor`` takes rank ``src``'s values."""
@@ -114,6 +117,7 @@ def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
     return _finish([result], async_op)
 
 
+@in_x64_scope
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
     """``tensor_list[r]`` takes rank ``r``'s ``tensor``, on every rank."""
@@ -127,6 +131,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | 
     return _finish(parts, async_op)
 
 
+@in_x64_scope
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
                            group: ProcessGroup | None = None,
                            async_op: bool = False) -> Work | None:
@@ -139,6 +144,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
     return _finish([result], async_op)
 
 
+@in_x64_scope
 def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,
                           group: ProcessGroup | None = None,
                           async_op: bool = False) -> Work | None:
@@ -152,6 +158,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
     return _finish([result], async_op)
 
 
+@in_x64_scope
 def barrier(group: ProcessGroup | None = None, async_op: bool = False,
             device_ids: Any = None) -> Work | None:
     """Wait until every rank reaches this call."""
