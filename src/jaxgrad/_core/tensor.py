@@ -68,6 +68,21 @@ NON_LEAF_GRAD_WARNING = (
 FORWARD_GRAD_DROPPED = "_fw_grad_dropped"
 
 
+def _undeletable(slot: str, message: str) -> property:
+    """A field read and written through the slot ``slot`` whose deletion raises torch's
+    ``message`` (a property: a ``__delattr__`` would slow every attribute store on tensors)."""
+    def get(self: Any) -> Any:
+        return getattr(self, slot)
+
+    def put(self: Any, value: Any) -> None:
+        setattr(self, slot, value)
+
+    def refuse(self: Any) -> None:
+        raise RuntimeError(message)
+
+    return property(get, put, refuse)
+
+
 @public_path("jaxgrad")
 class Size(tuple):
     """A tensor's shape: a tuple that prints like torch's ``Size``.
@@ -826,29 +841,9 @@ class Tensor:
 
     # torch's raw fields: ``_grad_fn`` without a view's regeneration, ``_backward_hooks`` the
     # tensor's hook dict (or None); neither may be deleted
-    @property
-    def _grad_fn(self):
-        return self._grad_node
-
-    @_grad_fn.setter
-    def _grad_fn(self, node) -> None:
-        self._grad_node = node
-
-    @_grad_fn.deleter
-    def _grad_fn(self) -> None:
-        raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
-
-    @property
-    def _backward_hooks(self):
-        return self._grad_hooks
-
-    @_backward_hooks.setter
-    def _backward_hooks(self, hooks) -> None:
-        self._grad_hooks = hooks
-
-    @_backward_hooks.deleter
-    def _backward_hooks(self) -> None:
-        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+    _grad_fn = _undeletable("_grad_node",
+                            "Deletion of _grad_fn not allowed. Detach tensor instead!")
+    _backward_hooks = _undeletable("_grad_hooks", "Deletion of _backwards_hooks not allowed!")
 
     def __hash__(self) -> int:
         return id(self)
