@@ -9,6 +9,7 @@ jaxgrad.Size([2, 2]) tensor([1., 5.])
 jaxgrad.Size([1, 2]) tensor([9.])
 """
 
+from . import distributed as distributed
 from ._utils.collate import default_collate as default_collate
 from ._utils.collate import default_convert as default_convert
 from ._utils.worker import get_worker_info as get_worker_info
@@ -21,6 +22,7 @@ from .dataset import StackDataset as StackDataset
 from .dataset import Subset as Subset
 from .dataset import TensorDataset as TensorDataset
 from .dataset import random_split as random_split
+from .distributed import DistributedSampler as DistributedSampler
 from .sampler import BatchSampler as BatchSampler
 from .sampler import RandomSampler as RandomSampler
 from .sampler import Sampler as Sampler
