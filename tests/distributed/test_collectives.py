@@ -23,7 +23,7 @@ for name, fn in [("SUM", np.sum), ("AVG", np.mean), ("PRODUCT", np.prod), ("MIN"
     t = mine()
     dist.all_reduce(t, op=getattr(dist.ReduceOp, name))
     checks["all_reduce_" + name] = bool(np.allclose(t.numpy(), fn(np.stack(every), axis=0)))
-    checks["version_" + name] = t._version == 1
+    checks["version_" + name] = t._version == int(name == "AVG")  # (torch: AVG divides in place)
 t = mine(); dist.broadcast(t, src=1)
 checks["broadcast"] = bool(np.array_equal(t.numpy(), every[1]))
 outs = [jaxgrad.zeros(3, 2) for _ in range(world)]; dist.all_gather(outs, mine())

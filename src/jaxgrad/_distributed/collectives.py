@@ -7,17 +7,19 @@ inside jaxgrad's x64 scope, as every op does (float64 stays float64)."""
 from __future__ import annotations
 
 import enum
+import pickle
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from .._core.caches import cache
 from .._core.jax_setup import in_x64_scope, jit
 from .._core.tensor import Tensor
-from .process_group import ProcessGroup, default_group
+from .process_group import ProcessGroup, resolve
 
 
 class ReduceOp(enum.Enum):
@@ -53,8 +55,8 @@ class Work:
 
 
 def _rows(pg: ProcessGroup, array: jax.Array) -> jax.Array:
-    """The global array whose row ``r`` is rank ``r``'s ``array`` (this process's row is a view
-    of its array on the mesh's device)."""
+    """The global array whose row ``r`` is group rank ``r``'s ``array`` (this process's row is
+    a view of its array on the mesh's device)."""
     device = pg.mesh.devices[pg.rank]
     local = jax.device_put(array[None], device)
     return jax.make_array_from_single_device_arrays(
@@ -75,9 +77,12 @@ def _program(pg_mesh, what: str, op: ReduceOp | None):
     return jit(run, out_shardings=replicated)
 
 
-def _collect(pg: ProcessGroup, tensor: Tensor, what: str, op: ReduceOp | None = None):
-    """The replicated result of one collective, as this process's local array."""
-    out = _program(pg.mesh, what, op)(_rows(pg, tensor._value))
+def _collect(pg: ProcessGroup, array: jax.Array, what: str, op: ReduceOp | None = None):
+    """The replicated result of one collective over the group's rows of ``array``, as this
+    process's local array (stacked rows for "gather"); local for a group of one."""
+    if pg.size == 1:
+        return array if what == "reduce" else array[None]
+    out = _program(pg.mesh, what, op)(_rows(pg, array))
     return out.addressable_data(0)
 
 
@@ -91,15 +96,47 @@ def _check_op(op: Any) -> ReduceOp:
     return op
 
 
+def _root(pg: ProcessGroup, rank: int, name: str) -> int:
+    """The group rank of the root given as global rank ``rank`` (torch's gloo error when it is
+    out of the default group's range)."""
+    if rank not in pg.ranks and pg.ranks == tuple(range(pg.size)):
+        raise RuntimeError(f"ProcessGroupGloo::{name}: invalid root rank: {rank}")
+    return pg.group_rank(rank)
+
+
+def _check_list(pg: ProcessGroup, tensors: list, name: str, what: str) -> None:
+    if len(tensors) != pg.size:
+        raise RuntimeError(f"ProcessGroupGloo::{name}: Incorrect {what} list size "
+                           f"{len(tensors)}. {what.capitalize()} list size should be "
+                           f"{pg.size}, same as size of the process group.")
+
+
+# torch's version-counter convention, observed on gloo: the tensor a collective reduces or
+# broadcasts into keeps its version (the transport writes its memory), except AVG (a sum, then
+# an in-place division); output lists written by a copy count one in-place op each;
+# all_gather_into_tensor's output one per rank (a copy per chunk).
+
+
 @in_x64_scope
 def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
     """Combine ``tensor`` across all ranks with ``op``; every rank's tensor holds the result."""
-    pg, op = group or default_group(), _check_op(op)
-    if pg.size == 1:
-        return _finish([tensor._value], async_op)
-    result = _collect(pg, tensor, "reduce", op)
-    tensor._write_inplace(result)
+    pg, op = resolve(group), _check_op(op)
+    result = _collect(pg, tensor._value, "reduce", op)
+    tensor._write_inplace(result, ops=int(op is ReduceOp.AVG))
+    return _finish([result], async_op)
+
+
+@in_x64_scope
+def reduce(tensor: Tensor, dst: int, op: ReduceOp = ReduceOp.SUM,
+           group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Combine ``tensor`` across all ranks with ``op`` into rank ``dst``'s tensor (the others'
+    keep their values)."""
+    pg, op = resolve(group), _check_op(op)
+    root = _root(pg, dst, "reduce")
+    result = _collect(pg, tensor._value, "reduce", op)
+    if pg.rank == root:
+        tensor._write_inplace(result, ops=0)
     return _finish([result], async_op)
 
 
@@ -107,13 +144,10 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
 def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
               async_op: bool = False) -> Work | None:
     """Every rank's ``tensor`` takes rank ``src``'s values."""
-    pg = group or default_group()
-    if not 0 <= src < pg.size:
-        raise ValueError(f"Invalid src rank {src}")
-    if pg.size == 1:
-        return _finish([tensor._value], async_op)
-    result = _collect(pg, tensor, "gather")[src]
-    tensor._write_inplace(result)
+    pg = resolve(group)
+    root = _root(pg, src, "broadcast")
+    result = _collect(pg, tensor._value, "gather")[root]
+    tensor._write_inplace(result, ops=0)
     return _finish([result], async_op)
 
 
@@ -121,14 +155,53 @@ def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
     """``tensor_list[r]`` takes rank ``r``'s ``tensor``, on every rank."""
-    pg = group or default_group()
+    pg = resolve(group)
     if len(tensor_list) != pg.size:
-        raise ValueError("tensor list must have the world size's length")
-    rows = _collect(pg, tensor, "gather") if pg.size > 1 else tensor._value[None]
-    parts = [rows[r] for r in range(pg.size)]
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid output tensor list at index "
+                           f"0 (expected length {pg.size}, got {len(tensor_list)})")
+    rows = _collect(pg, tensor._value, "gather")
+    parts = [rows[r].astype(out._value.dtype) for r, out in enumerate(tensor_list)]
     for out, part in zip(tensor_list, parts):
-        out._write_inplace(part.astype(out._value.dtype))
+        out._write_inplace(part)
     return _finish(parts, async_op)
+
+
+@in_x64_scope
+def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0,
+           group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Rank ``dst``'s ``gather_list[r]`` takes rank ``r``'s ``tensor`` (the other ranks pass no
+    list)."""
+    pg = resolve(group)
+    root = _root(pg, dst, "gather")
+    if pg.rank == root:
+        _check_list(pg, gather_list or [], "gather", "output")
+    elif gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
+                         "ranks.")
+    rows = _collect(pg, tensor._value, "gather")
+    if pg.rank == root:
+        for r, out in enumerate(gather_list):
+            out._write_inplace(rows[r].astype(out._value.dtype))
+    return _finish([rows], async_op)
+
+
+@in_x64_scope
+def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int = 0,
+            group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """Every rank ``r``'s ``tensor`` takes rank ``src``'s ``scatter_list[r]`` (the other ranks
+    pass no list)."""
+    pg = resolve(group)
+    root = _root(pg, src, "scatter")
+    if pg.rank == root:
+        _check_list(pg, scatter_list or [], "scatter", "input")
+        mine = jnp.stack([t._value.astype(tensor._value.dtype) for t in scatter_list])
+    elif scatter_list:
+        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    else:
+        mine = jnp.zeros((pg.size, *tensor._value.shape), tensor._value.dtype)
+    result = _collect(pg, mine, "gather")[root][pg.rank]
+    tensor._write_inplace(result, ops=0)
+    return _finish([result], async_op)
 
 
 @in_x64_scope
@@ -137,10 +210,10 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
                            async_op: bool = False) -> Work | None:
     """``output_tensor`` (world size times ``input_tensor``'s first dim) takes every rank's
     ``input_tensor``, concatenated along dim 0 in rank order."""
-    pg = group or default_group()
-    rows = _collect(pg, input_tensor, "gather") if pg.size > 1 else input_tensor._value[None]
-    result = rows.reshape(output_tensor._value.shape)
-    output_tensor._write_inplace(result)
+    pg = resolve(group)
+    rows = _collect(pg, input_tensor._value, "gather")
+    result = rows.reshape(output_tensor._value.shape).astype(output_tensor._value.dtype)
+    output_tensor._write_inplace(result, ops=pg.size)
     return _finish([result], async_op)
 
 
@@ -150,8 +223,8 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
                           async_op: bool = False) -> Work | None:
     """Combine ``input`` across ranks with ``op``; rank ``r``'s ``output`` takes the ``r``-th
     of the world size's equal chunks of the result along dim 0."""
-    pg, op = group or default_group(), _check_op(op)
-    reduced = _collect(pg, input, "reduce", op) if pg.size > 1 else input._value
+    pg, op = resolve(group), _check_op(op)
+    reduced = _collect(pg, input._value, "reduce", op)
     n = output._value.shape[0]
     result = reduced[pg.rank * n:(pg.rank + 1) * n]
     output._write_inplace(result)
@@ -162,10 +235,42 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
 def barrier(group: ProcessGroup | None = None, async_op: bool = False,
             device_ids: Any = None) -> Work | None:
     """Wait until every rank reaches this call."""
-    pg = group or default_group()
-    if pg.size == 1:
-        return _finish([], async_op)
-    token = Tensor._make(jnp.zeros((), jnp.int32))
-    result = _collect(pg, token, "reduce", ReduceOp.SUM)
+    pg = resolve(group)
+    result = _collect(pg, jnp.zeros((), jnp.int32), "reduce", ReduceOp.SUM)
     result.block_until_ready()
     return _finish([result], async_op)
+
+
+def _to_bytes(obj: Any) -> np.ndarray:
+    return np.frombuffer(pickle.dumps(obj), np.uint8)
+
+
+def _padded(data: np.ndarray, size: int) -> jax.Array:
+    return jnp.asarray(np.pad(data, (0, size - data.size)))
+
+
+@in_x64_scope
+def all_gather_object(object_list: list, obj: Any, group: ProcessGroup | None = None) -> None:
+    """``object_list[r]`` takes rank ``r``'s ``obj`` (any picklable object), on every rank."""
+    pg = resolve(group)
+    data = _to_bytes(obj)
+    sizes = np.asarray(_collect(pg, jnp.asarray(data.size, jnp.int64), "gather"))
+    rows = np.asarray(_collect(pg, _padded(data, int(sizes.max())), "gather"))
+    for r in range(pg.size):
+        object_list[r] = pickle.loads(rows[r, :sizes[r]].tobytes())
+
+
+@in_x64_scope
+def broadcast_object_list(object_list: list, src: int = 0, group: ProcessGroup | None = None,
+                          device: Any = None) -> None:
+    """Every rank's ``object_list`` takes rank ``src``'s objects (same length on every rank)."""
+    pg = resolve(group)
+    root = _root(pg, src, "broadcast")
+    datas = [_to_bytes(o) for o in object_list] if pg.rank == root else []
+    sizes = jnp.asarray([d.size for d in datas] if datas else [0] * len(object_list), jnp.int64)
+    sizes = np.asarray(_collect(pg, sizes, "gather")[root])
+    mine = np.concatenate(datas) if datas else np.zeros(0, np.uint8)
+    flat = np.asarray(_collect(pg, _padded(mine, int(sizes.sum())), "gather")[root])
+    ends = np.cumsum(sizes)
+    for i, end in enumerate(ends):
+        object_list[i] = pickle.loads(flat[end - sizes[i]:end].tobytes())

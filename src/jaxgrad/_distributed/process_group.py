@@ -23,14 +23,23 @@ DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # torch's default for gloo
 
 @dataclass
 class ProcessGroup:
-    """One group of ranks: its backend name, this process's rank, the world size and the
-    mesh with one device per process that its collectives run on."""
+    """One group of ranks: its backend name, this process's rank in it, its size, the global
+    ranks of its members (in group order) and the mesh with one device per member process that
+    its collectives run on."""
 
     backend: str
     rank: int
     size: int
     mesh: Mesh | None  # None for a group of one process (its collectives are local)
     joined_jax: bool  # whether this group started JAX's runtime (destroy shuts it down)
+    ranks: tuple[int, ...] = ()
+
+    def group_rank(self, global_rank: int) -> int:
+        """The group rank of the process of global rank ``global_rank`` (torch's error if it is
+        not a member)."""
+        if global_rank not in self.ranks:
+            raise ValueError(f"Group {self} does not contain rank {global_rank}")
+        return self.ranks.index(global_rank)
 
     def __repr__(self) -> str:
         return f"ProcessGroup(backend={self.backend!r}, rank={self.rank}, size={self.size})"
@@ -38,6 +47,28 @@ class ProcessGroup:
 
 class _State:
     default: ProcessGroup | None = None
+    subgroups: list[ProcessGroup] = []
+
+
+class _DefaultGroup:
+    """A class attribute that reads as the default group (or None)."""
+
+    def __get__(self, instance, owner) -> ProcessGroup | None:
+        return _State.default
+
+
+class GroupMember:
+    """torch's markers: ``WORLD`` (the default group) and ``NON_GROUP_MEMBER`` (what
+    ``new_group`` returns on a process outside the new group)."""
+
+    NON_GROUP_MEMBER = -100
+    WORLD = _DefaultGroup()
+
+
+class group:  # (torch's lower-case name: ``dist.group.WORLD``)
+    """``dist.group.WORLD``: the default process group."""
+
+    WORLD = _DefaultGroup()
 
 
 def default_group() -> ProcessGroup:
@@ -132,14 +163,48 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
             initialization_timeout=seconds, heartbeat_timeout_seconds=min(seconds, 100),
             shutdown_timeout_seconds=min(seconds, 30))
         joined = True
-    mesh = None
-    if world_size > 1:
-        mesh = Mesh(np.array([_first_device_of(p) for p in range(world_size)]), ("rank",))
-    _State.default = ProcessGroup(backend, rank, world_size, mesh, joined)
+    members = tuple(range(world_size))
+    _State.default = ProcessGroup(backend, rank, world_size, _mesh_of(members), joined, members)
+
+
+def _mesh_of(members: tuple[int, ...]) -> Mesh | None:
+    """The mesh with the first device of each member process, in group order (none for one)."""
+    if len(members) == 1:
+        return None
+    return Mesh(np.array([_first_device_of(p) for p in members]), ("rank",))
 
 
 def _first_device_of(process: int) -> jax.Device:
     return min((d for d in jax.devices() if d.process_index == process), key=lambda d: d.id)
+
+
+def new_group(ranks: list[int] | None = None, timeout: datetime.timedelta | None = None,
+              backend: str | None = None, pg_options=None, use_local_synchronization=False,
+              group_desc: str | None = None, device_id=None) -> ProcessGroup | int:
+    """A group of the processes of global ranks ``ranks`` (all by default), in that order.
+    Every process calls it, as in torch; a process outside ``ranks`` gets
+    ``GroupMember.NON_GROUP_MEMBER``. Its collectives run over a mesh of its members' devices.
+
+    >>> import jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29512", rank=0,
+    ...                         world_size=1)
+    >>> g = dist.new_group([0])
+    >>> dist.get_rank(g), dist.get_world_size(g), dist.get_process_group_ranks(g)
+    (0, 1, [0])
+    >>> dist.destroy_process_group()
+    """
+    world = default_group()
+    members = tuple(range(world.size)) if ranks is None else tuple(sorted(ranks))
+    for r in members:
+        if not 0 <= r < world.size:
+            raise ValueError(f"The new group's rank should be within the world_size set by "
+                             f"init_process_group, but got {r}")
+    if world.rank not in members:
+        return GroupMember.NON_GROUP_MEMBER
+    pg = ProcessGroup(backend or world.backend, members.index(world.rank), len(members),
+                      _mesh_of(members), False, members)
+    _State.subgroups.append(pg)
+    return pg
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -153,20 +218,48 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
     if pg is None:
         raise AssertionError("Process group cannot be None")  # (torch's check)
     if group is not None and group is not pg:
-        raise ValueError("jaxgrad.distributed has only the default process group")
-    _State.default = None
+        _State.subgroups = [g for g in _State.subgroups if g is not group]
+        return
+    _State.default, _State.subgroups = None, []
     if pg.joined_jax:
         jax.distributed.shutdown()
 
 
-def get_rank(group: ProcessGroup | None = None) -> int:
-    """This process's rank in the default group (-1 if not a member, as torch)."""
-    return (group or default_group()).rank
+def resolve(group: ProcessGroup | int | None) -> ProcessGroup:
+    """The group a collective runs on: ``group``, or the default one."""
+    if group is None:
+        return default_group()
+    if group == GroupMember.NON_GROUP_MEMBER:
+        raise ValueError("This process is not a member of the group it calls a collective on")
+    return group
 
 
-def get_world_size(group: ProcessGroup | None = None) -> int:
-    """The number of processes in the default group."""
-    return (group or default_group()).size
+def get_rank(group: ProcessGroup | int | None = None) -> int:
+    """This process's rank in ``group`` (the default group when none; -1 if not a member, as
+    torch)."""
+    world = default_group()
+    return -1 if group == GroupMember.NON_GROUP_MEMBER else (group or world).rank
+
+
+def get_world_size(group: ProcessGroup | int | None = None) -> int:
+    """The number of processes in ``group`` (-1 if this process is not a member, as torch)."""
+    world = default_group()
+    return -1 if group == GroupMember.NON_GROUP_MEMBER else (group or world).size
+
+
+def get_process_group_ranks(group: ProcessGroup) -> list[int]:
+    """The global ranks of ``group``'s members, in group order."""
+    return list(resolve(group).ranks)
+
+
+def get_global_rank(group: ProcessGroup, group_rank: int) -> int:
+    """The global rank of the member of rank ``group_rank`` in ``group``."""
+    return resolve(group).ranks[group_rank]
+
+
+def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
+    """The rank in ``group`` of the process of global rank ``global_rank``."""
+    return resolve(group).group_rank(global_rank)
 
 
 def get_backend(group: ProcessGroup | None = None) -> str:

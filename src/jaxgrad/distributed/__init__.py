@@ -13,19 +13,30 @@ from .._distributed.collectives import (
     Work,
     all_gather,
     all_gather_into_tensor,
+    all_gather_object,
     all_reduce,
     barrier,
     broadcast,
+    broadcast_object_list,
+    gather,
+    reduce,
     reduce_scatter_tensor,
+    scatter,
 )
 from .._distributed.process_group import (
+    GroupMember,
     ProcessGroup,
     destroy_process_group,
     get_backend,
+    get_global_rank,
+    get_group_rank,
+    get_process_group_ranks,
     get_rank,
     get_world_size,
+    group,
     init_process_group,
     is_initialized,
+    new_group,
 )
 
 
@@ -34,7 +45,9 @@ def is_available() -> bool:
     return True
 
 
-__all__ = ["ProcessGroup", "ReduceOp", "Work", "all_gather", "all_gather_into_tensor",
-           "all_reduce", "barrier", "broadcast", "destroy_process_group", "get_backend",
-           "get_rank", "get_world_size", "init_process_group", "is_available",
-           "is_initialized", "reduce_scatter_tensor"]
+__all__ = ["GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
+           "all_gather_into_tensor", "all_gather_object", "all_reduce", "barrier", "broadcast",
+           "broadcast_object_list", "destroy_process_group", "gather", "get_backend",
+           "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
+           "get_world_size", "group", "init_process_group", "is_available", "is_initialized",
+           "new_group", "reduce", "reduce_scatter_tensor", "scatter"]
