@@ -5,6 +5,7 @@ autograd fields, object collectives, subgroups, errors) is the same."""
 from __future__ import annotations
 
 import pytest
+
 from multiprocess import run_ranks
 
 pytest.importorskip("torch")

@@ -22,6 +22,7 @@ JOIN = """
 import os, jax
 jax.distributed.initialize(
     coordinator_address=f"127.0.0.1:{os.environ['JAX_COORDINATOR_PORT']}",
+    coordinator_bind_address=f"127.0.0.1:{os.environ['JAX_COORDINATOR_PORT']}",
     num_processes=int(os.environ["WORLD_SIZE"]), process_id=int(os.environ["RANK"]),
     initialization_timeout=30, heartbeat_timeout_seconds=10, shutdown_timeout_seconds=10)
 """

@@ -158,10 +158,16 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
                 "process (a tensor made or an op run before it started JAX on one process); "
                 "move it to the start of the program")
         seconds = int((timeout or DEFAULT_TIMEOUT).total_seconds())
+        address = coordinator_address(init_method)
+        # The coordinator listens on its own address only (JAX's default is every interface);
+        # the shutdown barrier waits as long as any collective may (a rank that ends early
+        # waits for the others, as torch's ranks end independently; jaxgrad's launcher ends a
+        # job whose rank failed).
         jax.distributed.initialize(
-            coordinator_address(init_method), num_processes=world_size, process_id=rank,
+            address, num_processes=world_size, process_id=rank,
+            coordinator_bind_address=os.environ.get("JAX_COORDINATOR_BIND_ADDRESS", address),
             initialization_timeout=seconds, heartbeat_timeout_seconds=min(seconds, 100),
-            shutdown_timeout_seconds=min(seconds, 30))
+            shutdown_timeout_seconds=seconds)
         joined = True
     members = tuple(range(world_size))
     _State.default = ProcessGroup(backend, rank, world_size, _mesh_of(members), joined, members)
