@@ -186,9 +186,13 @@ import os, sys
 if os.environ["LIB"] == "torch":
     import torch as T
     import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 else:
     import jaxgrad as T
     import jaxgrad.distributed as dist
+    from jaxgrad.nn.parallel import DistributedDataParallel as DDP
+    from jaxgrad.utils.data import DataLoader, DistributedSampler, TensorDataset
 dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
 t = T.tensor([float(rank + 1), 10.0 * rank])
@@ -199,6 +203,27 @@ b = T.tensor([float(rank) + 5.0]); dist.broadcast(b, src=1)
 if rank == 0:
     print("RESULT", world, t.tolist(), [o.tolist() for o in outs], b.tolist(), sys.argv[1:],
           __name__, os.environ["LOCAL_WORLD_SIZE"], flush=True)
+# data-parallel training: DDP, DistributedSampler, DataLoader (rank 1 starts from other weights)
+model = T.nn.Sequential(T.nn.Linear(3, 5), T.nn.Tanh(), T.nn.Linear(5, 1))
+with T.no_grad():
+    for i, p in enumerate(model.parameters()):
+        p.copy_(T.linspace(-1, 1, p.numel()).reshape(p.shape) * (i + 1 + rank))
+model = DDP(model)
+opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+data = TensorDataset(T.linspace(-1, 1, 30).reshape(10, 3), T.linspace(0, 2, 10).reshape(10, 1))
+sampler = DistributedSampler(data, shuffle=False)
+for epoch in range(2):
+    sampler.set_epoch(epoch)
+    for x, y in DataLoader(data, batch_size=2, sampler=sampler):
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        dist.all_reduce(loss.detach(), op=dist.ReduceOp.AVG)
+        if rank == 0:
+            print("RESULT loss", round(loss.item(), 4), flush=True)
+if rank == 0:
+    print("RESULT params", [round(v, 4) for p in model.parameters() for v in p.reshape(-1).tolist()])
 dist.destroy_process_group()
 """
 
@@ -221,8 +246,9 @@ def test_same_output_as_torchrun(tmp_path):
         assert code == 0, err[-4000:]
         printed.append([line for line in out.splitlines() if line.startswith("RESULT ")])
     assert printed[0] == printed[1]
-    assert printed[0] == ["RESULT 2 [3.0, 10.0] [[0.0, 0.0], [1.0, 1.0]] [6.0] ['a', '--b'] "
-                          "__main__ 2"]
+    assert printed[0][0] == ("RESULT 2 [3.0, 10.0] [[0.0, 0.0], [1.0, 1.0]] [6.0] ['a', '--b'] "
+                             "__main__ 2")
+    assert len(printed[0]) == 1 + 6 + 1  # (the collectives, a loss per step, the parameters)
 
 
 # --- the command line, without processes --------------------------------------------------------

@@ -7,12 +7,14 @@ inside jaxgrad's x64 scope, as every op does (float64 stays float64)."""
 from __future__ import annotations
 
 import enum
+import functools
 import pickle
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import io_callback
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -79,11 +81,22 @@ def _program(pg_mesh, what: str, op: ReduceOp | None):
 
 def _collect(pg: ProcessGroup, array: jax.Array, what: str, op: ReduceOp | None = None):
     """The replicated result of one collective over the group's rows of ``array``, as this
-    process's local array (stacked rows for "gather"); local for a group of one."""
+    process's local array (stacked rows for "gather"); local for a group of one. Inside a
+    trace (``jaxgrad.compile``) the collective is an ordered host call in the traced program:
+    every rank's program runs it at the same point, in program order."""
     if pg.size == 1:
         return array if what == "reduce" else array[None]
+    if isinstance(array, jax.core.Tracer):
+        shape = array.shape if what == "reduce" else (pg.size, *array.shape)
+        return io_callback(functools.partial(_collect_on_host, pg, what=what, op=op),
+                           jax.ShapeDtypeStruct(shape, array.dtype), array, ordered=True)
     out = _program(pg.mesh, what, op)(_rows(pg, array))
     return out.addressable_data(0)
+
+
+@in_x64_scope
+def _collect_on_host(pg: ProcessGroup, array: np.ndarray, what: str, op: ReduceOp | None):
+    return np.asarray(_collect(pg, jnp.asarray(array), what, op))
 
 
 def _finish(arrays: list, async_op: bool) -> Work | None:

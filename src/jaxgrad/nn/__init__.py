@@ -10,6 +10,7 @@
 from . import functional as functional
 from . import init as init
 from . import modules as modules
+from . import parallel as parallel
 from . import utils as utils
 from .modules import CELU as CELU
 from .modules import ELU as ELU

@@ -1,0 +1,152 @@
+"""``DistributedDataParallel``: torch's data-parallel wrapper, one rank per process.
+
+At construction rank 0's parameters and buffers are broadcast to every rank (one fused
+broadcast per dtype). Each ``backward()`` that reaches the parameters queues, through their
+post-accumulate-grad hooks, one callback that runs when the engine has finished: it averages
+every parameter's ``.grad`` across the ranks with one fused all-reduce per dtype (torch's
+reducer buckets, as a single bucket) and writes the result into the same ``.grad`` tensors.
+Inside ``jaxgrad.compile`` the same callback runs in the traced step, its all-reduce an ordered
+host call in the one XLA program. ``no_sync()`` skips the averaging: gradients accumulate
+locally and the next synchronised backward averages the sum.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import jax.numpy as jnp
+
+from ..._core.grad_mode import no_grad
+from ..._core.tensor import Tensor
+from ..._distributed import collectives as _collectives
+from ..._distributed.process_group import ProcessGroup, resolve
+from ...autograd.variable import Variable
+from ..modules.module import Module
+
+__all__ = ["DistributedDataParallel"]
+
+
+def _fused(pg: ProcessGroup, tensors: list[Tensor], collective) -> list:
+    """Run ``collective`` (on one flat tensor) over ``tensors`` grouped by dtype; returns each
+    tensor's part of the result, reshaped, in order."""
+    results: list = [None] * len(tensors)
+    by_dtype: dict = {}
+    for i, t in enumerate(tensors):
+        by_dtype.setdefault(t._value.dtype, []).append(i)
+    for indices in by_dtype.values():
+        flat = Tensor._make(jnp.concatenate([tensors[i]._value.reshape(-1) for i in indices]))
+        collective(flat, pg)
+        start = 0
+        for i in indices:
+            size = tensors[i]._value.size
+            results[i] = flat._value[start:start + size].reshape(tensors[i]._value.shape)
+            start += size
+    return results
+
+
+class DistributedDataParallel(Module):
+    """Data parallelism across processes (torch's ``nn.parallel.DistributedDataParallel``):
+    every rank runs ``module`` on its share of the batch; ``backward()`` leaves every rank
+    with the gradients averaged over all ranks, so an optimizer step keeps the replicas equal.
+
+    Requires ``jaxgrad.distributed.init_process_group()`` first. ``device_ids`` and
+    ``output_device`` must be None (each process uses its own device, as torch's CPU modules).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> from jaxgrad.nn.parallel import DistributedDataParallel as DDP
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29513", rank=0,
+    ...                         world_size=1)
+    >>> model = DDP(jaxgrad.nn.Linear(2, 1))
+    >>> model(jaxgrad.ones(4, 2)).sum().backward()
+    >>> model.module.weight.grad.shape, list(model.state_dict())
+    (jaxgrad.Size([1, 2]), ['module.weight', 'module.bias'])
+    >>> dist.destroy_process_group()
+    """
+
+    def __init__(self, module: Module, device_ids: list | None = None,
+                 output_device: Any = None, dim: int = 0, broadcast_buffers: bool = True,
+                 init_sync: bool = True, process_group: ProcessGroup | None = None,
+                 bucket_cap_mb: float | None = None, find_unused_parameters: bool = False,
+                 check_reduction: bool = False, gradient_as_bucket_view: bool = False,
+                 static_graph: bool = False, delay_all_reduce_named_params: Any = None,
+                 param_to_hook_all_reduce: Any = None, mixed_precision: Any = None,
+                 device_mesh: Any = None, skip_all_reduce_unused_params: bool = False) -> None:
+        super().__init__()
+        parameters = [p for p in module.parameters() if p.requires_grad]
+        if not parameters:
+            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't "
+                               "have any parameter that requires a gradient.")
+        if device_ids is not None or output_device is not None:
+            raise ValueError(
+                f"DistributedDataParallel device_ids and output_device arguments only work "
+                f"with single-device/multiple-device GPU modules or CPU modules, but got "
+                f"device_ids {device_ids}, output_device {output_device}, and module "
+                f"parameters {({p.device for p in parameters})}.")
+        self.module = module
+        self.process_group = resolve(process_group)
+        self.dim = dim
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
+        self.static_graph = static_graph
+        self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024**2)
+        self.require_backward_grad_sync = True
+        self.require_forward_param_sync = True
+        self._parameters_to_average = parameters
+        self._sync_queued = False
+        if init_sync:
+            self._broadcast_from_rank0(list(module.parameters()) + list(module.buffers()))
+        for p in parameters:
+            p.register_post_accumulate_grad_hook(self._on_grad_ready)
+
+    def _broadcast_from_rank0(self, tensors: list[Tensor]) -> None:
+        tensors = [t for t in tensors if t is not None]
+        if not tensors or self.process_group.size == 1:
+            return
+        src = self.process_group.ranks[0]
+        values = _fused(self.process_group, tensors,
+                        lambda flat, pg: _collectives.broadcast(flat, src, group=pg))
+        with no_grad():
+            for t, value in zip(tensors, values):
+                t._write_inplace(value, ops=0)
+
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
+        """Run the wrapped module (after broadcasting rank 0's buffers, in training with
+        ``broadcast_buffers``)."""
+        self._sync_queued = False
+        if self.broadcast_buffers and self.training and self.require_forward_param_sync:
+            self._broadcast_from_rank0(list(self.module.buffers()))
+        return self.module(*inputs, **kwargs)
+
+    def _on_grad_ready(self, parameter: Tensor) -> None:
+        if self.require_backward_grad_sync and not self._sync_queued:
+            self._sync_queued = True
+            Variable._execution_engine.queue_callback(self._average_gradients)
+
+    def _average_gradients(self) -> None:
+        """Every parameter's ``.grad`` averaged over the ranks, one fused all-reduce per
+        dtype, written into the same ``.grad`` tensors."""
+        self._sync_queued = False
+        with_grad = [p for p in self._parameters_to_average if p.grad is not None]
+        if not with_grad or self.process_group.size == 1:
+            return
+        grads = [p.grad for p in with_grad]
+        scale = 1.0 / self.process_group.size  # (torch scales each rank's part, then sums)
+        parts = [Tensor._make(g._value * jnp.asarray(scale, g._value.dtype)) for g in grads]
+        averaged = _fused(self.process_group, parts,
+                          lambda flat, pg: _collectives.all_reduce(flat, group=pg))
+        for g, value in zip(grads, averaged):
+            g._write_inplace(value)
+
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        """Within this block backward passes do not average gradients (they accumulate
+        locally); the first backward after it averages the accumulated sum."""
+        previous = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = previous
