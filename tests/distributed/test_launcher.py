@@ -224,6 +224,22 @@ for epoch in range(2):
             print("RESULT loss", round(loss.item(), 4), flush=True)
 if rank == 0:
     print("RESULT params", [round(v, 4) for p in model.parameters() for v in p.reshape(-1).tolist()])
+# find_unused_parameters: rank 0 skips branch b, no rank uses branch c
+class Branches(T.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = T.nn.Linear(2, 1), T.nn.Linear(2, 1), T.nn.Linear(2, 1)
+    def forward(self, x, use_b):
+        return self.a(x) + (self.b(x) if use_b else 0)
+branches = Branches()
+with T.no_grad():
+    for i, p in enumerate(branches.parameters()):
+        p.copy_(T.linspace(0.5, 1, p.numel()).reshape(p.shape) * (i + 1))
+branches = DDP(branches, find_unused_parameters=True)
+branches(T.ones(3, 2) * (rank + 1), use_b=rank == 1).pow(2).sum().backward()
+if rank == 0:
+    print("RESULT unused", [None if p.grad is None else [round(v, 4) for v in p.grad.reshape(-1).tolist()]
+                            for p in branches.parameters()])
 dist.destroy_process_group()
 """
 
@@ -248,7 +264,7 @@ def test_same_output_as_torchrun(tmp_path):
     assert printed[0] == printed[1]
     assert printed[0][0] == ("RESULT 2 [3.0, 10.0] [[0.0, 0.0], [1.0, 1.0]] [6.0] ['a', '--b'] "
                              "__main__ 2")
-    assert len(printed[0]) == 1 + 6 + 1  # (the collectives, a loss per step, the parameters)
+    assert len(printed[0]) == 1 + 6 + 2  # (collectives, a loss per step, parameters, grads)
 
 
 # --- the command line, without processes --------------------------------------------------------

@@ -127,18 +127,31 @@ class DistributedDataParallel(Module):
 
     def _average_gradients(self) -> None:
         """Every parameter's ``.grad`` averaged over the ranks, one fused all-reduce per
-        dtype, written into the same ``.grad`` tensors."""
+        dtype, written into the same ``.grad`` tensors. A parameter without a gradient on this
+        rank contributes zeros; with ``find_unused_parameters`` one more all-reduce counts the
+        ranks that used each parameter, and a parameter no rank used keeps ``.grad`` None (as
+        torch's reducer); otherwise it takes the others' average."""
         self._sync_queued = False
-        with_grad = [p for p in self._parameters_to_average if p.grad is not None]
-        if not with_grad or self.process_group.size == 1:
+        pg = self.process_group
+        params = self._parameters_to_average
+        if pg.size == 1:
             return
-        grads = [p.grad for p in with_grad]
-        scale = 1.0 / self.process_group.size  # (torch scales each rank's part, then sums)
-        parts = [Tensor._make(g._value * jnp.asarray(scale, g._value.dtype)) for g in grads]
-        averaged = _fused(self.process_group, parts,
-                          lambda flat, pg: _collectives.all_reduce(flat, group=pg))
-        for g, value in zip(grads, averaged):
-            g._write_inplace(value)
+        scale = 1.0 / pg.size  # (torch scales each rank's part, then sums)
+        parts = [Tensor._make(jnp.zeros(p._value.shape, p._value.dtype) if p.grad is None
+                              else p.grad._value * jnp.asarray(scale, p.grad._value.dtype))
+                 for p in params]
+        averaged = _fused(pg, parts, lambda flat, group: _collectives.all_reduce(flat, group=group))
+        used = [True] * len(params)
+        if self.find_unused_parameters:
+            count = Tensor._make(jnp.asarray([p.grad is not None for p in params], jnp.int32))
+            _collectives.all_reduce(count, group=pg)
+            used = [bool(c) for c in count.tolist()]
+        with no_grad():
+            for p, value, anyone in zip(params, averaged, used):
+                if p.grad is not None:
+                    p.grad._write_inplace(value)
+                elif anyone:
+                    p.grad = Tensor._make(value)
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
