@@ -89,3 +89,25 @@ def test_errors_without_a_group():
         return out, d.is_initialized(), d.is_available()
 
     same(program)
+
+
+def test_a_group_over_a_runtime_joined_first():
+    """A program that joined ``jax.distributed`` itself: the group takes the runtime's processes
+    (no second join), and a rank or world size that disagrees with it is refused."""
+    ranks = run_ranks("""
+import json, os
+import jaxgrad, jaxgrad.distributed as dist
+rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+try:
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:1", rank=rank, world_size=3)
+    refused = None
+except ValueError as error:
+    refused = str(error)
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:1", rank=rank, world_size=world)
+t = jaxgrad.ones(2) * (rank + 1); dist.all_reduce(t)
+print("RESULT " + json.dumps([refused is not None and "already joined" in refused, t.tolist()]))
+dist.destroy_process_group()
+""", world=2, join=True)
+    for rank in ranks:
+        assert rank.returncode == 0, rank.stderr[-4000:]
+        assert rank.results == [[True, [3.0, 3.0]]]

@@ -151,6 +151,12 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
         raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, "
                          f"{world_size - 1}]")
     joined = False
+    if jax.distributed.is_initialized() and (jax.process_count(), jax.process_index()) != (
+            world_size, rank):
+        raise ValueError(
+            f"init_process_group(rank={rank}, world_size={world_size}) in a process that "
+            f"already joined JAX's runtime as process {jax.process_index()} of "
+            f"{jax.process_count()}: pass the same rank and world size")
     if world_size > 1 and not jax.distributed.is_initialized():
         if _xla_bridge.backends_are_initialized():
             raise RuntimeError(
