@@ -46,7 +46,9 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.autograd.profiler", "jaxgrad.autograd.function",
                      "jaxgrad.autograd.gradcheck", "jaxgrad.cuda",
                      "jaxgrad.serialization", "jaxgrad.accelerator", "jaxgrad.utils",
-                     "jaxgrad.utils.data", "jaxgrad.func"]
+                     "jaxgrad.utils.data", "jaxgrad.func", "jaxgrad.distributed",
+                     "jaxgrad.distributed.checkpoint", "jaxgrad.distributed.run",
+                     "jaxgrad.nn.parallel"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_NAMESPACES)

@@ -25,7 +25,12 @@ from .process_group import ProcessGroup, resolve
 
 
 class ReduceOp(enum.Enum):
-    """How ``all_reduce``/``reduce``/``reduce_scatter_tensor`` combine the ranks' values."""
+    """How ``all_reduce``/``reduce``/``reduce_scatter_tensor`` combine the ranks' values.
+
+    >>> import jaxgrad.distributed as dist
+    >>> dist.ReduceOp.AVG
+    <RedOpType.AVG: 1>
+    """
 
     SUM = "sum"
     AVG = "avg"
@@ -42,7 +47,16 @@ _REDUCE = {ReduceOp.SUM: jnp.sum, ReduceOp.AVG: jnp.mean, ReduceOp.PRODUCT: jnp.
 
 
 class Work:
-    """What an ``async_op=True`` collective returns: already complete once ``wait`` returns."""
+    """What an ``async_op=True`` collective returns: already complete once ``wait`` returns.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> work = dist.all_reduce(jaxgrad.ones(2), async_op=True)
+    >>> work.wait(), work.is_completed()
+    (True, True)
+    >>> dist.destroy_process_group()
+    """
 
     def __init__(self, arrays: list) -> None:
         self._arrays = arrays
@@ -133,7 +147,16 @@ def _check_list(pg: ProcessGroup, tensors: list, name: str, what: str) -> None:
 @in_x64_scope
 def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
-    """Combine ``tensor`` across all ranks with ``op``; every rank's tensor holds the result."""
+    """Combine ``tensor`` across all ranks with ``op``; every rank's tensor holds the result.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> t = jaxgrad.tensor([1.0, 2.0])
+    >>> dist.all_reduce(t, op=dist.ReduceOp.SUM); t
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
     pg, op = resolve(group), _check_op(op)
     result = _collect(pg, tensor._value, "reduce", op)
     tensor._write_inplace(result, ops=int(op is ReduceOp.AVG))
@@ -144,7 +167,16 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
 def reduce(tensor: Tensor, dst: int, op: ReduceOp = ReduceOp.SUM,
            group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """Combine ``tensor`` across all ranks with ``op`` into rank ``dst``'s tensor (the others'
-    keep their values)."""
+    keep their values).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> t = jaxgrad.tensor([1.0, 2.0])
+    >>> dist.reduce(t, dst=0); t
+    tensor([1., 2.])
+    >>> dist.destroy_process_group()
+    """
     pg, op = resolve(group), _check_op(op)
     root = _root(pg, dst, "reduce")
     result = _collect(pg, tensor._value, "reduce", op)
@@ -156,7 +188,16 @@ def reduce(tensor: Tensor, dst: int, op: ReduceOp = ReduceOp.SUM,
 @in_x64_scope
 def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
               async_op: bool = False) -> Work | None:
-    """Every rank's ``tensor`` takes rank ``src``'s values."""
+    """Every rank's ``tensor`` takes rank ``src``'s values.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> t = jaxgrad.tensor([3.0])
+    >>> dist.broadcast(t, src=0); t
+    tensor([3.])
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     root = _root(pg, src, "broadcast")
     result = _collect(pg, tensor._value, "gather")[root]
@@ -167,7 +208,16 @@ def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
 @in_x64_scope
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
                async_op: bool = False) -> Work | None:
-    """``tensor_list[r]`` takes rank ``r``'s ``tensor``, on every rank."""
+    """``tensor_list[r]`` takes rank ``r``'s ``tensor``, on every rank.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> out = [jaxgrad.zeros(2)]
+    >>> dist.all_gather(out, jaxgrad.ones(2)); out
+    [tensor([1., 1.])]
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     if len(tensor_list) != pg.size:
         raise RuntimeError(f"ProcessGroupGloo::allgather: invalid output tensor list at index "
@@ -183,7 +233,16 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | 
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0,
            group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """Rank ``dst``'s ``gather_list[r]`` takes rank ``r``'s ``tensor`` (the other ranks pass no
-    list)."""
+    list).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> out = [jaxgrad.zeros(2)]
+    >>> dist.gather(jaxgrad.ones(2), out, dst=0); out
+    [tensor([1., 1.])]
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     root = _root(pg, dst, "gather")
     if pg.rank == root:
@@ -202,7 +261,16 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
 def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int = 0,
             group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """Every rank ``r``'s ``tensor`` takes rank ``src``'s ``scatter_list[r]`` (the other ranks
-    pass no list)."""
+    pass no list).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> t = jaxgrad.zeros(2)
+    >>> dist.scatter(t, [jaxgrad.ones(2)], src=0); t
+    tensor([1., 1.])
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     root = _root(pg, src, "scatter")
     if pg.rank == root:
@@ -222,7 +290,16 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
                            group: ProcessGroup | None = None,
                            async_op: bool = False) -> Work | None:
     """``output_tensor`` (world size times ``input_tensor``'s first dim) takes every rank's
-    ``input_tensor``, concatenated along dim 0 in rank order."""
+    ``input_tensor``, concatenated along dim 0 in rank order.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> out = jaxgrad.zeros(2)
+    >>> dist.all_gather_into_tensor(out, jaxgrad.ones(2)); out
+    tensor([1., 1.])
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     rows = _collect(pg, input_tensor._value, "gather")
     result = rows.reshape(output_tensor._value.shape).astype(output_tensor._value.dtype)
@@ -235,7 +312,16 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
                           group: ProcessGroup | None = None,
                           async_op: bool = False) -> Work | None:
     """Combine ``input`` across ranks with ``op``; rank ``r``'s ``output`` takes the ``r``-th
-    of the world size's equal chunks of the result along dim 0."""
+    of the world size's equal chunks of the result along dim 0.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> out = jaxgrad.zeros(2)
+    >>> dist.reduce_scatter_tensor(out, jaxgrad.ones(2)); out
+    tensor([1., 1.])
+    >>> dist.destroy_process_group()
+    """
     pg, op = resolve(group), _check_op(op)
     reduced = _collect(pg, input._value, "reduce", op)
     n = output._value.shape[0]
@@ -247,7 +333,14 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
 @in_x64_scope
 def barrier(group: ProcessGroup | None = None, async_op: bool = False,
             device_ids: Any = None) -> Work | None:
-    """Wait until every rank reaches this call."""
+    """Wait until every rank reaches this call.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.barrier()
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     result = _collect(pg, jnp.zeros((), jnp.int32), "reduce", ReduceOp.SUM)
     result.block_until_ready()
@@ -264,7 +357,16 @@ def _padded(data: np.ndarray, size: int) -> jax.Array:
 
 @in_x64_scope
 def all_gather_object(object_list: list, obj: Any, group: ProcessGroup | None = None) -> None:
-    """``object_list[r]`` takes rank ``r``'s ``obj`` (any picklable object), on every rank."""
+    """``object_list[r]`` takes rank ``r``'s ``obj`` (any picklable object), on every rank.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> objs = [None]
+    >>> dist.all_gather_object(objs, {'step': 3}); objs
+    [{'step': 3}]
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     data = _to_bytes(obj)
     sizes = np.asarray(_collect(pg, jnp.asarray(data.size, jnp.int64), "gather"))
@@ -276,7 +378,16 @@ def all_gather_object(object_list: list, obj: Any, group: ProcessGroup | None = 
 @in_x64_scope
 def broadcast_object_list(object_list: list, src: int = 0, group: ProcessGroup | None = None,
                           device: Any = None) -> None:
-    """Every rank's ``object_list`` takes rank ``src``'s objects (same length on every rank)."""
+    """Every rank's ``object_list`` takes rank ``src``'s objects (same length on every rank).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> objs = ['config']
+    >>> dist.broadcast_object_list(objs, src=0); objs
+    ['config']
+    >>> dist.destroy_process_group()
+    """
     pg = resolve(group)
     root = _root(pg, src, "broadcast")
     datas = [_to_bytes(o) for o in object_list] if pg.rank == root else []

@@ -115,7 +115,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 @dataclass
 class LaunchConfig:
-    """One node's share of a job: how many processes, where rank 0's node is, which ports."""
+    """One node's share of a job: how many processes, where rank 0's node is, which ports.
+
+    >>> from jaxgrad.distributed.run import LaunchConfig
+    >>> LaunchConfig(nproc_per_node=2, nnodes=2).world_size
+    4
+    """
 
     nproc_per_node: int
     nnodes: int = 1
@@ -506,7 +511,13 @@ def launch(config: LaunchConfig, cmd: list[str]) -> int:
     """Run ``cmd`` as this node's workers and return the launcher's exit status: 0 when all
     succeeded; the first failed rank's exit code (128 + N for signal N) after stopping the others
     and printing torchrun's summary to stderr; 124 after ``max_time``; 128 + N when the launcher
-    got signal N (the workers get it too, then SIGKILL after the grace period)."""
+    got signal N (the workers get it too, then SIGKILL after the grace period).
+
+    >>> import subprocess, sys
+    >>> code = "from jaxgrad.distributed.run import *; print(launch(LaunchConfig(1), ['true']))"
+    >>> subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.split()
+    ['0']
+    """
     group = WorkerGroup(config, cmd)
     with _signals_raise():
         try:
@@ -534,7 +545,13 @@ def launch(config: LaunchConfig, cmd: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Launch the job parsed arguments describe (torchrun's ``run``); returns the exit status."""
+    """Launch the job parsed arguments describe (torchrun's ``run``); returns the exit status.
+
+    >>> import subprocess, sys
+    >>> subprocess.run([sys.executable, "-m", "jaxgrad.distributed.run", "--standalone",
+    ...                 "--nproc-per-node", "1", "--no-python", "true"]).returncode
+    0
+    """
     config, cmd = config_from_args(args)
     return launch(config, cmd)
 

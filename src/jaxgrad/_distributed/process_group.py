@@ -25,7 +25,15 @@ DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # torch's default for gloo
 class ProcessGroup:
     """One group of ranks: its backend name, this process's rank in it, its size, the global
     ranks of its members (in group order) and the mesh with one device per member process that
-    its collectives run on."""
+    its collectives run on.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.group.WORLD
+    ProcessGroup(backend='gloo', rank=0, size=1)
+    >>> dist.destroy_process_group()
+    """
 
     backend: str
     rank: int
@@ -59,14 +67,30 @@ class _DefaultGroup:
 
 class GroupMember:
     """torch's markers: ``WORLD`` (the default group) and ``NON_GROUP_MEMBER`` (what
-    ``new_group`` returns on a process outside the new group)."""
+    ``new_group`` returns on a process outside the new group).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.GroupMember.WORLD is dist.group.WORLD, dist.GroupMember.NON_GROUP_MEMBER
+    (True, -100)
+    >>> dist.destroy_process_group()
+    """
 
     NON_GROUP_MEMBER = -100
     WORLD = _DefaultGroup()
 
 
 class group:  # (torch's lower-case name: ``dist.group.WORLD``)
-    """``dist.group.WORLD``: the default process group."""
+    """``dist.group.WORLD``: the default process group.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.group.WORLD.size
+    1
+    >>> dist.destroy_process_group()
+    """
 
     WORLD = _DefaultGroup()
 
@@ -248,32 +272,80 @@ def resolve(group: ProcessGroup | int | None) -> ProcessGroup:
 
 def get_rank(group: ProcessGroup | int | None = None) -> int:
     """This process's rank in ``group`` (the default group when none; -1 if not a member, as
-    torch)."""
+    torch).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.get_rank(), dist.get_rank(dist.new_group([0]))
+    (0, 0)
+    >>> dist.destroy_process_group()
+    """
     world = default_group()
     return -1 if group == GroupMember.NON_GROUP_MEMBER else (group or world).rank
 
 
 def get_world_size(group: ProcessGroup | int | None = None) -> int:
-    """The number of processes in ``group`` (-1 if this process is not a member, as torch)."""
+    """The number of processes in ``group`` (-1 if this process is not a member, as torch).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.get_world_size()
+    1
+    >>> dist.destroy_process_group()
+    """
     world = default_group()
     return -1 if group == GroupMember.NON_GROUP_MEMBER else (group or world).size
 
 
 def get_process_group_ranks(group: ProcessGroup) -> list[int]:
-    """The global ranks of ``group``'s members, in group order."""
+    """The global ranks of ``group``'s members, in group order.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.get_process_group_ranks(dist.group.WORLD)
+    [0]
+    >>> dist.destroy_process_group()
+    """
     return list(resolve(group).ranks)
 
 
 def get_global_rank(group: ProcessGroup, group_rank: int) -> int:
-    """The global rank of the member of rank ``group_rank`` in ``group``."""
+    """The global rank of the member of rank ``group_rank`` in ``group``.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.get_global_rank(dist.new_group([0]), 0)
+    0
+    >>> dist.destroy_process_group()
+    """
     return resolve(group).ranks[group_rank]
 
 
 def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
-    """The rank in ``group`` of the process of global rank ``global_rank``."""
+    """The rank in ``group`` of the process of global rank ``global_rank``.
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.get_group_rank(dist.new_group([0]), 0)
+    0
+    >>> dist.destroy_process_group()
+    """
     return resolve(group).group_rank(global_rank)
 
 
 def get_backend(group: ProcessGroup | None = None) -> str:
-    """The backend name the group was created with (torch's names; JAX's transport runs it)."""
+    """The backend name the group was created with (torch's names; JAX's transport runs it).
+
+    >>> import jaxgrad, jaxgrad.distributed as dist
+    >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+    ...                         world_size=1)
+    >>> dist.get_backend()
+    'gloo'
+    >>> dist.destroy_process_group()
+    """
     return (group or default_group()).backend

@@ -41,7 +41,12 @@ from .._distributed.process_group import (
 
 
 def is_available() -> bool:
-    """Whether this build has distributed support (always: JAX's runtime provides it)."""
+    """Whether this build has distributed support (always: JAX's runtime provides it).
+
+    >>> import jaxgrad.distributed as dist
+    >>> dist.is_available()
+    True
+    """
     return True
 
 
