@@ -27,6 +27,7 @@ from . import dtypes as _dtypes
 from .caches import cache
 from .device import device, of_jax
 from .jax_setup import jit
+from .tensor_repr import held_here, spans_processes_error
 from .typename import public_path
 
 
@@ -402,7 +403,7 @@ class UntypedStorage(_CellStorage):
 
 
     def _bytes(self) -> np.ndarray:
-        return np.ascontiguousarray(np.asarray(self._cell.array)).reshape(-1).view(np.uint8)
+        return np.ascontiguousarray(_host_array(self._cell.array)).reshape(-1).view(np.uint8)
 
     def nbytes(self) -> int:
         array = self._cell.array
@@ -483,7 +484,7 @@ class TypedStorage(_CellStorage):
         return self
 
     def _values(self) -> np.ndarray:
-        values = np.asarray(self._cell.array).reshape(-1)
+        values = _host_array(self._cell.array).reshape(-1)
         return values.astype(np.float32) if self.dtype is _dtypes.bfloat16 else values
 
     def __getitem__(self, idx: int) -> bool | int | float | complex:
@@ -528,3 +529,11 @@ def _element_index(storage: TypedStorage | UntypedStorage, idx: object) -> int:
 
 def _qualified(storage: object) -> str:
     return f"<class 'jaxgrad.storage.{type(storage).__name__}'>"  # (torch's path, renamed)
+
+
+def _host_array(array: jax.Array) -> np.ndarray:
+    """A storage's elements on the host (refused, at once, for an array spanning processes
+    that this process does not hold)."""
+    if not held_here(array):
+        raise spans_processes_error("Reading its storage")
+    return np.asarray(array)

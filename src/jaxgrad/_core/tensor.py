@@ -46,7 +46,14 @@ from .storage import (
     typed_storage_warning,
 )
 from .storage import is_contiguous as _is_contiguous
-from .tensor_repr import VMAP_CONTROL_FLOW, VMAP_ITEM, host_value, tensor_repr
+from .tensor_repr import (
+    VMAP_CONTROL_FLOW,
+    VMAP_ITEM,
+    held_here,
+    host_value,
+    spans_processes_error,
+    tensor_repr,
+)
 from .transform_stack import in_functorch_transform, stack, unsupported_inside_transform
 from .typename import public_path
 from .warn_once import warn_once
@@ -750,7 +757,7 @@ class Tensor:
             bit, resolve = ("conjugate", "conj") if lens == "conj" else ("negative", "neg")
             raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use "
                                f"tensor.resolve_{resolve}().numpy() instead.")
-        return host_value(self._value)
+        return host_value(self._value, what="numpy()")
 
     def __array__(self, dtype=None):  # no copy keyword: numpy then warns, as with torch's
         """numpy's view of the data; like ``numpy()``, refused for a tensor requiring grad."""
@@ -790,25 +797,26 @@ class Tensor:
         """The DLPack (device type, device id) of the tensor's array."""
         return self._value.__dlpack_device__()
 
-    def _host(self, *batched_error: str) -> np.ndarray:
-        """The values on the host; a ``__torch_dispatch__`` subclass gives them through its
-        dispatch (torch's ``_local_scalar_dense``)."""
+    def _host(self, *batched_error: str, what: str = "Reading it") -> np.ndarray:
+        """The values on the host (``what``: the read, for errors); a ``__torch_dispatch__``
+        subclass gives them through its dispatch (torch's ``_local_scalar_dense``)."""
         if dispatches_in_python(self):
-            return SUBCLASS_ROUTE[0]("_local_scalar_dense",
-                                     lambda t: host_value(t._value, *batched_error), (self,), {})
-        return host_value(self._value, *batched_error)
+            return SUBCLASS_ROUTE[0](
+                "_local_scalar_dense", lambda t: host_value(t._value, *batched_error, what=what),
+                (self,), {})
+        return host_value(self._value, *batched_error, what=what)
 
     def item(self) -> float | int | bool:
         if self.numel() != 1:
             raise RuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self._host(VMAP_ITEM).reshape(()).item()
+        return self._host(VMAP_ITEM, what="item()").reshape(()).item()
 
     def tolist(self) -> Any:
         if dispatches_in_python(self):
             raise RuntimeError(".tolist() is not supported for tensor subclasses, got "
                                f"{type(self).__name__}")
-        return self._host().tolist()
+        return self._host(what="tolist()").tolist()
 
     def __float__(self) -> float:
         if self._requires_grad:
@@ -837,7 +845,7 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._host(VMAP_CONTROL_FLOW).reshape(()).item())
+        return bool(self._host(VMAP_CONTROL_FLOW, what="bool()").reshape(()).item())
 
     # torch's raw fields: ``_grad_fn`` without a view's regeneration, ``_backward_hooks`` the
     # tensor's hook dict (or None); neither may be deleted
@@ -869,6 +877,8 @@ class Tensor:
         return iter(self.unbind(0))
 
     def __reduce_ex__(self, protocol):
+        if not held_here(self._value):
+            raise spans_processes_error("Pickling it")
         return (_rebuild, (np.asarray(self._value), self._requires_grad, dict(self.__dict__)))
 
     def __deepcopy__(self, memo):

@@ -1,7 +1,14 @@
-"""torch's ``repr`` for jaxgrad tensors: data text from ``tensor_str`` plus torch's suffixes.
+"""torch's ``repr`` for jaxgrad tensors: data text from ``tensor_str`` plus torch's suffixes;
+and reading a tensor's values on the host (:func:`host_value`).
 
 While a forward-AD dual level exists, forward AD hands in how to find a tensor's tangent
 (:func:`show_tangents`), and a dual tensor prints it as torch does (``tangent=tensor(...)``).
+
+A tensor may hold a *global* ``jax.Array``, laid out over the devices of several processes
+(``jaxgrad.distributed``). A host read never starts a program across processes (only the
+calling process may be reading, and the others would never join it): it reads this process's
+own copy when the array is replicated (or this process's devices hold every part of it), and
+otherwise raises at once (:func:`held_here`, :func:`spans_processes_error`).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     if isinstance(t._value, jax.core.Tracer):
         note_per_call_python()  # (eager mode prints values here)
         return _transformed_repr(t, t._value, prefix)
-    values = np.asarray(t._value)
+    values = host_value(t._value, what="Printing it")
     d = t.dtype
     if d is _dtypes.bfloat16:
         values = values.astype(np.float32)
@@ -82,18 +89,68 @@ def dynamic_shape_error(op: str) -> str:
 _GRAD = object()  # a grad or jvp level (a vmap level is its batch dim)
 
 
-def host_value(array: Any, batched_error: str = NO_STORAGE) -> np.ndarray:
+def host_value(array: Any, batched_error: str = NO_STORAGE, *,
+               what: str = "Reading it") -> np.ndarray:
     """``array``'s values on the host. Inside transforms that hold it concretely (grad and jvp
     levels outside ``jax.jit``), torch.func reads the value there too (``.item()``, ``.tolist()``,
     ``if x > 0``); under a vmap level, torch's ``batched_error``; under ``jax.jit``, JAX's
-    error for a traced value."""
+    error for a traced value. An array spanning processes is read from this process's copy
+    when it holds one, else :func:`spans_processes_error` (``what``: the read, for the
+    message)."""
     if isinstance(array, jax.core.Tracer):
         levels, inner = _transform_levels(array)
         if any(bdim is not _GRAD for bdim in levels):
             raise RuntimeError(batched_error)
         if inner is not None:
             array = inner
+    if not held_here(array):
+        raise spans_processes_error(what)
     return np.asarray(array)
+
+
+def spans_processes(array: Any) -> bool:
+    """Whether ``array`` is a concrete ``jax.Array`` laid out over devices of other processes
+    too (not a tracer: a trace's values are nobody's to read)."""
+    return (isinstance(array, jax.Array) and jax.process_count() > 1  # (the cheap tests first)
+            and not isinstance(array, jax.core.Tracer) and not array.is_fully_addressable)
+
+
+def held_here(array: Any) -> bool:
+    """Whether this process holds every value of ``array``: any array but one spanning
+    processes that is neither replicated nor covered by the shards of this process's own
+    devices (then reading it needs the other processes)."""
+    if not spans_processes(array) or array.is_fully_replicated:
+        return True
+    shape = array.shape
+    everywhere = {_index_key(i) for i in array.sharding.devices_indices_map(shape).values()}
+    here = {_index_key(i)
+            for i in array.sharding.addressable_devices_indices_map(shape).values()}
+    return everywhere == here
+
+
+def _index_key(index: tuple) -> tuple:
+    """A shard's index (a tuple of slices) as a hashable key."""
+    return tuple((s.start, s.stop, s.step) if isinstance(s, slice) else s for s in index)
+
+
+def concrete_here(array: Any) -> bool:
+    """Whether ``array``'s values can be read here without any other process: not a tracer
+    (inside ``jax.jit`` or a transform), and held by this process (:func:`held_here`). Input
+    checks that read values (class indices in range, ...) skip arrays that are not."""
+    return not isinstance(array, jax.core.Tracer) and held_here(array)
+
+
+def spans_processes_error(what: str) -> RuntimeError:
+    """The error of a host read of a tensor spanning processes that this process does not
+    hold: raised at once on the calling process (a read never starts a program the other
+    processes would have to join); ``what``: the read (``"item()"``, ``"nonzero"``...)."""
+    return RuntimeError(
+        f"{what} needs the values of a tensor that spans several processes (its jax.Array is "
+        "sharded over devices of other processes too) and is not replicated: this process "
+        "holds only its own shards. Gather it first, on every process (a collective all "
+        "processes must run): t.to('cpu') (or another device of this process) gives each "
+        "process the whole tensor, t.to(NamedSharding(mesh, PartitionSpec())) a replicated "
+        "one; or read this process's part with t.jax().addressable_shards.")
 
 
 def _transform_levels(array: Any) -> tuple[list, Any]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-import jax
 import numpy as np
 
 from .._core.caches import cache
 from .._core.tensor import Size, Tensor, _wrap_dim
+from .._core.tensor_repr import concrete_here
 from .._core.typename import type_name
 from .._core.warn_once import warn_once
 
@@ -136,9 +136,11 @@ def size_of(t: Tensor, d: int) -> int:
 
 
 def concrete_values(t: Tensor) -> np.ndarray | None:
-    """The values of ``t`` when they are known now (not while ``jaxgrad.compile`` traces)."""
+    """The values of ``t`` when they are known here and now: not while ``jaxgrad.compile``
+    traces, nor for a tensor spanning processes that this process does not hold (checks of
+    values skip both)."""
     value = t._value
-    return None if isinstance(value, jax.core.Tracer) else np.asarray(value)
+    return np.asarray(value) if concrete_here(value) else None
 
 
 def dims_or_all(dim: Any, ndim: int) -> tuple[int, ...] | None:

@@ -19,7 +19,9 @@ from .._core import device as _device
 from .._core import dtypes as _dtypes
 from .._core.jax_setup import host_to_device, in_x64_scope
 from .._core.layout import check_strided
+from .._core.placement import put
 from .._core.tensor import Size, Tensor
+from .._core.tensor_repr import held_here, spans_processes_error
 from .._core.typename import type_name
 from .._engine.dispatch import dispatches
 from .._engine.profiling import composite
@@ -112,6 +114,8 @@ def _check_store(item: Any, sizes: tuple[int, ...], dim: int, d: _dtypes.dtype) 
 
 def _to_numpy(data: Any) -> np.ndarray:
     if isinstance(data, Tensor):
+        if not held_here(data._value):
+            raise spans_processes_error("Copying it into a new tensor")
         return np.asarray(data._value)
     if isinstance(data, (list, tuple)):
         return np.array([_to_numpy(d) for d in data]) if data and any(
@@ -133,7 +137,7 @@ def _place(array: jax.Array | np.ndarray, device: Any) -> jax.Array:
     dev = _device.placement(device)
     if isinstance(array, np.ndarray):
         return host_to_device(array, array.dtype, dev)
-    return jax.device_put(array, dev) if dev is not None else array
+    return put(array, dev) if dev is not None else array
 
 
 # the largest tensor of zeros or ones filled on the host: see ``_filled``

@@ -14,7 +14,12 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor
-from .._core.tensor_repr import dynamic_shape_error, host_value, unwrap_levels
+from .._core.tensor_repr import (
+    concrete_here,
+    dynamic_shape_error,
+    host_value,
+    unwrap_levels,
+)
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
 from .._engine.dispatch import (
@@ -121,7 +126,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     tensor([[1],
             [3]])
     """
-    idx = np.nonzero(host_value(input._value, dynamic_shape_error("nonzero")))
+    idx = np.nonzero(host_value(input._value, dynamic_shape_error("nonzero"), what="nonzero"))
     if as_tuple:
         return tuple(Tensor._make(jnp.asarray(i, jnp.int64)) for i in idx)
     return Tensor._make(jnp.asarray(np.stack(idx, axis=1), jnp.int64))
@@ -156,9 +161,11 @@ def _treat_as_tuple(index: Any) -> bool:
 def _index_array(i: Any) -> np.ndarray:
     """The values of an index tensor, or a sequence made into torch's indexing tensor (bool if
     all its entries are bools, else int64: floats are truncated). A traced index tensor (under
-    ``jax.jit`` or ``jaxgrad.func``) stays its tracer: only its shape and dtype are known."""
+    ``jax.jit`` or ``jaxgrad.func``) stays its tracer: only its shape and dtype are known; so
+    does one spanning processes that this process does not hold (an integer index then runs
+    on the devices, a mask is refused: the result's shape depends on its values)."""
     if isinstance(i, Tensor):
-        return i._value if isinstance(i._value, jax.core.Tracer) else np.asarray(i._value)
+        return np.asarray(i._value) if concrete_here(i._value) else i._value
     arr = np.asarray(_plain(i))
     return arr if arr.dtype == np.bool_ else arr.astype(np.int64)
 
@@ -206,6 +213,8 @@ def _advanced(i: Any) -> Any:
             arr = host_value(arr, "vmap: We do not support batching operators that can support "
                                   "dynamic shape. Attempting to batch over indexing with a "
                                   "boolean mask.")
+        elif not isinstance(arr, np.ndarray):  # spanning processes: not held here
+            arr = host_value(arr, what="Indexing with a boolean mask")
         return [jnp.asarray(a, dtype=a.dtype) for a in np.nonzero(arr)]
     if arr.dtype.kind not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -326,8 +335,8 @@ def _check_index_bounds(sizes: tuple, advanced: Any) -> None:
     dim of a tensor of ``sizes``). torch's indexer walks the broadcast index elements in order
     and names the index's position among the defined indices, not the dim it indexes."""
     defined = [(k, a) for k, a in enumerate(advanced) if a is not None]
-    if not defined or builtins.any(isinstance(a, jax.core.Tracer) for _, a in defined):
-        return  # values unknown under a trace: JAX clamps, as jit does
+    if not defined or not builtins.all(concrete_here(a) for _, a in defined):
+        return  # values unknown under a trace (or on other processes): JAX clamps, as jit does
     try:
         arrays = np.broadcast_arrays(*[np.asarray(a) for _, a in defined])
     except ValueError:  # (the shape mismatch is reported later)
@@ -468,7 +477,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if mask.dtype is not _dtypes.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(tuple(input.shape), tuple(mask.shape))
-    count = int(np.broadcast_to(host_value(mask._value, _BATCHED_MASK), shape).sum())
+    count = int(np.broadcast_to(host_value(mask._value, _BATCHED_MASK, what="masked_select"),
+                                shape).sum())
     return apply(X.MASKED_SELECT, input, aux=(mask,), _count=count)
 
 

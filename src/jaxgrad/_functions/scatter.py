@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _wrap_dim
+from .._core.tensor_repr import host_value
 from .._core.warn_once import warn_once
 from .._engine.dispatch import apply, apply_inplace, check_overlap, warn_expanded_write
 from .._ops import indexing as X
@@ -591,7 +592,7 @@ def _repeat_indices(counts: Tensor, output_size: int | None) -> Tensor:
     if counts.dtype not in (_dtypes.int64, _dtypes.int32):
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
                                   f"'{_dtypes.scalar_type_name(counts.dtype)}'")
-    values = np.asarray(counts._value)
+    values = host_value(counts._value, what="repeat_interleave")
     if (values < 0).any():
         raise RuntimeError("repeats can not be negative")
     return Tensor._make(jnp.asarray(np.repeat(np.arange(len(values)), values),

@@ -107,10 +107,16 @@ def _groups(rows: np.ndarray, sort: bool) -> tuple[np.ndarray, np.ndarray, np.nd
     return order[first], inverse, counts
 
 
+def _values(row: Op, input: Tensor) -> np.ndarray:
+    """The input's values, which decide the output's shape (read on the host)."""
+    return host_value(input._value, dynamic_shape_error(row.name),
+                      what=row.name.strip("_").rstrip("2"))  # ('_unique2' -> 'unique')
+
+
 def _unique_flat(row: Op, input: Tensor, sort: bool) -> tuple[Tensor, Tensor, Tensor]:
     """The distinct elements of the flattened input, with each element's group (in the input's
     shape) and each group's size."""
-    flat = host_value(input._value, dynamic_shape_error(row.name)).reshape(-1, 1)
+    flat = _values(row, input).reshape(-1, 1)
     picks, inverse, counts = _groups(flat, sort)
     values = apply(row, input, aux=(Tensor._make(jnp.asarray(picks, jnp.int64)),))
     return (values, Tensor._make(jnp.asarray(inverse.reshape(input.shape), jnp.int64)),
@@ -123,7 +129,7 @@ def _unique_slices(row: Op, input: Tensor, dim: int, sort: bool) -> tuple[Tensor
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     dim = _wrap_dim(dim, input.ndim)
-    arr = host_value(input._value, dynamic_shape_error(row.name))
+    arr = _values(row, input)
     if arr.shape[dim] and not arr.size:
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
                            "cannot be applied")

@@ -42,6 +42,7 @@ from .._core.device import device as Device
 from .._core.device import local_devices
 from .._core.storage import Storage
 from .._core.tensor import Size, Tensor
+from .._core.tensor_repr import held_here, spans_processes_error
 from .._functions.parameter import Parameter
 from .unpickler import STORAGE_NAMES, LoadedStorage, WeightsOnlyUnpickler, decode_ascii, find_class
 
@@ -202,6 +203,8 @@ class _SavedStorages:
         cell = ref.cell
         key = self.keys.get(id(cell))
         if key is None:
+            if not held_here(cell.array):  # (refused before anything is written)
+                raise spans_processes_error("jaxgrad.save")
             key = str(id(cell)) if self.legacy else str(len(self.keys))
             self.keys[id(cell)] = key
             self.cells[key] = cell

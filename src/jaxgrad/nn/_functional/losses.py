@@ -8,13 +8,13 @@ import math
 import warnings
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..._core import dtypes as _dtypes
 from ..._core.grad_mode import is_grad_enabled, no_grad
 from ..._core.tensor import Tensor
+from ..._core.tensor_repr import concrete_here
 from ..._engine.dispatch import apply as _apply
 from ..._engine.dispatch import apply_inplace as _apply_inplace
 from ..._functions import arguments as _arguments
@@ -202,8 +202,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
 
 def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:
     """torch's kernel check that every class index lies in [0, n_classes) (on concrete values;
-    a traced target, under ``jaxgrad.func`` or ``jax.jit``, cannot be read)."""
-    if isinstance(target._value, jax.core.Tracer):
+    a traced target, under ``jaxgrad.func`` or ``jax.jit``, cannot be read, nor one spanning
+    processes that this process does not hold)."""
+    if not concrete_here(target._value):
         return
     values = np.asarray(target._value)
     bad = values[((values < 0) | (values >= n_classes)) & (values != ignore_index)]

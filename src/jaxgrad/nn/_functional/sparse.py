@@ -11,6 +11,7 @@ from ..._core import dtypes as _dtypes
 from ..._core.grad_mode import no_grad
 from ..._core.jax_setup import host_to_device, x64_scope
 from ..._core.tensor import Tensor
+from ..._core.tensor_repr import concrete_here, spans_processes_error
 from ..._engine.dispatch import apply as _apply
 from ..._functions import pointwise
 from ..._ops import nn as N
@@ -32,6 +33,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if isinstance(tensor._value, jax.core.Tracer):
         return _traced_one_hot(tensor, num_classes)
+    if not concrete_here(tensor._value):  # spanning processes: computed on the devices
+        if num_classes == -1:
+            raise spans_processes_error("one_hot with num_classes=-1")
+        return _traced_one_hot(tensor, num_classes)
     values = np.asarray(tensor._value)
     if values.size == 0:
         if num_classes == -1:
@@ -51,8 +56,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 
 def _traced_one_hot(tensor: Tensor, num_classes: int) -> Tensor:
-    """one_hot of traced class indices (``jax.jit``, ``jaxgrad.func``): the values cannot be
-    checked or counted, so ``num_classes`` must be given."""
+    """one_hot of traced class indices (``jax.jit``, ``jaxgrad.func``), or of indices spanning
+    processes: the values cannot be checked or counted, so ``num_classes`` must be given."""
     if num_classes == -1:
         raise RuntimeError("one_hot: num_classes=-1 infers the number of classes from the "
                            "values, which a JAX trace does not have; pass num_classes")
@@ -67,6 +72,8 @@ def _traced_one_hot(tensor: Tensor, num_classes: int) -> Tensor:
 def _embedding_renorm(weight: Tensor, indices: Tensor, max_norm: float,
                       norm_type: float) -> None:
     """torch's embedding_renorm_: rows used by ``indices`` scaled down to norm ``max_norm``."""
+    if not isinstance(indices._value, jax.core.Tracer) and not concrete_here(indices._value):
+        raise spans_processes_error("embedding with max_norm")  # (its rows: jnp.unique's)
     with x64_scope():
         rows = jnp.unique(indices._value.reshape(-1))
         selected = weight._value[rows]
@@ -109,7 +116,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got {_legacy_type(input)} "
                            "instead (while checking arguments for embedding)")
-    if not isinstance(input._value, jax.core.Tracer):  # a traced index cannot be checked
+    if concrete_here(input._value):  # a traced index (or one on other processes): unchecked
         indices = np.asarray(input._value)
         if indices.size and (indices.min() < 0 or indices.max() >= num):
             raise IndexError("index out of range in self")
