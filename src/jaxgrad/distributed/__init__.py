@@ -23,6 +23,7 @@ from .._distributed.collectives import (
     reduce_scatter_tensor,
     scatter,
 )
+from .._distributed.global_arrays import from_process_local, world_mesh
 from .._distributed.process_group import (
     GroupMember,
     ProcessGroup,
@@ -52,7 +53,8 @@ def is_available() -> bool:
 
 __all__ = ["GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
            "all_gather_into_tensor", "all_gather_object", "all_reduce", "barrier", "broadcast",
-           "broadcast_object_list", "destroy_process_group", "gather", "get_backend",
-           "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
-           "get_world_size", "group", "init_process_group", "is_available", "is_initialized",
-           "new_group", "reduce", "reduce_scatter_tensor", "scatter"]
+           "broadcast_object_list", "destroy_process_group", "from_process_local", "gather",
+           "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks",
+           "get_rank", "get_world_size", "group", "init_process_group", "is_available",
+           "is_initialized", "new_group", "reduce", "reduce_scatter_tensor", "scatter",
+           "world_mesh"]
