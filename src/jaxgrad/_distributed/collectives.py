@@ -19,6 +19,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from .._core.caches import cache
+from .._core.dtypes import c_type_name, scalar_type_name
 from .._core.jax_setup import in_x64_scope, jit
 from .._core.tensor import Tensor
 from .process_group import ProcessGroup, resolve
@@ -42,7 +43,12 @@ class ReduceOp(enum.Enum):
         return f"<RedOpType.{self.name}: {list(ReduceOp).index(self)}>"
 
 
-_REDUCE = {ReduceOp.SUM: jnp.sum, ReduceOp.AVG: jnp.mean, ReduceOp.PRODUCT: jnp.prod,
+def _average(rows, axis):
+    """torch's AVG: a sum in the tensor's dtype, then a division (float16 may overflow)."""
+    return jnp.sum(rows, axis=axis, dtype=rows.dtype) / jnp.asarray(rows.shape[axis], rows.dtype)
+
+
+_REDUCE = {ReduceOp.SUM: jnp.sum, ReduceOp.AVG: _average, ReduceOp.PRODUCT: jnp.prod,
            ReduceOp.MIN: jnp.min, ReduceOp.MAX: jnp.max}
 
 
@@ -117,10 +123,38 @@ def _finish(arrays: list, async_op: bool) -> Work | None:
     return Work(arrays) if async_op else None
 
 
-def _check_op(op: Any) -> ReduceOp:
+def _check_op(op: Any, tensor: Tensor, name: str | None = None) -> ReduceOp:
+    """``op``, if torch's ``name`` collective takes it for ``tensor``'s dtype."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"Invalid function argument: op must be a ReduceOp, not {op!r}")
+    dtype = tensor.dtype
+    if op is ReduceOp.AVG and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{scalar_type_name(dtype)}")
+    if name and dtype.is_complex and op in (ReduceOp.MIN, ReduceOp.MAX, ReduceOp.PRODUCT):
+        raise ValueError(f"{name} does not support RedOpType.{op.name} on complex tensors")
     return op
+
+
+def _dims(shape: tuple) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _check_sizes(name: str, expected: tuple, tensors: list[Tensor]) -> None:
+    """torch's gloo check that every tensor of a list has the ``expected`` shape."""
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != tuple(expected):
+            raise RuntimeError(f"ProcessGroupGloo::{name}: invalid tensor size at index {i} "
+                               f"(expected {_dims(expected)}, got {_dims(tuple(t.shape))})")
+
+
+def _same_dtypes(*tensors: Tensor) -> None:
+    """torch's check that the tensors a collective reads and writes share one dtype."""
+    first = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype != first:
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {first} "
+                             f"and  {t.dtype}")
 
 
 def _root(pg: ProcessGroup, rank: int, name: str) -> int:
@@ -157,7 +191,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
     tensor([1., 2.])
     >>> dist.destroy_process_group()
     """
-    pg, op = resolve(group), _check_op(op)
+    pg, op = resolve(group), _check_op(op, tensor, "all_reduce")
     result = _collect(pg, tensor._value, "reduce", op)
     tensor._write_inplace(result, ops=int(op is ReduceOp.AVG))
     return _finish([result], async_op)
@@ -177,11 +211,11 @@ def reduce(tensor: Tensor, dst: int, op: ReduceOp = ReduceOp.SUM,
     tensor([1., 2.])
     >>> dist.destroy_process_group()
     """
-    pg, op = resolve(group), _check_op(op)
+    pg, op = resolve(group), _check_op(op, tensor)
     root = _root(pg, dst, "reduce")
     result = _collect(pg, tensor._value, "reduce", op)
     if pg.rank == root:
-        tensor._write_inplace(result, ops=0)
+        tensor._write_inplace(result, ops=int(op is ReduceOp.AVG))
     return _finish([result], async_op)
 
 
@@ -222,8 +256,10 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | 
     if len(tensor_list) != pg.size:
         raise RuntimeError(f"ProcessGroupGloo::allgather: invalid output tensor list at index "
                            f"0 (expected length {pg.size}, got {len(tensor_list)})")
+    _same_dtypes(*tensor_list, tensor)
+    _check_sizes("allgather", tuple(tensor.shape), tensor_list)
     rows = _collect(pg, tensor._value, "gather")
-    parts = [rows[r].astype(out._value.dtype) for r, out in enumerate(tensor_list)]
+    parts = [rows[r] for r in range(pg.size)]
     for out, part in zip(tensor_list, parts):
         out._write_inplace(part)
     return _finish(parts, async_op)
@@ -247,13 +283,15 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
     root = _root(pg, dst, "gather")
     if pg.rank == root:
         _check_list(pg, gather_list or [], "gather", "output")
+        _same_dtypes(tensor, *gather_list)
+        _check_sizes("gather", tuple(tensor.shape), gather_list)
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          "ranks.")
     rows = _collect(pg, tensor._value, "gather")
     if pg.rank == root:
         for r, out in enumerate(gather_list):
-            out._write_inplace(rows[r].astype(out._value.dtype))
+            out._write_inplace(rows[r])
     return _finish([rows], async_op)
 
 
@@ -275,7 +313,9 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
     root = _root(pg, src, "scatter")
     if pg.rank == root:
         _check_list(pg, scatter_list or [], "scatter", "input")
-        mine = jnp.stack([t._value.astype(tensor._value.dtype) for t in scatter_list])
+        _same_dtypes(tensor, *scatter_list)
+        _check_sizes("scatter", tuple(tensor.shape), scatter_list)
+        mine = jnp.stack([t._value for t in scatter_list])
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     else:
@@ -301,8 +341,16 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor,
     >>> dist.destroy_process_group()
     """
     pg = resolve(group)
+    out_shape = tuple(output_tensor.shape)
+    chunk = (out_shape[0] // pg.size, *out_shape[1:]) if out_shape else ()
+    if chunk != tuple(input_tensor.shape) or (out_shape and out_shape[0] % pg.size):
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor size at index 0 "
+                           f"(expected {_dims(tuple(input_tensor.shape))}, got {_dims(chunk)})")
+    if output_tensor.dtype != input_tensor.dtype:
+        raise RuntimeError(f"ProcessGroupGloo::allgather: invalid tensor type at index 0 "
+                           f"(expected {input_tensor.dtype}, got {output_tensor.dtype})")
     rows = _collect(pg, input_tensor._value, "gather")
-    result = rows.reshape(output_tensor._value.shape).astype(output_tensor._value.dtype)
+    result = rows.reshape(output_tensor._value.shape)
     output_tensor._write_inplace(result, ops=pg.size)
     return _finish([result], async_op)
 
@@ -322,9 +370,15 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
     tensor([1., 1.])
     >>> dist.destroy_process_group()
     """
-    pg, op = resolve(group), _check_op(op)
-    reduced = _collect(pg, input._value, "reduce", op)
+    pg, op = resolve(group), _check_op(op, input)
     n = output._value.shape[0]
+    if n * pg.size != input._value.shape[0]:
+        raise RuntimeError(f"Check failed: outputShape[0] * worldSize == inputShape[0] "
+                           f"({n * pg.size} vs. {input._value.shape[0]}).")
+    if output.dtype != input.dtype:
+        raise RuntimeError(f"Check failed: outputTensors[i].dtype() == inputTensors[i].dtype() "
+                           f"({c_type_name(output.dtype)} vs. {c_type_name(input.dtype)}).")
+    reduced = _collect(pg, input._value, "reduce", op)
     result = reduced[pg.rank * n:(pg.rank + 1) * n]
     output._write_inplace(result)
     return _finish([result], async_op)

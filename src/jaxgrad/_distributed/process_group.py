@@ -21,7 +21,7 @@ _BACKENDS = ("gloo", "nccl", "mpi", "ucc", "xccl", "cpu:gloo,cuda:nccl")
 DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # torch's default for gloo
 
 
-@dataclass
+@dataclass(eq=False)
 class ProcessGroup:
     """One group of ranks: its backend name, this process's rank in it, its size, the global
     ranks of its members (in group order) and the mesh with one device per member process that
@@ -338,7 +338,7 @@ def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
     return resolve(group).group_rank(global_rank)
 
 
-def get_backend(group: ProcessGroup | None = None) -> str:
+def get_backend(group: ProcessGroup | int | None = None) -> str:
     """The backend name the group was created with (torch's names; JAX's transport runs it).
 
     >>> import jaxgrad, jaxgrad.distributed as dist
@@ -348,4 +348,6 @@ def get_backend(group: ProcessGroup | None = None) -> str:
     'gloo'
     >>> dist.destroy_process_group()
     """
+    if group == GroupMember.NON_GROUP_MEMBER:
+        raise ValueError("Invalid process group specified")
     return (group or default_group()).backend
