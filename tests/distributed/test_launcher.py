@@ -93,7 +93,9 @@ dist.all_reduce(t)
 env = {k: os.environ.get(k) for k in ("LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
                                        "TORCHELASTIC_RUN_ID")}
 ports = os.environ["MASTER_PORT"] != os.environ["JAXGRAD_COORDINATOR_PORT"]
-print("RESULT", rank, world, int(os.environ["LOCAL_RANK"]), t.tolist(), json.dumps(env), ports)
+line = " ".join(map(str, ("RESULT", rank, world, int(os.environ["LOCAL_RANK"]), t.tolist(),
+                         json.dumps(env), ports)))
+os.write(1, (line + chr(10)).encode())  # (one write: workers run unbuffered, lines must not mix)
 dist.destroy_process_group()
 """)
     code, out, err, _ = _launch([*LAUNCH, "--standalone", "--nproc-per-node", "2", str(script)],
@@ -237,6 +239,39 @@ with T.no_grad():
         p.copy_(T.linspace(0.5, 1, p.numel()).reshape(p.shape) * (i + 1))
 branches = DDP(branches, find_unused_parameters=True)
 branches(T.ones(3, 2) * (rank + 1), use_b=rank == 1).pow(2).sum().backward()
+# when the reduction is decided (at forward, as torch), and buffers (broadcast on each forward)
+def one():
+    m = T.nn.Linear(2, 1)
+    with T.no_grad():
+        m.weight.fill_(1.0); m.bias.fill_(0.0)
+    return DDP(m)
+x = T.ones(1, 2) * (rank + 1)
+timing = []
+m = one()
+with m.no_sync():
+    out = m(x).sum()
+out.backward(); timing.append(m.module.weight.grad.tolist())
+m = one()
+out = m(x).sum()
+with m.no_sync():
+    out.backward()
+timing.append(m.module.weight.grad.tolist())
+m = one()
+out = m(x).sum(); out.backward(retain_graph=True); out.backward()
+timing.append(m.module.weight.grad.tolist())
+bn = T.nn.BatchNorm1d(2)
+with T.no_grad():
+    bn.running_mean.fill_(float(rank))
+bn = DDP(bn, broadcast_buffers=False)
+timing.append(bn.module.running_mean.tolist())
+bn = DDP(T.nn.BatchNorm1d(2))
+bn(T.linspace(0, 1, 6).reshape(3, 2) * (rank + 1)).sum().backward()
+bn.eval()
+with T.no_grad():
+    bn(T.ones(1, 2))
+timing.append([round(v, 4) for v in bn.module.running_mean.tolist()])
+if rank == 0:
+    print("RESULT timing", timing)
 if rank == 0:
     print("RESULT unused", [None if p.grad is None else [round(v, 4) for v in p.grad.reshape(-1).tolist()]
                             for p in branches.parameters()])
@@ -264,7 +299,7 @@ def test_same_output_as_torchrun(tmp_path):
     assert printed[0] == printed[1]
     assert printed[0][0] == ("RESULT 2 [3.0, 10.0] [[0.0, 0.0], [1.0, 1.0]] [6.0] ['a', '--b'] "
                              "__main__ 2")
-    assert len(printed[0]) == 1 + 6 + 2  # (collectives, a loss per step, parameters, grads)
+    assert len(printed[0]) == 1 + 6 + 3  # (collectives, losses, parameters, DDP cases)
 
 
 # --- the command line, without processes --------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ..._core.grad_mode import no_grad
+from ..._core.grad_mode import is_grad_enabled, no_grad
 from ..._core.tensor import Tensor
 from ..._distributed import collectives as _collectives
 from ..._distributed.process_group import ProcessGroup, resolve
@@ -72,7 +72,10 @@ class DistributedDataParallel(Module):
                  check_reduction: bool = False, gradient_as_bucket_view: bool = False,
                  static_graph: bool = False, delay_all_reduce_named_params: Any = None,
                  param_to_hook_all_reduce: Any = None, mixed_precision: Any = None,
-                 device_mesh: Any = None, skip_all_reduce_unused_params: bool = False) -> None:
+                 device_mesh: Any = None, skip_all_reduce_unused_params: bool = False,
+                 forward_sync_buffers: bool | None = None,
+                 bucket_cap_mb_list: list | None = None,
+                 batched_grad_copy: bool = False) -> None:
         super().__init__()
         parameters = [p for p in module.parameters() if p.requires_grad]
         if not parameters:
@@ -87,7 +90,8 @@ class DistributedDataParallel(Module):
         self.module = module
         self.process_group = resolve(process_group)
         self.dim = dim
-        self.broadcast_buffers = broadcast_buffers
+        self.broadcast_buffers = (broadcast_buffers if forward_sync_buffers is None
+                                  else forward_sync_buffers)
         self.find_unused_parameters = find_unused_parameters
         self.gradient_as_bucket_view = gradient_as_bucket_view
         self.static_graph = static_graph
@@ -96,8 +100,10 @@ class DistributedDataParallel(Module):
         self.require_forward_param_sync = True
         self._parameters_to_average = parameters
         self._sync_queued = False
+        self._armed = False  # whether the last forward prepared a gradient reduction
         if init_sync:
-            self._broadcast_from_rank0(list(module.parameters()) + list(module.buffers()))
+            buffers = list(module.buffers()) if broadcast_buffers else []
+            self._broadcast_from_rank0(list(module.parameters()) + buffers)
         for p in parameters:
             p.register_post_accumulate_grad_hook(self._on_grad_ready)
 
@@ -113,15 +119,27 @@ class DistributedDataParallel(Module):
                 t._write_inplace(value, ops=0)
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
-        """Run the wrapped module (after broadcasting rank 0's buffers, in training with
-        ``broadcast_buffers``)."""
+        """Run the wrapped module, after broadcasting rank 0's buffers (``broadcast_buffers``).
+        As torch's, the forward decides whether the next backward averages gradients: when
+        grad mode is on and not inside :meth:`no_sync`.
+
+        >>> import jaxgrad, jaxgrad.distributed as dist
+        >>> from jaxgrad.nn.parallel import DistributedDataParallel as DDP
+        >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+        ...                         world_size=1)
+        >>> DDP(jaxgrad.nn.Linear(2, 1))(jaxgrad.ones(3, 2)).shape
+        jaxgrad.Size([3, 1])
+        >>> dist.destroy_process_group()
+        """
         self._sync_queued = False
-        if self.broadcast_buffers and self.training and self.require_forward_param_sync:
+        if self.broadcast_buffers and self.require_forward_param_sync:
             self._broadcast_from_rank0(list(self.module.buffers()))
+        self._armed = is_grad_enabled() and self.require_backward_grad_sync
+        self.require_forward_param_sync = self._armed
         return self.module(*inputs, **kwargs)
 
     def _on_grad_ready(self, parameter: Tensor) -> None:
-        if self.require_backward_grad_sync and not self._sync_queued:
+        if self._armed and not self._sync_queued:
             self._sync_queued = True
             Variable._execution_engine.queue_callback(self._average_gradients)
 
@@ -131,7 +149,7 @@ class DistributedDataParallel(Module):
         rank contributes zeros; with ``find_unused_parameters`` one more all-reduce counts the
         ranks that used each parameter, and a parameter no rank used keeps ``.grad`` None (as
         torch's reducer); otherwise it takes the others' average."""
-        self._sync_queued = False
+        self._sync_queued, self._armed = False, False  # (one reduction per forward)
         pg = self.process_group
         params = self._parameters_to_average
         if pg.size == 1:
@@ -155,8 +173,21 @@ class DistributedDataParallel(Module):
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
-        """Within this block backward passes do not average gradients (they accumulate
-        locally); the first backward after it averages the accumulated sum."""
+        """Forward passes within this block prepare no gradient averaging: their backward
+        passes accumulate locally, and the first synchronised one after it averages the sum.
+
+        >>> import jaxgrad, jaxgrad.distributed as dist
+        >>> from jaxgrad.nn.parallel import DistributedDataParallel as DDP
+        >>> dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29500", rank=0,
+        ...                         world_size=1)
+        >>> model = DDP(jaxgrad.nn.Linear(2, 1))
+        >>> with model.no_sync():
+        ...     model(jaxgrad.ones(3, 2)).sum().backward()
+        >>> model(jaxgrad.ones(3, 2)).sum().backward()
+        >>> model.module.bias.grad
+        tensor([6.])
+        >>> dist.destroy_process_group()
+        """
         previous = self.require_backward_grad_sync
         self.require_backward_grad_sync = False
         try:
