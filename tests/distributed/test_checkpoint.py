@@ -243,3 +243,47 @@ def test_two_processes_save_their_shards_and_load_resharded(tmp_path, with_group
         assert rank.returncode == 0, rank.stderr[-4000:]
         (checks,) = rank.results
         assert checks and all(checks.values()), checks
+
+
+FAILING = """
+import json, os, time
+import jaxgrad
+import jaxgrad.distributed as dist
+import jaxgrad.distributed.checkpoint as dcp
+
+if os.environ["WITH_GROUP"] == "1":
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=os.environ["JAX_COORDINATOR_PORT"])
+    dist.init_process_group("gloo")
+path = os.environ["CKPT"]
+start = time.monotonic()
+try:  # only rank 0 pickles the non-tensor values: the lambda fails there alone
+    dcp.save({"w": jaxgrad.ones(2), "f": lambda: 0}, checkpoint_id=path)
+    out = None
+except dcp.CheckpointException as e:
+    out = {"type": type(e).__name__, "ranks": sorted(e.failures),
+           "errors": sorted(type(error).__name__ for error, _ in e.failures.values()),
+           "text": str(e).startswith("CheckpointException ranks:dict_keys([0])")
+           and "(RANK 0)" in str(e)}
+elapsed = time.monotonic() - start
+print("RESULT " + json.dumps({"out": out, "fast": elapsed < 20, "elapsed": elapsed,
+                              "metadata": os.path.exists(os.path.join(path, ".metadata"))}))
+if os.environ["WITH_GROUP"] == "1":
+    dist.destroy_process_group()
+"""
+
+
+@pytest.mark.parametrize("with_group", [True, False], ids=["process_group", "jax_runtime"])
+def test_two_processes_failure_on_one_rank_raises_on_every_rank(tmp_path, with_group):
+    """A save failing on rank 0 alone raises torch's ``CheckpointException`` (naming rank 0)
+    on both ranks, promptly, and writes no ``.metadata`` (the other rank does not hang)."""
+    env = {"CKPT": str(tmp_path / "ckpt"), "WITH_GROUP": str(int(with_group))}
+    ranks = run_ranks(FAILING, world=2, join=not with_group, env=env, timeout=60)
+    outs = []
+    for rank in ranks:
+        assert rank.returncode == 0, rank.stderr[-4000:]
+        (result,) = rank.results
+        assert result["fast"] and not result["metadata"], result
+        outs.append(result["out"])
+    assert outs[0] == outs[1], outs
+    assert outs[0]["type"] == "CheckpointException" and outs[0]["ranks"] == [0], outs
+    assert len(outs[0]["errors"]) == 1 and outs[0]["text"], outs

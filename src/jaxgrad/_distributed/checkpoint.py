@@ -52,7 +52,7 @@ from .._core.dtypes import dtype as _dtype
 from .._core.dtypes import from_numpy_dtype
 from .._core.jax_setup import in_x64_scope
 from .._core.tensor import Size, Tensor
-from .collectives import barrier, broadcast_object_list
+from .collectives import all_gather_object, broadcast_object_list
 from .process_group import ProcessGroup, is_initialized, resolve
 
 __all__ = ["BytesStorageMetadata", "CheckpointException", "ChunkStorageMetadata",
@@ -358,16 +358,6 @@ def _world(process_group: ProcessGroup | None, no_dist: bool, action: str) -> _W
     return _World(0, 1, (jax.process_index(),), None)
 
 
-def _sync(world: _World) -> None:
-    """Wait until every rank gets here."""
-    if world.size == 1:
-        return
-    if world.group is not None:
-        barrier(world.group)
-    else:
-        multihost_utils.sync_global_devices("jaxgrad.distributed.checkpoint")
-
-
 def _from_coordinator(world: _World, text: str | None) -> str:
     """The coordinator's ``text`` on every rank (also a barrier)."""
     if world.size == 1:
@@ -381,6 +371,48 @@ def _from_coordinator(world: _World, text: str | None) -> str:
     padded = np.zeros(n, np.uint8)
     padded[:data.size] = data
     return np.asarray(multihost_utils.broadcast_one_to_all(padded)).tobytes().decode()
+
+
+def _gathered(world: _World, obj: Any) -> list:
+    """Every rank's picklable ``obj``, in rank order, on every rank (also a barrier)."""
+    if world.size == 1:
+        return [obj]
+    if world.group is not None:
+        out = [None] * world.size
+        all_gather_object(out, obj, group=world.group)
+        return out
+    data = np.frombuffer(pickle.dumps(obj), np.uint8)
+    sizes = np.asarray(multihost_utils.process_allgather(np.int32(data.size))).reshape(-1)
+    padded = np.zeros(int(sizes.max()), np.uint8)
+    padded[:data.size] = data
+    rows = np.asarray(multihost_utils.process_allgather(padded))
+    return [pickle.loads(rows[r, :sizes[r]].tobytes()) for r in range(world.size)]
+
+
+def _wrapped(error: Exception) -> tuple:
+    """(``error``, its traceback summary), picklable for the other ranks (torch's
+    ``_wrap_exception``); an exception that does not survive pickling travels as a
+    ``RuntimeError`` naming its type and message."""
+    summary = traceback.extract_tb(error.__traceback__)
+    for frame in summary:  # (Python 3.13+ keeps code objects here, which do not pickle)
+        if hasattr(frame, "_code"):
+            object.__setattr__(frame, "_code", None)
+    try:
+        pickle.loads(pickle.dumps((error, summary)))
+        return error, summary
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}"), summary
+
+
+def _all_ranks(step: str, world: _World, error: Exception | None) -> None:
+    """Raise :class:`CheckpointException` on every rank when ``step`` failed on any rank
+    (torch's ``_DistWrapper``): each rank's failure (or None) is gathered on every rank."""
+    mine = None if error is None else _wrapped(error)
+    failures = {r: f for r, f in enumerate(_gathered(world, mine)) if f is not None}
+    if error is not None:  # this rank's own exception object, not its unpickled copy
+        failures[world.rank] = (error, mine[1])
+    if failures:
+        raise CheckpointException(step, failures) from error
 
 
 def _failure(step: str, world: _World, error: Exception) -> CheckpointException:
@@ -656,9 +688,10 @@ def save(state_dict: dict[str, Any], *, checkpoint_id: str | os.PathLike | None 
                 stacklevel=2)
         metadata, plan = _plan_save(_flatten(state_dict), world)
         _write_rank_file(writer.path / _file_name(world.rank), plan, writer.sync_files)
-    except Exception as error:
-        raise _failure("write", world, error) from error
-    _sync(world)
+        error = None
+    except Exception as e:
+        error = e
+    _all_ranks("write", world, error)  # (every rank raises if any failed; also the barrier)
     text = None
     if world.rank == 0:
         text = _to_json(metadata)
