@@ -46,6 +46,22 @@ def _fused(pg: ProcessGroup, tensors: list[Tensor], collective) -> list:
     return results
 
 
+_UNFINISHED = (
+    "Expected to have finished reduction in the prior iteration before starting a new one. "
+    "This error indicates that your module has parameters that were not used in producing "
+    "loss. You can enable unused parameter detection by passing the keyword argument "
+    "`find_unused_parameters=True` to `torch.nn.parallel.DistributedDataParallel`, and by \n"
+    "making sure all `forward` function outputs participate in calculating loss. \n"
+    "If you already have done the above, then the distributed data parallel module wasn't "
+    "able to locate the output tensors in the return value of your module's `forward` "
+    "function. Please include the loss function and the structure of the return value of "
+    "`forward` of your module when reporting this issue (e.g. list, dict, iterable).\n"
+    "Parameter indices which did not receive grad for rank {rank}: {indices}\n In addition, "
+    "you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL "
+    "to print out information about which particular parameters did not receive gradient on "
+    "this rank as part of this error")
+
+
 class DistributedDataParallel(Module):
     """Data parallelism across processes (torch's ``nn.parallel.DistributedDataParallel``):
     every rank runs ``module`` on its share of the batch; ``backward()`` leaves every rank
@@ -101,6 +117,7 @@ class DistributedDataParallel(Module):
         self._parameters_to_average = parameters
         self._sync_queued = False
         self._armed = False  # whether the last forward prepared a gradient reduction
+        self._unreduced: list[int] = []  # parameters without a gradient when it was due
         if init_sync:
             buffers = list(module.buffers()) if broadcast_buffers else []
             self._broadcast_from_rank0(list(module.parameters()) + buffers)
@@ -132,6 +149,9 @@ class DistributedDataParallel(Module):
         >>> dist.destroy_process_group()
         """
         self._sync_queued = False
+        if self._unreduced:
+            raise RuntimeError(_UNFINISHED.format(rank=self.process_group.rank, indices=" ".join(
+                str(i) for i in self._unreduced)))
         if self.broadcast_buffers and self.require_forward_param_sync:
             self._broadcast_from_rank0(list(self.module.buffers()))
         self._armed = is_grad_enabled() and self.require_backward_grad_sync
@@ -145,13 +165,18 @@ class DistributedDataParallel(Module):
 
     def _average_gradients(self) -> None:
         """Every parameter's ``.grad`` averaged over the ranks, one fused all-reduce per
-        dtype, written into the same ``.grad`` tensors. A parameter without a gradient on this
-        rank contributes zeros; with ``find_unused_parameters`` one more all-reduce counts the
-        ranks that used each parameter, and a parameter no rank used keeps ``.grad`` None (as
-        torch's reducer); otherwise it takes the others' average."""
+        dtype, written into the same ``.grad`` tensors. With ``find_unused_parameters`` a
+        parameter without a gradient on this rank contributes zeros, one more all-reduce counts
+        the ranks that used each parameter, and one no rank used keeps ``.grad`` None (as
+        torch's reducer); without it, a parameter without a gradient leaves the reduction
+        unfinished, and the next forward raises torch's error."""
         self._sync_queued, self._armed = False, False  # (one reduction per forward)
         pg = self.process_group
         params = self._parameters_to_average
+        if not self.find_unused_parameters:
+            self._unreduced = [i for i, p in enumerate(params) if p.grad is None]
+            if self._unreduced:
+                return
         if pg.size == 1:
             return
         scale = 1.0 / pg.size  # (torch scales each rank's part, then sums)
