@@ -86,37 +86,49 @@ def _rows(pg: ProcessGroup, array: jax.Array) -> jax.Array:
 
 
 @cache(maxsize=256)
-def _program(pg_mesh, what: str, op: ReduceOp | None):
-    """The jitted program over the rows for one collective, its result replicated."""
+def _program(pg_mesh, what: str, arg: Any):
+    """The jitted program over the rows for one collective: "reduce" (``arg`` the op) and
+    "gather" (every row) replicate their result; "pick" replicates row ``arg`` (a broadcast);
+    "scatter" hands row ``arg``'s ``r``-th part to rank ``r``."""
     replicated = NamedSharding(pg_mesh, P())
     if what == "reduce":
         def run(rows):
-            out = _REDUCE[op](rows, axis=0)
-            return out.astype(rows.dtype)
-    else:  # "gather": every rank gets every row
+            return _REDUCE[arg](rows, axis=0).astype(rows.dtype)
+    elif what == "gather":
         def run(rows):
             return rows
+    else:
+        def run(rows):
+            return rows[arg]
+    if what == "scatter":
+        return jit(run, out_shardings=NamedSharding(pg_mesh, P("rank")))
     return jit(run, out_shardings=replicated)
 
 
-def _collect(pg: ProcessGroup, array: jax.Array, what: str, op: ReduceOp | None = None):
-    """The replicated result of one collective over the group's rows of ``array``, as this
-    process's local array (stacked rows for "gather"); local for a group of one. Inside a
-    trace (``jaxgrad.compile``) the collective is an ordered host call in the traced program:
-    every rank's program runs it at the same point, in program order."""
+def _result_shape(pg: ProcessGroup, shape: tuple, what: str) -> tuple:
+    """This process's part of a collective's result over rows of ``shape``."""
+    return {"reduce": shape, "gather": (pg.size, *shape), "pick": shape,
+            "scatter": shape[1:]}[what]
+
+
+def _collect(pg: ProcessGroup, array: jax.Array, what: str, arg: Any = None):
+    """This process's part of one collective over the group's rows of ``array`` (see
+    :func:`_program`); local for a group of one. Inside a trace (``jaxgrad.compile``) the
+    collective is an ordered host call in the traced program: every rank's program runs it
+    at the same point, in program order."""
     if pg.size == 1:
-        return array if what == "reduce" else array[None]
+        return array[None] if what == "gather" else array[0] if what == "scatter" else array
     if isinstance(array, jax.core.Tracer):
-        shape = array.shape if what == "reduce" else (pg.size, *array.shape)
-        return io_callback(functools.partial(_collect_on_host, pg, what=what, op=op),
+        shape = _result_shape(pg, array.shape, what)
+        return io_callback(functools.partial(_collect_on_host, pg, what=what, arg=arg),
                            jax.ShapeDtypeStruct(shape, array.dtype), array, ordered=True)
-    out = _program(pg.mesh, what, op)(_rows(pg, array))
-    return out.addressable_data(0)
+    out = _program(pg.mesh, what, arg)(_rows(pg, array)).addressable_data(0)
+    return out[0] if what == "scatter" else out
 
 
 @in_x64_scope
-def _collect_on_host(pg: ProcessGroup, array: np.ndarray, what: str, op: ReduceOp | None):
-    return np.asarray(_collect(pg, jnp.asarray(array), what, op))
+def _collect_on_host(pg: ProcessGroup, array: np.ndarray, what: str, arg: Any):
+    return np.asarray(_collect(pg, jnp.asarray(array), what, arg))
 
 
 def _finish(arrays: list, async_op: bool) -> Work | None:
@@ -234,7 +246,7 @@ def broadcast(tensor: Tensor, src: int, group: ProcessGroup | None = None,
     """
     pg = resolve(group)
     root = _root(pg, src, "broadcast")
-    result = _collect(pg, tensor._value, "gather")[root]
+    result = _collect(pg, tensor._value, "pick", root)
     tensor._write_inplace(result, ops=0)
     return _finish([result], async_op)
 
@@ -320,7 +332,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     else:
         mine = jnp.zeros((pg.size, *tensor._value.shape), tensor._value.dtype)
-    result = _collect(pg, mine, "gather")[root][pg.rank]
+    result = _collect(pg, mine, "scatter", root)
     tensor._write_inplace(result, ops=0)
     return _finish([result], async_op)
 
@@ -446,9 +458,9 @@ def broadcast_object_list(object_list: list, src: int = 0, group: ProcessGroup |
     root = _root(pg, src, "broadcast")
     datas = [_to_bytes(o) for o in object_list] if pg.rank == root else []
     sizes = jnp.asarray([d.size for d in datas] if datas else [0] * len(object_list), jnp.int64)
-    sizes = np.asarray(_collect(pg, sizes, "gather")[root])
+    sizes = np.asarray(_collect(pg, sizes, "pick", root))
     mine = np.concatenate(datas) if datas else np.zeros(0, np.uint8)
-    flat = np.asarray(_collect(pg, _padded(mine, int(sizes.sum())), "gather")[root])
+    flat = np.asarray(_collect(pg, _padded(mine, int(sizes.sum())), "pick", root))
     ends = np.cumsum(sizes)
     for i, end in enumerate(ends):
         object_list[i] = pickle.loads(flat[end - sizes[i]:end].tobytes())
