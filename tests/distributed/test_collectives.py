@@ -46,6 +46,10 @@ checks["async_wait"] = work.wait()
 dist.barrier()
 dist.destroy_process_group()
 checks["destroyed"] = not dist.is_initialized()
+dist.init_process_group("gloo")  # (again, as torch's test fixtures do)
+t = mine(); dist.all_reduce(t)
+checks["initialised_again"] = bool(np.allclose(t.numpy(), np.sum(every, axis=0)))
+dist.destroy_process_group()
 print("RESULT " + json.dumps(checks))
 """
 

@@ -39,7 +39,6 @@ class ProcessGroup:
     rank: int
     size: int
     mesh: Mesh | None  # None for a group of one process (its collectives are local)
-    joined_jax: bool  # whether this group started JAX's runtime (destroy shuts it down)
     ranks: tuple[int, ...] = ()
 
     def group_rank(self, global_rank: int) -> int:
@@ -174,7 +173,6 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     if not 0 <= rank < world_size:
         raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, "
                          f"{world_size - 1}]")
-    joined = False
     if jax.distributed.is_initialized() and (jax.process_count(), jax.process_index()) != (
             world_size, rank):
         raise ValueError(
@@ -198,9 +196,8 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
             coordinator_bind_address=os.environ.get("JAX_COORDINATOR_BIND_ADDRESS", address),
             initialization_timeout=seconds, heartbeat_timeout_seconds=min(seconds, 100),
             shutdown_timeout_seconds=seconds)
-        joined = True
     members = tuple(range(world_size))
-    _State.default = ProcessGroup(backend, rank, world_size, _mesh_of(members), joined, members)
+    _State.default = ProcessGroup(backend, rank, world_size, _mesh_of(members), members)
 
 
 def _mesh_of(members: tuple[int, ...]) -> Mesh | None:
@@ -238,13 +235,15 @@ def new_group(ranks: list[int] | None = None, timeout: datetime.timedelta | None
     if world.rank not in members:
         return GroupMember.NON_GROUP_MEMBER
     pg = ProcessGroup(backend or world.backend, members.index(world.rank), len(members),
-                      _mesh_of(members), False, members)
+                      _mesh_of(members), members)
     _State.subgroups.append(pg)
     return pg
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
-    """Leave the default process group (and JAX's runtime, if joining the group started it).
+    """Leave the default process group. JAX's runtime stays joined until the process ends (it
+    cannot be joined twice), so ``init_process_group`` with the same rank and world size may
+    create the group again, as torch allows.
 
     >>> import jaxgrad.distributed as dist
     >>> dist.is_initialized()
@@ -257,8 +256,6 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
         _State.subgroups = [g for g in _State.subgroups if g is not group]
         return
     _State.default, _State.subgroups = None, []
-    if pg.joined_jax:
-        jax.distributed.shutdown()
 
 
 def resolve(group: ProcessGroup | int | None) -> ProcessGroup:
