@@ -15,8 +15,12 @@ import json, os
 LIB = __import__(os.environ["LIB"])
 import importlib
 dist = importlib.import_module(os.environ["LIB"] + ".distributed")
-dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + os.environ["JAX_COORDINATOR_PORT"],
-                        rank=int(os.environ["RANK"]), world_size=int(os.environ["WORLD_SIZE"]))
+# torch's rendezvous through a file (its TCPStore would listen on every interface); jaxgrad's
+# coordinator on 127.0.0.1
+init = ("file://" + os.environ["STORE_FILE"] if os.environ["LIB"] == "torch"
+        else "tcp://127.0.0.1:" + os.environ["JAX_COORDINATOR_PORT"])
+dist.init_process_group("gloo", init_method=init, rank=int(os.environ["RANK"]),
+                        world_size=int(os.environ["WORLD_SIZE"]))
 rank, world = dist.get_rank(), dist.get_world_size()
 seen = {}
 def mine(dtype=LIB.float32):
@@ -88,8 +92,9 @@ print("RESULT " + json.dumps(seen))
 """
 
 
-def test_collectives_match_torch_distributed():
-    torch_ranks = run_ranks(PROGRAM, world=3, join=False, env={"LIB": "torch"}, timeout=120)
+def test_collectives_match_torch_distributed(tmp_path):
+    torch_ranks = run_ranks(PROGRAM, world=3, join=False, timeout=120, env={
+        "LIB": "torch", "STORE_FILE": str(tmp_path / "store"), "GLOO_SOCKET_IFNAME": "lo"})
     ours = run_ranks(PROGRAM, world=3, join=False, env={"LIB": "jaxgrad"}, timeout=120)
     for rank in torch_ranks + ours:
         assert rank.returncode == 0, rank.stderr[-4000:]

@@ -6,6 +6,7 @@ parameters with and without ``find_unused_parameters`` (torch's error at the nex
 from __future__ import annotations
 
 import importlib
+import tempfile
 
 import pytest
 
@@ -14,14 +15,18 @@ from multiprocess import free_port
 
 
 def _in_group(T, body):
+    """``body(T, DDP)`` in a group of one process: torch's rendezvous through a file (its
+    TCPStore would listen on every interface), jaxgrad's needs none for one process."""
     dist = importlib.import_module(T.__name__ + ".distributed")
     ddp = importlib.import_module(T.__name__ + ".nn.parallel").DistributedDataParallel
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{free_port()}", rank=0,
-                            world_size=1)
-    try:
-        return body(T, ddp)
-    finally:
-        dist.destroy_process_group()
+    with tempfile.TemporaryDirectory() as folder:
+        init = (f"file://{folder}/store" if T.__name__ == "torch"
+                else f"tcp://127.0.0.1:{free_port()}")
+        dist.init_process_group("gloo", init_method=init, rank=0, world_size=1)
+        try:
+            return body(T, ddp)
+        finally:
+            dist.destroy_process_group()
 
 
 def _branches(T, ddp, **options):
