@@ -76,6 +76,12 @@ error("rst_dtype", lambda: dist.reduce_scatter_tensor(LIB.zeros(1, dtype=LIB.flo
 error("avg_int", lambda: dist.all_reduce(LIB.ones(2, dtype=LIB.int64), op=dist.ReduceOp.AVG))
 error("max_complex", lambda: dist.all_reduce(LIB.ones(2, dtype=LIB.complex64),
                                              op=dist.ReduceOp.MAX))
+for op in ["BAND", "BOR", "BXOR"]:
+    t = LIB.tensor([rank % 2, 1, 3 * rank]); dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+    look("bitwise_" + op, t)
+    t = LIB.tensor([rank == 1, True]); dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+    look("bitwise_bool_" + op, t)
+    error("bitwise_float_" + op, lambda: dist.all_reduce(mine(), op=getattr(dist.ReduceOp, op)))
 error("backend_non_member", lambda: dist.get_backend(dist.GroupMember.NON_GROUP_MEMBER))
 t = LIB.full((2,), 60000.0, dtype=LIB.float16); dist.all_reduce(t, op=dist.ReduceOp.AVG)
 look("avg_float16", t)

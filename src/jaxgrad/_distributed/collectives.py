@@ -38,6 +38,9 @@ class ReduceOp(enum.Enum):
     PRODUCT = "product"
     MIN = "min"
     MAX = "max"
+    BAND = "band"
+    BOR = "bor"
+    BXOR = "bxor"
 
     def __repr__(self) -> str:
         return f"<RedOpType.{self.name}: {list(ReduceOp).index(self)}>"
@@ -49,7 +52,9 @@ def _average(rows, axis):
 
 
 _REDUCE = {ReduceOp.SUM: jnp.sum, ReduceOp.AVG: _average, ReduceOp.PRODUCT: jnp.prod,
-           ReduceOp.MIN: jnp.min, ReduceOp.MAX: jnp.max}
+           ReduceOp.MIN: jnp.min, ReduceOp.MAX: jnp.max, ReduceOp.BAND: jnp.bitwise_and.reduce,
+           ReduceOp.BOR: jnp.bitwise_or.reduce, ReduceOp.BXOR: jnp.bitwise_xor.reduce}
+_BITWISE = (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
 
 
 class Work:
@@ -118,6 +123,8 @@ def _collect(pg: ProcessGroup, array: jax.Array, what: str, arg: Any = None):
     at the same point, in program order."""
     if pg.size == 1:
         return array[None] if what == "gather" else array[0] if what == "scatter" else array
+    if what == "reduce" and arg in _BITWISE:  # (XLA's CPU all-reduce has no bitwise ops)
+        return _REDUCE[arg](_collect(pg, array, "gather"), axis=0)
     if isinstance(array, jax.core.Tracer):
         shape = _result_shape(pg, array.shape, what)
         return io_callback(functools.partial(_collect_on_host, pg, what=what, arg=arg),
@@ -143,6 +150,8 @@ def _check_op(op: Any, tensor: Tensor, name: str | None = None) -> ReduceOp:
     if op is ReduceOp.AVG and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{scalar_type_name(dtype)}")
+    if op in _BITWISE and (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
     if name and dtype.is_complex and op in (ReduceOp.MIN, ReduceOp.MAX, ReduceOp.PRODUCT):
         raise ValueError(f"{name} does not support RedOpType.{op.name} on complex tensors")
     return op
