@@ -2,7 +2,7 @@
 :func:`save` and :func:`load` with its state dict; each writes and reads only the shards of the
 tensors it holds, so a checkpoint saved with one sharding loads into another (or into plain
 local tensors). The format is jaxgrad's own (raw chunks per rank and a JSON ``.metadata``;
-see ``jaxgrad._distributed.checkpoint``), not torch's pickles.
+see ``jaxgrad._distributed.checkpoint.filesystem``), not torch's pickles.
 
 >>> import tempfile
 >>> import jaxgrad, jaxgrad.distributed as dist
@@ -19,21 +19,18 @@ True
 >>> dist.destroy_process_group()
 """
 
-from ..._distributed.checkpoint import (
+from ..._distributed.checkpoint.api import load, save
+from ..._distributed.checkpoint.filesystem import FileSystemReader, FileSystemWriter
+from ..._distributed.checkpoint.metadata import (
     BytesStorageMetadata,
     CheckpointException,
     ChunkStorageMetadata,
-    DefaultLoadPlanner,
-    DefaultSavePlanner,
-    FileSystemReader,
-    FileSystemWriter,
     Metadata,
     MetadataIndex,
     TensorProperties,
     TensorStorageMetadata,
-    load,
-    save,
 )
+from ..._distributed.checkpoint.planner import DefaultLoadPlanner, DefaultSavePlanner
 
 __all__ = ["BytesStorageMetadata", "CheckpointException", "ChunkStorageMetadata",
            "DefaultLoadPlanner", "DefaultSavePlanner", "FileSystemReader", "FileSystemWriter",
