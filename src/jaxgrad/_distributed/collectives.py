@@ -186,11 +186,17 @@ def _root(pg: ProcessGroup, rank: int, name: str) -> int:
     return pg.group_rank(rank)
 
 
-def _check_list(pg: ProcessGroup, tensors: list, name: str, what: str) -> None:
+def _check_root_list(pg: ProcessGroup, tensor: Tensor, tensors: list | None, name: str,
+                     what: str) -> None:
+    """torch's checks of the root's list in ``gather``/``scatter``: one tensor per rank, each
+    of ``tensor``'s dtype and shape."""
+    tensors = tensors or []
     if len(tensors) != pg.size:
         raise RuntimeError(f"ProcessGroupGloo::{name}: Incorrect {what} list size "
                            f"{len(tensors)}. {what.capitalize()} list size should be "
                            f"{pg.size}, same as size of the process group.")
+    _same_dtypes(tensor, *tensors)
+    _check_sizes(name, tuple(tensor.shape), tensors)
 
 
 # torch's version-counter convention, observed on gloo: the tensor a collective reduces or
@@ -303,9 +309,7 @@ def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0
     pg = resolve(group)
     root = _root(pg, dst, "gather")
     if pg.rank == root:
-        _check_list(pg, gather_list or [], "gather", "output")
-        _same_dtypes(tensor, *gather_list)
-        _check_sizes("gather", tuple(tensor.shape), gather_list)
+        _check_root_list(pg, tensor, gather_list, "gather", "output")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          "ranks.")
@@ -333,9 +337,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
     pg = resolve(group)
     root = _root(pg, src, "scatter")
     if pg.rank == root:
-        _check_list(pg, scatter_list or [], "scatter", "input")
-        _same_dtypes(tensor, *scatter_list)
-        _check_sizes("scatter", tuple(tensor.shape), scatter_list)
+        _check_root_list(pg, tensor, scatter_list, "scatter", "input")
         mine = jnp.stack([t._value for t in scatter_list])
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
