@@ -3,7 +3,8 @@ group, DDP, DistributedSampler, DataLoader, collectives), eager and under ``jaxg
 ends where the single-process run on the full batch ends; construction broadcasts rank 0's
 state; ``no_sync`` accumulates locally and the next backward averages the sum. The JAX-native
 global mode (replicated parameters, the batch one tensor spanning the processes) ends there
-too, eager and compiled."""
+too, eager and compiled. Compiled, DDP's all-reduce is an XLA collective of the step's program
+(no host call)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from jaxgrad.utils.data import DataLoader, DistributedSampler, TensorDataset
 os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=os.environ["JAX_COORDINATOR_PORT"])
 dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
+from jaxgrad._distributed import collectives  # (compiled, DDP's all-reduce is XLA's: no host call)
+host_calls = []
+on_host = collectives._collect_on_host
+collectives._collect_on_host = lambda *a, **k: (host_calls.append(1), on_host(*a, **k))[1]
 data = TensorDataset(torch.linspace(-2, 2, 64).reshape(16, 4),
                      torch.linspace(0, 1, 16).reshape(16, 1))
 
@@ -54,8 +59,10 @@ for compiled in (False, True):
         model = DDP(net(seed=rank))  # (rank 1 starts elsewhere: construction broadcasts rank 0's)
         same_start = [p.tolist() for p in model.parameters()] == [p.tolist() for p in net(0).parameters()]
         sampler = DistributedSampler(data, shuffle=False)
+        before = len(host_calls)
         losses = train(model, DataLoader(data, batch_size=2, sampler=sampler), make_opt,
                        compiled, sampler=sampler)
+        host_calls_made = len(host_calls) - before
         reference = net(0)
         expected = train(reference, DataLoader(data, batch_size=4), make_opt, False)
         params = [p.tolist() for p in model.module.parameters()]
@@ -68,7 +75,7 @@ for compiled in (False, True):
             "param_diff": max(abs(a - b) for p, q in zip(model.module.parameters(),
                                                         reference.parameters())
                               for a, b in zip(p.reshape(-1).tolist(), q.reshape(-1).tolist())),
-            "keys": list(model.state_dict())[:2]}
+            "keys": list(model.state_dict())[:2], "host_calls": host_calls_made}
 
 # the JAX-native global mode: parameters replicated over a mesh of every process's devices, the
 # batch one tensor spanning the processes (each gives its rows); XLA inserts the all-reduce
@@ -118,4 +125,5 @@ def test_ddp_training_equals_the_single_process_full_batch_run():
             assert checks["loss_diff"] < 1e-5 and checks["param_diff"] < 1e-5, (run, checks)
             if run.startswith(("sgd", "adam")):
                 assert checks["keys"] == ["module.0.weight", "module.0.bias"], (run, checks)
+                assert checks["host_calls"] == 0, (run, checks)
     assert {"global_compiled=False", "global_compiled=True"} <= set(report)

@@ -133,6 +133,8 @@ def callback(fn: Callable[..., Any], *args: Any) -> None:
         return
     trace = _tracing.current()
     if trace is not None:
+        if trace.over_processes:  # (XLA orders host callbacks only in a one-device program)
+            raise _tracing.ProgramOverProcesses(None)
         trace.callbacks += 1
     is_tensor = [isinstance(a, Tensor) for a in args]
 
@@ -145,8 +147,8 @@ def callback(fn: Callable[..., Any], *args: Any) -> None:
 class _Entry:
     """One signature's executable and the program that writes its results back."""
 
-    __slots__ = ("eager", "jitted", "key", "per_call_python", "policy", "program", "roots",
-                 "with_vjp")
+    __slots__ = ("collectives_on_host", "eager", "jitted", "key", "over", "per_call_python",
+                 "policy", "program", "roots", "with_vjp")
 
     def __init__(self, key: tuple, policy: WalkPolicy) -> None:
         self.key = key
@@ -157,6 +159,10 @@ class _Entry:
         self.with_vjp = None  # (backward, its cells) for results with history (_backward_of)
         self.program: _compile_program.Program | None = None
         self.roots: tuple | None = None  # the call's roots, while a call runs
+        # the program over processes this signature runs as (it makes collectives), if any;
+        # collectives_on_host: its collectives stay host calls instead (see _over_processes)
+        self.over: Any = None
+        self.collectives_on_host = False
 
 
 class CompiledFunctionBackward(Node):
@@ -253,6 +259,9 @@ class CompiledFunction:
         except _Warmup:  # a first call creating state: eager; the next call traces
             self._cache.pop(entry.key, None)
             return self._fn(*args, **kwargs)
+        except _tracing.ProgramOverProcesses as request:  # a collective: trace it again as
+            self._over_processes(entry, request.program, inputs)  # one program over processes
+            return self(*args, **kwargs)
         except _Relearn:  # walk and trace again, by what this trace taught (never compiled)
             self._cache.pop(entry.key, None)
             self._relearns += 1
@@ -287,6 +296,17 @@ class CompiledFunction:
         self._remember(program, walk, replay, state_roots, entry.policy)
         return replay.result
 
+    def _over_processes(self, entry: _Entry, program: Any, inputs: tuple) -> None:
+        """Make ``entry`` run as ``program`` (see ``ProgramOverProcesses``); where it cannot (a
+        second group's collective, inputs already spanning processes, an ordered host callback),
+        its collectives become host calls."""
+        if entry.over is None and program is not None and program.accepts(inputs):
+            entry.over = program
+            entry.jitted = program.jit(functools.partial(self._trace, entry))
+        else:
+            entry.over, entry.collectives_on_host = None, True
+            entry.jitted = jit(functools.partial(self._trace, entry))
+
     def _runs_eagerly(self, entry: _Entry) -> bool:
         """Whether a quiet compiled function runs this signature eagerly after its trace."""
         return False
@@ -296,25 +316,31 @@ class CompiledFunction:
         requiring grad, as one jitted function of the call's inputs and the cotangents. The step
         is first traced to a jaxpr (a pure function of the inputs: the objects it came from may
         have changed by the time backward runs); backward recomputes the forward inside it."""
+        make_jaxpr = entry.over.make_jaxpr if entry.over else jax.make_jaxpr
         with x64_scope(), under_transform("eager"):  # Note [Function under a transform]
-            closed = jax.make_jaxpr(functools.partial(self._trace, entry))(*inputs)
+            closed = make_jaxpr(functools.partial(self._trace, entry))(*inputs)
         program = entry.program
         positions = [p for p, _ in program.diff_outputs]
         used = _used_inputs(closed.jaxpr, positions)  # torch: unused parameters get no .grad
         diff_cells = [i for i in program.diff_inputs if i in used]
         step = jax.extend.core.jaxpr_as_fun(closed)
 
-        def backward(cells: list, numbers: list, arrays: list, cotangents: list) -> list:
-            def on_diff(diff: list) -> list:
+        def backward(cells: list, numbers: list, arrays: list, cotangents: list) -> tuple:
+            def on_diff(diff: list) -> tuple[list, list]:
                 full = list(cells)
                 for i, d in zip(diff_cells, diff):
                     full[i] = d
                 outs = step(*full, *numbers, *arrays)
-                return [outs[p] for p in positions]
+                kept = outs[len(outs) - entry.over.kept_results:] if entry.over else []
+                return [outs[p] for p in positions], kept
 
-            return jax.vjp(on_diff, [cells[i] for i in diff_cells])[1](cotangents)[0]
+            # (a program over processes returns what it needs computed: its collectives run on
+            # every process, whatever this one's gradients use)
+            _, pull, kept = jax.vjp(on_diff, [cells[i] for i in diff_cells], has_aux=True)
+            return pull(cotangents)[0], kept
 
-        return jit(backward), diff_cells
+        jitted = (entry.over.jit if entry.over else jit)(backward)
+        return (lambda *args: jitted(*args)[0]), diff_cells
 
     def _number_arguments(self, args: tuple, kwargs: dict) -> bool:
         """Whether this call's Python numbers are traced: always with ``dynamic=True``; with
@@ -342,8 +368,8 @@ class CompiledFunction:
                 return walk, None
             link = (walk.arg_key(), modes)
             entry = memo.template.next_entries.get(link)
-            if entry is not None:
-                return walk, entry
+            if entry is not None and self._cache.get(entry.key) is entry:  # (not one dropped
+                return walk, entry  # since: a trace that taught the walk, done again)
         walk, key = self._walk(state_roots, arg_roots, modes)
         if walk.has_foreign_tracers:
             return walk, None
@@ -500,6 +526,8 @@ class CompiledFunction:
                   if kind == "list" and id(obj) in entry.policy.items and id(obj) not in watched}
         try:
             with _tracing.tracing(self._name, self._warned, self.quiet) as trace, watch:
+                trace.over_processes = entry.over is not None
+                trace.collectives_on_host = entry.collectives_on_host
                 result = self._fn(*args, **kwargs)
             entry.per_call_python = trace.per_call_python
             post = StateWalk(state_roots, arg_roots + (result,), pre=walk, installed=installed,

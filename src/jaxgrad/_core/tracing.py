@@ -30,7 +30,8 @@ class TraceContext:
     ``quiet`` trace (an eager ``jaxgrad.func`` transform's) gives up on such a step instead of
     warning."""
 
-    __slots__ = ("callbacks", "name", "per_call_python", "quiet", "warned")
+    __slots__ = ("callbacks", "collectives_on_host", "name", "over_processes", "per_call_python",
+                 "quiet", "warned")
 
     def __init__(self, name: str, warned: set, quiet: bool = False) -> None:
         self.name = name
@@ -38,6 +39,25 @@ class TraceContext:
         self.callbacks = 0
         self.quiet = quiet
         self.per_call_python = False
+        # whether the step is traced as one program over several processes, and whether the
+        # collectives it meets are host calls instead (see ProgramOverProcesses)
+        self.over_processes = False
+        self.collectives_on_host = False
+
+
+class ProgramOverProcesses(Exception):
+    """Raised by a collective over several processes that a compiled step's trace meets: the
+    step is to be compiled again as one program over the group's processes, where the collective
+    is an XLA collective. ``program`` makes it: ``program.jit(fn)`` and ``program.make_jaxpr(fn)``
+    are ``jax.jit``/``jax.make_jaxpr`` of ``fn`` (a function of this process's arrays) run as
+    that program, ``program.accepts(args)`` whether ``args`` can be this process's part of it.
+    ``program`` None: the step, traced as such a program, cannot be one (an ordered host
+    callback in it); its collectives are to be host calls.
+    """
+
+    def __init__(self, program: Any) -> None:
+        super().__init__("a collective asks for the compiled step as one program over processes")
+        self.program = program
 
 
 def current() -> TraceContext | None:

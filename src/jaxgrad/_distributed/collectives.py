@@ -22,6 +22,7 @@ from .._core.caches import cache
 from .._core.dtypes import c_type_name, scalar_type_name
 from .._core.jax_setup import in_x64_scope, jit
 from .._core.tensor import Tensor
+from . import over_processes as _over_processes
 from .process_group import ProcessGroup, resolve
 
 
@@ -74,11 +75,12 @@ class Work:
 
     def wait(self, timeout: Any = None) -> bool:
         for a in self._arrays:
-            a.block_until_ready()
+            if not isinstance(a, jax.core.Tracer):  # (traced: the program orders it)
+                a.block_until_ready()
         return True
 
     def is_completed(self) -> bool:
-        return all(a.is_ready() for a in self._arrays)
+        return all(isinstance(a, jax.core.Tracer) or a.is_ready() for a in self._arrays)
 
 
 def _rows(pg: ProcessGroup, array: jax.Array) -> jax.Array:
@@ -118,14 +120,17 @@ def _result_shape(pg: ProcessGroup, shape: tuple, what: str) -> tuple:
 
 def _collect(pg: ProcessGroup, array: jax.Array, what: str, arg: Any = None):
     """This process's part of one collective over the group's rows of ``array`` (see
-    :func:`_program`); local for a group of one. Inside a trace (``jaxgrad.compile``) the
-    collective is an ordered host call in the traced program: every rank's program runs it
+    :func:`_program`); local for a group of one. In a trace of ``jaxgrad.compile``, an XLA
+    collective of the step compiled as one program over the group (see ``over_processes``);
+    in other traces, an ordered host call in the traced program: every rank's program runs it
     at the same point, in program order."""
     if pg.size == 1:
         return array[None] if what == "gather" else array[0] if what == "scatter" else array
     if what == "reduce" and arg in _BITWISE:  # (XLA's CPU all-reduce has no bitwise ops)
         return _REDUCE[arg](_collect(pg, array, "gather"), axis=0)
     if isinstance(array, jax.core.Tracer):
+        if _over_processes.lowers(pg):
+            return _over_processes.collective(array, what, arg, _REDUCE.get(arg), pg.size)
         shape = _result_shape(pg, array.shape, what)
         return io_callback(functools.partial(_collect_on_host, pg, what=what, arg=arg),
                            jax.ShapeDtypeStruct(shape, array.dtype), array, ordered=True)

@@ -5,9 +5,9 @@ broadcast per dtype). Each ``backward()`` that reaches the parameters queues, th
 post-accumulate-grad hooks, one callback that runs when the engine has finished: it averages
 every parameter's ``.grad`` across the ranks with one fused all-reduce per dtype (torch's
 reducer buckets, as a single bucket) and writes the result into the same ``.grad`` tensors.
-Inside ``jaxgrad.compile`` the same callback runs in the traced step, its all-reduce an ordered
-host call in the one XLA program. ``no_sync()`` skips the averaging: gradients accumulate
-locally and the next synchronised backward averages the sum.
+Inside ``jaxgrad.compile`` the same callback runs in the traced step, its all-reduce an XLA
+collective of the step's one program over the processes. ``no_sync()`` skips the averaging:
+gradients accumulate locally and the next synchronised backward averages the sum.
 """
 
 from __future__ import annotations
@@ -117,7 +117,9 @@ class DistributedDataParallel(Module):
         self._parameters_to_average = parameters
         self._sync_queued = False
         self._armed = False  # whether the last forward prepared a gradient reduction
-        self._unreduced: list[int] = []  # parameters without a gradient when it was due
+        # parameters without a gradient when it was due (a tuple: a compiled step that sets it
+        # anew each call keeps one signature)
+        self._unreduced: tuple[int, ...] = ()
         if init_sync:
             buffers = list(module.buffers()) if broadcast_buffers else []
             self._broadcast_from_rank0(list(module.parameters()) + buffers)
@@ -174,7 +176,7 @@ class DistributedDataParallel(Module):
         pg = self.process_group
         params = self._parameters_to_average
         if not self.find_unused_parameters:
-            self._unreduced = [i for i, p in enumerate(params) if p.grad is None]
+            self._unreduced = tuple(i for i, p in enumerate(params) if p.grad is None)
             if self._unreduced:
                 return
         if pg.size == 1:
