@@ -1,4 +1,5 @@
-"""``jaxgrad.optim``: torch.optim's optimizers (SGD, Adam, AdamW) and LR schedulers.
+"""``jaxgrad.optim``: torch.optim's optimizers (SGD, Adam, AdamW, Adagrad, RMSprop, Adadelta,
+Adamax) and LR schedulers.
 
 >>> import jaxgrad
 >>> w = jaxgrad.tensor([3.0], requires_grad=True)
@@ -8,7 +9,11 @@ tensor([1.5000], requires_grad=True)
 """
 
 from . import lr_scheduler as lr_scheduler
+from .adadelta import Adadelta as Adadelta
+from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam
+from .adamax import Adamax as Adamax
 from .adamw import AdamW as AdamW
 from .optimizer import Optimizer as Optimizer
+from .rmsprop import RMSprop as RMSprop
 from .sgd import SGD as SGD

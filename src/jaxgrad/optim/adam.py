@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 
 from .._core.dtypes import float32, float64, get_default_dtype
@@ -20,6 +19,7 @@ from .._ops.half_precision import (
     lerp_scalar,
     times_scalar,
 )
+from ._common import complex_like, real_view
 from .optimizer import (
     Optimizer,
     check_fused,
@@ -224,16 +224,6 @@ def _check_betas(betas: tuple, foreach: bool | None, capturable: bool) -> None:
                 raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
-def _real_view(x):
-    """torch.view_as_real: complex values as trailing (real, imag) pairs."""
-    return jnp.stack([x.real, x.imag], axis=-1) if jnp.iscomplexobj(x) else x
-
-
-def _like(x, like):
-    """Undo ``_real_view`` when ``like`` is complex."""
-    return jax.lax.complex(x[..., 0], x[..., 1]) if jnp.iscomplexobj(like) else x
-
-
 @jitted_kernel
 def _adam_kernel(maximize: bool, weight_decay: bool, decoupled: bool, amsgrad: bool):
     """torch's _single_tensor_adam on arrays: new params, state arrays and steps."""
@@ -243,8 +233,8 @@ def _adam_kernel(maximize: bool, weight_decay: bool, decoupled: bool, amsgrad: b
         new_params, new_arrays, new_steps = [], [], []
         for p0, g, arrays, step in zip(params, grads, state_arrays, steps):
             step = step + 1
-            p, g = _real_view(p0), _real_view(g)
-            exp_avg, exp_avg_sq, *max_sq = (_real_view(a) for a in arrays)
+            p, g = real_view(p0), real_view(g)
+            exp_avg, exp_avg_sq, *max_sq = (real_view(a) for a in arrays)
             if maximize:
                 g = -g
             if weight_decay and decoupled:
@@ -261,8 +251,8 @@ def _adam_kernel(maximize: bool, weight_decay: bool, decoupled: bool, amsgrad: b
                 second = max_sq[0] = jnp.maximum(max_sq[0], exp_avg_sq)
             denom = add_scalar(div_scalar(jnp.sqrt(second), bias_correction2_sqrt), eps)
             p = addcdiv(p, exp_avg, denom, -step_size)
-            new_params.append(_like(p, p0))
-            new_arrays.append(tuple(_like(a, p0) for a in (exp_avg, exp_avg_sq, *max_sq)))
+            new_params.append(complex_like(p, p0))
+            new_arrays.append(tuple(complex_like(a, p0) for a in (exp_avg, exp_avg_sq, *max_sq)))
             new_steps.append(step)
         return new_params, new_arrays, new_steps
 
