@@ -1,5 +1,5 @@
 """``jaxgrad.optim``: torch.optim's optimizers (SGD, Adam, AdamW, Adagrad, RMSprop, Adadelta,
-Adamax) and LR schedulers.
+Adamax, LBFGS) and LR schedulers.
 
 >>> import jaxgrad
 >>> w = jaxgrad.tensor([3.0], requires_grad=True)
@@ -14,6 +14,7 @@ from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam
 from .adamax import Adamax as Adamax
 from .adamw import AdamW as AdamW
+from .lbfgs import LBFGS as LBFGS
 from .optimizer import Optimizer as Optimizer
 from .rmsprop import RMSprop as RMSprop
 from .sgd import SGD as SGD
