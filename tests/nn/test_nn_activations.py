@@ -429,3 +429,28 @@ def test_hardswish_gradient_at_its_kinks(inplace):
         (gg,) = T.autograd.grad(g.sum(), x, allow_unused=True)
         return val(y), g.detach().clone(), None if gg is None else gg.detach().clone()
     ok(program)
+
+
+@pytest.mark.parametrize("name", ["Softmax", "LogSoftmax", "Softmin"])
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
+def test_softmax_modules_without_dim_take_torchs_implicit_dim(name, shape):
+    def program(T):
+        x = T.linspace(-2, 2, int(np.prod(shape)), dtype=T.float64).reshape(shape)
+        x.requires_grad_(True)
+        module = getattr(T.nn, name)()
+        out = module(x)
+        (out * T.linspace(0, 1, out.numel(), dtype=T.float64).reshape(shape)).sum().backward()
+        return out, x.grad, repr(module)
+    ok(program)
+    assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
+    assert captured_warnings(program, torch)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
+def test_softmax2d(shape):
+    def program(T):
+        x = T.linspace(-2, 2, int(np.prod(shape))).reshape(shape).requires_grad_(True)
+        out = T.nn.Softmax2d()(x)
+        out.pow(2).sum().backward()
+        return out, x.grad, repr(T.nn.Softmax2d())
+    same(program)  # (1-d and 2-d inputs: torch's ValueError)

@@ -112,6 +112,7 @@ from .modules import SiLU as SiLU
 from .modules import SmoothL1Loss as SmoothL1Loss
 from .modules import SoftMarginLoss as SoftMarginLoss
 from .modules import Softmax as Softmax
+from .modules import Softmax2d as Softmax2d
 from .modules import Softmin as Softmin
 from .modules import Softplus as Softplus
 from .modules import Softshrink as Softshrink
@@ -124,5 +125,6 @@ from .modules import Upsample as Upsample
 from .modules import ZeroPad1d as ZeroPad1d
 from .modules import ZeroPad2d as ZeroPad2d
 from .modules import ZeroPad3d as ZeroPad3d
+from .parallel import DataParallel as DataParallel
 from .parameter import Buffer as Buffer
 from .parameter import Parameter as Parameter

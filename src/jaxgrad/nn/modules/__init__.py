@@ -22,6 +22,7 @@ from .activation import RReLU as RReLU
 from .activation import Sigmoid as Sigmoid
 from .activation import SiLU as SiLU
 from .activation import Softmax as Softmax
+from .activation import Softmax2d as Softmax2d
 from .activation import Softmin as Softmin
 from .activation import Softplus as Softplus
 from .activation import Softshrink as Softshrink

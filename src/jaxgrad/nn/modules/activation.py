@@ -116,7 +116,8 @@ class SiLU(_InplaceActivation):
 
 
 class Softmax(Module):
-    """Softmax along ``dim``.
+    """Softmax along ``dim`` (without ``dim``, torch's deprecated implicit choice: dim 0 for
+    0-, 1- and 3-d inputs, else 1, with its warning).
 
     >>> import jaxgrad
     >>> jaxgrad.nn.Softmax(dim=0)(jaxgrad.zeros(2))
@@ -127,9 +128,14 @@ class Softmax(Module):
         super().__init__()
         self.dim = dim
 
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
     def forward(self, input: Tensor) -> Tensor:
         """Softmax of ``input`` along ``dim``."""
-        return input.softmax(self.dim)
+        return functional.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         """The ``dim`` argument, as shown in the repr.
@@ -156,7 +162,24 @@ class LogSoftmax(Softmax):
         >>> jaxgrad.nn.LogSoftmax(dim=0)(jaxgrad.zeros(2)).exp()
         tensor([0.5000, 0.5000])
         """
-        return input.log_softmax(self.dim)
+        return functional.log_softmax(input, self.dim, _stacklevel=5)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of each location: dim -3 of a 3-d (C, H, W) or 4-d
+    (N, C, H, W) input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.Softmax2d()(jaxgrad.zeros(1, 2, 1, 1)).flatten()
+    tensor([0.5000, 0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Softmax of ``input`` along its channel dim."""
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return functional.softmax(input, -3, _stacklevel=5)
 
 
 class LeakyReLU(Module):
