@@ -461,3 +461,36 @@ def test_module_hook_dicts_are_ordered_dicts():
             "_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")]
 
     ok(program)
+
+
+def test_global_registration_hooks_see_and_replace_what_modules_register():
+    def program(T):
+        module = T.nn.modules.module
+        seen = []
+
+        def note(kind, replace=None):
+            def hook(owner, name, value):
+                seen.append((kind, type(owner).__name__, name, type(value).__name__))
+                return replace(value) if replace and value is not None else None
+            return hook
+
+        handles = [
+            module.register_module_parameter_registration_hook(note("param")),
+            module.register_module_buffer_registration_hook(note("buffer", lambda b: b + 1)),
+            module.register_module_module_registration_hook(note("module")),
+        ]
+        try:
+            net = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.BatchNorm1d(3))
+            net.extra = T.nn.ReLU()
+            net.extra = None
+            net.register_buffer("count", T.zeros(2))
+            net.register_buffer("nothing", None)
+            net.register_parameter("p", None)
+            net.q = T.nn.Parameter(T.ones(1))
+            net.add_module("tail", T.nn.Tanh())
+        finally:
+            for handle in handles:
+                handle.remove()
+        after = T.nn.Linear(1, 1)  # (removed: no more calls)
+        return seen, net.count, net[1].running_var, after.weight.shape
+    ok(program)

@@ -38,6 +38,9 @@ _global_forward_pre_hooks: OrderedDict = OrderedDict()
 _global_forward_hooks: OrderedDict = OrderedDict()
 _global_forward_hooks_always_called: OrderedDict = OrderedDict()
 _global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
+_global_parameter_registration_hooks: OrderedDict = OrderedDict()
+_global_buffer_registration_hooks: OrderedDict = OrderedDict()
+_global_module_registration_hooks: OrderedDict = OrderedDict()
 register_global_hooks(_global_backward_pre_hooks, _global_backward_hooks,
                       _global_forward_pre_hooks, _global_forward_hooks,
                       _global_forward_hooks_with_kwargs)
@@ -47,6 +50,66 @@ _MIXED_GLOBAL_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full
                                 "as a global Module hook. Please use only one of them.")
 _MIXED_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backward hooks on a "
                          "single Module. Please use only one of them.")
+
+
+def _registration_hook(hooks: OrderedDict, hook: Callable[..., Any]) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register ``hook(module, name, param)``, called whenever any module registers a parameter
+    (``register_parameter`` or assigning a ``Parameter``); what it returns, if not None, is
+    registered instead.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.nn.modules.module import register_module_parameter_registration_hook
+    >>> seen = []
+    >>> h = register_module_parameter_registration_hook(lambda m, n, p: seen.append(n))
+    >>> _ = jaxgrad.nn.Linear(2, 1)
+    >>> h.remove(); seen
+    ['weight', 'bias']
+    """
+    return _registration_hook(_global_parameter_registration_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register ``hook(module, name, buffer)``, called whenever any module registers a buffer;
+    what it returns, if not None, is registered instead.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.nn.modules.module import register_module_buffer_registration_hook
+    >>> h = register_module_buffer_registration_hook(lambda m, n, b: None if b is None else b * 2)
+    >>> m = jaxgrad.nn.Module(); m.register_buffer("count", jaxgrad.ones(1))
+    >>> h.remove(); m.count
+    tensor([2.])
+    """
+    return _registration_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register ``hook(module, name, submodule)``, called whenever any module registers a child
+    (``add_module`` or assigning a module); what it returns, if not None, is registered instead.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.nn.modules.module import register_module_module_registration_hook
+    >>> seen = []
+    >>> h = register_module_module_registration_hook(lambda m, n, s: seen.append(n))
+    >>> _ = jaxgrad.nn.Sequential(jaxgrad.nn.ReLU())
+    >>> h.remove(); seen
+    ['0']
+    """
+    return _registration_hook(_global_module_registration_hooks, hook)
+
+
+def _registered(hooks: OrderedDict, module: Module, name: str, value: Any) -> Any:
+    """``value`` after the global registration ``hooks`` (each may return a replacement)."""
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
 
 
 def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
@@ -259,7 +322,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(jaxgrad Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         structure_changed()
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -293,7 +356,8 @@ class Module:
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _registered(_global_parameter_registration_hooks, self,
+                                                 name, param)
             structure_changed()
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -317,7 +381,7 @@ class Module:
             raise KeyError(f"module name can't contain \".\", got: {name}")
         if name == "":
             raise KeyError("module name can't be empty string \"\"")
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
         structure_changed()
 
     def register_module(self, name: str, module: Module | None) -> None:
@@ -443,12 +507,12 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._remove_member(name, "__dict__", "_parameters", "_buffers")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(jaxgrad.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
