@@ -1,5 +1,5 @@
 """``jaxgrad.optim``: torch.optim's optimizers (SGD, Adam, AdamW, Adagrad, RMSprop, Adadelta,
-Adamax, LBFGS) and LR schedulers.
+Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS) and LR schedulers.
 
 >>> import jaxgrad
 >>> w = jaxgrad.tensor([3.0], requires_grad=True)
@@ -14,7 +14,11 @@ from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam
 from .adamax import Adamax as Adamax
 from .adamw import AdamW as AdamW
+from .asgd import ASGD as ASGD
 from .lbfgs import LBFGS as LBFGS
+from .nadam import NAdam as NAdam
 from .optimizer import Optimizer as Optimizer
+from .radam import RAdam as RAdam
 from .rmsprop import RMSprop as RMSprop
+from .rprop import Rprop as Rprop
 from .sgd import SGD as SGD
