@@ -14,6 +14,7 @@ from . import _VF as _VF  # torch._VF: native functions by name
 from . import accelerator as accelerator
 from . import amp as amp
 from . import autograd as autograd
+from . import backends as backends
 from . import compiler as compiler
 from . import cpu as cpu
 from . import cuda as cuda
@@ -22,6 +23,7 @@ from . import func as func
 from . import kernel_cache as kernel_cache
 from . import linalg as linalg
 from . import nn as nn
+from . import onnx as onnx
 from . import optim as optim
 from . import profiler as profiler
 from . import random as random

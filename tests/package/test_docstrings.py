@@ -48,7 +48,9 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.serialization", "jaxgrad.accelerator", "jaxgrad.utils",
                      "jaxgrad.utils.data", "jaxgrad.func", "jaxgrad.distributed",
                      "jaxgrad.distributed.checkpoint", "jaxgrad.distributed.run",
-                     "jaxgrad.nn.parallel"]
+                     "jaxgrad.nn.parallel", "jaxgrad.backends", "jaxgrad.backends.cudnn",
+                     "jaxgrad.backends.mkldnn", "jaxgrad.backends.mps", "jaxgrad.backends.cuda",
+                     "jaxgrad.backends.opt_einsum", "jaxgrad.utils.benchmark", "jaxgrad.onnx"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_NAMESPACES)

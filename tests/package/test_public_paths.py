@@ -18,7 +18,8 @@ NAMESPACES = ["", ".nn", ".nn.functional", ".nn.init", ".nn.utils", ".optim", ".
               ".accelerator", ".linalg", ".optim.lr_scheduler", ".autograd", ".autograd.graph", ".autograd.function",
               ".autograd.grad_mode", ".autograd.profiler", ".autograd.profiler_util",
               ".autograd.functional", ".cuda", ".serialization", ".return_types",
-              ".func"]
+              ".func", ".backends.cudnn", ".backends.mkldnn", ".backends.cuda",
+              ".utils.benchmark", ".nn.parallel"]
 # torch's Generator is a C++ class (torch._C.Generator) and Variable a legacy metaclass shim;
 # jaxgrad's are jaxgrad.Generator and jaxgrad.Tensor itself
 DIFFERENT_BY_DESIGN = {("", "Generator"), (".autograd", "Variable")}

@@ -163,6 +163,17 @@ def is_conj(input: Tensor) -> bool:
     return input.is_conj()
 
 
+@declare('is_complex(Tensor self) -> bool', variants='function')
+def is_complex(input: Tensor) -> bool:
+    """Whether ``input``'s dtype is complex (``complex32``, ``complex64`` or ``complex128``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.is_complex(jaxgrad.tensor([1j])), jaxgrad.is_complex(jaxgrad.tensor([1.0]))
+    (True, False)
+    """
+    return input.is_complex()
+
+
 @declare('is_neg(Tensor self) -> bool', variants='function')
 def is_neg(input: Tensor) -> bool:
     """Whether ``input`` is a negative view (the ``imag`` of a conjugate view).

@@ -39,6 +39,19 @@ from .opgen import declare, declare_alias, generate
 globals().update(generate(V))
 
 
+@declare('is_floating_point(Tensor self) -> bool', variants='function')
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input``'s dtype is a floating point one (``float16``, ``bfloat16``,
+    ``float32``, ``float64``...).
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.tensor([1.0])
+    >>> jaxgrad.is_floating_point(x), jaxgrad.is_floating_point(x.long())
+    (True, False)
+    """
+    return input.is_floating_point()
+
+
 @declare('is_inference(Tensor self) -> bool', variants='function')
 def is_inference(input: Tensor) -> bool:
     """Whether ``input`` is an inference tensor (made inside ``inference_mode``).

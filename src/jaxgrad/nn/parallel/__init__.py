@@ -1,10 +1,11 @@
 """``jaxgrad.nn.parallel``: torch's data-parallel wrappers.
 
->>> from jaxgrad.nn.parallel import DistributedDataParallel
->>> DistributedDataParallel.__name__
-'DistributedDataParallel'
+>>> from jaxgrad.nn.parallel import DataParallel, DistributedDataParallel
+>>> DataParallel.__name__, DistributedDataParallel.__name__
+('DataParallel', 'DistributedDataParallel')
 """
 
+from .data_parallel import DataParallel as DataParallel
 from .distributed import DistributedDataParallel as DistributedDataParallel
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel"]
