@@ -9,54 +9,14 @@ versions, and jaxgrad's fused Adagrad does the same, so it is compared in full.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from differential import Raised, attempt, bug, next_functions, ok, raises
+from optim_problems import Problem, optimizer_class
 
-STEPS = 20
-_rng = np.random.default_rng(1)
-W1 = _rng.normal(size=(3, 4)).tolist()
-B1 = _rng.normal(size=(4,)).tolist()
-W2 = _rng.normal(size=(4, 2)).tolist()
-X = _rng.normal(size=(5, 3)).tolist()
-Y = _rng.normal(size=(5, 2)).tolist()
-
-
-def make_params(T, dtype=None):
-    """Three trainable tensors and one that never gets a gradient."""
-    dtype = dtype or T.float32
-    return [T.tensor(v, dtype=dtype, requires_grad=True) for v in (W1, B1, W2, [1.0, 2.0])]
-
-
-def loss_of(T, params):
-    w1, b1, w2, _unused = params
-    x, y = T.tensor(X, dtype=w1.dtype), T.tensor(Y, dtype=w1.dtype)
-    return ((T.tanh(x @ w1 + b1) @ w2 - y) ** 2).mean()
-
-
-def train(T, make_optimizer, steps=STEPS, dtype=None, groups=False):
-    """``steps`` optimizer steps on a small MLP loss; everything observable at the end."""
-    params = make_params(T, dtype)
-    spec = ([{"params": params[:2]}, {"params": params[2:], "lr": 0.05}] if groups
-            else params)
-    opt = make_optimizer(T, spec)
-    losses = []
-    for _ in range(steps):
-        opt.zero_grad()
-        loss = loss_of(T, params)
-        loss.backward()
-        opt.step()
-        losses.append(loss.detach())
-    return {"params": params, "grads": [p.grad for p in params], "losses": losses,
-            "state": opt.state_dict(), "repr": repr(opt)}
-
-
-def optimizer_class(T, module, name):
-    """``T.optim.<name>`` (defined in ``T.optim.<module>``, as torch's is)."""
-    cls = getattr(T.optim, name)
-    assert cls.__module__ == f"{T.__name__}.optim.{module}"
-    return cls
+PROBLEM = Problem(seed=1)
+make_params, loss_of, train = PROBLEM.make_params, PROBLEM.loss_of, PROBLEM.train
+given_gradients = PROBLEM.given_gradients
 
 
 def Adagrad(T, *args, **kwargs):
@@ -124,22 +84,6 @@ def test_updates_match_torch_over_20_steps(name):
     # params, their versions (one per in-place op torch's single-tensor kernel runs), the
     # state dict (state tensors with their dtypes and versions, step counters), losses, repr
     ok(lambda T: train(T, OPTIMIZERS[name]), rtol=1e-5)
-
-
-START = _rng.normal(size=(2, 6)).tolist()
-GRADIENTS = [[_rng.normal(size=(6,)) * 10.0 ** _rng.integers(-3, 2) for _ in range(2)]
-             for _ in range(STEPS)]
-
-
-def given_gradients(T, make, dtype=None, steps=STEPS):
-    dtype = dtype or T.float32
-    params = [T.tensor(values, dtype=dtype, requires_grad=True) for values in START]
-    opt = make(T, params)
-    for grads in GRADIENTS[:steps]:
-        for p, g in zip(params, grads):
-            p.grad = T.tensor(g.tolist(), dtype=dtype)
-        opt.step()
-    return params, opt.state_dict()
 
 
 @pytest.mark.parametrize("name", OPTIMIZERS)
