@@ -215,26 +215,7 @@ def test_closure_returns_its_loss(family):
 @pytest.mark.parametrize("name", ["adagrad_accumulator_eps", "adagrad_fused", "rmsprop_all",
                                   "adadelta_rho_eps", "adamax_betas_eps"])
 def test_state_dict_round_trip_continues_training_identically(name):
-    def program(T):
-        make = OPTIMIZERS[name]
-        params = make_params(T)
-        opt = make(T, params)
-        for _ in range(5):
-            opt.zero_grad()
-            loss_of(T, params).backward()
-            opt.step()
-        saved = opt.state_dict()
-        copies = [p.detach().clone().requires_grad_() for p in params]
-        resumed = make(T, copies)
-        resumed.load_state_dict(saved)
-        for ps, o in ((params, opt), (copies, resumed)):
-            for _ in range(5):
-                o.zero_grad()
-                loss_of(T, ps).backward()
-                o.step()
-        return params, copies, resumed.state_dict()
-
-    ok(program, rtol=1e-5)
+    ok(lambda T: PROBLEM.resumed(T, OPTIMIZERS[name]), rtol=1e-5)
 
 
 @pytest.mark.parametrize("family", FAMILIES)

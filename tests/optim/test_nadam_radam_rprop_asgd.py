@@ -223,26 +223,7 @@ def test_asgd_eta_starts_at_the_groups_lr_and_averages_after_t0():
 @pytest.mark.parametrize("name", ["nadam_decoupled", "radam_decay_maximize", "rprop_etas_sizes",
                                   "asgd_t0"])
 def test_state_dict_round_trip_continues_training_identically(name):
-    def program(T):
-        make = OPTIMIZERS[name]
-        params = make_params(T)
-        opt = make(T, params)
-        for _ in range(5):
-            opt.zero_grad()
-            loss_of(T, params).backward()
-            opt.step()
-        saved = opt.state_dict()
-        copies = [p.detach().clone().requires_grad_() for p in params]
-        resumed = make(T, copies)
-        resumed.load_state_dict(saved)
-        for ps, o in ((params, opt), (copies, resumed)):
-            for _ in range(5):
-                o.zero_grad()
-                loss_of(T, ps).backward()
-                o.step()
-        return params, copies, resumed.state_dict()
-
-    ok(program, rtol=1e-5)
+    ok(lambda T: PROBLEM.resumed(T, OPTIMIZERS[name]), rtol=1e-5)
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -49,6 +49,25 @@ class Problem:
         return {"params": params, "grads": [p.grad for p in params], "losses": losses,
                 "state": opt.state_dict(), "repr": repr(opt)}
 
+    def resumed(self, T, make_optimizer) -> tuple:
+        """5 steps, a state dict loaded into a new optimizer over copies of the parameters,
+        then 5 more steps of each: the two runs, and the resumed optimizer's state dict."""
+        params = self.make_params(T)
+        opt = make_optimizer(T, params)
+        self._steps(T, params, opt, 5)
+        copies = [p.detach().clone().requires_grad_() for p in params]
+        resumed = make_optimizer(T, copies)
+        resumed.load_state_dict(opt.state_dict())
+        for ps, o in ((params, opt), (copies, resumed)):
+            self._steps(T, ps, o, 5)
+        return params, copies, resumed.state_dict()
+
+    def _steps(self, T, params: list, opt, steps: int) -> None:
+        for _ in range(steps):
+            opt.zero_grad()
+            self.loss_of(T, params).backward()
+            opt.step()
+
     def given_gradients(self, T, make, dtype=None, steps=STEPS) -> tuple:
         """The optimizer alone, fed the same gradients each step in both libraries."""
         dtype = dtype or T.float32
