@@ -68,3 +68,20 @@ def real_view(x):
 def complex_like(x, like):
     """Undo ``real_view`` when ``like`` is complex."""
     return jax.lax.complex(x[..., 0], x[..., 1]) if jnp.iscomplexobj(like) else x
+
+
+def fill_group_defaults(optimizer: Any, defaults: tuple[tuple[str, Any], ...]) -> None:
+    """torch's ``__setstate__``: the options an older checkpoint's groups lack take their
+    defaults, and its number steps become tensors."""
+    for group in optimizer.param_groups:
+        for key, default in defaults:
+            group.setdefault(key, default)
+        tensor_steps(optimizer, group)
+
+
+def zero_state(p: Tensor, *names: str) -> dict[str, Tensor]:
+    """A parameter's first state: ``step`` 0 (torch's scalar dtype) and a zero tensor like
+    ``p`` under each of ``names``."""
+    zeros = jnp.zeros_like(p._value)
+    return {"step": new_tensor(0.0, dtype=scalar_dtype()),
+            **{name: Tensor._make(zeros) for name in names}}

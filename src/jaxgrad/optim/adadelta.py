@@ -8,16 +8,15 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
-from .._functions.creation import tensor as new_tensor
 from .._ops.half_precision import add_scalar, add_scaled, addcmul, times_scalar
 from ._common import (
     as_number,
     check_capturable,
     check_differentiable,
     complex_like,
+    fill_group_defaults,
     real_view,
-    scalar_dtype,
-    tensor_steps,
+    zero_state,
 )
 from .optimizer import (
     Optimizer,
@@ -74,19 +73,13 @@ class Adadelta(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False),
-                                 ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, default)
-            tensor_steps(self, group)
+        fill_group_defaults(self, (("foreach", None), ("maximize", False),
+                                  ("differentiable", False), ("capturable", False)))
 
     def _init_state(self, p: Tensor) -> dict[str, Any]:
         state = self.state[p]
         if len(state) == 0:
-            zeros = jnp.zeros_like(p._value)
-            state["step"] = new_tensor(0.0, dtype=scalar_dtype())
-            state["square_avg"] = Tensor._make(zeros)
-            state["acc_delta"] = Tensor._make(zeros)
+            state.update(zero_state(p, "square_avg", "acc_delta"))
         return state
 
     @use_grad_for_differentiable

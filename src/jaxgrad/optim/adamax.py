@@ -8,7 +8,6 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
-from .._functions.creation import tensor as new_tensor
 from .._functions.joins import cat
 from .._ops.half_precision import add_scalar, add_scaled, addcdiv, lerp_scalar, times_scalar
 from ._common import (
@@ -16,9 +15,9 @@ from ._common import (
     check_capturable,
     check_differentiable,
     complex_like,
+    fill_group_defaults,
     real_view,
-    scalar_dtype,
-    tensor_steps,
+    zero_state,
 )
 from .optimizer import (
     Optimizer,
@@ -77,19 +76,13 @@ class Adamax(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False),
-                                 ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, default)
-            tensor_steps(self, group)
+        fill_group_defaults(self, (("foreach", None), ("maximize", False),
+                                  ("differentiable", False), ("capturable", False)))
 
     def _init_state(self, p: Tensor) -> dict[str, Any]:
         state = self.state[p]
         if len(state) == 0:
-            zeros = jnp.zeros_like(p._value)
-            state["step"] = new_tensor(0.0, dtype=scalar_dtype())
-            state["exp_avg"] = Tensor._make(zeros)
-            state["exp_inf"] = Tensor._make(zeros)
+            state.update(zero_state(p, "exp_avg", "exp_inf"))
         return state
 
     @use_grad_for_differentiable

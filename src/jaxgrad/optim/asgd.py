@@ -19,9 +19,9 @@ from ._common import (
     as_number,
     check_differentiable,
     complex_like,
+    fill_group_defaults,
     real_view,
     scalar_dtype,
-    tensor_steps,
 )
 from .optimizer import (
     Optimizer,
@@ -74,11 +74,9 @@ class ASGD(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        fill_group_defaults(self, (("foreach", None), ("maximize", False),
+                                  ("differentiable", False), ("capturable", False)))
         for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False),
-                                 ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, default)
-            tensor_steps(self, group)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0:

@@ -23,9 +23,9 @@ from ._common import (
     as_number,
     check_differentiable,
     complex_like,
+    fill_group_defaults,
     real_view,
     scalar_dtype,
-    tensor_steps,
 )
 from .optimizer import (
     Optimizer,
@@ -91,11 +91,9 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        fill_group_defaults(self, (("maximize", False), ("foreach", None), ("capturable", False),
+                                  ("differentiable", False), ("decoupled_weight_decay", False)))
         for group in self.param_groups:
-            for key, default in (("maximize", False), ("foreach", None), ("capturable", False),
-                                 ("differentiable", False), ("decoupled_weight_decay", False)):
-                group.setdefault(key, default)
-            tensor_steps(self, group)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["mu_product"], Tensor):

@@ -8,7 +8,6 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
-from .._functions.creation import tensor as new_tensor
 from .._ops.half_precision import (
     add_scalar,
     add_scaled,
@@ -22,9 +21,9 @@ from ._common import (
     check_capturable,
     check_differentiable,
     complex_like,
+    fill_group_defaults,
     real_view,
-    scalar_dtype,
-    tensor_steps,
+    zero_state,
 )
 from .optimizer import (
     Optimizer,
@@ -88,23 +87,16 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("momentum", 0), ("centered", False), ("foreach", None),
-                                 ("maximize", False), ("differentiable", False),
-                                 ("capturable", False)):
-                group.setdefault(key, default)
-            tensor_steps(self, group)
+        fill_group_defaults(self, (("momentum", 0), ("centered", False), ("foreach", None),
+                                  ("maximize", False), ("differentiable", False),
+                                  ("capturable", False)))
 
     def _init_state(self, group: dict[str, Any], p: Tensor) -> dict[str, Any]:
         state = self.state[p]
         if len(state) == 0:
-            zeros = jnp.zeros_like(p._value)
-            state["step"] = new_tensor(0.0, dtype=scalar_dtype())
-            state["square_avg"] = Tensor._make(zeros)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = Tensor._make(zeros)
-            if group["centered"]:
-                state["grad_avg"] = Tensor._make(zeros)
+            state.update(zero_state(p, "square_avg",
+                                    *["momentum_buffer"] * (group["momentum"] > 0),
+                                    *["grad_avg"] * bool(group["centered"])))
         return state
 
     @use_grad_for_differentiable

@@ -14,9 +14,9 @@ from ._common import (
     check_capturable,
     check_differentiable,
     complex_like,
+    fill_group_defaults,
     real_view,
     scalar_dtype,
-    tensor_steps,
 )
 from .optimizer import (
     Optimizer,
@@ -69,11 +69,8 @@ class Rprop(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, default in (("foreach", None), ("maximize", False),
-                                 ("differentiable", False), ("capturable", False)):
-                group.setdefault(key, default)
-            tensor_steps(self, group)
+        fill_group_defaults(self, (("foreach", None), ("maximize", False),
+                                  ("differentiable", False), ("capturable", False)))
 
     def _init_state(self, group: dict[str, Any], p: Tensor) -> dict[str, Any]:
         state = self.state[p]
