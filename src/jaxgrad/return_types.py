@@ -9,10 +9,15 @@ from ._core.return_types import aminmax as aminmax
 from ._core.return_types import cummax as cummax
 from ._core.return_types import cummin as cummin
 from ._core.return_types import kthvalue as kthvalue
+from ._core.return_types import linalg_cholesky_ex as linalg_cholesky_ex
+from ._core.return_types import linalg_inv_ex as linalg_inv_ex
+from ._core.return_types import linalg_slogdet as linalg_slogdet
+from ._core.return_types import linalg_solve_ex as linalg_solve_ex
 from ._core.return_types import max as max
 from ._core.return_types import median as median
 from ._core.return_types import min as min
 from ._core.return_types import mode as mode
 from ._core.return_types import nanmedian as nanmedian
+from ._core.return_types import slogdet as slogdet
 from ._core.return_types import sort as sort
 from ._core.return_types import topk as topk

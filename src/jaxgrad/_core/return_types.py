@@ -121,3 +121,36 @@ class aminmax(tuple):
 
     def __repr__(self) -> str:
         return f"jaxgrad.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+class _Pair(tuple):
+    """A pair with two named fields (``_fields``), printed as torch prints its structseqs."""
+
+    __slots__ = ()
+    _fields: tuple[str, str] = ("", "")
+
+    def __new__(cls, first: Any, second: Any) -> _Pair:
+        return super().__new__(cls, (first, second))
+
+    def __repr__(self) -> str:
+        a, b = self._fields
+        return f"jaxgrad.return_types.{type(self).__name__}(\n{a}={self[0]!r},\n{b}={self[1]!r})"
+
+
+def _pair(name: str, first: str, second: str, doc: str) -> type:
+    cls = type(name, (_Pair,), {
+        "__slots__": (), "_fields": (first, second), "__doc__": doc, "__module__": __name__,
+        first: property(lambda self: self[0]), second: property(lambda self: self[1])})
+    return public_path(_PUBLIC)(cls)
+
+
+linalg_inv_ex = _pair("linalg_inv_ex", "inverse", "info",
+                      "The result of ``linalg.inv_ex(A)``: ``(inverse, info)``.")
+linalg_slogdet = _pair("linalg_slogdet", "sign", "logabsdet",
+                       "The result of ``linalg.slogdet(A)``: ``(sign, logabsdet)``.")
+slogdet = _pair("slogdet", "sign", "logabsdet",
+                "The result of ``slogdet(A)``: ``(sign, logabsdet)``.")
+linalg_solve_ex = _pair("linalg_solve_ex", "result", "info",
+                        "The result of ``linalg.solve_ex(A, B)``: ``(result, info)``.")
+linalg_cholesky_ex = _pair("linalg_cholesky_ex", "L", "info",
+                           "The result of ``linalg.cholesky_ex(A)``: ``(L, info)``.")

@@ -19,6 +19,7 @@ from . import (
           indexing,
           joins,
           linalg,
+          linalg_dense,
           pointwise,
           reductions,
           scatter,
@@ -29,6 +30,6 @@ from . import (
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
-          einsum, complex_numbers, special, distance)
+          linalg_dense, einsum, complex_numbers, special, distance)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

@@ -360,7 +360,10 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
             if not need or g is None or shape is None:
                 out.append(None)
             else:
-                out.append(unbroadcast(jnp.asarray(g), shape).astype(dtype))
+                g = jnp.asarray(g)
+                if jnp.iscomplexobj(g) and not jnp.issubdtype(dtype, jnp.complexfloating):
+                    g = jnp.real(g)  # torch's handle_r_to_c: a real input's gradient is real
+                out.append(unbroadcast(g, shape).astype(dtype))
         if viewed is not None:  # sum_to(grad, ()) is a plain sum, not a view
             viewed[:] = [o is not None and jnp.ndim(g) > o.ndim > 0 for g, o in zip(raw, out)]
         return tuple(out)
