@@ -16,6 +16,7 @@ Version counters are separate objects: views and ``detach()`` share their base's
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from typing import NamedTuple
 
@@ -26,7 +27,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .caches import cache
 from .device import device, of_jax
-from .jax_setup import jit
+from .jax_setup import jit, x64_scope
 from .tensor_repr import held_here, spans_processes_error
 from .typename import public_path
 
@@ -68,7 +69,7 @@ class Storage:
     (1, [1.0, 1.0])
     """
 
-    __slots__ = ("_address", "array", "born", "generation")
+    __slots__ = ("_address", "_host", "_host_seen", "array", "born", "generation")
 
     def __init__(self, array: jax.Array) -> None:
         self.array = array
@@ -91,6 +92,143 @@ class Storage:
             callback(self)
         self.array = array
         self.generation += 1
+
+
+def share_with_host(cell: Storage) -> np.ndarray | None:
+    """A writable numpy array sharing ``cell``'s memory, as torch's ``numpy()`` and
+    ``from_numpy`` share it: writes through the array show in every tensor over the cell, and
+    in-place ops on those tensors show in the array. None where the cell's array is not one
+    concrete array of this process's CPU (a tracer, a GPU array, a sharded one): torch shares
+    only CPU memory.
+
+    JAX arrays are immutable, so the cell keeps the numpy array as its memory
+    (:class:`_HostStorage`) for as long as anyone else holds it (or a view of it), and hands JAX
+    a copy whenever its contents changed; after that it is a plain storage again.
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._core.storage import Storage, share_with_host
+    >>> cell = Storage(jnp.zeros(2))
+    >>> host = share_with_host(cell); host[0] = 5.0
+    >>> cell.array.tolist(), cell.generation
+    ([5.0, 0.0], 1)
+    """
+    if isinstance(cell, _HostStorage):
+        return cell._host
+    if not _on_this_cpu(cell.array):
+        return None
+    host = np.array(cell.array)  # a writable copy owning its memory
+    cell._host, cell._host_seen = host, host.copy()
+    cell.__class__ = _HostStorage
+    return host
+
+
+def adopt_host_array(array: np.ndarray) -> Storage:
+    """A storage over the numpy ``array``'s memory itself (``from_numpy``), shared as in
+    :func:`share_with_host` where JAX keeps it on this process's CPU. ``array`` must be
+    C-contiguous, writable and in native byte order.
+
+    >>> import numpy as np
+    >>> from jaxgrad._core.storage import adopt_host_array
+    >>> a = np.zeros(2, np.float32)
+    >>> cell = adopt_host_array(a); a[1] = 3.0
+    >>> cell.array.tolist()
+    [0.0, 3.0]
+    """
+    seen = array.copy()
+    cell = Storage(_to_jax(seen))
+    if _on_this_cpu(cell.array):
+        cell._host, cell._host_seen = array, seen
+        cell.__class__ = _HostStorage
+    return cell
+
+
+def _to_jax(seen: np.ndarray) -> jax.Array:
+    """A JAX copy of ``seen``, a snapshot never written again (JAX may keep reading it, and
+    keeps a reference to it, after this returns)."""
+    with x64_scope():
+        return jnp.asarray(seen, dtype=seen.dtype)
+
+
+def _on_this_cpu(array: object) -> bool:
+    if not isinstance(array, jax.Array) or isinstance(array, jax.core.Tracer):
+        return False
+    devices = array.devices()
+    return len(devices) == 1 and next(iter(devices)).platform == "cpu"
+
+
+_ARRAY_SLOT, _GENERATION_SLOT = Storage.array, Storage.generation
+
+
+def _bytes_of(array: np.ndarray) -> np.ndarray:
+    return array.reshape(-1).view(np.uint8)
+
+
+def _held_elsewhere(host: np.ndarray) -> bool:
+    """Whether anyone but the storage holds ``host`` or an object its memory comes from
+    (numpy's ``base`` chain, which every array over that memory holds a link of)."""
+    if sys.getrefcount(host) > 4:  # (the slot, the caller's and our name, getrefcount's own)
+        return True
+    link = host.base
+    while link is not None:
+        if sys.getrefcount(link) > 3:  # (the link above it, our name, getrefcount's own)
+            return True
+        link = getattr(link, "base", None)
+    return False
+
+
+class _HostStorage(Storage):
+    """A storage whose memory is a numpy array someone holds (see :func:`share_with_host`).
+
+    Every read first syncs: a change made through numpy becomes a new JAX array and a write
+    (``generation`` moves, so views and transforms see it); once nobody but the cell holds the
+    numpy array, the cell turns back into a plain :class:`Storage`. Every write from JAX is
+    copied into the numpy array.
+    """
+
+    __slots__ = ()
+
+    def _sync(self) -> None:
+        host, seen = self._host, self._host_seen
+        if not _held_elsewhere(host):
+            self._let_go()
+        if np.array_equal(_bytes_of(host), _bytes_of(seen)):  # (NaN equals itself here)
+            return
+        seen = host.copy()
+        _ARRAY_SLOT.__set__(self, _to_jax(seen))
+        _GENERATION_SLOT.__set__(self, _GENERATION_SLOT.__get__(self) + 1)
+        if self._host is not None:
+            self._host_seen = seen
+
+    def _let_go(self) -> None:
+        self._host = self._host_seen = None
+        self.__class__ = Storage
+
+    @property
+    def array(self) -> jax.Array:
+        self._sync()
+        return _ARRAY_SLOT.__get__(self)
+
+    @array.setter
+    def array(self, value: jax.Array) -> None:
+        self._sync()
+        _ARRAY_SLOT.__set__(self, value)
+        host = self._host
+        if host is None or isinstance(value, jax.core.Tracer):  # (a trace's value stays there)
+            return
+        if value.shape != host.shape or value.dtype != host.dtype:  # (resize_, set_)
+            self._let_go()
+            return
+        np.copyto(host, np.asarray(value))
+        self._host_seen = host.copy()
+
+    @property
+    def generation(self) -> int:
+        self._sync()
+        return _GENERATION_SLOT.__get__(self)
+
+    @generation.setter
+    def generation(self, value: int) -> None:
+        _GENERATION_SLOT.__set__(self, value)
 
 
 births = [0]  # moves on when a jaxgrad.func transform starts tracing its function

@@ -43,6 +43,7 @@ from .storage import (
     lens_of,
     physical,
     scatter,
+    share_with_host,
     typed_storage_warning,
 )
 from .storage import is_contiguous as _is_contiguous
@@ -747,8 +748,16 @@ class Tensor:
 
     # -- conversion -----------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The data as a numpy array; refused for a tensor requiring grad while grad mode is on
-        (unless ``force``)."""
+        """The data as a numpy array sharing the tensor's memory (on CPU), as torch's does:
+        writes through either show in the other. Refused for a tensor requiring grad while
+        grad mode is on (unless ``force``).
+
+        >>> import jaxgrad
+        >>> t = jaxgrad.zeros(3)
+        >>> a = t.numpy(); a[0] = 1.0
+        >>> t
+        tensor([1., 0., 0.])
+        """
         if self._requires_grad and _grad_state.grad_mode and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -757,7 +766,25 @@ class Tensor:
             bit, resolve = ("conjugate", "conj") if lens == "conj" else ("negative", "neg")
             raise RuntimeError(f"Can't call numpy() on Tensor that has {bit} bit set. Use "
                                f"tensor.resolve_{resolve}().numpy() instead.")
-        return host_value(self._value, what="numpy()")
+        shared = self._shared_with_host() if lens is None else None
+        if shared is not None:
+            return shared
+        return np.array(host_value(self._value, what="numpy()"))  # (a copy of its own)
+
+    def _shared_with_host(self) -> np.ndarray | None:
+        """The numpy array over this tensor's memory (see ``storage.share_with_host``); None
+        where the memory is not this process's CPU memory."""
+        cell = self._cell
+        if not isinstance(cell, Storage):
+            return None
+        host = share_with_host(cell)
+        layout = self._layout
+        if host is None or layout is None:
+            return host
+        item = host.itemsize
+        return np.lib.stride_tricks.as_strided(
+            host.reshape(-1)[layout.offset:], layout.shape,
+            tuple(stride * item for stride in layout.strides))
 
     def __array__(self, dtype=None):  # no copy keyword: numpy then warns, as with torch's
         """numpy's view of the data; like ``numpy()``, refused for a tensor requiring grad."""

@@ -20,9 +20,11 @@ from .._core import dtypes as _dtypes
 from .._core.jax_setup import host_to_device, in_x64_scope
 from .._core.layout import check_strided
 from .._core.placement import put
+from .._core.storage import Layout, adopt_host_array
 from .._core.tensor import Size, Tensor
 from .._core.tensor_repr import held_here, spans_processes_error
 from .._core.typename import type_name
+from .._core.warn_once import warn_once
 from .._engine.dispatch import dispatches
 from .._engine.profiling import composite
 
@@ -207,14 +209,16 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
 
 @in_x64_scope
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor with the data of a numpy array. Unlike torch's, it does not share memory: JAX
-    copies host data into its own immutable buffers (see ``from_jax`` for a JAX array, which is
-    wrapped without a copy).
+    """A tensor over a numpy array's memory, as torch's: on CPU, writes through the array show
+    in the tensor and in-place ops on the tensor show in the array (JAX's own buffers are
+    immutable, so jaxgrad copies between them and the array when either side changed).
 
     >>> import numpy as np
     >>> import jaxgrad
-    >>> jaxgrad.from_numpy(np.array([1, 2], dtype=np.int32))
-    tensor([1, 2], dtype=jaxgrad.int32)
+    >>> a = np.array([1, 2], dtype=np.int32)
+    >>> t = jaxgrad.from_numpy(a); a[0] = 7
+    >>> t
+    tensor([7, 2], dtype=jaxgrad.int32)
     """
     if not isinstance(array, np.ndarray):
         kind = type(array)  # torch prints a C type's full name: jaxlib._jax.ArrayImpl
@@ -222,7 +226,42 @@ def from_numpy(array: np.ndarray) -> Tensor:
                else type_name(array))
         raise TypeError(f"expected np.ndarray (got {got})")
     _dtypes.from_numpy_dtype(array.dtype)
+    if any(stride < 0 for stride in array.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around this "
+            "by making a copy of your array  with array.copy().) ")
+    if not array.flags.writeable:
+        warn_once(_NOT_WRITABLE, UserWarning)
+    shared = _shared_numpy(array)
+    if shared is not None:
+        return shared
     return Tensor._make(jnp.asarray(array, dtype=array.dtype))
+
+
+_NOT_WRITABLE = (
+    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+    "This means writing to this tensor will result in undefined behavior. You may want to copy "
+    "the array to protect its data or make it writable before converting it to a tensor. This "
+    "type of warning will be suppressed for the rest of this program.")
+
+
+def _shared_numpy(array: np.ndarray) -> Tensor | None:
+    """A tensor sharing ``array``'s memory (a strided view over the span its elements cover),
+    or None where it cannot be shared: not writable, empty, byte-swapped, or strides that
+    are not whole elements."""
+    item = array.itemsize
+    if (not array.flags.writeable or array.size == 0 or not array.dtype.isnative
+            or any(stride % item for stride in array.strides)):
+        return None
+    if array.flags.c_contiguous:
+        return Tensor._make(None, cell=adopt_host_array(array))
+    strides = tuple(stride // item for stride in array.strides)
+    extent = 1 + sum((n - 1) * s for n, s in zip(array.shape, strides))
+    span = np.lib.stride_tricks.as_strided(array, (extent,), (item,))
+    out = Tensor._make(None, cell=adopt_host_array(span))
+    out._layout = Layout(tuple(array.shape), strides, 0)
+    return out
 
 
 @in_x64_scope
