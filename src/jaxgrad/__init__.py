@@ -24,6 +24,7 @@ from . import kernel_cache as kernel_cache
 from . import linalg as linalg
 from . import nn as nn
 from . import onnx as onnx
+from . import ops as ops
 from . import optim as optim
 from . import profiler as profiler
 from . import random as random

@@ -131,6 +131,27 @@ def test_record_function_as_decorator_and_nesting():
     ok(program)
 
 
+def test_legacy_record_function_ops():
+    """torch.ops.profiler's range ops, as traced programs and torch's own tests call them."""
+
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        ops = T.ops.profiler
+        with T.autograd.profiler.profile() as prof:
+            handle = ops._record_function_enter_new("bar", None)
+            y = x * 2
+            ops._record_function_exit._RecordFunction(handle)
+            handle = ops._record_function_enter_new.default("baz")
+            y = y * 3
+            ops._record_function_exit(handle)
+        structure = _structure(prof.function_events,
+                               keep=lambda n: n in {"bar", "baz", "aten::mul"})
+        return (structure, ops._record_function_exit.overloads(),
+                ops._record_function_enter_new.overloads(), attempt(lambda: ops.nope))
+
+    ok(program)
+
+
 def test_disabled_empty_and_unfinished_profiles():
     def program(T):
         x = T.ones(2, requires_grad=True)

@@ -532,3 +532,13 @@ def test_register_hooks_argument_errors():
         return out
 
     ok(program)
+
+
+
+def test_saved_tensor_is_not_made_from_python():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        saved = (x * x).grad_fn._raw_saved_self
+        return isinstance(saved, T.autograd.SavedTensor), attempt(T.autograd.SavedTensor)
+
+    ok(program)

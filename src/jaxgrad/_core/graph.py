@@ -229,6 +229,9 @@ PACK_INPLACE_MESSAGE = (
 TANGENT_SOURCE = "_fw_tangent_source"
 
 
+_FROM_PYTHON = object()
+
+
 class SavedTensor:
     """A tensor saved for backward plus the version it had then (torch's SavedVariable).
 
@@ -243,14 +246,23 @@ class SavedTensor:
     tensor's autograd metadata (grad_fn, output number, requires_grad); each unpack calls
     ``unpack`` and gives its result that metadata back. The version counter is then not checked:
     torch cannot follow versions through the hooks. ``_raw_saved_<name>`` hands this object out.
+    Only autograd makes them, as torch's (``jaxgrad.autograd.SavedTensor()`` raises).
+
+    >>> import jaxgrad
+    >>> x = jaxgrad.ones(2, requires_grad=True)
+    >>> saved = (x * x).grad_fn._raw_saved_self
+    >>> isinstance(saved, jaxgrad.autograd.SavedTensor)
+    True
     """
 
     __slots__ = ("__weakref__", "freed", "grad_acc", "grad_fn", "has_history", "hooks",
                  "is_leaf", "is_output", "output_nr", "packed", "requires_grad",
                  "saved_original", "tangent_source", "tensor", "version")
 
-    def __init__(self, tensor, output_nr: int | None = None,
+    def __init__(self, tensor=_FROM_PYTHON, output_nr: int | None = None,
                  differentiable: bool | None = None) -> None:
+        if tensor is _FROM_PYTHON:  # (torch's SavedTensor is made by autograd only)
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         self.freed = False
         self.hooks = self.packed = self.grad_fn = self.grad_acc = None
         self.tangent_source = None  # forward AD: the tensor whose tangent unpacked aliases share

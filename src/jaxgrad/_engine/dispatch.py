@@ -851,6 +851,12 @@ def _replay_view_fn(view_fn: tuple, base: Tensor, record: bool) -> Tensor:
     return base
 
 
+def replay_view_steps(view_fn: tuple, base: Tensor) -> Tensor:
+    """The view ``view_fn`` (a view's ``_view_fn``) makes of ``base``, recorded as grad mode
+    says (torch's ``ViewFunc`` applied to a new base)."""
+    return _replay_view_fn(view_fn, base, record=_state.grad)
+
+
 def remake_view(view: Tensor, base: Tensor, record: bool) -> Tensor:
     """A view of ``base`` where ``view`` lies in its own base (``base`` holding that base's
     values): ``view``'s view ops replayed on ``base`` (one as_strided where it has none, as

@@ -643,17 +643,51 @@ class record_function(ContextDecorator):
 
     def __init__(self, name: str, args: str | None = None) -> None:
         self.name, self.args = name, args
-        self._range: _Range | None = None
+        self._handle: RecordFunctionHandle | None = None
 
     def __enter__(self) -> record_function:
-        if active:
-            self._range = _Range(self.name, [], True, scope=USER_SCOPE)
+        self._handle = RecordFunctionHandle(self.name, self.args)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+class RecordFunctionHandle:
+    """The open range ``_record_function_enter_new`` hands back (torch's
+    ``torch.classes.profiler._RecordFunction``); ``_record_function_exit`` closes it."""
+
+    def __init__(self, name: str, args: str | None) -> None:
+        self._range = _Range(name, [], True, scope=USER_SCOPE) if active else None
+
+    def close(self) -> None:
         if self._range is not None:
             self._range.close()
             self._range = None
+
+
+def record_function_enter(name: str, args: str | None = None) -> RecordFunctionHandle:
+    """Open a ``record_function`` range by hand (torch's legacy
+    ``torch.ops.profiler._record_function_enter_new``); close it with
+    :func:`record_function_exit`.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.autograd.profiler import profile
+    >>> with profile() as prof:
+    ...     handle = jaxgrad.ops.profiler._record_function_enter_new("bar", None)
+    ...     y = jaxgrad.ones(2) * 2
+    ...     jaxgrad.ops.profiler._record_function_exit._RecordFunction(handle)
+    >>> [e.name for e in prof.function_events][:2]
+    ['bar', 'aten::ones']
+    """
+    return RecordFunctionHandle(name, args)
+
+
+def record_function_exit(handle: RecordFunctionHandle) -> None:
+    """Close a range :func:`record_function_enter` opened."""
+    handle.close()
 
 
 @public_path("jaxgrad.autograd.profiler")

@@ -23,7 +23,7 @@ from .._core import dtypes as _dtypes
 from .._core.jax_setup import in_x64_scope
 from .._core.placement import move
 from .._core.tensor import Tensor
-from .._engine.dispatch import dispatches, regenerate_view_node
+from .._engine.dispatch import dispatches, regenerate_view_node, replay_view_steps
 from .._engine.engine import backward as _backward
 from . import complex_numbers, indexing, linalg, pointwise, shapes, special
 from . import creation as _creation
@@ -250,10 +250,39 @@ def _regenerate_view_grad_fn(self: Tensor) -> Any:
     return self._grad_node
 
 
+def _view_func(self: Tensor, new_base: Any) -> Tensor | None:
+    """This view remade on ``new_base``, which must have its base's sizes, strides and storage
+    offset (else None; None too for a tensor that is no view for autograd): torch's
+    ``_view_func``, for functionalization and view replay."""
+    return _replayed_view(self, new_base, "_view_func", same_meta=True)
+
+
+def _view_func_unsafe(self: Tensor, new_base: Any) -> Tensor | None:
+    """``_view_func`` without the check that ``new_base`` is laid out as the base."""
+    return _replayed_view(self, new_base, "_view_func_unsafe", same_meta=False)
+
+
+def _replayed_view(view: Tensor, new_base: Any, name: str, same_meta: bool) -> Tensor | None:
+    if not isinstance(new_base, Tensor):
+        raise TypeError(f"{name}(): argument 'new_base' (position 1) must be Tensor, not "
+                        f"{type(new_base).__name__}")
+    base = view._base
+    if base is None:
+        return None
+    if same_meta and (new_base.shape, new_base.stride(), new_base.storage_offset()) != (
+            base.shape, base.stride(), base.storage_offset()):
+        return None
+    if view._view_fn is not None:
+        return replay_view_steps(view._view_fn, new_base)
+    return shapes.as_strided(new_base, tuple(view.shape), view.stride(), view.storage_offset())
+
+
 _HAND_WRITTEN: dict[str, Any] = {
     "__new__": staticmethod(_legacy_types.tensor_new),
     "backward": _tensor_backward,
     "_regenerate_view_grad_fn": _regenerate_view_grad_fn,
+    "_view_func": _view_func,
+    "_view_func_unsafe": _view_func_unsafe,
     # operators
     "__add__": _operator(pointwise.add),
     "__radd__": _operator(pointwise.add),
