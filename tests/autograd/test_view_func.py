@@ -6,6 +6,7 @@ differential against torch."""
 from __future__ import annotations
 
 import pytest
+
 from differential import same
 
 pytest.importorskip("torch")

@@ -4,10 +4,10 @@ import sys as _sys
 
 from .._autograd.function import Function as Function
 from .._core.grad_mode import enable_grad as enable_grad
-from .._core.graph import SavedTensor as SavedTensor
 from .._core.grad_mode import inference_mode as inference_mode
 from .._core.grad_mode import no_grad as no_grad
 from .._core.grad_mode import set_grad_enabled as set_grad_enabled
+from .._core.graph import SavedTensor as SavedTensor
 from .._engine.engine import _calculate_shape as _calculate_shape
 from .._engine.engine import backward as backward
 from .._engine.engine import grad as grad
