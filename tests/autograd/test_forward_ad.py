@@ -130,6 +130,44 @@ def test_basic_packing_unpacking():
     ok(prog)
 
 
+def test_unpacked_primal_node_is_torchs_identity():
+    """torch 2.13 gives an unpacked primal of a tensor with history a C++ ``Identity`` node
+    (``CppFunction``), also for a custom Function's outputs; gradients flow through it."""
+
+    def prog(T):
+        fw = T.autograd.forward_ad
+
+        class Double(T.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x * 2
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def jvp(ctx, t):
+                return t * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        p = data(T, 2).requires_grad_()
+        with fw.dual_level():
+            x = fw.make_dual(p, T.ones(2))
+            seen = []
+            for out in (x * 2, x.view(2), x, Double.apply(x)):
+                fn = fw.unpack_dual(out).primal.grad_fn
+                seen.append((type(fn).__name__, fn.name(), [n.name() for n, _ in
+                                                             fn.next_functions]))
+            fw.unpack_dual(Double.apply(x)).primal.sum().backward()
+        return seen, p.grad
+
+    ok(prog)
+
+
 def test_dual_shares_storage_and_version_counter():
     def prog(T):
         fw = T.autograd.forward_ad

@@ -315,7 +315,12 @@ def _as_torch_exposes(value: Any) -> Any:
 
 @cache(maxsize=4096)
 def node_class_for(op: Op) -> type:
-    """The grad_fn class of ``op``, named as torch names it (``MulBackward0``)."""
+    """The grad_fn class of ``op``, named as torch names it (``MulBackward0``); a node that is a
+    C++ class of torch's with no Python binding (``torch::autograd::Identity``) is a
+    ``CppFunction`` whose ``name()`` is that."""
+    if op.node.startswith("torch::autograd::"):
+        return type("CppFunction", (OpNode,), {"__slots__": (), "__module__": "builtins",
+                                               "name": lambda self: op.node})
     return node_class(op.node, OpNode)
 
 

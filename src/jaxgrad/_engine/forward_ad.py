@@ -466,7 +466,7 @@ def unpack_dual(ops: Dispatch, tensor: Tensor, level: int | None = None
                         f"{type_name(tensor)}")
     refuse_batched_duals("_unpack_dual", tensor)
     with suspended():
-        primal = ops.apply_view(V.ALIAS, V.alias_geometry, tensor)
+        primal = ops.apply_view(V.UNPACKED_PRIMAL, V.alias_geometry, tensor)
         tangent = tangent_of(ops, tensor, level) if level <= current_level() else None
     primal.__dict__[NOT_FORWARD_VIEW] = True
     return primal, tangent

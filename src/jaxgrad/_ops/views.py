@@ -129,6 +129,10 @@ VIEW = Op("view", "ViewBackward0", lambda x, shape: x.reshape(shape),
 RESHAPE_ALIAS = Op("_reshape_alias", "ReshapeAliasBackward0", VIEW.forward, grads=VIEW.grads,
                    grad_layout="view")
 ALIAS = Op("alias", "AliasBackward0", lambda x: x, grads={"self": identity_grad})
+# forward AD's unpacked primal: an alias whose node is torch's C++ Identity (no Python class of
+# its own there: ``CppFunction``, named ``torch::autograd::Identity``)
+UNPACKED_PRIMAL = Op("_unpack_dual", "torch::autograd::Identity", lambda x: x,
+                     grads={"self": identity_grad})
 SLICE = Op("slice", "SliceBackward0", _slice_fwd, grads={"self": _slice_grad})
 SELECT = Op("select", "SelectBackward0",
             lambda x, dim, index: lax.index_in_dim(x, index, dim, keepdims=False),
