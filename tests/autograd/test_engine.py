@@ -889,9 +889,6 @@ def test_fourth_derivative_is_zero_and_unused():
     ok(program)
 
 
-@pytest.mark.xfail(strict=True, reason="jaxgrad bug: grad_fn of a create_graph gradient is named "
-                   "after the forward node ('PowBackward0Backward'), torch names the formula's "
-                   "last op ('MulBackward0')")
 def test_higher_order_grad_fn_names():
     def program(T):
         x = leaf(T, 2.0)

@@ -103,8 +103,6 @@ def test_000_intermediate_grad_2_autograd_grad_values():
     check(program)
 
 
-@pytest.mark.xfail(strict=True, reason="jaxgrad bug: create_graph gradients' grad_fn names differ "
-                   "from torch's (y_res: 'MulBackward0Backward' vs 'MulBackward0')")
 def test_000_intermediate_grad_2_autograd_grad_printed():
     """000 §求解中间变量的梯度, method 2: the printed x_res / y_res (with their grad_fn)."""
 

@@ -134,19 +134,26 @@ class OpNode(Node):
         return out
 
     def _apply_differentiable(self, saved: dict, grads: list, needs: tuple) -> list:
+        """The gradients as ops recorded for autograd (create_graph): one op per node name
+        torch's formulas end in (see :func:`grad_node_names`), each fed only the saved values
+        its formulas read, so each gradient requires grad exactly when torch's does."""
         out = self._handed_on(needs, grads[0])
         rest = tuple(need and d is None for need, d in zip(needs, out))
         if any(rest):
-            names = tuple(n for n in self.op.saved_names(rest) if n in saved)
-            bop, mask = differentiable_backward_op(self.op, self.static, rest, self.in_meta,
-                                                   names, type(self).__name__)
-            results = apply(bop, *[saved[n]._value if isinstance(saved[n], SavedConstant)
-                                   else saved[n] for n in names], *grads)
-            results = results if isinstance(results, tuple) else (results,)
-            it = iter(results)
-            for i, need in enumerate(mask):
-                if need:
-                    out[i] = next(it)
+            values = {n: v._value if isinstance(v, SavedConstant) else v
+                      for n, v in saved.items()}
+            node_names = grad_node_names(self.op, self.static, rest, self.in_meta,
+                                         _meta_of(values), _meta_of(grads), type(self).__name__)
+            for node_name in dict.fromkeys(n for n in node_names if n is not None):
+                group = tuple(n == node_name for n in node_names)
+                names = tuple(n for n in self.op.saved_names(group) if n in saved)
+                bop, mask = differentiable_backward_op(self.op, self.static, group,
+                                                       self.in_meta, names, node_name)
+                results = apply(bop, *[values[n] for n in names], *grads)
+                it = iter(results if isinstance(results, tuple) else (results,))
+                for i, need in enumerate(mask):
+                    if need:
+                        out[i] = next(it)
             if self.op.grad_layout == "expand":
                 self._expand_grads(out, grads[0])
         if self.op.delayed_errors:
@@ -1269,8 +1276,9 @@ class CopySlices(Node):
 @cache(maxsize=4096)
 def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple,
                                saved_names: tuple, node_name: str) -> tuple[Op, tuple]:
-    """An op whose forward is ``op``'s backward and whose backward is that function's VJP;
-    and which of ``op``'s inputs its outputs are the gradients of."""
+    """An op named ``node_name`` whose forward is ``op``'s backward for the inputs ``needs``
+    and whose backward is that function's VJP; and which of ``op``'s inputs its outputs are the
+    gradients of."""
     core = backward_function(op, skey, needs, in_meta)
     k = len(saved_names)
     mask = tuple(need and (op.variadic is not None or name in op.grads)
@@ -1280,16 +1288,65 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
         out = core(dict(zip(saved_names, arrays[:k])), tuple(arrays[k:]))
         return tuple(o for o, m in zip(out, mask) if m)
 
-    return vjp_op(node_name + "Backward", forward), mask
+    return vjp_op(node_name, forward, name=f"{op.node}Backward"), mask
 
 
-def vjp_op(node_name: str, fn: Callable) -> Op:
-    """An op computing ``fn(*inputs) -> tuple`` whose backward is ``jax.vjp(fn)``."""
+def _meta_of(values: Any) -> tuple:
+    """(shape, dtype) of each array-like value (a dict's in key order), numbers as themselves'
+    type: what decides the shapes a formula gives."""
+    items = values.items() if isinstance(values, dict) else enumerate(values)
+    arrays = ((key, v._value if isinstance(v, Tensor) else v) for key, v in items)
+    return tuple((key, (tuple(a.shape), a.dtype) if hasattr(a, "shape") else type(a))
+                 for key, a in arrays)
+
+
+@cache(maxsize=4096)
+def grad_node_names(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_meta: tuple,
+                    grads_meta: tuple, node: str) -> tuple:
+    """Per input, the grad_fn torch gives its gradient under create_graph (None where not
+    needed): the node the row says its formula ends in (``Op.grad_nodes``; else
+    ``<node>Backward``), then what the engine's ``validate_outputs`` does after the formula:
+    ``real`` of a complex gradient of a real input (``RealBackward0``), ``sum_to`` of a
+    broadcast one (``SumBackward0`` to a 0-d input, ``ViewBackward0`` when it drops leading
+    dims, else ``SumBackward1``) and a cast to the input's dtype (``ToCopyBackward0``)."""
+    raw: list = []
+    core = backward_function(op, skey, needs, in_meta, raw_meta=raw)
+    saved = {k: jax.ShapeDtypeStruct(*m) if isinstance(m, tuple) else None
+             if m is type(None) else m(1) for k, m in saved_meta}
+    grads = tuple(jax.ShapeDtypeStruct(*m) for _, m in grads_meta)
+    with x64_scope():
+        jax.eval_shape(lambda sv, gs: core(sv, gs), saved, grads)
+    names = []
+    for name, need, (shape, dtype), got in zip(op.input_names(len(needs)), needs, in_meta,
+                                               raw or [None] * len(needs)):
+        if not need or got is None:
+            names.append(None)
+            continue
+        node_name = op.grad_nodes.get(name, op.grad_nodes.get("*", node + "Backward"))
+        raw_shape, raw_dtype = got
+        if node_name == "sum_to":  # (the formula is torch's sum_to of grad: named below)
+            node_name, raw_shape = node + "Backward", grads_meta[0][1][0]
+        if jnp.issubdtype(raw_dtype, jnp.complexfloating) and not jnp.issubdtype(
+                dtype, jnp.complexfloating):
+            node_name, raw_dtype = "RealBackward0", jnp.finfo(raw_dtype).dtype
+        if raw_shape != tuple(shape):
+            lead = len(raw_shape) - len(shape)
+            node_name = ("SumBackward0" if not shape else "ViewBackward0" if lead > 0
+                         else "SumBackward1")
+        if raw_dtype != dtype:
+            node_name = "ToCopyBackward0"
+        names.append(node_name)
+    return tuple(names)
+
+
+def vjp_op(node_name: str, fn: Callable, name: str | None = None) -> Op:
+    """An op computing ``fn(*inputs) -> tuple`` whose backward is ``jax.vjp(fn)``; its node is
+    ``node_name``, and the op (as profiles and ``__torch_dispatch__`` see it) ``name`` or that."""
 
     def pullback(inputs, grads):
         return tuple(torch_vjp(fn, *inputs)[1](tuple(grads)))
 
-    return Op(node_name, node_name, fn, inputs=None, variadic=pullback)
+    return Op(name or node_name, node_name, fn, inputs=None, variadic=pullback)
 
 
 # forward-mode AD runs tangents through these entry points (see _forward_ad)

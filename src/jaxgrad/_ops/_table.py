@@ -77,7 +77,7 @@ class Op:
 
     __slots__ = ("aux", "delayed_errors", "doc", "extra_saves", "formula_params", "forward",
                  "forward_ad",
-                 "grad_layout",
+                 "grad_layout", "grad_nodes",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "opmath", "outputs", "overlap",
@@ -96,7 +96,7 @@ class Op:
                  delayed_errors: dict[str, tuple[Callable, str]] | None = None,
                  overlap: str = "error", tangent: Callable | None = None,
                  reinterprets: str | None = None, opmath: str = "",
-                 doc: str = "") -> None:
+                 grad_nodes: dict[str, str] | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -157,6 +157,11 @@ class Op:
         if set(opmath.split()) - {"forward", "backward"}:
             raise TypeError(f"opmath={opmath!r}: forward, backward or both")
         init(self, "opmath", frozenset(opmath.split()))
+        # input -> the node torch's formula for it ends in (``MulBackward0`` for ``grad *
+        # other``): the grad_fn of that gradient when made with create_graph (the engine's
+        # sum_to and cast after it are named by the engine; see ``dispatch.grad_node_names``);
+        # "*" names every input's, "sum_to" a formula that is torch's ``sum_to(grad, ...)``
+        init(self, "grad_nodes", dict(grad_nodes or {}))
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
         if tangent is not None and tangent != ELEMENTWISE:
@@ -202,6 +207,9 @@ class Op:
         for name in self.extra_saves:
             if name not in known:
                 raise TypeError(f"{self}: saves={name!r} is not an input, output or aux")
+        for name in self.grad_nodes:
+            if name != "*" and name not in (self.inputs or ()):
+                raise TypeError(f"{self}: grad_nodes names {name!r}, which is not an input")
 
     def input_names(self, n: int) -> tuple[str, ...]:
         """Names of the inputs; a variadic op (``inputs=None``) calls them in0, in1, ..."""
@@ -326,13 +334,15 @@ def _meta_of(arrays: tuple) -> tuple:
 
 
 def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
-                      in_meta: tuple, viewed: list | None = None) -> Callable:
+                      in_meta: tuple, viewed: list | None = None,
+                      raw_meta: list | None = None) -> Callable:
     """Pure function (saved: dict, grads: tuple) -> tuple of input grads (None where not needed).
 
     ``in_meta`` holds (shape, dtype) per input; grads come back in those shapes and dtypes.
     When traced, ``viewed`` (if given) is filled with, per input, whether torch would hand its
     gradient on as a view: ``sum_to`` over leading dims ends in a ``view`` (see
-    ``JittedBackward``).
+    ``JittedBackward``); ``raw_meta`` with the (shape, dtype) each formula gave, before the
+    engine's ``sum_to`` and cast (None where not computed).
     """
     names = op.input_names(len(in_meta))
     env_static = _static_env(names, static, in_meta)
@@ -366,6 +376,9 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
                 out.append(unbroadcast(g, shape).astype(dtype))
         if viewed is not None:  # sum_to(grad, ()) is a plain sum, not a view
             viewed[:] = [o is not None and jnp.ndim(g) > o.ndim > 0 for g, o in zip(raw, out)]
+        if raw_meta is not None:
+            raw_meta[:] = [None if o is None else (tuple(jnp.shape(g)), jnp.result_type(g))
+                           for g, o in zip(raw, out)]
         return tuple(out)
 
     return compute

@@ -31,18 +31,21 @@ ADD_ALPHA = Op("add", "AddBackward0", in_float32(lambda x, y, alpha: x + alpha *
                opmath="backward",
                grads={"self": identity_grad, "other": lambda grad, alpha: grad * _c(alpha)})
 SUB = Op("sub", "SubBackward0", jnp.subtract, inputs=("self", "other"), promote="common",
-         grads={"self": identity_grad, "other": lambda grad: -grad})
+         grads={"self": identity_grad, "other": lambda grad: -grad},
+         grad_nodes={"other": "NegBackward0"})
 SUB_ALPHA = Op("sub", "SubBackward0", in_float32(lambda x, y, alpha: x - alpha * y),
                inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
                opmath="backward",
-               grads={"self": identity_grad, "other": lambda grad, alpha: -grad * _c(alpha)})
+               grads={"self": identity_grad, "other": lambda grad, alpha: -grad * _c(alpha)},
+               grad_nodes={"other": "MulBackward1"})
 RSUB = Op("rsub", "RsubBackward1", in_float32(lambda x, other, alpha: other - alpha * x),
           aux=("other", "alpha"), saves=("alpha",), promote="common", opmath="backward",
           grads={"self": lambda grad, alpha: -grad * _c(alpha)})
 MUL = Op("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", jnp.multiply,
          promote="common", opmath="forward backward", numbers_as_tensors=True, inplace="method",
          grads={"self": lambda grad, other: grad * _c(other),
-                "other": lambda grad, self: grad * _c(self)})
+                "other": lambda grad, self: grad * _c(self)},
+         grad_nodes={"self": "MulBackward0", "other": "MulBackward0"})
 def _true_divide(x, y):
     """IEEE division. XLA's CPU backend divides by a broadcast divisor as a multiplication by
     its reciprocal (an ulp off for a quarter of float32 quotients): there the quotient is
@@ -55,8 +58,10 @@ def _true_divide(x, y):
 DIV = Op("div.Tensor(Tensor self, Tensor other) -> Tensor", "DivBackward0", _true_divide,
          promote="float", opmath="forward backward", numbers_as_tensors=True, inplace="method",
          grads={"self": lambda grad, other: _true_divide(grad, _c(other)),
-                "other": lambda grad, self, other: -grad * _c(self / other / other)})
-NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad})
+                "other": lambda grad, self, other: -grad * _c(self / other / other)},
+         grad_nodes={"self": "DivBackward0", "other": "MulBackward0"})
+NEG = Op("neg", "NegBackward0", jnp.negative, grads={"self": lambda grad: -grad},
+         grad_nodes={"self": "NegBackward0"})
 
 
 # A Scalar exponent is a traced operand: a new value never compiles a new kernel. The exponents
@@ -97,23 +102,26 @@ def _pow_scalar_base_grad(grad, result, base, exponent):
 
 
 POW = Op("pow", "PowBackward0", _pow_scalar_fwd, aux=("exponent",), promote="common",
-         grads={"self": _pow_scalar_grad}, tangent=ELEMENTWISE)
+         grads={"self": _pow_scalar_grad}, tangent=ELEMENTWISE, grad_nodes={"self": "MulBackward0"})
 POW_TENSOR = Op("pow", "PowBackward1", jnp.power, inputs=("self", "exponent"), promote="common",
                 grads={"self": lambda grad, self, exponent: jnp.where(
                     exponent == 0, 0.0, grad * _c(exponent * jnp.power(self, exponent - 1))),
-                    "exponent": _pow_tensor_exponent_grad}, tangent=ELEMENTWISE)
+                    "exponent": _pow_tensor_exponent_grad}, tangent=ELEMENTWISE,
+                grad_nodes={"self": "WhereBackward0", "exponent": "MulBackward0"})
 POW_SCALAR_BASE = Op("pow", "PowBackward2", lambda exponent, base: jnp.power(base, exponent),
                      inputs=("exponent",), aux=("base",), promote="common",
-                     grads={"exponent": _pow_scalar_base_grad}, tangent=ELEMENTWISE)
+                     grads={"exponent": _pow_scalar_base_grad}, tangent=ELEMENTWISE,
+                     grad_nodes={"exponent": "MulBackward0"})
 
 # --- unary math --------------------------------------------------------------------------------
 # torch has these as functions and methods, each with an in-place ``exp_`` function and method
 
 def _unary(schema: str, node: str, forward, formula, doc: str, call: str, output: str,
-           promote: str | None = "float", variants: str = "function method out") -> Op:
+           promote: str | None = "float", variants: str = "function method out",
+           grad_nodes: dict[str, str] | None = None) -> Op:
     return Op(schema, node, forward, promote=promote, grads={"self": formula},
               variants=variants, inplace="function method", tangent=ELEMENTWISE,
-              doc=_doc(doc, call, output))
+              grad_nodes=grad_nodes, doc=_doc(doc, call, output))
 
 
 def _abs(x):
@@ -124,35 +132,44 @@ def _abs(x):
 
 ABS = _unary("abs(Tensor self) -> Tensor", "AbsBackward0", _abs,
              lambda grad, self: grad * sgn(self), "The absolute value of each element.",
-             "jaxgrad.abs(jaxgrad.tensor([-1.5, 2.0]))", "tensor([1.5000, 2.0000])", promote=None)
+             "jaxgrad.abs(jaxgrad.tensor([-1.5, 2.0]))", "tensor([1.5000, 2.0000])", promote=None,
+             grad_nodes={"self": "MulBackward0"})
 EXP = _unary("exp(Tensor self) -> Tensor", "ExpBackward0", jnp.exp,
              lambda grad, result: grad * _c(result), "The exponential of each element.",
-             "jaxgrad.exp(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 2.7183])")
+             "jaxgrad.exp(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 2.7183])",
+             grad_nodes={"self": "MulBackward0"})
 LOG = _unary("log(Tensor self) -> Tensor", "LogBackward0", jnp.log,
              lambda grad, self: grad / _c(self), "The natural logarithm of each element.",
-             "jaxgrad.log(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.3863])")
+             "jaxgrad.log(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.3863])",
+             grad_nodes={"self": "DivBackward0"})
 SQRT = _unary("sqrt(Tensor self) -> Tensor", "SqrtBackward0", jnp.sqrt,
               lambda grad, result: grad / (2 * _c(result)), "The square root of each element.",
-              "jaxgrad.sqrt(jaxgrad.tensor([4.0, 2.0]))", "tensor([2.0000, 1.4142])")
+              "jaxgrad.sqrt(jaxgrad.tensor([4.0, 2.0]))", "tensor([2.0000, 1.4142])",
+              grad_nodes={"self": "DivBackward0"})
 SIN = _unary("sin(Tensor self) -> Tensor", "SinBackward0", jnp.sin,
              lambda grad, self: grad * _c(jnp.cos(self)), "The sine of each element.",
-             "jaxgrad.sin(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8415])")
+             "jaxgrad.sin(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8415])",
+             grad_nodes={"self": "MulBackward0"})
 COS = _unary("cos(Tensor self) -> Tensor", "CosBackward0", jnp.cos,
              lambda grad, self: -grad * _c(jnp.sin(self)), "The cosine of each element.",
-             "jaxgrad.cos(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.5403])")
+             "jaxgrad.cos(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.5403])",
+             grad_nodes={"self": "MulBackward0"})
 TANH = _unary("tanh(Tensor self) -> Tensor", "TanhBackward0", jnp.tanh,
               in_float32(lambda grad, result: grad * _c(1 - result * result)),
               "The hyperbolic tangent of each element.",
-              "jaxgrad.tanh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7616])")
+              "jaxgrad.tanh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7616])",
+              grad_nodes={"self": "TanhBackwardBackward0"})
 SIGMOID = _unary("sigmoid(Tensor self) -> Tensor", "SigmoidBackward0", in_float32(jax.nn.sigmoid),
                  in_float32(lambda grad, result: grad * _c(result * (1 - result))),
                  "The logistic sigmoid ``1 / (1 + exp(-x))`` of each element.",
-                 "jaxgrad.sigmoid(jaxgrad.tensor([0.0, 2.0]))", "tensor([0.5000, 0.8808])")
+                 "jaxgrad.sigmoid(jaxgrad.tensor([0.0, 2.0]))", "tensor([0.5000, 0.8808])",
+                 grad_nodes={"self": "SigmoidBackwardBackward0"})
 RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",
               lambda x: jnp.maximum(x, jnp.zeros((), x.dtype)),
               lambda grad, result: jnp.where(result <= 0, jnp.zeros_like(grad), grad),
               "``max(x, 0)`` of each element.", "jaxgrad.relu(jaxgrad.tensor([-1.0, 2.0]))",
-              "tensor([0., 2.])", promote=None, variants="function method")  # torch: no out=
+              "tensor([0., 2.])", promote=None, variants="function method",
+              grad_nodes={"self": "ThresholdBackwardBackward0"})  # torch: no out=
 LOG10 = _unary("log10(Tensor self) -> Tensor", "Log10Backward0", jnp.log10,
                lambda grad, self: grad / _c(self * 2.302585092994046),
                "The base-10 logarithm of each element.",
@@ -163,13 +180,15 @@ LOG2 = _unary("log2(Tensor self) -> Tensor", "Log2Backward0", jnp.log2,
               "jaxgrad.log2(jaxgrad.tensor([1.0, 8.0]))", "tensor([0., 3.])")
 LOG1P = _unary("log1p(Tensor self) -> Tensor", "Log1PBackward0", jnp.log1p,
                lambda grad, self: grad / _c(self + 1), "``log(1 + x)``, accurate for small x.",
-               "jaxgrad.log1p(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])")
+               "jaxgrad.log1p(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])",
+               grad_nodes={"self": "DivBackward0"})
 EXPM1 = _unary("expm1(Tensor self) -> Tensor", "Expm1Backward0", jnp.expm1,
                lambda grad, result: grad * _c(result + 1), "``exp(x) - 1``, accurate for small x.",
                "jaxgrad.expm1(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])")
 RECIPROCAL = _unary("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", jnp.reciprocal,
                     lambda grad, result: -grad * _c(result * result), "``1 / x`` of each element.",
-                    "jaxgrad.reciprocal(jaxgrad.tensor([2.0, 4.0]))", "tensor([0.5000, 0.2500])")
+                    "jaxgrad.reciprocal(jaxgrad.tensor([2.0, 4.0]))", "tensor([0.5000, 0.2500])",
+                    grad_nodes={"self": "MulBackward0"})
 
 
 def _clamp_fwd(x, min, max):
@@ -191,7 +210,7 @@ def _clamp_grad(grad, self, min, max):
 
 # Scalar bounds are traced operands (None, "no bound", is part of the kernel's structure)
 CLAMP = Op("clamp", "ClampBackward1", _clamp_fwd, aux=("min", "max"), promote="common",
-           grads={"self": _clamp_grad})
+           grads={"self": _clamp_grad}, grad_nodes={"self": "WhereBackward0"})
 
 
 def _clamp_min_grad(grad, self, min, max):
@@ -241,7 +260,8 @@ ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
                     "tensor1": lambda grad, tensor2, value: grad * _c(times_scalar(tensor2,
                                                                                    value)),
                     "tensor2": lambda grad, tensor1, value: grad * _c(times_scalar(tensor1,
-                                                                                   value))})
+                                                                                   value))},
+             grad_nodes={"tensor1": "MulBackward0", "tensor2": "MulBackward0"})
 ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2, saves=("value",),
              promote="common", opmath="forward", variants="function method out", inplace="method",
@@ -256,7 +276,8 @@ ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
 LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), aux=("weight",),
           saves=("weight",), promote="common", opmath="forward backward",
           grads={"self": lambda grad, weight: grad * _c(1 - weight),
-                 "end": lambda grad, weight: grad * _c(weight)})
+                 "end": lambda grad, weight: grad * _c(weight)},
+          grad_nodes={"self": "MulBackward1", "end": "MulBackward1"})
 LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight"),
                  promote="common", opmath="forward",
                  grads={"self": lambda grad, weight: grad * _c(1 - weight),
@@ -269,7 +290,7 @@ MASKED_FILL = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: jnp.where(mask, jnp.asarray(value, x.dtype), x),
                  aux=("mask", "value"),
                  grads={"self": lambda grad, mask: jnp.where(mask, jnp.zeros_like(grad), grad)},
-                 overlap="warn")
+                 overlap="warn", grad_nodes={"self": "MaskedFillBackward0"})
 MASKED_FILL_TENSOR = Op(
     "masked_fill", "MaskedFillBackward1",
     lambda x, value, mask: jnp.where(mask, value.astype(x.dtype), x),
@@ -281,7 +302,8 @@ MASKED_FILL_TENSOR = Op(
 WHERE = Op("where", "WhereBackward0", lambda x, y, condition: jnp.where(condition, x, y),
            inputs=("self", "other"), aux=("condition",), promote="common",
            grads={"self": lambda grad, condition: jnp.where(condition, grad, 0),
-                  "other": lambda grad, condition: jnp.where(condition, 0, grad)})
+                  "other": lambda grad, condition: jnp.where(condition, 0, grad)},
+           grad_nodes={"self": "WhereBackward0", "other": "WhereBackward0"})
 
 
 def _split_ties(grad, self, other, drop):
@@ -305,7 +327,8 @@ MINIMUM = Op(
              "jaxgrad.minimum(jaxgrad.tensor([1.0, 5.0]), jaxgrad.tensor([3.0, 2.0]))",
              "tensor([1., 2.])"),
     grads={"self": lambda grad, self, other: _split_ties(grad, self, other, self > other),
-           "other": lambda grad, self, other: _split_ties(grad, self, other, self < other)})
+           "other": lambda grad, self, other: _split_ties(grad, self, other, self < other)},
+    grad_nodes={"self": "MaskedFillBackward0", "other": "MaskedFillBackward0"})
 
 # --- non-differentiable -------------------------------------------------------------------------
 
@@ -404,10 +427,10 @@ def _rounding(fn, kernel: str):
 
 def _math(schema: str, node: str | None, forward, formula, doc: str, call: str, output: str,
           promote: str | None = "float", variants: str = "function method out",
-          inplace: str = "function method") -> Op:
+          inplace: str = "function method", grad_nodes: dict[str, str] | None = None) -> Op:
     grads = {} if formula is None else {"self": formula}
     return Op(schema, node, forward, promote=promote, grads=grads, variants=variants,
-              inplace=inplace, tangent=ELEMENTWISE if grads else None,
+              inplace=inplace, tangent=ELEMENTWISE if grads else None, grad_nodes=grad_nodes,
               doc=_doc(doc, call, output))
 
 
@@ -460,7 +483,8 @@ TAN = _math("tan(Tensor self) -> Tensor", "TanBackward0", jnp.tan,
             "jaxgrad.tan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.5574])")
 SINH = _math("sinh(Tensor self) -> Tensor", "SinhBackward0", jnp.sinh,
              lambda grad, self: grad * _c(jnp.cosh(self)), "The hyperbolic sine of each element.",
-             "jaxgrad.sinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.1752])")
+             "jaxgrad.sinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.1752])",
+             grad_nodes={"self": "MulBackward0"})
 COSH = _math("cosh(Tensor self) -> Tensor", "CoshBackward0", jnp.cosh,
              lambda grad, self: grad * _c(jnp.sinh(self)), "The hyperbolic cosine of each element.",
              "jaxgrad.cosh(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 1.5431])")
@@ -474,7 +498,8 @@ ACOS = _math("acos(Tensor self) -> Tensor", "AcosBackward0", jnp.arccos,
              "tensor([0.0000, 1.0472])")
 ATAN = _math("atan(Tensor self) -> Tensor", "AtanBackward0", jnp.arctan,
              lambda grad, self: grad / _c(self * self + 1), "The arctangent of each element.",
-             "jaxgrad.atan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7854])")
+             "jaxgrad.atan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7854])",
+             grad_nodes={"self": "DivBackward0"})
 ASINH = _math("asinh(Tensor self) -> Tensor", "AsinhBackward0", jnp.arcsinh,
               lambda grad, self: grad * _c(jax.lax.rsqrt(self * self + 1)),
               "The inverse hyperbolic sine of each element.",
@@ -493,7 +518,7 @@ ATANH = _math("atanh(Tensor self) -> Tensor", "AtanhBackward0", jnp.arctanh,
 ERF = _math("erf(Tensor self) -> Tensor", "ErfBackward0", jax.scipy.special.erf,
             lambda grad, self: 2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
             "The error function of each element.", "jaxgrad.erf(jaxgrad.tensor([0.0, 1.0]))",
-            "tensor([0.0000, 0.8427])")
+            "tensor([0.0000, 0.8427])", grad_nodes={"self": "MulBackward0"})
 ERFC = _math("erfc(Tensor self) -> Tensor", "ErfcBackward0", jax.scipy.special.erfc,
              lambda grad, self: -2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
              "The complementary error function ``1 - erf(x)`` of each element.",
@@ -602,7 +627,8 @@ DIGAMMA = _math("digamma(Tensor self) -> Tensor", "DigammaBackward0", _digamma,
 RSQRT = _math("rsqrt(Tensor self) -> Tensor", "RsqrtBackward0", jax.lax.rsqrt,
               lambda grad, result: -0.5 * grad * _c(result ** 3),
               "``1 / sqrt(x)`` of each element.",
-              "jaxgrad.rsqrt(jaxgrad.tensor([4.0, 0.25]))", "tensor([0.5000, 2.0000])")
+              "jaxgrad.rsqrt(jaxgrad.tensor([4.0, 0.25]))", "tensor([0.5000, 2.0000])",
+              grad_nodes={"self": "MulBackward0"})
 _DEG2RAD = 0.017453292519943295
 _RAD2DEG = 57.29577951308232
 DEG2RAD = _math("deg2rad(Tensor self) -> Tensor", "Deg2RadBackward0",
@@ -674,7 +700,8 @@ ATAN2 = Op("atan2(Tensor self, Tensor other) -> Tensor", "Atan2Backward0", jnp.a
                     "jaxgrad.tensor([1.0, 0.0]))", "tensor([ 0.7854, -1.5708])"),
            grads={"self": _atan2_grad(1), "other": _atan2_grad(-1)},
            tangent=lambda self_t, other_t, self, other: (other * self_t - self * other_t) / (
-               self * self + other * other))
+               self * self + other * other),
+           grad_nodes={"self": "MulBackward0", "other": "MulBackward0"})
 
 
 def _floating_only(fn, kernel: str):

@@ -108,7 +108,8 @@ def _zero_scattered(grad, index, dim):
 
 GATHER = Op("gather", "GatherBackward0",
             lambda x, index, dim, sparse_grad: _gather(x, index, dim), inputs=("self",),
-            aux=("index",), grads={"self": _gather_back}, grad_version=1)
+            aux=("index",), grads={"self": _gather_back}, grad_version=1,
+            grad_nodes={"self": "ScatterAddBackward0"})
 SCATTER_SRC = Op("scatter", "ScatterBackward0", _scatter_src, inputs=("self", "src"),
                  aux=("index",), grads={"self": _zero_scattered,
                                          "src": _src_grad("ScatterBackward0")})
@@ -162,7 +163,8 @@ def _index_select_back(grad, index, dim, self_shape):
 
 
 INDEX_SELECT = Op("index_select", "IndexSelectBackward0", _index_select, inputs=("self",),
-                  aux=("index",), grads={"self": _index_select_back}, grad_version=1)
+                  aux=("index",), grads={"self": _index_select_back}, grad_version=1,
+                  grad_nodes={"self": "IndexAddBackward0"})
 
 
 # --- masked and indexed writes: masked_select/masked_scatter, index_add/copy/fill, take,

@@ -38,16 +38,20 @@ def _mH(x):
 
 MM = Op("mm", "MmBackward0", jnp.matmul, inputs=("self", "mat2"),
         grads={"self": lambda grad, mat2: grad @ _mH(mat2),
-               "mat2": lambda grad, self: _mH(self) @ grad})
+               "mat2": lambda grad, self: _mH(self) @ grad},
+        grad_nodes={"self": "MmBackward0", "mat2": "MmBackward0"})
 BMM = Op("bmm", "BmmBackward0", jnp.matmul, inputs=("self", "mat2"),
          grads={"self": lambda grad, mat2: grad @ _mH(mat2),
-                "mat2": lambda grad, self: _mH(self) @ grad})
+                "mat2": lambda grad, self: _mH(self) @ grad},
+         grad_nodes={"self": "BmmBackward0", "mat2": "BmmBackward0"})
 MV = Op("mv", "MvBackward0", jnp.matmul, inputs=("self", "vec"),
         grads={"self": lambda grad, vec: jnp.outer(grad, jnp.conj(vec)),
-               "vec": lambda grad, self: _mH(self) @ grad})
+               "vec": lambda grad, self: _mH(self) @ grad},
+        grad_nodes={"self": "MulBackward0", "vec": "MvBackward0"})
 DOT = Op("dot", "DotBackward0", jnp.dot, inputs=("self", "tensor"),
          grads={"self": lambda grad, tensor: grad * jnp.conj(tensor),
-                "tensor": lambda grad, self: grad * jnp.conj(self)})
+                "tensor": lambda grad, self: grad * jnp.conj(self)},
+         grad_nodes={"self": "MulBackward0", "tensor": "MulBackward0"})
 
 
 # --- beta * self + alpha * product (addmm, baddbmm, addbmm); beta and alpha are traced -----------
@@ -84,7 +88,8 @@ ADDMM = Op("addmm", "AddmmBackward0", _add_product(_wide_matmul), inputs=("self"
            aux=("beta", "alpha"),
            grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                   "mat1": lambda grad, mat2, alpha: _maybe_multiply(grad @ _mH(mat2), alpha),
-                  "mat2": lambda grad, mat1, alpha: _maybe_multiply(_mH(mat1) @ grad, alpha)})
+                  "mat2": lambda grad, mat1, alpha: _maybe_multiply(_mH(mat1) @ grad, alpha)},
+           grad_nodes={"mat1": "MmBackward0", "mat2": "MmBackward0"})
 BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(_wide_matmul),
              inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
              grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),

@@ -81,10 +81,11 @@ def _gelu(x, approximate):
 # torch's CPU kernels do
 GELU = Op("gelu", "GeluBackward0", in_float32(_gelu), promote="float",
           grads={"self": in_float32(lambda grad, self, approximate: _vjp(
-              _gelu, 0, grad, self, approximate=approximate))})
+              _gelu, 0, grad, self, approximate=approximate))},
+          grad_nodes={"self": "GeluBackwardBackward0"})
 SILU = Op("silu", "SiluBackward0", in_float32(jax.nn.silu), promote="float",
           grads={"self": in_float32(lambda grad, self: grad * jax.nn.sigmoid(self) * (
-              1 + self * (1 - jax.nn.sigmoid(self))))})
+              1 + self * (1 - jax.nn.sigmoid(self))))}, grad_nodes={"self": "MulBackward0"})
 
 
 
@@ -97,7 +98,7 @@ LEAKY_RELU = Op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
                 "LeakyReluBackward0",
                 in_float32(lambda x, negative_slope: jnp.where(x > 0, x, x * negative_slope)),
                 grads={"self": lambda grad, self, negative_slope: _leaky_relu_grad(
-                    grad, self, negative_slope)})
+                    grad, self, negative_slope)}, grad_nodes={"self": "LeakyReluBackwardBackward0"})
 
 
 def refuse_negative_inplace_slope(negative_slope) -> None:
@@ -136,7 +137,8 @@ def _elu_grad(grad, self, alpha, scale, input_scale):
 
 
 ELU = Op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor",
-         "EluBackward0", in_float32(_elu), grads={"self": in_float32(_elu_grad)})
+         "EluBackward0", in_float32(_elu), grads={"self": in_float32(_elu_grad)},
+         grad_nodes={"self": "EluBackwardBackward0"})
 
 
 def _inplace_elu_grad(grad, result, alpha, scale, input_scale):
@@ -167,7 +169,8 @@ def _softplus_grad(grad, self, beta, threshold):
 
 SOFTPLUS = Op("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
               "SoftplusBackward0", in_float32(_softplus),
-              grads={"self": in_float32(_softplus_grad)})
+              grads={"self": in_float32(_softplus_grad)},
+              grad_nodes={"self": "SoftplusBackwardBackward0"})
 
 
 def _hardtanh_grad(grad, self, min_val, max_val):
@@ -179,7 +182,7 @@ def _hardtanh_grad(grad, self, min_val, max_val):
 HARDTANH = Op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
               "HardtanhBackward0",
               lambda x, min_val, max_val: jnp.clip(x, min_val, max_val).astype(x.dtype),
-              grads={"self": _hardtanh_grad})
+              grads={"self": _hardtanh_grad}, grad_nodes={"self": "HardtanhBackwardBackward0"})
 
 
 def _safe_softmax(x, dim):
@@ -202,7 +205,8 @@ MSE_LOSS = Op(
     grads={"self": lambda grad, self, target, reduction: 2 * (self - target) * _reduced_grad(
         grad, self.shape, reduction),
         "target": lambda grad, self, target, reduction: -2 * (self - target) * _reduced_grad(
-            grad, self.shape, reduction)})
+            grad, self.shape, reduction)},
+    grad_nodes={"self": "MseLossBackwardBackward0", "target": "MseLossBackwardBackward0"})
 
 
 def _class_weights(target, weight, ignore_index, dtype):
@@ -242,7 +246,8 @@ def _nll_loss_grad(grad, self, target, weight, total_weight, reduction, ignore_i
 def _nll_op(node):
     return Op("nll_loss", node, _nll_loss, aux=("target", "weight"),
               outputs=("result", "total_weight"), nondiff_outputs=(1,), saves=("self",),
-              grads={"self": _nll_loss_grad})
+              grads={"self": _nll_loss_grad},
+              grad_nodes={"self": node.replace("Backward0", "BackwardBackward0")})
 
 
 NLL_LOSS = _nll_op("NllLossBackward0")
@@ -362,7 +367,8 @@ CONVOLUTION = Op(
     "convolution", "ConvolutionBackward0", _conv, inputs=("input", "weight", "bias"),
     promote="common",
     grads={"input": _conv_grad(0), "weight": _conv_grad(1),
-           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))})
+           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))},
+    grad_nodes={"*": "ConvolutionBackwardBackward0"})
 
 
 
@@ -764,7 +770,8 @@ NATIVE_LAYER_NORM = Op(
     nondiff_outputs=(1, 2), saves=("input", "weight", "bias", "result1", "result2"),
     grads={"input": _layer_norm_input_grad, "weight": _layer_norm_weight_grad,
            "bias": in_float32(lambda grad, input, normalized_shape: jnp.sum(
-               grad, tuple(range(input.ndim - len(normalized_shape)))))})
+               grad, tuple(range(input.ndim - len(normalized_shape)))))},
+    grad_nodes={"*": "NativeLayerNormBackwardBackward0"})
 
 # --- embedding ------------------------------------------------------------------------------
 
@@ -780,7 +787,8 @@ def _embedding_grad(grad, indices, weight_sym_argsize_0, padding_idx):
 
 EMBEDDING = Op("embedding", "EmbeddingBackward0",
                lambda weight, indices, weight_sym_argsize_0, padding_idx: weight[indices],
-               inputs=("weight",), aux=("indices",), grads={"weight": _embedding_grad})
+               inputs=("weight",), aux=("indices",), grads={"weight": _embedding_grad},
+               grad_nodes={"weight": "EmbeddingDenseBackwardBackward0"})
 
 # --- recurrent cells, group/instance/rms norms, more activations, 1-D pooling, resampling ----
 

@@ -29,7 +29,8 @@ def _count(self_shape, dim):
 
 
 SUM = Op("sum", "SumBackward0", lambda x, dtype: jnp.sum(x, dtype=dtype), grad_layout="expand",
-         grads={"self": lambda grad, self_shape: jnp.broadcast_to(grad, self_shape)})
+         grads={"self": lambda grad, self_shape: jnp.broadcast_to(grad, self_shape)},
+         grad_nodes={"self": "ExpandBackward0"})
 def _cumsum(x, dim, dtype):
     """The running sums; of half-precision values accumulated in float32, each sum rounded to
     the result's dtype (torch's CPU kernel)."""
@@ -53,18 +54,20 @@ def _one_step(shape, dim, **_):
 
 CUMSUM = Op("cumsum", "CumsumBackward0", _cumsum,
             grads={"self": in_float32(_reverse_cumsum)},
-            identity_when=_one_step)
+            identity_when=_one_step, grad_nodes={"self": "FlipBackward0"})
 SUM_DIM = Op("sum", "SumBackward1",
              lambda x, dim, keepdim, dtype: jnp.sum(x, axis=dim, keepdims=keepdim, dtype=dtype),
-             grads={"self": _expand_back}, grad_layout="expand")
+             grads={"self": _expand_back}, grad_layout="expand",
+             grad_nodes={"self": "ExpandBackward0"})
 MEAN = Op("mean", "MeanBackward0", lambda x, dtype: jnp.mean(x, dtype=dtype),
           grads={"self": lambda grad, self_shape: jnp.broadcast_to(
               grad / max(math.prod(self_shape), 1) if math.prod(self_shape) else grad * jnp.nan,
-              self_shape)})
+              self_shape)}, grad_nodes={"self": "DivBackward1"})
 MEAN_DIM = Op("mean", "MeanBackward1",
               lambda x, dim, keepdim, dtype: jnp.mean(x, axis=dim, keepdims=keepdim, dtype=dtype),
               grads={"self": lambda grad, self_shape, dim, keepdim: _expand_back(
-                  grad / _count(self_shape, dim), self_shape, dim, keepdim)})
+                  grad / _count(self_shape, dim), self_shape, dim, keepdim)},
+              grad_nodes={"self": "DivBackward1"})
 
 
 def _prod_grad(grad, self, result, dim, keepdim):
@@ -81,7 +84,8 @@ def _prod_grad(grad, self, result, dim, keepdim):
 
 
 PROD = Op("prod", "ProdBackward0", lambda x, dtype: jnp.prod(x, dtype=dtype), saves=("result",),
-          grads={"self": lambda grad, self, result: _prod_grad(grad, self, result, None, False)})
+          grads={"self": lambda grad, self, result: _prod_grad(grad, self, result, None, False)},
+          grad_nodes={"self": "MulBackward0"})
 PROD_DIM = Op("prod", "ProdBackward1",
               lambda x, dim, keepdim, dtype: jnp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype),
               saves=("result",), grads={"self": _prod_grad})
@@ -107,7 +111,7 @@ def _evenly_distribute_nan(grad, self, result):
 
 
 AMAX = Op("amax", "AmaxBackward0", lambda x, dim, keepdim: jnp.max(x, axis=dim, keepdims=keepdim),
-          grads={"self": _evenly_distribute})
+          grads={"self": _evenly_distribute}, grad_nodes={"self": "MulBackward0"})
 AMIN = Op("amin", "AminBackward0", lambda x, dim, keepdim: jnp.min(x, axis=dim, keepdims=keepdim),
           grads={"self": _evenly_distribute})
 MAX_ALL = Op("max", "MaxBackward1", jnp.max, grads={"self": _evenly_distribute_nan},
@@ -144,7 +148,7 @@ def _min_dim(x, dim, keepdim):
 
 
 MAX_DIM = Op("max", "MaxBackward0", _max_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
-             grads={"self": _select_back}, grad_version=2)
+             grads={"self": _select_back}, grad_version=2, grad_nodes={"self": "ScatterBackward0"})
 MIN_DIM = Op("min", "MinBackward0", _min_dim, outputs=("values", "indices"), nondiff_outputs=(1,),
              grads={"self": _select_back}, grad_version=2)
 ARGMAX = Op("argmax", None, lambda x, dim, keepdim: compat.argmax(
@@ -185,12 +189,13 @@ def _std_tangent(self_t, self, result, dim, correction, keepdim):
     return jnp.where(result == 0, jnp.zeros((), result.dtype), var_t / (2 * result))
 
 
-VAR = Op("var", "VarBackward0", _var, grads={"self": _var_grad})
+VAR = Op("var", "VarBackward0", _var, grads={"self": _var_grad},
+         grad_nodes={"self": "MulBackward0"})
 STD = Op("std", "StdBackward0", lambda x, dim, correction, keepdim: jnp.sqrt(
     _var(x, dim, correction, keepdim)), grads={
     "self": lambda grad, self, result, dim, correction, keepdim: _var_grad(
         _var_grad_of_std(grad, result), self, dim, correction, keepdim)},
-    tangent=_std_tangent)
+    tangent=_std_tangent, grad_nodes={"self": "MulBackward0"})
 
 
 def _vector_norm(x, ord, dim, keepdim, dtype):
@@ -224,18 +229,21 @@ def _vector_norm_grad(grad, self, result, ord, dim, keepdim):
 
 
 VECTOR_NORM = Op("linalg_vector_norm", "LinalgVectorNormBackward0", _vector_norm,
-                 promote="float", grads={"self": _vector_norm_grad})
+                 promote="float", grads={"self": _vector_norm_grad},
+                 grad_nodes={"self": "MulBackward0"})
 
 
 # (half precision: torch's CPU kernels compute in float32 and round once, forward and backward)
 SOFTMAX = Op("softmax", "SoftmaxBackward0",
              in_float32(lambda x, dim: jax.nn.softmax(x, axis=dim)), promote="float",
              grads={"self": in_float32(lambda grad, result, dim: result * (
-                 grad - jnp.sum(grad * result, axis=dim, keepdims=True)))})
+                 grad - jnp.sum(grad * result, axis=dim, keepdims=True)))},
+             grad_nodes={"self": "SoftmaxBackwardDataBackward0"})
 LOG_SOFTMAX = Op("log_softmax", "LogSoftmaxBackward0",
                  in_float32(lambda x, dim: jax.nn.log_softmax(x, axis=dim)), promote="float",
                  grads={"self": in_float32(lambda grad, result, dim: grad - jnp.exp(
-                     result) * jnp.sum(grad, axis=dim, keepdims=True))})
+                     result) * jnp.sum(grad, axis=dim, keepdims=True))},
+                 grad_nodes={"self": "LogSoftmaxBackwardDataBackward0"})
 
 
 def _split_back(grad, in_shapes, dim):
@@ -247,12 +255,13 @@ def _split_back(grad, in_shapes, dim):
 
 
 CAT = Op("cat", "CatBackward0", lambda *xs, dim: jnp.concatenate(xs, axis=dim), inputs=None,
-         promote="common", variadic=_split_back, grad_layout="slices")
+         promote="common", variadic=_split_back, grad_layout="slices",
+         grad_nodes={"*": "SliceBackward0"})
 STACK = Op("stack", "StackBackward0", lambda *xs, dim: jnp.stack(xs, axis=dim), inputs=None,
            promote="common",
            variadic=lambda grad, dim, in_shapes: tuple(
                jnp.squeeze(g, dim) for g in jnp.split(grad, len(in_shapes), axis=dim)),
-           grad_layout="slices")
+           grad_layout="slices", grad_nodes={"*": "SelectBackward0"})
 
 
 def _split(x, split_sizes, dim, self_sym_sizes):
@@ -339,7 +348,7 @@ def _logsumexp(x, dim, keepdim):
 LOGSUMEXP = Op("logsumexp", "LogsumexpBackward0", _logsumexp, promote="float", grads={
     "self": lambda grad, self, result, dim, keepdim: _expand_back(
         grad, self.shape, dim, keepdim) * jnp.exp(self - _expand_back(
-            result, self.shape, dim, keepdim))})
+            result, self.shape, dim, keepdim))}, grad_nodes={"self": "MulBackward0"})
 
 
 def _along(fn, x, dim):

@@ -18,7 +18,8 @@ from ._table import Op, identity_grad
 def _named(op: Op, node: str) -> Op:
     """The same row under another torch node name (e.g. SqueezeBackward1)."""
     return Op(op.name, node, op.forward, inputs=op.inputs, outputs=op.outputs, grads=op.grads,
-              grad_layout=op.grad_layout, grad_version=op.grad_version)
+              grad_layout=op.grad_layout, grad_version=op.grad_version,
+              grad_nodes=op.grad_nodes)
 
 
 # --- geometry: Layout -> Layout ---------------------------------------------------------------
@@ -125,7 +126,8 @@ def _scatter_layout_grad(grad, self_shape, layout_out):
 
 
 VIEW = Op("view", "ViewBackward0", lambda x, shape: x.reshape(shape),
-          grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
+          grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view",
+          grad_nodes={"self": "ViewBackward0"})
 RESHAPE_ALIAS = Op("_reshape_alias", "ReshapeAliasBackward0", VIEW.forward, grads=VIEW.grads,
                    grad_layout="view")
 ALIAS = Op("alias", "AliasBackward0", lambda x: x, grads={"self": identity_grad})
@@ -133,27 +135,31 @@ ALIAS = Op("alias", "AliasBackward0", lambda x: x, grads={"self": identity_grad}
 # its own there: ``CppFunction``, named ``torch::autograd::Identity``)
 UNPACKED_PRIMAL = Op("_unpack_dual", "torch::autograd::Identity", lambda x: x,
                      grads={"self": identity_grad})
-SLICE = Op("slice", "SliceBackward0", _slice_fwd, grads={"self": _slice_grad})
+SLICE = Op("slice", "SliceBackward0", _slice_fwd, grads={"self": _slice_grad},
+           grad_nodes={"self": "SliceBackwardBackward0"})
 SELECT = Op("select", "SelectBackward0",
             lambda x, dim, index: lax.index_in_dim(x, index, dim, keepdims=False),
-            grads={"self": _select_grad})
+            grads={"self": _select_grad}, grad_nodes={"self": "SelectBackwardBackward0"})
 UNSQUEEZE = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: jnp.expand_dims(x, dim),
-               grads={"self": lambda grad, dim: jnp.squeeze(grad, dim)}, grad_layout="view")
+               grads={"self": lambda grad, dim: jnp.squeeze(grad, dim)}, grad_layout="view",
+               grad_nodes={"self": "SqueezeBackward1"})
 SQUEEZE = Op("squeeze", "SqueezeBackward0",
              lambda x, dims: jnp.squeeze(x, tuple(d for d in dims if x.shape[d] == 1)),
-             grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view")
+             grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view",
+             grad_nodes={"self": "UnsqueezeBackward0"})
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
 SQUEEZE_DIMS = _named(SQUEEZE, "SqueezeBackward2")
 SQUEEZE_INPLACE = _named(SQUEEZE, "SqueezeBackward4")  # squeeze_(dim) of a non-view tensor
 PERMUTE = Op("permute", "PermuteBackward0", lambda x, dims: jnp.transpose(x, dims),
              grads={"self": lambda grad, dims: jnp.transpose(grad, _inverse(dims))},
-             grad_layout="view")
+             grad_layout="view", grad_nodes={"self": "PermuteBackward0"})
 TRANSPOSE = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: jnp.swapaxes(x, dim0, dim1),
                grads={"self": lambda grad, dim0, dim1: jnp.swapaxes(grad, dim0, dim1)},
-               grad_layout="view")
-T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T}, grad_layout="view")
+               grad_layout="view", grad_nodes={"self": "TransposeBackward0"})
+T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T}, grad_layout="view",
+       grad_nodes={"self": "TBackward0"})
 EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, shape),
-            grads={"self": identity_grad})
+            grads={"self": identity_grad}, grad_nodes={"self": "sum_to"})
 AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
                 grads={"self": _scatter_layout_grad}, grad_version=1)  # (zeros, then a copy_)
 
