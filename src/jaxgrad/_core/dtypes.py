@@ -45,6 +45,22 @@ class dtype:
         return self._category == 3
 
     @property
+    def abbr(self) -> str:
+        """torch's short name of the dtype, as its logs print shapes (``f32[2, 3]``).
+
+        >>> import jaxgrad
+        >>> jaxgrad.float32.abbr, jaxgrad.bool.abbr, jaxgrad.bfloat16.abbr
+        ('f32', 'b8', 'bf16')
+        """
+        if self.name == "bool":
+            return "b8"
+        if self.name == "bfloat16":
+            return "bf16"
+        kind = {"uint": "u", "int": "i", "float": "f", "complex": "c"}
+        prefix = next(p for p in ("uint", "int", "float", "complex") if self.name.startswith(p))
+        return kind[prefix] + self.name[len(prefix):]
+
+    @property
     def is_signed(self) -> bool:
         """Whether the dtype can hold negative values (all but ``bool`` and ``uint8``).
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import sys
 import threading
 import warnings
@@ -224,6 +225,17 @@ def accumulate_grad_apply(self: AccumulateGrad, grads: list, create_graph: bool,
 AccumulateGrad.apply = accumulate_grad_apply
 
 
+graph_log = logging.getLogger("jaxgrad.autograd.graph")  # torch's torch.autograd.graph logger
+
+
+def _log_node(fn: Node, grads: list) -> None:
+    """torch's DEBUG record of a node about to run, after its pre-hooks: ``Executing: <node>
+    with grad_outputs: [f32[2, 3]]``."""
+    shapes = ",".join("None" if g is None else f"{g.dtype.abbr}[{', '.join(map(str, g.shape))}]"
+                      for g in grads)
+    graph_log.debug(f"Executing: {fn} with grad_outputs: [{shapes}]")
+
+
 def _run_node(fn: Node, grads: list, run: Any) -> Any:
     return _profiler.record_node(fn.name(), fn.seq, grads, run) if _profiler.active else run()
 
@@ -272,8 +284,8 @@ class GraphTask:
     """
 
     __slots__ = ("accumulate", "buffers", "captured", "captures", "create_graph",
-                 "dependencies", "final_callbacks", "heap", "holders", "id", "keep_graph", "needed",
-                 "outputs", "owned", "root", "shared", "views")
+                 "dependencies", "final_callbacks", "heap", "holders", "id", "keep_graph",
+                 "log_nodes", "needed", "outputs", "owned", "root", "shared", "views")
 
     def __init__(self, root: GraphRoot, keep_graph: bool, create_graph: bool,
                  outputs: list | None = None, accumulate: bool = True) -> None:
@@ -297,6 +309,7 @@ class GraphTask:
         self.heap: list[Node] = []
         self.final_callbacks: list[Callable[[], Any]] | None = None
         self.id = next(_task_ids)  # torch's graph task id (what checkpoint keys recomputes by)
+        self.log_nodes = graph_log.isEnabledFor(logging.DEBUG)  # (torch's logging prehooks)
 
     # -- preparation (torch's compute_dependencies and init_to_execute) ------------------------
     def _compute_dependencies(self) -> None:
@@ -462,6 +475,8 @@ class GraphTask:
         for old, new in zip(before, grads):
             if new is not old and new is not None:  # a hook's new tensor: only the engine holds it
                 owned[id(new)] = new
+        if self.log_nodes and not isinstance(fn, GraphRoot):
+            _log_node(fn, grads)
         if isinstance(fn, AccumulateGrad):
             _run_node(fn, grads, lambda: accumulate_grad(fn, grads[0], create_graph,
                                                          self._only_holder(grads[0])))
@@ -845,7 +860,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     # graphs without user hooks run as one cached XLA program (_compiled_backward), which runs
     # this engine over a shadow graph: the engine hands it ``execute``
     if not create_graph and task.outputs is None and _state.compiled_backward and \
-            not _profiler.active and not _anomaly.state.enabled and \
+            not _profiler.active and not _anomaly.state.enabled and not task.log_nodes and \
             try_backward(task.root.next_edges, task.root.grads, task.keep_graph, execute):
         return
     task.run()
