@@ -53,7 +53,7 @@ def _with_hooks_and_grad(T):
 
 def _int_and_none_grads(T):
     x = T.ones(2, requires_grad=True)
-    a, b = x.unbind(0)
+    a, _ = x.unbind(0)
     (a * 2).backward()
 
 
