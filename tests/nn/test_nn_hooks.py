@@ -494,3 +494,48 @@ def test_global_registration_hooks_see_and_replace_what_modules_register():
         after = T.nn.Linear(1, 1)  # (removed: no more calls)
         return seen, net.count, net[1].running_var, after.weight.shape
     ok(program)
+
+
+@pytest.mark.parametrize("nb_hooks", [1, 3])
+@pytest.mark.parametrize("input_requires_grad", [True, False])
+def test_create_graph_and_full_backward_hook_cycle_is_collected(nb_hooks, input_requires_grad):
+    """torch's test_create_graph_and_full_backward_hook_cycle: a full backward hook's graph
+    under create_graph holds no cycle once the leaves' .grad are dropped (what the graph held
+    is freed), with torch's create_graph warnings."""
+    import gc
+    import warnings
+    import weakref
+
+    class Held:
+        pass
+
+    def program(T):
+        t = T.ones(10, requires_grad=input_requires_grad)
+        a = T.tensor(1.0, requires_grad=True)
+
+        class Square(T.nn.Module):
+            def forward(self, x):
+                return x ** 2 * a ** 2
+
+        mod = Square()
+        for _ in range(nb_hooks):
+            mod.register_full_backward_hook(lambda m, gi, go: None)
+        out = mod(t)
+        held = Held()
+        ref = weakref.ref(held)
+        out.grad_fn.metadata["a"] = held
+        del held
+        T.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out.exp().sum().backward(create_graph=True)
+        finally:
+            T.set_warn_always(False)
+        a.grad = None
+        t.grad = None
+        del out, mod
+        gc.collect()
+        return ref() is None, len(caught)
+
+    ok(program)
