@@ -1292,12 +1292,33 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
 
 
 def _meta_of(values: Any) -> tuple:
-    """(shape, dtype) of each array-like value (a dict's in key order), numbers as themselves'
-    type: what decides the shapes a formula gives."""
+    """What decides the shapes a formula gives, hashable: each value (a dict's in key order) as
+    its shape and dtype (arrays, tensors), its type (numbers), or itself (tuples of those,
+    None, other hashable constants)."""
     items = values.items() if isinstance(values, dict) else enumerate(values)
-    arrays = ((key, v._value if isinstance(v, Tensor) else v) for key, v in items)
-    return tuple((key, (tuple(a.shape), a.dtype) if hasattr(a, "shape") else type(a))
-                 for key, a in arrays)
+    return tuple((key, _abstract(v)) for key, v in items)
+
+
+def _abstract(value: Any) -> Any:
+    value = value._value if isinstance(value, Tensor) else value
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return ("array", tuple(value.shape), np.dtype(value.dtype))
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple(_abstract(v) for v in value))
+    if isinstance(value, (bool, int, float, complex)):
+        return ("number", type(value))
+    return ("constant", value)
+
+
+def _placeholder(meta: Any) -> Any:
+    kind, *rest = meta
+    if kind == "array":
+        return jax.ShapeDtypeStruct(*rest)
+    if kind == "number":
+        return rest[0](1)
+    if kind == "constant":
+        return rest[0]
+    return kind(_placeholder(m) for m in rest[0])
 
 
 @cache(maxsize=4096)
@@ -1308,24 +1329,30 @@ def grad_node_names(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_met
     ``<node>Backward``), then what the engine's ``validate_outputs`` does after the formula:
     ``real`` of a complex gradient of a real input (``RealBackward0``), ``sum_to`` of a
     broadcast one (``SumBackward0`` to a 0-d input, ``ViewBackward0`` when it drops leading
-    dims, else ``SumBackward1``) and a cast to the input's dtype (``ToCopyBackward0``)."""
+    dims, else ``SumBackward1``) and a cast to the input's dtype (``ToCopyBackward0``). A
+    formula that cannot be traced on shapes alone keeps the row's names."""
     raw: list = []
     core = backward_function(op, skey, needs, in_meta, raw_meta=raw)
-    saved = {k: jax.ShapeDtypeStruct(*m) if isinstance(m, tuple) else None
-             if m is type(None) else m(1) for k, m in saved_meta}
-    grads = tuple(jax.ShapeDtypeStruct(*m) for _, m in grads_meta)
-    with x64_scope():
-        jax.eval_shape(lambda sv, gs: core(sv, gs), saved, grads)
+    saved = {k: _placeholder(m) for k, m in saved_meta}
+    grads = tuple(_placeholder(m) for _, m in grads_meta)
+    try:
+        with x64_scope():
+            jax.eval_shape(lambda sv, gs: core(sv, gs), saved, grads)
+    except Exception:  # (a formula reading concrete values: index arrays)
+        raw = []
     names = []
     for name, need, (shape, dtype), got in zip(op.input_names(len(needs)), needs, in_meta,
                                                raw or [None] * len(needs)):
-        if not need or got is None:
+        if not need or (op.variadic is None and name not in op.grads):
             names.append(None)
             continue
         node_name = op.grad_nodes.get(name, op.grad_nodes.get("*", node + "Backward"))
+        if got is None:  # (not traced: the row's name)
+            names.append(node_name if node_name != "sum_to" else node + "Backward")
+            continue
         raw_shape, raw_dtype = got
         if node_name == "sum_to":  # (the formula is torch's sum_to of grad: named below)
-            node_name, raw_shape = node + "Backward", grads_meta[0][1][0]
+            node_name, raw_shape = node + "Backward", grads_meta[0][1][1]
         if jnp.issubdtype(raw_dtype, jnp.complexfloating) and not jnp.issubdtype(
                 dtype, jnp.complexfloating):
             node_name, raw_dtype = "RealBackward0", jnp.finfo(raw_dtype).dtype
