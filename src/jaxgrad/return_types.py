@@ -21,3 +21,4 @@ from ._core.return_types import nanmedian as nanmedian
 from ._core.return_types import slogdet as slogdet
 from ._core.return_types import sort as sort
 from ._core.return_types import topk as topk
+from ._core.return_types import triangular_solve as triangular_solve

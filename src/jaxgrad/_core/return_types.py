@@ -154,3 +154,31 @@ linalg_solve_ex = _pair("linalg_solve_ex", "result", "info",
                         "The result of ``linalg.solve_ex(A, B)``: ``(result, info)``.")
 linalg_cholesky_ex = _pair("linalg_cholesky_ex", "L", "info",
                            "The result of ``linalg.cholesky_ex(A)``: ``(L, info)``.")
+
+
+class _Named(tuple):
+    """A tuple with named fields (``_fields``), printed as torch prints its structseqs."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def __new__(cls, *values: Any) -> _Named:
+        if len(values) != len(cls._fields):
+            raise TypeError(f"{cls.__name__} takes {len(cls._fields)} values")
+        return super().__new__(cls, values)
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"jaxgrad.return_types.{type(self).__name__}(\n{body})"
+
+
+def _named(name: str, fields: tuple[str, ...], doc: str) -> type:
+    props = {f: property(lambda self, i=i: self[i]) for i, f in enumerate(fields)}
+    cls = type(name, (_Named,), {"__slots__": (), "_fields": fields, "__doc__": doc,
+                                 "__module__": __name__, **props})
+    return public_path(_PUBLIC)(cls)
+
+
+triangular_solve = _named("triangular_solve", ("solution", "cloned_coefficient"),
+                          "The result of ``triangular_solve(B, A)``: ``(solution, "
+                          "cloned_coefficient)``.")

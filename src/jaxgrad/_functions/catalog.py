@@ -20,6 +20,7 @@ from . import (
           joins,
           linalg,
           linalg_dense,
+          linalg_triangular,
           pointwise,
           reductions,
           scatter,
@@ -30,6 +31,6 @@ from . import (
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
-          linalg_dense, einsum, complex_numbers, special, distance)
+          linalg_dense, linalg_triangular, einsum, complex_numbers, special, distance)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

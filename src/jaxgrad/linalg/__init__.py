@@ -1,4 +1,5 @@
-"""``jaxgrad.linalg``: torch.linalg's norms, inverse, determinants, solve and Cholesky.
+"""``jaxgrad.linalg``: torch.linalg's norms, inverse, determinants, solvers, Cholesky and
+the decompositions.
 
 ``vector_norm``, ``matrix_norm`` and ``norm`` are declared with torch's schemas
 (``linalg_vector_norm(...)``), so their argument errors name them as torch does; they compose
@@ -25,12 +26,13 @@ from .._functions.linalg_dense import linalg_inv_ex as inv_ex
 from .._functions.linalg_dense import linalg_slogdet as slogdet
 from .._functions.linalg_dense import linalg_solve as solve
 from .._functions.linalg_dense import linalg_solve_ex as solve_ex
+from .._functions.linalg_triangular import linalg_solve_triangular as solve_triangular
 
 # their examples run with this module's doctests (the generated functions say "jaxgrad")
 for _fn in (cross, matrix_norm, norm, vector_norm, cholesky, cholesky_ex, det, inv, inv_ex,
-            slogdet, solve, solve_ex):
+            slogdet, solve, solve_ex, solve_triangular):
     public_path(__name__)(_fn)
 del _fn
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
-           "matrix_norm", "norm", "slogdet", "solve", "solve_ex", "vector_norm"]
+           "matrix_norm", "norm", "slogdet", "solve", "solve_ex", "solve_triangular", "vector_norm"]
