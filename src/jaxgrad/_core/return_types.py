@@ -182,3 +182,12 @@ def _named(name: str, fields: tuple[str, ...], doc: str) -> type:
 triangular_solve = _named("triangular_solve", ("solution", "cloned_coefficient"),
                           "The result of ``triangular_solve(B, A)``: ``(solution, "
                           "cloned_coefficient)``.")
+linalg_eigh = _named("linalg_eigh", ("eigenvalues", "eigenvectors"),
+                     "The result of ``linalg.eigh(A)``: ``(eigenvalues, eigenvectors)``.")
+linalg_eig = _named("linalg_eig", ("eigenvalues", "eigenvectors"),
+                    "The result of ``linalg.eig(A)``: ``(eigenvalues, eigenvectors)``.")
+linalg_svd = _named("linalg_svd", ("U", "S", "Vh"),
+                    "The result of ``linalg.svd(A)``: ``(U, S, Vh)``.")
+svd = _named("svd", ("U", "S", "V"), "The result of ``svd(A)``: ``(U, S, V)``.")
+linalg_qr = _named("linalg_qr", ("Q", "R"), "The result of ``linalg.qr(A)``: ``(Q, R)``.")
+qr = _named("qr", ("Q", "R"), "The result of ``qr(A)``: ``(Q, R)``.")
