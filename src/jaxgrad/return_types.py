@@ -13,10 +13,14 @@ from ._core.return_types import linalg_cholesky_ex as linalg_cholesky_ex
 from ._core.return_types import linalg_eig as linalg_eig
 from ._core.return_types import linalg_eigh as linalg_eigh
 from ._core.return_types import linalg_inv_ex as linalg_inv_ex
+from ._core.return_types import linalg_lu as linalg_lu
+from ._core.return_types import linalg_lu_factor as linalg_lu_factor
+from ._core.return_types import linalg_lu_factor_ex as linalg_lu_factor_ex
 from ._core.return_types import linalg_qr as linalg_qr
 from ._core.return_types import linalg_slogdet as linalg_slogdet
 from ._core.return_types import linalg_solve_ex as linalg_solve_ex
 from ._core.return_types import linalg_svd as linalg_svd
+from ._core.return_types import lu_unpack as lu_unpack
 from ._core.return_types import max as max
 from ._core.return_types import median as median
 from ._core.return_types import min as min

@@ -191,3 +191,10 @@ linalg_svd = _named("linalg_svd", ("U", "S", "Vh"),
 svd = _named("svd", ("U", "S", "V"), "The result of ``svd(A)``: ``(U, S, V)``.")
 linalg_qr = _named("linalg_qr", ("Q", "R"), "The result of ``linalg.qr(A)``: ``(Q, R)``.")
 qr = _named("qr", ("Q", "R"), "The result of ``qr(A)``: ``(Q, R)``.")
+linalg_lu_factor = _named("linalg_lu_factor", ("LU", "pivots"),
+                          "The result of ``linalg.lu_factor(A)``: ``(LU, pivots)``.")
+linalg_lu_factor_ex = _named("linalg_lu_factor_ex", ("LU", "pivots", "info"),
+                             "The result of ``linalg.lu_factor_ex(A)``: ``(LU, pivots, info)``.")
+linalg_lu = _named("linalg_lu", ("P", "L", "U"), "The result of ``linalg.lu(A)``: ``(P, L, U)``.")
+lu_unpack = _named("lu_unpack", ("P", "L", "U"),
+                   "The result of ``lu_unpack(LU, pivots)``: ``(P, L, U)``.")

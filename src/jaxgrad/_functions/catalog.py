@@ -21,6 +21,7 @@ from . import (
           linalg,
           linalg_decomp,
           linalg_dense,
+          linalg_lu,
           linalg_triangular,
           pointwise,
           reductions,
@@ -33,6 +34,6 @@ from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
           linalg_dense, linalg_triangular,
-          linalg_decomp, einsum, complex_numbers, special, distance)
+          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

@@ -134,10 +134,10 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     """
     warn_once_as_jaxgrad(_TRIANGULAR_SOLVE_WARNING)
     if input.ndim < 2:
-        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
+        raise RuntimeError(f"jaxgrad.triangular_solve: Expected b to have at least 2 dimensions, "
                            f"but it has {input.ndim} dimensions instead")
     if A.ndim < 2:
-        raise RuntimeError(f"torch.triangular_solve: Expected A to have at least 2 dimensions, "
+        raise RuntimeError(f"jaxgrad.triangular_solve: Expected A to have at least 2 dimensions, "
                            f"but it has {A.ndim} dimensions instead")
     _check_solver_pair(input, A, "triangular_solve", "triangular_solve_cpu")
     solution, coefficient = apply(TR.TRIANGULAR_SOLVE, input, A, upper=bool(upper),

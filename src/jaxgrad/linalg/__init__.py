@@ -36,16 +36,20 @@ from .._functions.linalg_dense import linalg_inv_ex as inv_ex
 from .._functions.linalg_dense import linalg_slogdet as slogdet
 from .._functions.linalg_dense import linalg_solve as solve
 from .._functions.linalg_dense import linalg_solve_ex as solve_ex
+from .._functions.linalg_lu import linalg_lu as lu
+from .._functions.linalg_lu import linalg_lu_factor as lu_factor
+from .._functions.linalg_lu import linalg_lu_factor_ex as lu_factor_ex
+from .._functions.linalg_lu import linalg_lu_solve as lu_solve
 from .._functions.linalg_triangular import linalg_solve_triangular as solve_triangular
 
 # their examples run with this module's doctests (the generated functions say "jaxgrad")
 for _fn in (cross, matrix_norm, norm, vector_norm, cholesky, cholesky_ex, det, inv, inv_ex,
             slogdet, solve, solve_ex, solve_triangular, eig, eigh, eigvals, eigvalsh, matrix_exp,
-            matrix_power, pinv, qr, svd, svdvals):
+            matrix_power, pinv, qr, svd, svdvals, lu, lu_factor, lu_factor_ex, lu_solve):
     public_path(__name__)(_fn)
 del _fn
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eig", "eigh", "eigvals",
-           "eigvalsh", "inv", "inv_ex", "matrix_exp", "matrix_norm", "matrix_power", "norm",
-           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
-           "vector_norm"]
+           "eigvalsh", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matrix_exp", "matrix_norm", "matrix_power", "norm", "pinv", "qr", "slogdet",
+           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vector_norm"]
