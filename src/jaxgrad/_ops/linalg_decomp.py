@@ -9,8 +9,8 @@ gradients of unused outputs take shortcuts (``eigvalsh``, ``svdvals``), the engi
 formulas zeros, for which the full formulas give the same values.
 
 torch checks, in its complex eigenvector/singular-vector backward, that the loss does not
-depend on the vectors' phases (``allclose`` of a diagonal to zero) and raises otherwise; these
-formulas run inside a compiled backward and do not make that data-dependent check.
+depend on the vectors' phases (``allclose`` of a diagonal to zero) and raises otherwise: the
+rows' ``backward_checks`` make the same test on the incoming gradients.
 """
 
 from __future__ import annotations
@@ -63,6 +63,21 @@ def eig_backward(gL, gV, L, V, hermitian: bool):
     return jnp.linalg.solve(Vh, gA @ Vh)
 
 
+def _phase_dependent(message):
+    """A backward check: the loss depends on the phases of the eigenvectors ``V`` (complex
+    ``V`` and ``Im diag(V^H gV)`` not within 1e-2 of 0, torch's ``allclose``)."""
+    def predicate(grads, eigenvectors, **_):
+        if not jnp.iscomplexobj(eigenvectors):
+            return False
+        imag = jnp.imag(_diagonal(_mH(eigenvectors) @ grads[1]))
+        return not bool(jnp.allclose(imag, 0, rtol=1e-2, atol=1e-2))
+    return (predicate, message)
+
+
+_PHASE = ("The eigenvectors in the complex case are specified up to multiplication by e^{i phi}. "
+          "The specified loss function depends on this quantity, so it is ill-defined.")
+
+
 def _eigh(A, UPLO):
     if A.size == 0:
         return jnp.zeros(A.shape[:-1], jnp.finfo(A.dtype).dtype), A
@@ -74,7 +89,8 @@ LINALG_EIGH = Op(
     "_linalg_eigh", "LinalgEighBackward0", _eigh, inputs=("A",),
     outputs=("eigenvalues", "eigenvectors"),
     grads={"A": lambda grads, eigenvalues, eigenvectors: eig_backward(
-        grads[0], grads[1], eigenvalues, eigenvectors, True)})
+        grads[0], grads[1], eigenvalues, eigenvectors, True)},
+    backward_checks=(_phase_dependent(f"linalg_eigh_backward: {_PHASE}"),))
 
 
 def _eig(A):
@@ -89,7 +105,8 @@ LINALG_EIG = Op(
     "linalg_eig", "LinalgEigBackward0", _eig, inputs=("self",),
     outputs=("eigenvalues", "eigenvectors"),
     grads={"self": lambda grads, eigenvalues, eigenvectors: eig_backward(
-        grads[0], grads[1], eigenvalues, eigenvectors, False)})
+        grads[0], grads[1], eigenvalues, eigenvectors, False)},
+    backward_checks=(_phase_dependent(f"linalg_eig_backward: {_PHASE}"),))
 
 
 # --- SVD -----------------------------------------------------------------------------------------
@@ -141,8 +158,27 @@ def svd_backward(grads, U, S, Vh, full_matrices):
     return U @ (gA @ Vh)
 
 
-LINALG_SVD = Op("_linalg_svd", "LinalgSvdBackward0", _svd, inputs=("A",),
-                outputs=("U", "S", "Vh"), grads={"A": svd_backward})
+def _svd_phase_dependent(grads, U, Vh, full_matrices, **_):
+    """svd_backward's check: ``Im diag(U^H gU) = -Im diag(V^H gV)`` (within torch's
+    ``allclose`` tolerances), else the loss depends on the singular vectors' phases."""
+    if not jnp.iscomplexobj(U):
+        return False
+    gU, _, gVh = grads
+    if full_matrices:
+        k = min(U.shape[-2], Vh.shape[-1])
+        U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]
+    im_u = 2 * jnp.imag(_diagonal(_mH(U) @ gU))
+    im_v = 2 * jnp.imag(_diagonal(Vh @ _mH(gVh)))
+    return not bool(jnp.allclose(im_u, -im_v, rtol=1e-2, atol=1e-2))
+
+
+LINALG_SVD = Op(
+    "_linalg_svd", "LinalgSvdBackward0", _svd, inputs=("A",), outputs=("U", "S", "Vh"),
+    grads={"A": svd_backward},
+    backward_checks=((_svd_phase_dependent,
+                      "svd_backward: The singular vectors in the complex case are specified up "
+                      "to multiplication by e^{i phi}. The specified loss function depends on "
+                      "this phase term, making it ill-defined."),))
 
 
 # --- QR ------------------------------------------------------------------------------------------
