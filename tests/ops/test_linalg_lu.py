@@ -137,3 +137,17 @@ def test_deprecated_lu_functions_warn_as_torch(name):
         warns_as_torch(lambda T: T.lu(T.eye(2)))
     else:
         warns_as_torch(lambda T: T.lu_solve(T.ones(2, 1), *T.linalg.lu_factor(T.eye(2))))
+
+
+def test_out_variants_and_their_refusal_with_grad():
+    def program(T):
+        a = T.tensor([[2.0, 1.0], [1.0, 3.0]])
+        LU, pivots = T.linalg.lu_factor(a)
+        outs = [T.empty(0), T.empty(0)]
+        T.linalg.lu_solve(LU, pivots, T.ones(2, 1), out=outs[0])
+        quiet(lambda: T.lu_solve(T.ones(2, 1), LU, pivots, out=outs[1]))()
+        return outs
+
+    ok(program)
+    raises(quiet(lambda T: T.lu_solve(T.ones(2, 1, requires_grad=True),
+                                       *T.linalg.lu_factor(T.eye(2)), out=T.empty(0))))

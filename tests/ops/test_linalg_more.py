@@ -190,3 +190,33 @@ def test_single_precision(dtype):
         return outs
 
     ok(differential(f, [(2, 3, 3), (3, 2)], dtype, order=1), rtol=2e-3)
+
+
+OUT_WITH_GRAD = {  # torch refuses out= where autograd would record, naming the op it writes with
+    "eigvalsh": lambda T, a: T.linalg.eigvalsh(a, out=T.empty(0)),
+    "svdvals": lambda T, a: T.linalg.svdvals(a, out=T.empty(0)),
+    "pinv": lambda T, a: T.linalg.pinv(a, out=T.empty(0)),
+    "linalg.matrix_power": lambda T, a: T.linalg.matrix_power(a, 2, out=T.empty(0)),
+    "matrix_power": lambda T, a: T.matrix_power(a, 3, out=T.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", list(OUT_WITH_GRAD))
+def test_out_with_grad_is_refused_as_torch(case):
+    raises(lambda T: OUT_WITH_GRAD[case](T, T.eye(2, requires_grad=True)))
+
+
+def test_out_variants():
+    def program(T):
+        a = T.tensor([[2.0, 1.0], [1.0, 3.0]])
+        outs = [T.empty(0) for _ in range(5)]
+        T.linalg.eigvalsh(a, out=outs[0])
+        T.linalg.svdvals(a, out=outs[1])
+        T.linalg.pinv(a, out=outs[2])
+        T.linalg.matrix_power(a, 3, out=outs[3])
+        T.matrix_power(a, -2, out=outs[4])
+        values = T.empty(0, dtype=T.complex64)
+        T.linalg.eigvals(a, out=values)
+        return outs + [values]
+
+    ok(program)

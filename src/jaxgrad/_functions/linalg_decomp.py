@@ -65,7 +65,8 @@ def linalg_eigh(input: Tensor, UPLO: str = "L") -> Any:
     return return_types.linalg_eigh(*_eigh(input, UPLO))
 
 
-@declare('linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor', variants='out')
+@declare('linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor', variants='out',
+         out_name='_linalg_eigh')
 def linalg_eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues of each Hermitian matrix, ascending; LinalgEighBackward0.
 
@@ -98,7 +99,7 @@ def linalg_eig(input: Tensor) -> Any:
     return return_types.linalg_eig(*_eig(input, "linalg.eig"))
 
 
-@declare('linalg_eigvals(Tensor self) -> Tensor', variants='out')
+@declare('linalg_eigvals(Tensor self) -> Tensor', variants='out', differentiable=False)
 def linalg_eigvals(input: Tensor) -> Tensor:
     """The (complex) eigenvalues of each square matrix; LinalgEigBackward0.
 
@@ -134,7 +135,8 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     return return_types.linalg_svd(*_svd(A, full_matrices, driver))
 
 
-@declare('linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor', variants='out')
+@declare('linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor', variants='out',
+         out_name='_linalg_svd')
 def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
     """The singular values of each matrix, descending; LinalgSvdBackward0.
 
@@ -322,7 +324,8 @@ def _matrix_power(A: Tensor, n: int) -> Tensor:
     return result
 
 
-@declare('linalg_matrix_power(Tensor self, int n) -> Tensor', variants='out')
+@declare('linalg_matrix_power(Tensor self, int n) -> Tensor', variants='out',
+         out_name='matmul')
 def linalg_matrix_power(input: Tensor, n: int) -> Tensor:
     """The ``n``-th power of each square matrix (``n`` negative: of its inverse), composed from
     ``matmul`` and ``linalg.inv`` as torch composes it.
@@ -335,7 +338,8 @@ def linalg_matrix_power(input: Tensor, n: int) -> Tensor:
     return _matrix_power(input, n)
 
 
-@declare('matrix_power(Tensor self, int n) -> Tensor', variants='function method out')
+@declare('matrix_power(Tensor self, int n) -> Tensor', variants='function method out',
+         out_name='matmul')
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """``linalg.matrix_power`` as a function and a method.
 

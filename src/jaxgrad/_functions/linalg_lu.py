@@ -180,7 +180,7 @@ _LU_SOLVE_WARNING = (
 
 
 @declare('lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor',
-         variants='function method out')
+         variants='function method out', out_name='linalg_lu_solve')
 def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     """torch's deprecated ``lu_solve`` (with its warning, once): ``linalg.lu_solve`` with its
     arguments in the older order ``(B, LU, pivots)``.
