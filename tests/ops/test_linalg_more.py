@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import jaxgrad
-from differential import ok, raises
+from differential import attempt, ok, raises
 from linalg_cases import differential, quiet, tensor, tol, warns_as_torch
 
 # --- decompositions and matrix functions ---------------------------------------------------------
@@ -218,5 +218,36 @@ def test_out_variants():
         values = T.empty(0, dtype=T.complex64)
         T.linalg.eigvals(a, out=values)
         return outs + [values]
+
+    ok(program)
+
+
+SAVED = {  # what each node saves, in torch's order (inputs by name, then outputs by name)
+    "svd": lambda T, a: T.linalg.svd(a[:, :2]),
+    "eigh": lambda T, a: T.linalg.eigh(a),
+    "eig": lambda T, a: T.linalg.eig(a),
+    "qr": lambda T, a: T.linalg.qr(a[:, :2]),
+    "pinv": lambda T, a: T.linalg.pinv(a[:, :2]),
+    "matrix_exp": lambda T, a: T.linalg.matrix_exp(a),
+    "lu": lambda T, a: T.linalg.lu(a[:, :2]),
+    "lu_solve": lambda T, a: T.linalg.lu_solve(*T.linalg.lu_factor(a), a[:, :2]),
+    "triangular_solve": quiet(lambda T, a: T.triangular_solve(a[:, :2], a)),
+    "cholesky_solve": lambda T, a: T.cholesky_solve(a[:, :2], a),
+}
+
+
+@pytest.mark.parametrize("name", list(SAVED))
+def test_saved_tensors_as_torch(name):
+    """The values pack hooks see, in order, and the version error once one is modified."""
+    def program(T):
+        a = tensor(T, (3, 3), "float64")
+        packed = []
+        with T.autograd.graph.saved_tensors_hooks(
+                lambda x: packed.append((tuple(x.shape), str(x.dtype))) or x, lambda x: x):
+            out = SAVED[name](T, a)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        outs[-1].add_(1)
+        return packed, attempt(lambda: sum(o.sum().abs() for o in outs if o.requires_grad)
+                               .backward())
 
     ok(program)

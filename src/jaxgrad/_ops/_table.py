@@ -247,9 +247,9 @@ def _saved_names(op: Op, needs: tuple[bool, ...]) -> tuple[str, ...]:
         for p in params:
             if p in savable and p not in found:
                 found.append(p)
-    # torch's generated nodes save their inputs in name order, then their outputs: the order
-    # saved-tensor pack hooks see them in
-    outputs = [p for p in op.outputs if p in found]
+    # torch's generated nodes save their inputs in name order, then their outputs in name order
+    # (svd's S, U, Vh; lu's L, P, U): the order saved-tensor pack hooks see them in
+    outputs = sorted(p for p in op.outputs if p in found)
     return tuple(sorted(p for p in found if p not in outputs)) + tuple(outputs)
 
 
