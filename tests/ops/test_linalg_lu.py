@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 import jaxgrad
-from differential import ok, raises
+from differential import ok, raises, val
 from linalg_cases import differential, quiet, tensor, tol, warns_as_torch
 
 # --- the LU family -------------------------------------------------------------------------------
@@ -151,3 +151,19 @@ def test_out_variants_and_their_refusal_with_grad():
     ok(program)
     raises(quiet(lambda T: T.lu_solve(T.ones(2, 1, requires_grad=True),
                                        *T.linalg.lu_factor(T.eye(2)), out=T.empty(0))))
+
+
+def test_forward_mode_matches_torch():
+    """``func.jvp`` (JAX's forward mode over the rows' formulas) against torch's forward AD."""
+    fs = [lambda T, a: T.linalg.lu_factor(a).LU, lambda T, a: tuple(T.linalg.lu(a[:, :2]))[1:],
+          lambda T, a: T.linalg.lu_solve(*T.linalg.lu_factor(a), a[:, :2], adjoint=True),
+          lambda T, a: tuple(T.lu_unpack(a, T.linalg.lu_factor(a.detach()).pivots))[1:]]
+
+    def program(T):
+        a = tensor(T, (3, 3), "float64", requires_grad=False)
+        t = tensor(T, (3, 3), "float64", seed=1, shift=0, requires_grad=False)
+        tangents = [T.func.jvp(lambda x, f=f: f(T, x), (a,), (t,))[1] for f in fs]
+        return [[val(x.detach()) for x in v] if isinstance(v, tuple) else val(v.detach())
+                for v in tangents]  # (values: how torch.func records its outputs differs)
+
+    ok(program, rtol=1e-9)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import jaxgrad
-from differential import attempt, ok, raises
+from differential import attempt, ok, raises, val
 from linalg_cases import differential, quiet, tensor, tol, warns_as_torch
 
 # --- decompositions and matrix functions ---------------------------------------------------------
@@ -251,3 +251,21 @@ def test_saved_tensors_as_torch(name):
                                .backward())
 
     ok(program)
+
+
+def test_forward_mode_matches_torch():
+    """``func.jvp`` (JAX's forward mode over the rows' formulas) against torch's forward AD."""
+    fs = [lambda T, a: T.linalg.eigh(a + a.mT), lambda T, a: T.linalg.svd(a[:, :2]),
+          lambda T, a: T.linalg.qr(a[:2]), lambda T, a: T.linalg.pinv(a[:, :2]),
+          lambda T, a: T.linalg.matrix_exp(a / 3), lambda T, a: T.linalg.eigvals(a),
+          lambda T, a: T.linalg.solve_triangular(a, a[:, :2], upper=True)]
+
+    def program(T):
+        a, t = tensor(T, (3, 3), "float64", requires_grad=False), tensor(T, (3, 3), "float64",
+                                                                         seed=1, shift=0)
+        tangents = [T.func.jvp(lambda x, f=f: tuple(f(T, x)) if isinstance(f(T, x), tuple)
+                               else f(T, x), (a,), (t,))[1] for f in fs]
+        return [[val(x.detach()) for x in v] if isinstance(v, tuple) else val(v.detach())
+                for v in tangents]  # (values: how torch.func records its outputs differs)
+
+    ok(program, rtol=1e-9)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import jaxgrad
-from differential import ok, raises
+from differential import ok, raises, val
 from linalg_cases import differential, quiet, tensor, tol, warns_as_torch
 
 # --- triangular solvers --------------------------------------------------------------------------
@@ -156,3 +156,24 @@ def test_out_variants():
         return outs
 
     ok(program)
+
+
+def test_forward_mode_matches_torch():
+    """``func.jvp`` (JAX's forward mode over the rows' formulas) against torch's forward AD.
+
+    Where torch's forward formula is not the derivative, jaxgrad's (the backward formula
+    transposed) is, and they are not compared: ``cholesky_inverse``, and ``triangular_solve``
+    with ``transpose=True`` or a tangent of ``A`` that is not triangular (torch's
+    ``generic_solve_jvp`` neither transposes nor projects it)."""
+    fs = [lambda T, a: T.linalg.solve_triangular(a, a[:, :2].sin(), upper=False, left=True),
+          lambda T, a: T.cholesky_solve(a[:, :2].cos(), a.tril()),
+          quiet(lambda T, a: tuple(T.triangular_solve(a[:, :2].exp(), a.triu())))]
+
+    def program(T):
+        a = tensor(T, (3, 3), "float64", requires_grad=False)
+        t = tensor(T, (3, 3), "float64", seed=1, shift=0, requires_grad=False)
+        tangents = [T.func.jvp(lambda x, f=f: f(T, x), (a,), (t,))[1] for f in fs]
+        return [[val(x.detach()) for x in v] if isinstance(v, tuple) else val(v.detach())
+                for v in tangents]  # (values: how torch.func records its outputs differs)
+
+    ok(program, rtol=1e-9)
