@@ -55,6 +55,12 @@ CASES = {
     # a transposed gradient is a view too (two linear layers sharing a weight)
     "shared weight": lambda T, x: (T.nn.functional.linear(T.ones(2, 3), x).sum()
                                    - T.nn.functional.linear(T.ones(5, 3), x).mean()).backward(),
+    # a real input's gradient from a complex one is ``at::real`` of it: a view (handle_r_to_c)
+    "real times complex": lambda T, x: ((x * 2).sum() + (x * T.full((2, 3), 1 + 2j)).real
+                                        .sum()).backward(),
+    "real times complex, three uses": lambda T, x: ((x * 2).sum() + (x * T.full((2, 3), 1 + 2j)).abs()
+                                             .sum() + (x * T.full((2, 3), 3j)).real.sum())
+    .backward(),
 }
 
 

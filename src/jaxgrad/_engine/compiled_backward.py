@@ -71,7 +71,7 @@ def _analyse(root_edges: tuple):
                           var.grad_dtype, var.stride()))
             continue
         saved = fn.saved if isinstance(fn, OpNode) else None
-        if saved is None or len(nodes) > MAX_NODES:
+        if saved is None or len(nodes) > MAX_NODES or fn.op.backward_checks:
             return None
         kinds = []
         for s in saved.values():

@@ -95,6 +95,8 @@ class OpNode(Node):
             n and w for n, w in zip(self.needs, wanted))
         grads = self._materialize(grads)
         saved = self._unpack()
+        if self.op.backward_checks:
+            self._check_values(saved, grads)
         if create_graph or (PYTHON_DISPATCH[0] and _dispatching_subclass(
                 (*grads, *saved.values())) is not None):
             return self._apply_differentiable(saved, grads, needs)
@@ -177,6 +179,16 @@ class OpNode(Node):
                     layout = V.unsqueeze_geometry(layout, d)
             layout = _expand_geometry(layout, tuple(grad._value.shape))
             out[i] = make_view(Tensor._make(grad._value), g0, layout)
+
+    def _check_values(self, saved: dict, grads: list) -> None:
+        """The row's ``backward_checks`` on the saved values and incoming gradients."""
+        values = {k: v._value for k, v in saved.items() if isinstance(v, Tensor)}
+        arrays = tuple(g._value for g in grads)
+        if any(isinstance(v, jax.core.Tracer) for v in (*values.values(), *arrays)):
+            return
+        for predicate, message in self.op.backward_checks:
+            if bool(predicate(arrays, **values, **dict(self.static))):
+                raise RuntimeError(message)
 
     def _delay_errors(self, saved: dict, out: list) -> None:
         """Gradients the row marks as not differentiable again (on these values) go through

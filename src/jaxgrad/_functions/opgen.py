@@ -94,6 +94,7 @@ class Declared:
     optional: frozenset[str]
     aliases: dict[str, str] = dataclasses.field(default_factory=dict)  # numpy's names: axis=
     differentiable: bool = True  # False: torch records nothing, so it allows any ``out=``
+    out_name: str = ""  # the op torch's ``out=`` error names, where not this one (its kernel's)
 
     @classmethod
     def of_schema(cls, name: str, schema: Schema, impl: Callable, variants: tuple[str, ...],
@@ -158,12 +159,14 @@ FORMS: dict[str, Callable] = {}  # each declared op's function form (``jaxgrad.<
 
 def declare(schema: str, *, variants: str = "function method",
             numbers_as_tensors: bool | tuple[str, ...] = False,
-            python_level: bool = False, differentiable: bool = True) -> Callable[[Callable],
-                                                                                 Callable]:
+            python_level: bool = False, differentiable: bool = True,
+            out_name: str = "") -> Callable[[Callable], Callable]:
     """Register a hand-written op under torch's ``schema``; returns its public function form.
     ``python_level``: torch writes this op in Python (``torch.norm``), so it takes no numpy
     keyword aliases (``axis=``). ``differentiable=False``: derivatives.yaml marks the op's
-    inputs non_differentiable, so its ``out=`` accepts tensors that require grad.
+    inputs non_differentiable, so its ``out=`` accepts tensors that require grad. ``out_name``:
+    the op torch's ``out=`` refusal names where torch decomposes this one (``linalg_eigvalsh``
+    writes through ``_linalg_eigh``).
 
     >>> from jaxgrad._functions.opgen import DECLARED
     >>> str(DECLARED["matmul"].schema)
@@ -175,7 +178,8 @@ def declare(schema: str, *, variants: str = "function method",
         _check_against_schema(parsed, impl)
         decl = Declared.of_schema(parsed.name, parsed, impl, tuple(variants.split()),
                                   numbers_as_tensors, impl.__doc__ or "", python_level)
-        return _register(dataclasses.replace(decl, differentiable=differentiable))
+        return _register(dataclasses.replace(decl, differentiable=differentiable,
+                                             out_name=out_name))
 
     return register
 
@@ -258,7 +262,8 @@ def function_form(decl: Declared) -> Callable:
         if kwargs and aliases and not aliases.keys().isdisjoint(kwargs):
             kwargs = _unalias(kwargs, aliases)
         if with_out and kwargs and "out" in kwargs:
-            return _call_with_out(function, decl.name, args, kwargs, decl.differentiable)
+            return _call_with_out(function, decl.out_name or decl.name, args, kwargs,
+                                  decl.differentiable)
         try:
             with _INSIDE if SCOPE.on else x64_scope():
                 if _autocast.active:  # torch's autocast kernel: casts, then the op as it is

@@ -75,7 +75,8 @@ class Op:
     ``<input>_shape``/``<input>_dtype``): a misspelt name fails when the row is built.
     """
 
-    __slots__ = ("aux", "delayed_errors", "doc", "extra_saves", "formula_params", "forward",
+    __slots__ = ("aux", "backward_checks", "delayed_errors", "doc", "extra_saves",
+                 "formula_params", "forward",
                  "forward_ad",
                  "grad_layout", "grad_nodes",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
@@ -96,6 +97,7 @@ class Op:
                  delayed_errors: dict[str, tuple[Callable, str]] | None = None,
                  overlap: str = "error", tangent: Callable | None = None,
                  reinterprets: str | None = None, opmath: str = "",
+                 backward_checks: tuple[tuple[Callable, str], ...] = (),
                  grad_nodes: dict[str, str] | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
@@ -135,6 +137,11 @@ class Op:
         # gradient a create_graph backward gives that input cannot be differentiated again
         # (torch's DelayedError node in a formula: scatter_reduce's prod with repeated zeros)
         init(self, "delayed_errors", dict(delayed_errors or {}))
+        # (predicate, message) pairs: before the formulas run, ``predicate(grads, **saved,
+        # **static)`` true raises ``RuntimeError(message)`` (torch's TORCH_CHECKs on values in a
+        # backward formula: eig/svd's phase-dependent losses). A value check: skipped where the
+        # values are traced (a compiled backward does not take such graphs).
+        init(self, "backward_checks", tuple(backward_checks))
         # what torch does when the row writes in place into a tensor with internal overlap (a
         # dim of size > 1 and stride 0: an ``expand``): "error" (its kernels' assert, the
         # default), "allow" (fill_ with a number, zero_: no check) or "warn" (masked_fill_,
@@ -248,9 +255,9 @@ def _saved_names(op: Op, needs: tuple[bool, ...]) -> tuple[str, ...]:
         for p in params:
             if p in savable and p not in found:
                 found.append(p)
-    # torch's generated nodes save their inputs in name order, then their outputs: the order
-    # saved-tensor pack hooks see them in
-    outputs = [p for p in op.outputs if p in found]
+    # torch's generated nodes save their inputs in name order, then their outputs in name order
+    # (svd's S, U, Vh; lu's L, P, U): the order saved-tensor pack hooks see them in
+    outputs = sorted(p for p in op.outputs if p in found)
     return tuple(sorted(p for p in found if p not in outputs)) + tuple(outputs)
 
 
@@ -365,17 +372,23 @@ def backward_function(op: Op, static: tuple, needs: tuple[bool, ...],
             ]
         if low is not None:
             raw = [None if g is None else jnp.asarray(g).astype(low) for g in raw]
-        out = []
+        out, real_views = [], []
         for g, need, (shape, dtype) in zip(raw, needs, in_meta):
+            real_view = False
             if not need or g is None or shape is None:
                 out.append(None)
             else:
                 g = jnp.asarray(g)
                 if jnp.iscomplexobj(g) and not jnp.issubdtype(dtype, jnp.complexfloating):
-                    g = jnp.real(g)  # torch's handle_r_to_c: a real input's gradient is real
+                    # torch's handle_r_to_c: a real input's gradient is ``at::real`` of the
+                    # complex one, a view of it (unless sum_to then makes a fresh tensor)
+                    g = jnp.real(g)
+                    real_view = g.shape == tuple(shape)
                 out.append(unbroadcast(g, shape).astype(dtype))
+            real_views.append(real_view)
         if viewed is not None:  # sum_to(grad, ()) is a plain sum, not a view
-            viewed[:] = [o is not None and jnp.ndim(g) > o.ndim > 0 for g, o in zip(raw, out)]
+            viewed[:] = [o is not None and (jnp.ndim(g) > o.ndim > 0 or r)
+                         for g, o, r in zip(raw, out, real_views)]
         if raw_meta is not None:
             raw_meta[:] = [None if o is None else (tuple(jnp.shape(g)), jnp.result_type(g))
                            for g, o in zip(raw, out)]
@@ -575,3 +588,23 @@ def _formula_tangents(op: Op, static: tuple, primals: tuple, tangents: tuple, n:
 def static_key(static: dict[str, Any]) -> tuple:
     """A hashable key of static arguments (lists become tuples)."""
     return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in static.items())
+
+
+@cache(maxsize=1024)
+def _rule_of(op: Op, static: tuple) -> Callable:
+    return with_formulas(op, static)
+
+
+def rule_of(op: Op, **static: Any) -> Callable:
+    """``op``'s kernel differentiated by ``op``'s own formulas, for use inside another row's
+    formula where torch's formula calls that op: a create_graph backward (``jax.vjp`` of the
+    formula) then follows torch's derivative of it, not JAX's (``cholesky_solve``'s gradient for
+    its factor is not projected on a triangle, as JAX's derivative of a triangular solve is).
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._ops._table import rule_of
+    >>> from jaxgrad._ops.linalg_triangular import CHOLESKY_SOLVE
+    >>> rule_of(CHOLESKY_SOLVE, upper=False)(jnp.ones((2, 1)), 2 * jnp.eye(2)).tolist()
+    [[0.25], [0.25]]
+    """
+    return _rule_of(op, static_key(static))
