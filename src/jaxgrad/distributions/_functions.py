@@ -1,0 +1,58 @@
+"""The tensor functions the distributions call, by torch's names (``torch.distributions``
+calls ``torch.erf``, ``torch.lgamma``...): jaxgrad's public functions, so that every formula
+records torch's nodes and runs under autograd, hooks and ``jaxgrad.compile`` alike."""
+
+from __future__ import annotations
+
+from .._autograd.function import Function as Function
+from .._core.dtypes import get_default_dtype as get_default_dtype
+from .._core.dtypes import int64 as int64
+from .._core.grad_mode import enable_grad as enable_grad
+from .._core.grad_mode import no_grad as no_grad
+from .._core.tensor import Size as Size
+from .._core.tensor import Tensor as Tensor
+from .._core.tensor import is_tensor as is_tensor
+from .._core.type_info import finfo as finfo
+from .._engine.engine import grad as grad
+from .._functions.catalog import FUNCTIONS
+from .._functions.creation import arange as arange
+from .._functions.creation import empty as empty
+from .._functions.creation import eye as eye
+from .._functions.creation import full as full
+from .._functions.creation import full_like as full_like
+from .._functions.creation import ones as ones
+from .._functions.creation import tensor as tensor
+from .._functions.creation import zeros as zeros
+from .._functions.random import bernoulli as bernoulli
+from .._functions.random import binomial as binomial
+from .._functions.random import multinomial as multinomial
+from .._functions.random import normal as normal
+from .._functions.random import poisson as poisson
+from .._functions.random import rand as rand
+from ..nn.functional import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
+from ..nn.functional import log_softmax as log_softmax
+from ..nn.functional import one_hot as one_hot
+from ..nn.functional import pad as pad
+from ..nn.functional import softmax as softmax
+from ..nn.functional import softplus as softplus
+
+atan = FUNCTIONS["atan"]
+broadcast_tensors = FUNCTIONS["broadcast_tensors"]
+cat = FUNCTIONS["cat"]
+clamp = FUNCTIONS["clamp"]
+digamma = FUNCTIONS["digamma"]
+erf = FUNCTIONS["erf"]
+erfc = FUNCTIONS["erfc"]
+erfinv = FUNCTIONS["erfinv"]
+exp = FUNCTIONS["exp"]
+lgamma = FUNCTIONS["lgamma"]
+log = FUNCTIONS["log"]
+log1p = FUNCTIONS["log1p"]
+logit = FUNCTIONS["logit"]
+logsumexp = FUNCTIONS["logsumexp"]
+sigmoid = FUNCTIONS["sigmoid"]
+stack = FUNCTIONS["stack"]
+tan = FUNCTIONS["tan"]
+tanh = FUNCTIONS["tanh"]
+where = FUNCTIONS["where"]
+xlogy = FUNCTIONS["xlogy"]
