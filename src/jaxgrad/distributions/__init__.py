@@ -13,21 +13,61 @@ tensor([ 0., -1.])
 
 from . import constraints as constraints
 from . import kl as kl
+from . import transforms as transforms
 from . import utils as utils
 from .bernoulli import Bernoulli as Bernoulli
+from .beta import Beta as Beta
+from .binomial import Binomial as Binomial
 from .categorical import Categorical as Categorical
+from .cauchy import Cauchy as Cauchy
+from .chi2 import Chi2 as Chi2
+from .dirichlet import Dirichlet as Dirichlet
 from .distribution import Distribution as Distribution
 from .exp_family import ExponentialFamily as ExponentialFamily
+from .exponential import Exponential as Exponential
+from .gamma import Gamma as Gamma
+from .geometric import Geometric as Geometric
+from .gumbel import Gumbel as Gumbel
 from .independent import Independent as Independent
 from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
+from .laplace import Laplace as Laplace
+from .log_normal import LogNormal as LogNormal
+from .mixture_same_family import MixtureSameFamily as MixtureSameFamily
 from .normal import Normal as Normal
 from .one_hot_categorical import OneHotCategorical as OneHotCategorical
 from .one_hot_categorical import (
-           OneHotCategoricalStraightThrough as OneHotCategoricalStraightThrough,
+    OneHotCategoricalStraightThrough as OneHotCategoricalStraightThrough,
 )
+from .poisson import Poisson as Poisson
+from .relaxed_bernoulli import RelaxedBernoulli as RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical as RelaxedOneHotCategorical
+from .studentT import StudentT as StudentT
+from .transformed_distribution import TransformedDistribution as TransformedDistribution
+from .transforms import AbsTransform as AbsTransform
+from .transforms import AffineTransform as AffineTransform
+from .transforms import ComposeTransform as ComposeTransform
+from .transforms import ExpTransform as ExpTransform
+from .transforms import IndependentTransform as IndependentTransform
+from .transforms import LowerCholeskyTransform as LowerCholeskyTransform
+from .transforms import PowerTransform as PowerTransform
+from .transforms import ReshapeTransform as ReshapeTransform
+from .transforms import SigmoidTransform as SigmoidTransform
+from .transforms import SoftmaxTransform as SoftmaxTransform
+from .transforms import SoftplusTransform as SoftplusTransform
+from .transforms import StickBreakingTransform as StickBreakingTransform
+from .transforms import TanhTransform as TanhTransform
+from .transforms import Transform as Transform
+from .transforms import identity_transform as identity_transform
 from .uniform import Uniform as Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Independent",
-           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
+           "Cauchy", "Chi2", "ComposeTransform", "constraints", "Dirichlet", "Distribution",
+           "Exponential", "ExponentialFamily", "ExpTransform", "Gamma", "Geometric", "Gumbel",
+           "identity_transform", "Independent", "IndependentTransform", "kl_divergence", "Laplace",
+           "LogNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform",
+           "register_kl", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+           "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "transforms",
+           "Uniform"]

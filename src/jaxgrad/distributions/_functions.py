@@ -14,28 +14,39 @@ from .._core.tensor import Tensor as Tensor
 from .._core.tensor import is_tensor as is_tensor
 from .._core.type_info import finfo as finfo
 from .._engine.engine import grad as grad
+from .._functions.arguments import broadcast_shapes as _broadcast_shapes
 from .._functions.catalog import FUNCTIONS
 from .._functions.creation import arange as arange
+from .._functions.creation import as_tensor as as_tensor
 from .._functions.creation import empty as empty
 from .._functions.creation import eye as eye
 from .._functions.creation import full as full
 from .._functions.creation import full_like as full_like
 from .._functions.creation import ones as ones
+from .._functions.creation import ones_like as ones_like
 from .._functions.creation import tensor as tensor
 from .._functions.creation import zeros as zeros
+from .._functions.creation import zeros_like as zeros_like
 from .._functions.random import bernoulli as bernoulli
 from .._functions.random import binomial as binomial
 from .._functions.random import multinomial as multinomial
 from .._functions.random import normal as normal
 from .._functions.random import poisson as poisson
 from .._functions.random import rand as rand
+from .._functions.random_gamma import _dirichlet_grad as _dirichlet_grad
+from .._functions.random_gamma import _sample_dirichlet as _sample_dirichlet
+from .._functions.random_gamma import _standard_gamma as _standard_gamma
 from ..nn.functional import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ..nn.functional import log_softmax as log_softmax
+from ..nn.functional import logsigmoid as logsigmoid
 from ..nn.functional import one_hot as one_hot
 from ..nn.functional import pad as pad
 from ..nn.functional import softmax as softmax
 from ..nn.functional import softplus as softplus
+from ..special import gammainc as gammainc
 
+abs = FUNCTIONS["abs"]
+atanh = FUNCTIONS["atanh"]
 atan = FUNCTIONS["atan"]
 broadcast_tensors = FUNCTIONS["broadcast_tensors"]
 cat = FUNCTIONS["cat"]
@@ -56,3 +67,10 @@ tan = FUNCTIONS["tan"]
 tanh = FUNCTIONS["tanh"]
 where = FUNCTIONS["where"]
 xlogy = FUNCTIONS["xlogy"]
+expm1 = FUNCTIONS["expm1"]
+rsqrt = FUNCTIONS["rsqrt"]
+
+
+def broadcast_shapes(*shapes: tuple) -> Size:
+    """torch.broadcast_shapes: the shape the given shapes broadcast to."""
+    return Size(_broadcast_shapes(*(tuple(s) for s in shapes)))
