@@ -154,3 +154,40 @@ linalg_solve_ex = _pair("linalg_solve_ex", "result", "info",
                         "The result of ``linalg.solve_ex(A, B)``: ``(result, info)``.")
 linalg_cholesky_ex = _pair("linalg_cholesky_ex", "L", "info",
                            "The result of ``linalg.cholesky_ex(A)``: ``(L, info)``.")
+
+
+class _Named(tuple):
+    """A tuple with named fields (``_fields``), printed as torch prints its structseqs."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def __new__(cls, *values: Any) -> _Named:
+        if len(values) != len(cls._fields):
+            raise TypeError(f"{cls.__name__} takes {len(cls._fields)} values")
+        return super().__new__(cls, values)
+
+    def __repr__(self) -> str:
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"jaxgrad.return_types.{type(self).__name__}(\n{body})"
+
+
+def _named(name: str, fields: tuple[str, ...], doc: str) -> type:
+    props = {f: property(lambda self, i=i: self[i]) for i, f in enumerate(fields)}
+    cls = type(name, (_Named,), {"__slots__": (), "_fields": fields, "__doc__": doc,
+                                 "__module__": __name__, **props})
+    return public_path(_PUBLIC)(cls)
+
+
+triangular_solve = _named("triangular_solve", ("solution", "cloned_coefficient"),
+                          "The result of ``triangular_solve(B, A)``: ``(solution, "
+                          "cloned_coefficient)``.")
+linalg_eigh = _named("linalg_eigh", ("eigenvalues", "eigenvectors"),
+                     "The result of ``linalg.eigh(A)``: ``(eigenvalues, eigenvectors)``.")
+linalg_eig = _named("linalg_eig", ("eigenvalues", "eigenvectors"),
+                    "The result of ``linalg.eig(A)``: ``(eigenvalues, eigenvectors)``.")
+linalg_svd = _named("linalg_svd", ("U", "S", "Vh"),
+                    "The result of ``linalg.svd(A)``: ``(U, S, Vh)``.")
+svd = _named("svd", ("U", "S", "V"), "The result of ``svd(A)``: ``(U, S, V)``.")
+linalg_qr = _named("linalg_qr", ("Q", "R"), "The result of ``linalg.qr(A)``: ``(Q, R)``.")
+qr = _named("qr", ("Q", "R"), "The result of ``qr(A)``: ``(Q, R)``.")

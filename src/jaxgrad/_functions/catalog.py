@@ -19,7 +19,9 @@ from . import (
           indexing,
           joins,
           linalg,
+          linalg_decomp,
           linalg_dense,
+          linalg_triangular,
           pointwise,
           reductions,
           scatter,
@@ -30,6 +32,7 @@ from . import (
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
-          linalg_dense, einsum, complex_numbers, special, distance)
+          linalg_dense, linalg_triangular,
+          linalg_decomp, einsum, complex_numbers, special, distance)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

@@ -562,3 +562,23 @@ def _formula_tangents(op: Op, static: tuple, primals: tuple, tangents: tuple, n:
 def static_key(static: dict[str, Any]) -> tuple:
     """A hashable key of static arguments (lists become tuples)."""
     return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in static.items())
+
+
+@cache(maxsize=1024)
+def _rule_of(op: Op, static: tuple) -> Callable:
+    return with_formulas(op, static)
+
+
+def rule_of(op: Op, **static: Any) -> Callable:
+    """``op``'s kernel differentiated by ``op``'s own formulas, for use inside another row's
+    formula where torch's formula calls that op: a create_graph backward (``jax.vjp`` of the
+    formula) then follows torch's derivative of it, not JAX's (``cholesky_solve``'s gradient for
+    its factor is not projected on a triangle, as JAX's derivative of a triangular solve is).
+
+    >>> import jax.numpy as jnp
+    >>> from jaxgrad._ops._table import rule_of
+    >>> from jaxgrad._ops.linalg_triangular import CHOLESKY_SOLVE
+    >>> rule_of(CHOLESKY_SOLVE, upper=False)(jnp.ones((2, 1)), 2 * jnp.eye(2)).tolist()
+    [[0.25], [0.25]]
+    """
+    return _rule_of(op, static_key(static))

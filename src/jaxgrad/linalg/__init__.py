@@ -1,4 +1,5 @@
-"""``jaxgrad.linalg``: torch.linalg's norms, inverse, determinants, solve and Cholesky.
+"""``jaxgrad.linalg``: torch.linalg's norms, inverse, determinants, solvers, Cholesky and
+the decompositions.
 
 ``vector_norm``, ``matrix_norm`` and ``norm`` are declared with torch's schemas
 (``linalg_vector_norm(...)``), so their argument errors name them as torch does; they compose
@@ -15,6 +16,16 @@ from .._functions.linalg import linalg_cross as cross
 from .._functions.linalg import linalg_matrix_norm as matrix_norm
 from .._functions.linalg import linalg_norm as norm
 from .._functions.linalg import linalg_vector_norm as vector_norm
+from .._functions.linalg_decomp import linalg_eig as eig
+from .._functions.linalg_decomp import linalg_eigh as eigh
+from .._functions.linalg_decomp import linalg_eigvals as eigvals
+from .._functions.linalg_decomp import linalg_eigvalsh as eigvalsh
+from .._functions.linalg_decomp import linalg_matrix_exp as matrix_exp
+from .._functions.linalg_decomp import linalg_matrix_power as matrix_power
+from .._functions.linalg_decomp import linalg_pinv as pinv
+from .._functions.linalg_decomp import linalg_qr as qr
+from .._functions.linalg_decomp import linalg_svd as svd
+from .._functions.linalg_decomp import linalg_svdvals as svdvals
 from .._functions.linalg_dense import _LinAlgError as LinAlgError
 from .._functions.linalg_dense import _LinAlgError as _LinAlgError  # (its printed path)
 from .._functions.linalg_dense import linalg_cholesky as cholesky
@@ -25,12 +36,16 @@ from .._functions.linalg_dense import linalg_inv_ex as inv_ex
 from .._functions.linalg_dense import linalg_slogdet as slogdet
 from .._functions.linalg_dense import linalg_solve as solve
 from .._functions.linalg_dense import linalg_solve_ex as solve_ex
+from .._functions.linalg_triangular import linalg_solve_triangular as solve_triangular
 
 # their examples run with this module's doctests (the generated functions say "jaxgrad")
 for _fn in (cross, matrix_norm, norm, vector_norm, cholesky, cholesky_ex, det, inv, inv_ex,
-            slogdet, solve, solve_ex):
+            slogdet, solve, solve_ex, solve_triangular, eig, eigh, eigvals, eigvalsh, matrix_exp,
+            matrix_power, pinv, qr, svd, svdvals):
     public_path(__name__)(_fn)
 del _fn
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
-           "matrix_norm", "norm", "slogdet", "solve", "solve_ex", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eig", "eigh", "eigvals",
+           "eigvalsh", "inv", "inv_ex", "matrix_exp", "matrix_norm", "matrix_power", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+           "vector_norm"]
