@@ -33,7 +33,11 @@ from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
 from .laplace import Laplace as Laplace
 from .log_normal import LogNormal as LogNormal
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal as LowRankMultivariateNormal,
+)
 from .mixture_same_family import MixtureSameFamily as MixtureSameFamily
+from .multivariate_normal import MultivariateNormal as MultivariateNormal
 from .normal import Normal as Normal
 from .one_hot_categorical import OneHotCategorical as OneHotCategorical
 from .one_hot_categorical import (
@@ -65,9 +69,9 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Cauchy", "Chi2", "ComposeTransform", "constraints", "Dirichlet", "Distribution",
            "Exponential", "ExponentialFamily", "ExpTransform", "Gamma", "Geometric", "Gumbel",
            "identity_transform", "Independent", "IndependentTransform", "kl_divergence", "Laplace",
-           "LogNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson", "PowerTransform",
-           "register_kl", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
-           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
-           "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "transforms",
-           "Uniform"]
+           "LogNormal", "LowerCholeskyTransform", "LowRankMultivariateNormal", "MixtureSameFamily",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Poisson", "PowerTransform", "register_kl", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "transforms", "Uniform"]

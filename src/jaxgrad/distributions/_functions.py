@@ -36,6 +36,8 @@ from .._functions.random import rand as rand
 from .._functions.random_gamma import _dirichlet_grad as _dirichlet_grad
 from .._functions.random_gamma import _sample_dirichlet as _sample_dirichlet
 from .._functions.random_gamma import _standard_gamma as _standard_gamma
+from ..linalg import cholesky as cholesky
+from ..linalg import solve_triangular as solve_triangular
 from ..nn.functional import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ..nn.functional import log_softmax as log_softmax
 from ..nn.functional import logsigmoid as logsigmoid
@@ -50,6 +52,11 @@ atanh = FUNCTIONS["atanh"]
 atan = FUNCTIONS["atan"]
 broadcast_tensors = FUNCTIONS["broadcast_tensors"]
 cat = FUNCTIONS["cat"]
+cholesky_inverse = FUNCTIONS["cholesky_inverse"]
+diag_embed = FUNCTIONS["diag_embed"]
+flip = FUNCTIONS["flip"]
+matmul = FUNCTIONS["matmul"]
+transpose = FUNCTIONS["transpose"]
 clamp = FUNCTIONS["clamp"]
 digamma = FUNCTIONS["digamma"]
 erf = FUNCTIONS["erf"]

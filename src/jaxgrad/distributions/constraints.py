@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..linalg import cholesky_ex
+from ..linalg import cholesky_ex, eigvalsh
 from . import _functions as T
 from ._functions import Tensor
 
@@ -24,6 +24,7 @@ __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "depend
            "half_open_interval", "is_dependent", "less_than", "lower_cholesky",
            "lower_triangular", "MixtureSameFamilyConstraint", "multinomial", "nonnegative",
            "nonnegative_integer", "one_hot", "positive", "positive_definite",
+           "positive_semidefinite",
            "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric",
            "unit_interval"]
 
@@ -380,6 +381,14 @@ class _Symmetric(_Square):
         return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value: Tensor) -> Tensor:
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        return eigvalsh(value).ge(0).all(-1)
+
+
 class _PositiveDefinite(_Symmetric):
     def check(self, value: Tensor) -> Tensor:
         symmetric = super().check(value)
@@ -474,6 +483,7 @@ lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack
