@@ -312,3 +312,14 @@ def test_transforms():
         out["cache"] = cached.inv(y) is x
         return out
     ok(program)
+
+
+def test_dirichlet_rsample_is_once_differentiable():
+    """torch's _Dirichlet backward is ``once_differentiable``: differentiating its gradient
+    again raises torch's error."""
+    def program(T):
+        c = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x = T.distributions.Dirichlet(c).rsample()
+        (g,) = T.autograd.grad((x * T.tensor([1.0, 2.0, 3.0])).sum(), c, create_graph=True)
+        return T.autograd.grad(g.sum(), c)
+    raises(program)

@@ -29,7 +29,7 @@ def _grads(T, out, params):
 
 
 def describe_distribution(T, make, arrays, dtype, values=(), methods=("log_prob", "cdf"),
-                          icdf_values=None, sample_shape=(3,)):
+                          icdf_values=None, sample_shape=(2,)):
     """Everything deterministic about ``make(D, *params)`` (params made from ``arrays``: float
     arrays become leaves of ``dtype`` requiring grad)."""
     D = T.distributions
@@ -56,8 +56,10 @@ def describe_distribution(T, make, arrays, dtype, values=(), methods=("log_prob"
         out["icdf"] = attempt(lambda: d.icdf(q))
         if isinstance(out["icdf"], T.Tensor):
             out["icdf_grads"] = _grads(T, out["icdf"], params)
-    out["sample_shape"] = d.sample(sample_shape).shape
-    out["sample_dtype"] = d.sample().dtype
+    # (sample_shape (2,) draws the shape the expanded distribution draws below: one sampler
+    # kernel compiled for both)
+    drawn = d.sample(sample_shape)
+    out["sample"] = (drawn.shape, drawn.dtype)
     if d.has_rsample:
         r = d.rsample(sample_shape)
         out["rsample_shape"] = (r.shape, r.requires_grad)

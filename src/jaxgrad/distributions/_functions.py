@@ -5,6 +5,7 @@ records torch's nodes and runs under autograd, hooks and ``jaxgrad.compile`` ali
 from __future__ import annotations
 
 from .._autograd.function import Function as Function
+from .._autograd.function import once_differentiable as once_differentiable
 from .._core.dtypes import get_default_dtype as get_default_dtype
 from .._core.dtypes import int64 as int64
 from .._core.grad_mode import enable_grad as enable_grad

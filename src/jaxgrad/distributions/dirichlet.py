@@ -31,10 +31,10 @@ class _Dirichlet(T.Function):
         return x
 
     @staticmethod
+    @T.once_differentiable
     def backward(ctx: Any, grad_output: Tensor) -> Tensor:
         x, concentration = ctx.saved_tensors
-        with T.no_grad():  # (torch's once_differentiable)
-            return _Dirichlet_backward(x, concentration, grad_output)
+        return _Dirichlet_backward(x, concentration, grad_output)
 
 
 class Dirichlet(ExponentialFamily):
