@@ -21,6 +21,8 @@ from .binomial import Binomial as Binomial
 from .categorical import Categorical as Categorical
 from .cauchy import Cauchy as Cauchy
 from .chi2 import Chi2 as Chi2
+from .constraint_registry import biject_to as biject_to
+from .constraint_registry import transform_to as transform_to
 from .dirichlet import Dirichlet as Dirichlet
 from .distribution import Distribution as Distribution
 from .exp_family import ExponentialFamily as ExponentialFamily
@@ -50,28 +52,35 @@ from .studentT import StudentT as StudentT
 from .transformed_distribution import TransformedDistribution as TransformedDistribution
 from .transforms import AbsTransform as AbsTransform
 from .transforms import AffineTransform as AffineTransform
+from .transforms import CatTransform as CatTransform
 from .transforms import ComposeTransform as ComposeTransform
+from .transforms import CorrCholeskyTransform as CorrCholeskyTransform
+from .transforms import CumulativeDistributionTransform as CumulativeDistributionTransform
 from .transforms import ExpTransform as ExpTransform
 from .transforms import IndependentTransform as IndependentTransform
 from .transforms import LowerCholeskyTransform as LowerCholeskyTransform
+from .transforms import PositiveDefiniteTransform as PositiveDefiniteTransform
 from .transforms import PowerTransform as PowerTransform
 from .transforms import ReshapeTransform as ReshapeTransform
 from .transforms import SigmoidTransform as SigmoidTransform
 from .transforms import SoftmaxTransform as SoftmaxTransform
 from .transforms import SoftplusTransform as SoftplusTransform
+from .transforms import StackTransform as StackTransform
 from .transforms import StickBreakingTransform as StickBreakingTransform
 from .transforms import TanhTransform as TanhTransform
 from .transforms import Transform as Transform
 from .transforms import identity_transform as identity_transform
 from .uniform import Uniform as Uniform
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",
-           "Cauchy", "Chi2", "ComposeTransform", "constraints", "Dirichlet", "Distribution",
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "biject_to", "Binomial",
+           "Categorical", "CatTransform", "Cauchy", "Chi2", "ComposeTransform", "constraints",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
            "Exponential", "ExponentialFamily", "ExpTransform", "Gamma", "Geometric", "Gumbel",
            "identity_transform", "Independent", "IndependentTransform", "kl_divergence", "Laplace",
            "LogNormal", "LowerCholeskyTransform", "LowRankMultivariateNormal", "MixtureSameFamily",
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Poisson", "PowerTransform", "register_kl", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "transforms", "Uniform"]
+           "Poisson", "PositiveDefiniteTransform", "PowerTransform", "register_kl",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform",
+           "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
+           "StudentT", "TanhTransform", "Transform", "transform_to", "TransformedDistribution",
+           "transforms", "Uniform"]

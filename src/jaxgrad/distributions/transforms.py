@@ -14,17 +14,27 @@ from __future__ import annotations
 import functools
 import math
 import operator
+from collections.abc import Sequence
 from typing import Any
 
 from . import _functions as T
 from . import constraints
 from ._functions import Size, Tensor
-from .utils import NUMBER_TYPES, _sum_rightmost, broadcast_all, lazy_property
+from .utils import (
+    NUMBER_TYPES,
+    _sum_rightmost,
+    broadcast_all,
+    lazy_property,
+    tril_matrix_to_vec,
+    vec_to_tril_matrix,
+)
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
-           "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
-           "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
+           "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -831,3 +841,290 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y: Tensor) -> Tensor:
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """An unconstrained square matrix onto a positive definite one: ``L @ L.mT`` of its
+    :class:`LowerCholeskyTransform`.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.distributions.transforms import PositiveDefiniteTransform
+    >>> PositiveDefiniteTransform()(jaxgrad.zeros(2, 2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Tensor) -> Tensor:
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return LowerCholeskyTransform().inv(T.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """A vector of ``D (D - 1) / 2`` reals onto the Cholesky factor of a ``D x D``
+    correlation matrix (tanh, then stick breaking over each row).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.distributions.transforms import CorrCholeskyTransform
+    >>> CorrCholeskyTransform()(jaxgrad.tensor([0.0]))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x: Tensor) -> Tensor:
+        x = T.tanh(x)
+        eps = T.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        # the stick-breaking process, by rows: y_i = r_i * sqrt(prod_{j<i} (1 - r_j^2))
+        z = r**2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        r = r + T.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * T.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        y_cumsum = 1 - T.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = T.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2  # atanh
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor, intermediates: Any = None) -> Tensor:
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        # (the last row is dropped: its Jacobian is 0)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + T.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D, D)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        return shape[:-2] + (D * (D - 1) // 2,)
+
+
+def _check_dim(dim: int, t: Tensor, what: str = "tensor") -> None:
+    if not -t.dim() <= dim < t.dim():
+        raise AssertionError(f"dim {dim} out of range for {what} with {t.dim()} dimensions")
+
+
+class CatTransform(Transform):
+    """``tseq[i]`` applied to the ``lengths[i]`` slices of dim ``dim``, one after another.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.distributions.transforms import CatTransform, ExpTransform
+    >>> from jaxgrad.distributions.transforms import identity_transform
+    >>> CatTransform([ExpTransform(), identity_transform], 0, [1, 1])(jaxgrad.zeros(2))
+    tensor([1., 0.])
+    """
+
+    transforms: list[Transform]
+
+    def __init__(self, tseq: Sequence[Transform], dim: int = 0,
+                 lengths: Sequence[int] | None = None, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _check(self, t: Tensor, name: str) -> None:
+        _check_dim(self.dim, t, "tensor" if name in "xy" else name)
+        if t.size(self.dim) != self.length:
+            raise AssertionError(f"{name}.size({self.dim}) = {t.size(self.dim)} must equal "
+                                 f"length {self.length}")
+
+    def _map(self, t: Tensor, name: str, inverse: bool) -> Tensor:
+        self._check(t, name)
+        slices, start = [], 0
+        for trans, length in zip(self.transforms, self.lengths):
+            piece = t.narrow(self.dim, start, length)
+            slices.append(trans.inv(piece) if inverse else trans(piece))
+            start += length
+        return T.cat(slices, dim=self.dim)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self._map(x, "x", inverse=False)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self._map(y, "y", inverse=True)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        for t, name in ((x, "x"), (y, "y")):
+            _check_dim(self.dim, t, name)
+            if t.size(self.dim) != self.length:
+                raise AssertionError(f"{name}.size({self.dim}) = {t.size(self.dim)} must equal "
+                                     f"length {self.length}")
+        logdetjacs, start = [], 0
+        for trans, length in zip(self.transforms, self.lengths):
+            logdetjac = trans.log_abs_det_jacobian(x.narrow(self.dim, start, length),
+                                                   y.narrow(self.dim, start, length))
+            if trans.event_dim < self.event_dim:
+                logdetjac = _sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+            start += length
+        # decide whether to concatenate or sum
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        return T.cat(logdetjacs, dim=dim) if dim < 0 else sum(logdetjacs)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self) -> constraints.Constraint:
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self) -> constraints.Constraint:
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """``tseq[i]`` applied to the ``i``-th slice of dim ``dim``.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.distributions.transforms import ExpTransform, StackTransform
+    >>> from jaxgrad.distributions.transforms import identity_transform
+    >>> StackTransform([ExpTransform(), identity_transform])(jaxgrad.zeros(2))
+    tensor([1., 0.])
+    """
+
+    transforms: list[Transform]
+
+    def __init__(self, tseq: Sequence[Transform], dim: int = 0, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z: Tensor) -> list[Tensor]:
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _check(self, t: Tensor, name: str, what: str) -> None:
+        _check_dim(self.dim, t, what)
+        if t.size(self.dim) != len(self.transforms):
+            raise AssertionError(f"{name}.size({self.dim}) = {t.size(self.dim)} must equal "
+                                 f"len(transforms) {len(self.transforms)}")
+
+    def _call(self, x: Tensor) -> Tensor:
+        self._check(x, "x", "tensor")
+        return T.stack([t(s) for s, t in zip(self._slice(x), self.transforms)], dim=self.dim)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        self._check(y, "y", "tensor")
+        return T.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)],
+                       dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
+        return T.stack([t.log_abs_det_jacobian(xs, ys) for xs, ys, t in
+                        zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self) -> constraints.Constraint:
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self) -> constraints.Constraint:
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """A distribution's ``cdf`` as a transform onto the unit interval (``icdf`` inverts it;
+    its log-det is the distribution's ``log_prob``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad.distributions import Normal
+    >>> from jaxgrad.distributions.transforms import CumulativeDistributionTransform
+    >>> CumulativeDistributionTransform(Normal(0.0, 1.0))(jaxgrad.tensor([0.0]))
+    tensor([0.5000])
+    """
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self) -> Any:  # type: ignore[override]
+        return self.distribution.support
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return type(self)(self.distribution, cache_size=cache_size)
