@@ -23,28 +23,39 @@ from .cauchy import Cauchy as Cauchy
 from .chi2 import Chi2 as Chi2
 from .constraint_registry import biject_to as biject_to
 from .constraint_registry import transform_to as transform_to
+from .continuous_bernoulli import ContinuousBernoulli as ContinuousBernoulli
 from .dirichlet import Dirichlet as Dirichlet
 from .distribution import Distribution as Distribution
 from .exp_family import ExponentialFamily as ExponentialFamily
 from .exponential import Exponential as Exponential
+from .fishersnedecor import FisherSnedecor as FisherSnedecor
 from .gamma import Gamma as Gamma
+from .generalized_pareto import GeneralizedPareto as GeneralizedPareto
 from .geometric import Geometric as Geometric
 from .gumbel import Gumbel as Gumbel
+from .half_cauchy import HalfCauchy as HalfCauchy
+from .half_normal import HalfNormal as HalfNormal
 from .independent import Independent as Independent
+from .inverse_gamma import InverseGamma as InverseGamma
 from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
+from .kumaraswamy import Kumaraswamy as Kumaraswamy
 from .laplace import Laplace as Laplace
 from .log_normal import LogNormal as LogNormal
+from .logistic_normal import LogisticNormal as LogisticNormal
 from .lowrank_multivariate_normal import (
     LowRankMultivariateNormal as LowRankMultivariateNormal,
 )
 from .mixture_same_family import MixtureSameFamily as MixtureSameFamily
+from .multinomial import Multinomial as Multinomial
 from .multivariate_normal import MultivariateNormal as MultivariateNormal
+from .negative_binomial import NegativeBinomial as NegativeBinomial
 from .normal import Normal as Normal
 from .one_hot_categorical import OneHotCategorical as OneHotCategorical
 from .one_hot_categorical import (
     OneHotCategoricalStraightThrough as OneHotCategoricalStraightThrough,
 )
+from .pareto import Pareto as Pareto
 from .poisson import Poisson as Poisson
 from .relaxed_bernoulli import RelaxedBernoulli as RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical as RelaxedOneHotCategorical
@@ -71,16 +82,19 @@ from .transforms import TanhTransform as TanhTransform
 from .transforms import Transform as Transform
 from .transforms import identity_transform as identity_transform
 from .uniform import Uniform as Uniform
+from .weibull import Weibull as Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "biject_to", "Binomial",
            "Categorical", "CatTransform", "Cauchy", "Chi2", "ComposeTransform", "constraints",
-           "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
-           "Exponential", "ExponentialFamily", "ExpTransform", "Gamma", "Geometric", "Gumbel",
-           "identity_transform", "Independent", "IndependentTransform", "kl_divergence", "Laplace",
+           "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform",
+           "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "ExpTransform",
+           "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "identity_transform", "Independent", "IndependentTransform",
+           "InverseGamma", "kl_divergence", "Kumaraswamy", "Laplace", "LogisticNormal",
            "LogNormal", "LowerCholeskyTransform", "LowRankMultivariateNormal", "MixtureSameFamily",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Poisson", "PositiveDefiniteTransform", "PowerTransform", "register_kl",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform",
-           "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform",
-           "StudentT", "TanhTransform", "Transform", "transform_to", "TransformedDistribution",
-           "transforms", "Uniform"]
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
+           "PowerTransform", "register_kl", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "transform_to", "TransformedDistribution", "transforms", "Uniform", "Weibull"]

@@ -17,6 +17,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -24,6 +25,7 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .lowrank_multivariate_normal import (
@@ -34,6 +36,7 @@ from .lowrank_multivariate_normal import (
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -184,6 +187,20 @@ def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tenso
     for pn, qn, g in zip(p_params, q_params, gradients):
         result -= _sum_rightmost((qn - pn) * g, len(q.event_shape))
     return result
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p: ContinuousBernoulli,
+                                                  q: ContinuousBernoulli) -> Tensor:
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + T.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - T.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
 @register_kl(Independent, Independent)
@@ -384,6 +401,18 @@ def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
     return t1 + t2 + t3 - 1
 
 
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    # from http://www.mast.queensu.ca/~communications/Papers/gil-msc11.pdf
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = inf
+    return result
+
+
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
@@ -404,6 +433,17 @@ def _kl_transformed_transformed(p: TransformedDistribution,
 @register_kl(Bernoulli, Poisson)
 def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p: Beta, q: ContinuousBernoulli) -> Tensor:
+    return (-p.entropy() - p.mean * q.logits - T.log1p(-q.probs)
+            - q._cont_bern_log_norm())
+
+
+@register_kl(Beta, Pareto)
+def _kl_beta_infinity(p: Beta, q: Pareto) -> Tensor:
+    return _infinite_like(p.concentration1)
 
 
 @register_kl(Beta, Exponential)
@@ -442,6 +482,34 @@ def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
     return result
 
 
+@register_kl(Exponential, ContinuousBernoulli)
+@register_kl(Exponential, Pareto)
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p: ContinuousBernoulli, q: Pareto) -> Tensor:
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    return -p.entropy() - T.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + T.square(q.loc / q.scale)) + T.log(q.scale)
+    t3 = (p.variance + T.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * T.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return T.where(T.maximum(T.ge(q.low, p.support.lower_bound),
+                             T.le(q.high, p.support.upper_bound)),
+                   T.ones_like(result) * inf, result)
+
+
 @register_kl(Exponential, Beta)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p: Exponential, q: Distribution) -> Tensor:
@@ -477,6 +545,8 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
+@register_kl(Gamma, ContinuousBernoulli)
+@register_kl(Gamma, Pareto)
 @register_kl(Gamma, Beta)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p: Gamma, q: Distribution) -> Tensor:
@@ -513,6 +583,8 @@ def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
             + (t2 - t3 + t4) / var_normal)
 
 
+@register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Beta)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
@@ -530,6 +602,8 @@ def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
     return -t1 + t2 + t3 - (_euler_gamma + 1)
 
 
+@register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
@@ -549,6 +623,8 @@ def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Normal, ContinuousBernoulli)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
@@ -579,6 +655,49 @@ def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p: Pareto, q: Distribution) -> Tensor:
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    result = t1 - t2 + t3 - 1
+    result[p.alpha <= 1] = inf
+    return result
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    result[p.alpha <= 1] = inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - t2 + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = inf
+    return result
+
+
 @register_kl(Poisson, Bernoulli)
 @register_kl(Poisson, Binomial)
 def _kl_poisson_infinity(p: Poisson, q: Distribution) -> Tensor:
@@ -598,6 +717,15 @@ def _kl_uniform_beta(p: Uniform, q: Beta) -> Tensor:
     result = t3 + t4 - t1 - t2
     result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = inf
     return result
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    result = (-p.entropy() - p.mean * q.logits - T.log1p(-q.probs)
+              - q._cont_bern_log_norm())
+    return T.where(T.maximum(T.ge(p.high, q.support.upper_bound),
+                             T.le(p.low, q.support.lower_bound)),
+                   T.ones_like(result) * inf, result)
 
 
 @register_kl(Uniform, Exponential)
@@ -637,3 +765,13 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
     t2 = common_term.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = inf
+    return result
