@@ -41,6 +41,7 @@ from .kl import kl_divergence as kl_divergence
 from .kl import register_kl as register_kl
 from .kumaraswamy import Kumaraswamy as Kumaraswamy
 from .laplace import Laplace as Laplace
+from .lkj_cholesky import LKJCholesky as LKJCholesky
 from .log_normal import LogNormal as LogNormal
 from .logistic_normal import LogisticNormal as LogisticNormal
 from .lowrank_multivariate_normal import (
@@ -82,19 +83,22 @@ from .transforms import TanhTransform as TanhTransform
 from .transforms import Transform as Transform
 from .transforms import identity_transform as identity_transform
 from .uniform import Uniform as Uniform
+from .von_mises import VonMises as VonMises
 from .weibull import Weibull as Weibull
+from .wishart import Wishart as Wishart
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "biject_to", "Binomial",
-           "Categorical", "CatTransform", "Cauchy", "Chi2", "ComposeTransform", "constraints",
+           "Categorical", "CatTransform", "Cauchy", "Chi2", "ComposeTransform",
            "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform",
            "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "ExpTransform",
            "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
            "HalfNormal", "identity_transform", "Independent", "IndependentTransform",
-           "InverseGamma", "kl_divergence", "Kumaraswamy", "Laplace", "LogisticNormal",
-           "LogNormal", "LowerCholeskyTransform", "LowRankMultivariateNormal", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
-           "PowerTransform", "register_kl", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "transform_to", "TransformedDistribution", "transforms", "Uniform", "Weibull"]
+           "InverseGamma", "kl_divergence", "Kumaraswamy", "Laplace", "LKJCholesky",
+           "LogisticNormal", "LogNormal", "LowerCholeskyTransform", "LowRankMultivariateNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+           "PositiveDefiniteTransform", "PowerTransform", "register_kl", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
+           "TanhTransform", "Transform", "transform_to", "TransformedDistribution", "Uniform",
+           "VonMises", "Weibull", "Wishart"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .._autograd.function import Function as Function
 from .._autograd.function import once_differentiable as once_differentiable
+from .._core.dtypes import float64 as float64
 from .._core.dtypes import get_default_dtype as get_default_dtype
 from .._core.dtypes import int64 as int64
 from .._core.grad_mode import enable_grad as enable_grad
@@ -28,16 +29,19 @@ from .._functions.creation import ones_like as ones_like
 from .._functions.creation import tensor as tensor
 from .._functions.creation import zeros as zeros
 from .._functions.creation import zeros_like as zeros_like
+from .._functions.linalg import tril_indices as tril_indices
 from .._functions.random import bernoulli as bernoulli
 from .._functions.random import binomial as binomial
 from .._functions.random import multinomial as multinomial
 from .._functions.random import normal as normal
 from .._functions.random import poisson as poisson
 from .._functions.random import rand as rand
+from .._functions.random import randn as randn
 from .._functions.random_gamma import _dirichlet_grad as _dirichlet_grad
 from .._functions.random_gamma import _sample_dirichlet as _sample_dirichlet
 from .._functions.random_gamma import _standard_gamma as _standard_gamma
 from ..linalg import cholesky as cholesky
+from ..linalg import slogdet as slogdet
 from ..linalg import solve_triangular as solve_triangular
 from ..nn.functional import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ..nn.functional import log_softmax as log_softmax
@@ -55,9 +59,12 @@ broadcast_tensors = FUNCTIONS["broadcast_tensors"]
 broadcast_to = FUNCTIONS["broadcast_to"]
 cat = FUNCTIONS["cat"]
 cholesky_inverse = FUNCTIONS["cholesky_inverse"]
+cholesky_solve = FUNCTIONS["cholesky_solve"]
 clamp = FUNCTIONS["clamp"]
 cumsum = FUNCTIONS["cumsum"]
+cos = FUNCTIONS["cos"]
 diag_embed = FUNCTIONS["diag_embed"]
+einsum = FUNCTIONS["einsum"]
 digamma = FUNCTIONS["digamma"]
 erf = FUNCTIONS["erf"]
 erfc = FUNCTIONS["erfc"]
@@ -76,12 +83,14 @@ logit = FUNCTIONS["logit"]
 logsumexp = FUNCTIONS["logsumexp"]
 matmul = FUNCTIONS["matmul"]
 maximum = FUNCTIONS["maximum"]
+mvlgamma = FUNCTIONS["mvlgamma"]
 pow = FUNCTIONS["pow"]
 rsqrt = FUNCTIONS["rsqrt"]
 sigmoid = FUNCTIONS["sigmoid"]
 sqrt = FUNCTIONS["sqrt"]
 square = FUNCTIONS["square"]
 stack = FUNCTIONS["stack"]
+sum = FUNCTIONS["sum"]
 tan = FUNCTIONS["tan"]
 tanh = FUNCTIONS["tanh"]
 transpose = FUNCTIONS["transpose"]
