@@ -20,8 +20,8 @@ CASES = {
                 dict(values=[[0.3, -1.5]], icdf_values=[0.2, 0.7])),
     "log_normal": (lambda D, loc, s: D.LogNormal(loc, s), [A([0.0, 1.0]), A([1.0, 0.5])],
                    dict(values=[[0.3, 1.5]], icdf_values=[0.2, 0.7])),
-    "gamma": (lambda D, c, r: D.Gamma(c, r), [A([0.5, 2.0, 9.0]), A([1.0, 0.5, 3.0])],
-              dict(values=[[0.3, 1.5, 2.0]])),
+    "gamma": (lambda D, c, r: D.Gamma(c, r), [A([0.5, 9.0]), A([1.0, 3.0])],
+              dict(values=[[0.3, 2.0]])),
     "chi2": (lambda D, df: D.Chi2(df), [A([1.0, 3.0])], dict(values=[[0.3, 1.5]])),
     "beta": (lambda D, a, b: D.Beta(a, b), [A([0.5, 2.0]), A([1.5, 3.0])],
              dict(values=[[0.3, 0.9]], methods=("log_prob",))),
@@ -40,8 +40,8 @@ CASES = {
     "gumbel": (lambda D, loc, s: D.Gumbel(loc, s), [A([0.0, 1.0]), A([1.0, 0.5])],
                dict(values=[[0.3, -1.5]], icdf_values=[0.2, 0.7])),
     "student_t": (lambda D, df, loc, s: D.StudentT(df, loc, s),
-                  [A([0.5, 1.5, 4.0]), A([0.0, 1.0, -1.0]), A([1.0, 0.5, 2.0])],
-                  dict(values=[[0.3, -1.5, 2.0]], methods=("log_prob",))),
+                  [A([0.5, 4.0]), A([0.0, -1.0]), A([1.0, 2.0])],
+                  dict(values=[[0.3, 2.0]], methods=("log_prob",))),
     "relaxed_bernoulli": (lambda D, t, p: D.RelaxedBernoulli(t, probs=p),
                           [A(0.5), A([0.3, 0.8])], dict(values=[[0.4, 0.9]])),
     "relaxed_one_hot": (lambda D, t, lg: D.RelaxedOneHotCategorical(t, logits=lg),
@@ -63,8 +63,14 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", sorted(CASES))
+# compositions of distributions and transforms whose float32 kernels the other cases run: float64
+# only (each dtype compiles every kernel again; the folder's runtime is mostly compiling)
+FLOAT64_ONLY = {'chi2', 'gumbel', 'log_normal', 'relaxed_bernoulli', 'relaxed_one_hot', 'transformed_sigmoid_exp', 'transformed_stick_breaking', 'transformed_tanh', 'binomial_logits'}
+
+
+@pytest.mark.parametrize(("name", "dtype"), [(n, d) for n in sorted(CASES) for d in
+                                             ("float32", "float64")
+                                             if d == "float64" or n not in FLOAT64_ONLY])
 def test_distribution(name, dtype):
     make, arrays, kw = CASES[name]
     check_distribution(make, arrays, dtype, **kw)

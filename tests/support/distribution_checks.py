@@ -65,11 +65,8 @@ def describe_distribution(T, make, arrays, dtype, values=(), methods=("log_prob"
         out["rsample_shape"] = (r.shape, r.requires_grad)
     big = (2, *d.batch_shape)
     e = d.expand(big)
+    # (its log_prob is not recomputed here: every op at one more shape is one more compile)
     out["expand"] = (e.batch_shape, e.event_shape, e.sample().shape, repr(e))
-    if values:
-        v0 = T.tensor(values[0], dtype=getattr(T, dtype)) if np.asarray(
-            values[0]).dtype.kind == "f" else T.tensor(values[0])
-        out["expand_log_prob"] = attempt(lambda: e.log_prob(v0))
     return out
 
 
