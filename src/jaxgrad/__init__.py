@@ -19,6 +19,7 @@ from . import compiler as compiler
 from . import cpu as cpu
 from . import cuda as cuda
 from . import distributed as distributed
+from . import distributions as distributions
 from . import func as func
 from . import kernel_cache as kernel_cache
 from . import linalg as linalg
@@ -135,6 +136,10 @@ from ._functions.random import rrelu as rrelu
 from ._functions.random import rrelu_ as rrelu_
 from ._functions.random import seed as seed
 from ._functions.random import set_rng_state as set_rng_state
+from ._functions.random_gamma import _dirichlet_grad as _dirichlet_grad
+from ._functions.random_gamma import _sample_dirichlet as _sample_dirichlet
+from ._functions.random_gamma import _standard_gamma as _standard_gamma
+from ._functions.random_gamma import _standard_gamma_grad as _standard_gamma_grad
 from ._serialization.save_load import load as load
 from ._serialization.save_load import save as save
 from .amp import autocast as autocast

@@ -12,6 +12,7 @@ from . import compiler as compiler
 from . import cpu as cpu
 from . import cuda as cuda
 from . import distributed as distributed
+from . import distributions as distributions
 from . import func as func
 from . import kernel_cache as kernel_cache
 from . import linalg as linalg

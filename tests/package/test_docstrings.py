@@ -50,7 +50,8 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.distributed.checkpoint", "jaxgrad.distributed.run",
                      "jaxgrad.nn.parallel", "jaxgrad.backends", "jaxgrad.backends.cudnn",
                      "jaxgrad.backends.mkldnn", "jaxgrad.backends.mps", "jaxgrad.backends.cuda",
-                     "jaxgrad.backends.opt_einsum", "jaxgrad.utils.benchmark", "jaxgrad.onnx"]
+                     "jaxgrad.backends.opt_einsum", "jaxgrad.utils.benchmark", "jaxgrad.onnx",
+                     "jaxgrad.distributions"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_NAMESPACES)

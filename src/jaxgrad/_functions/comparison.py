@@ -8,6 +8,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from .._core.dtypes import scalar_type_name
 from .._core.tensor import Tensor
 from .._engine.dispatch import apply
 from .._ops._table import Op
@@ -53,6 +54,9 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     >>> jaxgrad.isclose(jaxgrad.tensor([1.0, 2.0]), jaxgrad.tensor([1.0, 2.1]))
     tensor([ True, False])
     """
+    if input.dtype != other.dtype:  # (torch compares one dtype: no promotion)
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match "
+                           f"{scalar_type_name(other.dtype)}")
     check_broadcast(input, other)
     return Tensor._make(jnp.isclose(input._value, other._value, rtol=rtol, atol=atol,
                                     equal_nan=equal_nan))
