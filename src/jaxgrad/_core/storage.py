@@ -142,10 +142,14 @@ def adopt_host_array(array: np.ndarray) -> Storage:
     return cell
 
 
-def _to_jax(seen: np.ndarray) -> jax.Array:
+def _to_jax(seen: np.ndarray, like: object = None) -> jax.Array:
     """A JAX copy of ``seen``, a snapshot never written again (JAX may keep reading it, and
-    keeps a reference to it, after this returns)."""
+    keeps a reference to it, after this returns), placed as the array ``like`` where that one
+    is committed to a device."""
     with x64_scope():
+        if isinstance(like, jax.Array) and not isinstance(like, jax.core.Tracer) and \
+                like.committed:
+            return jax.device_put(seen, like.sharding)
         return jnp.asarray(seen, dtype=seen.dtype)
 
 
@@ -194,7 +198,7 @@ class _HostStorage(Storage):
         if np.array_equal(_bytes_of(host), _bytes_of(seen)):  # (NaN equals itself here)
             return
         seen = host.copy()
-        _ARRAY_SLOT.__set__(self, _to_jax(seen))
+        _ARRAY_SLOT.__set__(self, _to_jax(seen, _ARRAY_SLOT.__get__(self)))
         _GENERATION_SLOT.__set__(self, _GENERATION_SLOT.__get__(self) + 1)
         if self._host is not None:
             self._host_seen = seen
