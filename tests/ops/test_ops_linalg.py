@@ -381,3 +381,19 @@ def test_cov_second_derivatives_match_finite_differences():
     w = jaxgrad.tensor([1, 2, 1, 3])
     assert jaxgrad.autograd.gradgradcheck(lambda t: jaxgrad.cov(t, fweights=w), (x,))
     assert jaxgrad.autograd.gradgradcheck(jaxgrad.corrcoef, (x,))
+
+
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+@pytest.mark.parametrize("kw", [{}, {"keepdim": True}, {"dim": (0, 2)},
+                                {"dim": (2, 0), "keepdim": True}], ids=str)
+def test_matrix_norm_of_singular_values(ord, kw):
+    """2, -2 and "nuc" as torch composes them: svdvals of the input with the two dims moved
+    last, then amax/amin/sum (and, with keepdim, unsqueezes and the inverse permute)."""
+
+    def program(T):
+        A = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4).sin().requires_grad_()
+        r = T.linalg.matrix_norm(A, ord, **kw)
+        (g,) = T.autograd.grad(r.sum(), A)
+        return r, [type(n).__name__ for n, _ in r.grad_fn.next_functions], g
+
+    ok(program)

@@ -18,6 +18,7 @@ from .._core.jax_setup import host_to_device
 from .._core.tensor import Tensor, _wrap_dim
 from .._engine.dispatch import apply, apply_inplace
 from .._ops import linalg as L
+from .._ops import linalg_decomp as DC
 from .._ops import reductions as R
 from .._ops import views as V
 from .arguments import (
@@ -155,8 +156,8 @@ def linalg_vector_norm(input: Tensor, ord: Any = 2, dim: Any = None, keepdim: bo
 def linalg_matrix_norm(input: Tensor, ord: Any = "fro", dim: Any = (-2, -1),
                        keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The matrix norm over the two dims ``dim``: ``"fro"`` (Frobenius), 1/-1 (largest/smallest
-    column sum of ``|x|``), ``inf``/``-inf`` (largest/smallest row sum), composed as torch
-    composes them.
+    column sum of ``|x|``), ``inf``/``-inf`` (largest/smallest row sum), 2/-2/``"nuc"``
+    (largest/smallest/summed singular values), composed as torch composes them.
 
     >>> import jaxgrad
     >>> jaxgrad.linalg.matrix_norm(jaxgrad.tensor([[1.0, -2.0], [3.0, 4.0]]), ord=1)
@@ -183,14 +184,28 @@ def linalg_matrix_norm(input: Tensor, ord: Any = "fro", dim: Any = (-2, -1),
     if ord == "fro":
         return linalg_vector_norm(input, 2, dims, keepdim, dtype=dtype)
     if ord == "nuc" or builtins.abs(ord) == 2:
-        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which "
-                           "jaxgrad does not compute")
+        return _singular_value_norm(input, ord, dims, keepdim, dtype)
     if math.isinf(ord):
         dims.reverse()
     if not keepdim and dims[0] < dims[1]:
         dims[1] -= 1
     rows = linalg_vector_norm(input, 1.0, [dims[0]], keepdim, dtype=dtype)
     return (amax if ord > 0 else amin)(rows, dims[1], keepdim)
+
+
+def _singular_value_norm(input: Tensor, ord: Any, dims: list, keepdim: bool,
+                         dtype: Any) -> Tensor:
+    """torch's 2, -2 and nuclear matrix norms: the largest, smallest or summed singular values
+    of the input with the two dims moved last (``permute``, then ``svdvals``)."""
+    if dtype is not None:
+        input = to_dtype(input, dtype)
+    order = [d for d in range(input.ndim) if d not in dims] + dims
+    values = apply(DC.LINALG_SVD, permute(input, *order), full_matrices=False)[1]
+    result = sum(values, -1) if ord == "nuc" else (amax if ord > 0 else amin)(values, -1)
+    if keepdim:
+        back = sorted(range(len(order)), key=order.__getitem__)
+        result = permute(unsqueeze(unsqueeze(result, -1), -1), *back)
+    return result
 
 
 @declare(
