@@ -152,3 +152,30 @@ def test_the_default_directory_follows_xdg_cache_home(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert cache_impl._store_from_environment().directory == (
         Path.home() / ".cache" / "jaxgrad" / "kernels")
+
+
+def test_kernels_in_memory_stay_bounded_and_results_and_identities_stay(cache_dir, monkeypatch):
+    """Past ``max_live`` kernels, jaxgrad's kernel memos are emptied before the next compilation:
+    fewer executables are held, values are unchanged, and node classes keep their identity."""
+    from jaxgrad._ops._table import jitted_forward
+
+    monkeypatch.setattr(cache_impl._State, "max_live", 4)
+    monkeypatch.setattr(cache_impl._State, "live", 0)
+    releases = jaxgrad.kernel_cache.info().releases
+    x = jaxgrad.ones(3, requires_grad=True)
+    node_class = type((x * 2).grad_fn)
+    for n in range(2, 14):  # a new shape each step: new kernels, as a changing mask count makes
+        a = jaxgrad.arange(float(n)).requires_grad_()
+        (a.sin() * 3).sum().backward()
+        np.testing.assert_allclose(a.grad.numpy(), 3 * np.cos(np.arange(float(n))), rtol=1e-6)
+        assert jitted_forward.cache_info().currsize <= 4
+    info = jaxgrad.kernel_cache.info()
+    assert info.releases > releases and info.live_kernels <= 4
+    assert type((x * 2).grad_fn) is node_class
+
+
+def test_the_live_kernel_bound_is_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv(cache_impl.ENV_MAX_LIVE, "37")
+    assert cache_impl._max_live_from_environment() == 37
+    monkeypatch.setenv(cache_impl.ENV_MAX_LIVE, "many")
+    assert cache_impl._max_live_from_environment() == cache_impl.DEFAULT_MAX_LIVE

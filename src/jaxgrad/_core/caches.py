@@ -7,6 +7,11 @@ A function memo is :func:`cache` (``functools.lru_cache``: least recently used g
 its lookups are C code, which matters on the per-op path); a memo whose key is built by hand
 from arguments that are not themselves hashable is a :class:`Memo` (a dict whose oldest entry
 goes first).
+
+Memos that hold compiled kernels are declared with ``kernels=True``: an XLA executable costs
+1-3 MB of host memory however small its program, and one jitted function holds one per shape it
+has seen, so a bound on entries is no bound on memory. :func:`release_kernels` empties just
+those (the kernel cache calls it when too many kernels were loaded since the last release).
 """
 
 from __future__ import annotations
@@ -19,10 +24,18 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 _registry: list[Any] = []
+_kernel_holders: list[Any] = []
 
 
-def cache(maxsize: int) -> Callable[[F], F]:
-    """Decorate a function with a bounded LRU cache that :func:`clear_caches` empties.
+def _register(memo: Any, kernels: bool) -> None:
+    _registry.append(memo)
+    if kernels:
+        _kernel_holders.append(memo)
+
+
+def cache(maxsize: int, kernels: bool = False) -> Callable[[F], F]:
+    """Decorate a function with a bounded LRU cache that :func:`clear_caches` empties (and
+    :func:`release_kernels` too, when its values hold compiled kernels: ``kernels=True``).
 
     >>> from jaxgrad._core.caches import cache, clear_caches
     >>> @cache(maxsize=2)
@@ -36,7 +49,7 @@ def cache(maxsize: int) -> Callable[[F], F]:
 
     def decorate(fn: F) -> F:
         cached = functools.lru_cache(maxsize=maxsize)(fn)
-        _registry.append(cached)
+        _register(cached, kernels)
         return cached  # type: ignore[return-value]
 
     return decorate
@@ -53,10 +66,10 @@ class Memo(OrderedDict):
     ['b', 'c']
     """
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, kernels: bool = False) -> None:
         super().__init__()
         self.maxsize = maxsize
-        _registry.append(self)
+        _register(self, kernels)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if len(self) >= self.maxsize and key not in self:
@@ -75,4 +88,19 @@ def clear_caches() -> None:
     >>> jaxgrad._clear_caches()
     """
     for cached in _registry:
+        cached.cache_clear()
+
+
+def release_kernels() -> None:
+    """Empty the memos that hold compiled kernels (their executables are freed once no running
+    call holds them; the memos of names, node classes and plans stay, so identities do too).
+
+    >>> from jaxgrad._core.caches import cache, release_kernels
+    >>> @cache(maxsize=2, kernels=True)
+    ... def kernel(n):
+    ...     return [n]
+    >>> _ = kernel(1); release_kernels(); kernel.cache_info().currsize
+    0
+    """
+    for cached in _kernel_holders:
         cached.cache_clear()

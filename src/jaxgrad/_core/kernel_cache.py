@@ -18,6 +18,12 @@ bounded (``$JAXGRAD_KERNEL_CACHE_MAX_BYTES``, default 1 GiB): the entries least 
 first. Entries are written whole (a temporary file renamed into place), so concurrent processes
 (pytest-xdist workers) share it safely; each carries a digest of its bytes, and an entry that is
 corrupt or that XLA cannot load is deleted and compiled again.
+
+Memory: an XLA executable holds 1-3 MB of host memory however small its program, and an eager
+program that meets many shapes (a boolean mask's count, a test suite) would keep every one
+alive. So once ``$JAXGRAD_MAX_LIVE_KERNELS`` kernels (default 1024) were compiled or loaded since
+the last release, jaxgrad's kernel memos are emptied before the next compilation: the kernels a
+program still uses come back from this directory in milliseconds, the rest are freed.
 """
 
 from __future__ import annotations
@@ -38,10 +44,13 @@ from jax._src import config as _jax_config
 from jax._src.interpreters import mlir as _mlir
 
 from . import jax_setup
+from .caches import release_kernels
 
 ENV_DIR = "JAXGRAD_KERNEL_CACHE_DIR"
 ENV_MAX_BYTES = "JAXGRAD_KERNEL_CACHE_MAX_BYTES"
+ENV_MAX_LIVE = "JAXGRAD_MAX_LIVE_KERNELS"
 DEFAULT_MAX_BYTES = 1 << 30
+DEFAULT_MAX_LIVE = 1024
 _OFF = frozenset({"0", "off", "false", "no"})
 _MAGIC = b"jaxgrad-kernel-1\n"
 _DIGEST_BYTES = 32
@@ -50,7 +59,8 @@ _SUFFIX = ".xla"
 
 class KernelCacheInfo(NamedTuple):
     """What :func:`info` reports: the directory (None when off), this process's hits, misses,
-    writes and errors (entries found corrupt or not loadable), and the entries on disk."""
+    writes and errors (entries found corrupt or not loadable), the entries on disk, and the
+    kernels loaded since jaxgrad last released its kernel memos, and how often it did."""
 
     directory: str | None
     hits: int
@@ -59,6 +69,8 @@ class KernelCacheInfo(NamedTuple):
     errors: int
     entries: int
     bytes: int
+    live_kernels: int = 0
+    releases: int = 0
 
 
 class _Store:
@@ -170,6 +182,28 @@ class _State:
     store: _Store | None = None
     resolved = False  # the environment is read at the first compilation, not at import
     hits = misses = writes = errors = 0
+    live = 0  # kernels compiled or loaded since jaxgrad's kernel memos were last emptied
+    releases = 0
+    max_live: int | None = None  # read from the environment at the first compilation
+
+
+def _max_live_from_environment() -> int:
+    configured = os.environ.get(ENV_MAX_LIVE, "").strip()
+    try:
+        return max(1, int(configured)) if configured else DEFAULT_MAX_LIVE
+    except ValueError:
+        return DEFAULT_MAX_LIVE
+
+
+def _count_live_kernel() -> None:
+    """Count one more kernel of jaxgrad's in memory; past the bound, first release the others
+    (the one being compiled is held by its caller, so it stays)."""
+    if _State.max_live is None:
+        _State.max_live = _max_live_from_environment()
+    if _State.live >= _State.max_live:
+        release_kernels()
+        _State.live, _State.releases = 0, _State.releases + 1
+    _State.live += 1
 
 
 def _current_store() -> _Store | None:
@@ -240,7 +274,7 @@ def info() -> KernelCacheInfo:
     entries = [] if store is None else store.entries()
     return KernelCacheInfo(None if store is None else str(store.directory), _State.hits,
                            _State.misses, _State.writes, _State.errors, len(entries),
-                           sum(size for _, size, _ in entries))
+                           sum(size for _, size, _ in entries), _State.live, _State.releases)
 
 
 # --- the compilation hook ----------------------------------------------------------------------
@@ -252,7 +286,10 @@ def _compile_or_load(original, backend, computation, devices, compile_options, h
         return original(backend, computation, devices, compile_options, host_callbacks,
                         executable_devices, *rest, **kwargs)
 
-    store = _current_store() if jax_setup.in_scope() else None
+    in_scope = jax_setup.in_scope()
+    if in_scope:
+        _count_live_kernel()
+    store = _current_store() if in_scope else None
     if (store is None or host_callbacks or _jax_config.compilation_cache_dir.value is not None
             or len({d.process_index for d in devices.flat}) > 1):
         return compile_now()

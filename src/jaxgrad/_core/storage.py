@@ -455,13 +455,13 @@ def _flat_index(layout: Layout) -> np.ndarray:
     return idx
 
 
-@cache(maxsize=4096)
+@cache(maxsize=4096, kernels=True)
 def _gather_fn(layout: Layout):
     idx = _flat_index(layout)
     return jit(lambda base: base.reshape(-1)[idx])
 
 
-@cache(maxsize=4096)
+@cache(maxsize=4096, kernels=True)
 def _scatter_fn(layout: Layout):
     idx = _flat_index(layout).reshape(-1)
     return jit(lambda base, values: base.reshape(-1).at[idx].set(

@@ -92,7 +92,7 @@ def _rows(pg: ProcessGroup, array: jax.Array) -> jax.Array:
         (pg.size, *array.shape), NamedSharding(pg.mesh, P("rank")), [local])
 
 
-@cache(maxsize=256)
+@cache(maxsize=256, kernels=True)
 def _program(pg_mesh, what: str, arg: Any):
     """The jitted program over the rows for one collective: "reduce" (``arg`` the op) and
     "gather" (every row) replicate their result; "pick" replicates row ``arg`` (a broadcast);

@@ -39,7 +39,7 @@ from .dispatch import OpNode, SavedConstant, node_class_for
 # the engine's entry point: execute(root, keep_graph, create_graph) runs the graph below root
 Execute = Callable[[GraphRoot, bool, bool], object]
 
-_cache = Memo(maxsize=1024)  # structure -> (jitted backward, leaf slots)
+_cache = Memo(maxsize=1024, kernels=True)  # structure -> (jitted backward, leaf slots)
 MAX_NODES = 5000
 
 

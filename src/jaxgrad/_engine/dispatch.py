@@ -535,7 +535,7 @@ def _run_forward(op: Op, skey: tuple, compute_dtype, out_dtype, args: tuple, aux
         raise
 
 
-@cache(maxsize=4096)
+@cache(maxsize=4096, kernels=True)
 def _fused_forward(op: Op, skey: tuple, compute_dtype, out_dtype, views: tuple,
                    forward_mode: bool) -> Callable:
     """``op``'s jitted forward whose arguments at the positions of ``views`` are first computed

@@ -293,7 +293,7 @@ def example_doc(summary: str, call: str, output: str) -> str:
 
 # --- jitted forward -----------------------------------------------------------------------
 
-@cache(maxsize=8192)
+@cache(maxsize=8192, kernels=True)
 def jitted_forward(op: Op, static: tuple, compute_dtype, out_dtype,
                    forward_mode: bool = False) -> Callable:
     """``op.forward`` with static args bound, inputs cast to ``compute_dtype``, jitted once;
@@ -439,7 +439,7 @@ class JittedBackward:
         self.call = jit(backward_function(op, static, needs, in_meta, self.viewed))
 
 
-@cache(maxsize=8192)
+@cache(maxsize=8192, kernels=True)
 def jitted_backward(op: Op, static: tuple, needs: tuple[bool, ...],
                     in_meta: tuple) -> JittedBackward:
     return JittedBackward(op, static, needs, in_meta)

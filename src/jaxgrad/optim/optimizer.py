@@ -226,7 +226,7 @@ def jitted_kernel(update: Callable) -> Callable:
     >>> kernel(2)(jnp.arange(3)).tolist(), kernel(2) is kernel(2)
     ([0, 2, 4], True)
     """
-    return cache(maxsize=256)(lambda *flags: jit(update(*flags)))
+    return cache(maxsize=256, kernels=True)(lambda *flags: jit(update(*flags)))
 
 
 class Optimizer:
