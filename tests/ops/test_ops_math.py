@@ -619,8 +619,8 @@ def test_binary_broadcasting_vs_torch(name, shapes, seed, dtypes):
 
 
 @FAST
-@given(values=hnp.arrays(np.float32, st.integers(1, 6),
-                         elements=st.floats(-1e3, 1e3, width=32)),
+@given(values=hnp.arrays(np.float32, st.integers(1, 6),  # (XLA on CPU flushes subnormals: README)
+                         elements=st.floats(-1e3, 1e3, width=32, allow_subnormal=False)),
        decimals=st.integers(-2, 3))
 def test_rounding_values_vs_torch(values, decimals):
     def program(T):
