@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 from jax import lax
+from jax._src.interpreters import partial_eval as _pe  # (dce_jaxpr; not public)
+from jax.extend.core import Literal
 
 from .jax_setup import x64_scope
 
@@ -121,3 +123,41 @@ def torch_vjp(fn, *primals, has_aux: bool = False):
             return conj(pullback(conj(cotangents)))
 
     return (result[0], torch_pullback, *result[2:])
+
+
+
+
+
+def how_inputs_are_read(closed_jaxpr) -> list[str]:
+    """Per input of ``closed_jaxpr`` (dead code aside): ``"value"`` where it reaches an output
+    along a chain of floating (or complex) values, ``"mask"`` where it is read but reaches none
+    that way, ``"unread"`` where only its shape is used. torch's ``requires_grad`` spreads
+    through every op with a floating result (``sign`` and ``floor`` too) but not through a
+    comparison's bools or an index's integers. An equation with inner programs is one op.
+
+    >>> import jax
+    >>> closed = jax.make_jaxpr(lambda g, x, y, z: (g * (x > 0), g * jax.numpy.sign(y) + 0 * z))(
+    ...     1., 2., 3., 4.)
+    >>> how_inputs_are_read(closed)
+    ['value', 'mask', 'value', 'value']
+    >>> how_inputs_are_read(jax.make_jaxpr(lambda g, x: g * jax.numpy.ones_like(x))(1., 2.))
+    ['value', 'unread']
+    """
+    jaxpr, read_inputs = _pe.dce_jaxpr(closed_jaxpr.jaxpr, [True] * len(closed_jaxpr.out_avals))
+    outputs = {v for v in jaxpr.outvars if not isinstance(v, Literal)}
+
+    def floating(v) -> bool:
+        return jnp.issubdtype(v.aval.dtype, jnp.inexact)
+
+    live = iter(jaxpr.invars)  # (the inputs the program reads)
+    result = []
+    for read in read_inputs:
+        if not read:
+            result.append("unread")
+            continue
+        reached = {next(live)}
+        for eqn in jaxpr.eqns:
+            if any(not isinstance(v, Literal) and v in reached for v in eqn.invars):
+                reached.update(v for v in eqn.outvars if floating(v))
+        result.append("value" if reached & outputs else "mask")
+    return result

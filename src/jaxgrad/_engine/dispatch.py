@@ -24,7 +24,7 @@ from .._core.caches import Memo, cache
 from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import _state, is_inference_mode_enabled, no_grad
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
-from .._core.jax_compat import torch_vjp
+from .._core.jax_compat import how_inputs_are_read, torch_vjp
 from .._core.jax_setup import SCOPE, jit, x64_scope
 from .._core.storage import Layout, Storage, lens_of, reinterpret
 from .._core.tensor import PYTHON_DISPATCH, SUBCLASS_ROUTE, Tensor, dispatches_in_python
@@ -146,12 +146,15 @@ class OpNode(Node):
                       for n, v in saved.items()}
             node_names = grad_node_names(self.op, self.static, rest, self.in_meta,
                                          _meta_of(values), _meta_of(grads), type(self).__name__)
-            for node_name in dict.fromkeys(n for n in node_names if n is not None):
-                group = tuple(n == node_name for n in node_names)
+            for group, node_name in _formula_groups(self.op, node_names):
                 names = tuple(n for n in self.op.saved_names(group) if n in saved)
                 bop, mask = differentiable_backward_op(self.op, self.static, group,
                                                        self.in_meta, names, node_name)
-                results = apply(bop, *[values[n] for n in names], *grads)
+                masks_only = _read_as_masks_only(self.op, self.static, group, self.in_meta,
+                                                 _meta_of({n: values[n] for n in names}),
+                                                 _meta_of(grads))
+                results = apply(bop, *[_detached(values[n]) if n in masks_only else values[n]
+                                       for n in names], *grads)
                 it = iter(results if isinstance(results, tuple) else (results,))
                 for i, need in enumerate(mask):
                     if need:
@@ -1285,6 +1288,19 @@ class CopySlices(Node):
 
 # --- differentiable backward (create_graph=True) -----------------------------------------------
 
+def _formula_groups(op: Op, node_names: tuple) -> list[tuple[tuple, str]]:
+    """The inputs whose gradients one recorded op computes, with its node name: one op per
+    input, as torch's formulas are one expression per input (``mse_loss``'s ``self`` and
+    ``target`` get nodes of their own, freed apart); the inputs of a formula torch computes
+    for several at once (``grad_nodes["*"]``, a variadic row: ``convolution_backward``) share
+    one per node name."""
+    if op.variadic is not None or "*" in op.grad_nodes:
+        return [(tuple(n == name for n in node_names), name)
+                for name in dict.fromkeys(n for n in node_names if n is not None)]
+    return [(tuple(j == i for j in range(len(node_names))), name)
+            for i, name in enumerate(node_names) if name is not None]
+
+
 @cache(maxsize=4096)
 def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple,
                                saved_names: tuple, node_name: str) -> tuple[Op, tuple]:
@@ -1300,7 +1316,23 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
         out = core(dict(zip(saved_names, arrays[:k])), tuple(arrays[k:]))
         return tuple(o for o, m in zip(out, mask) if m)
 
+    if node_name == "NotImplemented":  # (torch's backward op has no formula of its own)
+        return _not_differentiable_op(forward, f"{op.name}_backward", f"{op.node}Backward"), mask
     return vjp_op(node_name, forward, name=f"{op.node}Backward"), mask
+
+
+def _detached(value: Any) -> Any:
+    return value._value if isinstance(value, Tensor) else value
+
+
+def _not_differentiable_op(forward: Callable, aten_name: str, name: str) -> Op:
+    """An op computing ``forward`` whose node is torch's ``NotImplemented``: a backward that
+    reaches it raises torch's error naming ``aten_name``."""
+
+    def pullback(inputs, grads):
+        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
+
+    return Op(name, "NotImplemented", forward, inputs=None, variadic=pullback)
 
 
 def _meta_of(values: Any) -> tuple:
@@ -1331,6 +1363,42 @@ def _placeholder(meta: Any) -> Any:
     if kind == "constant":
         return rest[0]
     return kind(_placeholder(m) for m in rest[0])
+
+
+@cache(maxsize=4096)
+def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_meta: tuple,
+                        grads_meta: tuple) -> frozenset:
+    """The saved values the formulas for ``needs`` read only as masks or indices (through
+    comparisons' bools and integers: ``clamp``'s ``grad * (min <= self <= max)``, ``max``'s
+    index) or for their shape (``zeros_like(self)``): torch's graph has no edge to them, so the
+    gradient requires grad only through ``grad``.
+
+    Shape-only reads count for the table's formulas alone: a rule differentiated by JAX (the
+    node of an earlier create_graph) may drop a read torch's ops make (``x.pow(0)``). A formula
+    that is one of torch's backward ops (``threshold_backward``, node
+    ``ThresholdBackwardBackward0``) takes its inputs, so none is read as a mask; nor is any
+    where the formula cannot be traced on shapes alone."""
+    declared = [op.grad_nodes.get(name, op.grad_nodes.get("*", ""))
+                for name, need in zip(op.input_names(len(needs)), needs) if need]
+    if any(node.endswith("BackwardBackward0") or node == "NotImplemented" for node in declared):
+        return frozenset()
+    core = backward_function(op, skey, needs, in_meta)
+    names = [k for k, m in saved_meta if m[0] == "array"]
+    saved = {k: _placeholder(m) for k, m in saved_meta}
+    grads = tuple(_placeholder(m) for _, m in grads_meta)
+
+    def formulas(arrays: tuple, gs: tuple) -> list:
+        out = core({**saved, **dict(zip(names, arrays))}, gs)
+        return [o for o in out if o is not None]
+
+    try:
+        with x64_scope():
+            closed = jax.make_jaxpr(formulas)(tuple(saved[k] for k in names), grads)
+    except Exception:  # (a formula reading concrete values: index arrays)
+        return frozenset()
+    detached = ("mask", "unread") if op.variadic is None else ("mask",)
+    return frozenset(name for name, how in zip(names, how_inputs_are_read(closed))
+                     if how in detached and jnp.issubdtype(saved[name].dtype, jnp.inexact))
 
 
 @cache(maxsize=4096)

@@ -277,7 +277,8 @@ def _bce_target_grad(grad, self, target, weight, reduction):
 
 BINARY_CROSS_ENTROPY = Op(
     "binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce, inputs=("self", "target"),
-    aux=("weight",), grads={"self": _bce_self_grad, "target": _bce_target_grad})
+    aux=("weight",), grads={"self": _bce_self_grad, "target": _bce_target_grad},
+    grad_nodes={"self": "BinaryCrossEntropyBackwardBackward0"})
 
 
 def _bce_logits(x, target, weight, pos_weight, reduction):
@@ -317,7 +318,9 @@ def _smooth_l1_grad(sign):
 
 SMOOTH_L1_LOSS = Op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1,
                     inputs=("self", "target"), promote="common",
-                    grads={"self": _smooth_l1_grad(1), "target": _smooth_l1_grad(-1)})
+                    grads={"self": _smooth_l1_grad(1), "target": _smooth_l1_grad(-1)},
+                    grad_nodes={"self": "SmoothL1LossBackwardBackward0",
+                                "target": "SmoothL1LossBackwardBackward0"})
 
 
 def _huber(x, target, reduction, delta):
@@ -336,7 +339,9 @@ def _huber_grad(sign):
 
 
 HUBER_LOSS = Op("huber_loss", "HuberLossBackward0", _huber, inputs=("self", "target"),
-                promote="common", grads={"self": _huber_grad(1), "target": _huber_grad(-1)})
+                promote="common", grads={"self": _huber_grad(1), "target": _huber_grad(-1)},
+                grad_nodes={"self": "HuberLossBackwardBackward0",
+                            "target": "HuberLossBackwardBackward0"})
 
 
 # --- convolution ----------------------------------------------------------------------------
@@ -583,7 +588,8 @@ def _max_pool2d_grad(grad, self, result1):
 
 MAX_POOL2D = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool2d,
                 outputs=("result0", "result1"), nondiff_outputs=(1,), saves=("self",),
-                grads={"self": _max_pool2d_grad})
+                grads={"self": _max_pool2d_grad},
+                grad_nodes={"self": "MaxPool2DWithIndicesBackwardBackward0"})
 
 
 def _avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -614,7 +620,8 @@ AVG_POOL2D = Op(
            count_include_pad, divisor_override: _vjp(
                _avg_pool2d, 0, grad, self, kernel_size=kernel_size, stride=stride,
                padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-               divisor_override=divisor_override)})
+               divisor_override=divisor_override)},
+    grad_nodes={"self": "AvgPool2DBackwardBackward0"})
 
 
 def _adaptive_matrix(size, out):
@@ -635,7 +642,8 @@ def _adaptive_avg_pool2d(x, output_size):
 ADAPTIVE_AVG_POOL2D = Op(
     "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", _adaptive_avg_pool2d,
     grads={"self": lambda grad, self, output_size: _vjp(
-        _adaptive_avg_pool2d, 0, grad, self, output_size=output_size)})
+        _adaptive_avg_pool2d, 0, grad, self, output_size=output_size)},
+    grad_nodes={"self": "AdaptiveAvgPool2DBackwardBackward0"})
 
 # --- normalisation --------------------------------------------------------------------------
 
@@ -699,7 +707,8 @@ NATIVE_BATCH_NORM = Op(
     outputs=("result0", "result1", "result2"), nondiff_outputs=(1, 2),
     saves=("input", "weight", "running_mean", "running_var", "result1", "result2"),
     grads={"input": _batch_norm_input_grad, "weight": _batch_norm_weight_grad,
-           "bias": lambda grad: jnp.sum(grad, (0, *range(2, grad.ndim)))})
+           "bias": lambda grad: jnp.sum(grad, (0, *range(2, grad.ndim)))},
+    grad_nodes={"*": "NativeBatchNormBackwardBackward0"})
 
 
 def _norm_axes(x, normalized_shape):
@@ -835,12 +844,14 @@ PRELU_KERNEL = Op(
     grads={"self": lambda grad, self, weight: jnp.where(self > 0, grad, weight * grad),
            "weight": lambda grad, self: jnp.where(self > 0, jnp.zeros((), grad.dtype),
                                                   self * grad)},
+    grad_nodes={"*": "PreluKernelBackwardBackward0"},  # (one op for both, as torch's)
     # torch's forward formula counts 0 as positive (its backward does not)
     tangent=lambda self_t, weight_t, self, weight: jnp.where(
         self >= 0, self_t, weight * self_t + weight_t * self))
 
 LOG_SIGMOID = Op("log_sigmoid", "LogSigmoidBackward0", in_float32(jax.nn.log_sigmoid),
-                 grads={"self": in_float32(lambda grad, self: grad * jax.nn.sigmoid(-self))})
+                 grads={"self": in_float32(lambda grad, self: grad * jax.nn.sigmoid(-self))},
+                 grad_nodes={"self": "LogSigmoidBackwardBackward0"})
 
 def _celu_grad_scale(alpha, dtype):
     """derivatives.yaml's ``1.0 / alpha.toFloat()``: alpha rounded to float first."""
@@ -850,7 +861,8 @@ def _celu_grad_scale(alpha, dtype):
 CELU = Op("celu(Tensor self, Scalar alpha=1.0) -> Tensor", "CeluBackward0",
           lambda x, alpha: _elu(x, alpha, 1.0, 1.0 / alpha),
           grads={"self": lambda grad, self, alpha: _elu_grad(
-              grad, self, alpha, 1.0, _celu_grad_scale(alpha, grad.dtype))})
+              grad, self, alpha, 1.0, _celu_grad_scale(alpha, grad.dtype))},
+          grad_nodes={"self": "EluBackwardBackward0"})
 CELU_ = Op("celu_", "CeluBackward1", lambda x, alpha: _elu(x, alpha, 1.0, 1.0 / alpha),
            aux=(), grads={"self": lambda grad, result, alpha: _inplace_elu_grad(
                grad, result, alpha, 1.0, _celu_grad_scale(alpha, grad.dtype))})
@@ -869,23 +881,27 @@ HARDSWISH = Op(
     "hardswish", "HardswishBackward0", in_float32(lambda x: x * jnp.clip(x + 3, 0, 6) / 6),
     grads={"self": in_float32(lambda grad, self: jnp.where(  # torch: 0 at -3, grad at 3
         self <= -3, jnp.zeros((), grad.dtype), jnp.where(self < 3, grad * ((self + 1.5) / 3),
-                                                        grad)))})
+                                                        grad)))},
+    grad_nodes={"self": "HardswishBackwardBackward0"})
 HARDSIGMOID = Op(
     "hardsigmoid", "HardsigmoidBackward0", lambda x: jnp.clip(x + 3, 0, 6) / 6,
     grads={"self": lambda grad, self: jnp.where(
         (self > -3) & (self < 3), grad * jnp.asarray(np.float32(1 / 6), grad.dtype),
-        jnp.zeros((), grad.dtype))})  # torch's kernel takes 1/6 as a float
+        jnp.zeros((), grad.dtype))},  # torch's kernel takes 1/6 as a float
+    grad_nodes={"self": "NotImplemented"})  # (hardsigmoid_backward has no formula)
 SOFTSHRINK = Op(
     "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "SoftshrinkBackward0",
     lambda x, lambd: jnp.where(x > lambd, x - lambd, jnp.where(
         x < -lambd, x + lambd, jnp.zeros((), x.dtype))).astype(x.dtype),
     grads={"self": lambda grad, self, lambd: jnp.where(
-        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)})
+        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)},
+    grad_nodes={"self": "SoftshrinkBackwardBackward0"})
 HARDSHRINK = Op(
     "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", "HardshrinkBackward0",
     lambda x, lambd: jnp.where((x >= -lambd) & (x <= lambd), jnp.zeros((), x.dtype), x),
     grads={"self": lambda grad, self, lambd: jnp.where(
-        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)})
+        (self >= -lambd) & (self <= lambd), jnp.zeros((), grad.dtype), grad)},
+    grad_nodes={"self": "HardshrinkBackwardBackward0"})
 
 
 def _threshold(x, threshold, value):
@@ -895,7 +911,8 @@ def _threshold(x, threshold, value):
 THRESHOLD = Op("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
                "ThresholdBackward0", _threshold,
                grads={"self": lambda grad, self, threshold: jnp.where(
-                   self <= threshold, jnp.zeros((), grad.dtype), grad)})
+                   self <= threshold, jnp.zeros((), grad.dtype), grad)},
+               grad_nodes={"self": "ThresholdBackwardBackward0"})
 # threshold_: its own node, which saves a copy of the input
 THRESHOLD_ = Op("threshold_", "ThresholdBackward1", _threshold, aux=(),
                 grads={"self": lambda grad, self, threshold: jnp.where(
@@ -908,7 +925,8 @@ def _glu(x, dim):
 
 
 GLU = Op("glu", "GluBackward0", _glu,
-         grads={"self": lambda grad, self, dim: _vjp(_glu, 0, grad, self, dim=dim)})
+         grads={"self": lambda grad, self, dim: _vjp(_glu, 0, grad, self, dim=dim)},
+         grad_nodes={"self": "GluBackwardBackward0"})
 
 # at::norm(input, p, dim, keepdim) as C++ callers use it (pairwise_distance): norm.ScalarOpt_dim,
 # NormBackward1, with the vector norm's backward (torch.norm in Python is linalg's)
@@ -956,7 +974,8 @@ def _adaptive_max_pool2d(x, output_size):
 ADAPTIVE_MAX_POOL2D = Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",
                          _adaptive_max_pool2d, outputs=("result0", "result1"),
                          nondiff_outputs=(1,), saves=("self",),
-                         grads={"self": _max_pool2d_grad})
+                         grads={"self": _max_pool2d_grad},
+                         grad_nodes={"self": "AdaptiveMaxPool2DBackwardBackward0"})
 
 
 def _pixel_shuffle(x, upscale_factor):

@@ -46,7 +46,8 @@ def _inplace_rrelu_grad(grad, result, noise, slope, training, use_noise):
 # ``slope`` is the eval slope ``(lower + upper) / 2`` (computed in double, as torch does);
 # ``use_noise``: training with ``upper - lower > 1e-6`` (the backward multiplies by the noise)
 RRELU_WITH_NOISE = Op("rrelu_with_noise", "RreluWithNoiseBackward0", in_float32(_rrelu),
-                      aux=("noise", "slope"), grads={"self": in_float32(_rrelu_grad)})
+                      aux=("noise", "slope"), grads={"self": in_float32(_rrelu_grad)},
+                      grad_nodes={"self": "RreluWithNoiseBackwardBackward0"})
 # in place the slope is static, so that the backward can refuse a negative one as torch's does
 RRELU_WITH_NOISE_ = Op("rrelu_with_noise_", "RreluWithNoiseBackward1", in_float32(_rrelu),
                        aux=("noise",), grads={"self": in_float32(_inplace_rrelu_grad)})
