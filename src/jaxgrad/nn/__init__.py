@@ -54,6 +54,7 @@ from .modules import Dropout3d as Dropout3d
 from .modules import Embedding as Embedding
 from .modules import FeatureAlphaDropout as FeatureAlphaDropout
 from .modules import Flatten as Flatten
+from .modules import Fold as Fold
 from .modules import GaussianNLLLoss as GaussianNLLLoss
 from .modules import GroupNorm as GroupNorm
 from .modules import GRUCell as GRUCell
@@ -121,6 +122,7 @@ from .modules import Tanh as Tanh
 from .modules import Tanhshrink as Tanhshrink
 from .modules import Threshold as Threshold
 from .modules import TripletMarginLoss as TripletMarginLoss
+from .modules import Unfold as Unfold
 from .modules import Upsample as Upsample
 from .modules import ZeroPad1d as ZeroPad1d
 from .modules import ZeroPad2d as ZeroPad2d

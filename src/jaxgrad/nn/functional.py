@@ -65,6 +65,10 @@ from ._functional.dropout import dropout1d as dropout1d
 from ._functional.dropout import dropout2d as dropout2d
 from ._functional.dropout import dropout3d as dropout3d
 from ._functional.dropout import feature_alpha_dropout as feature_alpha_dropout
+from ._functional.folding import affine_grid as affine_grid
+from ._functional.folding import fold as fold
+from ._functional.folding import grid_sample as grid_sample
+from ._functional.folding import unfold as unfold
 from ._functional.losses import binary_cross_entropy as binary_cross_entropy
 from ._functional.losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ._functional.losses import cosine_embedding_loss as cosine_embedding_loss

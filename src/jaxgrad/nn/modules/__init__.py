@@ -52,6 +52,8 @@ from .dropout import Dropout2d as Dropout2d
 from .dropout import Dropout3d as Dropout3d
 from .dropout import FeatureAlphaDropout as FeatureAlphaDropout
 from .flatten import Flatten as Flatten
+from .fold import Fold as Fold
+from .fold import Unfold as Unfold
 from .instancenorm import InstanceNorm1d as InstanceNorm1d
 from .instancenorm import InstanceNorm2d as InstanceNorm2d
 from .instancenorm import InstanceNorm3d as InstanceNorm3d
