@@ -24,6 +24,7 @@ from . import (
           linalg_lu,
           linalg_triangular,
           pointwise,
+          pointwise_bits,
           reductions,
           scatter,
           shapes,
@@ -32,8 +33,8 @@ from . import (
 )
 from .opgen import DECLARED, FORMS
 
-THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
-          linalg_dense, linalg_triangular,
+THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
+          sorting, linalg, linalg_dense, linalg_triangular,
           linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}
