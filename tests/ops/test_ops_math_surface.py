@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import next_functions, ok, raises, same, val
+from differential import bug, next_functions, ok, raises, same, val
 
 torch = pytest.importorskip("torch")
 
@@ -247,3 +247,166 @@ def test_shift_errors():
     raises(lambda T: T.bitwise_left_shift(T.tensor([1, 2]), T.tensor([1, 2, 3])))
     raises(lambda T: T.tensor([1], dtype=T.int8).bitwise_left_shift_(T.tensor([1.5])))
     same(lambda T: T.tensor([True]) << T.tensor([True]))
+
+
+# --- finite differences (float64, jaxgrad alone) ---------------------------------------------------
+
+FD = {
+    "copysign": (lambda T, x, o: T.copysign(x, o), [[1.5, -2.0, 0.7], [-1.0, 2.0, -3.0]]),
+    "copysign_number": (lambda T, x: T.copysign(x, -1.0), [[1.5, -2.0, 0.7]]),
+    "ldexp": (lambda T, x, o: T.ldexp(x, o), [[1.5, -2.0, 0.7], [1.0, -2.0, 0.5]]),
+    "frexp": (lambda T, x: T.frexp(x).mantissa, [[1.5, -2.3, 0.7]]),
+    "float_power": (lambda T, x, e: T.float_power(x, e), [[1.5, 2.0, 0.7], [2.0, -1.0, 0.5]]),
+}
+
+
+@pytest.mark.parametrize("name", FD)
+def test_finite_differences(name):
+    import jaxgrad
+
+    f, values = FD[name]
+    inputs = tuple(jaxgrad.tensor(v, dtype=jaxgrad.float64, requires_grad=True) for v in values)
+
+    def fn(*xs):
+        return f(jaxgrad, *xs)
+
+    assert jaxgrad.autograd.gradcheck(fn, inputs)
+    assert jaxgrad.autograd.gradgradcheck(fn, inputs)
+
+
+# --- quantile, nanquantile ---------------------------------------------------------------------
+
+MODES = ["linear", "lower", "higher", "midpoint", "nearest"]
+QARGS = {
+    "all": lambda T: (0.3,),
+    "dim1": lambda T: (0.3, 1),
+    "dim0_keep": lambda T: (0.75, 0, True),
+    "all_keep": lambda T: (0.6, None, True),
+    "qvec_dim1_keep": lambda T: (T.tensor([0.3, 0.5, 1.0], dtype=T.float64), 1, True),
+    "qvec_dim0": lambda T: (T.tensor([0.0, 0.25], dtype=T.float64), 0),
+    "qvec_all": lambda T: (T.tensor([0.1, 0.9], dtype=T.float64),),
+    "q0d_tensor": lambda T: (T.tensor(0.4, dtype=T.float64), -1),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("args", QARGS)
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_values_graph_and_grads(name, args, mode):
+    def program(T):
+        x = _leaf(T, [[3.0, 1.0, 4.0, 1.5], [5.0, 9.0, 2.0, 6.0], [0.5, -2.0, 7.0, 8.0]])
+        out = getattr(T, name)(x, *QARGS[args](T), interpolation=mode)
+        return out, out._version, next_functions(out.grad_fn), _grads(T, out, x, order2=False)
+
+    ok(program)
+
+
+@bug("gather's create_graph gradient requires grad where torch's does not (torch's "
+     "scatter_add of a gradient without history has none), so quantile's does too")
+def test_quantile_create_graph_gradient_has_no_history():
+    def program(T):
+        x = _leaf(T, [[3.0, 1.0, 4.0, 1.5], [5.0, 9.0, 2.0, 6.0]])
+        (g,) = T.autograd.grad(T.quantile(x, 0.3, dim=1).sum(), x, create_graph=True)
+        return g
+
+    ok(program)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_with_nans_method_and_float32(name):
+    def program(T):
+        nan = float("nan")
+        x = _leaf(T, [[3.0, nan, 4.0, 1.5], [nan, nan, nan, nan], [0.5, -2.0, 7.0, 8.0]],
+                  "float32")
+        out = getattr(x, name)(T.tensor([0.2, 0.5]), dim=1)
+        whole = getattr(T, name)(x, 0.5)
+        return out, whole, next_functions(out.grad_fn), _grads(T, out, x, order2=False)
+
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.quantile(T.tensor([1.0, 2.0]), 1.5),
+    lambda T: T.quantile(T.tensor([1.0, 2.0]), T.tensor([0.5, 1.5])),
+    lambda T: T.quantile(T.tensor([1.0, 2.0]), 0.5, interpolation="cubic"),
+    lambda T: T.quantile(T.tensor([1, 2]), 0.5),
+    lambda T: T.quantile(T.tensor([1.0, 2.0]), T.tensor([0.5], dtype=T.float64)),
+    lambda T: T.quantile(T.tensor([1.0, 2.0]), T.tensor([[0.5]])),
+    lambda T: T.quantile(T.tensor([]), 0.5),
+    lambda T: T.nanquantile(T.tensor([1.0, 2.0]), 0.5, dim=2),
+], ids=["q_range", "qvec_range", "mode", "int_input", "q_dtype", "q_2d", "empty", "dim"])
+def test_quantile_errors(call):
+    raises(call)
+
+
+def test_quantile_of_a_scalar_tensor():
+    ok(lambda T: (T.quantile(T.tensor(2.5), 0.5), T.quantile(T.tensor(2.5), 0.5, dim=0,
+                                                               keepdim=True)))
+
+
+# --- msort, bincount, histc ----------------------------------------------------------------------
+
+def test_msort_graph_and_grads():
+    def program(T):
+        x = _leaf(T, [[3.0, 1.0], [2.0, 4.0], [-1.0, 0.5]])
+        out = T.msort(x)
+        return out, x.msort(), next_functions(out.grad_fn), _grads(T, out, x, order2=False)
+
+    ok(program)
+
+
+def test_bincount_forms_dtypes_and_grad_fn():
+    def program(T):
+        i = T.tensor([1, 1, 3, 0, 5])
+        w = T.tensor([0.5, 1.0, 2.0, 1.0, 3.0], requires_grad=True)
+        out = T.bincount(i, w)
+        return (T.bincount(i), i.bincount(minlength=8), out, i.int().bincount(),
+                T.bincount(i, w.detach().double()), T.bincount(i, T.tensor([1, 2, 3, 4, 5])),
+                T.bincount(i, T.tensor([True, False, True, True, False])),
+                T.bincount(T.tensor([], dtype=T.long)), T.bincount(i, minlength=2))
+
+    ok(program)
+
+
+def test_bincount_weights_are_not_differentiable():
+    def program(T):
+        w = T.tensor([0.5, 1.0], requires_grad=True)
+        T.bincount(T.tensor([0, 2]), w).sum().backward()
+
+    raises(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.bincount(T.tensor([-1, 2])),
+    lambda T: T.bincount(T.tensor([1.0])),
+    lambda T: T.bincount(T.tensor([[1]])),
+    lambda T: T.bincount(T.tensor([1, 2]), T.ones(3)),
+    lambda T: T.bincount(T.tensor([1, 2]), minlength=-1),
+    lambda T: T.bincount(T.tensor([True])),
+], ids=["negative", "float", "2d", "weights_len", "minlength", "bool"])
+def test_bincount_errors(call):
+    raises(call)
+
+
+def test_histc_values():
+    def program(T):
+        x = T.tensor([1.0, 2.0, 1.0, 2.5, 7.0, -1.0], requires_grad=True)
+        y = T.tensor([0.1, 0.2, 0.3, 0.7, 1.0, 0.95, 0.05], dtype=T.float64)
+        return (T.histc(x), T.histc(x, bins=4), T.histc(x, 4, 0, 3), x.histc(3, 1, 1),
+                T.histc(y, 10, 0, 1), T.histc(x, 5, min=-1, max=2.5),
+                T.histc(T.tensor([2.0, 2.0]), 3), T.histc(T.tensor([]), 3),
+                T.histc(T.tensor([[1.0, 2.0], [3.0, 4.0]]), 2),
+                T.histc(T.tensor([1.0, float("nan"), 2.0]), 2, 0, 2))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.histc(T.tensor([1.0]), 4, 3, 0),
+    lambda T: T.histc(T.tensor([1.0]), 0),
+    lambda T: T.histc(T.tensor([1, 2])),
+    lambda T: T.histc(T.tensor([float("nan")]), 3),
+    lambda T: T.histc(T.tensor([float("inf"), 1.0]), 3),
+], ids=["range", "bins", "int", "nan", "inf"])
+def test_histc_errors(call):
+    raises(call)

@@ -30,11 +30,13 @@ from . import (
           shapes,
           sorting,
           special,
+          statistics,
 )
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
           sorting, linalg, linalg_dense, linalg_triangular,
-          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance)
+          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance,
+          statistics)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}
