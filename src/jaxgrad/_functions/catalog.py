@@ -17,6 +17,7 @@ from . import (
           distance,
           einsum,
           indexing,
+          integration,
           joins,
           linalg,
           linalg_decomp,
@@ -37,6 +38,6 @@ from .opgen import DECLARED, FORMS
 THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
           sorting, linalg, linalg_dense, linalg_triangular,
           linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance,
-          statistics)
+          statistics, integration)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}
