@@ -17,6 +17,7 @@ from . import (
           distance,
           einsum,
           indexing,
+          integration,
           joins,
           linalg,
           linalg_decomp,
@@ -24,16 +25,19 @@ from . import (
           linalg_lu,
           linalg_triangular,
           pointwise,
+          pointwise_bits,
           reductions,
           scatter,
           shapes,
           sorting,
           special,
+          statistics,
 )
 from .opgen import DECLARED, FORMS
 
-THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
-          linalg_dense, linalg_triangular,
-          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance)
+THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
+          sorting, linalg, linalg_dense, linalg_triangular,
+          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance,
+          statistics, integration)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

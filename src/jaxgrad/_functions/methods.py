@@ -25,7 +25,7 @@ from .._core.placement import move
 from .._core.tensor import Tensor
 from .._engine.dispatch import dispatches, regenerate_view_node, replay_view_steps
 from .._engine.engine import backward as _backward
-from . import complex_numbers, indexing, linalg, pointwise, shapes, special
+from . import complex_numbers, indexing, linalg, pointwise, pointwise_bits, shapes, special
 from . import creation as _creation
 from . import legacy_types as _legacy_types
 from . import random as _random
@@ -309,7 +309,7 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__gt__": _operator(pointwise.gt),
     "__ge__": _operator(pointwise.ge),
     "__neg__": lambda self: pointwise.neg(self),
-    "__pos__": lambda self: self,
+    "__pos__": lambda self: pointwise_bits.positive(self),
     "__abs__": lambda self: pointwise.abs(self),
     "__getitem__": indexing.getitem,
     "__setitem__": indexing.setitem,
@@ -330,6 +330,12 @@ _HAND_WRITTEN: dict[str, Any] = {
     "__rxor__": _operator(pointwise.bitwise_xor, reflected=True),
     "__ixor__": _operator(pointwise.bitwise_xor_),
     "__invert__": lambda self: pointwise.invert(self),
+    "__lshift__": _operator(pointwise_bits.bitwise_left_shift),
+    "__rlshift__": _operator(pointwise_bits.bitwise_left_shift, reflected=True),
+    "__ilshift__": _operator(pointwise_bits.bitwise_left_shift_),
+    "__rshift__": _operator(pointwise_bits.bitwise_right_shift),
+    "__rrshift__": _operator(pointwise_bits.bitwise_right_shift, reflected=True),
+    "__irshift__": _operator(pointwise_bits.bitwise_right_shift_),
     # shortcuts torch defines
     "where": lambda self, condition, other: indexing.where(condition, self, other),
     "polygamma": special.polygamma_method,  # (torch's method takes n after the tensor)

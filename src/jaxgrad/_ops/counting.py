@@ -1,0 +1,39 @@
+"""Counting ops, not differentiable: bincount (its weights record torch's NotImplemented node)
+and histc. Their output lengths are static arguments, worked out by the public functions."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from ._table import Op
+
+
+def _bincount(input, weights, length, dtype):
+    weights = None if weights is None else weights.astype(dtype)
+    counts = jnp.bincount(input, weights, length=length)
+    return counts.astype(dtype)
+
+
+def _weights_not_implemented(grad):
+    raise RuntimeError("derivative for aten::bincount is not implemented")
+
+
+BINCOUNT = Op("bincount", None, lambda input, length, dtype: _bincount(input, None, length, dtype),
+              inputs=("self",))
+BINCOUNT_WEIGHTS = Op("bincount", "NotImplemented", _bincount, inputs=("self", "weights"),
+                      grads={"weights": _weights_not_implemented})
+
+
+def _histc(input, low, high, bins):
+    """torch's histogramdd linear kernel: bin ``(x - low) * bins / (high - low)`` truncated, the
+    right edge in the last bin, elements outside [low, high] (and NaNs) not counted."""
+    x = input.reshape(-1)
+    low, high = jnp.asarray(low, x.dtype), jnp.asarray(high, x.dtype)
+    inside = (x >= low) & (x <= high)
+    pos = ((x - low) * bins / (high - low))
+    pos = jnp.where(inside, pos, 0).astype(jnp.int32)
+    pos = jnp.where(pos == bins, bins - 1, pos)
+    return jnp.zeros(bins, x.dtype).at[pos].add(inside.astype(x.dtype))
+
+
+HISTC = Op("histc", None, _histc, inputs=("self",), aux=("low", "high"))
