@@ -116,6 +116,7 @@ from ._functions.linalg import tensordot as tensordot
 from ._functions.linalg import tril_indices as tril_indices
 from ._functions.linalg import triu_indices as triu_indices
 from ._functions.pointwise import typename as typename
+from ._functions.queries import broadcast_shapes as broadcast_shapes
 from ._functions.random import Generator as Generator
 from ._functions.random import bernoulli as bernoulli
 from ._functions.random import binomial as binomial

@@ -24,16 +24,19 @@ from . import (
           linalg_lu,
           linalg_triangular,
           pointwise,
+          queries,
           reductions,
           scatter,
           shapes,
           sorting,
           special,
+          splits,
 )
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
           linalg_dense, linalg_triangular,
-          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance)
+          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance,
+          queries, splits)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

@@ -1,0 +1,214 @@
+"""Type and shape queries (result_type, can_cast, is_nonzero, is_same_size, broadcast_shapes),
+numpy-style splitting (tensor_split, hsplit, vsplit, dsplit), ravel, narrow_copy and the
+scatters of views, each run on torch and on jaxgrad (``differential.same``): values, dtypes,
+grad_fn names, views' versions, first and second derivatives, errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from differential import cases, next_functions, ok, raises, same
+
+torch = pytest.importorskip("torch")
+
+
+def _leaf(T, shape, dtype="float64", seed=0):
+    values = np.random.RandomState(seed).randn(*shape)
+    return T.tensor(values, dtype=getattr(T, dtype), requires_grad=True)
+
+
+def _first_and_second(T, f, *leaves):
+    """Outputs of ``f(*leaves)``, the weighted first derivatives (with a graph) and the
+    derivatives of their weighted sum: torch's orders one and two."""
+    outs = f(*leaves)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    total = sum(((o * (T.arange(float(o.numel()), dtype=o.dtype).reshape(o.shape) + 1)).sum()
+                 for o in outs if o.requires_grad), T.zeros((), dtype=T.float64))
+    needs = [x for x in leaves if x.requires_grad]
+    first = T.autograd.grad(total, needs, create_graph=True, allow_unused=True)
+    used = [(g, x) for g, x in zip(first, needs) if g is not None and g.requires_grad]
+    second = None
+    if used:
+        s = sum(((g * g).sum() for g, _ in used), T.zeros((), dtype=T.float64))
+        second = T.autograd.grad(s, [x for _, x in used], allow_unused=True)
+    return list(outs), [next_functions(o.grad_fn) for o in outs], list(first), second
+
+
+# --- queries ---------------------------------------------------------------------------------
+
+QUERIES = {
+    "result_type_int_float": lambda T: T.result_type(T.tensor([1, 2]), 2.5),
+    "result_type_uint8_0d": lambda T: T.result_type(T.tensor([1], dtype=T.uint8), T.tensor(1)),
+    "result_type_0d_float": lambda T: T.result_type(T.tensor([1]), T.tensor(1.0)),
+    "result_type_half_double0d": lambda T: T.result_type(
+        T.ones(2, dtype=T.float16), T.tensor(1.0, dtype=T.float64)),
+    "result_type_scalars": lambda T: T.result_type(2, 3.0),
+    "result_type_complex": lambda T: T.result_type(T.ones(2, dtype=T.float64), 1j),
+    "result_type_bool": lambda T: T.result_type(T.tensor([True]), True),
+    "result_type_scalar_first": lambda T: T.result_type(2, T.ones(2, dtype=T.int8)),
+    "result_type_kw": lambda T: T.result_type(tensor=T.ones(2), other=T.ones(2, dtype=T.int32)),
+    "can_cast_down": lambda T: T.can_cast(T.float32, T.int32),
+    "can_cast_up": lambda T: T.can_cast(T.int64, T.float16),
+    "can_cast_complex": lambda T: T.can_cast(T.complex64, T.float64),
+    "can_cast_bool": lambda T: (T.can_cast(T.bool, T.uint8), T.can_cast(T.uint8, T.bool)),
+    "can_cast_kw": lambda T: T.can_cast(from_=T.float64, to=T.float16),
+    "can_cast_bad": lambda T: T.can_cast(1, T.float32),
+    "is_nonzero": lambda T: [T.is_nonzero(T.tensor(v)) for v in (0.0, [1], [[0j]], -0.0, 2)],
+    "is_nonzero_nan": lambda T: T.tensor(float("nan")).is_nonzero(),
+    "is_nonzero_bool": lambda T: T.tensor([False]).is_nonzero(),
+    "is_nonzero_empty": lambda T: T.tensor([]).is_nonzero(),
+    "is_nonzero_many": lambda T: T.is_nonzero(T.tensor([1, 2])),
+    "is_same_size": lambda T: (T.is_same_size(T.zeros(2, 3), T.ones(2, 3)),
+                               T.zeros(2).is_same_size(T.zeros(2, 1))),
+    "broadcast_shapes": lambda T: T.broadcast_shapes((2,), (3, 1), (1, 1, 1)),
+    "broadcast_shapes_ints": lambda T: T.broadcast_shapes(3, (2, 1), T.Size([1, 3])),
+    "broadcast_shapes_none": lambda T: T.broadcast_shapes(),
+    "broadcast_shapes_zero": lambda T: T.broadcast_shapes((0, 1), (1, 4)),
+    "broadcast_shapes_mismatch": lambda T: T.broadcast_shapes((2, 3), (4,)),
+    "broadcast_shapes_mismatch_size": lambda T: T.broadcast_shapes((2, 3), T.Size([4])),
+    "broadcast_shapes_negative": lambda T: T.broadcast_shapes((1, -1)),
+    "broadcast_shapes_type": lambda T: T.broadcast_shapes("ab", (1,)),
+}
+
+
+@pytest.mark.parametrize("key", cases(QUERIES))
+def test_queries(key):
+    same(QUERIES[key])
+
+
+# --- splitting ---------------------------------------------------------------------------------
+
+SPLITS = {
+    "sections": lambda T, x: T.tensor_split(x, 3),
+    "sections_uneven": lambda T, x: T.tensor_split(x, 4, dim=1),
+    "sections_more_than_size": lambda T, x: T.tensor_split(x, 6, 0),
+    "indices": lambda T, x: T.tensor_split(x, [1, 4], dim=1),
+    "indices_tuple_negative": lambda T, x: x.tensor_split((-2, 1, 9), 1),
+    "indices_empty": lambda T, x: T.tensor_split(x, [], dim=1),
+    "tensor_sections": lambda T, x: T.tensor_split(x, T.tensor(2)),
+    "tensor_indices": lambda T, x: T.tensor_split(x, T.tensor([1, 3]), dim=-1),
+    "kw_sections": lambda T, x: T.tensor_split(x, sections=2, dim=1),
+    "kw_indices": lambda T, x: x.tensor_split(indices=[2]),
+    "kw_tensor": lambda T, x: T.tensor_split(x, tensor_indices_or_sections=T.tensor([1])),
+    "hsplit": lambda T, x: T.hsplit(x, 3),
+    "hsplit_indices": lambda T, x: x.hsplit([1, 3]),
+    "hsplit_1d": lambda T, x: T.hsplit(x.reshape(-1), 4),
+    "vsplit": lambda T, x: T.vsplit(x, 2),
+    "vsplit_indices": lambda T, x: x.vsplit([3]),
+    "dsplit": lambda T, x: T.dsplit(x.reshape(2, 2, 6), 3),
+    "dsplit_indices": lambda T, x: x.reshape(2, 2, 6).dsplit([2, 5]),
+    "ravel": lambda T, x: T.ravel(x),
+    "ravel_transposed": lambda T, x: x.t().ravel(),
+    "ravel_0d": lambda T, x: x[0, 0].ravel(),
+    "narrow_copy": lambda T, x: T.narrow_copy(x, 1, 2, 3),
+    "narrow_copy_tensor_start": lambda T, x: x.narrow_copy(-1, T.tensor(1), 4),
+}
+
+
+@pytest.mark.parametrize("key", cases(SPLITS))
+def test_splits(key):
+    """Pieces (views of ``x`` where torch's are: the same grad_fn graphs), first and second
+    derivatives."""
+    ok(lambda T: _first_and_second(T, lambda x: SPLITS[key](T, x), _leaf(T, (4, 6))))
+
+
+def test_narrow_copy_negative_start():
+    """A negative start wraps in the forward (torch's backward then fails on it: not compared)."""
+    ok(lambda T: _leaf(T, (4, 6)).detach().narrow_copy(0, -2, 2))
+
+
+def test_tensor_split_views_share_storage():
+    """The pieces are views: writing into one shows in the base, and bumps versions as torch."""
+    def program(T):
+        x = T.arange(12.0).reshape(3, 4)
+        pieces = T.tensor_split(x, [1], dim=1)
+        pieces[1].mul_(10)
+        return x, pieces[0]._version, pieces[1]._version, pieces[1]._is_view()
+
+    ok(program)
+
+
+SPLIT_ERRORS = {
+    "tensor_split_0d": lambda T: T.tensor_split(T.tensor(1.0), 2),
+    "tensor_split_zero": lambda T: T.tensor_split(T.zeros(4, 6), 0),
+    "tensor_split_float_tensor": lambda T: T.tensor_split(T.zeros(4), T.tensor([1.0])),
+    "tensor_split_2d_tensor": lambda T: T.tensor_split(T.zeros(4), T.tensor([[1, 2]])),
+    "tensor_split_dim": lambda T: T.tensor_split(T.zeros(4, 6), 2, dim=5),
+    "hsplit_0d": lambda T: T.hsplit(T.tensor(1.0), 2),
+    "hsplit_indivisible": lambda T: T.hsplit(T.zeros(4, 6), 4),
+    "hsplit_zero": lambda T: T.hsplit(T.zeros(4, 6), 0),
+    "vsplit_1d": lambda T: T.vsplit(T.zeros(3), 1),
+    "vsplit_indivisible": lambda T: T.vsplit(T.zeros(4, 6), 3),
+    "dsplit_2d": lambda T: T.dsplit(T.zeros(4, 6), 3),
+    "dsplit_indivisible": lambda T: T.dsplit(T.zeros(2, 2, 4), 3),
+    "narrow_copy_past_end": lambda T: T.narrow_copy(T.zeros(4, 6), 0, 3, 2),
+    "narrow_copy_start": lambda T: T.zeros(4).narrow_copy(0, -6, 1),
+}
+
+
+@pytest.mark.parametrize("key", cases(SPLIT_ERRORS))
+def test_split_errors(key):
+    raises(SPLIT_ERRORS[key])
+
+
+# --- scatters of views ------------------------------------------------------------------------------
+
+SCATTERS = {
+    "slice": ((4, 6), (2, 6), lambda T, x, s: T.slice_scatter(x, s, 0, 1, 3)),
+    "slice_step": ((4, 6), (4, 2), lambda T, x, s: x.slice_scatter(s, dim=1, start=1, step=3)),
+    "slice_negative": ((4, 6), (2, 6), lambda T, x, s: T.slice_scatter(x, s, start=-2)),
+    "slice_defaults": ((4, 6), (4, 6), lambda T, x, s: T.slice_scatter(x, s)),
+    "slice_end_past": ((4, 6), (4, 3), lambda T, x, s: T.slice_scatter(x, s, -1, 3, 100)),
+    "select": ((4, 6), (6,), lambda T, x, s: T.select_scatter(x, s, 0, 1)),
+    "select_negative": ((4, 6), (4,), lambda T, x, s: x.select_scatter(s, -1, -2)),
+    "diagonal": ((4, 6), (4,), lambda T, x, s: T.diagonal_scatter(x, s)),
+    "diagonal_offset": ((4, 6), (4,), lambda T, x, s: x.diagonal_scatter(s, 2)),
+    "diagonal_below": ((4, 6), (3,), lambda T, x, s: T.diagonal_scatter(x, s, -1)),
+    "diagonal_dims": ((4, 6), (4,), lambda T, x, s: T.diagonal_scatter(x, s, 0, 1, 0)),
+    "diagonal_3d": ((2, 3, 4), (2, 3), lambda T, x, s: T.diagonal_scatter(
+        x, s, 0, dim1=1, dim2=2)),
+}
+
+
+@pytest.mark.parametrize("key", cases(SCATTERS))
+@pytest.mark.parametrize("needs", ["both", "self", "src"])
+def test_scatters(key, needs):
+    """Values and torch's grad_fn names; first and second derivatives of both inputs."""
+    shape, src_shape, f = SCATTERS[key]
+
+    def program(T):
+        x, s = _leaf(T, shape), _leaf(T, src_shape, seed=1)
+        x.requires_grad_(needs != "src")
+        s.requires_grad_(needs != "self")
+        return _first_and_second(T, lambda x, s: f(T, x, s), x, s)
+
+    ok(program)
+
+
+def test_scatters_cast_src_and_keep_input():
+    """``src`` is cast to ``input``'s dtype; ``input`` itself is unchanged (not in place)."""
+    def program(T):
+        x = T.zeros(3, 4)
+        out = T.slice_scatter(x, T.ones(1, 4, dtype=T.float64), 0, 1, 2)
+        return out, x, x._version, T.select_scatter(x, T.ones(4, dtype=T.int64), 0, 2)
+
+    ok(program)
+
+
+SCATTER_ERRORS = {
+    "slice_size": lambda T: T.slice_scatter(T.zeros(4, 6), T.zeros(3, 6), 0, 1, 3),
+    "slice_size_negative": lambda T: T.slice_scatter(T.zeros(4, 6), T.zeros(2, 6), 0, -3),
+    "slice_step_zero": lambda T: T.slice_scatter(T.zeros(4, 6), T.zeros(2, 6), 0, 1, 5, 0),
+    "slice_step_negative": lambda T: T.slice_scatter(T.zeros(4, 6), T.zeros(2, 6), 0, 1, 5, -1),
+    "slice_dim": lambda T: T.slice_scatter(T.zeros(4, 6), T.zeros(2, 6), 3),
+    "select_size": lambda T: T.select_scatter(T.zeros(4, 6), T.zeros(5), 0, 1),
+    "select_index": lambda T: T.select_scatter(T.zeros(4, 6), T.zeros(6), 0, 9),
+    "diagonal_size": lambda T: T.diagonal_scatter(T.zeros(4, 6), T.zeros(3)),
+}
+
+
+@pytest.mark.parametrize("key", cases(SCATTER_ERRORS))
+def test_scatter_errors(key):
+    raises(SCATTER_ERRORS[key])
