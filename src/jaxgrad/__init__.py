@@ -95,6 +95,8 @@ from ._func.transforms import vmap as vmap
 from ._functions import catalog as _catalog
 from ._functions import foreach as _foreach
 from ._functions import methods as _methods
+from ._functions.asarray import asarray as asarray
+from ._functions.asarray import frombuffer as frombuffer
 from ._functions.creation import arange as arange
 from ._functions.creation import as_tensor as as_tensor
 from ._functions.creation import empty as empty

@@ -39,6 +39,7 @@ from .storage import UntypedStorage as UntypedStorage
 from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
 from ._functions.creation import arange as arange
 from ._functions.creation import as_tensor as as_tensor
+from ._functions.asarray import asarray as asarray
 from .amp.autocast_mode import autocast as autocast
 from .amp._switches import autocast_decrement_nesting as autocast_decrement_nesting
 from .amp._switches import autocast_increment_nesting as autocast_increment_nesting
@@ -67,6 +68,7 @@ from ._functions.creation import eye as eye
 from ._core.type_info import finfo as finfo
 from ._functions.creation import from_jax as from_jax
 from ._functions.creation import from_numpy as from_numpy
+from ._functions.asarray import frombuffer as frombuffer
 from ._functions.creation import full as full
 from ._functions.creation import full_like as full_like
 from .amp._switches import get_autocast_cpu_dtype as get_autocast_cpu_dtype

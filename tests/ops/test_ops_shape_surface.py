@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import cases, next_functions, ok, raises, same
+from differential import captured_warnings, cases, next_functions, ok, raises, same
 
 torch = pytest.importorskip("torch")
+import jaxgrad  # noqa: E402
 
 
 def _leaf(T, shape, dtype="float64", seed=0):
@@ -212,3 +213,154 @@ SCATTER_ERRORS = {
 @pytest.mark.parametrize("key", cases(SCATTER_ERRORS))
 def test_scatter_errors(key):
     raises(SCATTER_ERRORS[key])
+
+
+# --- asarray, frombuffer ---------------------------------------------------------------------------
+
+
+def _asarray_case(f):
+    """``f(T, t, u, nl)`` on a leaf requiring grad, one that does not and a non-leaf: the
+    result, whether it is one of them, and the three's flags afterwards (asarray may set a
+    leaf's requires_grad in place)."""
+    def program(T):
+        t = T.tensor([1.0, 2.0], requires_grad=True)
+        u = T.tensor([1.0, 2.0])
+        nl = t * 2
+        a = f(T, t, u, nl)
+        return (a, [a is t, a is u, a is nl], [t.requires_grad, u.requires_grad,
+                                                nl.requires_grad])
+    return program
+
+
+ASARRAY = {
+    "tensor": lambda T, t, u, nl: T.asarray(t),
+    "tensor_rg_false": lambda T, t, u, nl: T.asarray(t, requires_grad=False),
+    "tensor_rg_true": lambda T, t, u, nl: T.asarray(t, requires_grad=True),
+    "tensor_copy": lambda T, t, u, nl: T.asarray(t, copy=True),
+    "tensor_copy_rg_false": lambda T, t, u, nl: T.asarray(t, copy=True, requires_grad=False),
+    "tensor_dtype": lambda T, t, u, nl: T.asarray(t, dtype=T.float64),
+    "tensor_dtype_rg_false": lambda T, t, u, nl: T.asarray(t, dtype=T.float64,
+                                                           requires_grad=False),
+    "tensor_to_int": lambda T, t, u, nl: T.asarray(t, dtype=T.int64, requires_grad=False),
+    "tensor_same_dtype_no_copy": lambda T, t, u, nl: T.asarray(t, dtype=T.float32, copy=False),
+    "plain": lambda T, t, u, nl: T.asarray(u),
+    "plain_rg_true": lambda T, t, u, nl: T.asarray(u, requires_grad=True),
+    "plain_copy_rg_true": lambda T, t, u, nl: T.asarray(u, copy=True, requires_grad=True),
+    "plain_dtype_rg_true": lambda T, t, u, nl: T.asarray(u, dtype=T.float64,
+                                                         requires_grad=True),
+    "plain_no_copy": lambda T, t, u, nl: T.asarray(u, copy=False, device="cpu"),
+    "nonleaf": lambda T, t, u, nl: T.asarray(nl),
+    "nonleaf_rg_false": lambda T, t, u, nl: T.asarray(nl, requires_grad=False),
+    "nonleaf_copy": lambda T, t, u, nl: T.asarray(nl, copy=True),
+    "nonleaf_copy_rg_false": lambda T, t, u, nl: T.asarray(nl, copy=True, requires_grad=False),
+    "int_rg_true": lambda T, t, u, nl: T.asarray(u.long(), requires_grad=True),
+    "alias_dtype_error": lambda T, t, u, nl: T.asarray(t, dtype=T.float64, copy=False),
+    "list": lambda T, t, u, nl: T.asarray([1, 2.5]),
+    "nested_dtype": lambda T, t, u, nl: T.asarray([[1, 2]], dtype=T.int8),
+    "tuple_dtype": lambda T, t, u, nl: T.asarray((1, 2), dtype=T.float64),
+    "int": lambda T, t, u, nl: T.asarray(3),
+    "float_dtype": lambda T, t, u, nl: T.asarray(3.5, dtype=T.float64),
+    "bool": lambda T, t, u, nl: T.asarray(True),
+    "numpy_scalar": lambda T, t, u, nl: T.asarray(np.float64(2.5)),
+    "numpy_int": lambda T, t, u, nl: T.asarray(np.int64(3)),
+    "numpy_0d": lambda T, t, u, nl: T.asarray(np.array(3)),
+    "numpy_dtype": lambda T, t, u, nl: T.asarray(np.array([1.5]), dtype=T.float32),
+    "numpy_rg": lambda T, t, u, nl: T.asarray(np.array([1.5]), requires_grad=True),
+    "numpy_transposed": lambda T, t, u, nl: T.asarray(np.array([[1.5, 2.0]]).T),
+    "numpy_negative_strides": lambda T, t, u, nl: T.asarray(np.array([[1.5, 2.0]])[:, ::-1]),
+    "numpy_alias_error": lambda T, t, u, nl: T.asarray(np.array([1], dtype=np.int32),
+                                                       dtype=T.float32, copy=False),
+    "list_no_copy": lambda T, t, u, nl: T.asarray([1, 2], copy=False),
+    "scalar_no_copy": lambda T, t, u, nl: T.asarray(2, copy=False),
+    "list_of_0d_tensors": lambda T, t, u, nl: T.asarray([T.tensor(1.0), T.tensor(2)]),
+    "list_rg_int": lambda T, t, u, nl: T.asarray([1, 2], requires_grad=True),
+    "list_rg": lambda T, t, u, nl: T.asarray([1.0, 2], requires_grad=True),
+    "buffer": lambda T, t, u, nl: T.asarray(bytearray(b"\x01\x00\x00\x00")),
+    "buffer_dtype": lambda T, t, u, nl: T.asarray(bytearray(b"\x01\x02"), dtype=T.uint8),
+    "buffer_size": lambda T, t, u, nl: T.asarray(bytearray(b"\x01\x02")),
+    "keyword_obj": lambda T, t, u, nl: T.asarray(obj=[1]),
+}
+
+
+@pytest.mark.parametrize("key", cases(ASARRAY))
+def test_asarray(key):
+    same(_asarray_case(ASARRAY[key]))
+
+
+@pytest.mark.parametrize("key", ["tensor", "tensor_rg_false", "plain", "nonleaf", "tensor_copy"])
+def test_asarray_warning(key):
+    """torch warns (once a process; every time under set_warn_always) where requires_grad is
+    left unspecified and the tensor requires grad."""
+    program = _asarray_case(ASARRAY[key])
+    for lib in (torch, jaxgrad):
+        lib.set_warn_always(True)
+    try:
+        assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
+    finally:
+        for lib in (torch, jaxgrad):
+            lib.set_warn_always(False)
+
+
+def test_asarray_shares_memory():
+    """A tensor or numpy array is shared, not copied: writes through either side show."""
+    def program(T):
+        u = T.tensor([1.0, 2.0])
+        a = T.asarray(u)
+        a.add_(1)
+        n = np.array([1, 2], dtype=np.int32)
+        b = T.asarray(n)
+        n[0] = 9
+        b[1] = 7
+        c = T.asarray(n, copy=True)
+        n[1] = 5
+        return u, u._version, b, c, n.tolist()
+
+    ok(program)
+
+
+def _buffer_program(make, **kw):
+    def program(T):
+        data = make()
+        out = T.frombuffer(data, **kw) if "dtype" in kw else T.frombuffer(
+            data, dtype=T.int16, **kw)
+        return out
+    return program
+
+
+FROMBUFFER = {
+    "int16": (lambda: bytearray(b"\x01\x00\x02\x00"), {}),
+    "count_offset": (lambda: bytearray(b"\x01\x00\x02\x00"), {"count": 2, "offset": 1}),
+    "count_negative": (lambda: bytearray(b"\x01\x00\x02\x00"), {"count": -2}),
+    "count_zero": (lambda: bytearray(b"\x01\x00\x02\x00"), {"count": 0}),
+    "count_too_many": (lambda: bytearray(b"\x01\x00\x02\x00"), {"count": 5}),
+    "offset_end": (lambda: bytearray(b"\x01\x00\x02\x00"), {"offset": 4}),
+    "offset_negative": (lambda: bytearray(b"\x01\x00\x02\x00"), {"offset": -1}),
+    "odd_length": (lambda: bytearray(b"\x01\x00\x02"), {}),
+    "empty": (lambda: bytearray(), {}),
+    "memoryview": (lambda: memoryview(bytearray(b"\x05\x06\x07\x08")), {"count": 1}),
+    "array_module": (lambda: __import__("array").array("i", [1, 2, 3]), {"offset": 2,
+                                                                       "count": 3}),
+    "not_a_buffer": (lambda: [1, 2], {}),
+    "bytes": (lambda: b"\x01\x00", {}),
+}
+
+
+@pytest.mark.parametrize("key", cases(FROMBUFFER))
+def test_frombuffer(key):
+    make, kw = FROMBUFFER[key]
+    same(_buffer_program(make, **kw))
+
+
+def test_frombuffer_float_requires_grad():
+    ok(lambda T: T.frombuffer(bytearray(8), dtype=T.float32, requires_grad=True))
+
+
+def test_frombuffer_shares_memory():
+    def program(T):
+        data = bytearray(b"\x01\x02\x03")
+        t = T.frombuffer(data, dtype=T.uint8)
+        data[0] = 7
+        t[1] = 9
+        return t, bytes(data)
+
+    ok(program)
