@@ -37,6 +37,8 @@ from ._core.tensor import Size as Size
 from .storage import TypedStorage as TypedStorage
 from .storage import UntypedStorage as UntypedStorage
 from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
+from .nn._functional.aten_forms import alpha_dropout as alpha_dropout
+from .nn._functional.aten_forms import alpha_dropout_ as alpha_dropout_
 from ._functions.creation import arange as arange
 from ._functions.creation import as_tensor as as_tensor
 from ._functions.asarray import asarray as asarray
@@ -44,10 +46,15 @@ from .amp.autocast_mode import autocast as autocast
 from .amp._switches import autocast_decrement_nesting as autocast_decrement_nesting
 from .amp._switches import autocast_increment_nesting as autocast_increment_nesting
 from .nn.functional import avg_pool1d as avg_pool1d
+from ._functions.windows import bartlett_window as bartlett_window
+from .nn._functional.aten_forms import batch_norm as batch_norm
 from ._functions.random import bernoulli as bernoulli
 from .nn.functional import bilinear as bilinear
 from ._functions.random import binomial as binomial
+from ._functions.windows import blackman_window as blackman_window
 from ._functions.queries import broadcast_shapes as broadcast_shapes
+from .nn._functional.aten_forms import celu as celu
+from .nn._functional.aten_forms import celu_ as celu_
 from ._core.memory_format import channels_last as channels_last
 from ._core.memory_format import channels_last_3d as channels_last_3d
 from .amp._switches import clear_autocast_cache as clear_autocast_cache
@@ -60,11 +67,16 @@ from .nn.functional import conv_transpose1d as conv_transpose1d
 from .nn.functional import conv_transpose2d as conv_transpose2d
 from .nn.functional import cosine_similarity as cosine_similarity
 from ._core.device import device as device
+from .nn._functional.aten_forms import dropout as dropout
+from .nn._functional.aten_forms import dropout_ as dropout_
 from ._core.dtypes import dtype as dtype
+from .nn._functional.aten_forms import embedding as embedding
 from ._functions.creation import empty as empty
 from ._functions.creation import empty_like as empty_like
 from .autograd.grad_mode import enable_grad as enable_grad
 from ._functions.creation import eye as eye
+from .nn._functional.aten_forms import feature_alpha_dropout as feature_alpha_dropout
+from .nn._functional.aten_forms import feature_alpha_dropout_ as feature_alpha_dropout_
 from ._core.type_info import finfo as finfo
 from ._functions.creation import from_jax as from_jax
 from ._functions.creation import from_numpy as from_numpy
@@ -77,10 +89,14 @@ from .amp._switches import get_autocast_gpu_dtype as get_autocast_gpu_dtype
 from ._core.device import get_default_device as get_default_device
 from ._core.dtypes import get_default_dtype as get_default_dtype
 from ._functions.random import get_rng_state as get_rng_state
+from .nn._functional.aten_forms import group_norm as group_norm
+from ._functions.windows import hamming_window as hamming_window
+from ._functions.windows import hann_window as hann_window
 from .nn.functional import hardshrink as hardshrink
 from ._core.type_info import iinfo as iinfo
 from .autograd.grad_mode import inference_mode as inference_mode
 from ._functions.random import initial_seed as initial_seed
+from .nn._functional.aten_forms import instance_norm as instance_norm
 from ._core.anomaly import is_anomaly_check_nan_enabled as is_anomaly_check_nan_enabled
 from ._core.anomaly import is_anomaly_enabled as is_anomaly_enabled
 from .amp._switches import is_autocast_cache_enabled as is_autocast_cache_enabled
@@ -92,6 +108,8 @@ from ._core.tensor import is_tensor as is_tensor
 from ._core.warn_once import is_warn_always_enabled as is_warn_always_enabled
 from ._core.layout import jagged as jagged
 from ._func.jax_op import jax_op as jax_op
+from ._functions.windows import kaiser_window as kaiser_window
+from .nn._functional.aten_forms import layer_norm as layer_norm
 from ._core.layout import layout as layout
 from ._functions.creation import linspace as linspace
 from ._serialization.save_load import load as load
@@ -122,6 +140,8 @@ from ._functions.random import rrelu as rrelu
 from ._functions.random import rrelu_ as rrelu_
 from ._serialization.save_load import save as save
 from ._functions.random import seed as seed
+from .nn._functional.aten_forms import selu as selu
+from .nn._functional.aten_forms import selu_ as selu_
 from ._core.anomaly import set_anomaly_enabled as set_anomaly_enabled
 from .amp._switches import set_autocast_cache_enabled as set_autocast_cache_enabled
 from .amp._switches import set_autocast_cpu_dtype as set_autocast_cpu_dtype
@@ -143,8 +163,10 @@ from ._core.layout import sparse_csr as sparse_csr
 from ._core.layout import strided as strided
 from ._functions.creation import tensor as tensor
 from ._functions.linalg import tensordot as tensordot
+from .nn._functional.aten_forms import threshold as threshold
 from .nn.functional import threshold_ as threshold_
 from ._functions.linalg import tril_indices as tril_indices
+from .nn._functional.aten_forms import triplet_margin_loss as triplet_margin_loss
 from ._functions.linalg import triu_indices as triu_indices
 from ._functions.pointwise import typename as typename
 from ._func.transforms import vmap as vmap
@@ -270,6 +292,7 @@ def clip(input: Tensor, min: Tensor | builtins.complex | None = ..., max: Tensor
 def clip_(input: Tensor, min: Tensor | builtins.complex | None = ..., max: Tensor | builtins.complex | None = ...) -> Tensor: ...
 def clone(input: Tensor, *, memory_format: Any | None = ...) -> Tensor: ...
 def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = ...) -> Tensor: ...
+def combinations(input: Tensor, r: builtins.int = ..., with_replacement: builtins.bool = ...) -> Tensor: ...
 def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = ...) -> Tensor: ...
 def concat(tensors: Sequence[Tensor], dim: builtins.int = ..., *, out: Tensor | None = ...) -> Tensor: ...
 def concatenate(tensors: Sequence[Tensor], dim: builtins.int = ..., *, out: Tensor | None = ...) -> Tensor: ...

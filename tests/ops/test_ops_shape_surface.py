@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import captured_warnings, cases, next_functions, ok, raises, same
+from differential import captured_warnings, cases, next_functions, ok, raises, same, val
 
 torch = pytest.importorskip("torch")
 import jaxgrad  # noqa: E402
@@ -20,7 +20,7 @@ def _leaf(T, shape, dtype="float64", seed=0):
     return T.tensor(values, dtype=getattr(T, dtype), requires_grad=True)
 
 
-def _first_and_second(T, f, *leaves):
+def _first_and_second(T, f, *leaves, create_graph=True, values_only=False):
     """Outputs of ``f(*leaves)``, the weighted first derivatives (with a graph) and the
     derivatives of their weighted sum: torch's orders one and two."""
     outs = f(*leaves)
@@ -28,12 +28,18 @@ def _first_and_second(T, f, *leaves):
     total = sum(((o * (T.arange(float(o.numel()), dtype=o.dtype).reshape(o.shape) + 1)).sum()
                  for o in outs if o.requires_grad), T.zeros((), dtype=T.float64))
     needs = [x for x in leaves if x.requires_grad]
-    first = T.autograd.grad(total, needs, create_graph=True, allow_unused=True)
+    first = T.autograd.grad(total, needs, create_graph=create_graph, allow_unused=True)
+    if not create_graph:  # (torch's masked_select backward fills zeros in place: version 1)
+        return list(outs), [next_functions(o.grad_fn) for o in outs], [val(g) for g in first]
     used = [(g, x) for g, x in zip(first, needs) if g is not None and g.requires_grad]
     second = None
     if used:
         s = sum(((g * g).sum() for g, _ in used), T.zeros((), dtype=T.float64))
         second = T.autograd.grad(s, [x for _, x in used], allow_unused=True)
+    if values_only:  # the derivatives' values (their own graphs are nn.functional's)
+        return (list(outs), [next_functions(o.grad_fn) for o in outs],
+                [None if g is None else g.detach().clone() for g in first],
+                None if second is None else [g.detach().clone() for g in second])
     return list(outs), [next_functions(o.grad_fn) for o in outs], list(first), second
 
 
@@ -362,5 +368,165 @@ def test_frombuffer_shares_memory():
         data[0] = 7
         t[1] = 9
         return t, bytes(data)
+
+    ok(program)
+
+
+# --- window functions, combinations ------------------------------------------------------------
+
+WINDOWS = {
+    "hann": lambda T: [T.hann_window(n) for n in (0, 1, 2, 5, 8)],
+    "hann_symmetric": lambda T: T.hann_window(7, periodic=False),
+    "hann_float64_grad": lambda T: T.hann_window(6, dtype=T.float64, requires_grad=True),
+    "hamming": lambda T: [T.hamming_window(n) for n in (1, 2, 6)],
+    "hamming_coefficients": lambda T: T.hamming_window(5, False, 0.5, 0.4),
+    "hamming_float64": lambda T: T.hamming_window(9, True, alpha=0.6, beta=0.3,
+                                                  dtype=T.float64),
+    "bartlett": lambda T: [T.bartlett_window(n) for n in (1, 2, 5, 6)],
+    "bartlett_symmetric": lambda T: [T.bartlett_window(n, False, dtype=T.float64)
+                                     for n in (2, 5, 6)],
+    "blackman": lambda T: [T.blackman_window(n, dtype=T.float64) for n in (1, 2, 5, 6)],
+    "blackman_float32": lambda T: T.blackman_window(8, periodic=False),
+    "kaiser": lambda T: [T.kaiser_window(n) for n in (1, 2, 5, 6)],
+    "kaiser_beta": lambda T: T.kaiser_window(7, False, 3.0, dtype=T.float64),
+    "kaiser_grad": lambda T: T.kaiser_window(4, True, 5.0, requires_grad=True),
+    "negative": lambda T: T.hann_window(-1),
+    "negative_kaiser": lambda T: T.kaiser_window(-2),
+    "int_dtype": lambda T: T.hamming_window(4, dtype=T.int64),
+    "int_dtype_blackman": lambda T: T.blackman_window(4, dtype=T.int32),
+    "int_dtype_bartlett": lambda T: T.bartlett_window(4, dtype=T.uint8),
+}
+
+
+@pytest.mark.parametrize("key", cases(WINDOWS))
+def test_windows(key):
+    same(WINDOWS[key], rtol=1e-6)
+
+
+COMBINATIONS = {
+    "pairs": lambda T, x: T.combinations(x),
+    "triples": lambda T, x: T.combinations(x, 3),
+    "replacement": lambda T, x: T.combinations(x, 2, with_replacement=True),
+    "replacement_3": lambda T, x: T.combinations(x, r=3, with_replacement=True),
+    "one": lambda T, x: T.combinations(x, 1),
+    "more_than_n": lambda T, x: T.combinations(x[:2], 3),
+}
+
+
+@pytest.mark.parametrize("key", cases(COMBINATIONS))
+def test_combinations(key):
+    """Values, the graph (StackBackward0 over MaskedSelectBackward0s) and first derivatives
+    (the op is linear: no second order to compare)."""
+    ok(lambda T: _first_and_second(T, lambda x: COMBINATIONS[key](T, x), _leaf(T, (4,)),
+                                   create_graph=False))
+
+
+COMBINATION_VALUES = {
+    "zero": lambda T: T.combinations(T.arange(3.0), 0),
+    "int": lambda T: T.combinations(T.tensor([3, 1, 2]), 2),
+    "empty": lambda T: T.combinations(T.zeros(0), 2),
+    "empty_replacement": lambda T: T.combinations(T.zeros(0), 2, True),
+    "2d": lambda T: T.combinations(T.zeros(2, 2)),
+    "negative": lambda T: T.combinations(T.zeros(2), -1),
+}
+
+
+@pytest.mark.parametrize("key", cases(COMBINATION_VALUES))
+def test_combination_values(key):
+    same(COMBINATION_VALUES[key])
+
+
+# --- top-level forms of functional ops (torch's native signatures) ---------------------------------
+
+
+def _inputs(T, *shapes):
+    return [_leaf(T, shape, seed=i) for i, shape in enumerate(shapes)]
+
+
+TOPLEVEL = {
+    "dropout_eval": ((2, 3), lambda T, x: T.dropout(x, 0.5, False)),
+    "dropout_p0": ((2, 3), lambda T, x: T.dropout(x, 0.0, True)),
+    "alpha_dropout_eval": ((2, 3), lambda T, x: T.alpha_dropout(x, 0.5, False)),
+    "feature_alpha_dropout_eval": ((2, 3, 2), lambda T, x: T.feature_alpha_dropout(
+        x, 0.5, train=False)),
+    "selu": ((2, 3), lambda T, x: T.selu(x)),
+    "celu": ((2, 3), lambda T, x: T.celu(x, 0.5)),
+    "celu_default": ((2, 3), lambda T, x: T.celu(x)),
+    "threshold": ((2, 3), lambda T, x: T.threshold(x, 0.1, -2.0)),
+    "layer_norm": ((2, 3), lambda T, x: T.layer_norm(x, [3])),
+    "layer_norm_affine": ((2, 3), lambda T, x: T.layer_norm(
+        x, (3,), T.linspace(0.5, 1.5, 3, dtype=T.float64),
+        T.linspace(-1, 1, 3, dtype=T.float64), 1e-3, False)),
+    "group_norm": ((2, 4, 3), lambda T, x: T.group_norm(x, 2)),
+    "group_norm_affine": ((2, 4, 3), lambda T, x: T.group_norm(
+        x, 2, T.linspace(0.5, 1.5, 4, dtype=T.float64), T.ones(4, dtype=T.float64), 1e-4)),
+    "batch_norm_train": ((4, 3), lambda T, x: T.batch_norm(
+        x, None, None, None, None, True, 0.1, 1e-5, False)),
+    "batch_norm_affine": ((4, 3, 2), lambda T, x: T.batch_norm(
+        x, T.linspace(0.5, 1.5, 3, dtype=T.float64), T.ones(3, dtype=T.float64), None, None,
+        True, 0.1, 1e-5, True)),
+    "instance_norm": ((2, 3, 4), lambda T, x: T.instance_norm(
+        x, None, None, None, None, True, 0.1, 1e-5, False)),
+    "embedding": ((5, 2), lambda T, w: T.embedding(w, T.tensor([[0, 4], [4, 1]]))),
+    "embedding_padding": ((5, 2), lambda T, w: T.embedding(w, T.tensor([0, 4, 4, 1]), 4)),
+    "triplet_mean": ((3, 4), lambda T, a: T.triplet_margin_loss(a, a * 2, a.flip(0))),
+    "triplet_none": ((3, 4), lambda T, a: T.triplet_margin_loss(
+        a, a.roll(1, 1), a.flip(0), 0.5, 1, 1e-6, True, 0)),
+    "triplet_sum": ((3, 4), lambda T, a: T.triplet_margin_loss(
+        a, a + 1, a.flip(0), reduction=2)),
+    "triplet_mean_positional": ((3, 4), lambda T, a: T.triplet_margin_loss(
+        a, a * 2, a.flip(0), 1.0, 2, 1e-6, False, 1)),
+}
+
+
+def test_toplevel_batch_norm_eval():
+    """Evaluation mode: a linear map of the input (first derivatives only)."""
+    ok(lambda T: _first_and_second(T, lambda x: T.batch_norm(
+        x, None, None, T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64) * 2, False, 0.1,
+        1e-5, False), _leaf(T, (4, 3)), create_graph=False))
+
+
+@pytest.mark.parametrize("key", cases(TOPLEVEL))
+def test_toplevel_forms(key):
+    """Values, graphs, first and second derivatives as torch's top-level functions (the
+    graphs of the derivatives are nn.functional's, tested with it)."""
+    shape, f = TOPLEVEL[key]
+    ok(lambda T: _first_and_second(T, lambda x: f(T, x), _leaf(T, shape), values_only=True))
+
+
+def test_toplevel_eval_dropouts_return_input():
+    ok(lambda T: [T.dropout(x, 0.5, False) is x for x in [T.ones(2)]]
+       + [T.alpha_dropout(x, 0.3, False) is x for x in [T.ones(2)]])
+
+
+INPLACE_TOPLEVEL = {
+    "selu_": lambda T, x: T.selu_(x),
+    "celu_": lambda T, x: T.celu_(x, 2.0),
+    "dropout_": lambda T, x: T.dropout_(x, 0.0, True),
+    "alpha_dropout_": lambda T, x: T.alpha_dropout_(x, 0.5, False),
+    "feature_alpha_dropout_": lambda T, x: T.feature_alpha_dropout_(x, 0.5, False),
+}
+
+
+@pytest.mark.parametrize("key", cases(INPLACE_TOPLEVEL))
+def test_toplevel_inplace(key):
+    """The in-place forms return their input, modified, with its version bumped as torch's."""
+    def program(T):
+        leaf = _leaf(T, (2, 3))
+        x = leaf * 1
+        out = INPLACE_TOPLEVEL[key](T, x)
+        grads = T.autograd.grad((out * out).sum(), leaf)
+        return out is x, x, x._version, grads
+
+    ok(program)
+
+
+def test_toplevel_batch_norm_running_stats():
+    """Training updates the running statistics in place as torch's native batch_norm."""
+    def program(T):
+        x = _leaf(T, (4, 3)).detach()
+        mean, var = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+        out = T.batch_norm(x, None, None, mean, var, True, 0.3, 1e-5, False)
+        return out, mean, var
 
     ok(program)

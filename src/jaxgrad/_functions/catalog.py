@@ -31,12 +31,13 @@ from . import (
           sorting,
           special,
           splits,
+          windows,
 )
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, reductions, joins, comparison, scatter, indexing, sorting, linalg,
           linalg_dense, linalg_triangular,
           linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance,
-          queries, splits)
+          queries, splits, windows)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}
