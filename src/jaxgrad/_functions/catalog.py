@@ -26,18 +26,21 @@ from . import (
           linalg_triangular,
           pointwise,
           pointwise_bits,
+          queries,
           reductions,
           scatter,
           shapes,
           sorting,
           special,
+          splits,
           statistics,
+          windows,
 )
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
           sorting, linalg, linalg_dense, linalg_triangular,
           linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance,
-          statistics, integration)
+          statistics, integration, queries, splits, windows)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

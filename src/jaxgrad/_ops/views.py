@@ -423,3 +423,56 @@ VIEW_AS_REAL = Op("view_as_real", "ViewAsRealBackward0", _as_real,
                   grads={"self": lambda grad: _as_complex(grad)}, reinterprets="as_real")
 VIEW_AS_COMPLEX = Op("view_as_complex", "ViewAsComplexBackward0", _as_complex,
                      grads={"self": lambda grad: _as_real(grad)}, reinterprets="as_complex")
+
+
+# --- the scatters of views (slice_scatter, select_scatter, diagonal_scatter) and narrow_copy ----
+# Each writes ``src`` (cast to ``self``'s dtype) where the view would read; derivatives.yaml:
+# ``self`` gets ``grad`` with the view's part zeroed, ``src`` the view of ``grad``.
+
+def _slice_index(ndim, dim, start, stop, step):
+    index = [slice(None)] * ndim
+    index[dim] = slice(start, stop, step)
+    return tuple(index)
+
+
+def _select_index(ndim, dim, index):
+    where = [slice(None)] * ndim
+    where[dim] = index
+    return tuple(where)
+
+
+def _diagonal_scatter(x, src, offset, dim1, dim2):
+    size, row, col = _diagonal_extent(x.shape, offset, dim1, dim2)
+    moved = jnp.moveaxis(x, (dim1, dim2), (-2, -1))
+    steps = jnp.arange(size)
+    out = moved.at[..., steps + row, steps + col].set(src.astype(x.dtype))
+    return jnp.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+SLICE_SCATTER = Op(
+    "slice_scatter", "SliceScatterBackward0",
+    lambda x, src, dim, start, stop, step: x.at[_slice_index(x.ndim, dim, start, stop, step)].set(
+        src.astype(x.dtype)),
+    inputs=("self", "src"),
+    grads={"self": lambda grad, dim, start, stop, step: grad.at[
+               _slice_index(grad.ndim, dim, start, stop, step)].set(0),
+           "src": lambda grad, dim, start, stop, step: grad[
+               _slice_index(grad.ndim, dim, start, stop, step)]},
+    grad_nodes={"self": "SliceScatterBackward0", "src": "SliceBackward0"})
+SELECT_SCATTER = Op(
+    "select_scatter", "SelectScatterBackward0",
+    lambda x, src, dim, index: x.at[_select_index(x.ndim, dim, index)].set(src.astype(x.dtype)),
+    inputs=("self", "src"),
+    grads={"self": lambda grad, dim, index: grad.at[_select_index(grad.ndim, dim, index)].set(0),
+           "src": lambda grad, dim, index: grad[_select_index(grad.ndim, dim, index)]},
+    grad_nodes={"self": "SelectScatterBackward0", "src": "SelectBackward0"})
+DIAGONAL_SCATTER = Op(
+    "diagonal_scatter", "DiagonalScatterBackward0", _diagonal_scatter, inputs=("self", "src"),
+    grads={"self": lambda grad, offset, dim1, dim2: _diagonal_scatter(
+               grad, jnp.zeros((), grad.dtype), offset, dim1, dim2),
+           "src": lambda grad, offset, dim1, dim2: jnp.diagonal(grad, offset, dim1, dim2)},
+    grad_nodes={"self": "DiagonalScatterBackward0", "src": "DiagonalBackward0"})
+NARROW_COPY = Op("narrow_copy", "NarrowCopyBackward0",
+                 lambda x, dim, start, length: lax.slice_in_dim(x, start, start + length, 1, dim),
+                 grads={"self": lambda grad, self_shape, dim, start, length: _slice_grad(
+                     grad, self_shape, dim, start, start + length, 1)})
