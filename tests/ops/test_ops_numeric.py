@@ -765,7 +765,12 @@ def test_first_derivative(op, seed):
     gradcheck(f, _arrays(specs, seed), seed)
 
 
-@pytest.mark.parametrize("op", cases(FD))
+# torch has no second derivative here: its double backward raises (as jaxgrad's does, tested in
+# tests/autograd/test_create_graph_requires_grad.py)
+NO_SECOND_DERIVATIVE = {"nn_hardsigmoid"}  # (hardsigmoid_backward: a NotImplemented node)
+
+
+@pytest.mark.parametrize("op", cases([op for op in FD if op not in NO_SECOND_DERIVATIVE]))
 @FD_SETTINGS
 @given(seed=SEEDS)
 def test_second_derivative(op, seed):

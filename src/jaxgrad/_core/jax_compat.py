@@ -136,6 +136,7 @@ def how_inputs_are_read(closed_jaxpr) -> list[str]:
     comparison's bools or an index's integers. An equation with inner programs is one op.
 
     >>> import jax
+    >>> from jaxgrad._core.jax_compat import how_inputs_are_read
     >>> closed = jax.make_jaxpr(lambda g, x, y, z: (g * (x > 0), g * jax.numpy.sign(y) + 0 * z))(
     ...     1., 2., 3., 4.)
     >>> how_inputs_are_read(closed)
