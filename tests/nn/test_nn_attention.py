@@ -222,3 +222,81 @@ def test_multihead_attention_init():
 ])
 def test_multihead_attention_errors(call):
     raises(call)
+
+
+# --- MultiheadAttention's fast path (self-attention in eval mode without grad) --------------------
+
+FAST_KPM = np.array([[True, True, True], [False, False, True]])  # sequence 0: every key padded
+FAST_ROW = np.zeros((L, L), bool)
+FAST_ROW[1] = True  # query 1 sees no key
+FAST_FLOAT = RS.randn(L, L)
+MHA_FAST = {
+    "kpm_no_weights": ({"key_padding_mask": "kpm", "need_weights": False}, {}),
+    "kpm_weights": ({"key_padding_mask": "kpm"}, {}),
+    "per_head_weights": ({"attn_mask": "row", "average_attn_weights": False}, {}),
+    "attn_mask_no_weights": ({"attn_mask": "row", "need_weights": False}, {}),
+    "both_masks": ({"attn_mask": "row", "key_padding_mask": "kpm", "need_weights": False}, {}),
+    "causal_hint_ignored": ({"attn_mask": "row", "is_causal": True, "need_weights": False},
+                            {}),
+    "causal_hint_without_mask": ({"is_causal": True}, {}),
+    "no_masks": ({"need_weights": False}, {}),
+    # the ordinary path: a float mask, cross-attention, training, (L, N, E), no bias, bias_kv,
+    # grad recorded, the switch off
+    "float_mask": ({"attn_mask": "float", "need_weights": False}, {}),
+    "not_self_attention": ({"attn_mask": "row", "need_weights": False}, {"cross": True}),
+    "training": ({"attn_mask": "row", "need_weights": False}, {"train": True}),
+    "not_batch_first": ({"attn_mask": "row", "need_weights": False}, {"batch_first": False}),
+    "no_bias": ({"attn_mask": "row", "need_weights": False}, {"bias": False}),
+    "bias_kv": ({"attn_mask": "row", "need_weights": False}, {"add_bias_kv": True}),
+    "grad_enabled": ({"attn_mask": "row", "need_weights": False}, {"grad": True}),
+    "fastpath_disabled": ({"attn_mask": "row", "need_weights": False}, {"disabled": True}),
+}
+
+
+@pytest.mark.parametrize("key", list(MHA_FAST))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_multihead_attention_fast_path(key, dtype):
+    """torch's fused self-attention reads the masks as booleans, ignores the causal hint and
+    gives NaN for a query whose keys are all masked (the ordinary path gives zeros there)."""
+    call, build = MHA_FAST[key]
+    build = dict(build)
+    cross, train, grad, disabled = (build.pop(k, False) for k in ("cross", "train", "grad",
+                                                                   "disabled"))
+    rs = np.random.RandomState(6)
+    x = rs.randn(N, L, E)
+    masks = {"kpm": FAST_KPM, "row": FAST_ROW, "float": FAST_FLOAT}
+
+    def program(T):
+        m = T.nn.MultiheadAttention(E, HEADS, **{"batch_first": True, **build})
+        m = set_weights(T, m, dtype=dtype).train(train)
+        inp = T.tensor(x if build.get("batch_first", True) else x.transpose(1, 0, 2),
+                       dtype=getattr(T, dtype))
+        kv = inp.clone() if cross else inp
+        kwargs = {k: (T.tensor(masks[v]) if masks[v].dtype == bool else
+                      T.tensor(masks[v], dtype=getattr(T, dtype))) if isinstance(v, str) else v
+                  for k, v in call.items()}
+        T.backends.mha.set_fastpath_enabled(not disabled)
+        try:
+            with T.set_grad_enabled(grad):
+                return m(inp, kv, kv, **kwargs)
+        finally:
+            T.backends.mha.set_fastpath_enabled(True)
+
+    ok(program, rtol=2e-5 if dtype == "float32" else None)
+
+
+def test_merge_masks():
+    def program(T):
+        m = T.nn.MultiheadAttention(E, HEADS, batch_first=True)
+        q = T.ones(N, L, E)
+        attn, kpm, attn_3d = T.randn(L, L), T.zeros(N, L), T.randn(N * HEADS, L, L)
+        merged, kind = m.merge_masks(None, kpm, q)
+        found = [m.merge_masks(None, None, q), (merged is kpm, kind)]
+        merged, kind = m.merge_masks(attn, kpm, q)
+        found.append((merged.shape, kind, bool(T.equal(merged[1, 0], attn + kpm[1]))))
+        merged, kind = m.merge_masks(attn_3d, None, q)
+        found.append((merged.shape, kind,
+                      bool(T.equal(merged.reshape(N * HEADS, L, L), attn_3d))))
+        return found
+
+    ok(program)

@@ -49,7 +49,8 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.utils.data", "jaxgrad.func", "jaxgrad.distributed",
                      "jaxgrad.distributed.checkpoint", "jaxgrad.distributed.run",
                      "jaxgrad.nn.parallel", "jaxgrad.backends", "jaxgrad.backends.cudnn",
-                     "jaxgrad.backends.mkldnn", "jaxgrad.backends.mps", "jaxgrad.backends.cuda",
+                     "jaxgrad.backends.mha", "jaxgrad.backends.mkldnn", "jaxgrad.backends.mps",
+                     "jaxgrad.backends.cuda",
                      "jaxgrad.backends.opt_einsum", "jaxgrad.utils.benchmark", "jaxgrad.onnx",
                      "jaxgrad.distributions"]
 

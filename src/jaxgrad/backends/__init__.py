@@ -14,6 +14,7 @@ True
 
 from . import cuda as cuda
 from . import cudnn as cudnn
+from . import mha as mha
 from . import mkldnn as mkldnn
 from . import mps as mps
 from . import opt_einsum as opt_einsum

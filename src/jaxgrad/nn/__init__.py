@@ -121,6 +121,11 @@ from .modules import Softsign as Softsign
 from .modules import Tanh as Tanh
 from .modules import Tanhshrink as Tanhshrink
 from .modules import Threshold as Threshold
+from .modules import Transformer as Transformer
+from .modules import TransformerDecoder as TransformerDecoder
+from .modules import TransformerDecoderLayer as TransformerDecoderLayer
+from .modules import TransformerEncoder as TransformerEncoder
+from .modules import TransformerEncoderLayer as TransformerEncoderLayer
 from .modules import TripletMarginLoss as TripletMarginLoss
 from .modules import Unfold as Unfold
 from .modules import Upsample as Upsample

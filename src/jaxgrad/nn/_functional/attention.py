@@ -355,3 +355,31 @@ def multi_head_attention_forward(
     out = linear(out, out_proj_weight, out_proj_bias)
     out = _shapes.view(out, (tgt_len, bsz, out.shape[1]))
     return (out if batched else _shapes.squeeze(out, 1)), None
+
+
+def _native_self_attention(x: Tensor, num_heads: int, in_proj_weight: Tensor,
+                           in_proj_bias: Tensor | None, out_proj_weight: Tensor,
+                           out_proj_bias: Tensor | None, mask: Tensor | None,
+                           mask_type: int | None, need_weights: bool = False,
+                           average_attn_weights: bool = True) -> tuple[Tensor, Tensor | None]:
+    """torch's fused self-attention (``_native_multi_head_attention``), the eval-mode fast path
+    of MultiheadAttention and TransformerEncoderLayer, on (N, L, E) ``x``. What it changes for
+    a user: ``mask`` is read as boolean (any nonzero entry masks its key out: an (L, L) mask,
+    mask_type 1's (N, L) key padding mask or mask_type 2's (N, heads, L, L) one), and a query
+    whose keys are all masked gets NaN where the ordinary path's safe softmax gives zeros."""
+    n, length, embed = x.shape
+    head_dim = embed // num_heads
+    qkv = linear(x, in_proj_weight, in_proj_bias).view(n, length, 3, num_heads, head_dim)
+    q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+    scores = (q * (1.0 / math.sqrt(head_dim))).matmul(k.transpose(-2, -1))
+    if mask is not None:
+        masked = mask if mask.dtype.name == "bool" else mask.ne(0)
+        if mask_type == 1:
+            masked = masked.view(n, 1, 1, length)
+        scores = scores.masked_fill(masked, float("-inf"))
+    weights = softmax(scores, dim=-1)
+    out = weights.matmul(v).transpose(1, 2).reshape(n, length, embed)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    if not need_weights:
+        return out, None
+    return out, (weights.sum(1) / num_heads if average_attn_weights else weights)

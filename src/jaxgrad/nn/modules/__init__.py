@@ -115,4 +115,9 @@ from .rnn import RNNBase as RNNBase
 from .rnn import RNNCell as RNNCell
 from .rnn import RNNCellBase as RNNCellBase
 from .sparse import Embedding as Embedding
+from .transformer import Transformer as Transformer
+from .transformer import TransformerDecoder as TransformerDecoder
+from .transformer import TransformerDecoderLayer as TransformerDecoderLayer
+from .transformer import TransformerEncoder as TransformerEncoder
+from .transformer import TransformerEncoderLayer as TransformerEncoderLayer
 from .upsampling import Upsample as Upsample

@@ -9,9 +9,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..._core.grad_mode import is_grad_enabled
 from ..._core.tensor import Tensor
+from ..._engine import autocast as _autocast
 from ..._functions.creation import empty
+from ...backends import mha as _mha
 from .. import functional, init
+from .._functional.attention import _native_self_attention
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
@@ -430,13 +434,24 @@ class MultiheadAttention(Module):
                 attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         """The attention output and (with ``need_weights``) the attention weights, averaged
-        over the heads unless ``average_attn_weights=False``."""
+        over the heads unless ``average_attn_weights=False``. Self-attention in eval mode without
+        grad takes torch's fast path (see ``_fast_path_refusal``): boolean reading of the masks,
+        no causal hint, NaN for a query whose keys are all masked."""
         batched = query.ndim == 3
+        float_masks = (attn_mask is not None and attn_mask.is_floating_point()) or (
+            key_padding_mask is not None and key_padding_mask.is_floating_point())
         key_padding_mask = functional._canonical_mask(
             key_padding_mask, "key_padding_mask",
             None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
         attn_mask = functional._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
                                                check_other=False)
+        if not self._fast_path_refusal(query, key, value, float_masks) and (
+                self.in_proj_bias is not None and self.in_proj_weight is not None):
+            merged, mask_type = self.merge_masks(attn_mask, key_padding_mask, query)
+            return _native_self_attention(
+                query, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+                self.out_proj.weight, self.out_proj.bias, merged, mask_type, need_weights,
+                average_attn_weights)
         if self.batch_first and batched:
             if key is value:
                 if query is key:
@@ -458,6 +473,68 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+    def _fast_path_refusal(self, query: Tensor, key: Tensor, value: Tensor,
+                           float_masks: bool) -> str:
+        """Why torch's fused self-attention is not taken ("" when it is): it needs the switch
+        of ``jaxgrad.backends.mha`` on, batched (N, L, E) self-attention (one tensor as query,
+        key and value) in eval mode, packed projections of the input's dtype, an even number of
+        heads, no bias_k/bias_v/zero attention, boolean masks, no autocast, and no gradient to
+        record (grad mode off, or nothing requiring grad)."""
+        bias, weight = self.in_proj_bias, self.in_proj_weight
+        checks = (
+            (not _mha.get_fastpath_enabled(), "jaxgrad.backends.mha.get_fastpath_enabled() "
+                                              "was not True"),
+            (query.ndim != 3, "input not batched"),
+            (query is not key or key is not value, "non-self attention was used"),
+            (bias is not None and query.dtype != bias.dtype, "in_proj_bias dtype differs"),
+            (weight is None, "in_proj_weight was None"),
+            (weight is not None and query.dtype != weight.dtype, "in_proj_weight dtype differs"),
+            (self.training, "training is enabled"),
+            (self.num_heads % 2 != 0, "self.num_heads is not even"),
+            (not self.batch_first, "batch_first was not True"),
+            (self.bias_k is not None or self.bias_v is not None, "self.bias_k was not None"),
+            (self.add_zero_attn, "add_zero_attn was enabled"),
+            (not self._qkv_same_embed_dim, "_qkv_same_embed_dim was not True"),
+            (_autocast.is_enabled("cuda"), "autocast is enabled"),
+            (float_masks, "floating-point masks are not supported for fast path."))
+        for failed, reason in checks:
+            if failed:
+                return reason
+        tensors = (query, weight, bias, self.out_proj.weight, self.out_proj.bias)
+        if is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
+            return ("grad is enabled and at least one of query or the input/output projection "
+                    "weights or biases requires_grad")
+        return ""
+
+    def merge_masks(self, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                    query: Tensor) -> tuple[Tensor | None, int | None]:
+        """The fast path's one mask and its type: the (N, L) ``key_padding_mask`` alone (type
+        1), or the (L, L) or (N * heads, L, L) ``attn_mask`` as (N, heads, L, L), with the key
+        padding mask added when both are given (type 2); (None, None) without masks.
+
+        >>> import jaxgrad
+        >>> mha = jaxgrad.nn.MultiheadAttention(4, 2, batch_first=True)
+        >>> mask, kind = mha.merge_masks(jaxgrad.zeros(3, 3), jaxgrad.zeros(2, 3),
+        ...                              jaxgrad.ones(2, 3, 4))
+        >>> mask.shape, kind
+        (jaxgrad.Size([2, 2, 3, 3]), 2)
+        """
+        mask_type, merged = None, None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.ndim == 3:
+                merged = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                merged = attn_mask.view(1, 1, seq_len, seq_len).expand(
+                    batch_size, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged, mask_type
 
 
 class PReLU(Module):
