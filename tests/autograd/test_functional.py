@@ -344,9 +344,9 @@ def test_functional_namespace():
     ok(program)
 
 
-@bug("gradients summed from two paths by the engine keep version 0; torch accumulates in "
-     "place (version 1)")
 def test_double_backward_trick_result_version():
+    """Gradients summed from two create_graph formulas (one node per input, as torch's) are
+    accumulated in place: version 1, as torch's."""
     ok(lambda T: F(T).jvp(two_outputs, (plain(T, [0.5, -1.0]), plain(T, [2.0, 3.0])),
                           (plain(T, [1.0, 0.5]), plain(T, [-1.0, 2.0])))[1][0])
 
