@@ -755,6 +755,12 @@ def _bitwise(row: Any, input: Any, other: Any, inplace: bool = False) -> Tensor:
     if not isinstance(input, Tensor):  # the op is symmetric: torch's Scalar_Tensor overload
         require_tensors(other)
         input, other = other, input
+    return binary_tensor_or_number(row, input, other, inplace)
+
+
+def binary_tensor_or_number(row: Any, input: Tensor, other: Any, inplace: bool = False) -> Tensor:
+    """``row`` of ``input`` and ``other`` (a number taken as a tensor), with torch's broadcast
+    checks, in place when asked."""
     other = number_or_tensor(other)
     if inplace:
         check_inplace_broadcast(input, other)

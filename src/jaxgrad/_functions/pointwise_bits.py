@@ -10,11 +10,11 @@ from typing import Any
 from .._core import dtypes as _dtypes
 from .._core import return_types
 from .._core.tensor import Tensor
-from .._engine.dispatch import apply, apply_inplace
+from .._engine.dispatch import apply
 from .._ops import elementwise_bits as B
-from .arguments import check_broadcast, check_inplace_broadcast, number_or_tensor, require_tensors
+from .arguments import number_or_tensor, require_tensors
 from .opgen import declare, generate
-from .pointwise import _scalar_or_tensor, pow, pow_, tensor_like
+from .pointwise import _scalar_or_tensor, binary_tensor_or_number, pow, pow_, tensor_like
 from .shapes import to_dtype
 
 globals().update(generate(B))
@@ -130,12 +130,7 @@ def _shift(row: Any, input: Any, other: Any, inplace: bool = False) -> Tensor:
     if not isinstance(input, Tensor):  # torch's Scalar_Tensor overload
         require_tensors(other)
         return apply(row, tensor_like(number_or_tensor(input), other), other)
-    other = number_or_tensor(other)
-    if inplace:
-        check_inplace_broadcast(input, other)
-        return apply_inplace(row, input, other)
-    check_broadcast(input, other)
-    return apply(row, input, other)
+    return binary_tensor_or_number(row, input, other, inplace)
 
 
 @declare('bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
