@@ -1322,7 +1322,11 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
 
 
 def _detached(value: Any) -> Any:
-    return value._value if isinstance(value, Tensor) else value
+    """``value`` cut from the graph: its array, or for a ``__torch_dispatch__`` subclass (which
+    holds no array of its own) its ``detach()``, so the formula still dispatches to it."""
+    if not isinstance(value, Tensor):
+        return value
+    return value.detach() if dispatches_in_python(value) else value._value
 
 
 def _not_differentiable_op(forward: Callable, aten_name: str, name: str) -> Op:
