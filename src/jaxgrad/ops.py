@@ -1,6 +1,14 @@
 """``jaxgrad.ops``: torch.ops' op namespaces as far as programs reach them: ``profiler``'s
 legacy range ops (``_record_function_enter_new``, ``_record_function_exit``), which
-``record_function`` is written with in torch and which traced programs call directly.
+``record_function`` is written with in torch and which traced programs call directly; and
+``aten``, whose overloads (``jaxgrad.ops.aten.mm.default``) are what a ``TorchDispatchMode``
+or a selective-checkpoint policy compares ``func`` with, and run jaxgrad's function of that
+name when called (with autograd, as torch's do from Python). Any overload name of an op is
+accepted: jaxgrad keeps no list of torch's overloads.
+
+>>> import jaxgrad
+>>> jaxgrad.ops.aten.mm.default(jaxgrad.eye(2), jaxgrad.ones(2, 1)).tolist()
+[[1.0], [1.0]]
 
 >>> import jaxgrad
 >>> handle = jaxgrad.ops.profiler._record_function_enter_new("step", None)
@@ -14,9 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._core.tensor import Tensor
+from ._engine.dispatch import OpOverload
 from ._engine.profiling import record_function_enter, record_function_exit
+from ._functions.catalog import FUNCTIONS
+from .nn import functional as nn_functional
 
-__all__ = ["profiler"]
+__all__ = ["aten", "profiler"]
 
 
 class OpOverloadPacket:
@@ -66,3 +78,46 @@ profiler = _OpNamespace("profiler", {
                                               record_function_exit,
                                               ("default", "_RecordFunction")),
 })
+
+
+class _AtenPacket:
+    """An aten op (``jaxgrad.ops.aten.mm``): its overloads as attributes, each an
+    :class:`OpOverload` running jaxgrad's function of the op's name."""
+
+    def __init__(self, name: str, fn: Callable[..., Any]) -> None:
+        self.__name__, self._fn = name, fn
+        self._qualified_op_name = f"aten::{name}"
+
+    def __getattr__(self, overload: str) -> OpOverload:
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        return OpOverload(self.__name__, self._fn, overload, below_autograd=False)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"aten.{self.__name__}"
+
+
+class _AtenNamespace:
+    """``jaxgrad.ops.aten``: an op for each jaxgrad function or Tensor method (an in-place
+    name, ``add_``, is the method)."""
+
+    name = __name__ = "aten"
+
+    def __getattr__(self, op_name: str) -> _AtenPacket:
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        fn = FUNCTIONS.get(op_name) or getattr(nn_functional, op_name, None)
+        if not callable(fn) or isinstance(fn, type):
+            fn = getattr(Tensor, op_name, None)
+        if not callable(fn) or isinstance(fn, type):
+            raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{op_name}'")
+        return _AtenPacket(op_name, fn)
+
+    def __repr__(self) -> str:
+        return "<module 'jaxgrad.ops.aten' from 'jaxgrad.ops'>"
+
+
+aten = _AtenNamespace()

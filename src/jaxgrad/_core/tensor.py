@@ -927,8 +927,22 @@ class Tensor:
 _pytree.register(Tensor)
 
 
-PYTHON_DISPATCH = [0]  # how many Tensor subclasses define __torch_dispatch__
+PYTHON_DISPATCH = [0]  # Tensor subclasses defining __torch_dispatch__ + dispatch modes pushed
 SUBCLASS_ROUTE: list = [None]  # the engine's dispatch_function, for methods defined here
+DISPATCH_MODES: list = []  # the pushed TorchDispatchModes, innermost last
+
+
+def push_dispatch_mode(mode: Any) -> None:
+    """Push a ``TorchDispatchMode``: every op runs through it until it is popped."""
+    DISPATCH_MODES.append(mode)
+    PYTHON_DISPATCH[0] += 1
+
+
+def pop_dispatch_mode() -> Any:
+    """Pop the innermost ``TorchDispatchMode``."""
+    mode = DISPATCH_MODES.pop()
+    PYTHON_DISPATCH[0] -= 1
+    return mode
 
 
 def dispatches_in_python(t: Any) -> bool:

@@ -27,7 +27,15 @@ from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_n
 from .._core.jax_compat import how_inputs_are_read, torch_vjp
 from .._core.jax_setup import SCOPE, jit, x64_scope
 from .._core.storage import Layout, Storage, lens_of, reinterpret
-from .._core.tensor import PYTHON_DISPATCH, SUBCLASS_ROUTE, Tensor, dispatches_in_python
+from .._core.tensor import (
+    DISPATCH_MODES,
+    PYTHON_DISPATCH,
+    SUBCLASS_ROUTE,
+    Tensor,
+    dispatches_in_python,
+    pop_dispatch_mode,
+    push_dispatch_mode,
+)
 from .._core.transform_stack import captures, check_not_captured, in_forward_mode
 from .._core.transform_stack import stack as transform_stack
 from .._core.typename import type_name
@@ -372,25 +380,72 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
 
 
 class OpOverload:
-    """What ``__torch_dispatch__`` receives as ``func``: one op, callable on tensors below
-    autograd (it records nothing), named ``<jaxgrad op>.default`` in the ``aten`` style."""
+    """What ``__torch_dispatch__`` receives as ``func``: one op overload (``aten.mul.Tensor``,
+    ``aten.sin.default``), callable on tensors. Given to a dispatch it runs below autograd
+    (records nothing); from ``jaxgrad.ops.aten`` it is the public function. Equal (and hashed)
+    by name, as torch's overloads are singletons: ``func == jaxgrad.ops.aten.mm.default``."""
 
     __module__ = "torch._ops.aten"
 
-    def __init__(self, name: str, run: Callable) -> None:
-        self.__name__, self._run = f"{name}.default", run
+    def __init__(self, name: str, run: Callable, overload: str = "default",
+                 below_autograd: bool = True) -> None:
+        self._opname, self._overloadname = name, overload
+        self.__name__, self._run, self._below_autograd = f"{name}.{overload}", run, below_autograd
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._below_autograd:
+            return self._run(*args, **kwargs)
         with no_grad():
             return self._run(*args, **kwargs)
+
+    def name(self) -> str:
+        """torch's qualified name: ``aten::mm``, ``aten::add.Tensor``."""
+        tail = "" if self._overloadname == "default" else f".{self._overloadname}"
+        return f"aten::{self._opname}{tail}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OpOverload) and other.__name__ == self.__name__
+
+    def __hash__(self) -> int:
+        return hash(self.__name__)
 
     def __repr__(self) -> str:
         return f"aten.{self.__name__}"
 
 
+def _op_overload(op: Op, run: Callable) -> OpOverload:
+    """``op`` as a dispatch sees it: its schema's name and overload (``mul.Tensor``)."""
+    overload = op.schema.overload if op.schema is not None else ""
+    return OpOverload(op.name, run, overload or "default")
+
+
+def _inplace_overload(op: Op, run: Callable) -> OpOverload:
+    name, _, overload = _aten_inplace_name(op).removeprefix("aten::").partition(".")
+    return OpOverload(name, run, overload or "default")
+
+
+class _ModeDispatch:
+    """The innermost ``TorchDispatchMode`` as a dispatcher: it runs with itself popped, so the
+    ops it calls go to the modes below it, then to subclasses and the kernels (torch's rule)."""
+
+    __slots__ = ("mode",)
+
+    def __init__(self, mode: Any) -> None:
+        self.mode = mode
+
+    def __torch_dispatch__(self, func: OpOverload, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        mode = pop_dispatch_mode()
+        try:
+            return mode.__torch_dispatch__(func, types, args, kwargs or {})
+        finally:
+            push_dispatch_mode(mode)
+
+
 def dispatch_function(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
-    """``fn(*args, **kwargs)``, or, when an argument is a ``__torch_dispatch__`` subclass, what
-    its ``__torch_dispatch__`` makes of it (for functions that are not op rows: factories)."""
+    """``fn(*args, **kwargs)``, or, when a dispatch mode is on or an argument is a
+    ``__torch_dispatch__`` subclass, what its ``__torch_dispatch__`` makes of it (for functions
+    that are not op rows: factories)."""
     cls = _dispatching_subclass(args)
     if cls is None:
         return fn(*args, **kwargs)
@@ -419,7 +474,11 @@ def _subclass_types(args: tuple) -> tuple:
     return tuple({type(a) for a in args if isinstance(a, Tensor) and type(a) is not Tensor})
 
 
-def _dispatching_subclass(args: tuple) -> type | None:
+def _dispatching_subclass(args: tuple) -> Any:
+    """What computes an op on ``args`` in Python: the innermost dispatch mode, else the class of
+    a ``__torch_dispatch__`` subclass among them, else None."""
+    if DISPATCH_MODES:
+        return _ModeDispatch(DISPATCH_MODES[-1])
     for a in args:
         if dispatches_in_python(a):
             return type(a)
@@ -437,7 +496,7 @@ def _apply_subclass(cls: type, op: Op, args: tuple, aux: tuple, static: dict,
     if run is None:
         def run(*a: Any, **kw: Any) -> Any:
             return _apply(op, a, aux, {**static, **kw})
-    out = cls.__torch_dispatch__(OpOverload(op.name, run), _subclass_types(args), args, static)
+    out = cls.__torch_dispatch__(_op_overload(op, run), _subclass_types(args), args, static)
     multi = isinstance(out, tuple)
     results = list(out) if multi else [out]
     if _records(op, args):
@@ -746,8 +805,14 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     Its value is computed when first needed (``Tensor._lazy``: by the op's own kernel, or inside
     the XLA program of the op that consumes it), not now; the node is recorded now, as torch
     records it."""
-    if PYTHON_DISPATCH[0] and _dispatching_subclass((self,)) is not None:
-        return _apply_subclass(type(self), op, (self,), (), static, lambda t, **kw: apply_view(
+    dispatcher = _dispatching_subclass((self,)) if PYTHON_DISPATCH[0] else None
+    if isinstance(dispatcher, _ModeDispatch) and not dispatches_in_python(self):
+        # (a mode sees the view op; the view, its version counter and node are made as always)
+        func = OpOverload(op.name, lambda t, **kw: apply_view(op, geometry, t, **{**static, **kw}),
+                          below_autograd=False)
+        return dispatcher.__torch_dispatch__(func, (), (self,), static)
+    if dispatcher is not None:
+        return _apply_subclass(dispatcher, op, (self,), (), static, lambda t, **kw: apply_view(
             op, geometry, t, **{**static, **kw}))
     layout = geometry(self._geometry(), **static)
     replay = (op, geometry, static) if (_state.view_replay or op.reinterprets
@@ -1030,7 +1095,7 @@ def _apply_inplace_subclass(cls: type, op: Op, self: Tensor, others: tuple, aux:
         t._vc.value = version
         return out
 
-    cls.__torch_dispatch__(OpOverload(_aten_inplace_name(op), write),
+    cls.__torch_dispatch__(_inplace_overload(op, write),
                            _subclass_types((self, *others)), (self, *others), static)
     self._vc.value += 1
     if record:

@@ -19,9 +19,9 @@ Inside a JAX trace (``jaxgrad.compile``) the recomputation's inputs pass through
 ``jax.lax.optimization_barrier``, so that XLA does not merge the recomputation back into the
 forward (``jax.checkpoint``'s ``prevent_cse``).
 
-Selective activation checkpointing (``CheckpointPolicy``, ``create_selective_checkpoint_contexts``)
-is not provided: it intercepts every aten op through a ``TorchDispatchMode``, which jaxgrad has
-no counterpart of.
+Selective activation checkpointing (``create_selective_checkpoint_contexts``, as torch's): a
+``TorchDispatchMode`` in the forward caches the outputs of the ops a policy saves, and one in the
+recomputation hands them back instead of running those ops again.
 
 >>> import jaxgrad
 >>> from jaxgrad.utils.checkpoint import checkpoint
@@ -38,6 +38,7 @@ no counterpart of.
 from __future__ import annotations
 
 import contextlib
+import enum
 import threading
 import uuid
 import warnings
@@ -54,6 +55,7 @@ from .._core.grad_mode import enable_grad, is_grad_enabled
 from .._core.graph import SavedTensor, current_graph_task_id
 from .._core.tensor import Tensor
 from .._engine import autocast as _autocast
+from .._engine.dispatch import OpOverload
 from .._engine.engine import backward as _run_backward
 from .._engine.engine import is_checkpoint_valid
 from .._functions import random as random_state
@@ -62,6 +64,9 @@ from ..amp import autocast
 from ..autograd.graph import saved_tensors_hooks
 from ..autograd.profiler import profile
 from ..nn import Sequential
+from ..ops import aten
+from ._python_dispatch import TorchDispatchMode
+from ._pytree import tree_map
 
 __all__ = [
     "checkpoint",
@@ -74,6 +79,10 @@ __all__ = [
     "set_checkpoint_early_stop",
     "set_checkpoint_debug_enabled",
     "GraphExecGroup",
+    "CheckpointPolicy",
+    "SelectiveCheckpointContext",
+    "create_selective_checkpoint_contexts",
+    "SAC_IGNORED_OPS",
 ]
 
 USE_REENTRANT_MESSAGE = (
@@ -744,6 +753,173 @@ def _debug_context_and_error_cb() -> tuple[Callable, Callable]:
         return forward_log.recording(), recompute_log.recording()
 
     return context_fn, unpack_error_cb
+
+
+# --- selective activation checkpointing ---------------------------------------------------------
+
+class CheckpointPolicy(enum.Enum):
+    """Whether an op's output in a checkpointed region is saved (``{MUST,PREFER}_SAVE``) or
+    recomputed in backward (``{MUST,PREFER}_RECOMPUTE``). ``*_CPU_OFFLOAD`` is for compilers:
+    in eager mode, as in torch's, such an output is recomputed."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+# (torch's eager SAC saves these two; the offload policies are recomputed outside torch.compile)
+_SAVED_POLICIES = (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE)
+
+
+class SelectiveCheckpointContext:
+    """What a policy function receives first: ``is_recompute`` (always False: the policy runs
+    in the forward only) and the op's output."""
+
+    def __init__(self, *, is_recompute: bool, op_output: Any = None) -> None:
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+SAC_IGNORED_OPS = {aten.detach.default}  # (autograd's own detaches differ between the passes)
+
+_RECOMPUTE = object()
+_CONSUMED = object()
+_SAC_MISMATCH_MSG = ("This can happen if the operations in the checkpointed region are "
+                     "nondeterministic or depend on global state that changed between "
+                     "forward and backward.")
+
+
+class _VersionWrapper:
+    """A cached output and its version when cached: reading it back checks it was not
+    modified since (unless allowed)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.version = value._version if isinstance(value, Tensor) else None
+
+    def get_val(self, allow_cache_entry_mutation: bool) -> Any:
+        if (self.version is not None and not allow_cache_entry_mutation
+                and self.value._version != self.version):
+            raise RuntimeError(
+                "Tensor cached during selective activation checkpoint has been mutated")
+        return self.value
+
+
+def _detached(value: Any) -> Any:
+    return value.detach() if isinstance(value, Tensor) else value
+
+
+class _CachingTorchDispatchMode(TorchDispatchMode):
+    """The forward's mode: runs each op, asks the policy, and caches (detached) the outputs of
+    the ops to save, per op in call order."""
+
+    def __init__(self, policy_fn: Callable, storage: dict) -> None:
+        super().__init__()
+        self.policy_fn, self.storage = policy_fn, storage
+        self.func_counter: dict[Any, int] = defaultdict(int)
+
+    def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        if func in SAC_IGNORED_OPS:
+            return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        index = self.func_counter[func]
+        self.func_counter[func] += 1
+        policy = self.policy_fn(SelectiveCheckpointContext(is_recompute=False, op_output=out),
+                                func, *args, **kwargs)
+        if isinstance(policy, bool):
+            policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
+        if policy in _SAVED_POLICIES:
+            self.storage[func][index] = tree_map(lambda v: _VersionWrapper(_detached(v)), out)
+        else:
+            self.storage[func][index] = _RECOMPUTE
+        return out
+
+
+class _CachedTorchDispatchMode(TorchDispatchMode):
+    """The recomputation's mode: an op whose output was cached gives it back (once); the others
+    run again."""
+
+    def __init__(self, policy_fn: Callable | None, storage: dict,
+                 allow_cache_entry_mutation: bool = False) -> None:
+        super().__init__()
+        self.storage, self.allow_cache_entry_mutation = storage, allow_cache_entry_mutation
+        self.func_counter: dict[Any, int] = defaultdict(int)
+
+    def __enter__(self) -> _CachedTorchDispatchMode:
+        self.func_counter.clear()  # (a second backward then reports the consumed entries)
+        return super().__enter__()
+
+    def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        if func in SAC_IGNORED_OPS:
+            return func(*args, **kwargs)
+        index = self.func_counter[func]
+        self.func_counter[func] += 1
+        entries = self.storage.get(func)
+        if entries is None:
+            raise RuntimeError(f"{func} encountered during backward but not found in storage. "
+                               f"{_SAC_MISMATCH_MSG}")
+        entry = entries.get(index)
+        if entry is None:
+            raise RuntimeError(f"{func} invocation index {index} encountered during backward "
+                               f"but not found in storage. {_SAC_MISMATCH_MSG}")
+        if entry is _CONSUMED:
+            raise RuntimeError(
+                "Trying to backward an extra time. You are only allowed to backward once on any "
+                "region computed under selective activation checkpoint.")
+        if entry is _RECOMPUTE:
+            return func(*args, **kwargs)
+        entries[index] = _CONSUMED
+        return tree_map(lambda v: v.get_val(self.allow_cache_entry_mutation), entry)
+
+
+def create_selective_checkpoint_contexts(
+        policy_fn_or_list: Callable | list,
+        allow_cache_entry_mutation: bool = False) -> tuple[ContextManager, ContextManager]:
+    """The two contexts (forward, recomputation) of selective activation checkpointing, for
+    ``checkpoint(..., use_reentrant=False, context_fn=partial(this, policy))``: the outputs of
+    the ops the policy saves are kept from the forward, the others recomputed in backward.
+
+    ``policy_fn_or_list``: a function ``(ctx, op, *args, **kwargs) -> CheckpointPolicy`` (or a
+    bool: True saves), or a list of op overloads to save (``jaxgrad.ops.aten.mm.default``).
+
+    >>> import functools, jaxgrad
+    >>> from jaxgrad.utils.checkpoint import checkpoint, create_selective_checkpoint_contexts
+    >>> x = jaxgrad.ones(3, 3, requires_grad=True)
+    >>> context_fn = functools.partial(create_selective_checkpoint_contexts,
+    ...                                [jaxgrad.ops.aten.mm.default])
+    >>> y = checkpoint(lambda a: (a @ a).sin(), x, use_reentrant=False, context_fn=context_fn)
+    >>> y.sum().backward(); x.grad[0]
+    tensor([-5.9400, -5.9400, -5.9400])
+    """
+    if isinstance(policy_fn_or_list, list):
+        for op in policy_fn_or_list:
+            if not isinstance(op, OpOverload):
+                hint = ("Please update the OpOverloadPacket to a specific OpOverload.For "
+                        "example, if you have `torch.ops.aten.mm`, change it to "
+                        "`torch.ops.aten.mm.default`." if hasattr(op, "_qualified_op_name")
+                        else "")
+                raise ValueError(f"Expected op in `op_list` to be an OpOverload but got: {op} "
+                                 f"of type {type(op)}. {hint}")
+        ops_to_save = list(policy_fn_or_list)
+
+        def policy_fn(ctx: SelectiveCheckpointContext, op: Any, *args: Any,
+                      **kwargs: Any) -> CheckpointPolicy:
+            return (CheckpointPolicy.MUST_SAVE if op in ops_to_save
+                    else CheckpointPolicy.PREFER_RECOMPUTE)
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    storage: dict = defaultdict(dict)
+    return (_CachingTorchDispatchMode(policy_fn, storage),
+            _CachedTorchDispatchMode(None, storage, allow_cache_entry_mutation))
 
 
 # --- the non-reentrant checkpoint call ---------------------------------------------------------
