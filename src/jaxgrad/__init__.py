@@ -110,6 +110,7 @@ from ._functions.creation import linspace as linspace
 from ._functions.creation import logspace as logspace
 from ._functions.creation import ones as ones
 from ._functions.creation import ones_like as ones_like
+from ._functions.creation import scalar_tensor as scalar_tensor
 from ._functions.creation import tensor as tensor
 from ._functions.creation import zeros as zeros
 from ._functions.creation import zeros_like as zeros_like

@@ -114,3 +114,25 @@ def broadcast_shapes(*shapes: Any) -> Size:
                     f"Mismatching argument at index {index} had {shape}; but expected shape "
                     f"should be broadcastable to {common}")
     return Size(common)
+
+
+@declare('is_signed(Tensor self) -> bool')
+def is_signed(input: Tensor) -> bool:
+    """Whether ``input``'s dtype holds negative numbers (not bool nor uint8).
+
+    >>> import jaxgrad
+    >>> jaxgrad.is_signed(jaxgrad.tensor([1], dtype=jaxgrad.uint8)), jaxgrad.ones(1).is_signed()
+    (False, True)
+    """
+    return input.dtype.is_signed
+
+
+@declare('numel(Tensor self) -> int', variants='function')
+def numel(input: Tensor) -> int:
+    """How many elements ``input`` has.
+
+    >>> import jaxgrad
+    >>> jaxgrad.numel(jaxgrad.ones(2, 3))
+    6
+    """
+    return input.numel()
