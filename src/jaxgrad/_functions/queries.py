@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core.storage import TypedStorage, UntypedStorage
 from .._core.tensor import Size, Tensor
 from .._core.typename import type_name
 from .opgen import declare
@@ -136,3 +137,25 @@ def numel(input: Tensor) -> int:
     6
     """
     return input.numel()
+
+
+@declare('get_device(Tensor self) -> int', variants='function')
+def get_device(input: Tensor) -> int:
+    """The index of the device ``input`` is on; -1 on the CPU.
+
+    >>> import jaxgrad
+    >>> jaxgrad.get_device(jaxgrad.ones(1))
+    -1
+    """
+    return input.get_device()
+
+
+def is_storage(obj: Any) -> bool:
+    """Whether ``obj`` is a storage (typed or untyped).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.ones(1)
+    >>> jaxgrad.is_storage(t.untyped_storage()), jaxgrad.is_storage(t)
+    (True, False)
+    """
+    return isinstance(obj, (TypedStorage, UntypedStorage))
