@@ -234,4 +234,4 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
     if tuple(probe.shape) != tuple(src.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(probe.shape)}")
-    return apply(V.AS_STRIDED_SCATTER, input, src, layout_out=probe._geometry())
+    return apply(V.AS_STRIDED_SCATTER_OP, input, src, layout_out=probe._geometry())

@@ -20,8 +20,9 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, as_subclass
-from .._engine.dispatch import apply
+from .._engine.dispatch import apply, apply_view
 from .._ops import nn as N
+from .._ops import views as V
 from . import shapes
 
 
@@ -48,7 +49,7 @@ def _as_subclass(self: Tensor, cls: type) -> Tensor:
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
                         "Tensor is not possible. Make sure your class inherits from Tensor.")
-    return as_subclass(self, cls)
+    return as_subclass(apply_view(V.ALIAS, V.alias_geometry, self), cls)  # (AliasBackward0)
 
 
 def _python_map(self: Tensor, name: str, fn: Callable, *others: Tensor) -> Tensor:
@@ -62,7 +63,7 @@ def _python_map(self: Tensor, name: str, fn: Callable, *others: Tensor) -> Tenso
         if not isinstance(other, Tensor):
             raise TypeError(f"{name}(): argument 'tensor' must be Tensor, not "
                             f"{type(other).__name__}")
-        values.append(np.broadcast_to(np.asarray(other.detach()._value), values[0].shape))
+        values.append(np.asarray(shapes.expand(other.detach(), tuple(self.shape))._value))
     kind = {"b": bool, "c": complex, "f": float}.get(values[0].dtype.kind, int)
     flat = [kind(fn(*(v.item() for v in items))) for items in zip(*(v.reshape(-1)
                                                                     for v in values))]

@@ -37,3 +37,35 @@ def _histc(input, low, high, bins):
 
 
 HISTC = Op("histc", None, _histc, inputs=("self",), aux=("low", "high"))
+
+
+def _histogram(input, weight, edges, density):
+    """torch's histogram over ``edges`` (increasing): element x falls in the bin whose left edge
+    is the last one <= x, the last edge in the last bin; elements outside (and NaNs) are not
+    counted; ``density`` divides by the total and the bin widths."""
+    x = input.reshape(-1)
+    e = edges.astype(x.dtype)
+    bins = e.shape[0] - 1
+    inside = (x >= e[0]) & (x <= e[-1])
+    pos = jnp.clip(jnp.searchsorted(e, x, side="right") - 1, 0, bins - 1)
+    ones = inside.astype(x.dtype)
+    w = ones if weight is None else jnp.where(inside, weight.reshape(-1).astype(x.dtype), 0)
+    hist = jnp.zeros(bins, x.dtype).at[pos].add(w)
+    if density:
+        hist = hist / (hist.sum() * jnp.diff(e))
+    return hist, e
+
+
+def _histogram_not_implemented(grads):
+    raise RuntimeError("derivative for aten::histogram is not implemented")
+
+
+# torch records its NotImplemented node on both outputs where an input requires grad
+HISTOGRAM = Op("histogram", "NotImplemented",
+               lambda input, edges, density: _histogram(input, None, edges, density),
+               inputs=("self",), aux=("edges",), outputs=("hist", "bin_edges"),
+               grads={"self": _histogram_not_implemented})
+HISTOGRAM_WEIGHT = Op("histogram", "NotImplemented", _histogram, inputs=("self", "weight"),
+                      aux=("edges",), outputs=("hist", "bin_edges"),
+                      grads={"self": _histogram_not_implemented,
+                             "weight": _histogram_not_implemented})

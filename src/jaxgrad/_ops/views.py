@@ -229,6 +229,16 @@ AS_STRIDED_SCATTER = Op(
         "src": lambda grad, layout_out: _gather_layout(grad, layout_out),
     })
 
+# the public op: derivatives.yaml's as_strided_scatter_backward gives ``self`` the gradient *at*
+# the scattered positions (zeros elsewhere), as torch computes it
+AS_STRIDED_SCATTER_OP = Op(
+    "as_strided_scatter", "AsStridedScatterBackward0", AS_STRIDED_SCATTER.forward,
+    inputs=("self", "src"),
+    grads={"self": lambda grad, layout_out: jnp.zeros_like(grad).reshape(-1).at[
+        _flat_index(layout_out).reshape(-1)].set(_gather_layout(grad, layout_out).reshape(-1))
+        .reshape(grad.shape),
+        "src": AS_STRIDED_SCATTER.grads["src"]})
+
 
 # --- diagonal: a view whose last dim walks the (dim1, dim2) diagonal ------------------------------
 
