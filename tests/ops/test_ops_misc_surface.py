@@ -133,6 +133,40 @@ def test_histogram():
         raises(bad)
 
 
+# --- gradient (a composite: its graph is torch's slices, arithmetic and cat) --------------------
+
+GRADIENT_CASES = [{}, {"spacing": 2.0}, {"spacing": [1.0, 3.0]}, {"dim": 1},
+                  {"dim": -1, "spacing": 2}, {"dim": [0, 1], "spacing": 0.5}, {"edge_order": 2},
+                  {"edge_order": 2, "spacing": [2.0, 0.5]}, {"coordinates": 1},
+                  {"coordinates": 2}, {"coordinates": 1, "dim": 1}]
+
+
+def test_gradient_values_graphs_and_derivatives():
+    def program(T):
+        results = []
+        for kw in GRADIENT_CASES:
+            kw = dict(kw)
+            x = T.tensor([[float(i * i + j) / 7 for j in range(5)] for i in range(4)],
+                         dtype=T.float64, requires_grad=True)
+            coords = [T.tensor([0.0, 1.0, 3.0, 4.5], dtype=T.float64),
+                      T.tensor([0.0, 0.5, 1.0, 3.0, 4.0], dtype=T.float64)]
+            if "coordinates" in kw:
+                kw["edge_order"] = kw.pop("coordinates")
+                kw["spacing"] = coords[1:] if "dim" in kw else coords
+            out = T.gradient(x, **kw)
+            results.append((out, [next_functions(o.grad_fn) for o in out], _grads(T, out, x)))
+        ints = T.gradient(T.tensor([1, 4, 9, 16]))
+        return results, ints
+
+    ok(program)
+    for kw in ({"edge_order": 3}, {"spacing": [1.0]}, {"dim": [0, 0]},
+               {"dim": [0], "spacing": [1.0, 2.0]}, {"dim": 5}):
+        raises(lambda T, kw=kw: T.gradient(T.ones(3, 4), **kw))
+    raises(lambda T: T.gradient(T.tensor([1, 2], dtype=T.uint8)))
+    raises(lambda T: T.gradient(T.ones(2, 1)))
+    raises(lambda T: T.gradient(T.ones(3), spacing=[T.ones(3, 1)]))
+
+
 # --- the *_copy ops -------------------------------------------------------------------------
 
 COPIES = {
