@@ -355,3 +355,20 @@ def test_flush_denormal_is_refused_by_jaxgrad():
     """XLA decides denormal handling: jaxgrad reports that it cannot switch it (torch can)."""
     assert jaxgrad.set_flush_denormal(True) is False
     assert isinstance(attempt(lambda: jaxgrad.set_flush_denormal(1)), Raised)
+
+
+def test_deprecated_non_inplace_resize():
+    def program(T):
+        x = T.arange(6.0, dtype=T.float64).reshape(2, 3).requires_grad_()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = x.resize(3, 2)
+            q = x.t().resize(6)
+            s = x.resize_as(T.ones(1, 6))
+        weights = T.arange(6.0, dtype=T.float64).reshape(3, 2)
+        g = T.autograd.grad((r * weights).sum() + (q * q).sum() + s.sum(), x)
+        return (r, q, s, r._base is x, next_functions(r.grad_fn), g[0].clone(),
+                [(str(w.message), w.filename == __file__) for w in caught],
+                attempt(lambda: x.resize(4)), T.arange(4).resize(2, 2))
+
+    ok(program)

@@ -1,7 +1,8 @@
 """Tensor methods and properties that compute little or nothing on the device: ``nbytes``,
 ``itemsize``, ``byte``/``char``/``chalf``, ``get_device``, ``new_empty_strided``,
 ``as_subclass``, the CPU Python-callable maps ``apply_``/``map_``/``map2_``, ``pin_memory``/
-``is_pinned``, ``is_set_to``, ``dim_order`` and the method forms of ``hardshrink``/``prelu``.
+``is_pinned``, ``is_set_to``, ``dim_order``, the deprecated ``resize``/``resize_as`` and the
+method forms of ``hardshrink``/``prelu``.
 :data:`SURFACE` is attached with the other hand-written methods (``methods``).
 
 >>> import jaxgrad
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +22,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, as_subclass
+from .._core.warn_once import warn_at_user_line
 from .._engine.dispatch import apply, apply_view
 from .._ops import nn as N
 from .._ops import views as V
@@ -93,6 +96,29 @@ def _dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple[int, ...]
     return order
 
 
+def _resize(self: Tensor, *sizes: int) -> Tensor:
+    """torch's deprecated non-inplace resize: a copy of ``self`` with the same elements in the
+    shape ``sizes`` (ResizeBackward)."""
+    warn_at_user_line("non-inplace resize is deprecated")
+    return _resized(self, tuple(sizes))
+
+
+def _resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    warn_at_user_line("non-inplace resize_as is deprecated")
+    return _resized(self, tuple(tensor.shape))
+
+
+def _resized(self: Tensor, sizes: tuple) -> Tensor:
+    numel = math.prod(sizes)
+    if self.numel() != numel:
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but "
+            f"the given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} "
+            "elements). autograd's resize can only change the shape of a given tensor, while "
+            "preserving the number of elements. ")
+    return apply(V.RESIZE, self, shape=sizes)
+
+
 def _prelu(self: Tensor, weight: Tensor) -> Tensor:
     if self.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
@@ -135,4 +161,6 @@ SURFACE: dict[str, Any] = {
     "dim_order": _dim_order,
     "hardshrink": lambda self, lambd=0.5: apply(N.HARDSHRINK, self, aux=(lambd,)),
     "prelu": _prelu,
+    "resize": _resize,
+    "resize_as": _resize_as,
 }

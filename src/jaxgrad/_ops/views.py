@@ -544,3 +544,6 @@ DETACH_COPY = Op("detach_copy", "NotImplemented", lambda x: x,
 ALIAS_COPY = Op("alias_copy", "AliasBackward0_copy", lambda x: x, grads={"self": identity_grad})
 VIEW_AS_REAL_COPY = Op("view_as_real_copy", "ViewAsRealBackward0_copy", VIEW_AS_REAL.forward,
                        grads=VIEW_AS_REAL.grads)
+# Tensor.resize/resize_as (deprecated): torch's Python Function ``Resize``, a reshaping copy
+RESIZE = Op("resize", "ResizeBackward", lambda x, shape: x.reshape(shape),
+            grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
