@@ -133,6 +133,27 @@ def test_histogram():
         raises(bad)
 
 
+def test_histogramdd():
+    def program(T):
+        x = T.tensor([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]])
+        r = T.histogramdd(x.clone().requires_grad_(), 2)
+        return (T.histogramdd(x, bins=[3, 3], weight=T.tensor([1.0, 2.0, 4.0, 8.0])),
+                T.histogramdd(x, bins=2, range=[0.0, 1.0, 0.0, 2.0], density=True),
+                T.histogramdd(x, bins=[T.tensor([0.0, 1, 2]), T.tensor([0.0, 2])]),
+                T.histogramdd(T.tensor([[[1.0, 2.0], [3.0, 4.0]]]), bins=2),
+                T.histogramdd(T.linspace(0, 1, 30).reshape(10, 3), bins=[2, 3, 4], density=True),
+                type(r.hist.grad_fn).__name__, type(r.bin_edges[0].grad_fn).__name__)
+
+    ok(program)
+    for bad in (lambda T: T.histogramdd(T.ones(4, 2), bins=[2]),
+                lambda T: T.histogramdd(T.ones(4, 2), bins=2, range=[0.0, 1.0]),
+                lambda T: T.histogramdd(T.ones(4, 2), bins=[2, 0]),
+                lambda T: T.histogramdd(T.ones(4, 2).long(), 2),
+                lambda T: T.histogramdd(T.ones(4, 2), 2, weight=T.ones(3)),
+                lambda T: T.histogramdd(T.ones(3), 2)):
+        raises(bad)
+
+
 # --- gradient (a composite: its graph is torch's slices, arithmetic and cat) --------------------
 
 GRADIENT_CASES = [{}, {"spacing": 2.0}, {"spacing": [1.0, 3.0]}, {"dim": 1},

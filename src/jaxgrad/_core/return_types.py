@@ -184,6 +184,8 @@ triangular_solve = _named("triangular_solve", ("solution", "cloned_coefficient")
                           "cloned_coefficient)``.")
 histogram = _named("histogram", ("hist", "bin_edges"),
                    "The result of ``histogram(input, bins)``: ``(hist, bin_edges)``.")
+histogramdd = _named("histogramdd", ("hist", "bin_edges"),
+                     "The result of ``histogramdd(input, bins)``: ``(hist, bin_edges)``.")
 frexp = _named("frexp", ("mantissa", "exponent"),
                "The result of ``frexp(input)``: ``(mantissa, exponent)``.")
 linalg_eigh = _named("linalg_eigh", ("eigenvalues", "eigenvectors"),

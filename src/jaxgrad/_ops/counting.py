@@ -69,3 +69,42 @@ HISTOGRAM_WEIGHT = Op("histogram", "NotImplemented", _histogram, inputs=("self",
                       aux=("edges",), outputs=("hist", "bin_edges"),
                       grads={"self": _histogram_not_implemented,
                              "weight": _histogram_not_implemented})
+
+
+def _histogramdd(input, weight, edges, counts, density):
+    """histogram of the rows of ``input`` (N, D) over the D edge lists (concatenated in
+    ``edges``, ``counts[d] + 1`` each): the D-dimensional bin of each row, as ``_histogram``
+    bins each coordinate; a row outside any dim's edges is not counted."""
+    x = input.reshape(-1, len(counts))
+    e = edges.astype(x.dtype)
+    per_dim, flat, inside, start = [], jnp.zeros(x.shape[0], jnp.int32), True, 0
+    for d, bins in enumerate(counts):
+        ed = e[start:start + bins + 1]
+        start += bins + 1
+        per_dim.append(ed)
+        col = x[:, d]
+        inside = inside & (col >= ed[0]) & (col <= ed[-1])
+        flat = flat * bins + jnp.clip(jnp.searchsorted(ed, col, side="right") - 1, 0, bins - 1)
+    w = inside.astype(x.dtype) if weight is None else jnp.where(
+        inside, weight.reshape(-1).astype(x.dtype), 0)
+    size = 1
+    for bins in counts:
+        size *= bins
+    hist = jnp.zeros(size, x.dtype).at[flat].add(w).reshape(counts)
+    if density:
+        volume = 1
+        for d, ed in enumerate(per_dim):
+            shape = [1] * len(counts)
+            shape[d] = -1
+            volume = volume * jnp.diff(ed).reshape(shape)
+        hist = hist / (hist.sum() * volume)
+    return (hist, *per_dim)
+
+
+HISTOGRAMDD = Op("histogramdd", "NotImplemented",
+                 lambda input, edges, counts, density: _histogramdd(input, None, edges, counts,
+                                                                    density),
+                 inputs=("self",), aux=("edges",), grads={"self": _histogram_not_implemented})
+HISTOGRAMDD_WEIGHT = Op("histogramdd", "NotImplemented", _histogramdd, inputs=("self", "weight"),
+                        aux=("edges",), grads={"self": _histogram_not_implemented,
+                                               "weight": _histogram_not_implemented})
