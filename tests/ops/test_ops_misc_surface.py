@@ -212,6 +212,8 @@ COPIES = {
     "view": lambda T, x: T.view_copy(x, (6, 4)),
 }
 
+SECOND_ORDER = {"expand", "split", "unfold"}
+
 
 def test_copies_are_fresh_tensors_with_the_view_nodes_and_grads():
     def program(T):
@@ -220,11 +222,13 @@ def test_copies_are_fresh_tensors_with_the_view_nodes_and_grads():
             x = T.arange(24.0, dtype=T.float64).reshape(2, 3, 4).requires_grad_()
             out = f(T, x)
             outs = out if isinstance(out, tuple) else (out,)
+            # one backward formula serves every copy: second derivatives for a few of them
+            grads = _grads(T, out, x) if name in SECOND_ORDER else T.autograd.grad(
+                sum((o * o).sum() for o in outs), x)[0].clone()
             results[name] = (type(out).__name__, [
                 (o, o._is_view(), o.is_contiguous(), next_functions(o.grad_fn)) for o in outs],
-                _grads(T, out, x))
-            ints = f(T, T.arange(24).reshape(2, 3, 4))  # any dtype, no history
-            results[name + "_int"] = ints
+                grads)
+        results["ints"] = T.transpose_copy(T.arange(24).reshape(2, 3, 4), 0, 2)  # no history
         return results
 
     ok(program)
