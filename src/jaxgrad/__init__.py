@@ -80,6 +80,27 @@ from ._core.memory_format import channels_last_3d as channels_last_3d
 from ._core.memory_format import contiguous_format as contiguous_format
 from ._core.memory_format import memory_format as memory_format
 from ._core.memory_format import preserve_format as preserve_format
+from ._core.process_settings import (
+    are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
+)
+from ._core.process_settings import compiled_with_cxx11_abi as compiled_with_cxx11_abi
+from ._core.process_settings import get_deterministic_debug_mode as get_deterministic_debug_mode
+from ._core.process_settings import get_float32_matmul_precision as get_float32_matmul_precision
+from ._core.process_settings import get_num_interop_threads as get_num_interop_threads
+from ._core.process_settings import get_num_threads as get_num_threads
+from ._core.process_settings import has_lapack as has_lapack
+from ._core.process_settings import has_mkl as has_mkl
+from ._core.process_settings import has_openmp as has_openmp
+from ._core.process_settings import has_spectral as has_spectral
+from ._core.process_settings import (
+    is_deterministic_algorithms_warn_only_enabled as is_deterministic_algorithms_warn_only_enabled,
+)
+from ._core.process_settings import set_deterministic_debug_mode as set_deterministic_debug_mode
+from ._core.process_settings import set_float32_matmul_precision as set_float32_matmul_precision
+from ._core.process_settings import set_flush_denormal as set_flush_denormal
+from ._core.process_settings import set_num_interop_threads as set_num_interop_threads
+from ._core.process_settings import set_num_threads as set_num_threads
+from ._core.process_settings import use_deterministic_algorithms as use_deterministic_algorithms
 from ._core.storage import TypedStorage as TypedStorage
 from ._core.storage import UntypedStorage as UntypedStorage
 from ._core.tensor import Size as Size
@@ -110,6 +131,7 @@ from ._functions.creation import linspace as linspace
 from ._functions.creation import logspace as logspace
 from ._functions.creation import ones as ones
 from ._functions.creation import ones_like as ones_like
+from ._functions.creation import scalar_tensor as scalar_tensor
 from ._functions.creation import tensor as tensor
 from ._functions.creation import zeros as zeros
 from ._functions.creation import zeros_like as zeros_like
@@ -119,6 +141,7 @@ from ._functions.linalg import tril_indices as tril_indices
 from ._functions.linalg import triu_indices as triu_indices
 from ._functions.pointwise import typename as typename
 from ._functions.queries import broadcast_shapes as broadcast_shapes
+from ._functions.queries import is_storage as is_storage
 from ._functions.random import Generator as Generator
 from ._functions.random import bernoulli as bernoulli
 from ._functions.random import binomial as binomial

@@ -57,7 +57,8 @@ def _return_type(decl: Declared) -> str:
         return "Any"
     if returns.startswith("Tensor") and returns.endswith("[]"):
         return "tuple[Tensor, ...]"
-    return {"bool": "bool"}.get(returns, "Tensor" if returns.startswith("Tensor") else "Any")
+    return {"bool": "bool", "int": "int"}.get(returns,
+                                             "Tensor" if returns.startswith("Tensor") else "Any")
 
 
 def _signature_text(fn: Any, decl: Declared | None, method: bool) -> str:
@@ -141,6 +142,8 @@ def init_stub() -> str:
             dtypes.append(f"{name}: dtype")
         elif obj is None or isinstance(obj, float):  # inf, nan, pi, e, newaxis
             dtypes.append(f"{name}: {'None' if obj is None else 'float'}")
+        elif isinstance(obj, bool):  # has_lapack, has_mkl... (``bool`` is jaxgrad's dtype)
+            dtypes.append(f"{name}: builtins.bool")
         else:
             lines.append(_import_line(name, obj))
     lines += ["", "__version__: str", *dtypes, *legacy, "", *functions, ""]
@@ -153,7 +156,7 @@ def _import_line(name: str, obj: Any) -> str:
     candidates = [c for c in candidates if c != "jaxgrad"]  # classes shown at their public path
     candidates += [f"jaxgrad._core.{m}" for m in ("tensor", "dtypes", "device", "grad_mode",
                                                   "caches", "tensor_str", "memory_format", "layout",
-                                                  "type_info")]
+                                                  "type_info", "process_settings")]
     candidates += sorted(m for m in sys.modules if m.startswith("jaxgrad._functions."))
     for module_name in candidates:
         module = sys.modules.get(module_name or "")

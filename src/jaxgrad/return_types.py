@@ -9,6 +9,8 @@ from ._core.return_types import aminmax as aminmax
 from ._core.return_types import cummax as cummax
 from ._core.return_types import cummin as cummin
 from ._core.return_types import frexp as frexp
+from ._core.return_types import histogram as histogram
+from ._core.return_types import histogramdd as histogramdd
 from ._core.return_types import kthvalue as kthvalue
 from ._core.return_types import linalg_cholesky_ex as linalg_cholesky_ex
 from ._core.return_types import linalg_eig as linalg_eig

@@ -182,6 +182,10 @@ def _named(name: str, fields: tuple[str, ...], doc: str) -> type:
 triangular_solve = _named("triangular_solve", ("solution", "cloned_coefficient"),
                           "The result of ``triangular_solve(B, A)``: ``(solution, "
                           "cloned_coefficient)``.")
+histogram = _named("histogram", ("hist", "bin_edges"),
+                   "The result of ``histogram(input, bins)``: ``(hist, bin_edges)``.")
+histogramdd = _named("histogramdd", ("hist", "bin_edges"),
+                     "The result of ``histogramdd(input, bins)``: ``(hist, bin_edges)``.")
 frexp = _named("frexp", ("mantissa", "exponent"),
                "The result of ``frexp(input)``: ``(mantissa, exponent)``.")
 linalg_eigh = _named("linalg_eigh", ("eigenvalues", "eigenvectors"),

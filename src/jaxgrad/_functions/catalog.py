@@ -14,6 +14,7 @@ from collections.abc import Callable
 from . import (
           comparison,
           complex_numbers,
+          copies,
           distance,
           einsum,
           indexing,
@@ -40,7 +41,7 @@ from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
           sorting, linalg, linalg_dense, linalg_triangular,
-          linalg_decomp, linalg_lu, einsum, complex_numbers, special, distance,
+          linalg_decomp, linalg_lu, einsum, complex_numbers, copies, special, distance,
           statistics, integration, queries, splits, windows)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

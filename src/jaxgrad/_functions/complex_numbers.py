@@ -12,6 +12,8 @@ are in ``_ops/elementwise.py``.
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor
 from .._engine.dispatch import apply, apply_inplace, apply_view
@@ -261,3 +263,17 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
     """
     _real_floating("polar", abs, angle)
     return apply(E.POLAR, abs, angle)
+
+
+@declare('isreal(Tensor self) -> Tensor')
+def isreal(input: Tensor) -> Tensor:
+    """Whether each element is real: everywhere for a real dtype, where the imaginary part is 0
+    for a complex one (a bool tensor, no history).
+
+    >>> import jaxgrad
+    >>> jaxgrad.isreal(jaxgrad.tensor([1 + 0j, 1j]))
+    tensor([ True, False])
+    """
+    if not input.is_complex():
+        return Tensor._make(jnp.ones(tuple(input.shape), jnp.bool_))
+    return imag(input) == 0

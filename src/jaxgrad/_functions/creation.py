@@ -385,6 +385,22 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     return _finish(jnp.full(_shape((size,)), fill_value, d.np), device, requires_grad)
 
 
+@composite("aten::scalar_tensor")
+def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  pin_memory: bool | None = None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding the number ``s``, of the default dtype unless ``dtype`` is given.
+
+    >>> import jaxgrad
+    >>> jaxgrad.scalar_tensor(3), jaxgrad.scalar_tensor(3, dtype=jaxgrad.int64)
+    (tensor(3.), tensor(3))
+    """
+    check_strided(layout)
+    if isinstance(s, Tensor):
+        s = s.item()
+    d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    return _finish(jnp.full((), s, d.np), device, requires_grad)
+
+
 @composite("aten::eye")
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         layout: Any = None, requires_grad: bool = False) -> Tensor:

@@ -132,6 +132,22 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return Tensor._make(jnp.asarray(np.stack(idx, axis=1), jnp.int64))
 
 
+@declare('nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor')
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """:func:`nonzero` with a fixed number of rows, ``size``: the first ``size`` indices, then
+    rows of ``fill_value``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nonzero_static(jaxgrad.tensor([0.0, 3.0]), size=2)
+    tensor([[ 1],
+            [-1]])
+    """
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    rows = jnp.argwhere(input._value, size=size, fill_value=fill_value)
+    return Tensor._make(rows.astype(jnp.int64).reshape(size, input.ndim))
+
+
 def _is_int_index(i: Any) -> bool:
     if isinstance(i, bool):
         return False

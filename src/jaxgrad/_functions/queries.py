@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core.storage import TypedStorage, UntypedStorage
 from .._core.tensor import Size, Tensor
 from .._core.typename import type_name
 from .opgen import declare
@@ -114,3 +115,47 @@ def broadcast_shapes(*shapes: Any) -> Size:
                     f"Mismatching argument at index {index} had {shape}; but expected shape "
                     f"should be broadcastable to {common}")
     return Size(common)
+
+
+@declare('is_signed(Tensor self) -> bool')
+def is_signed(input: Tensor) -> bool:
+    """Whether ``input``'s dtype holds negative numbers (not bool nor uint8).
+
+    >>> import jaxgrad
+    >>> jaxgrad.is_signed(jaxgrad.tensor([1], dtype=jaxgrad.uint8)), jaxgrad.ones(1).is_signed()
+    (False, True)
+    """
+    return input.dtype.is_signed
+
+
+@declare('numel(Tensor self) -> int', variants='function')
+def numel(input: Tensor) -> int:
+    """How many elements ``input`` has.
+
+    >>> import jaxgrad
+    >>> jaxgrad.numel(jaxgrad.ones(2, 3))
+    6
+    """
+    return input.numel()
+
+
+@declare('get_device(Tensor self) -> int', variants='function')
+def get_device(input: Tensor) -> int:
+    """The index of the device ``input`` is on; -1 on the CPU.
+
+    >>> import jaxgrad
+    >>> jaxgrad.get_device(jaxgrad.ones(1))
+    -1
+    """
+    return input.get_device()
+
+
+def is_storage(obj: Any) -> bool:
+    """Whether ``obj`` is a storage (typed or untyped).
+
+    >>> import jaxgrad
+    >>> t = jaxgrad.ones(1)
+    >>> jaxgrad.is_storage(t.untyped_storage()), jaxgrad.is_storage(t)
+    (True, False)
+    """
+    return isinstance(obj, (TypedStorage, UntypedStorage))

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes as _dtypes
+from .._core import return_types
 from .._core.tensor import Tensor, _wrap_dim
 from .._engine.dispatch import apply
 from .._ops import counting as C
 from .arguments import require_tensors
-from .creation import full_like, tensor
+from .creation import full_like, linspace, tensor
 from .opgen import declare
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -207,3 +209,120 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     if low > high:
         raise RuntimeError("torch.histc: max must be larger than min")
     return apply(C.HISTC, input, aux=(low, high), bins=int(bins))
+
+
+@declare('histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None,'
+         ' bool density=False) -> (Tensor hist, Tensor bin_edges)', variants='function method')
+def histogram(input: Tensor, bins: Any = 100, *, range: Any = None,
+              weight: Tensor | None = None, density: bool = False) -> Any:
+    """``(hist, bin_edges)``: ``bins`` equal bins over ``range`` (the data's by default), or
+    the bins between the edges of a 1-d tensor ``bins``; ``weight`` sums weights instead of
+    counting, ``density`` normalises to a probability density. Not differentiable.
+
+    >>> import jaxgrad
+    >>> jaxgrad.histogram(jaxgrad.tensor([1.0, 2.0, 1.0]), bins=3, range=(0.0, 3.0)).hist
+    tensor([0., 2., 1.])
+    """
+    require_tensors(input)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{_dtypes.scalar_type_name(input.dtype)}'")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"{[input.numel(), 1]} and weight with shape {list(weight.shape)}")
+    if isinstance(bins, Tensor):
+        if bins.ndim != 1:
+            raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but "
+                               f"got {bins.ndim} dimensions in the bins tensor for dimension 0")
+        if bins.dtype is not input.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                f"but got input with dtype {_dtypes.scalar_type_name(input.dtype).lower()} and "
+                f"bins for dimension 0 with dtype "
+                f"{_dtypes.scalar_type_name(bins.dtype).lower()}")
+        edges = bins.detach()
+    else:
+        edges = _histogram_edges(input, int(bins), range)
+    operands = (input,) if weight is None else (input, weight)
+    row = C.HISTOGRAM if weight is None else C.HISTOGRAM_WEIGHT
+    hist, bin_edges = apply(row, *operands, aux=(edges,), density=bool(density))
+    return return_types.histogram(hist, bin_edges)
+
+
+@declare('histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, '
+         'bool density=False) -> (Tensor hist, Tensor[] bin_edges)', variants='function')
+def histogramdd(input: Tensor, bins: Any, range: Any = None,
+                weight: Tensor | None = None, density: bool = False) -> Any:
+    """The D-dimensional histogram of the rows of ``input`` (its last dim has the D
+    coordinates): ``bins`` is a count for every dim, a count per dim or a 1-d edge tensor per
+    dim; ``range`` the 2D bounds ``[min0, max0, min1, max1, ...]``; ``weight`` and ``density``
+    as in :func:`histogram`. Returns ``(hist, bin_edges)``, a tuple of D edge tensors.
+
+    >>> import jaxgrad
+    >>> jaxgrad.histogramdd(jaxgrad.tensor([[0.0, 1.0], [1.0, 0.0]]), bins=2).hist
+    tensor([[0., 1.],
+            [1., 0.]])
+    """
+    require_tensors(input)
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{_dtypes.scalar_type_name(input.dtype)}'")
+    dims = input.shape[-1]
+    rows = input.reshape(-1, dims)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+    bins = [bins] * dims if isinstance(bins, int) else list(bins)
+    if len(bins) != dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range "
+                           f"should have {2 * dims} elements, but got {len(range)}")
+    edges = []
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b.detach())
+            continue
+        if b <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension "
+                               f"{d}")
+        edges.append(_histogram_edges(rows.detach().select(1, d), int(b),
+                                      None if range is None else range[2 * d:2 * d + 2], d))
+    flat = Tensor._make(jnp.concatenate([jnp.asarray(e._value, input._value.dtype)
+                                         for e in edges]))
+    counts = tuple(int(e.shape[0]) - 1 for e in edges)
+    operands = (input,) if weight is None else (input, weight)
+    row = C.HISTOGRAMDD if weight is None else C.HISTOGRAMDD_WEIGHT
+    hist, *bin_edges = apply(row, *operands, aux=(flat,), counts=counts, density=bool(density))
+    return return_types.histogramdd(hist, tuple(bin_edges))
+
+
+def _histogram_edges(input: Tensor, bins: int, range: Any, dim: int = 0) -> Tensor:
+    """torch's ``bins + 1`` equal edges: over ``range``, else the finite data's [min, max]
+    ([0, 1] for no data); an empty range widened by 0.5 each side."""
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension "
+                           f"{dim}")
+    if range is not None:
+        low, high = float(range[0]), float(range[1])
+    elif input.numel():
+        values = np.asarray(input.detach()._value, np.float64)
+        low, high = float(np.nanmin(values)), float(np.nanmax(values))
+    else:
+        low, high = 0.0, 1.0
+    if low > high:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low:g} "
+                           f"max {high:g} for dimension {dim}")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{low:g}, {high:g}] is not "
+                           "finite")
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    return linspace(low, high, bins + 1, dtype=input.dtype)

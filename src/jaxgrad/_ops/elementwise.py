@@ -330,6 +330,50 @@ MINIMUM = Op(
            "other": lambda grad, self, other: _split_ties(grad, self, other, self < other)},
     grad_nodes={"self": "MaskedFillBackward0", "other": "MaskedFillBackward0"})
 
+def _fmax_fmin(pick):
+    """``jnp.fmax``/``jnp.fmin`` (a NaN loses to a number) on real tensors, torch's error on
+    complex ones; bool stays bool."""
+    def forward(x, y):
+        if jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
+            raise RuntimeError(f"{pick.__name__} not implemented for complex tensors.")
+        if x.dtype == jnp.bool_:
+            return pick(x.astype(jnp.uint8), y.astype(jnp.uint8)).astype(jnp.bool_)
+        return pick(x, y)
+    return forward
+
+
+def _kept(wins, other):
+    """derivatives.yaml's fmax/fmin mask: ``self`` keeps the gradient where it wins (ties
+    included) or ``other`` is NaN, ``other`` everywhere else."""
+    return wins | jnp.isnan(other)
+
+
+FMAX = Op(
+    "fmax(Tensor self, Tensor other) -> Tensor", "FmaxBackward0", _fmax_fmin(jnp.fmax),
+    promote="common", variants="function method out",
+    doc=_doc("Elementwise maximum where a NaN loses to a number (NaN only where both are); "
+             "ties give ``self`` the gradient, as in torch.",
+             "jaxgrad.fmax(jaxgrad.tensor([1.0, float('nan')]), jaxgrad.tensor([3.0, 2.0]))",
+             "tensor([3., 2.])"),
+    grads={"self": lambda grad, self, other: jnp.where(
+        _kept(self >= other, other), grad, jnp.zeros_like(grad)),
+           "other": lambda grad, self, other: jnp.where(
+        _kept(self >= other, other), jnp.zeros_like(grad), grad)},
+    grad_nodes={"self": "MaskedFillBackward0", "other": "MaskedFillBackward0"})
+FMIN = Op(
+    "fmin(Tensor self, Tensor other) -> Tensor", "FminBackward0", _fmax_fmin(jnp.fmin),
+    promote="common", variants="function method out",
+    doc=_doc("Elementwise minimum where a NaN loses to a number (NaN only where both are); "
+             "ties give ``self`` the gradient, as in torch.",
+             "jaxgrad.fmin(jaxgrad.tensor([1.0, float('nan')]), jaxgrad.tensor([3.0, 2.0]))",
+             "tensor([1., 2.])"),
+    grads={"self": lambda grad, self, other: jnp.where(
+        _kept(self <= other, other), grad, jnp.zeros_like(grad)),
+           "other": lambda grad, self, other: jnp.where(
+        _kept(self <= other, other), jnp.zeros_like(grad), grad)},
+    grad_nodes={"self": "MaskedFillBackward0", "other": "MaskedFillBackward0"})
+
+
 # --- non-differentiable -------------------------------------------------------------------------
 
 def _zeros_grad(grad):

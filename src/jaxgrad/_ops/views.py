@@ -11,6 +11,7 @@ import numpy as np
 from jax import lax
 
 from .._core import jax_compat as compat
+from .._core.caches import cache
 from .._core.storage import Layout, _flat_index, view_strides
 from ._table import Op, identity_grad
 
@@ -227,6 +228,16 @@ AS_STRIDED_SCATTER = Op(
             _flat_index(layout_out).reshape(-1)].set(0).reshape(grad.shape),
         "src": lambda grad, layout_out: _gather_layout(grad, layout_out),
     })
+
+# the public op: derivatives.yaml's as_strided_scatter_backward gives ``self`` the gradient *at*
+# the scattered positions (zeros elsewhere), as torch computes it
+AS_STRIDED_SCATTER_OP = Op(
+    "as_strided_scatter", "AsStridedScatterBackward0", AS_STRIDED_SCATTER.forward,
+    inputs=("self", "src"),
+    grads={"self": lambda grad, layout_out: jnp.zeros_like(grad).reshape(-1).at[
+        _flat_index(layout_out).reshape(-1)].set(_gather_layout(grad, layout_out).reshape(-1))
+        .reshape(grad.shape),
+        "src": AS_STRIDED_SCATTER.grads["src"]})
 
 
 # --- diagonal: a view whose last dim walks the (dim1, dim2) diagonal ------------------------------
@@ -476,3 +487,63 @@ NARROW_COPY = Op("narrow_copy", "NarrowCopyBackward0",
                  lambda x, dim, start, length: lax.slice_in_dim(x, start, start + length, 1, dim),
                  grads={"self": lambda grad, self_shape, dim, start, length: _slice_grad(
                      grad, self_shape, dim, start, start + length, 1)})
+
+
+# --- the ``*_copy`` ops: a view's values as a fresh tensor, under the view's node + "_copy" -------
+# One row per node name, for every view op: the view's elements are named by their flat indices
+# in the input (``index``, a traced operand, read off the view op applied to an arange), so the
+# forward gathers them and the backward scatter-adds the gradient back (an expanded or unfolded
+# element collects each of its uses), which is every view op's derivative.
+
+def _gather_pieces(x, index, shapes):
+    flat = x.reshape(-1)[index]
+    pieces, start = [], 0
+    for shape in shapes:
+        size = math.prod(shape)
+        pieces.append(flat[start:start + size].reshape(shape))
+        start += size
+    return tuple(pieces)
+
+
+def _scatter_pieces(grads, self_shape, index):
+    flat = jnp.concatenate([g.reshape(-1) for g in grads]) if grads else jnp.zeros((0,))
+    return jnp.zeros(math.prod(self_shape), flat.dtype).at[index].add(flat).reshape(self_shape)
+
+
+def copy_row(node: str, pieces: bool) -> Op:
+    """The row of a ``*_copy`` op whose view op records ``node`` (``TransposeBackward0`` ->
+    ``TransposeBackward0_copy``); ``pieces``: several outputs (split_copy, unbind_copy).
+
+    >>> from jaxgrad._ops.views import copy_row
+    >>> copy_row("TBackward0", False).node
+    'TBackward0_copy'
+    """
+    return _copy_rows(node, pieces)
+
+
+@cache(maxsize=64)
+def _copy_rows(node: str, pieces: bool) -> Op:
+    if pieces:
+        return Op(f"{node}_copy", f"{node}_copy", _gather_pieces, aux=("index",),
+                  grads={"self": _scatter_pieces})
+    return Op(f"{node}_copy", f"{node}_copy",
+              lambda x, index, shapes: _gather_pieces(x, index, shapes)[0], aux=("index",),
+              grads={"self": lambda grad, self_shape, index: _scatter_pieces(
+                  (grad,), self_shape, index)})
+
+
+def _no_derivative(name):
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
+
+
+# detach_copy: torch records a NotImplemented node (its backward raises)
+DETACH_COPY = Op("detach_copy", "NotImplemented", lambda x: x,
+                 grads={"self": _no_derivative("detach_copy")})
+ALIAS_COPY = Op("alias_copy", "AliasBackward0_copy", lambda x: x, grads={"self": identity_grad})
+VIEW_AS_REAL_COPY = Op("view_as_real_copy", "ViewAsRealBackward0_copy", VIEW_AS_REAL.forward,
+                       grads=VIEW_AS_REAL.grads)
+# Tensor.resize/resize_as (deprecated): torch's Python Function ``Resize``, a reshaping copy
+RESIZE = Op("resize", "ResizeBackward", lambda x, shape: x.reshape(shape),
+            grads={"self": lambda grad, self_shape: grad.reshape(self_shape)})
