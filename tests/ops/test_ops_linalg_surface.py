@@ -11,8 +11,8 @@ import math
 
 import pytest
 
-from differential import attempt, ok, raises, same
-from linalg_cases import differential, quiet, tol, warns_as_torch
+from differential import attempt, ok, raises, same, val
+from linalg_cases import differential, loss, quiet, tensor, tol, warns_as_torch
 
 # name: (program, input shapes, dtypes). Second derivatives where the program has a new row
 # (vdot, addmv, addr, renorm) in float64; the composites' are those of the ops they call, tested
@@ -177,3 +177,35 @@ def test_deprecation_warnings(name):
          "nuclear_norm": lambda: T.nuclear_norm(T.ones(2, 2)),
          "frobenius_norm": lambda: T.frobenius_norm(T.ones(2, 2), (0,))}[name]()
     warns_as_torch(program)
+
+
+def test_lstsq_matches_torch():
+    """Each CPU driver's outputs (tall, wide, batched, vector right-hand sides), and first and
+    second derivatives (float64; torch's go through ``pinv`` whatever the driver)."""
+    def program(T):
+        a, b = tensor(T, (2, 4, 3), "float64"), tensor(T, (2, 4, 2), "float64", seed=1)
+        v = tensor(T, (4,), "float64", seed=2)
+        outs = [*T.linalg.lstsq(a, b), *T.linalg.lstsq(a, b, driver="gels"),
+                *T.linalg.lstsq(a, b, 1e-3, driver="gelsd"),
+                *T.linalg.lstsq(a, b, driver="gelss"), *T.linalg.lstsq(a[0], v),
+                *T.linalg.lstsq(a.mT, b[:, :3], driver="gelsd"),
+                T.linalg.lstsq(a, b[..., 0]).solution]
+        diff = [o for o in outs if o.requires_grad]
+        g = T.autograd.grad(loss(T, diff), [a, b, v], create_graph=True)
+        gg = T.autograd.grad(loss(T, g), [a, b, v])
+        return outs, [x.detach() for x in g], [val(x) for x in gg]
+    same(program, rtol=1e-9)
+
+
+LSTSQ_ERRORS = {
+    "driver": lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(3), driver="foo"),
+    "int": lambda T: T.linalg.lstsq(T.ones(3, 2, dtype=T.int64), T.ones(3, dtype=T.int64)),
+    "dtype": lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(3, dtype=T.float64)),
+    "1d": lambda T: T.linalg.lstsq(T.ones(3), T.ones(3)),
+    "rows": lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(2, 2)),
+}
+
+
+@pytest.mark.parametrize("case", list(LSTSQ_ERRORS))
+def test_lstsq_errors(case):
+    raises(LSTSQ_ERRORS[case])

@@ -350,3 +350,51 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     """
     return _matrix_power(input, n)
 
+
+
+# --- lstsq ---------------------------------------------------------------------------------------
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@declare('linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> '
+         '(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)', variants='')
+def linalg_lstsq(input: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = None) -> Any:
+    """The least-squares solution of ``input @ X = b`` with what LAPACK's ``driver`` (CPU
+    default ``'gelsy'``) gives besides: ``residuals`` (a tall full-rank ``input``, not gelsy),
+    ``rank`` (not gels) and ``singular_values`` (gelsd, gelss), empty where not given;
+    LinalgLstsqBackward0 (its gradient goes through ``pinv``).
+
+    >>> import jaxgrad
+    >>> A = jaxgrad.tensor([[2.0, 0.0], [0.0, 4.0]])
+    >>> jaxgrad.linalg.lstsq(A, jaxgrad.tensor([2.0, 2.0])).solution
+    tensor([1.0000, 0.5000])
+    """
+    if driver is None:
+        driver = "gelsy"
+    if driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, "
+                           "gelsd, gelss)")
+    if input.dtype not in (_dtypes.float32, _dtypes.float64, _dtypes.complex64,
+                           _dtypes.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if input.dtype is not b.dtype:
+        raise RuntimeError(
+            f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            f"input's dtype {_dtypes.scalar_type_name(input.dtype)} and other's dtype "
+            f"{_dtypes.scalar_type_name(b.dtype)}")
+    if input.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vector = b.ndim == 1 or (input.ndim - 1 == b.ndim and tuple(b.shape) == tuple(
+        input.shape[:-1]))
+    rows = b.shape[-1] if vector else (b.shape[-2] if b.ndim >= 2 else -1)
+    if b.ndim < 1 or rows != input.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if rcond is None:
+        rcond = finfo(input.dtype).eps * max(input.shape[-2], input.shape[-1])
+    out = apply(DC.LINALG_LSTSQ, input, b, rcond=float(rcond), driver=driver)
+    solution, residuals, rank, values = out
+    n = input.shape[-1]
+    if driver in ("gelsd", "gelss") and residuals.numel() and bool((rank != n).any()):
+        residuals = residuals.new_empty((0,))  # (LAPACK gives none for a rank-deficient input)
+    return return_types.linalg_lstsq(solution, residuals, rank, values)
