@@ -197,6 +197,12 @@ def test_lstsq_matches_torch():
     same(program, rtol=1e-9)
 
 
+def test_lstsq_complex_matches_torch():
+    ok(differential(lambda T, a, b: [*T.linalg.lstsq(a, b, driver="gels")[:2],
+                                     T.linalg.lstsq(a.mT, b[:3]).solution],
+                    [(4, 3), (4, 2)], "complex128", order=1), rtol=1e-9)
+
+
 LSTSQ_ERRORS = {
     "driver": lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(3), driver="foo"),
     "int": lambda T: T.linalg.lstsq(T.ones(3, 2, dtype=T.int64), T.ones(3, dtype=T.int64)),
