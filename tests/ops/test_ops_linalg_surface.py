@@ -215,3 +215,38 @@ LSTSQ_ERRORS = {
 @pytest.mark.parametrize("case", list(LSTSQ_ERRORS))
 def test_lstsq_errors(case):
     raises(LSTSQ_ERRORS[case])
+
+
+def test_householder_product_matches_torch():
+    """The product of reflectors (tall, square, batched, fewer reflectors than columns), first
+    and second derivatives in float64, first in complex128. (The gradients' values only: torch's
+    formula writes into them in place, k + 1 and k times, which jaxgrad's row does not mimic.)"""
+    def program(dtype, order):
+        def run(T):
+            a, tau, b = (tensor(T, s, dtype, seed=i) for i, s in enumerate(
+                [(2, 4, 3), (2, 3), (2, 4, 4)]))
+            outs = [T.linalg.householder_product(a, tau), T.orgqr(b, tau[:, :2]),
+                    b.orgqr(tau[:, :2]), T.linalg.householder_product(b[..., :3], tau)]
+            g = T.autograd.grad(loss(T, outs), [a, tau, b], create_graph=order > 1)
+            gg = T.autograd.grad(loss(T, g), [a, tau, b]) if order > 1 else []
+            return ([*outs, *(o.grad_fn.next_functions for o in outs)],
+                    [x.detach().clone() for x in (*g, *gg)])
+        return run
+    same(program("float64", 2), rtol=1e-9)
+    same(program("complex128", 1), rtol=1e-9)
+
+
+HOUSEHOLDER_ERRORS = {
+    "1d": lambda T: T.linalg.householder_product(T.ones(3), T.ones(2)),
+    "wide": lambda T: T.linalg.householder_product(T.ones(2, 3), T.ones(2)),
+    "tau_long": lambda T: T.linalg.householder_product(T.ones(4, 3), T.ones(4)),
+    "tau_ndim": lambda T: T.linalg.householder_product(T.ones(4, 3), T.ones(2, 2)),
+    "tau_batch": lambda T: T.linalg.householder_product(T.ones(2, 4, 3), T.ones(3, 2)),
+    "tau_dtype": lambda T: T.orgqr(T.ones(4, 3), T.ones(2, dtype=T.float64)),
+    "int": lambda T: T.orgqr(T.ones(4, 3, dtype=T.int64), T.ones(2, dtype=T.int64)),
+}
+
+
+@pytest.mark.parametrize("case", list(HOUSEHOLDER_ERRORS))
+def test_householder_product_errors(case):
+    raises(HOUSEHOLDER_ERRORS[case])

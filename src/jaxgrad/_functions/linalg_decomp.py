@@ -398,3 +398,54 @@ def linalg_lstsq(input: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = N
     if driver in ("gelsd", "gelss") and residuals.numel() and bool((rank != n).any()):
         residuals = residuals.new_empty((0,))  # (LAPACK gives none for a rank-deficient input)
     return return_types.linalg_lstsq(solution, residuals, rank, values)
+
+
+# --- householder_product, orgqr ------------------------------------------------------------------
+
+def _householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    name = "torch.linalg.householder_product"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau.ndim and A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if A.ndim - tau.ndim != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.ndim} and input.ndim is equal to {A.ndim}")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_dtypes.scalar_type_name(tau.dtype)} does not "
+                           f"match input dtype {_dtypes.scalar_type_name(A.dtype)}")
+    check_kernel_dtype(A, "orgqr_cpu")
+    return apply(DC.LINALG_HOUSEHOLDER_PRODUCT, A, tau)
+
+
+@declare('linalg_householder_product(Tensor input, Tensor tau) -> Tensor', variants='out')
+def linalg_householder_product(input: Tensor, tau: Tensor) -> Tensor:
+    """The first ``n`` columns of the product of Householder reflectors ``I - tau_i v_i v_i^H``
+    (``v_i`` below the diagonal of column ``i`` of ``input``, as ``geqrf`` stores them);
+    LinalgHouseholderProductBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.linalg.householder_product(jaxgrad.zeros(2, 2), jaxgrad.tensor([2.0, 0.0]))
+    tensor([[-1.,  0.],
+            [ 0.,  1.]])
+    """
+    return _householder_product(input, tau)
+
+
+@declare('orgqr(Tensor self, Tensor input2) -> Tensor', variants='function method out')
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """``linalg.householder_product`` (LAPACK's name), as a function and a method.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(2, 1).orgqr(jaxgrad.tensor([2.0]))
+    tensor([[-1.],
+            [ 0.]])
+    """
+    return _householder_product(input, input2)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 
+from .._core import jax_compat as compat
 from ._table import Op, rule_of
 from .linalg_dense import _mH
 from .linalg_triangular import LINALG_SOLVE_TRIANGULAR
@@ -346,3 +347,32 @@ LINALG_LSTSQ = Op("linalg_lstsq", "LinalgLstsqBackward0", _lstsq, inputs=("self"
                       grads, self, b, solution)[0],
                          "b": lambda grads, self, b, solution: _lstsq_grads(
                              grads, self, b, solution)[1]})
+
+
+# --- householder_product -------------------------------------------------------------------------
+
+def _householder_product(A, tau):
+    """LAPACK's orgqr/ungqr: the first ``n`` columns of ``H_1 ... H_k`` with
+    ``H_i = I - tau_i v_i v_i^H`` (``v_i``: column ``i`` of ``A`` below the diagonal, 1 on it)."""
+    m, n = A.shape[-2:]
+    rows = jnp.arange(m)
+    Q = jnp.broadcast_to(jnp.eye(m, n, dtype=A.dtype), A.shape)
+    for i in reversed(range(tau.shape[-1])):
+        v = jnp.where(rows > i, A[..., :, i], jnp.where(rows == i, 1, 0).astype(A.dtype))
+        w = jnp.einsum("...i,...ij->...j", jnp.conj(v), Q)
+        Q = Q - tau[..., i, None, None] * v[..., :, None] * w[..., None, :]
+    return Q
+
+
+def _householder_grads(grad, input, tau):
+    """torch's householder_product_backward (the adjoint of the same product, in torch's
+    conjugate convention)."""
+    _, pullback = compat.torch_vjp(_householder_product, input, tau)
+    return pullback(grad)
+
+
+LINALG_HOUSEHOLDER_PRODUCT = Op(
+    "linalg_householder_product", "LinalgHouseholderProductBackward0", _householder_product,
+    inputs=("input", "tau"),
+    grads={"input": lambda grad, input, tau: _householder_grads(grad, input, tau)[0],
+           "tau": lambda grad, input, tau: _householder_grads(grad, input, tau)[1]})

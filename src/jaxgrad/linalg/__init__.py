@@ -20,6 +20,7 @@ from .._functions.linalg_decomp import linalg_eig as eig
 from .._functions.linalg_decomp import linalg_eigh as eigh
 from .._functions.linalg_decomp import linalg_eigvals as eigvals
 from .._functions.linalg_decomp import linalg_eigvalsh as eigvalsh
+from .._functions.linalg_decomp import linalg_householder_product as householder_product
 from .._functions.linalg_decomp import linalg_lstsq as lstsq
 from .._functions.linalg_decomp import linalg_matrix_exp as matrix_exp
 from .._functions.linalg_decomp import linalg_matrix_power as matrix_power
@@ -57,13 +58,13 @@ for _fn in (cross, matrix_norm, norm, vector_norm, cholesky, cholesky_ex, det, i
             slogdet, solve, solve_ex, solve_triangular, eig, eigh, eigvals, eigvalsh, matrix_exp,
             matrix_power, pinv, qr, svd, svdvals, lu, lu_factor, lu_factor_ex, lu_solve, cond,
             matrix_rank, tensorinv, tensorsolve, vander, diagonal, matmul, multi_dot, vecdot,
-            lstsq):
+            lstsq, householder_product):
     public_path(__name__)(_fn)
 del _fn
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
-           "eigh", "eigvals", "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
-           "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
-           "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
-           "vector_norm"]
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu",
+           "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+           "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",
+           "vecdot", "vector_norm"]
