@@ -195,6 +195,9 @@ linalg_eig = _named("linalg_eig", ("eigenvalues", "eigenvectors"),
 linalg_svd = _named("linalg_svd", ("U", "S", "Vh"),
                     "The result of ``linalg.svd(A)``: ``(U, S, Vh)``.")
 svd = _named("svd", ("U", "S", "V"), "The result of ``svd(A)``: ``(U, S, V)``.")
+linalg_lstsq = _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"),
+                      "The result of ``linalg.lstsq(A, B)``: ``(solution, residuals, rank, "
+                      "singular_values)``.")
 linalg_qr = _named("linalg_qr", ("Q", "R"), "The result of ``linalg.qr(A)``: ``(Q, R)``.")
 qr = _named("qr", ("Q", "R"), "The result of ``qr(A)``: ``(Q, R)``.")
 linalg_lu_factor = _named("linalg_lu_factor", ("LU", "pivots"),

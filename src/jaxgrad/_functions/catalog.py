@@ -23,7 +23,9 @@ from . import (
           linalg,
           linalg_decomp,
           linalg_dense,
+          linalg_derived,
           linalg_lu,
+          linalg_products,
           linalg_triangular,
           pointwise,
           pointwise_bits,
@@ -40,8 +42,8 @@ from . import (
 from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
-          sorting, linalg, linalg_dense, linalg_triangular,
-          linalg_decomp, linalg_lu, einsum, complex_numbers, copies, special, distance,
+          sorting, linalg, linalg_dense, linalg_triangular, linalg_decomp, linalg_lu,
+          linalg_products, linalg_derived, einsum, complex_numbers, copies, special, distance,
           statistics, integration, queries, splits, windows)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

@@ -350,3 +350,102 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     """
     return _matrix_power(input, n)
 
+
+
+# --- lstsq ---------------------------------------------------------------------------------------
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@declare('linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> '
+         '(Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)', variants='')
+def linalg_lstsq(input: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = None) -> Any:
+    """The least-squares solution of ``input @ X = b`` with what LAPACK's ``driver`` (CPU
+    default ``'gelsy'``) gives besides: ``residuals`` (a tall full-rank ``input``, not gelsy),
+    ``rank`` (not gels) and ``singular_values`` (gelsd, gelss), empty where not given;
+    LinalgLstsqBackward0 (its gradient goes through ``pinv``).
+
+    >>> import jaxgrad
+    >>> A = jaxgrad.tensor([[2.0, 0.0], [0.0, 4.0]])
+    >>> jaxgrad.linalg.lstsq(A, jaxgrad.tensor([2.0, 2.0])).solution
+    tensor([1.0000, 0.5000])
+    """
+    if driver is None:
+        driver = "gelsy"
+    if driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, "
+                           "gelsd, gelss)")
+    if input.dtype not in (_dtypes.float32, _dtypes.float64, _dtypes.complex64,
+                           _dtypes.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if input.dtype is not b.dtype:
+        raise RuntimeError(
+            f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+            f"input's dtype {_dtypes.scalar_type_name(input.dtype)} and other's dtype "
+            f"{_dtypes.scalar_type_name(b.dtype)}")
+    if input.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vector = b.ndim == 1 or (input.ndim - 1 == b.ndim and tuple(b.shape) == tuple(
+        input.shape[:-1]))
+    rows = b.shape[-1] if vector else (b.shape[-2] if b.ndim >= 2 else -1)
+    if b.ndim < 1 or rows != input.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if rcond is None:
+        rcond = finfo(input.dtype).eps * max(input.shape[-2], input.shape[-1])
+    out = apply(DC.LINALG_LSTSQ, input, b, rcond=float(rcond), driver=driver)
+    solution, residuals, rank, values = out
+    n = input.shape[-1]
+    if driver in ("gelsd", "gelss") and residuals.numel() and bool((rank != n).any()):
+        residuals = residuals.new_empty((0,))  # (LAPACK gives none for a rank-deficient input)
+    return return_types.linalg_lstsq(solution, residuals, rank, values)
+
+
+# --- householder_product, orgqr ------------------------------------------------------------------
+
+def _householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    name = "torch.linalg.householder_product"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if tau.ndim and A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if A.ndim - tau.ndim != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.ndim} and input.ndim is equal to {A.ndim}")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_dtypes.scalar_type_name(tau.dtype)} does not "
+                           f"match input dtype {_dtypes.scalar_type_name(A.dtype)}")
+    check_kernel_dtype(A, "orgqr_cpu")
+    return apply(DC.LINALG_HOUSEHOLDER_PRODUCT, A, tau)
+
+
+@declare('linalg_householder_product(Tensor input, Tensor tau) -> Tensor', variants='out')
+def linalg_householder_product(input: Tensor, tau: Tensor) -> Tensor:
+    """The first ``n`` columns of the product of Householder reflectors ``I - tau_i v_i v_i^H``
+    (``v_i`` below the diagonal of column ``i`` of ``input``, as ``geqrf`` stores them);
+    LinalgHouseholderProductBackward0.
+
+    >>> import jaxgrad
+    >>> jaxgrad.linalg.householder_product(jaxgrad.zeros(2, 2), jaxgrad.tensor([2.0, 0.0]))
+    tensor([[-1.,  0.],
+            [ 0.,  1.]])
+    """
+    return _householder_product(input, tau)
+
+
+@declare('orgqr(Tensor self, Tensor input2) -> Tensor', variants='function method out')
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """``linalg.householder_product`` (LAPACK's name), as a function and a method.
+
+    >>> import jaxgrad
+    >>> jaxgrad.zeros(2, 1).orgqr(jaxgrad.tensor([2.0]))
+    tensor([[-1.],
+            [ 0.]])
+    """
+    return _householder_product(input, input2)

@@ -8,6 +8,7 @@ from jax import lax
 
 from ._table import Op
 from ._table import example_doc as _doc
+from .reductions import _vector_norm_grad
 
 
 def _triangle(name: str, keep, where: str, call: str, output: str) -> Op:
@@ -115,3 +116,64 @@ ADDBMM = Op("addbmm", "AddbmmBackward0", _addbmm,
                        grad[None] @ _mH(batch2), alpha),
                    "batch2": lambda grad, batch1, alpha: _maybe_multiply(
                        _mH(batch1) @ grad[None], alpha)})
+
+
+# --- vdot, addmv, addr, renorm -------------------------------------------------------------------
+
+VDOT = Op("vdot", "VdotBackward0", lambda a, b: jnp.vdot(a, b), inputs=("self", "other"),
+          grads={"self": lambda grad, other: jnp.conj(grad) * other,
+                 "other": lambda grad, self: grad * self},
+          grad_nodes={"self": "MulBackward0", "other": "MulBackward0"})
+ADDMV = Op("addmv", "AddmvBackward0", _add_product(_wide_matmul),
+           inputs=("self", "mat", "vec"), aux=("beta", "alpha"),
+           grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
+                  "mat": lambda grad, vec, alpha: _maybe_multiply(
+                      jnp.outer(grad, jnp.conj(vec)), alpha),
+                  "vec": lambda grad, mat, alpha: _maybe_multiply(_mH(mat) @ grad, alpha)},
+           grad_nodes={"mat": "MulBackward0", "vec": "MvBackward0"})
+
+
+def _addr(self, vec1, vec2, beta, alpha):
+    """``beta * self + alpha * outer(vec1, vec2)`` (torch's addr kernel: logical for bool)."""
+    outer = jnp.outer(vec1, vec2)
+    if outer.dtype == jnp.bool_:
+        keep = jnp.logical_and(beta != 0, self)
+        return jnp.logical_or(keep, jnp.logical_and(alpha != 0, outer))
+    return _scaled(beta, jnp.broadcast_to(self, outer.shape)) + _scaled(alpha, outer)
+
+
+ADDR = Op("addr", "AddrBackward0", _addr, inputs=("self", "vec1", "vec2"), aux=("beta", "alpha"),
+          promote="common",
+          grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
+                 "vec1": lambda grad, vec2, alpha: _maybe_multiply(grad @ jnp.conj(vec2), alpha),
+                 "vec2": lambda grad, vec1, alpha: _maybe_multiply(
+                     jnp.swapaxes(grad, -1, -2) @ jnp.conj(vec1), alpha)},
+          grad_nodes={"vec1": "MulBackward0", "vec2": "MulBackward0"})
+
+
+def _renorm_dims(ndim: int, dim: int) -> tuple[int, ...]:
+    return tuple(i for i in range(ndim) if i != dim)
+
+
+def _renorm(x, maxnorm, p, dim):
+    """torch's renorm: each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled by
+    ``maxnorm / (norm + 1e-7)``."""
+    norm = jnp.linalg.vector_norm(x, ord=p, axis=_renorm_dims(x.ndim, dim), keepdims=True)
+    factor = jnp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(norm.dtype)
+    return (x * factor).astype(x.dtype)
+
+
+def _renorm_grad(grad, self, maxnorm, p, dim):
+    """torch's renorm_backward: ``maxnorm / n * (grad - nb / n)`` where the norm ``n`` exceeds
+    ``maxnorm`` (``nb`` the norm's backward of ``sum(conj(self) * grad)``), else ``grad``."""
+    dims = _renorm_dims(self.ndim, dim)
+    norm = jnp.linalg.vector_norm(self, ord=p, axis=dims, keepdims=True)
+    out = jnp.real(jnp.conj(self) * grad).sum(axis=dims, keepdims=True)
+    nb = _vector_norm_grad(out, self, norm, p, dims, True)
+    invnorm = 1.0 / (norm + 1e-7)
+    scaled = maxnorm * invnorm * (grad - invnorm * nb)
+    return jnp.where(norm > maxnorm, scaled.astype(grad.dtype), grad)
+
+
+RENORM = Op("renorm", "RenormBackward0", _renorm, aux=("maxnorm",),
+            grads={"self": _renorm_grad})

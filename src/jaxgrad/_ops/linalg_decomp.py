@@ -18,6 +18,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 
+from .._core import jax_compat as compat
 from ._table import Op, rule_of
 from .linalg_dense import _mH
 from .linalg_triangular import LINALG_SOLVE_TRIANGULAR
@@ -292,3 +293,86 @@ def _matrix_exp_grad(grad, self):
 
 LINALG_MATRIX_EXP = Op("linalg_matrix_exp", "LinalgMatrixExpBackward0", _matrix_exp,
                        inputs=("self",), grads={"self": _matrix_exp_grad})
+
+
+# --- lstsq ---------------------------------------------------------------------------------------
+
+def _lstsq(A, B, rcond, driver):
+    """torch's linalg_lstsq on CPU: the minimum-norm least-squares solution (singular values at
+    most ``rcond`` times the largest count as zero), the residuals ``|A X - B|^2`` where torch's
+    driver gives them (a tall ``A``, not gelsy), the rank (not gels) and the singular values
+    (gelsd, gelss); an output a driver does not fill is empty."""
+    vector = len(B.shape) == 1 or (len(A.shape) - 1 == len(B.shape) and B.shape == A.shape[:-1])
+    if vector:
+        B = B[..., None]
+    batch = jnp.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    A = jnp.broadcast_to(A, batch + A.shape[-2:])
+    B = jnp.broadcast_to(B, batch + B.shape[-2:])
+    m, n = A.shape[-2:]
+    real = jnp.finfo(A.dtype).dtype
+    U, S, Vh = jnp.linalg.svd(A, full_matrices=False)
+    keep = rcond * S[..., :1] < S
+    inv = jnp.where(keep, 1 / jnp.where(keep, S, 1), 0).astype(A.dtype)
+    X = _mH(Vh) @ (inv[..., None] * (_mH(U) @ B))
+    empty = jnp.zeros((0,), real)
+    residuals = (jnp.sum(jnp.abs(A @ X - B) ** 2, axis=-2).astype(real)
+                 if m > n and driver != "gelsy" else empty)
+    rank = jnp.zeros((0,), jnp.int64) if driver == "gels" else keep.sum(-1).astype(jnp.int64)
+    values = S.astype(real) if driver in ("gelsd", "gelss") else empty
+    return (X[..., 0] if vector else X), residuals, rank, values
+
+
+def _lstsq_grads(grads, self, b, solution):
+    """torch's linalg_lstsq_backward: the solution's gradient through ``pinv(A)`` (the default
+    tolerance), whatever the driver (``gA = pinv_backward(gX B^H)``, ``gB = pinv(A)^H gX``); the
+    residuals' with the solution held fixed (``R = A X - B``: ``gA += 2 R gL X^H``,
+    ``gB -= 2 R gL``)."""
+    (gX, gL), A, B, X = grads[:2], self, b, solution
+    vector = len(B.shape) == 1 or (len(A.shape) - 1 == len(B.shape) and B.shape == A.shape[:-1])
+    if vector:
+        gX, B, X = gX[..., None], B[..., None], X[..., None]
+    pinvA = _pinv(A, 0.0, float(jnp.finfo(A.dtype).eps) * max(A.shape[-2:]), False)
+    gA = _pinv_grad(gX @ _mH(B), A, pinvA)
+    gB = _mH(pinvA) @ gX
+    if gL.size:
+        scaled = (A @ X - B) * (2 * gL[..., None, :])
+        gA, gB = gA + scaled @ _mH(X), gB - scaled
+    return gA, (gB[..., 0] if vector else gB)
+
+
+LINALG_LSTSQ = Op("linalg_lstsq", "LinalgLstsqBackward0", _lstsq, inputs=("self", "b"),
+                  outputs=("solution", "residuals", "rank", "singular_values"),
+                  nondiff_outputs=(2, 3),
+                  grads={"self": lambda grads, self, b, solution: _lstsq_grads(
+                      grads, self, b, solution)[0],
+                         "b": lambda grads, self, b, solution: _lstsq_grads(
+                             grads, self, b, solution)[1]})
+
+
+# --- householder_product -------------------------------------------------------------------------
+
+def _householder_product(A, tau):
+    """LAPACK's orgqr/ungqr: the first ``n`` columns of ``H_1 ... H_k`` with
+    ``H_i = I - tau_i v_i v_i^H`` (``v_i``: column ``i`` of ``A`` below the diagonal, 1 on it)."""
+    m, n = A.shape[-2:]
+    rows = jnp.arange(m)
+    Q = jnp.broadcast_to(jnp.eye(m, n, dtype=A.dtype), A.shape)
+    for i in reversed(range(tau.shape[-1])):
+        v = jnp.where(rows > i, A[..., :, i], jnp.where(rows == i, 1, 0).astype(A.dtype))
+        w = jnp.einsum("...i,...ij->...j", jnp.conj(v), Q)
+        Q = Q - tau[..., i, None, None] * v[..., :, None] * w[..., None, :]
+    return Q
+
+
+def _householder_grads(grad, input, tau):
+    """torch's householder_product_backward (the adjoint of the same product, in torch's
+    conjugate convention)."""
+    _, pullback = compat.torch_vjp(_householder_product, input, tau)
+    return pullback(grad)
+
+
+LINALG_HOUSEHOLDER_PRODUCT = Op(
+    "linalg_householder_product", "LinalgHouseholderProductBackward0", _householder_product,
+    inputs=("input", "tau"),
+    grads={"input": lambda grad, input, tau: _householder_grads(grad, input, tau)[0],
+           "tau": lambda grad, input, tau: _householder_grads(grad, input, tau)[1]})

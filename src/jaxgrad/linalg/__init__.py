@@ -20,6 +20,8 @@ from .._functions.linalg_decomp import linalg_eig as eig
 from .._functions.linalg_decomp import linalg_eigh as eigh
 from .._functions.linalg_decomp import linalg_eigvals as eigvals
 from .._functions.linalg_decomp import linalg_eigvalsh as eigvalsh
+from .._functions.linalg_decomp import linalg_householder_product as householder_product
+from .._functions.linalg_decomp import linalg_lstsq as lstsq
 from .._functions.linalg_decomp import linalg_matrix_exp as matrix_exp
 from .._functions.linalg_decomp import linalg_matrix_power as matrix_power
 from .._functions.linalg_decomp import linalg_pinv as pinv
@@ -36,20 +38,33 @@ from .._functions.linalg_dense import linalg_inv_ex as inv_ex
 from .._functions.linalg_dense import linalg_slogdet as slogdet
 from .._functions.linalg_dense import linalg_solve as solve
 from .._functions.linalg_dense import linalg_solve_ex as solve_ex
+from .._functions.linalg_derived import linalg_cond as cond
+from .._functions.linalg_derived import linalg_matrix_rank as matrix_rank
+from .._functions.linalg_derived import linalg_tensorinv as tensorinv
+from .._functions.linalg_derived import linalg_tensorsolve as tensorsolve
+from .._functions.linalg_derived import linalg_vander as vander
 from .._functions.linalg_lu import linalg_lu as lu
 from .._functions.linalg_lu import linalg_lu_factor as lu_factor
 from .._functions.linalg_lu import linalg_lu_factor_ex as lu_factor_ex
 from .._functions.linalg_lu import linalg_lu_solve as lu_solve
+from .._functions.linalg_products import linalg_diagonal as diagonal
+from .._functions.linalg_products import linalg_matmul as matmul
+from .._functions.linalg_products import linalg_multi_dot as multi_dot
+from .._functions.linalg_products import linalg_vecdot as vecdot
 from .._functions.linalg_triangular import linalg_solve_triangular as solve_triangular
 
 # their examples run with this module's doctests (the generated functions say "jaxgrad")
 for _fn in (cross, matrix_norm, norm, vector_norm, cholesky, cholesky_ex, det, inv, inv_ex,
             slogdet, solve, solve_ex, solve_triangular, eig, eigh, eigvals, eigvalsh, matrix_exp,
-            matrix_power, pinv, qr, svd, svdvals, lu, lu_factor, lu_factor_ex, lu_solve):
+            matrix_power, pinv, qr, svd, svdvals, lu, lu_factor, lu_factor_ex, lu_solve, cond,
+            matrix_rank, tensorinv, tensorsolve, vander, diagonal, matmul, multi_dot, vecdot,
+            lstsq, householder_product):
     public_path(__name__)(_fn)
 del _fn
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eig", "eigh", "eigvals",
-           "eigvalsh", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-           "matrix_exp", "matrix_norm", "matrix_power", "norm", "pinv", "qr", "slogdet",
-           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu",
+           "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+           "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",
+           "vecdot", "vector_norm"]
