@@ -85,8 +85,11 @@ from .modules import ModuleDict as ModuleDict
 from .modules import ModuleList as ModuleList
 from .modules import MSELoss as MSELoss
 from .modules import MultiheadAttention as MultiheadAttention
+from .modules import MultiLabelMarginLoss as MultiLabelMarginLoss
 from .modules import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
+from .modules import MultiMarginLoss as MultiMarginLoss
 from .modules import NLLLoss as NLLLoss
+from .modules import NLLLoss2d as NLLLoss2d
 from .modules import PairwiseDistance as PairwiseDistance
 from .modules import ParameterDict as ParameterDict
 from .modules import ParameterList as ParameterList
@@ -127,6 +130,7 @@ from .modules import TransformerDecoderLayer as TransformerDecoderLayer
 from .modules import TransformerEncoder as TransformerEncoder
 from .modules import TransformerEncoderLayer as TransformerEncoderLayer
 from .modules import TripletMarginLoss as TripletMarginLoss
+from .modules import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
 from .modules import Unfold as Unfold
 from .modules import Upsample as Upsample
 from .modules import ZeroPad1d as ZeroPad1d

@@ -80,12 +80,17 @@ from ._functional.losses import kl_div as kl_div
 from ._functional.losses import l1_loss as l1_loss
 from ._functional.losses import margin_ranking_loss as margin_ranking_loss
 from ._functional.losses import mse_loss as mse_loss
+from ._functional.losses import multi_margin_loss as multi_margin_loss
+from ._functional.losses import multilabel_margin_loss as multilabel_margin_loss
 from ._functional.losses import multilabel_soft_margin_loss as multilabel_soft_margin_loss
 from ._functional.losses import nll_loss as nll_loss
 from ._functional.losses import poisson_nll_loss as poisson_nll_loss
 from ._functional.losses import smooth_l1_loss as smooth_l1_loss
 from ._functional.losses import soft_margin_loss as soft_margin_loss
 from ._functional.losses import triplet_margin_loss as triplet_margin_loss
+from ._functional.losses import (
+    triplet_margin_with_distance_loss as triplet_margin_with_distance_loss,
+)
 from ._functional.normalization import batch_norm as batch_norm
 from ._functional.normalization import cosine_similarity as cosine_similarity
 from ._functional.normalization import group_norm as group_norm

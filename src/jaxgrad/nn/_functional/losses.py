@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
@@ -24,6 +25,7 @@ from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import elementwise as E
 from ..._ops import nn as N
+from ..._ops import nn_margin as NM
 from .activations import logsigmoid
 from .normalization import pairwise_distance
 
@@ -650,3 +652,130 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     output = pointwise.clamp_min(pointwise.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)),
                                                dist_neg), 0)
     return _reduce(output, red)
+
+
+# --- multi-class margin losses --------------------------------------------------------------------
+
+
+def _check_margin_input(input: Tensor) -> None:
+    """The shape check shared by torch's multi_margin_loss and multilabel_margin_loss kernels."""
+    ndim = input.ndim
+    if not ((ndim == 2 and input.shape[1] != 0) or (ndim == 1 and input.shape[0] != 0)
+            or ndim == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+
+
+def _check_long_target(target: Tensor) -> None:
+    if target.dtype.name != "int64":
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{_dtypes.scalar_type_name(target.dtype)}")
+
+
+def _check_margin_kernel_dtype(input: Tensor, kernel: str) -> None:
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(input.dtype)}'")
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: per sample, ``sum_{j != y} max(0, margin - x[y] + x[j])**p``
+    (scaled by ``weight[y]``) over the number of classes, then reduced
+    (``MultiMarginLossBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.multi_margin_loss(jaxgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), jaxgrad.tensor([3]))
+    tensor(0.3250)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_weight_grad(weight, "multi_margin_loss")
+    _check_margin_input(input)
+    nframe = 1 if input.ndim <= 1 else input.shape[0]
+    dim = 1 if input.ndim == 0 else input.shape[-1]
+    if target.ndim > 1 or target.numel() != nframe:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{nframe}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
+                           f"{list(weight.shape)}")
+    _check_long_target(target)
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
+                           f"found {_dtypes.scalar_type_name(weight.dtype)}")
+    _check_margin_kernel_dtype(input, "multi_margin_loss_cpu_kernel")
+    if concrete_here(target._value):
+        values = np.asarray(target._value)
+        if ((values < 0) | (values >= dim)).any():
+            raise RuntimeError("target out of range")
+    return _apply(NM.MULTI_MARGIN_LOSS, input, aux=(target, weight), p=int(p),
+                  margin=float(margin), reduction=red)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss: ``target`` lists class indices up to the first -1; per sample,
+    ``sum max(0, 1 - (x[y] - x[k]))`` over listed ``y`` and unlisted ``k``, over the number of
+    classes, then reduced (``MultilabelMarginLossBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.multilabel_margin_loss(jaxgrad.tensor([[0.1, 0.2, 0.4, 0.8]]),
+    ...                          jaxgrad.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    _check_margin_input(input)
+    dim = 1 if input.ndim == 0 else input.shape[-1]
+    if input.ndim <= 1:
+        good = target.ndim <= 1 and target.numel() == dim
+    else:
+        good = target.ndim == 2 and tuple(target.shape) == tuple(input.shape)
+    if not good:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    _check_long_target(target)
+    _check_margin_kernel_dtype(input, "multilabel_margin_loss_forward_out_frame")
+    if concrete_here(target._value):
+        values = np.asarray(target._value)
+        if ((values < -1) | (values >= dim)).any():
+            raise RuntimeError("argument #2 'target' is out of range")
+    return _apply(NM.MULTILABEL_MARGIN_LOSS, input, aux=(target,), reduction=red)[0]
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor]
+                                      | None = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with any distance ``d`` (``pairwise_distance``
+    by default; ``swap`` uses the smaller of ``d(a, n)`` and ``d(p, n)``), reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> a = jaxgrad.zeros(1, 2)
+    >>> F.triplet_margin_with_distance_loss(a, a, a + 3.0)
+    tensor(0.)
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = pointwise.minimum(dist_neg, distance(positive, negative))
+    loss = pointwise.clamp_min(pointwise.sub(margin + dist_pos, dist_neg), 0)
+    if reduction == "sum":
+        return reductions.sum(loss)
+    return reductions.mean(loss) if reduction == "mean" else loss

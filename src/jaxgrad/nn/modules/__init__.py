@@ -71,12 +71,16 @@ from .loss import KLDivLoss as KLDivLoss
 from .loss import L1Loss as L1Loss
 from .loss import MarginRankingLoss as MarginRankingLoss
 from .loss import MSELoss as MSELoss
+from .loss import MultiLabelMarginLoss as MultiLabelMarginLoss
 from .loss import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
+from .loss import MultiMarginLoss as MultiMarginLoss
 from .loss import NLLLoss as NLLLoss
+from .loss import NLLLoss2d as NLLLoss2d
 from .loss import PoissonNLLLoss as PoissonNLLLoss
 from .loss import SmoothL1Loss as SmoothL1Loss
 from .loss import SoftMarginLoss as SoftMarginLoss
 from .loss import TripletMarginLoss as TripletMarginLoss
+from .loss import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
 from .module import Module as Module
 from .normalization import GroupNorm as GroupNorm
 from .normalization import LayerNorm as LayerNorm
