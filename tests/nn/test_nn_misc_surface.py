@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import jaxgrad
 from differential import (
     attempt,
     captured_warnings,
@@ -139,6 +140,145 @@ def test_triplet_margin_with_distance_loss():
             out += [loss, next_functions(loss.grad_fn), gs, _second(T, gs, *leaves)]
         m = T.nn.TripletMarginWithDistanceLoss(margin=2.0, swap=True)
         out += [repr(m), m(*leaves)]
+        return out
+
+    ok(program)
+
+
+# --- local response norm, channel shuffle ------------------------------------------------------
+
+
+def test_local_response_norm():
+    x3, x4 = RS.randn(2, 5, 3), RS.randn(2, 5, 2, 3)
+
+    def program(T):
+        F = T.nn.functional
+        out = []
+        a = T.tensor(x3, dtype=T.float64, requires_grad=True)
+        for args in [(3,), (2, 1e-2, 0.5, 2.0)]:
+            y = F.local_response_norm(a, *args)
+            gs = _grads(T, y, a)
+            out += [y, next_functions(y.grad_fn), gs, _second(T, gs, a)]
+        b = T.tensor(x4, dtype=T.float64, requires_grad=True)
+        m = T.nn.LocalResponseNorm(4, alpha=0.1, beta=0.6, k=1.5)
+        y = m(b)
+        gs = _grads(T, y, b)
+        out += [repr(m), y, gs, _second(T, gs, b), F.local_response_norm(b[:0], 2),
+                attempt(lambda: F.local_response_norm(b[0, 0], 2))]
+        return out
+
+    ok(program)
+
+
+def test_channel_shuffle():
+    values = RS.randn(2, 6, 2)
+
+    def program(T):
+        F = T.nn.functional
+        x = T.tensor(values, dtype=T.float64, requires_grad=True)
+        out = []
+        for f in (lambda x: F.channel_shuffle(x, 3), lambda x: T.channel_shuffle(x, 3),
+                  T.nn.ChannelShuffle(3)):
+            y = f(x)
+            v = T.ones_like(y).cumsum(0).requires_grad_()
+            g = T.autograd.grad(y, x, v, create_graph=True)[0]
+            out += [y, next_functions(y.grad_fn), g, T.autograd.grad(weighted(T, g), v)[0]]
+        n = F.native_channel_shuffle(x, 2)
+        out += [repr(T.nn.ChannelShuffle(3)), n, attempt(lambda: n.sum().backward()),
+                T.channel_shuffle(T.arange(8).reshape(1, 4, 2), 2),
+                T.channel_shuffle(T.ones(2, 4, 1, 1, 1), 2).shape]
+        for bad in [lambda: T.channel_shuffle(x, 4), lambda: T.channel_shuffle(x, 0),
+                    lambda: T.channel_shuffle(x[0], 2), lambda: T.native_channel_shuffle(x, -1)]:
+            out.append(attempt(bad))
+        return out
+
+    ok(program)
+
+
+# --- upsampling aliases, in-place selu/celu, Unflatten, NLLLoss2d, SyncBatchNorm ---------------
+
+
+def test_upsampling_aliases():
+    x = RS.randn(1, 2, 2, 3)
+
+    def program(T):
+        F = T.nn.functional
+        a = T.tensor(x, dtype=T.float64, requires_grad=True)
+        out = []
+        for y in [F.upsample(a, scale_factor=2), F.upsample(a, size=(3, 4), mode="bilinear"),
+                  F.upsample(a[0], scale_factor=2, mode="linear", align_corners=True),
+                  F.upsample_nearest(a, (4, 5)), F.upsample_bilinear(a, scale_factor=2),
+                  T.nn.UpsamplingNearest2d(scale_factor=3)(a),
+                  T.nn.UpsamplingBilinear2d(size=(3, 5))(a)]:
+            out += [y, next_functions(y.grad_fn), T.autograd.grad(weighted(T, y), a)[0]]
+        out += [repr(T.nn.UpsamplingNearest2d(scale_factor=3)),
+                repr(T.nn.UpsamplingBilinear2d(size=(3, 5)))]
+        return out
+
+    ok(program)
+    for name in ("upsample", "upsample_nearest", "upsample_bilinear"):
+        def warns(T, name=name):
+            getattr(T.nn.functional, name)(T.ones(1, 1, 2, 2), scale_factor=2)
+
+        assert captured_warnings(warns, torch) == captured_warnings(warns, jaxgrad)
+        assert captured_warnings(warns, torch)
+
+
+def test_selu_celu_inplace_unflatten_nll_loss2d():
+    values, logits = RS.randn(2, 6), RS.randn(2, 3, 2, 2)
+
+    def program(T):
+        F = T.nn.functional
+        a = T.tensor(values, dtype=T.float64, requires_grad=True)
+        s = a * 1.0
+        F.selu_(s)
+        c = a * 1.0
+        F.celu_(c, 0.7)
+        gs = _grads(T, s + c, a)
+        out = [s, c, next_functions(s.grad_fn), next_functions(c.grad_fn), gs,
+               _second(T, gs, a), F.celu_(T.tensor([-1.0, 2.0]))]
+        u = T.nn.Unflatten(1, (2, 3))
+        y = u(a)
+        out += [repr(u), y, next_functions(y.grad_fn), T.nn.Unflatten(-1, [3, -1])(a).shape]
+        for bad in [(1, (("a", 2), ("b", 3))), (1, 6), (1, (2.0, 3))]:
+            out.append(attempt(lambda bad=bad: T.nn.Unflatten(*bad)))
+        out.append(attempt(lambda: T.nn.Unflatten(1, (4, 2))(a)))
+        loss = T.nn.NLLLoss2d(ignore_index=1)
+        z = T.tensor(logits, dtype=T.float64, requires_grad=True)
+        t = T.tensor([[[0, 1], [2, 2]], [[1, 0], [0, 2]]])
+        r = loss(z.log_softmax(1), t)
+        out += [repr(loss), r, T.autograd.grad(r, z)[0]]
+        return out
+
+    ok(program)
+
+
+def test_sync_batchnorm():
+    x = RS.randn(4, 3, 2)
+
+    def program(T):
+        nn = T.nn
+        bn = nn.SyncBatchNorm(3, momentum=None)
+        with T.no_grad():
+            bn.weight.copy_(T.tensor([0.5, 1.0, 2.0]))
+        a = T.tensor(x, dtype=T.float32, requires_grad=True)
+        out = [repr(bn)]
+        for _ in range(2):
+            y = bn(a)
+            out += [y, next_functions(y.grad_fn), dict(bn.state_dict())]
+        out.append(T.autograd.grad(weighted(T, y), [a, bn.weight, bn.bias]))
+        bn.eval()
+        out += [bn(a), bn(a[:, :, 0])]
+        out += [attempt(lambda: bn(a[0, 0])), attempt(lambda: bn(a[:, :0]))]
+        free = nn.SyncBatchNorm(3, affine=False, track_running_stats=False)
+        out += [repr(free), free(a), list(free.state_dict())]
+        net = nn.Sequential(nn.Conv1d(3, 3, 1), nn.BatchNorm1d(3),
+                            nn.Sequential(nn.BatchNorm2d(2, bias=False).eval()))
+        converted = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        out += [repr(converted), converted[1].weight is net[1].weight,
+                converted[1].running_mean is net[1].running_mean, converted[2][0].training,
+                type(converted[0]).__name__,
+                type(nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm1d(2))).__name__]
         return out
 
     ok(program)

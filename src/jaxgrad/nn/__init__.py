@@ -33,6 +33,7 @@ from .modules import BatchNorm3d as BatchNorm3d
 from .modules import BCELoss as BCELoss
 from .modules import BCEWithLogitsLoss as BCEWithLogitsLoss
 from .modules import Bilinear as Bilinear
+from .modules import ChannelShuffle as ChannelShuffle
 from .modules import CircularPad1d as CircularPad1d
 from .modules import CircularPad2d as CircularPad2d
 from .modules import CircularPad3d as CircularPad3d
@@ -73,6 +74,7 @@ from .modules import L1Loss as L1Loss
 from .modules import LayerNorm as LayerNorm
 from .modules import LeakyReLU as LeakyReLU
 from .modules import Linear as Linear
+from .modules import LocalResponseNorm as LocalResponseNorm
 from .modules import LogSigmoid as LogSigmoid
 from .modules import LogSoftmax as LogSoftmax
 from .modules import LSTMCell as LSTMCell
@@ -121,6 +123,7 @@ from .modules import Softmin as Softmin
 from .modules import Softplus as Softplus
 from .modules import Softshrink as Softshrink
 from .modules import Softsign as Softsign
+from .modules import SyncBatchNorm as SyncBatchNorm
 from .modules import Tanh as Tanh
 from .modules import Tanhshrink as Tanhshrink
 from .modules import Threshold as Threshold
@@ -131,8 +134,11 @@ from .modules import TransformerEncoder as TransformerEncoder
 from .modules import TransformerEncoderLayer as TransformerEncoderLayer
 from .modules import TripletMarginLoss as TripletMarginLoss
 from .modules import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
+from .modules import Unflatten as Unflatten
 from .modules import Unfold as Unfold
 from .modules import Upsample as Upsample
+from .modules import UpsamplingBilinear2d as UpsamplingBilinear2d
+from .modules import UpsamplingNearest2d as UpsamplingNearest2d
 from .modules import ZeroPad1d as ZeroPad1d
 from .modules import ZeroPad2d as ZeroPad2d
 from .modules import ZeroPad3d as ZeroPad3d

@@ -48,9 +48,14 @@ from ._functional.activations import tanh as tanh
 from ._functional.activations import tanhshrink as tanhshrink
 from ._functional.activations import threshold as threshold
 from ._functional.activations import threshold_ as threshold_
+from ._functional.aten_forms import celu_ as celu_
+from ._functional.aten_forms import selu_ as selu_
 from ._functional.attention import _canonical_mask as _canonical_mask  # torch's name, for nn
 from ._functional.attention import multi_head_attention_forward as multi_head_attention_forward
 from ._functional.attention import scaled_dot_product_attention as scaled_dot_product_attention
+from ._functional.channels import channel_shuffle as channel_shuffle
+from ._functional.channels import local_response_norm as local_response_norm
+from ._functional.channels import native_channel_shuffle as native_channel_shuffle
 from ._functional.convolution import bilinear as bilinear
 from ._functional.convolution import conv1d as conv1d
 from ._functional.convolution import conv2d as conv2d
@@ -112,6 +117,9 @@ from ._functional.pooling import pixel_shuffle as pixel_shuffle
 from ._functional.pooling import pixel_unshuffle as pixel_unshuffle
 from ._functional.sparse import embedding as embedding
 from ._functional.sparse import one_hot as one_hot
+from ._functional.upsampling import upsample as upsample
+from ._functional.upsampling import upsample_bilinear as upsample_bilinear
+from ._functional.upsampling import upsample_nearest as upsample_nearest
 
 # shown where torch shows its own: <function jaxgrad.nn.functional.relu>
 for _function in [f for f in list(globals().values())

@@ -192,14 +192,19 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
                 "div math definition.'mean' will be changed to behave the same as 'batchmean' in "
                 "the next major release.", stacklevel=3)
         red = _reduction("sum" if reduction == "batchmean" else reduction)
+    reduced = kl_div_reduced(input, target, red, log_target)
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = pointwise.div(reduced, input.shape[0])
+    return reduced
+
+
+def kl_div_reduced(input: Tensor, target: Tensor, reduction: int, log_target: bool) -> Tensor:
+    """torch's aten ``kl_div`` (an enum ``reduction``): the composition and the reduction."""
     if log_target:
         loss = pointwise.mul(pointwise.exp(target), pointwise.sub(target, input))
     else:
         loss = pointwise.sub(_apply(E.XLOGY, target, target), pointwise.mul(target, input))
-    reduced = _reduce(loss, red)
-    if reduction == "batchmean" and input.ndim != 0:
-        reduced = pointwise.div(reduced, input.shape[0])
-    return reduced
+    return _reduce(loss, reduction)
 
 
 def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:

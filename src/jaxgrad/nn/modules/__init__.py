@@ -33,6 +33,8 @@ from .activation import Threshold as Threshold
 from .batchnorm import BatchNorm1d as BatchNorm1d
 from .batchnorm import BatchNorm2d as BatchNorm2d
 from .batchnorm import BatchNorm3d as BatchNorm3d
+from .batchnorm import SyncBatchNorm as SyncBatchNorm
+from .channelshuffle import ChannelShuffle as ChannelShuffle
 from .container import ModuleDict as ModuleDict
 from .container import ModuleList as ModuleList
 from .container import ParameterDict as ParameterDict
@@ -52,6 +54,7 @@ from .dropout import Dropout2d as Dropout2d
 from .dropout import Dropout3d as Dropout3d
 from .dropout import FeatureAlphaDropout as FeatureAlphaDropout
 from .flatten import Flatten as Flatten
+from .flatten import Unflatten as Unflatten
 from .fold import Fold as Fold
 from .fold import Unfold as Unfold
 from .instancenorm import InstanceNorm1d as InstanceNorm1d
@@ -84,6 +87,7 @@ from .loss import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
 from .module import Module as Module
 from .normalization import GroupNorm as GroupNorm
 from .normalization import LayerNorm as LayerNorm
+from .normalization import LocalResponseNorm as LocalResponseNorm
 from .normalization import RMSNorm as RMSNorm
 from .padding import CircularPad1d as CircularPad1d
 from .padding import CircularPad2d as CircularPad2d
@@ -125,3 +129,5 @@ from .transformer import TransformerDecoderLayer as TransformerDecoderLayer
 from .transformer import TransformerEncoder as TransformerEncoder
 from .transformer import TransformerEncoderLayer as TransformerEncoderLayer
 from .upsampling import Upsample as Upsample
+from .upsampling import UpsamplingBilinear2d as UpsamplingBilinear2d
+from .upsampling import UpsamplingNearest2d as UpsamplingNearest2d

@@ -154,3 +154,32 @@ class RMSNorm(Module):
         """The shape, ``eps`` and ``elementwise_affine``, as shown in the repr."""
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Local response normalisation across ``size`` neighbouring channels
+    (``functional.local_response_norm``).
+
+    >>> import jaxgrad
+    >>> lrn = jaxgrad.nn.LocalResponseNorm(2, alpha=1.0, beta=1.0)
+    >>> lrn
+    LocalResponseNorm(2, alpha=1.0, beta=1.0, k=1.0)
+    >>> lrn(jaxgrad.ones(1, 2, 1)).flatten()
+    tensor([0.6667, 0.5000])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.local_response_norm`` with this layer's arguments."""
+        return functional.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """The size, alpha, beta and k, as shown in the repr."""
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
