@@ -215,10 +215,11 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
                                        reduction=_REDUCTIONS[reduction])
 
 
-def kl_div(input: Tensor, target: Tensor, reduction: int = 1, *,
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *,
            log_target: bool = False) -> Tensor:
     """torch's native ``kl_div``: an int ``reduction`` (1, mean: over every element, without
-    ``nn.functional``'s warning).
+    ``nn.functional``'s warning; left out, torch's binding reads its schema default ``Mean`` as
+    0, as for the other losses here: no reduction).
 
     >>> import jaxgrad
     >>> jaxgrad.kl_div(jaxgrad.tensor([-1.0, -1.0]), jaxgrad.tensor([0.5, 0.5]), 2)
@@ -233,24 +234,24 @@ def _enum(reduction: int) -> int:
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
-                         reduction: int = 1) -> Tensor:
-    """torch's native ``hinge_embedding_loss`` (an int ``reduction``).
+                         reduction: int = 0) -> Tensor:
+    """torch's native ``hinge_embedding_loss`` (an int ``reduction``, none when left out).
 
     >>> import jaxgrad
     >>> jaxgrad.hinge_embedding_loss(jaxgrad.tensor([0.3, 2.0]), jaxgrad.tensor([-1.0, 1.0]))
-    tensor(1.3500)
+    tensor([0.7000, 2.0000])
     """
     return _losses.hinge_embedding_loss(input, target, margin,
                                         reduction=_REDUCTIONS[_enum(reduction)])
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                          reduction: int = 1) -> Tensor:
-    """torch's native ``cosine_embedding_loss`` (an int ``reduction``).
+                          reduction: int = 0) -> Tensor:
+    """torch's native ``cosine_embedding_loss`` (an int ``reduction``, none when left out).
 
     >>> import jaxgrad
     >>> x = jaxgrad.tensor([[1.0, 0.0]])
-    >>> jaxgrad.cosine_embedding_loss(x, x, jaxgrad.tensor([1.0]))
+    >>> jaxgrad.cosine_embedding_loss(x, x, jaxgrad.tensor([1.0]), 0.0, 1)
     tensor(0.)
     """
     return _losses.cosine_embedding_loss(input1, input2, target, margin,
@@ -258,13 +259,13 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                        reduction: int = 1) -> Tensor:
-    """torch's native ``margin_ranking_loss`` (an int ``reduction``).
+                        reduction: int = 0) -> Tensor:
+    """torch's native ``margin_ranking_loss`` (an int ``reduction``, none when left out).
 
     >>> import jaxgrad
     >>> jaxgrad.margin_ranking_loss(jaxgrad.tensor([1.0]), jaxgrad.tensor([2.0]),
     ...                             jaxgrad.tensor([1.0]))
-    tensor(1.)
+    tensor([1.])
     """
     return _losses.margin_ranking_loss(input1, input2, target, margin,
                                        reduction=_REDUCTIONS[_enum(reduction)])
@@ -286,13 +287,13 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None,
-                                     reduction: int = 1) -> Tensor:
+                                     reduction: int = 0) -> Tensor:
     """torch's native ``binary_cross_entropy_with_logits``: ``pos_weight`` before an int
-    ``reduction``.
+    ``reduction`` (none when left out).
 
     >>> import jaxgrad
     >>> jaxgrad.binary_cross_entropy_with_logits(jaxgrad.tensor([0.0]), jaxgrad.tensor([1.0]))
-    tensor(0.6931)
+    tensor([0.6931])
     """
     return _losses.binary_cross_entropy_with_logits(
         input, target, weight, reduction=_REDUCTIONS[_enum(reduction)], pos_weight=pos_weight)

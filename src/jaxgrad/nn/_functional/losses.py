@@ -591,8 +591,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     if full:
         stirling = pointwise.add(pointwise.sub(pointwise.mul(target, pointwise.log(target)),
                                                target),
-                                 pointwise.mul(pointwise.log(pointwise.mul(target, 2 * math.pi)),
-                                               0.5))
+                                 _apply(N.MUL_SCALAR, pointwise.log(
+                                     _apply(N.MUL_SCALAR, target, aux=(2 * math.pi,))),
+                                        aux=(0.5,)))
         loss = pointwise.add_(loss, indexing.masked_fill(stirling, pointwise.le(target, 1), 0))
     return _reduce(loss, _REDUCTIONS[reduction])
 
