@@ -179,6 +179,7 @@ from .nn._functional.aten_forms import cosine_embedding_loss as cosine_embedding
 from .nn._functional.aten_forms import dropout as dropout
 from .nn._functional.aten_forms import dropout_ as dropout_
 from .nn._functional.aten_forms import embedding as embedding
+from .nn._functional.aten_forms import embedding_bag as embedding_bag
 from .nn._functional.aten_forms import feature_alpha_dropout as feature_alpha_dropout
 from .nn._functional.aten_forms import feature_alpha_dropout_ as feature_alpha_dropout_
 from .nn._functional.aten_forms import feature_dropout as feature_dropout

@@ -361,3 +361,92 @@ def test_aten_forms_stats_and_errors():
                 T.kl_div(x, x.exp(), 7)]
 
     ok(program)
+
+
+# --- embedding bags -----------------------------------------------------------------------------
+
+BAG_CASES = {
+    "mean": dict(offsets=[0, 2, 2, 5], mode="mean"),
+    "sum_padding": dict(offsets=[0, 2, 2, 5], mode="sum", padding_idx=2),
+    "mean_padding_negative": dict(offsets=[0, 2, 2, 5], padding_idx=-1),
+    "max": dict(offsets=[0, 2, 2, 5], mode="max"),
+    "max_padding": dict(offsets=[0, 3], mode="max", padding_idx=4),
+    "last_offset": dict(offsets=[0, 2, 4], mode="sum", include_last_offset=True),
+    "scale_by_freq": dict(offsets=[0, 3], mode="mean", scale_grad_by_freq=True),
+    "per_sample": dict(offsets=[0, 2, 2, 5], mode="sum", per_sample_weights=True),
+    "per_sample_padding": dict(offsets=[0, 4], mode="sum", per_sample_weights=True,
+                               padding_idx=2),
+}
+BAG_INDICES = [0, 2, 2, 4, 1, 3]
+
+
+def test_embedding_bag():
+    w_values, psw_values = RS.randn(5, 3), RS.rand(6)
+
+    def program(T):
+        F = T.nn.functional
+        out = {}
+        for key, case in BAG_CASES.items():
+            case = dict(case)
+            w = T.tensor(w_values, dtype=T.float64, requires_grad=True)
+            leaves = [w]
+            if case.pop("per_sample_weights", False):
+                psw = T.tensor(psw_values, dtype=T.float64, requires_grad=True)
+                case["per_sample_weights"] = psw
+                leaves.append(psw)
+            offsets = T.tensor(case.pop("offsets"))
+            y = F.embedding_bag(T.tensor(BAG_INDICES), w, offsets, **case)
+            v = T.ones_like(y).cumsum(0).requires_grad_()
+            # (torch's EmbeddingBagBackwardBackward0 raises when differentiated again; jaxgrad's
+            # differentiates: only the first derivatives and their nodes are compared)
+            gs = T.autograd.grad(y, leaves, v, create_graph=True)
+            out[key] = [y, next_functions(y.grad_fn), list(gs)]
+        return out
+
+    ok(program)
+
+
+def test_embedding_bag_native_form_module_and_errors():
+    w_values = RS.randn(5, 3)
+
+    def program(T):
+        F = T.nn.functional
+        w = T.tensor(w_values, dtype=T.float64, requires_grad=True)
+        idx, off = T.tensor(BAG_INDICES), T.tensor([0, 2, 2, 5])
+        out = [list(T.embedding_bag(w, idx, off, False, mode, False, None, False, 2))
+               for mode in (0, 1, 2)]
+        out.append(T.embedding_bag(w, idx, off)[0])
+        out.append(F.embedding_bag(idx.reshape(2, 3), w, mode="max"))
+        psw = T.ones(2, 3, dtype=T.float64, requires_grad=True)
+        out.append(F.embedding_bag(idx.reshape(2, 3), w, mode="sum", per_sample_weights=psw))
+        out.append(attempt(lambda: F.embedding_bag(idx, w, off, mode="sum",
+                                                   per_sample_weights=T.ones(6))))
+        bag = T.nn.EmbeddingBag(5, 3, mode="sum", padding_idx=-2, scale_grad_by_freq=True,
+                                max_norm=1.0)
+        out += [repr(bag), bag.padding_idx, bag.weight[3].detach()]
+        pre = T.nn.EmbeddingBag.from_pretrained(w.detach(), freeze=False, mode="max")
+        y = pre(idx, off)
+        y.sum().backward()
+        out += [repr(pre), y, pre.weight.grad]
+        for bad in [
+            lambda: F.embedding_bag(idx, w, off, padding_idx=7),
+            lambda: F.embedding_bag(idx + 5, w, off),
+            lambda: F.embedding_bag(idx, w, T.tensor([1, 2])),
+            lambda: F.embedding_bag(idx, w, T.tensor([0, 7])),
+            lambda: F.embedding_bag(idx, w, off, mode="max", scale_grad_by_freq=True),
+            lambda: F.embedding_bag(idx, w, off, mode="max", sparse=True),
+            lambda: F.embedding_bag(idx, w, off, mode="avg"),
+            lambda: F.embedding_bag(idx, w, off, mode="mean", per_sample_weights=idx * 1.0),
+            lambda: F.embedding_bag(idx, w, off, per_sample_weights=T.ones(2)),
+            lambda: F.embedding_bag(idx, w[0], off),
+            lambda: F.embedding_bag(idx.reshape(2, 3), w, off),
+            lambda: F.embedding_bag(idx, w),
+            lambda: F.embedding_bag(idx, w, off[None]),
+            lambda: F.embedding_bag(idx[None, None], w),
+            lambda: T.nn.EmbeddingBag(5, 3, padding_idx=5),
+            lambda: T.nn.EmbeddingBag.from_pretrained(w[0]),
+        ]:
+            out.append(attempt(bad))
+        return out
+
+    ok(program)

@@ -53,6 +53,7 @@ from .modules import Dropout1d as Dropout1d
 from .modules import Dropout2d as Dropout2d
 from .modules import Dropout3d as Dropout3d
 from .modules import Embedding as Embedding
+from .modules import EmbeddingBag as EmbeddingBag
 from .modules import FeatureAlphaDropout as FeatureAlphaDropout
 from .modules import Flatten as Flatten
 from .modules import Fold as Fold

@@ -116,6 +116,7 @@ from ._functional.pooling import max_pool2d as max_pool2d
 from ._functional.pooling import pixel_shuffle as pixel_shuffle
 from ._functional.pooling import pixel_unshuffle as pixel_unshuffle
 from ._functional.sparse import embedding as embedding
+from ._functional.sparse import embedding_bag as embedding_bag
 from ._functional.sparse import one_hot as one_hot
 from ._functional.upsampling import upsample as upsample
 from ._functional.upsampling import upsample_bilinear as upsample_bilinear

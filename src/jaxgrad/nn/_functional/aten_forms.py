@@ -356,3 +356,22 @@ def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tens
                            f"of the input. Pad length is {len(pad)}while the input has "
                            f"{input.ndim}dimensions.")
     return _conv._constant_pad_nd(input, pad, value)
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
+                  scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """torch's native ``embedding_bag`` (``weight`` first, an int ``mode``: 0 sum, 1 mean,
+    2 max): the bags, each index's bag, the bag sizes and the rows the maxima came from.
+
+    >>> import jaxgrad
+    >>> w = jaxgrad.arange(6.0).reshape(3, 2)
+    >>> jaxgrad.embedding_bag(w, jaxgrad.tensor([0, 2, 1]), jaxgrad.tensor([0, 2]), False,
+    ...                       2)[0]
+    tensor([[4., 5.],
+            [2., 3.]])
+    """
+    return _sparse.embedding_bag_native(weight, indices, offsets, scale_grad_by_freq, mode,
+                                        sparse, per_sample_weights, include_last_offset,
+                                        padding_idx)

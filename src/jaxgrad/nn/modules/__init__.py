@@ -123,6 +123,7 @@ from .rnn import RNNBase as RNNBase
 from .rnn import RNNCell as RNNCell
 from .rnn import RNNCellBase as RNNCellBase
 from .sparse import Embedding as Embedding
+from .sparse import EmbeddingBag as EmbeddingBag
 from .transformer import Transformer as Transformer
 from .transformer import TransformerDecoder as TransformerDecoder
 from .transformer import TransformerDecoderLayer as TransformerDecoderLayer
