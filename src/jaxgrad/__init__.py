@@ -176,6 +176,7 @@ from .nn._functional.aten_forms import celu as celu
 from .nn._functional.aten_forms import celu_ as celu_
 from .nn._functional.aten_forms import constant_pad_nd as constant_pad_nd
 from .nn._functional.aten_forms import cosine_embedding_loss as cosine_embedding_loss
+from .nn._functional.aten_forms import ctc_loss as ctc_loss
 from .nn._functional.aten_forms import dropout as dropout
 from .nn._functional.aten_forms import dropout_ as dropout_
 from .nn._functional.aten_forms import embedding as embedding

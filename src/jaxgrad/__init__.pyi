@@ -70,11 +70,13 @@ from .nn.functional import conv_transpose1d as conv_transpose1d
 from .nn.functional import conv_transpose2d as conv_transpose2d
 from .nn._functional.aten_forms import cosine_embedding_loss as cosine_embedding_loss
 from .nn.functional import cosine_similarity as cosine_similarity
+from .nn._functional.aten_forms import ctc_loss as ctc_loss
 from ._core.device import device as device
 from .nn._functional.aten_forms import dropout as dropout
 from .nn._functional.aten_forms import dropout_ as dropout_
 from ._core.dtypes import dtype as dtype
 from .nn._functional.aten_forms import embedding as embedding
+from .nn._functional.aten_forms import embedding_bag as embedding_bag
 from ._functions.creation import empty as empty
 from ._functions.creation import empty_like as empty_like
 from .autograd.grad_mode import enable_grad as enable_grad

@@ -450,3 +450,71 @@ def test_embedding_bag_native_form_module_and_errors():
         return out
 
     ok(program)
+
+
+# --- CTC loss -----------------------------------------------------------------------------------
+
+CTC_CASES = {
+    "mean": dict(targets=[[1, 2, 2], [3, 1, 0]], input_lengths=[6, 5], target_lengths=[3, 2]),
+    "sum_blank": dict(targets=[[1, 2, 0], [3, 3, 0]], input_lengths=[6, 6],
+                      target_lengths=[3, 2], blank=2, reduction="sum"),
+    "none_concat": dict(targets=[1, 3, 3, 2], input_lengths=[4, 6], target_lengths=[1, 3],
+                        reduction="none"),
+    "empty_target": dict(targets=[[1, 2], [0, 0]], input_lengths=[6, 3], target_lengths=[2, 0],
+                         reduction="none"),
+    "zero_infinity": dict(targets=[[1, 1, 1], [2, 3, 1]], input_lengths=[4, 6],
+                          target_lengths=[3, 3], zero_infinity=True, reduction="none"),
+    "zero_infinity_mean": dict(targets=[[1, 1, 1], [2, 3, 1]], input_lengths=[4, 6],
+                               target_lengths=[3, 3], zero_infinity=True),
+    "tensor_lengths": dict(targets=[[1, 2, 2], [3, 1, 0]], input_lengths=(6, 5),
+                           target_lengths=(3, 2), reduction="sum"),
+}
+
+
+def test_ctc_loss():
+    logits = RS.randn(6, 2, 4)
+
+    def program(T):
+        F = T.nn.functional
+        out = {}
+        for key, case in CTC_CASES.items():
+            case = dict(case)
+            x = T.tensor(logits, dtype=T.float64, requires_grad=True)
+            lp = x.log_softmax(2)
+            targets = T.tensor(case.pop("targets"))
+            lengths = [case.pop("input_lengths"), case.pop("target_lengths")]
+            if isinstance(lengths[0], tuple):
+                lengths = [T.tensor(v) for v in lengths]
+            y = F.ctc_loss(lp, targets, *lengths, **case)
+            g = T.autograd.grad(weighted(T, y), x, create_graph=True)[0]
+            out[key] = [y, next_functions(y.grad_fn), g, attempt(lambda g=g: g.sum().backward())]
+        x = T.tensor(logits[:, 0], dtype=T.float32, requires_grad=True)
+        y = F.ctc_loss(x.log_softmax(1), T.tensor([1, 2]), T.tensor(6), T.tensor(2),
+                       reduction="none")
+        out["unbatched"] = [y, next_functions(y.grad_fn), T.autograd.grad(y, x)[0]]
+        loss = T.nn.CTCLoss(blank=3, zero_infinity=True)
+        out["module"] = [repr(loss), loss(x[:, None].log_softmax(2), T.tensor([[1, 2]]), [6], [2]),
+                         T.ctc_loss(x[:, None].log_softmax(2), T.tensor([[1, 2]]), [6], [2])]
+        return out
+
+    ok(program)
+
+
+def test_ctc_loss_errors():
+    def program(T):
+        F = T.nn.functional
+        lp = T.randn(5, 2, 4).log_softmax(2)
+        tg = T.tensor([[1, 2], [1, 1]])
+        return [attempt(f) for f in [
+            lambda: F.ctc_loss(lp, tg, [5, 5], [2, 2], blank=4),
+            lambda: F.ctc_loss(lp, tg, [5], [2, 2]),
+            lambda: F.ctc_loss(lp, tg, [5, 5], [2]),
+            lambda: F.ctc_loss(lp, tg, [6, 5], [2, 2]),
+            lambda: F.ctc_loss(lp, tg, [5, 5], [3, 2]),
+            lambda: F.ctc_loss(lp, tg.flatten(), [5, 5], [2, 3]),
+            lambda: F.ctc_loss(lp, tg, T.tensor([5.0, 5.0]), T.tensor([2, 2])),
+            lambda: F.ctc_loss(lp, tg, [5, 5], [2, 2], reduction="foo"),
+            lambda: F.ctc_loss(lp, tg, [5, 5], [-1, 2]),
+        ]]
+
+    ok(program)

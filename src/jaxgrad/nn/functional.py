@@ -78,6 +78,7 @@ from ._functional.losses import binary_cross_entropy as binary_cross_entropy
 from ._functional.losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ._functional.losses import cosine_embedding_loss as cosine_embedding_loss
 from ._functional.losses import cross_entropy as cross_entropy
+from ._functional.losses import ctc_loss as ctc_loss
 from ._functional.losses import gaussian_nll_loss as gaussian_nll_loss
 from ._functional.losses import hinge_embedding_loss as hinge_embedding_loss
 from ._functional.losses import huber_loss as huber_loss

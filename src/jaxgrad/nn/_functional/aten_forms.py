@@ -8,6 +8,7 @@ running_mean, running_var, training, momentum, eps, cudnn_enabled)``, an integer
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..._core.tensor import Tensor
 from . import activations as _act
@@ -375,3 +376,17 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
     return _sparse.embedding_bag_native(weight, indices, offsets, scale_grad_by_freq, mode,
                                         sparse, per_sample_weights, include_last_offset,
                                         padding_idx)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """torch's native ``ctc_loss``: an int ``reduction`` (none when left out, as torch's
+    binding reads its schema default).
+
+    >>> import jaxgrad
+    >>> lp = jaxgrad.full((2, 1, 2), 0.5).log()
+    >>> jaxgrad.ctc_loss(lp, jaxgrad.tensor([[1]]), [2], [1])
+    tensor([0.2877])
+    """
+    return _losses.ctc_loss_enum(log_probs, targets, input_lengths, target_lengths, blank,
+                                 _enum(reduction), zero_infinity)

@@ -25,6 +25,7 @@ from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import elementwise as E
 from ..._ops import nn as N
+from ..._ops import nn_ctc as NC
 from ..._ops import nn_margin as NM
 from .activations import logsigmoid
 from .normalization import pairwise_distance
@@ -785,3 +786,88 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     if reduction == "sum":
         return reductions.sum(loss)
     return reductions.mean(loss) if reduction == "mean" else loss
+
+
+# --- CTC --------------------------------------------------------------------------------------
+
+
+def _lengths(lengths: Any, name: str) -> tuple[int, ...]:
+    """An int[] of lengths from a tensor (integral) or a sequence of ints."""
+    if isinstance(lengths, Tensor):
+        if lengths.is_floating_point() or lengths.is_complex():
+            raise RuntimeError(f"{name} must be integral")
+        return tuple(int(v) for v in np.asarray(lengths._value).reshape(-1))
+    if isinstance(lengths, int):
+        return (lengths,)
+    return tuple(int(v) for v in lengths)
+
+
+def _check_ctc(log_probs: Tensor, targets: Tensor, input_lengths: tuple, target_lengths: tuple,
+               blank: int) -> None:
+    """torch's ctc_loss_allocate_outputs checks, in its order and words."""
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    t_count, batch, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if len(input_lengths) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(target_lengths) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if targets.ndim == 1:
+        if targets.shape[0] != builtins.sum(target_lengths):
+            raise RuntimeError(f"Expected tensor to have size {builtins.sum(target_lengths)} at "
+                               f"dimension 0, but got size {targets.shape[0]} for argument #2 "
+                               f"'targets'{where}")
+    for length in target_lengths:
+        if length < 0:
+            raise RuntimeError("Expected target_lengths to have value at least 0, but got value "
+                               f"{length}{where}")
+        if targets.ndim != 1 and length > targets.shape[1]:
+            raise RuntimeError(f"Expected tensor to have size at least {length} at dimension 1, "
+                               f"but got size {targets.shape[1]} for argument #2 'targets'{where}")
+    for length in input_lengths:
+        if length < 0 or length > t_count:
+            raise RuntimeError(f"Expected input_lengths to have value at most {t_count}, but got "
+                               f"value {length}{where}")
+
+
+def ctc_loss_enum(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+                  blank: int, reduction: int, zero_infinity: bool) -> Tensor:
+    """torch's aten ``ctc_loss`` (an enum ``reduction``): ``_ctc_loss`` (``CtcLossBackward0``)
+    per sample, infinities zeroed with ``zero_infinity``, then the reduction ('mean' divides
+    each loss by its target length first)."""
+    input_lengths = _lengths(input_lengths, "input_lengths")
+    target_lengths = _lengths(target_lengths, "target_lengths")
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else _shapes.unsqueeze(log_probs, 1)
+    if not batched and targets.ndim == 1 and len(target_lengths) == 1:
+        targets = _shapes.unsqueeze(targets, 0)
+    _check_ctc(lp, targets, input_lengths, target_lengths, blank)
+    res = _apply(NC.CTC_LOSS, lp, aux=(targets,), input_lengths=input_lengths,
+                 target_lengths=target_lengths, blank=int(blank),
+                 zero_infinity=bool(zero_infinity))[0]
+    if zero_infinity:
+        res = indexing.where(pointwise.eq(res, math.inf), _creation.zeros((), dtype=res.dtype),
+                             res)
+    if reduction == N.MEAN:
+        lengths = pointwise.clamp_min(_creation.tensor(list(target_lengths), dtype=res.dtype), 1)
+        return reductions.mean(pointwise.div(res, lengths))
+    if reduction == N.SUM:
+        return reductions.sum(res)
+    return res if batched else _shapes.squeeze(res, 0)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification loss of (T, N, C) (or unbatched (T, C))
+    log-probabilities against padded (N, S) or concatenated targets, with torch's gradient.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> lp = jaxgrad.full((2, 1, 2), 0.5).log()
+    >>> F.ctc_loss(lp, jaxgrad.tensor([[1]]), [2], [1], reduction="sum")
+    tensor(0.2877)
+    """
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return ctc_loss_enum(log_probs, targets, input_lengths, target_lengths, blank,
+                         _REDUCTIONS[reduction], zero_infinity)

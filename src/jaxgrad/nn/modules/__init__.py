@@ -67,6 +67,7 @@ from .loss import BCELoss as BCELoss
 from .loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from .loss import CosineEmbeddingLoss as CosineEmbeddingLoss
 from .loss import CrossEntropyLoss as CrossEntropyLoss
+from .loss import CTCLoss as CTCLoss
 from .loss import GaussianNLLLoss as GaussianNLLLoss
 from .loss import HingeEmbeddingLoss as HingeEmbeddingLoss
 from .loss import HuberLoss as HuberLoss

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 from ..._core.tensor import Tensor
 from .. import functional
@@ -448,3 +449,26 @@ class TripletMarginWithDistanceLoss(_Loss):
         return functional.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``functional.ctc_loss``) with a ``blank``
+    class and ``zero_infinity``.
+
+    >>> import jaxgrad
+    >>> lp = jaxgrad.full((2, 1, 2), 0.5).log()
+    >>> jaxgrad.nn.CTCLoss(reduction="sum")(lp, jaxgrad.tensor([[1]]), [2], [1])
+    tensor(0.2877)
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any,
+                target_lengths: Any) -> Tensor:
+        """``functional.ctc_loss`` with this loss's blank, reduction and zero_infinity."""
+        return functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                                   self.reduction, self.zero_infinity)
