@@ -48,6 +48,7 @@ from .modules import ConvTranspose2d as ConvTranspose2d
 from .modules import CosineEmbeddingLoss as CosineEmbeddingLoss
 from .modules import CosineSimilarity as CosineSimilarity
 from .modules import CrossEntropyLoss as CrossEntropyLoss
+from .modules import CrossMapLRN2d as CrossMapLRN2d
 from .modules import CTCLoss as CTCLoss
 from .modules import Dropout as Dropout
 from .modules import Dropout1d as Dropout1d

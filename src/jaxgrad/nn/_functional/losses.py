@@ -813,11 +813,10 @@ def _check_ctc(log_probs: Tensor, targets: Tensor, input_lengths: tuple, target_
         raise RuntimeError("input_lengths must be of size batch_size")
     if len(target_lengths) != batch:
         raise RuntimeError("target_lengths must be of size batch_size")
-    if targets.ndim == 1:
-        if targets.shape[0] != builtins.sum(target_lengths):
-            raise RuntimeError(f"Expected tensor to have size {builtins.sum(target_lengths)} at "
-                               f"dimension 0, but got size {targets.shape[0]} for argument #2 "
-                               f"'targets'{where}")
+    total = builtins.sum(target_lengths)
+    if targets.ndim == 1 and targets.shape[0] != total:
+        raise RuntimeError(f"Expected tensor to have size {total} at dimension 0, but got size "
+                           f"{targets.shape[0]} for argument #2 'targets'{where}")
     for length in target_lengths:
         if length < 0:
             raise RuntimeError("Expected target_lengths to have value at least 0, but got value "

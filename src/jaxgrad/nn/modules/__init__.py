@@ -86,6 +86,7 @@ from .loss import SoftMarginLoss as SoftMarginLoss
 from .loss import TripletMarginLoss as TripletMarginLoss
 from .loss import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
 from .module import Module as Module
+from .normalization import CrossMapLRN2d as CrossMapLRN2d
 from .normalization import GroupNorm as GroupNorm
 from .normalization import LayerNorm as LayerNorm
 from .normalization import LocalResponseNorm as LocalResponseNorm
