@@ -528,3 +528,30 @@ def test_cross_map_lrn2d():
         return out
 
     ok(program)
+
+
+def test_adaptive_log_softmax_with_loss():
+    x = RS.randn(5, 4)
+
+    def program(T):
+        nn = T.nn
+        asm = nn.AdaptiveLogSoftmaxWithLoss(4, 7, [2, 4], div_value=2.0, head_bias=True)
+        with T.no_grad():
+            for i, (_, p) in enumerate(asm.named_parameters()):
+                p.copy_(T.tensor(np.linspace(-1, 1, p.numel()).reshape(tuple(p.shape)) * (i + 1),
+                                 dtype=T.float32))
+        a = T.tensor(x, dtype=T.float32, requires_grad=True)
+        output, loss = asm(a, T.tensor([0, 3, 6, 1, 4]))
+        loss.backward()
+        single = asm(a[0], T.tensor(5))
+        out = [repr(asm), output, next_functions(output.grad_fn), loss, a.grad,
+               [p.grad for p in asm.parameters()], list(single), asm.log_prob(a),
+               asm.predict(a), asm.predict(a * 0), asm.predict(-a)]
+        for bad in [lambda: asm(a, T.tensor([0, 3, 7, 1, 4])), lambda: asm(a, T.tensor([0])),
+                    lambda: asm(a[0], T.tensor([0])), lambda: asm(a, T.zeros(5, 1).long()),
+                    lambda: nn.AdaptiveLogSoftmaxWithLoss(4, 7, []),
+                    lambda: nn.AdaptiveLogSoftmaxWithLoss(4, 7, [4, 2])]:
+            out.append(attempt(bad))
+        return out
+
+    ok(program)

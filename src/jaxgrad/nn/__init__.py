@@ -22,6 +22,7 @@ from .modules import RNN as RNN
 from .modules import SELU as SELU
 from .modules import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from .modules import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from .modules import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
 from .modules import AdaptiveMaxPool1d as AdaptiveMaxPool1d
 from .modules import AdaptiveMaxPool2d as AdaptiveMaxPool2d
 from .modules import AlphaDropout as AlphaDropout

@@ -30,6 +30,7 @@ from .activation import Softsign as Softsign
 from .activation import Tanh as Tanh
 from .activation import Tanhshrink as Tanhshrink
 from .activation import Threshold as Threshold
+from .adaptive import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
 from .batchnorm import BatchNorm1d as BatchNorm1d
 from .batchnorm import BatchNorm2d as BatchNorm2d
 from .batchnorm import BatchNorm3d as BatchNorm3d
