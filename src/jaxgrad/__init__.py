@@ -192,20 +192,39 @@ from .amp._switches import set_autocast_gpu_dtype as set_autocast_gpu_dtype
 from .nn._functional.aten_forms import alpha_dropout as alpha_dropout
 from .nn._functional.aten_forms import alpha_dropout_ as alpha_dropout_
 from .nn._functional.aten_forms import batch_norm as batch_norm
+from .nn._functional.aten_forms import (
+    binary_cross_entropy_with_logits as binary_cross_entropy_with_logits,
+)
 from .nn._functional.aten_forms import celu as celu
 from .nn._functional.aten_forms import celu_ as celu_
+from .nn._functional.aten_forms import constant_pad_nd as constant_pad_nd
+from .nn._functional.aten_forms import cosine_embedding_loss as cosine_embedding_loss
+from .nn._functional.aten_forms import ctc_loss as ctc_loss
 from .nn._functional.aten_forms import dropout as dropout
 from .nn._functional.aten_forms import dropout_ as dropout_
 from .nn._functional.aten_forms import embedding as embedding
+from .nn._functional.aten_forms import embedding_bag as embedding_bag
 from .nn._functional.aten_forms import feature_alpha_dropout as feature_alpha_dropout
 from .nn._functional.aten_forms import feature_alpha_dropout_ as feature_alpha_dropout_
+from .nn._functional.aten_forms import feature_dropout as feature_dropout
+from .nn._functional.aten_forms import feature_dropout_ as feature_dropout_
 from .nn._functional.aten_forms import group_norm as group_norm
+from .nn._functional.aten_forms import hinge_embedding_loss as hinge_embedding_loss
 from .nn._functional.aten_forms import instance_norm as instance_norm
+from .nn._functional.aten_forms import kl_div as kl_div
 from .nn._functional.aten_forms import layer_norm as layer_norm
+from .nn._functional.aten_forms import margin_ranking_loss as margin_ranking_loss
+from .nn._functional.aten_forms import poisson_nll_loss as poisson_nll_loss
+from .nn._functional.aten_forms import rms_norm as rms_norm
 from .nn._functional.aten_forms import selu as selu
 from .nn._functional.aten_forms import selu_ as selu_
 from .nn._functional.aten_forms import threshold as threshold
 from .nn._functional.aten_forms import triplet_margin_loss as triplet_margin_loss
+from .nn._functional.channels import channel_shuffle as channel_shuffle
+from .nn._functional.channels import native_channel_shuffle as native_channel_shuffle
+from .nn._functional.normalization import native_batch_norm as native_batch_norm
+from .nn._functional.normalization import native_group_norm as native_group_norm
+from .nn._functional.normalization import native_layer_norm as native_layer_norm
 from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
 from .nn.functional import avg_pool1d as avg_pool1d
 from .nn.functional import bilinear as bilinear

@@ -22,6 +22,7 @@ from .modules import RNN as RNN
 from .modules import SELU as SELU
 from .modules import AdaptiveAvgPool1d as AdaptiveAvgPool1d
 from .modules import AdaptiveAvgPool2d as AdaptiveAvgPool2d
+from .modules import AdaptiveLogSoftmaxWithLoss as AdaptiveLogSoftmaxWithLoss
 from .modules import AdaptiveMaxPool1d as AdaptiveMaxPool1d
 from .modules import AdaptiveMaxPool2d as AdaptiveMaxPool2d
 from .modules import AlphaDropout as AlphaDropout
@@ -33,6 +34,7 @@ from .modules import BatchNorm3d as BatchNorm3d
 from .modules import BCELoss as BCELoss
 from .modules import BCEWithLogitsLoss as BCEWithLogitsLoss
 from .modules import Bilinear as Bilinear
+from .modules import ChannelShuffle as ChannelShuffle
 from .modules import CircularPad1d as CircularPad1d
 from .modules import CircularPad2d as CircularPad2d
 from .modules import CircularPad3d as CircularPad3d
@@ -47,11 +49,14 @@ from .modules import ConvTranspose2d as ConvTranspose2d
 from .modules import CosineEmbeddingLoss as CosineEmbeddingLoss
 from .modules import CosineSimilarity as CosineSimilarity
 from .modules import CrossEntropyLoss as CrossEntropyLoss
+from .modules import CrossMapLRN2d as CrossMapLRN2d
+from .modules import CTCLoss as CTCLoss
 from .modules import Dropout as Dropout
 from .modules import Dropout1d as Dropout1d
 from .modules import Dropout2d as Dropout2d
 from .modules import Dropout3d as Dropout3d
 from .modules import Embedding as Embedding
+from .modules import EmbeddingBag as EmbeddingBag
 from .modules import FeatureAlphaDropout as FeatureAlphaDropout
 from .modules import Flatten as Flatten
 from .modules import Fold as Fold
@@ -73,6 +78,7 @@ from .modules import L1Loss as L1Loss
 from .modules import LayerNorm as LayerNorm
 from .modules import LeakyReLU as LeakyReLU
 from .modules import Linear as Linear
+from .modules import LocalResponseNorm as LocalResponseNorm
 from .modules import LogSigmoid as LogSigmoid
 from .modules import LogSoftmax as LogSoftmax
 from .modules import LSTMCell as LSTMCell
@@ -85,8 +91,11 @@ from .modules import ModuleDict as ModuleDict
 from .modules import ModuleList as ModuleList
 from .modules import MSELoss as MSELoss
 from .modules import MultiheadAttention as MultiheadAttention
+from .modules import MultiLabelMarginLoss as MultiLabelMarginLoss
 from .modules import MultiLabelSoftMarginLoss as MultiLabelSoftMarginLoss
+from .modules import MultiMarginLoss as MultiMarginLoss
 from .modules import NLLLoss as NLLLoss
+from .modules import NLLLoss2d as NLLLoss2d
 from .modules import PairwiseDistance as PairwiseDistance
 from .modules import ParameterDict as ParameterDict
 from .modules import ParameterList as ParameterList
@@ -118,6 +127,7 @@ from .modules import Softmin as Softmin
 from .modules import Softplus as Softplus
 from .modules import Softshrink as Softshrink
 from .modules import Softsign as Softsign
+from .modules import SyncBatchNorm as SyncBatchNorm
 from .modules import Tanh as Tanh
 from .modules import Tanhshrink as Tanhshrink
 from .modules import Threshold as Threshold
@@ -127,8 +137,12 @@ from .modules import TransformerDecoderLayer as TransformerDecoderLayer
 from .modules import TransformerEncoder as TransformerEncoder
 from .modules import TransformerEncoderLayer as TransformerEncoderLayer
 from .modules import TripletMarginLoss as TripletMarginLoss
+from .modules import TripletMarginWithDistanceLoss as TripletMarginWithDistanceLoss
+from .modules import Unflatten as Unflatten
 from .modules import Unfold as Unfold
 from .modules import Upsample as Upsample
+from .modules import UpsamplingBilinear2d as UpsamplingBilinear2d
+from .modules import UpsamplingNearest2d as UpsamplingNearest2d
 from .modules import ZeroPad1d as ZeroPad1d
 from .modules import ZeroPad2d as ZeroPad2d
 from .modules import ZeroPad3d as ZeroPad3d

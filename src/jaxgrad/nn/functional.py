@@ -48,9 +48,14 @@ from ._functional.activations import tanh as tanh
 from ._functional.activations import tanhshrink as tanhshrink
 from ._functional.activations import threshold as threshold
 from ._functional.activations import threshold_ as threshold_
+from ._functional.aten_forms import celu_ as celu_
+from ._functional.aten_forms import selu_ as selu_
 from ._functional.attention import _canonical_mask as _canonical_mask  # torch's name, for nn
 from ._functional.attention import multi_head_attention_forward as multi_head_attention_forward
 from ._functional.attention import scaled_dot_product_attention as scaled_dot_product_attention
+from ._functional.channels import channel_shuffle as channel_shuffle
+from ._functional.channels import local_response_norm as local_response_norm
+from ._functional.channels import native_channel_shuffle as native_channel_shuffle
 from ._functional.convolution import bilinear as bilinear
 from ._functional.convolution import conv1d as conv1d
 from ._functional.convolution import conv2d as conv2d
@@ -73,6 +78,7 @@ from ._functional.losses import binary_cross_entropy as binary_cross_entropy
 from ._functional.losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ._functional.losses import cosine_embedding_loss as cosine_embedding_loss
 from ._functional.losses import cross_entropy as cross_entropy
+from ._functional.losses import ctc_loss as ctc_loss
 from ._functional.losses import gaussian_nll_loss as gaussian_nll_loss
 from ._functional.losses import hinge_embedding_loss as hinge_embedding_loss
 from ._functional.losses import huber_loss as huber_loss
@@ -80,12 +86,17 @@ from ._functional.losses import kl_div as kl_div
 from ._functional.losses import l1_loss as l1_loss
 from ._functional.losses import margin_ranking_loss as margin_ranking_loss
 from ._functional.losses import mse_loss as mse_loss
+from ._functional.losses import multi_margin_loss as multi_margin_loss
+from ._functional.losses import multilabel_margin_loss as multilabel_margin_loss
 from ._functional.losses import multilabel_soft_margin_loss as multilabel_soft_margin_loss
 from ._functional.losses import nll_loss as nll_loss
 from ._functional.losses import poisson_nll_loss as poisson_nll_loss
 from ._functional.losses import smooth_l1_loss as smooth_l1_loss
 from ._functional.losses import soft_margin_loss as soft_margin_loss
 from ._functional.losses import triplet_margin_loss as triplet_margin_loss
+from ._functional.losses import (
+    triplet_margin_with_distance_loss as triplet_margin_with_distance_loss,
+)
 from ._functional.normalization import batch_norm as batch_norm
 from ._functional.normalization import cosine_similarity as cosine_similarity
 from ._functional.normalization import group_norm as group_norm
@@ -106,7 +117,11 @@ from ._functional.pooling import max_pool2d as max_pool2d
 from ._functional.pooling import pixel_shuffle as pixel_shuffle
 from ._functional.pooling import pixel_unshuffle as pixel_unshuffle
 from ._functional.sparse import embedding as embedding
+from ._functional.sparse import embedding_bag as embedding_bag
 from ._functional.sparse import one_hot as one_hot
+from ._functional.upsampling import upsample as upsample
+from ._functional.upsampling import upsample_bilinear as upsample_bilinear
+from ._functional.upsampling import upsample_nearest as upsample_nearest
 
 # shown where torch shows its own: <function jaxgrad.nn.functional.relu>
 for _function in [f for f in list(globals().values())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
@@ -24,6 +25,8 @@ from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import elementwise as E
 from ..._ops import nn as N
+from ..._ops import nn_ctc as NC
+from ..._ops import nn_margin as NM
 from .activations import logsigmoid
 from .normalization import pairwise_distance
 
@@ -190,14 +193,19 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
                 "div math definition.'mean' will be changed to behave the same as 'batchmean' in "
                 "the next major release.", stacklevel=3)
         red = _reduction("sum" if reduction == "batchmean" else reduction)
+    reduced = kl_div_reduced(input, target, red, log_target)
+    if reduction == "batchmean" and input.ndim != 0:
+        reduced = pointwise.div(reduced, input.shape[0])
+    return reduced
+
+
+def kl_div_reduced(input: Tensor, target: Tensor, reduction: int, log_target: bool) -> Tensor:
+    """torch's aten ``kl_div`` (an enum ``reduction``): the composition and the reduction."""
     if log_target:
         loss = pointwise.mul(pointwise.exp(target), pointwise.sub(target, input))
     else:
         loss = pointwise.sub(_apply(E.XLOGY, target, target), pointwise.mul(target, input))
-    reduced = _reduce(loss, red)
-    if reduction == "batchmean" and input.ndim != 0:
-        reduced = pointwise.div(reduced, input.shape[0])
-    return reduced
+    return _reduce(loss, reduction)
 
 
 def _check_targets(target: Tensor, n_classes: int, ignore_index: int) -> None:
@@ -584,8 +592,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     if full:
         stirling = pointwise.add(pointwise.sub(pointwise.mul(target, pointwise.log(target)),
                                                target),
-                                 pointwise.mul(pointwise.log(pointwise.mul(target, 2 * math.pi)),
-                                               0.5))
+                                 _apply(N.MUL_SCALAR, pointwise.log(
+                                     _apply(N.MUL_SCALAR, target, aux=(2 * math.pi,))),
+                                        aux=(0.5,)))
         loss = pointwise.add_(loss, indexing.masked_fill(stirling, pointwise.le(target, 1), 0))
     return _reduce(loss, _REDUCTIONS[reduction])
 
@@ -650,3 +659,214 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     output = pointwise.clamp_min(pointwise.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)),
                                                dist_neg), 0)
     return _reduce(output, red)
+
+
+# --- multi-class margin losses --------------------------------------------------------------------
+
+
+def _check_margin_input(input: Tensor) -> None:
+    """The shape check shared by torch's multi_margin_loss and multilabel_margin_loss kernels."""
+    ndim = input.ndim
+    if not ((ndim == 2 and input.shape[1] != 0) or (ndim == 1 and input.shape[0] != 0)
+            or ndim == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
+
+
+def _check_long_target(target: Tensor) -> None:
+    if target.dtype.name != "int64":
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{_dtypes.scalar_type_name(target.dtype)}")
+
+
+def _check_margin_kernel_dtype(input: Tensor, kernel: str) -> None:
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(input.dtype)}'")
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: per sample, ``sum_{j != y} max(0, margin - x[y] + x[j])**p``
+    (scaled by ``weight[y]``) over the number of classes, then reduced
+    (``MultiMarginLossBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.multi_margin_loss(jaxgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), jaxgrad.tensor([3]))
+    tensor(0.3250)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_weight_grad(weight, "multi_margin_loss")
+    _check_margin_input(input)
+    nframe = 1 if input.ndim <= 1 else input.shape[0]
+    dim = 1 if input.ndim == 0 else input.shape[-1]
+    if target.ndim > 1 or target.numel() != nframe:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{nframe}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
+                           f"{list(weight.shape)}")
+    _check_long_target(target)
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
+                           f"found {_dtypes.scalar_type_name(weight.dtype)}")
+    _check_margin_kernel_dtype(input, "multi_margin_loss_cpu_kernel")
+    if concrete_here(target._value):
+        values = np.asarray(target._value)
+        if ((values < 0) | (values >= dim)).any():
+            raise RuntimeError("target out of range")
+    return _apply(NM.MULTI_MARGIN_LOSS, input, aux=(target, weight), p=int(p),
+                  margin=float(margin), reduction=red)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss: ``target`` lists class indices up to the first -1; per sample,
+    ``sum max(0, 1 - (x[y] - x[k]))`` over listed ``y`` and unlisted ``k``, over the number of
+    classes, then reduced (``MultilabelMarginLossBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.multilabel_margin_loss(jaxgrad.tensor([[0.1, 0.2, 0.4, 0.8]]),
+    ...                          jaxgrad.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    _check_margin_input(input)
+    dim = 1 if input.ndim == 0 else input.shape[-1]
+    if input.ndim <= 1:
+        good = target.ndim <= 1 and target.numel() == dim
+    else:
+        good = target.ndim == 2 and tuple(target.shape) == tuple(input.shape)
+    if not good:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    _check_long_target(target)
+    _check_margin_kernel_dtype(input, "multilabel_margin_loss_forward_out_frame")
+    if concrete_here(target._value):
+        values = np.asarray(target._value)
+        if ((values < -1) | (values >= dim)).any():
+            raise RuntimeError("argument #2 'target' is out of range")
+    return _apply(NM.MULTILABEL_MARGIN_LOSS, input, aux=(target,), reduction=red)[0]
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor]
+                                      | None = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with any distance ``d`` (``pairwise_distance``
+    by default; ``swap`` uses the smaller of ``d(a, n)`` and ``d(p, n)``), reduced.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> a = jaxgrad.zeros(1, 2)
+    >>> F.triplet_margin_with_distance_loss(a, a, a + 3.0)
+    tensor(0.)
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {dims[0]}D, positive "
+                           f"{dims[1]}D, and negative {dims[2]}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = pointwise.minimum(dist_neg, distance(positive, negative))
+    loss = pointwise.clamp_min(pointwise.sub(margin + dist_pos, dist_neg), 0)
+    if reduction == "sum":
+        return reductions.sum(loss)
+    return reductions.mean(loss) if reduction == "mean" else loss
+
+
+# --- CTC --------------------------------------------------------------------------------------
+
+
+def _lengths(lengths: Any, name: str) -> tuple[int, ...]:
+    """An int[] of lengths from a tensor (integral) or a sequence of ints."""
+    if isinstance(lengths, Tensor):
+        if lengths.is_floating_point() or lengths.is_complex():
+            raise RuntimeError(f"{name} must be integral")
+        return tuple(int(v) for v in np.asarray(lengths._value).reshape(-1))
+    if isinstance(lengths, int):
+        return (lengths,)
+    return tuple(int(v) for v in lengths)
+
+
+def _check_ctc(log_probs: Tensor, targets: Tensor, input_lengths: tuple, target_lengths: tuple,
+               blank: int) -> None:
+    """torch's ctc_loss_allocate_outputs checks, in its order and words."""
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    t_count, batch, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if len(input_lengths) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(target_lengths) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    total = builtins.sum(target_lengths)
+    if targets.ndim == 1 and targets.shape[0] != total:
+        raise RuntimeError(f"Expected tensor to have size {total} at dimension 0, but got size "
+                           f"{targets.shape[0]} for argument #2 'targets'{where}")
+    for length in target_lengths:
+        if length < 0:
+            raise RuntimeError("Expected target_lengths to have value at least 0, but got value "
+                               f"{length}{where}")
+        if targets.ndim != 1 and length > targets.shape[1]:
+            raise RuntimeError(f"Expected tensor to have size at least {length} at dimension 1, "
+                               f"but got size {targets.shape[1]} for argument #2 'targets'{where}")
+    for length in input_lengths:
+        if length < 0 or length > t_count:
+            raise RuntimeError(f"Expected input_lengths to have value at most {t_count}, but got "
+                               f"value {length}{where}")
+
+
+def ctc_loss_enum(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+                  blank: int, reduction: int, zero_infinity: bool) -> Tensor:
+    """torch's aten ``ctc_loss`` (an enum ``reduction``): ``_ctc_loss`` (``CtcLossBackward0``)
+    per sample, infinities zeroed with ``zero_infinity``, then the reduction ('mean' divides
+    each loss by its target length first)."""
+    input_lengths = _lengths(input_lengths, "input_lengths")
+    target_lengths = _lengths(target_lengths, "target_lengths")
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else _shapes.unsqueeze(log_probs, 1)
+    if not batched and targets.ndim == 1 and len(target_lengths) == 1:
+        targets = _shapes.unsqueeze(targets, 0)
+    _check_ctc(lp, targets, input_lengths, target_lengths, blank)
+    res = _apply(NC.CTC_LOSS, lp, aux=(targets,), input_lengths=input_lengths,
+                 target_lengths=target_lengths, blank=int(blank),
+                 zero_infinity=bool(zero_infinity))[0]
+    if zero_infinity:
+        res = indexing.where(pointwise.eq(res, math.inf), _creation.zeros((), dtype=res.dtype),
+                             res)
+    if reduction == N.MEAN:
+        lengths = pointwise.clamp_min(_creation.tensor(list(target_lengths), dtype=res.dtype), 1)
+        return reductions.mean(pointwise.div(res, lengths))
+    if reduction == N.SUM:
+        return reductions.sum(res)
+    return res if batched else _shapes.squeeze(res, 0)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification loss of (T, N, C) (or unbatched (T, C))
+    log-probabilities against padded (N, S) or concatenated targets, with torch's gradient.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> lp = jaxgrad.full((2, 1, 2), 0.5).log()
+    >>> F.ctc_loss(lp, jaxgrad.tensor([[1]]), [2], [1], reduction="sum")
+    tensor(0.2877)
+    """
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return ctc_loss_enum(log_probs, targets, input_lengths, target_lengths, blank,
+                         _REDUCTIONS[reduction], zero_infinity)

@@ -42,15 +42,31 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                              f"size {input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    out, mean, _ = _apply(N.NATIVE_BATCH_NORM, input, weight, bias,
-                         aux=(running_mean, running_var), training=bool(training),
-                         eps=float(eps))
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                             momentum, eps)[0]
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                      momentum: float, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``native_batch_norm``: the output, and the batch mean and 1/std it saves
+    (empty in evaluation); training updates the running stats in place.
+
+    >>> import jaxgrad
+    >>> out, mean, invstd = jaxgrad.native_batch_norm(jaxgrad.tensor([[1.0], [3.0]]), None,
+    ...                                               None, None, None, True, 0.1, 0.0)
+    >>> mean, invstd
+    (tensor([2.]), tensor([1.]))
+    """
+    out, mean, invstd = _apply(N.NATIVE_BATCH_NORM, input, weight, bias,
+                               aux=(running_mean, running_var), training=bool(training),
+                               eps=float(eps))
     if training and running_mean is not None and running_var is not None:
         new_mean, new_var = _running_stats(running_mean._value, running_var._value, mean._value,
                                            input._value, momentum)
         running_mean._write(new_mean)
         running_var._write(new_var)
-    return out
+    return out, mean, invstd
 
 
 @jit
@@ -74,15 +90,28 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     >>> F.layer_norm(jaxgrad.tensor([[1.0, 3.0]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
+    return native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None,
+                      bias: Tensor | None, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``native_layer_norm``: the output, and the mean and 1/std it saves (the
+    normalised dims kept as size 1).
+
+    >>> import jaxgrad
+    >>> out, mean, rstd = jaxgrad.native_layer_norm(jaxgrad.tensor([[1.0, 3.0]]), [2], None,
+    ...                                             None, 0.0)
+    >>> mean
+    tensor([[2.]])
+    """
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
-    out, _, _ = _apply(N.NATIVE_LAYER_NORM, input, weight, bias, normalized_shape=shape,
-                      eps=float(eps))
-    return out
+    return _apply(N.NATIVE_LAYER_NORM, input, weight, bias, normalized_shape=shape,
+                  eps=float(eps))
 
 
 def _verify_per_channel(size: list, message: str) -> None:
@@ -117,9 +146,25 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                                f"channels in input, but got {name} of shape {list(t.shape)} "
                                f"and input of shape {list(input.shape)}")
     hxw = math.prod(input.shape[2:])
-    out, _, _ = _apply(N.NATIVE_GROUP_NORM, input, weight, bias, N=n, C=c, HxW=hxw,
-                       group=int(num_groups), eps=float(eps))
-    return out
+    return native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+_GROUP_NORM_ROW = N.NATIVE_GROUP_NORM  # (native_group_norm's parameter ``N`` hides the module)
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int,
+                      C: int, HxW: int, group: int,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """torch's ``native_group_norm``: the output, and the (N, group) mean and 1/std it saves.
+
+    >>> import jaxgrad
+    >>> out, mean, rstd = jaxgrad.native_group_norm(jaxgrad.tensor([[[1.0], [3.0]]]), None,
+    ...                                             None, 1, 2, 1, 1, 0.0)
+    >>> mean
+    tensor([[2.]])
+    """
+    return _apply(_GROUP_NORM_ROW, input, weight, bias, N=int(N), C=int(C), HxW=int(HxW),
+                  group=int(group), eps=float(eps))
 
 
 def _repeat_channels(t: Tensor | None, b: int) -> Tensor | None:

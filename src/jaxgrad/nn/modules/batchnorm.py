@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._core.dtypes import int64
+from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ..._functions.creation import empty, ones, tensor, zeros
 from .. import functional, init
@@ -153,3 +154,76 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation over (N, C, *) input whose statistics a multi-process job would
+    share across ``process_group``; within one process (no synchronisation needed) it is
+    ``functional.batch_norm``, as torch's falls back to.
+
+    >>> import jaxgrad
+    >>> bn = jaxgrad.nn.SyncBatchNorm(2)
+    >>> _ = bn(jaxgrad.tensor([[1.0, 0.0], [3.0, 0.0]]))
+    >>> bn.running_mean
+    tensor([0.2000, 0.0000])
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 process_group: Any = None, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Normalise ``input`` per channel (torch's single-process path)."""
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            factor = (1.0 / self.num_batches_tracked.item() if self.momentum is None
+                      else self.momentum)
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        return functional.batch_norm(input, self.running_mean if keep else None,
+                                     self.running_var if keep else None, self.weight,
+                                     self.bias, bn_training, factor, self.eps)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every batch-norm layer below it replaced by a ``SyncBatchNorm``
+        sharing its parameters and buffers.
+
+        >>> import jaxgrad
+        >>> net = jaxgrad.nn.Sequential(jaxgrad.nn.BatchNorm1d(2))
+        >>> jaxgrad.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        Sequential(
+          (0): SyncBatchNorm(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+        )
+        """  # noqa: E501
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                   module.affine, module.track_running_stats, process_group,
+                                   bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+            if hasattr(module, "qconfig"):
+                output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return output

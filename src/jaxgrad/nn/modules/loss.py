@@ -5,10 +5,13 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 from ..._core.tensor import Tensor
 from .. import functional
 from .._functional.losses import _REDUCTIONS, _reduction
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -369,3 +372,103 @@ class TripletMarginLoss(_Loss):
         return functional.triplet_margin_loss(anchor, positive, negative, margin=self.margin,
                                               p=self.p, eps=self.eps, swap=self.swap,
                                               reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """torch's deprecated alias of ``NLLLoss`` for (N, C, H, W) inputs.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.NLLLoss2d()(jaxgrad.zeros(1, 2, 1, 1), jaxgrad.tensor([[[1]]]))
+    tensor(-0.)
+    """
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss (``functional.multi_margin_loss``) with ``p`` 1 or 2, a
+    ``margin`` and optional class ``weight``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.MultiMarginLoss()(jaxgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), jaxgrad.tensor([3]))
+    tensor(0.3250)
+    """
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError("MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                             f"{weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.multi_margin_loss`` with this loss's p, margin, weight and reduction."""
+        return functional.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                            weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss (``functional.multilabel_margin_loss``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.MultiLabelMarginLoss()(jaxgrad.tensor([[0.1, 0.2, 0.4, 0.8]]),
+    ...                                   jaxgrad.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.multilabel_margin_loss`` with this loss's reduction."""
+        return functional.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet loss with any ``distance_function`` (a ``PairwiseDistance`` by default).
+
+    >>> import jaxgrad
+    >>> a = jaxgrad.zeros(1, 2)
+    >>> jaxgrad.nn.TripletMarginWithDistanceLoss()(a, a, a + 3.0)
+    tensor(0.)
+    """
+
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                 margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than "
+                             f"0, got {margin} instead")
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        """``functional.triplet_margin_with_distance_loss`` with this loss's arguments."""
+        return functional.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``functional.ctc_loss``) with a ``blank``
+    class and ``zero_infinity``.
+
+    >>> import jaxgrad
+    >>> lp = jaxgrad.full((2, 1, 2), 0.5).log()
+    >>> jaxgrad.nn.CTCLoss(reduction="sum")(lp, jaxgrad.tensor([[1]]), [2], [1])
+    tensor(0.2877)
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any,
+                target_lengths: Any) -> Tensor:
+        """``functional.ctc_loss`` with this loss's blank, reduction and zero_infinity."""
+        return functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                                   self.reduction, self.zero_infinity)

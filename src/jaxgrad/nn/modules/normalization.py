@@ -1,4 +1,5 @@
-"""``LayerNorm``: normalisation over the trailing dimensions."""
+"""``LayerNorm``: normalisation over the trailing dimensions; ``LocalResponseNorm`` and
+``CrossMapLRN2d``: across neighbouring channels."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ..._core.tensor import Tensor
 from ..._functions.creation import empty
 from .. import functional, init
 from ..parameter import Parameter
+from ._functions import CrossMapLRN2d as _CrossMapLRN2dFunction
 from .module import Module
 
 
@@ -154,3 +156,60 @@ class RMSNorm(Module):
         """The shape, ``eps`` and ``elementwise_affine``, as shown in the repr."""
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Local response normalisation across ``size`` neighbouring channels
+    (``functional.local_response_norm``).
+
+    >>> import jaxgrad
+    >>> lrn = jaxgrad.nn.LocalResponseNorm(2, alpha=1.0, beta=1.0)
+    >>> lrn
+    LocalResponseNorm(2, alpha=1.0, beta=1.0, k=1.0)
+    >>> lrn(jaxgrad.ones(1, 2, 1)).flatten()
+    tensor([0.6667, 0.5000])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.local_response_norm`` with this layer's arguments."""
+        return functional.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """The size, alpha, beta and k, as shown in the repr."""
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalisation across channels of (N, C, H, W) input, with torch's own
+    running-sum kernel and backward (``CrossMapLRN2dBackward``).
+
+    >>> import jaxgrad
+    >>> lrn = jaxgrad.nn.CrossMapLRN2d(3, alpha=1.0, beta=1.0)
+    >>> lrn
+    CrossMapLRN2d(3, alpha=1.0, beta=1.0, k=1)
+    >>> lrn(jaxgrad.ones(1, 2, 1, 1)).flatten()
+    tensor([0.6000, 0.6000])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        """torch's ``CrossMapLRN2d`` function applied to ``input``."""
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """The size, alpha, beta and k, as shown in the repr."""
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

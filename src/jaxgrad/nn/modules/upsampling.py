@@ -45,3 +45,29 @@ class Upsample(Module):
         info = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None
                 else f"size={self.size!r}")
         return info + f", mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """Nearest-neighbour 2-D upsampling (``Upsample`` with mode 'nearest').
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.UpsamplingNearest2d(scale_factor=2)(jaxgrad.ones(1, 1, 1, 1)).shape
+    jaxgrad.Size([1, 1, 2, 2])
+    """
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear 2-D upsampling with aligned corners (``Upsample`` with mode 'bilinear').
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.UpsamplingBilinear2d(size=3)(jaxgrad.tensor([[[[0.0, 2.0]]]]))
+    tensor([[[[0., 1., 2.],
+              [0., 1., 2.],
+              [0., 1., 2.]]]])
+    """
+
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
