@@ -1,5 +1,5 @@
-"""Convolution layers ``Conv1d``, ``Conv2d``, ``ConvTranspose1d`` and ``ConvTranspose2d``
-sharing torch's ``_ConvNd`` base."""
+"""Convolution layers ``Conv1d/2d/3d`` and ``ConvTranspose1d/2d/3d`` sharing torch's
+``_ConvNd`` base."""
 
 from __future__ import annotations
 
@@ -255,6 +255,22 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     _n = 2
     _conv_function = staticmethod(functional.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input; the weight
+    is (C_in, C_out / groups, kd, kh, kw).
+
+    >>> import jaxgrad
+    >>> up = jaxgrad.nn.ConvTranspose3d(2, 3, 2, stride=2)
+    >>> up
+    ConvTranspose3d(2, 3, kernel_size=(2, 2, 2), stride=(2, 2, 2))
+    >>> up(jaxgrad.ones(1, 2, 2, 2, 2)).shape
+    jaxgrad.Size([1, 3, 4, 4, 4])
+    """
+
+    _n = 3
+    _conv_function = staticmethod(functional.conv_transpose3d)
 
 
 class Conv3d(_ConvNd):
