@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import float_leaves, ok, raises, same, set_weights, val, weighted
+from differential import attempt, float_leaves, ok, raises, same, set_weights, val, weighted
 
 RS = np.random.RandomState(33)
 V5 = RS.randn(2, 2, 4, 5, 6)
@@ -197,3 +197,83 @@ def test_pooling_surface_modules():
 
     ok(program)
     same(lambda T: T.nn.ConvTranspose3d(2, 4, 2, padding_mode="reflect"))
+
+
+LAZY = [
+    (lambda nn: nn.LazyLinear(3), (2, 4)),
+    (lambda nn: nn.LazyConv1d(4, 2, groups=2), (2, 4, 5)),
+    (lambda nn: nn.LazyConv2d(3, 2, bias=False), (2, 4, 4)),
+    (lambda nn: nn.LazyConv3d(3, 2), (1, 2, 3, 3, 3)),
+    (lambda nn: nn.LazyConvTranspose1d(3, 2, stride=2), (2, 4, 5)),
+    (lambda nn: nn.LazyConvTranspose2d(4, 2, groups=2), (2, 4, 3, 3)),
+    (lambda nn: nn.LazyConvTranspose3d(3, 2), (2, 2, 2, 2)),
+    (lambda nn: nn.LazyBatchNorm1d(), (3, 4)),
+    (lambda nn: nn.LazyBatchNorm2d(affine=False), (2, 3, 2, 2)),
+    (lambda nn: nn.LazyBatchNorm3d(track_running_stats=False), (2, 3, 2, 2, 2)),
+    (lambda nn: nn.LazyInstanceNorm1d(), (2, 3, 4)),
+    (lambda nn: nn.LazyInstanceNorm2d(affine=True, track_running_stats=True), (2, 3, 4, 4)),
+    (lambda nn: nn.LazyInstanceNorm3d(affine=True), (2, 3, 2, 2, 2)),
+]
+
+
+def _state(module, shapes=True):
+    return {k: tuple(v.shape) if shapes else (repr(v), type(v).__name__)
+            for k, v in module.state_dict().items()}
+
+
+def test_lazy_modules_initialize_on_first_forward():
+    """Before: the Lazy class, uninitialized parameters/buffers in the state dict; after the
+    first forward: the regular class with inferred sizes, hooks removed. (Values are drawn from
+    each library's own generator, so only shapes are compared.)"""
+
+    def program(T):
+        results = []
+        for build, shape in LAZY:
+            m = build(T.nn)
+            before = (repr(m), type(m).__name__, _state(m, False), m.has_uninitialized_params(),
+                      [type(p).__name__ for p in m.parameters()],
+                      [type(b).__name__ for b in m.buffers()])
+            y = m(T.ones(shape))
+            after = (repr(m), type(m).__name__, _state(m), tuple(y.shape), y.requires_grad,
+                     [type(p).__name__ for p in m.parameters()],
+                     [type(b).__name__ for b in m.buffers()], hasattr(m, "_initialize_hook"))
+            results.append((before, after))
+        return results
+
+    ok(program)
+
+
+def test_lazy_parameters_state_dict_and_errors():
+    def program(T):
+        nn = T.nn
+        p = nn.UninitializedParameter()
+        b = nn.UninitializedBuffer(persistent=False)
+        flags = (repr(p), repr(b), type(p).__name__, p.requires_grad, b.requires_grad,
+                 b.persistent, isinstance(p, nn.Parameter), nn.parameter.is_lazy(p))
+        shape_error = attempt(lambda: p.shape)
+        share_error = attempt(lambda: p.share_memory_())
+        p.materialize((2, 3), dtype=T.float64)
+        materialized = (type(p).__name__, tuple(p.shape), p.dtype, p.requires_grad)
+        # an initialized state dict loads into a lazy module (its entries are materialized)
+        full = nn.LazyLinear(2)
+        full(T.ones(1, 3))
+        lazy = nn.LazyLinear(2)
+        missing = lazy.load_state_dict(full.state_dict())
+        loaded = (type(lazy).__name__, _state(lazy), lazy.has_uninitialized_params(),
+                  [T.equal(a, c) for a, c in zip(lazy.parameters(), full.parameters())])
+        lazy(T.ones(4, 3))
+        converted = (type(lazy).__name__, repr(lazy))
+        # an uninitialized state dict into an initialized module: torch's shape error
+        into_full = attempt(lambda: nn.Linear(3, 2).load_state_dict(nn.LazyLinear(2).state_dict()))
+        keep = nn.LazyConv2d(2, 1).state_dict(keep_vars=True)
+        errors = [attempt(lambda: nn.LazyConv2d(2, 3)(T.ones(2, 3))),
+                  attempt(lambda: nn.LazyConv1d(2, 3, groups=2)(T.ones(1, 3, 5))),
+                  attempt(lambda: nn.LazyLinear(2).weight.shape),
+                  attempt(lambda: nn.LazyBatchNorm1d()(T.ones(2, 3, 4, 5)))]
+        mismatched = nn.LazyLinear(2)
+        mismatched.load_state_dict(full.state_dict())
+        errors.append(attempt(lambda: mismatched(T.ones(1, 4))))
+        return (flags, shape_error, share_error, materialized, str(missing), loaded, converted,
+                into_full, {k: repr(v) for k, v in keep.items()}, errors)
+
+    ok(program)

@@ -75,6 +75,19 @@ from .modules import InstanceNorm3d as InstanceNorm3d
 from .modules import KLDivLoss as KLDivLoss
 from .modules import L1Loss as L1Loss
 from .modules import LayerNorm as LayerNorm
+from .modules import LazyBatchNorm1d as LazyBatchNorm1d
+from .modules import LazyBatchNorm2d as LazyBatchNorm2d
+from .modules import LazyBatchNorm3d as LazyBatchNorm3d
+from .modules import LazyConv1d as LazyConv1d
+from .modules import LazyConv2d as LazyConv2d
+from .modules import LazyConv3d as LazyConv3d
+from .modules import LazyConvTranspose1d as LazyConvTranspose1d
+from .modules import LazyConvTranspose2d as LazyConvTranspose2d
+from .modules import LazyConvTranspose3d as LazyConvTranspose3d
+from .modules import LazyInstanceNorm1d as LazyInstanceNorm1d
+from .modules import LazyInstanceNorm2d as LazyInstanceNorm2d
+from .modules import LazyInstanceNorm3d as LazyInstanceNorm3d
+from .modules import LazyLinear as LazyLinear
 from .modules import LeakyReLU as LeakyReLU
 from .modules import Linear as Linear
 from .modules import LogSigmoid as LogSigmoid
@@ -146,3 +159,5 @@ from .modules import ZeroPad3d as ZeroPad3d
 from .parallel import DataParallel as DataParallel
 from .parameter import Buffer as Buffer
 from .parameter import Parameter as Parameter
+from .parameter import UninitializedBuffer as UninitializedBuffer
+from .parameter import UninitializedParameter as UninitializedParameter
