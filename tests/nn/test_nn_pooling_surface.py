@@ -34,21 +34,18 @@ def _unpool1d(F, x):
 
 # name: (program of (T, F, x, w), input, needs w, second derivative)
 CASES = {
-    "max_pool3d": (lambda T, F, x, w: F.max_pool3d(x, 2), V5),
     "max_pool3d_args": (lambda T, F, x, w: F.max_pool3d(
         x, (2, 3, 2), (1, 2, 1), (1, 1, 0), (1, 1, 2), ceil_mode=True, return_indices=True), V5),
     "max_pool3d_unbatched": (lambda T, F, x, w: F.max_pool3d(x[0], [3], 2, 1), V5),
-    "avg_pool3d": (lambda T, F, x, w: F.avg_pool3d(x, 2), V5),
     "avg_pool3d_args": (lambda T, F, x, w: F.avg_pool3d(x, 3, 2, 1, True, False), V5),
     "avg_pool3d_divisor": (lambda T, F, x, w: F.avg_pool3d(x[1], (2, 3, 2), 1, (1, 1, 0),
                                                            divisor_override=3), V5),
-    "avg_pool3d_ceil": (lambda T, F, x, w: F.avg_pool3d(x, 2, 3, 1, ceil_mode=True), V5),
     "adaptive_avg_pool3d": (lambda T, F, x, w: F.adaptive_avg_pool3d(x, (3, None, 4)), V5),
     "adaptive_avg_pool3d_one": (lambda T, F, x, w: F.adaptive_avg_pool3d(x, 1), V5),
     "adaptive_max_pool3d": (lambda T, F, x, w: F.adaptive_max_pool3d(x, (3, 2, 4), True), V5),
     "adaptive_max_pool3d_unbatched": (lambda T, F, x, w: F.adaptive_max_pool3d(x[0], 2), V5),
     "max_pool3d_with_indices": (lambda T, F, x, w: F.max_pool3d_with_indices(x, 2, 1), V5),
-    "max_pool2d_with_indices": (lambda T, F, x, w: F.max_pool2d_with_indices(x, 2), V4),
+    "max_pool2d_with_indices": (lambda T, F, x, w: F.max_pool2d_with_indices(x, [2, 3], [1, 2]), V4),
     "max_pool1d_with_indices": (lambda T, F, x, w: F.max_pool1d_with_indices(x, 3, 2, 1), V3),
     "adaptive_max_pool1d_with_indices": (
         lambda T, F, x, w: F.adaptive_max_pool1d_with_indices(x, 3), V3),
@@ -57,10 +54,8 @@ CASES = {
     "adaptive_max_pool3d_with_indices": (
         lambda T, F, x, w: F.adaptive_max_pool3d_with_indices(x, (2, 3, 4)), V5),
     "torch_max_pool1d": (lambda T, F, x, w: T.max_pool1d(x, 3, [], 1, 2, True), V3),
-    "torch_max_pool1d_with_indices": (lambda T, F, x, w: T.max_pool1d_with_indices(x, 2), V3),
-    "torch_max_pool2d": (lambda T, F, x, w: T.max_pool2d(x, [2, 3], [1, 2]), V4),
-    "torch_max_pool3d": (lambda T, F, x, w: T.max_pool3d(x, 2, padding=1), V5),
-    "torch_adaptive_max_pool1d": (lambda T, F, x, w: T.adaptive_max_pool1d(x, [4]), V3),
+    "torch_max_pool3d": (lambda T, F, x, w: T.max_pool3d(x, [3], 2, 1), V5),
+    "torch_adaptive_max_pool1d": (lambda T, F, x, w: T.adaptive_max_pool1d(x, [3]), V3),
     "max_unpool1d": (lambda T, F, x, w: _unpool1d(F, x), V3),
     "max_unpool2d": (lambda T, F, x, w: _unpool2d(F, x), V4),
     "max_unpool3d": (lambda T, F, x, w: _unpool3d(F, x), V5),
@@ -71,8 +66,6 @@ CASES = {
     "conv_transpose3d": (lambda T, F, x, w: F.conv_transpose3d(
         x, w, w[0, :, 0, 0, 0], stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 0),
         dilation=(1, 2, 1)), V5),
-    "convolution_transposed_groups": (lambda T, F, x, w: T.convolution(
-        x, w[:, :2], None, [2, 1, 1], [0, 1, 0], [1, 1, 1], True, [1, 0, 0], 2), V5),
     "convolution": (lambda T, F, x, w: T.convolution(
         x, w.transpose(0, 1)[:, :, :, :2], w[0, :, 0, 0, 0], [1, 1, 2], [1, 0, 0], [1, 2, 1],
         False, [0, 0, 0], 1), V5),
