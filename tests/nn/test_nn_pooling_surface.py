@@ -15,6 +15,7 @@ V4 = RS.randn(2, 3, 5, 6)
 V3 = RS.randn(2, 3, 7)
 W3 = RS.randn(2, 4, 2, 3, 2)  # (C_in, C_out / groups, kd, kh, kw)
 TBC_W = RS.randn(3, 3, 4)  # (kernel, C_in, C_out)
+SAMPLES2, SAMPLES3 = np.random.RandomState(7).rand(2, 3, 2), np.random.RandomState(8).rand(2, 2, 3)
 
 
 def _unpool3d(F, x):
@@ -268,5 +269,47 @@ def test_lazy_parameters_state_dict_and_errors():
         errors.append(attempt(lambda: mismatched(T.ones(1, 4))))
         return (flags, shape_error, share_error, materialized, str(missing), loaded, converted,
                 into_full, {k: repr(v) for k, v in keep.items()}, errors)
+
+    ok(program)
+
+
+def test_fractional_max_pool_with_given_samples():
+    """Windows placed by explicit ``_random_samples`` (torch's intervals in the samples' dtype):
+    values, indices, first and second derivatives, modules and argument errors."""
+
+    def program(T):
+        F, nn = T.nn.functional, T.nn
+        x4, x5 = float_leaves(T, "float64", V4, V5)
+        s4 = T.tensor(SAMPLES2)
+        s5 = T.tensor(SAMPLES3)
+        outs = [F.fractional_max_pool2d(x4, (2, 3), output_size=(3, 2), _random_samples=s4,
+                                        return_indices=True),
+                F.fractional_max_pool2d_with_indices(x4[0], 2, output_ratio=(0.5, 0.5),
+                                                     _random_samples=s4[:1]),
+                F.fractional_max_pool3d(x5, (2, 3, 2), output_size=(2, 2, 4),
+                                        _random_samples=s5, return_indices=True),
+                F.fractional_max_pool3d_with_indices(x5[1], 2, output_ratio=0.5,
+                                                     _random_samples=s5[1:])]
+        loss = sum(weighted(T, o[0] * o[0]) for o in outs)
+        first = T.autograd.grad(loss, [x4, x5], create_graph=True)
+        second = T.autograd.grad(sum(weighted(T, g * g) for g in first), [x4, x5])
+        module = nn.FractionalMaxPool3d(2, output_size=(2, 2, 3), return_indices=True,
+                                        _random_samples=s5.float())
+        module_out = module(x5.float())
+        shape_only = nn.FractionalMaxPool2d(2, output_ratio=0.5)(x4).shape
+        errors = [attempt(f) for f in (
+            lambda: F.fractional_max_pool2d(x4, 2, _random_samples=s4),
+            lambda: F.fractional_max_pool2d(x4, 2, output_size=5, _random_samples=s4),
+            lambda: F.fractional_max_pool2d(x4, 2, output_size=3, _random_samples=s4[:, :2]),
+            lambda: F.fractional_max_pool2d(x4, 2, output_size=3, _random_samples=s4.float()),
+            lambda: F.fractional_max_pool2d(x4[0, 0], 2, output_size=3, _random_samples=s4),
+            lambda: F.fractional_max_pool2d(x4, 3, output_size=(2, 5), _random_samples=s4),
+            lambda: F.fractional_max_pool3d(x5[0, 0], 2, output_size=2, _random_samples=s5),
+            lambda: nn.FractionalMaxPool2d(2),
+            lambda: nn.FractionalMaxPool2d(2, 2, 0.5),
+            lambda: nn.FractionalMaxPool3d(2, output_ratio=1.5),
+            lambda: nn.FractionalMaxPool3d(0, output_size=2))]
+        return (outs, [val(g) for g in first], [val(g) for g in second], module_out,
+                shape_only, repr(module), list(module.state_dict()), errors)
 
     ok(program)

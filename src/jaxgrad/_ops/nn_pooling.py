@@ -91,3 +91,45 @@ CONV_TBC = Op("conv_tbc", "ConvTbcBackward0", _conv_tbc, inputs=("self", "weight
               promote="common",
               grads={"self": _conv_tbc_grad(0), "weight": _conv_tbc_grad(1),
                      "bias": _conv_tbc_grad(2)})
+
+
+def _fractional_starts(sample, size, out, pool):
+    """torch's generate_intervals: each output's window start along one dim, computed in the
+    samples' dtype; the last window ends at the input's end."""
+    alpha = (jnp.asarray(size - pool, sample.dtype) / jnp.asarray(max(out - 1, 1), sample.dtype))
+    i = jnp.arange(out, dtype=sample.dtype)
+    starts = (jnp.trunc((i + sample[..., None]) * alpha).astype(jnp.int64)
+              - jnp.trunc(sample * alpha).astype(jnp.int64)[..., None])
+    return starts.at[..., out - 1].set(size - pool)
+
+
+def _fractional_max_pool(x, samples, kernel_size, output_size):
+    """Fractional max pooling of the last n dims of (N, C, *spatial) or (C, *spatial) ``x``;
+    ``samples`` is (N, C, n), in torch's order (2-D: W then H; 3-D: T, H, W)."""
+    n = len(kernel_size)
+    batched = x.ndim == n + 2
+    xb = x if batched else x[None]
+    s = samples[:xb.shape[0]]
+    order = (1, 0) if n == 2 else (0, 1, 2)  # which sample each spatial dim uses
+    sizes = xb.shape[2:]
+    flat = jnp.zeros((), jnp.int64)
+    for d in range(n):
+        starts = _fractional_starts(s[..., order[d]], sizes[d], output_size[d], kernel_size[d])
+        pos = starts[..., :, None] + jnp.arange(kernel_size[d])  # (N, C, out, k)
+        shape = list(pos.shape[:2]) + [1] * (2 * n)
+        shape[2 + d], shape[2 + n + d] = output_size[d], kernel_size[d]
+        flat = flat * sizes[d] + pos.reshape(shape)
+    flat = flat.reshape(flat.shape[:2 + n] + (-1,))
+    values = jnp.take_along_axis(xb.reshape(xb.shape[:2] + (1,) * n + (-1,)), flat, -1)
+    best = jnp.argmax(jnp.where(jnp.isnan(values), jnp.inf, values), -1)
+    out = jnp.take_along_axis(values, best[..., None], -1)[..., 0]
+    idx = jnp.take_along_axis(flat, best[..., None], -1)[..., 0]
+    return (out, idx) if batched else (out[0], idx[0])
+
+
+FRACTIONAL_MAX_POOL = {
+    n: Op(f"fractional_max_pool{n}d", f"FractionalMaxPool{n}DBackward0", _fractional_max_pool,
+          aux=("random_samples",), outputs=("result0", "result1"), nondiff_outputs=(1,),
+          saves=("self",), grads={"self": max_pool_grad(n)},
+          grad_nodes={"self": f"FractionalMaxPool{n}DBackwardBackward0"})
+    for n in (2, 3)}

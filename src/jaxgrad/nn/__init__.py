@@ -59,6 +59,8 @@ from .modules import Embedding as Embedding
 from .modules import FeatureAlphaDropout as FeatureAlphaDropout
 from .modules import Flatten as Flatten
 from .modules import Fold as Fold
+from .modules import FractionalMaxPool2d as FractionalMaxPool2d
+from .modules import FractionalMaxPool3d as FractionalMaxPool3d
 from .modules import GaussianNLLLoss as GaussianNLLLoss
 from .modules import GroupNorm as GroupNorm
 from .modules import GRUCell as GRUCell

@@ -119,6 +119,14 @@ from ._functional.pooling_nd import (
     adaptive_max_pool3d_with_indices as adaptive_max_pool3d_with_indices,
 )
 from ._functional.pooling_nd import avg_pool3d as avg_pool3d
+from ._functional.pooling_nd import fractional_max_pool2d as fractional_max_pool2d
+from ._functional.pooling_nd import (
+    fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices,
+)
+from ._functional.pooling_nd import fractional_max_pool3d as fractional_max_pool3d
+from ._functional.pooling_nd import (
+    fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices,
+)
 from ._functional.pooling_nd import lp_pool1d as lp_pool1d
 from ._functional.pooling_nd import lp_pool2d as lp_pool2d
 from ._functional.pooling_nd import lp_pool3d as lp_pool3d

@@ -15,6 +15,7 @@ import numpy as np
 from ..._core.tensor import Tensor
 from ..._core.tensor_repr import concrete_here
 from ..._engine.dispatch import apply as _apply
+from ..._functions import random as _random
 from ..._functions import reductions
 from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
@@ -444,3 +445,117 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
     tensor([[[[5.]]]])
     """
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+# --- fractional max pooling ---------------------------------------------------------------------
+
+
+def _fractional_max_pool(input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,
+                         samples: Tensor | None, n: int) -> tuple[Tensor, Tensor]:
+    name = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if isinstance(output_ratio, (list, tuple)) and len(output_ratio) > n:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple "
+                             "of Ints.")
+        ratio = output_ratio if isinstance(output_ratio, (list, tuple)) else [output_ratio] * n
+        if n == 2 and not isinstance(output_ratio, (list, tuple)):
+            raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len()")
+        output_size = [int(input.shape[input.ndim - n + d] * ratio[d]) for d in range(n)]
+    kernel = _arg(kernel_size, n, f"{name}: kernel_size must either be a single Int or tuple "
+                                  "of Ints")
+    sizes = _arg(output_size, n, f"{name}: output_size must either be a single Int or tuple "
+                                 "of Ints")
+    fn = "fractional_max_pool2d()" if n == 2 else "fractional_max_pool3d_out()"
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{fn}: Expected {n + 1}D or {n + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    for i in range(1, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{fn}: Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got{list(input.shape)} with dimension {i} "
+                               "being empty.")
+    words = ("height", "width") if n == 2 else ("time", "height", "width")
+    for d, word in enumerate(words):
+        size = input.shape[input.ndim - n + d]
+        if sizes[d] + kernel[d] - 1 > size - (n == 3):  # (torch's 3-D check is strict)
+            raise RuntimeError(f"{fn}: pool {word} {kernel[d]} too large relative to input "
+                               f"{word} {size}")
+    if samples is None:
+        batch = 1 if input.ndim == n + 1 else input.shape[0]
+        samples = _random.rand(batch, input.shape[input.ndim - n - 1], n, dtype=input.dtype)
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.ndim != 3:
+        raise RuntimeError("Expect _random_samples to be 3d tensor.")
+    if samples.shape[0] < (input.shape[0] if input.ndim == n + 2 else 1):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != input.shape[input.ndim - n - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != n:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got "
+                           f"{samples.shape[2]}.")
+    out, indices = _apply(P.FRACTIONAL_MAX_POOL[n], input, aux=(samples,), kernel_size=kernel,
+                          output_size=sizes)
+    return out, indices
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None
+                                       ) -> tuple[Tensor, Tensor]:
+    """Fractional max pooling over 2-D windows at pseudo-random positions drawn from
+    ``_random_samples`` (N, C, 2), with each maximum's flat position.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.fractional_max_pool2d_with_indices(jaxgrad.arange(16.0).reshape(1, 4, 4), 2,
+    ...     output_size=1, _random_samples=jaxgrad.full((1, 1, 2), 0.5))
+    (tensor([[[15.]]]), tensor([[[15]]]))
+    """
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples,
+                                2)
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """Fractional max pooling over 2-D windows (``FractionalMaxPool2DBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.fractional_max_pool2d(jaxgrad.arange(16.0).reshape(1, 4, 4), 2, output_size=2,
+    ...                         _random_samples=jaxgrad.full((1, 1, 2), 0.5))
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    out = _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None
+                                       ) -> tuple[Tensor, Tensor]:
+    """Fractional max pooling over 3-D windows with each maximum's flat position.
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.fractional_max_pool3d_with_indices(jaxgrad.arange(8.0).reshape(1, 2, 2, 2), 2,
+    ...     output_size=1, _random_samples=jaxgrad.full((1, 1, 3), 0.5))
+    (tensor([[[[7.]]]]), tensor([[[[7]]]]))
+    """
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples,
+                                3)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None,
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """Fractional max pooling over 3-D windows (``FractionalMaxPool3DBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.fractional_max_pool3d(jaxgrad.arange(8.0).reshape(1, 2, 2, 2), 2, output_size=1,
+    ...                         _random_samples=jaxgrad.full((1, 1, 3), 0.5))
+    tensor([[[[7.]]]])
+    """
+    out = _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+    return out if return_indices else out[0]

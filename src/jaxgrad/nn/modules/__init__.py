@@ -121,6 +121,8 @@ from .pooling import AdaptiveMaxPool3d as AdaptiveMaxPool3d
 from .pooling import AvgPool1d as AvgPool1d
 from .pooling import AvgPool2d as AvgPool2d
 from .pooling import AvgPool3d as AvgPool3d
+from .pooling import FractionalMaxPool2d as FractionalMaxPool2d
+from .pooling import FractionalMaxPool3d as FractionalMaxPool3d
 from .pooling import LPPool1d as LPPool1d
 from .pooling import LPPool2d as LPPool2d
 from .pooling import LPPool3d as LPPool3d

@@ -1,5 +1,6 @@
 """Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
-``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d/3d`` and ``LPPool1d/2d/3d``."""
+``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d/3d``, ``LPPool1d/2d/3d`` and
+``FractionalMaxPool2d/3d``."""
 
 from __future__ import annotations
 
@@ -409,6 +410,64 @@ class LPPool3d(_LPPoolNd):
     >>> import jaxgrad
     >>> jaxgrad.nn.LPPool3d(2, (2, 1, 1))(jaxgrad.tensor([[[[3.0]], [[4.0]]]]))
     tensor([[[[5.]]]])
+    """
+
+    _n = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    """Arguments of the fractional max-pooling layers; ``_random_samples`` is a buffer."""
+
+    _n: int = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        n = self._n
+        if n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        """``functional.fractional_max_pool{n}d`` of ``input`` with this layer's arguments."""
+        pool = functional.fractional_max_pool2d if self._n == 2 else (
+            functional.fractional_max_pool3d)
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over 2-D windows at pseudo-random positions.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.FractionalMaxPool2d(2, output_size=2,
+    ...                                       _random_samples=jaxgrad.full((1, 1, 2), 0.5))
+    >>> pool(jaxgrad.arange(16.0).reshape(1, 4, 4))
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over 3-D windows at pseudo-random positions.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.FractionalMaxPool3d(2, output_ratio=0.5)(jaxgrad.ones(1, 4, 4, 4)).shape
+    jaxgrad.Size([1, 2, 2, 2])
     """
 
     _n = 3
