@@ -539,9 +539,9 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_s
     """Fractional max pooling over 3-D windows with each maximum's flat position.
 
     >>> import jaxgrad, jaxgrad.nn.functional as F
-    >>> F.fractional_max_pool3d_with_indices(jaxgrad.arange(8.0).reshape(1, 2, 2, 2), 2,
+    >>> F.fractional_max_pool3d_with_indices(jaxgrad.arange(27.0).reshape(1, 3, 3, 3), 2,
     ...     output_size=1, _random_samples=jaxgrad.full((1, 1, 3), 0.5))
-    (tensor([[[[7.]]]]), tensor([[[[7]]]]))
+    (tensor([[[[26.]]]]), tensor([[[[26]]]]))
     """
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples,
                                 3)
@@ -553,9 +553,9 @@ def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = No
     """Fractional max pooling over 3-D windows (``FractionalMaxPool3DBackward0``).
 
     >>> import jaxgrad, jaxgrad.nn.functional as F
-    >>> F.fractional_max_pool3d(jaxgrad.arange(8.0).reshape(1, 2, 2, 2), 2, output_size=1,
+    >>> F.fractional_max_pool3d(jaxgrad.arange(27.0).reshape(1, 3, 3, 3), 2, output_size=1,
     ...                         _random_samples=jaxgrad.full((1, 1, 3), 0.5))
-    tensor([[[[7.]]]])
+    tensor([[[[26.]]]])
     """
     out = _fractional_max_pool(input, kernel_size, output_size, output_ratio, _random_samples, 3)
     return out if return_indices else out[0]
