@@ -220,8 +220,14 @@ from .nn._functional.aten_forms import selu as selu
 from .nn._functional.aten_forms import selu_ as selu_
 from .nn._functional.aten_forms import threshold as threshold
 from .nn._functional.aten_forms import triplet_margin_loss as triplet_margin_loss
+from .nn._functional.aten_pooling import adaptive_max_pool1d as adaptive_max_pool1d
+from .nn._functional.aten_pooling import max_pool1d as max_pool1d
+from .nn._functional.aten_pooling import max_pool1d_with_indices as max_pool1d_with_indices
+from .nn._functional.aten_pooling import max_pool2d as max_pool2d
+from .nn._functional.aten_pooling import max_pool3d as max_pool3d
 from .nn._functional.channels import channel_shuffle as channel_shuffle
 from .nn._functional.channels import native_channel_shuffle as native_channel_shuffle
+from .nn._functional.convolution import convolution as convolution
 from .nn._functional.normalization import native_batch_norm as native_batch_norm
 from .nn._functional.normalization import native_group_norm as native_group_norm
 from .nn._functional.normalization import native_layer_norm as native_layer_norm
@@ -231,8 +237,10 @@ from .nn.functional import bilinear as bilinear
 from .nn.functional import conv1d as conv1d
 from .nn.functional import conv2d as conv2d
 from .nn.functional import conv3d as conv3d
+from .nn.functional import conv_tbc as conv_tbc
 from .nn.functional import conv_transpose1d as conv_transpose1d
 from .nn.functional import conv_transpose2d as conv_transpose2d
+from .nn.functional import conv_transpose3d as conv_transpose3d
 from .nn.functional import cosine_similarity as cosine_similarity
 from .nn.functional import hardshrink as hardshrink
 from .nn.functional import pairwise_distance as pairwise_distance

@@ -37,6 +37,7 @@ from ._core.tensor import Size as Size
 from .storage import TypedStorage as TypedStorage
 from .storage import UntypedStorage as UntypedStorage
 from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
+from .nn._functional.aten_pooling import adaptive_max_pool1d as adaptive_max_pool1d
 from .nn._functional.aten_forms import alpha_dropout as alpha_dropout
 from .nn._functional.aten_forms import alpha_dropout_ as alpha_dropout_
 from ._functions.creation import arange as arange
@@ -68,8 +69,11 @@ from ._core.memory_format import contiguous_format as contiguous_format
 from .nn.functional import conv1d as conv1d
 from .nn.functional import conv2d as conv2d
 from .nn.functional import conv3d as conv3d
+from .nn.functional import conv_tbc as conv_tbc
 from .nn.functional import conv_transpose1d as conv_transpose1d
 from .nn.functional import conv_transpose2d as conv_transpose2d
+from .nn.functional import conv_transpose3d as conv_transpose3d
+from .nn._functional.convolution import convolution as convolution
 from .nn._functional.aten_forms import cosine_embedding_loss as cosine_embedding_loss
 from .nn.functional import cosine_similarity as cosine_similarity
 from .nn._functional.aten_forms import ctc_loss as ctc_loss
@@ -135,6 +139,10 @@ from ._autograd.lobpcg import lobpcg as lobpcg
 from ._functions.creation import logspace as logspace
 from ._functions.random import manual_seed as manual_seed
 from .nn._functional.aten_forms import margin_ranking_loss as margin_ranking_loss
+from .nn._functional.aten_pooling import max_pool1d as max_pool1d
+from .nn._functional.aten_pooling import max_pool1d_with_indices as max_pool1d_with_indices
+from .nn._functional.aten_pooling import max_pool2d as max_pool2d
+from .nn._functional.aten_pooling import max_pool3d as max_pool3d
 from ._core.memory_format import memory_format as memory_format
 from ._functions.random import multinomial as multinomial
 from .nn._functional.normalization import native_batch_norm as native_batch_norm

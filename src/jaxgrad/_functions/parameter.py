@@ -94,3 +94,106 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t._is_buffer = True
         return t
 
+
+
+class _UninitializedTensorMixin:
+    """What the uninitialized parameters and buffers of lazy modules share: no shape until
+    ``materialize`` gives them data and turns them into their ``cls_to_become``."""
+
+    __slots__ = ()
+    cls_to_become: type
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give this tensor an (uninitialized) ``shape`` and make it a ``cls_to_become``.
+
+        >>> import jaxgrad
+        >>> p = jaxgrad.nn.UninitializedParameter()
+        >>> p.materialize((2, 3))
+        >>> type(p).__name__, p.shape
+        ('Parameter', jaxgrad.Size([2, 3]))
+        """
+        data = Tensor.data.fget(self)  # type: ignore[attr-defined]
+        device = data.device if device is None else device
+        dtype = data.dtype if dtype is None else dtype
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self) -> Any:
+        """Refused: an uninitialized tensor has no shape yet."""
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes.")
+
+    def share_memory_(self) -> Any:
+        """Refused: an uninitialized tensor has no storage to share."""
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (type(self), (self.requires_grad,))  # type: ignore[attr-defined]
+
+
+@public_path("jaxgrad.nn.parameter")
+class UninitializedParameter(_UninitializedTensorMixin, Parameter):
+    """A parameter of a lazy module whose shape is not known yet; ``materialize`` (called by
+    the module's first forward) makes it a :class:`Parameter`.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.UninitializedParameter()
+    <UninitializedParameter>
+    """
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None,
+                dtype: Any = None) -> UninitializedParameter:
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        data = Tensor.data.fget(self)  # type: ignore[attr-defined]
+        result = type(self)(self.requires_grad, data.device, data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+@public_path("jaxgrad.nn.parameter")
+class UninitializedBuffer(_UninitializedTensorMixin, Tensor):
+    """A buffer of a lazy module whose shape is not known yet; ``materialize`` (called by the
+    module's first forward) makes it a plain Tensor.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.UninitializedBuffer()
+    <UninitializedBuffer>
+    """
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                persistent: bool = True) -> UninitializedBuffer:
+        t = as_subclass(empty(0, device=device, dtype=dtype), cls)
+        t.requires_grad_(requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is an :class:`UninitializedParameter` or :class:`UninitializedBuffer`.
+
+    >>> import jaxgrad
+    >>> from jaxgrad.nn.parameter import is_lazy
+    >>> is_lazy(jaxgrad.nn.UninitializedParameter()), is_lazy(jaxgrad.ones(1))
+    (True, False)
+    """
+    return isinstance(param, _UninitializedTensorMixin)

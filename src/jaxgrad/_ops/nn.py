@@ -9,6 +9,7 @@ mean/rstd outputs. Reductions are torch's enum: 0 none, 1 mean, 2 sum.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -412,7 +413,8 @@ CONVOLUTION_TRANSPOSE = Op(
     "convolution", "ConvolutionBackward0", _conv_transpose, inputs=("input", "weight", "bias"),
     promote="common",
     grads={"input": _conv_transpose_grad(0), "weight": _conv_transpose_grad(1),
-           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))})
+           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))},
+    grad_nodes={"*": "ConvolutionBackwardBackward0"})
 
 # --- attention ------------------------------------------------------------------------------
 
@@ -554,36 +556,49 @@ def _window_positions(size, kernel, stride, pad, dilation, ceil_mode):
 
 
 def _windows(x, kernel_size, stride, padding, dilation, ceil_mode, fill):
-    """Windows of the last two dims: (..., OH, OW, KH*KW) values, flat indices, validity."""
-    h, w = x.shape[-2:]
-    rows = _window_positions(h, kernel_size[0], stride[0], padding[0], dilation[0], ceil_mode)
-    cols = _window_positions(w, kernel_size[1], stride[1], padding[1], dilation[1], ceil_mode)
-    r = rows[:, None, :, None]
-    c = cols[None, :, None, :]
-    valid = (r >= 0) & (r < h) & (c >= 0) & (c < w)
-    flat = np.where(valid, np.clip(r, 0, h - 1) * w + np.clip(c, 0, w - 1), 0)
-    shape = flat.shape[:2] + (-1,)
-    gathered = x.reshape(x.shape[:-2] + (h * w,))[..., flat.reshape(-1)].reshape(
-        x.shape[:-2] + shape)
+    """Windows of the last ``len(kernel_size)`` dims: (..., *out, prod(kernel)) values, flat
+    indices into those dims, validity."""
+    n = len(kernel_size)
+    sizes = x.shape[x.ndim - n:]
+    valid, flat = np.ones((), bool), np.zeros((), np.int64)
+    for d, args in enumerate(zip(sizes, kernel_size, stride, padding, dilation)):
+        pos = _window_positions(*args, ceil_mode)
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = pos.shape
+        c = pos.reshape(shape)
+        valid = valid & (c >= 0) & (c < args[0])
+        flat = flat * args[0] + np.clip(c, 0, args[0] - 1)
+    flat = np.where(valid, flat, 0)
+    shape = flat.shape[:n] + (-1,)
+    gathered = x.reshape(x.shape[:x.ndim - n] + (math.prod(sizes),))[..., flat.reshape(-1)]
+    gathered = gathered.reshape(x.shape[:x.ndim - n] + shape)
     valid = valid.reshape(shape)
     return jnp.where(valid, gathered, jnp.asarray(fill, x.dtype)), flat.reshape(shape), valid
 
 
-def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
+def max_pool(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """Max pooling over the last ``len(kernel_size)`` dims: values and flat indices."""
     values, flat, _ = _windows(x, kernel_size, stride, padding, dilation, ceil_mode, -jnp.inf)
     best = compat.argmax(values, -1)
     indices = jnp.take_along_axis(jnp.broadcast_to(flat, values.shape), best[..., None], -1)
     return jnp.max(values, axis=-1), indices[..., 0].astype(jnp.int64)
 
 
-def _max_pool2d_grad(grad, self, result1):
-    h, w = self.shape[-2:]
-    lead = self.shape[:-2]
-    flat_grad = grad.reshape((-1, grad.shape[-2] * grad.shape[-1]))
-    flat_idx = result1.reshape(flat_grad.shape)
-    rows = jnp.arange(flat_grad.shape[0])[:, None]
-    out = jnp.zeros((flat_grad.shape[0], h * w), grad.dtype).at[rows, flat_idx].add(flat_grad)
-    return out.reshape(lead + (h, w))
+def max_pool_grad(n):
+    """The gradient of an n-d max pooling: ``grad`` scattered to the saved flat indices."""
+
+    def formula(grad, self, result1):
+        sizes = self.shape[self.ndim - n:]
+        flat_grad = grad.reshape((-1, math.prod(grad.shape[grad.ndim - n:])))
+        flat_idx = result1.reshape(flat_grad.shape)
+        rows = jnp.arange(flat_grad.shape[0])[:, None]
+        out = jnp.zeros((flat_grad.shape[0], math.prod(sizes)), grad.dtype)
+        return out.at[rows, flat_idx].add(flat_grad).reshape(self.shape)
+
+    return formula
+
+
+_max_pool2d, _max_pool2d_grad = max_pool, max_pool_grad(2)
 
 
 MAX_POOL2D = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool2d,
@@ -592,26 +607,32 @@ MAX_POOL2D = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max
                 grad_nodes={"self": "MaxPool2DWithIndicesBackwardBackward0"})
 
 
-def _avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                divisor_override):
-    values, _, valid = _windows(x, kernel_size, stride, padding, (1, 1), ceil_mode, 0)
+def avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+             divisor_override):
+    """Average pooling over the last ``len(kernel_size)`` dims (torch's divisors)."""
+    n = len(kernel_size)
+    values, _, valid = _windows(x, kernel_size, stride, padding, (1,) * n, ceil_mode, 0)
     total = jnp.sum(values, axis=-1)
     if divisor_override is not None:
         return total / divisor_override
     if count_include_pad:
-        divisor = _padded_window_sizes(x.shape[-2:], kernel_size, stride, padding, ceil_mode)
+        divisor = _padded_window_sizes(x.shape[x.ndim - n:], kernel_size, stride, padding,
+                                       ceil_mode)
     else:
         divisor = valid.sum(-1)
     return total / jnp.asarray(divisor, x.dtype)
 
 
 def _padded_window_sizes(sizes, kernel_size, stride, padding, ceil_mode):
-    """Window areas counting padding but not the overhang beyond it (torch's pool_size)."""
+    """Window volumes counting padding but not the overhang beyond it (torch's pool_size)."""
     extents = []
     for size, k, s, p in zip(sizes, kernel_size, stride, padding):
         start = _window_positions(size, k, s, p, 1, ceil_mode)[:, 0]
         extents.append(np.minimum(start + k, size + p) - start)
-    return extents[0][:, None] * extents[1][None, :]
+    return functools.reduce(np.multiply.outer, extents)
+
+
+_avg_pool2d = avg_pool
 
 
 AVG_POOL2D = Op(
@@ -633,10 +654,17 @@ def _adaptive_matrix(size, out):
     return m
 
 
-def _adaptive_avg_pool2d(x, output_size):
-    mh = jnp.asarray(_adaptive_matrix(x.shape[-2], output_size[0]), x.dtype)
-    mw = jnp.asarray(_adaptive_matrix(x.shape[-1], output_size[1]), x.dtype)
-    return jnp.einsum("...hw,ih,jw->...ij", x, mh, mw, precision=jax.lax.Precision.HIGHEST)
+def adaptive_avg_pool(x, output_size):
+    """Adaptive average pooling of the last ``len(output_size)`` dims."""
+    n = len(output_size)
+    letters = "abc"[:n]
+    spec = "..." + letters + "," + ",".join(f"{o}{i}" for o, i in zip("xyz", letters))
+    mats = [jnp.asarray(_adaptive_matrix(size, out), x.dtype)
+            for size, out in zip(x.shape[x.ndim - n:], output_size)]
+    return jnp.einsum(f"{spec}->...{'xyz'[:n]}", x, *mats, precision=jax.lax.Precision.HIGHEST)
+
+
+_adaptive_avg_pool2d = adaptive_avg_pool
 
 
 ADAPTIVE_AVG_POOL2D = Op(
@@ -957,18 +985,26 @@ def _adaptive_windows(size, out):
     return m
 
 
-def _adaptive_max_pool2d(x, output_size):
-    h, w = x.shape[-2:]
-    rows = _adaptive_windows(h, output_size[0])[:, None, :, None]
-    cols = _adaptive_windows(w, output_size[1])[None, :, None, :]
-    inside = (rows & cols).reshape(output_size + (h * w,))
-    flat = x.reshape(x.shape[:-2] + (1, 1, h * w))
+def adaptive_max_pool(x, output_size):
+    """Adaptive max pooling of the last ``len(output_size)`` dims: values, flat indices."""
+    n = len(output_size)
+    sizes = x.shape[x.ndim - n:]
+    inside = np.ones((), bool)
+    for d, (size, out) in enumerate(zip(sizes, output_size)):
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = out, size
+        inside = inside & _adaptive_windows(size, out).reshape(shape)
+    inside = inside.reshape(tuple(output_size) + (math.prod(sizes),))
+    flat = x.reshape(x.shape[:x.ndim - n] + (1,) * n + (math.prod(sizes),))
     values = jnp.where(inside, flat, jnp.asarray(-jnp.inf, x.dtype))
     # NaN wins, as in torch's kernel
     values = jnp.where(jnp.isnan(flat), jnp.asarray(jnp.inf, x.dtype), values)
     best = compat.argmax(values, -1)
     out = jnp.take_along_axis(flat * jnp.ones(values.shape, x.dtype), best[..., None], -1)
     return out[..., 0], best.astype(jnp.int64)
+
+
+_adaptive_max_pool2d = adaptive_max_pool
 
 
 ADAPTIVE_MAX_POOL2D = Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0",

@@ -60,8 +60,10 @@ from ._functional.convolution import bilinear as bilinear
 from ._functional.convolution import conv1d as conv1d
 from ._functional.convolution import conv2d as conv2d
 from ._functional.convolution import conv3d as conv3d
+from ._functional.convolution import conv_tbc as conv_tbc
 from ._functional.convolution import conv_transpose1d as conv_transpose1d
 from ._functional.convolution import conv_transpose2d as conv_transpose2d
+from ._functional.convolution import conv_transpose3d as conv_transpose3d
 from ._functional.convolution import linear as linear
 from ._functional.convolution import pad as pad
 from ._functional.dropout import alpha_dropout as alpha_dropout
@@ -116,6 +118,36 @@ from ._functional.pooling import max_pool1d as max_pool1d
 from ._functional.pooling import max_pool2d as max_pool2d
 from ._functional.pooling import pixel_shuffle as pixel_shuffle
 from ._functional.pooling import pixel_unshuffle as pixel_unshuffle
+from ._functional.pooling_nd import adaptive_avg_pool3d as adaptive_avg_pool3d
+from ._functional.pooling_nd import (
+    adaptive_max_pool1d_with_indices as adaptive_max_pool1d_with_indices,
+)
+from ._functional.pooling_nd import (
+    adaptive_max_pool2d_with_indices as adaptive_max_pool2d_with_indices,
+)
+from ._functional.pooling_nd import adaptive_max_pool3d as adaptive_max_pool3d
+from ._functional.pooling_nd import (
+    adaptive_max_pool3d_with_indices as adaptive_max_pool3d_with_indices,
+)
+from ._functional.pooling_nd import avg_pool3d as avg_pool3d
+from ._functional.pooling_nd import fractional_max_pool2d as fractional_max_pool2d
+from ._functional.pooling_nd import (
+    fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices,
+)
+from ._functional.pooling_nd import fractional_max_pool3d as fractional_max_pool3d
+from ._functional.pooling_nd import (
+    fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices,
+)
+from ._functional.pooling_nd import lp_pool1d as lp_pool1d
+from ._functional.pooling_nd import lp_pool2d as lp_pool2d
+from ._functional.pooling_nd import lp_pool3d as lp_pool3d
+from ._functional.pooling_nd import max_pool1d_with_indices as max_pool1d_with_indices
+from ._functional.pooling_nd import max_pool2d_with_indices as max_pool2d_with_indices
+from ._functional.pooling_nd import max_pool3d as max_pool3d
+from ._functional.pooling_nd import max_pool3d_with_indices as max_pool3d_with_indices
+from ._functional.pooling_nd import max_unpool1d as max_unpool1d
+from ._functional.pooling_nd import max_unpool2d as max_unpool2d
+from ._functional.pooling_nd import max_unpool3d as max_unpool3d
 from ._functional.sparse import embedding as embedding
 from ._functional.sparse import embedding_bag as embedding_bag
 from ._functional.sparse import one_hot as one_hot

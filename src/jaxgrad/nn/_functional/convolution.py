@@ -19,6 +19,7 @@ from ..._functions import pointwise
 from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import nn as N
+from ..._ops import nn_pooling as NP
 
 
 @tensor_args
@@ -325,20 +326,25 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{list(weight.shape)}] "
                            "instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[1] * groups):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+            f"1-dimensional with {weight.shape[1] * groups} elements, but got bias of size "
+            f"{list(bias.shape)} instead")
     if weight.shape[0] != x.shape[1]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected "
             f"input{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} "
             "channels instead")
-    (oph, opw), (sh, sw), (dh, dw) = (
-        (output_padding_, stride_, dilation_) if n == 2
-        else ((0, *output_padding_), (1, *stride_), (1, *dilation_)))
     if builtins.any(op >= s and op >= d
                     for op, s, d in zip(output_padding_, stride_, dilation_)):
-        raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {oph} output_padding_width: {opw} stride_height: {sh} "
-            f"stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
+        shown = ((0, *output_padding_), (1, *stride_), (1, *dilation_)) if n == 1 else (
+            output_padding_, stride_, dilation_)
+        axes = ("depth", "height", "width")[-len(shown[0]):]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           "got " + " ".join(f"{what}_{axis}: {v}" for what, values in zip(
+                               ("output_padding", "stride", "dilation"), shown)
+                               for axis, v in zip(axes, values)))
     sizes = x.shape[2:]
     out = [(size - 1) * s - 2 * p + d * (k - 1) + op + 1 for size, s, p, d, k, op in zip(
         sizes, stride_, padding_, dilation_, weight.shape[2:], output_padding_)]
@@ -394,3 +400,64 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     jaxgrad.Size([1, 3, 4, 4, 4])
     """
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+@tensor_args
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """3-D transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W) input with a
+    (C_in, C_out / groups, kd, kh, kw) weight (``ConvolutionBackward0``).
+
+    >>> import jaxgrad, jaxgrad.nn.functional as F
+    >>> F.conv_transpose3d(jaxgrad.ones(1, 1, 2, 2, 2), jaxgrad.ones(1, 3, 2, 2, 2)).shape
+    jaxgrad.Size([1, 3, 3, 3, 3])
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3)
+
+
+@tensor_args
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
+                padding: Sequence[int], dilation: Sequence[int], transposed: bool,
+                output_padding: Sequence[int], groups: int) -> Tensor:
+    """torch's native convolution: a (transposed) convolution of batched input, its spatial
+    dims those of ``weight`` (``ConvolutionBackward0``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.convolution(jaxgrad.ones(1, 2, 5), jaxgrad.ones(3, 2, 3), None, [1], [0], [1],
+    ...                     False, [0], 1).shape
+    jaxgrad.Size([1, 3, 3])
+    """
+    n = weight.ndim - 2
+    if input.ndim != weight.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-"
+                           f"dimensional weight {list(weight.shape)}, but got {input.ndim}-"
+                           f"dimensional input of size {list(input.shape)} instead")
+    if transposed:
+        return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                               dilation, n)
+    return _conv(input, weight, bias, stride, padding, dilation, groups, n)
+
+
+@tensor_args
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-D convolution of (time, batch, channel) input with a (kernel, in, out) weight, zero
+    padded by ``pad`` steps on each side (``ConvTbcBackward0``).
+
+    >>> import jaxgrad
+    >>> jaxgrad.conv_tbc(jaxgrad.ones(5, 2, 3), jaxgrad.ones(3, 3, 4), jaxgrad.zeros(4), 1).shape
+    jaxgrad.Size([5, 2, 4])
+    """
+    if input.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    return _apply(NP.CONV_TBC, input, weight, bias, pad=int(pad))

@@ -10,7 +10,8 @@ from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ..._functions.creation import empty, ones, tensor, zeros
 from .. import functional, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -227,3 +228,78 @@ class SyncBatchNorm(_BatchNorm):
             output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         del module
         return output
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """``num_features`` from the first input's dim 1; affine parameters and running
+    statistics uninitialized until then."""
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if self.track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=int64, device=device)
+
+    def reset_parameters(self) -> None:
+        """Reset as the normalisation does once the parameters have their shapes."""
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        """Materialize the parameters and buffers for ``input.shape[1]`` features."""
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm1d` whose ``num_features`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> bn = jaxgrad.nn.LazyBatchNorm1d()
+    >>> bn(jaxgrad.ones(2, 3)).shape, bn.running_mean.shape
+    (jaxgrad.Size([2, 3]), jaxgrad.Size([3]))
+    """
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm2d` whose ``num_features`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyBatchNorm2d()
+    LazyBatchNorm2d(0, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A :class:`BatchNorm3d` whose ``num_features`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyBatchNorm3d()(jaxgrad.ones(2, 3, 1, 1, 1)).shape
+    jaxgrad.Size([2, 3, 1, 1, 1])
+    """
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim

@@ -1,5 +1,5 @@
-"""Convolution layers ``Conv1d``, ``Conv2d``, ``ConvTranspose1d`` and ``ConvTranspose2d``
-sharing torch's ``_ConvNd`` base."""
+"""Convolution layers ``Conv1d/2d/3d`` and ``ConvTranspose1d/2d/3d`` sharing torch's
+``_ConvNd`` base."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ..._functions.creation import empty
 from .. import functional, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _ntuple
 
@@ -257,6 +258,22 @@ class ConvTranspose2d(_ConvTransposeNd):
     _conv_function = staticmethod(functional.conv_transpose2d)
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input; the weight
+    is (C_in, C_out / groups, kd, kh, kw).
+
+    >>> import jaxgrad
+    >>> up = jaxgrad.nn.ConvTranspose3d(2, 3, 2, stride=2)
+    >>> up
+    ConvTranspose3d(2, 3, kernel_size=(2, 2, 2), stride=(2, 2, 2))
+    >>> up(jaxgrad.ones(1, 2, 2, 2, 2)).shape
+    jaxgrad.Size([1, 3, 4, 4, 4])
+    """
+
+    _n = 3
+    _conv_function = staticmethod(functional.conv_transpose3d)
+
+
 class Conv3d(_ConvNd):
     """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input.
 
@@ -276,3 +293,149 @@ class Conv3d(_ConvNd):
         super().__init__(in_channels, out_channels,
                          *_conv_arguments(3, kernel_size, stride, padding, dilation), groups,
                          bias, padding_mode, device=device, dtype=dtype)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """``in_channels`` from the first input's channel dim (dim 1 batched, 0 unbatched)."""
+
+    _spatial: int = 1
+
+    def reset_parameters(self) -> None:
+        """Initialize as the convolution does once the parameters have their shapes."""
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()  # type: ignore[misc]
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        """Materialize weight and bias for the input's channels, then initialize them."""
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups)
+            self.weight.materialize((*shape, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input: Tensor) -> int:
+        unbatched = self._spatial + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) "
+                               f"input to {self.__class__.__name__}, but got input of size: "
+                               f"{input.shape}")
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+    def _lazy_init(self, out_channels: int, bias: bool, device: Any, dtype: Any) -> None:
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """A :class:`Conv1d` whose ``in_channels`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> conv = jaxgrad.nn.LazyConv1d(4, 3)
+    >>> conv(jaxgrad.ones(1, 2, 5)).shape, conv.weight.shape
+    (jaxgrad.Size([1, 4, 3]), jaxgrad.Size([4, 2, 3]))
+    """
+
+    cls_to_become = Conv1d
+    _spatial = 1
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """A :class:`Conv2d` whose ``in_channels`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyConv2d(4, 3, padding=1)
+    LazyConv2d(0, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+    """
+
+    cls_to_become = Conv2d
+    _spatial = 2
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """A :class:`Conv3d` whose ``in_channels`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyConv3d(4, 2)(jaxgrad.ones(3, 2, 2, 2)).shape
+    jaxgrad.Size([4, 1, 1, 1])
+    """
+
+    cls_to_become = Conv3d
+    _spatial = 3
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class _LazyConvTransposeNd(_LazyConvXdMixin):
+    """The constructor of the lazy transposed convolutions."""
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
+    """A :class:`ConvTranspose1d` whose ``in_channels`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyConvTranspose1d(3, 2)(jaxgrad.ones(1, 2, 4)).shape
+    jaxgrad.Size([1, 3, 5])
+    """
+
+    cls_to_become = ConvTranspose1d
+    _spatial = 1
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
+    """A :class:`ConvTranspose2d` whose ``in_channels`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyConvTranspose2d(3, 2)(jaxgrad.ones(1, 2, 4, 4)).shape
+    jaxgrad.Size([1, 3, 5, 5])
+    """
+
+    cls_to_become = ConvTranspose2d
+    _spatial = 2
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
+    """A :class:`ConvTranspose3d` whose ``in_channels`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyConvTranspose3d(3, 2)(jaxgrad.ones(2, 1, 1, 1)).shape
+    jaxgrad.Size([3, 2, 2, 2])
+    """
+
+    cls_to_become = ConvTranspose3d
+    _spatial = 3

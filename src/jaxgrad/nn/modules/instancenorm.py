@@ -7,7 +7,7 @@ import warnings
 
 from ..._core.tensor import Tensor
 from .. import functional
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
 
 class _InstanceNorm(_NormBase):
@@ -84,3 +84,39 @@ class InstanceNorm3d(_InstanceNorm):
     """
 
     _dims = 4
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An :class:`InstanceNorm1d` whose ``num_features`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyInstanceNorm1d(affine=True)(jaxgrad.ones(2, 3, 4)).shape
+    jaxgrad.Size([2, 3, 4])
+    """
+
+    cls_to_become = InstanceNorm1d
+    _dims = InstanceNorm1d._dims
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An :class:`InstanceNorm2d` whose ``num_features`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyInstanceNorm2d()(jaxgrad.ones(2, 3, 4, 4)).shape
+    jaxgrad.Size([2, 3, 4, 4])
+    """
+
+    cls_to_become = InstanceNorm2d
+    _dims = InstanceNorm2d._dims
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An :class:`InstanceNorm3d` whose ``num_features`` is inferred from its first input.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LazyInstanceNorm3d()(jaxgrad.ones(1, 2, 3, 3, 3)).shape
+    jaxgrad.Size([1, 2, 3, 3, 3])
+    """
+
+    cls_to_become = InstanceNorm3d
+    _dims = InstanceNorm3d._dims

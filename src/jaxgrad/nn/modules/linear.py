@@ -6,10 +6,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..._core.grad_mode import no_grad
 from ..._core.tensor import Tensor
 from ..._functions.creation import empty
 from .. import functional, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -134,3 +136,47 @@ class Bilinear(Module):
         """The feature sizes and whether there is a bias, as shown in the repr."""
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A :class:`Linear` whose ``in_features`` is the last size of its first input.
+
+    >>> import jaxgrad
+    >>> lin = jaxgrad.nn.LazyLinear(4)
+    >>> lin
+    LazyLinear(in_features=0, out_features=4, bias=True)
+    >>> lin(jaxgrad.ones(2, 3)).shape
+    jaxgrad.Size([2, 4])
+    """
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        """Initialize as :class:`Linear` once the parameters have their shapes."""
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        """``in_features`` from ``input``'s last dim; weight and bias materialized and
+        initialized."""
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:  # (a state dict loaded before the first forward)
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} "
+                                     "is not equal to in_features from self.weight: "
+                                     f"{self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]

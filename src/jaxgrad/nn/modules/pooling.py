@@ -1,5 +1,6 @@
-"""Pooling layers ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``, ``AvgPool2d``, ``AdaptiveAvgPool1d``,
-``AdaptiveAvgPool2d``, ``AdaptiveMaxPool1d`` and ``AdaptiveMaxPool2d``."""
+"""Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
+``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d/3d``, ``LPPool1d/2d/3d`` and
+``FractionalMaxPool2d/3d``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from ..._core.tensor import Tensor
 from .. import functional
 from .module import Module
+from .utils import _ntuple
 
 
 class _MaxPoolNd(Module):
@@ -219,3 +221,253 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     def forward(self, input: Tensor) -> Any:
         """``functional.adaptive_max_pool2d`` of ``input``."""
         return functional.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max over 3-D windows of (N, C, D, H, W) or (C, D, H, W) input.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.MaxPool3d(2)
+    >>> pool
+    MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    >>> pool(jaxgrad.arange(8.0).reshape(1, 2, 2, 2))
+    tensor([[[[7.]]]])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """``functional.max_pool3d`` of ``input`` (with the indices when ``return_indices``)."""
+        return functional.max_pool3d(input, self.kernel_size, self.stride, self.padding,
+                                     self.dilation, ceil_mode=self.ceil_mode,
+                                     return_indices=self.return_indices)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """Mean over 3-D windows of (N, C, D, H, W) or (C, D, H, W) input.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.AvgPool3d(2)
+    >>> pool
+    AvgPool3d(kernel_size=2, stride=2, padding=0)
+    >>> pool(jaxgrad.ones(1, 2, 2, 2))
+    tensor([[[[1.]]]])
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.avg_pool3d`` of ``input`` with this layer's arguments."""
+        return functional.avg_pool3d(input, self.kernel_size, self.stride, self.padding,
+                                     self.ceil_mode, self.count_include_pad,
+                                     self.divisor_override)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) input to a fixed output size.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.AdaptiveAvgPool3d((1, None, 2))(jaxgrad.ones(1, 3, 4, 5)).shape
+    jaxgrad.Size([1, 1, 4, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.adaptive_avg_pool3d`` of ``input`` to ``output_size``."""
+        return functional.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) input to a fixed output size.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.AdaptiveMaxPool3d(1)(jaxgrad.arange(8.0).reshape(1, 2, 2, 2))
+    tensor([[[[7.]]]])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """``functional.adaptive_max_pool3d`` of ``input``."""
+        return functional.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    """Arguments (as n-tuples) and repr of the max-unpooling layers."""
+
+    _n: int = 1
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, self._n)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, self._n)
+        self.padding = _ntuple(padding, self._n)
+
+    def extra_repr(self) -> str:
+        """The kernel, stride and padding, as shown in the repr."""
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        """Each value of ``input`` placed at its index (``functional.max_unpool{n}d``)."""
+        unpool = (functional.max_unpool1d, functional.max_unpool2d,
+                  functional.max_unpool3d)[self._n - 1]
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """A partial inverse of :class:`MaxPool1d`.
+
+    >>> import jaxgrad
+    >>> unpool = jaxgrad.nn.MaxUnpool1d(2)
+    >>> unpool
+    MaxUnpool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    >>> unpool(jaxgrad.tensor([[3.0, 2.0]]), jaxgrad.tensor([[1, 2]]))
+    tensor([[0., 3., 2., 0.]])
+    """
+
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """A partial inverse of :class:`MaxPool2d`.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.MaxUnpool2d(2, padding=1)
+    MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), padding=(1, 1))
+    """
+
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """A partial inverse of :class:`MaxPool3d`.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.MaxUnpool3d(2)
+    MaxUnpool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0))
+    """
+
+    _n = 3
+
+
+class _LPPoolNd(Module):
+    """Arguments and repr of the power-average pooling layers."""
+
+    _n: int = 1
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        """The norm, kernel, stride and ceil_mode, as shown in the repr."""
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+    def forward(self, input: Tensor) -> Tensor:
+        """``functional.lp_pool{n}d`` of ``input`` with this layer's arguments."""
+        pool = (functional.lp_pool1d, functional.lp_pool2d, functional.lp_pool3d)[self._n - 1]
+        return pool(input, float(self.norm_type), self.kernel_size, self.stride,
+                    self.ceil_mode)
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over 1-D windows.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.LPPool1d(2, 2)
+    >>> pool
+    LPPool1d(norm_type=2, kernel_size=2, stride=None, ceil_mode=False)
+    >>> pool(jaxgrad.tensor([[3.0, 4.0]]))
+    tensor([[5.]])
+    """
+
+    _n = 1
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over 2-D windows.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LPPool2d(2, (2, 1))(jaxgrad.tensor([[[3.0], [4.0]]]))
+    tensor([[[5.]]])
+    """
+
+    _n = 2
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over 3-D windows.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.LPPool3d(2, (2, 1, 1))(jaxgrad.tensor([[[[3.0]], [[4.0]]]]))
+    tensor([[[[5.]]]])
+    """
+
+    _n = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    """Arguments of the fractional max-pooling layers; ``_random_samples`` is a buffer."""
+
+    _n: int = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        n = self._n
+        if n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        """``functional.fractional_max_pool{n}d`` of ``input`` with this layer's arguments."""
+        pool = functional.fractional_max_pool2d if self._n == 2 else (
+            functional.fractional_max_pool3d)
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over 2-D windows at pseudo-random positions.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.FractionalMaxPool2d(2, output_size=2,
+    ...                                       _random_samples=jaxgrad.full((1, 1, 2), 0.5))
+    >>> pool(jaxgrad.arange(16.0).reshape(1, 4, 4))
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over 3-D windows at pseudo-random positions.
+
+    >>> import jaxgrad
+    >>> jaxgrad.nn.FractionalMaxPool3d(2, output_ratio=0.5)(jaxgrad.ones(1, 4, 4, 4)).shape
+    jaxgrad.Size([1, 2, 2, 2])
+    """
+
+    _n = 3
