@@ -286,7 +286,8 @@ LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight")
                  grads={"self": lambda grad, weight: grad * _c(1 - weight),
                         "end": lambda grad, weight: grad * _c(weight),
                         "weight": lambda grad, self, end: grad * _c(end - self)},
-                 grad_nodes={"self": "MulBackward0", "end": "MulBackward0", "weight": "MulBackward0"})
+                 grad_nodes={"self": "MulBackward0", "end": "MulBackward0",
+                             "weight": "MulBackward0"})
 
 
 # masked_fill: the mask is saved, never differentiated; a number value is a traced operand
@@ -510,17 +511,20 @@ ASINH = _math("asinh(Tensor self) -> Tensor", "AsinhBackward0", jnp.arcsinh,
               lambda grad, self: grad * _c(jax.lax.rsqrt(self * self + 1)),
               "The inverse hyperbolic sine of each element.",
               "jaxgrad.asinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8814])",
-              inplace="", grad_nodes={"self": "MulBackward0"})  # asinh_ & co are hand-written (torch refuses autograd)
+              inplace="",  # asinh_ & co are hand-written (torch refuses autograd)
+              grad_nodes={"self": "MulBackward0"})
 ACOSH = _math("acosh(Tensor self) -> Tensor", "AcoshBackward0", jnp.arccosh,
               lambda grad, self: grad * _c(jax.lax.rsqrt(self * self - 1)),
               "The inverse hyperbolic cosine of each element.",
               "jaxgrad.acosh(jaxgrad.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])",
-              inplace="", grad_nodes={"self": "MulBackward0"})  # asinh_ & co are hand-written (torch refuses autograd)
+              inplace="",  # asinh_ & co are hand-written (torch refuses autograd)
+              grad_nodes={"self": "MulBackward0"})
 ATANH = _math("atanh(Tensor self) -> Tensor", "AtanhBackward0", jnp.arctanh,
               lambda grad, self: grad / _c(1 - self * self),
               "The inverse hyperbolic tangent of each element.",
               "jaxgrad.atanh(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])",
-              inplace="", grad_nodes={"self": "DivBackward0"})  # asinh_ & co are hand-written (torch refuses autograd)
+              inplace="",  # asinh_ & co are hand-written (torch refuses autograd)
+              grad_nodes={"self": "DivBackward0"})
 ERF = _math("erf(Tensor self) -> Tensor", "ErfBackward0", jax.scipy.special.erf,
             lambda grad, self: 2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
             "The error function of each element.", "jaxgrad.erf(jaxgrad.tensor([0.0, 1.0]))",

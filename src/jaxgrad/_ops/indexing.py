@@ -217,7 +217,7 @@ MASKED_SCATTER = Op(
     aux=("mask",), grads={
         "self": lambda grad, mask: jnp.where(mask, jnp.zeros((), grad.dtype), grad),
         "source": _masked_scatter_source_grad},
-                     grad_nodes={"self": "MaskedFillBackward0", "source": "MaskedScatterBackwardBackward0"})
+    grad_nodes={"self": "MaskedFillBackward0", "source": "MaskedScatterBackwardBackward0"})
 
 
 def _at_index(x, index, dim):
