@@ -1307,7 +1307,8 @@ def _formula_groups(op: Op, node_names: tuple) -> list[tuple[tuple, str]]:
 def declared_grad_nodes(op: Op, static: tuple, values: dict) -> tuple:
     """``op.grad_nodes`` as ``(input, node name)`` pairs, a callable entry called with the static
     arguments and saved values (aux operands: ``alpha``) its parameters name; where one of them
-    is not a concrete value (traced), the entry is left out (the fallback name)."""
+    is not a concrete value (traced), or it returns None, the entry is left out (the fallback
+    name)."""
     pairs = []
     for name, node_name in op.grad_nodes.items():
         if callable(node_name):
@@ -1317,7 +1318,8 @@ def declared_grad_nodes(op: Op, static: tuple, values: dict) -> tuple:
                 node_name = node_name(**{p: _concrete(v) for p, v in args.items()})
             except (KeyError, jax.errors.ConcretizationTypeError):
                 continue
-        pairs.append((name, node_name))
+        if node_name is not None:  # (None: the callable names no node for these arguments)
+            pairs.append((name, node_name))
     return tuple(pairs)
 
 

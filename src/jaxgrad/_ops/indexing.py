@@ -35,7 +35,9 @@ INDEX_PUT = Op(
         "self": lambda grad, indices, accumulate: grad if accumulate else grad.at[
             _where(indices)].set(0),
         "values": lambda grad, indices: grad[_where(indices)],
-    }, overlap="warn")
+    }, overlap="warn",  # (accumulate: torch hands grad on, which this node cannot name)
+    grad_nodes={"self": lambda accumulate: None if accumulate else "IndexPutBackward0",
+                "values": "IndexBackward0"})
 
 
 # --- gather / scatter along a dim (torch's index tensors; ``index`` is a traced aux operand) ---
@@ -255,7 +257,9 @@ INDEX_ADD = Op("index_add", "IndexAddBackward0", _index_add, inputs=("self", "so
                aux=("index", "alpha"), grads={
                    "self": identity_grad,
                    "source": lambda grad, index, dim, source, alpha: _index_select_grad(
-                       grad, index, dim, source) * jnp.asarray(alpha, grad.dtype)})
+                       grad, index, dim, source) * jnp.asarray(alpha, grad.dtype)},
+               grad_nodes={"source": lambda alpha: "ExpandBackward0" if alpha == 1
+                           else "MulBackward1"})
 
 
 def _index_copy(x, source, index, dim):
@@ -427,12 +431,27 @@ def _double_backward_error(name: str, src: str) -> str:
             "scattered to the same position in self")
 
 
+_SCATTER_REDUCE_SRC = {"sum": "GatherBackward0", "prod": "WhereBackward0", "mean": "DivBackward0",
+                       "amax": "MulBackward0", "amin": "MulBackward0"}
+
+
+def _scatter_reduce_self_node(reduce, include_self):
+    """torch's ``scatter_reduce_backward`` for ``self``: masked by a scatter without
+    ``include_self``; else ``grad`` itself for a sum (handed on: not nameable here)."""
+    if not include_self:
+        return "ScatterBackward1"
+    return {"prod": "DivBackward0", "mean": "DivBackward0", "amax": "MulBackward0",
+            "amin": "MulBackward0"}.get(reduce)
+
+
 SCATTER_REDUCE_TWO = Op(
     "scatter_reduce", "ScatterReduceBackward0", _scatter_reduce_two, inputs=("self", "src"),
     aux=("index",), saves=("self", "src", "result"), grads={
         "self": lambda grad, self, src, index, result, dim, reduce, include_self:
         _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_self)[0],
         "src": _scatter_reduce_src_grad},
+    grad_nodes={"self": _scatter_reduce_self_node,
+                "src": lambda reduce: _SCATTER_REDUCE_SRC[reduce]},
     delayed_errors={"src": (_zeros_meet, _double_backward_error("scatter_reduce", "src"))})
 
 

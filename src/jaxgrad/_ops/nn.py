@@ -278,10 +278,15 @@ def _bce_target_grad(grad, self, target, weight, reduction):
     return out if weight is None else out * weight
 
 
+def _mean_divides(reduction):
+    """The node of torch's loss formulas that end ``* grad``, then ``/ numel`` for a mean."""
+    return "DivBackward1" if reduction == MEAN else "MulBackward0"
+
+
 BINARY_CROSS_ENTROPY = Op(
     "binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce, inputs=("self", "target"),
     aux=("weight",), grads={"self": _bce_self_grad, "target": _bce_target_grad},
-    grad_nodes={"self": "BinaryCrossEntropyBackwardBackward0", "target": "MulBackward0"})
+    grad_nodes={"self": "BinaryCrossEntropyBackwardBackward0", "target": _mean_divides})
 
 
 def _bce_logits(x, target, weight, pos_weight, reduction):
@@ -303,7 +308,8 @@ def _bce_logits_grad(argnum):
 BINARY_CROSS_ENTROPY_WITH_LOGITS = Op(
     "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
     inputs=("self", "target"), aux=("weight", "pos_weight"),
-    grads={"self": _bce_logits_grad(0), "target": _bce_logits_grad(1)})
+    grads={"self": _bce_logits_grad(0), "target": _bce_logits_grad(1)},
+    grad_nodes={"self": _mean_divides, "target": _mean_divides})
 
 def _smooth_l1(x, target, reduction, beta):
     diff = jnp.abs(x - target)
@@ -415,7 +421,8 @@ CONVOLUTION_TRANSPOSE = Op(
     "convolution", "ConvolutionBackward0", _conv_transpose, inputs=("input", "weight", "bias"),
     promote="common",
     grads={"input": _conv_transpose_grad(0), "weight": _conv_transpose_grad(1),
-           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))})
+           "bias": lambda grad: jnp.sum(grad, axis=(0, *range(2, grad.ndim)))},
+    grad_nodes={"*": "ConvolutionBackwardBackward0"})
 
 # --- attention ------------------------------------------------------------------------------
 
@@ -533,7 +540,8 @@ def _pad_op(forward, name, n):
     gradient back to the positions each output read."""
     return Op(f"{name}_pad{n}d", f"{name.capitalize()}Pad{n}DBackward0", forward,
               grads={"self": lambda grad, self, padding: _vjp(forward, 0, grad, self,
-                                                              padding=padding)})
+                                                              padding=padding)},
+              grad_nodes={"self": f"{name.capitalize()}Pad{n}DBackwardBackward0"})
 
 
 REFLECTION_PAD = {n: _pad_op(_reflection_pad, "reflection", n) for n in (1, 2, 3)}
@@ -1067,9 +1075,13 @@ def _linear_grad(grad, self, output_size, align_corners, scales):
 
 # the linear resamplings are linear in the input: their gradient is the adjoint, jax.vjp's
 UPSAMPLE_NEAREST = {n: Op(f"upsample_nearest{n}d", f"UpsampleNearest{n}DBackward0",
-                          _upsample_nearest, grads={"self": _nearest_grad}) for n in (1, 2)}
+                          _upsample_nearest, grads={"self": _nearest_grad},
+                          grad_nodes={"self": f"UpsampleNearest{n}DBackwardBackward0"})
+                    for n in (1, 2)}
 UPSAMPLE_LINEAR = {
     1: Op("upsample_linear1d", "UpsampleLinear1DBackward0", _upsample_linear,
-          grads={"self": _linear_grad}),
+          grads={"self": _linear_grad},
+          grad_nodes={"self": "UpsampleLinear1DBackwardBackward0"}),
     2: Op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", _upsample_linear,
-          grads={"self": _linear_grad})}
+          grads={"self": _linear_grad},
+          grad_nodes={"self": "UpsampleBilinear2DBackwardBackward0"})}

@@ -161,7 +161,8 @@ T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T}, gr
 EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, shape),
             grads={"self": identity_grad}, grad_nodes={"self": "sum_to"})
 AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
-                grads={"self": _scatter_layout_grad}, grad_version=1)  # (zeros, then a copy_)
+                grads={"self": _scatter_layout_grad}, grad_version=1,  # (zeros, then a copy_)
+                grad_nodes={"self": "AsStridedBackward0"})
 
 
 def _strided_of_storage(x, storage, input_layout, layout_out):
@@ -186,7 +187,8 @@ def _strided_of_storage_grad(grad, storage, input_layout, layout_out):
 
 AS_STRIDED_OF_STORAGE = Op("as_strided", "AsStridedBackward0", _strided_of_storage,
                            aux=("storage",), grads={"self": _strided_of_storage_grad},
-                           grad_version=1)
+                           grad_version=1,
+                           grad_nodes={"self": "AsStridedBackward0"})
 
 
 def _extent(*layouts):
@@ -209,7 +211,8 @@ def _strided_within_grad(grad, input_layout, layout_out):
 
 
 AS_STRIDED_WITHIN = Op("as_strided", "AsStridedBackward0", _strided_within,
-                       grads={"self": _strided_within_grad}, grad_version=1)
+                       grads={"self": _strided_within_grad}, grad_version=1,
+                       grad_nodes={"self": "AsStridedBackward0"})
 
 
 # Non-view relatives: copies that torch records under these names.
