@@ -767,7 +767,8 @@ def test_first_derivative(op, seed):
 
 # torch has no second derivative here: its double backward raises (as jaxgrad's does, tested in
 # tests/autograd/test_create_graph_requires_grad.py)
-NO_SECOND_DERIVATIVE = {"nn_hardsigmoid"}  # (hardsigmoid_backward: a NotImplemented node)
+# (hardsigmoid_backward, _scaled_dot_product_flash_attention_for_cpu_backward: NotImplemented)
+NO_SECOND_DERIVATIVE = {"nn_hardsigmoid", "nn_sdpa_causal", "nn_sdpa_mask_gqa"}
 
 
 @pytest.mark.parametrize("op", cases([op for op in FD if op not in NO_SECOND_DERIVATIVE]))
@@ -776,6 +777,43 @@ NO_SECOND_DERIVATIVE = {"nn_hardsigmoid"}  # (hardsigmoid_backward: a NotImpleme
 def test_second_derivative(op, seed):
     f, specs = FD[op]
     gradgradcheck(f, _arrays(specs, seed), seed)
+
+
+def _create_graph_nodes(T, f, arrays, v):
+    """Per input, the (grad_fn name, requires_grad) of its ``create_graph`` gradient of
+    <f(x), v> (None for an unused input)."""
+    xs = [T.tensor(a, requires_grad=True) for a in arrays]
+    out = _first(f(T, *xs))
+    grads = T.autograd.grad(out, xs, grad_outputs=T.tensor(np.asarray(v, dtype=np.float64)),
+                            create_graph=True, allow_unused=True)
+    return [None if g is None else (type(g.grad_fn).__name__ if g.grad_fn else None,
+                                    g.requires_grad) for g in grads]
+
+
+# create_graph gradients whose grad_fn is not torch's: the last op of torch's formula is one
+# jaxgrad's single node per formula cannot name (see functorch_notes/create_graph.md)
+_HANDED_ON = ("torch's formula for self is grad itself (handed on: the upstream node's name); "
+              "jaxgrad's rows hand grad on per row (identity_when), not per input and argument")
+CREATE_GRAPH_NAMES_XFAIL = {
+    "index_put_acc": _HANDED_ON + " (accumulate=True)",
+    "scatter_reduce_sum": _HANDED_ON + " (reduce='sum', include_self=True)",
+    "diagflat": "torch's composite ends in a reshape it records as ReshapeAliasBackward0 (a "
+                "view), jaxgrad's in view (ViewBackward0)",
+    "block_diag": "torch's node per input depends on its rank (a 2-d block: SliceBackward0, a "
+                  "1-d one: ViewBackward0); a variadic row's grad_nodes name all inputs alike",
+}
+
+
+@pytest.mark.parametrize("op", cases(list(FD), CREATE_GRAPH_NAMES_XFAIL))
+def test_create_graph_grad_fn_names(op):
+    """Each create_graph gradient's grad_fn is named as torch's (the last op of torch's
+    derivative formula, then sum_to/cast) and requires grad as torch's: one fixed input per
+    case, the values the second-derivative check above differentiates (its jitted formulas are
+    already cached)."""
+    f, specs = FD[op]
+    arrays = _arrays(specs, 0)
+    v = np.random.RandomState(1).randn(*_evaluate(f, arrays).shape)
+    assert _create_graph_nodes(J, f, arrays, v) == _create_graph_nodes(torch, f, arrays, v)
 
 
 def test_gradcheck_detects_a_wrong_gradient():

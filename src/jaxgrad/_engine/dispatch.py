@@ -8,6 +8,7 @@ history of in-place-modified views (``CopySlices``) and report to the profiler.
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 import weakref
 from collections.abc import Callable, Sequence
@@ -152,15 +153,17 @@ class OpNode(Node):
         if any(rest):
             values = {n: v._value if isinstance(v, SavedConstant) else v
                       for n, v in saved.items()}
+            declared = declared_grad_nodes(self.op, self.static, values)
             node_names = grad_node_names(self.op, self.static, rest, self.in_meta,
-                                         _meta_of(values), _meta_of(grads), type(self).__name__)
+                                         _meta_of(values), _meta_of(grads), type(self).__name__,
+                                         declared)
             for group, node_name in _formula_groups(self.op, node_names):
                 names = tuple(n for n in self.op.saved_names(group) if n in saved)
                 bop, mask = differentiable_backward_op(self.op, self.static, group,
                                                        self.in_meta, names, node_name)
                 masks_only = _read_as_masks_only(self.op, self.static, group, self.in_meta,
                                                  _meta_of({n: values[n] for n in names}),
-                                                 _meta_of(grads))
+                                                 _meta_of(grads), declared)
                 results = apply(bop, *[_detached(values[n]) if n in masks_only else values[n]
                                        for n in names], *grads)
                 it = iter(results if isinstance(results, tuple) else (results,))
@@ -1366,6 +1369,40 @@ def _formula_groups(op: Op, node_names: tuple) -> list[tuple[tuple, str]]:
             for i, name in enumerate(node_names) if name is not None]
 
 
+def declared_grad_nodes(op: Op, static: tuple, values: dict) -> tuple:
+    """``op.grad_nodes`` as ``(input, node name)`` pairs, a callable entry called with the static
+    arguments and saved values (aux operands: ``alpha``) its parameters name; where one of them
+    is not a concrete value (traced), or it returns None, the entry is left out (the fallback
+    name)."""
+    pairs = []
+    for name, node_name in op.grad_nodes.items():
+        if callable(node_name):
+            known = {**dict(static), **values}
+            try:
+                args = {p: known[p] for p in _grad_node_params(node_name)}
+                node_name = node_name(**{p: _concrete(v) for p, v in args.items()})
+            except (KeyError, jax.errors.ConcretizationTypeError):
+                continue
+        if node_name is not None:  # (None: the callable names no node for these arguments)
+            pairs.append((name, node_name))
+    return tuple(pairs)
+
+
+@cache(maxsize=1024)
+def _grad_node_params(fn: Callable) -> tuple:
+    return tuple(inspect.signature(fn).parameters)
+
+
+def _concrete(value: Any) -> Any:
+    """A saved aux operand as a Python number where it holds one (a 0-d array or tensor)."""
+    value = value._value if isinstance(value, Tensor) else value
+    if hasattr(value, "shape") and value.shape == () and not isinstance(value, jax.core.Tracer):
+        return value.item()
+    if isinstance(value, jax.core.Tracer):
+        raise jax.errors.ConcretizationTypeError(value)
+    return value
+
+
 @cache(maxsize=4096)
 def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple,
                                saved_names: tuple, node_name: str) -> tuple[Op, tuple]:
@@ -1436,7 +1473,7 @@ def _placeholder(meta: Any) -> Any:
 
 @cache(maxsize=4096)
 def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_meta: tuple,
-                        grads_meta: tuple) -> frozenset:
+                        grads_meta: tuple, declared: tuple = ()) -> frozenset:
     """The saved values the formulas for ``needs`` read only as masks or indices (through
     comparisons' bools and integers: ``clamp``'s ``grad * (min <= self <= max)``, ``max``'s
     index) or for their shape (``zeros_like(self)``): torch's graph has no edge to them, so the
@@ -1447,9 +1484,10 @@ def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved
     that is one of torch's backward ops (``threshold_backward``, node
     ``ThresholdBackwardBackward0``) takes its inputs, so none is read as a mask; nor is any
     where the formula cannot be traced on shapes alone."""
-    declared = [op.grad_nodes.get(name, op.grad_nodes.get("*", ""))
-                for name, need in zip(op.input_names(len(needs)), needs) if need]
-    if any(node.endswith("BackwardBackward0") or node == "NotImplemented" for node in declared):
+    nodes = dict(declared)
+    named = [nodes.get(name, nodes.get("*", ""))
+             for name, need in zip(op.input_names(len(needs)), needs) if need]
+    if any(node.endswith("BackwardBackward0") or node == "NotImplemented" for node in named):
         return frozenset()
     core = backward_function(op, skey, needs, in_meta)
     names = [k for k, m in saved_meta if m[0] == "array"]
@@ -1472,14 +1510,16 @@ def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved
 
 @cache(maxsize=4096)
 def grad_node_names(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_meta: tuple,
-                    grads_meta: tuple, node: str) -> tuple:
+                    grads_meta: tuple, node: str, declared: tuple = ()) -> tuple:
     """Per input, the grad_fn torch gives its gradient under create_graph (None where not
-    needed): the node the row says its formula ends in (``Op.grad_nodes``; else
+    needed): the node the row says its formula ends in (``declared``: ``Op.grad_nodes`` as
+    :func:`declared_grad_nodes` gives them; else
     ``<node>Backward``), then what the engine's ``validate_outputs`` does after the formula:
     ``real`` of a complex gradient of a real input (``RealBackward0``), ``sum_to`` of a
     broadcast one (``SumBackward0`` to a 0-d input, ``ViewBackward0`` when it drops leading
     dims, else ``SumBackward1``) and a cast to the input's dtype (``ToCopyBackward0``). A
     formula that cannot be traced on shapes alone keeps the row's names."""
+    nodes = dict(declared)
     raw: list = []
     core = backward_function(op, skey, needs, in_meta, raw_meta=raw)
     saved = {k: _placeholder(m) for k, m in saved_meta}
@@ -1495,7 +1535,7 @@ def grad_node_names(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_met
         if not need or (op.variadic is None and name not in op.grads):
             names.append(None)
             continue
-        node_name = op.grad_nodes.get(name, op.grad_nodes.get("*", node + "Backward"))
+        node_name = nodes.get(name, nodes.get("*", node + "Backward"))
         if got is None:  # (not traced: the row's name)
             names.append(node_name if node_name != "sum_to" else node + "Backward")
             continue

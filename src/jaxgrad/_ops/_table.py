@@ -98,7 +98,7 @@ class Op:
                  overlap: str = "error", tangent: Callable | None = None,
                  reinterprets: str | None = None, opmath: str = "",
                  backward_checks: tuple[tuple[Callable, str], ...] = (),
-                 grad_nodes: dict[str, str] | None = None, doc: str = "") -> None:
+                 grad_nodes: dict[str, str | Callable] | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -167,7 +167,11 @@ class Op:
         # input -> the node torch's formula for it ends in (``MulBackward0`` for ``grad *
         # other``): the grad_fn of that gradient when made with create_graph (the engine's
         # sum_to and cast after it are named by the engine; see ``dispatch.grad_node_names``);
-        # "*" names every input's, "sum_to" a formula that is torch's ``sum_to(grad, ...)``
+        # "*" names every input's, "sum_to" a formula that is torch's ``sum_to(grad, ...)``.
+        # Where torch's name depends on a static argument or an aux operand (``reduction``:
+        # mean ends in ``DivBackward1``; ``alpha`` != 1 in ``MulBackward1``), the entry is a
+        # callable whose parameters name them, returning the name (``lambda alpha:
+        # "MmBackward0" if alpha == 1 else "MulBackward1"``); a traced operand leaves it out
         init(self, "grad_nodes", dict(grad_nodes or {}))
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
@@ -214,9 +218,14 @@ class Op:
         for name in self.extra_saves:
             if name not in known:
                 raise TypeError(f"{self}: saves={name!r} is not an input, output or aux")
-        for name in self.grad_nodes:
+        for name, node_name in self.grad_nodes.items():
             if name != "*" and name not in (self.inputs or ()):
                 raise TypeError(f"{self}: grad_nodes names {name!r}, which is not an input")
+            unknown = [p for p in (_params(node_name) if callable(node_name) else ())
+                       if p not in set(self.aux) | set(self.static_names())]
+            if unknown:
+                raise TypeError(f"{self}: grad_nodes[{name!r}] names {unknown}, which are not "
+                                "static arguments or aux operands")
 
     def input_names(self, n: int) -> tuple[str, ...]:
         """Names of the inputs; a variadic op (``inputs=None``) calls them in0, in1, ..."""

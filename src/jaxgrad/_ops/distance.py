@@ -64,7 +64,8 @@ def _dist_grad(sign: float):
 
 # ``p`` is static here (the formula's branches are torch's per value of p)
 DIST = Op("dist", "DistBackward0", _dist, inputs=("self", "other"), promote="common",
-          grads={"self": _dist_grad(1.0), "other": _dist_grad(-1.0)})
+          grads={"self": _dist_grad(1.0), "other": _dist_grad(-1.0)},
+          grad_nodes={"self": "MulBackward0", "other": "NegBackward0"})
 
 
 # --- cdist, pdist: the pairwise kernels -----------------------------------------------------------
@@ -158,7 +159,8 @@ EUCLIDEAN_DIST = Op(
            "x2": lambda grad, x1, x2, result: x2 * jnp.sum(
         _euclidean_ratio(grad, result), axis=-2)[..., None] - jnp.matmul(
         jnp.swapaxes(_euclidean_ratio(grad, result), -1, -2), x1,
-        precision=jax.lax.Precision.HIGHEST)})
+        precision=jax.lax.Precision.HIGHEST)},
+                     grad_nodes={"x1": "SubBackward0", "x2": "SubBackward0"})
 
 
 def _pairs(n: int):

@@ -173,18 +173,21 @@ RELU = _unary("relu(Tensor self) -> Tensor", "ReluBackward0",
 LOG10 = _unary("log10(Tensor self) -> Tensor", "Log10Backward0", jnp.log10,
                lambda grad, self: grad / _c(self * 2.302585092994046),
                "The base-10 logarithm of each element.",
-               "jaxgrad.log10(jaxgrad.tensor([1.0, 100.0]))", "tensor([0., 2.])")
+               "jaxgrad.log10(jaxgrad.tensor([1.0, 100.0]))", "tensor([0., 2.])",
+               grad_nodes={"self": "DivBackward0"})
 LOG2 = _unary("log2(Tensor self) -> Tensor", "Log2Backward0", jnp.log2,
               lambda grad, self: grad / _c(self * 0.6931471805599453),
               "The base-2 logarithm of each element.",
-              "jaxgrad.log2(jaxgrad.tensor([1.0, 8.0]))", "tensor([0., 3.])")
+              "jaxgrad.log2(jaxgrad.tensor([1.0, 8.0]))", "tensor([0., 3.])",
+              grad_nodes={"self": "DivBackward0"})
 LOG1P = _unary("log1p(Tensor self) -> Tensor", "Log1PBackward0", jnp.log1p,
                lambda grad, self: grad / _c(self + 1), "``log(1 + x)``, accurate for small x.",
                "jaxgrad.log1p(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])",
                grad_nodes={"self": "DivBackward0"})
 EXPM1 = _unary("expm1(Tensor self) -> Tensor", "Expm1Backward0", jnp.expm1,
                lambda grad, result: grad * _c(result + 1), "``exp(x) - 1``, accurate for small x.",
-               "jaxgrad.expm1(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])")
+               "jaxgrad.expm1(jaxgrad.tensor([0.0, 1e-8]))", "tensor([0.0000e+00, 1.0000e-08])",
+               grad_nodes={"self": "MulBackward0"})
 RECIPROCAL = _unary("reciprocal(Tensor self) -> Tensor", "ReciprocalBackward0", jnp.reciprocal,
                     lambda grad, result: -grad * _c(result * result), "``1 / x`` of each element.",
                     "jaxgrad.reciprocal(jaxgrad.tensor([2.0, 4.0]))", "tensor([0.5000, 0.2500])",
@@ -282,7 +285,9 @@ LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight")
                  promote="common", opmath="forward",
                  grads={"self": lambda grad, weight: grad * _c(1 - weight),
                         "end": lambda grad, weight: grad * _c(weight),
-                        "weight": lambda grad, self, end: grad * _c(end - self)})
+                        "weight": lambda grad, self, end: grad * _c(end - self)},
+                 grad_nodes={"self": "MulBackward0", "end": "MulBackward0",
+                             "weight": "MulBackward0"})
 
 
 # masked_fill: the mask is saved, never differentiated; a number value is a traced operand
@@ -524,22 +529,24 @@ SGN = _math("sgn(Tensor self) -> Tensor", "SgnBackward0", _sign,
             promote=None, inplace="method")
 TAN = _math("tan(Tensor self) -> Tensor", "TanBackward0", jnp.tan,
             lambda grad, result: grad * _c(1 + result * result), "The tangent of each element.",
-            "jaxgrad.tan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.5574])")
+            "jaxgrad.tan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.5574])",
+            grad_nodes={"self": "MulBackward0"})
 SINH = _math("sinh(Tensor self) -> Tensor", "SinhBackward0", jnp.sinh,
              lambda grad, self: grad * _c(jnp.cosh(self)), "The hyperbolic sine of each element.",
              "jaxgrad.sinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 1.1752])",
              grad_nodes={"self": "MulBackward0"})
 COSH = _math("cosh(Tensor self) -> Tensor", "CoshBackward0", jnp.cosh,
              lambda grad, self: grad * _c(jnp.sinh(self)), "The hyperbolic cosine of each element.",
-             "jaxgrad.cosh(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 1.5431])")
+             "jaxgrad.cosh(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 1.5431])",
+             grad_nodes={"self": "MulBackward0"})
 ASIN = _math("asin(Tensor self) -> Tensor", "AsinBackward0", jnp.arcsin,
              lambda grad, self: grad * _c(jax.lax.rsqrt(-self * self + 1)),
              "The arcsine of each element.", "jaxgrad.asin(jaxgrad.tensor([0.0, 0.5]))",
-             "tensor([0.0000, 0.5236])")
+             "tensor([0.0000, 0.5236])", grad_nodes={"self": "MulBackward0"})
 ACOS = _math("acos(Tensor self) -> Tensor", "AcosBackward0", jnp.arccos,
              lambda grad, self: grad * -_c(jax.lax.rsqrt(-self * self + 1)),
              "The arccosine of each element.", "jaxgrad.acos(jaxgrad.tensor([1.0, 0.5]))",
-             "tensor([0.0000, 1.0472])")
+             "tensor([0.0000, 1.0472])", grad_nodes={"self": "MulBackward0"})
 ATAN = _math("atan(Tensor self) -> Tensor", "AtanBackward0", jnp.arctan,
              lambda grad, self: grad / _c(self * self + 1), "The arctangent of each element.",
              "jaxgrad.atan(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.7854])",
@@ -548,17 +555,20 @@ ASINH = _math("asinh(Tensor self) -> Tensor", "AsinhBackward0", jnp.arcsinh,
               lambda grad, self: grad * _c(jax.lax.rsqrt(self * self + 1)),
               "The inverse hyperbolic sine of each element.",
               "jaxgrad.asinh(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.8814])",
-              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
+              inplace="",  # asinh_ & co are hand-written (torch refuses autograd)
+              grad_nodes={"self": "MulBackward0"})
 ACOSH = _math("acosh(Tensor self) -> Tensor", "AcoshBackward0", jnp.arccosh,
               lambda grad, self: grad * _c(jax.lax.rsqrt(self * self - 1)),
               "The inverse hyperbolic cosine of each element.",
               "jaxgrad.acosh(jaxgrad.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])",
-              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
+              inplace="",  # asinh_ & co are hand-written (torch refuses autograd)
+              grad_nodes={"self": "MulBackward0"})
 ATANH = _math("atanh(Tensor self) -> Tensor", "AtanhBackward0", jnp.arctanh,
               lambda grad, self: grad / _c(1 - self * self),
               "The inverse hyperbolic tangent of each element.",
               "jaxgrad.atanh(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])",
-              inplace="")  # asinh_ & co are hand-written (torch refuses autograd)
+              inplace="",  # asinh_ & co are hand-written (torch refuses autograd)
+              grad_nodes={"self": "DivBackward0"})
 ERF = _math("erf(Tensor self) -> Tensor", "ErfBackward0", jax.scipy.special.erf,
             lambda grad, self: 2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
             "The error function of each element.", "jaxgrad.erf(jaxgrad.tensor([0.0, 1.0]))",
@@ -566,16 +576,18 @@ ERF = _math("erf(Tensor self) -> Tensor", "ErfBackward0", jax.scipy.special.erf,
 ERFC = _math("erfc(Tensor self) -> Tensor", "ErfcBackward0", jax.scipy.special.erfc,
              lambda grad, self: -2.0 / _SQRT_PI * jnp.exp(-(self * self)) * grad,
              "The complementary error function ``1 - erf(x)`` of each element.",
-             "jaxgrad.erfc(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.1573])")
+             "jaxgrad.erfc(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.1573])",
+             grad_nodes={"self": "MulBackward0"})
 ERFINV = _math("erfinv(Tensor self) -> Tensor", "ErfinvBackward0", jax.scipy.special.erfinv,
                lambda grad, self: 0.5 * _SQRT_PI * jnp.exp(
                    jax.scipy.special.erfinv(self) ** 2) * grad,
                "The inverse error function of each element.",
                "jaxgrad.erfinv(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.4769])",
-               inplace="method")
+               inplace="method", grad_nodes={"self": "MulBackward0"})
 EXP2 = _math("exp2(Tensor self) -> Tensor", "Exp2Backward0", jnp.exp2,
              lambda grad, result: grad * _c(result * _LN2), "``2 ** x`` of each element.",
-             "jaxgrad.exp2(jaxgrad.tensor([0.0, 3.0]))", "tensor([1., 8.])")
+             "jaxgrad.exp2(jaxgrad.tensor([0.0, 3.0]))", "tensor([1., 8.])",
+             grad_nodes={"self": "MulBackward1"})
 def _lgamma(x):
     """log|gamma(x)|; lower float types are computed in float64 (XLA's float32 lgamma is off by
     ~5e-7 near its zeros at 1 and 2, where torch's is exact)."""
@@ -588,7 +600,7 @@ LGAMMA = _math("lgamma(Tensor self) -> Tensor", "LgammaBackward0", _lgamma,
                lambda grad, self: grad * _digamma(self),  # ATen's poles: -inf at +0
                "The log of the absolute value of the gamma function of each element.",
                "jaxgrad.lgamma(jaxgrad.tensor([1.0, 4.0]))", "tensor([0.0000, 1.7918])",
-               inplace="method")
+               inplace="method", grad_nodes={"self": "MulBackward0"})
 def _derivative_not_implemented(what: str):
     """derivatives.yaml's ``not_implemented("...")``: the backward raises when it is needed."""
 
@@ -667,7 +679,7 @@ DIGAMMA = _math("digamma(Tensor self) -> Tensor", "DigammaBackward0", _digamma,
                 lambda grad, self: grad * _trigamma(self),
                 "The logarithmic derivative of the gamma function of each element.",
                 "jaxgrad.digamma(jaxgrad.tensor([1.0, 2.0]))", "tensor([-0.5772,  0.4228])",
-                inplace="method")
+                inplace="method", grad_nodes={"self": "MulBackward0"})
 RSQRT = _math("rsqrt(Tensor self) -> Tensor", "RsqrtBackward0", jax.lax.rsqrt,
               lambda grad, result: -0.5 * grad * _c(result ** 3),
               "``1 / sqrt(x)`` of each element.",
@@ -678,12 +690,13 @@ _RAD2DEG = 57.29577951308232
 DEG2RAD = _math("deg2rad(Tensor self) -> Tensor", "Deg2RadBackward0",
                 lambda x: x * jnp.asarray(_DEG2RAD, x.dtype),
                 lambda grad: grad * _DEG2RAD, "Degrees to radians.",
-                "jaxgrad.deg2rad(jaxgrad.tensor([180.0, 90.0]))", "tensor([3.1416, 1.5708])")
+                "jaxgrad.deg2rad(jaxgrad.tensor([180.0, 90.0]))", "tensor([3.1416, 1.5708])",
+                grad_nodes={"self": "MulBackward1"})
 RAD2DEG = _math("rad2deg(Tensor self) -> Tensor", "Rad2DegBackward0",
                 lambda x: x * jnp.asarray(_RAD2DEG, x.dtype),
                 lambda grad: grad * _RAD2DEG, "Radians to degrees.",
                 "jaxgrad.rad2deg(jaxgrad.tensor([3.14159265, 1.0]))",
-                "tensor([180.0000,  57.2958])")
+                "tensor([180.0000,  57.2958])", grad_nodes={"self": "MulBackward1"})
 
 
 def _nan_to_num(x, nan, posinf, neginf):
@@ -699,7 +712,7 @@ NAN_TO_NUM = _math(
     "NaN, +inf and -inf replaced by ``nan`` (0), ``posinf`` and ``neginf`` (the dtype's "
     "largest and lowest values by default).",
     "jaxgrad.nan_to_num(jaxgrad.tensor([float('nan'), 1.0]), nan=-1.0)", "tensor([-1.,  1.])",
-    promote=None)
+    promote=None, grad_nodes={"self": "MulBackward0"})
 
 
 def _predicate(name: str, fn, doc: str, call: str, output: str, variants: str) -> Op:
@@ -763,7 +776,8 @@ HYPOT = Op("hypot(Tensor self, Tensor other) -> Tensor", "HypotBackward0",
            doc=_doc("``sqrt(input ** 2 + other ** 2)``, without overflow.",
                     "jaxgrad.hypot(jaxgrad.tensor([3.0]), jaxgrad.tensor([4.0]))", "tensor([5.])"),
            grads={"self": lambda grad, self, result: grad * self / result,
-                  "other": lambda grad, other, result: grad * other / result})
+                  "other": lambda grad, other, result: grad * other / result},
+           grad_nodes={"self": "DivBackward0", "other": "DivBackward0"})
 LOGADDEXP = Op("logaddexp(Tensor self, Tensor other) -> Tensor", "LogaddexpBackward0",
                _floating_only(jnp.logaddexp, "logaddexp_cpu"), promote="common",
                variants="function method out",
@@ -771,7 +785,8 @@ LOGADDEXP = Op("logaddexp(Tensor self, Tensor other) -> Tensor", "LogaddexpBackw
                         "jaxgrad.logaddexp(jaxgrad.tensor([0.0]), jaxgrad.tensor([0.0]))",
                         "tensor([0.6931])"),
                grads={"self": lambda grad, self, other: grad / (1 + jnp.exp(other - self)),
-                      "other": lambda grad, self, other: grad / (1 + jnp.exp(self - other))})
+                      "other": lambda grad, self, other: grad / (1 + jnp.exp(self - other))},
+               grad_nodes={"self": "DivBackward0", "other": "DivBackward0"})
 LOGADDEXP2 = Op("logaddexp2(Tensor self, Tensor other) -> Tensor", "Logaddexp2Backward0",
                 _floating_only(jnp.logaddexp2, "logaddexp2_cpu"), promote="common",
                 variants="function method out",
@@ -779,7 +794,8 @@ LOGADDEXP2 = Op("logaddexp2(Tensor self, Tensor other) -> Tensor", "Logaddexp2Ba
                          "jaxgrad.logaddexp2(jaxgrad.tensor([1.0]), jaxgrad.tensor([1.0]))",
                          "tensor([2.])"),
                 grads={"self": lambda grad, self, other: grad / (1 + jnp.exp2(other - self)),
-                       "other": lambda grad, self, other: grad / (1 + jnp.exp2(self - other))})
+                       "other": lambda grad, self, other: grad / (1 + jnp.exp2(self - other))},
+                grad_nodes={"self": "DivBackward0", "other": "DivBackward0"})
 
 
 
@@ -840,11 +856,12 @@ def xlogy(x, y):
 XLOGY = Op("xlogy", "XlogyBackward0", xlogy, inputs=("self", "other"), promote="float",
            grads={"self": lambda grad, self, other: jnp.where(
                (self == 0) & (other <= 0), jnp.zeros((), grad.dtype), xlogy(grad, other)),
-               "other": lambda grad, self, other: grad * self / other}, tangent=ELEMENTWISE)
+               "other": lambda grad, self, other: grad * self / other}, tangent=ELEMENTWISE,
+           grad_nodes={"self": "MaskedFillBackward0", "other": "DivBackward0"})
 XLOGY_SCALAR_SELF = Op("xlogy", "XlogyBackward1", lambda other, self: xlogy(self, other),
                        inputs=("other",), aux=("self",), promote="float",
                        grads={"other": lambda grad, self, other: grad * self / other},
-                       tangent=ELEMENTWISE)
+                       tangent=ELEMENTWISE, grad_nodes={"other": "DivBackward0"})
 XLOGY_SCALAR_OTHER = Op(
     "xlogy", "XlogyBackward2", xlogy, inputs=("self",), aux=("other",), promote="float",
     grads={"self": lambda grad, self, other: jnp.where(
@@ -868,7 +885,8 @@ def _where(keep, grad):
 
 CLAMP_MIN = Op("clamp_min", "ClampMinBackward0",
                _clamp_one(jnp.maximum, "clamp_min_scalar_cpu"), aux=("min",),
-               promote="common", grads={"self": lambda grad, self, min: _where(self >= min, grad)})
+               promote="common", grads={"self": lambda grad, self, min: _where(self >= min, grad)},
+               grad_nodes={"self": "WhereBackward0"})
 CLAMP_MIN_TENSOR = Op("clamp_min", "ClampMinBackward1", _clamp_one(jnp.maximum),
                       inputs=("self", "min"), promote="common",
                       grads={"self": lambda grad, self, min: _where(self >= min, grad),
@@ -879,7 +897,8 @@ CLAMP_MAX = Op("clamp_max", "ClampMaxBackward0",
 CLAMP_MAX_TENSOR = Op("clamp_max", "ClampMaxBackward1", _clamp_one(jnp.minimum),
                       inputs=("self", "max"), promote="common",
                       grads={"self": lambda grad, self, max: _where(self <= max, grad),
-                             "max": lambda grad, self, max: _where(self > max, grad)})
+                             "max": lambda grad, self, max: _where(self > max, grad)},
+                      grad_nodes={"self": "WhereBackward0", "max": "WhereBackward0"})
 
 
 # fmod (C's remainder, sign of the dividend), remainder (Python's %, sign of the divisor),

@@ -111,7 +111,8 @@ SUB_SCALAR = Op("sub", "SubBackward1", lambda x, other, alpha: x - alpha * other
                 aux=("other", "alpha"), promote="common", grads={"self": identity_grad})
 MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other, aux=("other",),
                 saves=("other",), promote="common",
-                grads={"self": lambda grad, other: grad * other})
+                grads={"self": lambda grad, other: grad * other},
+                grad_nodes={"self": "MulBackward1"})
 DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other, aux=("other",),
                 saves=("other",), promote="common",
                 grads={"self": lambda grad, other: grad / other})

@@ -19,7 +19,8 @@ def _where(indices):
 
 INDEX = Op("index", "IndexBackward0", lambda x, indices: x[_where(indices)], aux=("indices",),
            grads={"self": lambda grad, self_shape, indices: jnp.zeros(
-               self_shape, grad.dtype).at[_where(indices)].add(grad)}, grad_version=1)
+               self_shape, grad.dtype).at[_where(indices)].add(grad)}, grad_version=1,
+           grad_nodes={"self": "IndexPutImplBackward0"})
 
 
 def _index_put(x, values, indices, accumulate):
@@ -34,7 +35,9 @@ INDEX_PUT = Op(
         "self": lambda grad, indices, accumulate: grad if accumulate else grad.at[
             _where(indices)].set(0),
         "values": lambda grad, indices: grad[_where(indices)],
-    }, overlap="warn")
+    }, overlap="warn",  # (accumulate: torch hands grad on, which this node cannot name)
+    grad_nodes={"self": lambda accumulate: None if accumulate else "IndexPutBackward0",
+                "values": "IndexBackward0"})
 
 
 # --- gather / scatter along a dim (torch's index tensors; ``index`` is a traced aux operand) ---
@@ -112,12 +115,15 @@ GATHER = Op("gather", "GatherBackward0",
             grad_nodes={"self": "ScatterAddBackward0"})
 SCATTER_SRC = Op("scatter", "ScatterBackward0", _scatter_src, inputs=("self", "src"),
                  aux=("index",), grads={"self": _zero_scattered,
-                                         "src": _src_grad("ScatterBackward0")})
+                                         "src": _src_grad("ScatterBackward0")},
+                 grad_nodes={"self": "ScatterBackward1", "src": "GatherBackward0"})
 SCATTER_VALUE = Op("scatter", "ScatterBackward1", _scatter_value, inputs=("self",),
-                   aux=("index", "value"), grads={"self": _zero_scattered})
+                   aux=("index", "value"), grads={"self": _zero_scattered},
+                   grad_nodes={"self": "ScatterBackward1"})
 SCATTER_ADD = Op("scatter_add", "ScatterAddBackward0", _scatter_add, inputs=("self", "src"),
                  aux=("index",), grads={"self": identity_grad,
-                                         "src": _src_grad("ScatterAddBackward0")})
+                                         "src": _src_grad("ScatterAddBackward0")},
+                 grad_nodes={"src": "GatherBackward0"})
 
 
 def _not_implemented(name):
@@ -191,7 +197,7 @@ def _spread(values, mask, fill):
 MASKED_SELECT = Op("masked_select", "MaskedSelectBackward0", _masked_select, aux=("mask",),
                    grad_version=1, grads={"self": lambda grad, self, mask: _spread(
                        grad, jnp.broadcast_to(mask, jnp.broadcast_shapes(self.shape, mask.shape)),
-                       jnp.zeros((), grad.dtype))})
+                       jnp.zeros((), grad.dtype))}, grad_nodes={"self": "MaskedScatterBackward0"})
 
 
 def _masked_scatter(x, source, mask):
@@ -212,7 +218,8 @@ MASKED_SCATTER = Op(
     "masked_scatter", "MaskedScatterBackward0", _masked_scatter, inputs=("self", "source"),
     aux=("mask",), grads={
         "self": lambda grad, mask: jnp.where(mask, jnp.zeros((), grad.dtype), grad),
-        "source": _masked_scatter_source_grad})
+        "source": _masked_scatter_source_grad},
+    grad_nodes={"self": "MaskedFillBackward0", "source": "MaskedScatterBackwardBackward0"})
 
 
 def _at_index(x, index, dim):
@@ -250,7 +257,9 @@ INDEX_ADD = Op("index_add", "IndexAddBackward0", _index_add, inputs=("self", "so
                aux=("index", "alpha"), grads={
                    "self": identity_grad,
                    "source": lambda grad, index, dim, source, alpha: _index_select_grad(
-                       grad, index, dim, source) * jnp.asarray(alpha, grad.dtype)})
+                       grad, index, dim, source) * jnp.asarray(alpha, grad.dtype)},
+               grad_nodes={"source": lambda alpha: "ExpandBackward0" if alpha == 1
+                           else "MulBackward1"})
 
 
 def _index_copy(x, source, index, dim):
@@ -259,7 +268,8 @@ def _index_copy(x, source, index, dim):
 
 
 INDEX_COPY = Op("index_copy", "IndexCopyBackward0", _index_copy, inputs=("self", "source"),
-                aux=("index",), grads={"self": _index_zeroed, "source": _index_select_grad})
+                aux=("index",), grads={"self": _index_zeroed, "source": _index_select_grad},
+                grad_nodes={"self": "IndexFillBackward0", "source": "ExpandBackward0"})
 
 
 def _index_fill(x, index, value, dim):
@@ -277,12 +287,13 @@ def _index_fill_value_grad(grad, index, dim):
 
 
 INDEX_FILL = Op("index_fill", "IndexFillBackward0", _index_fill, aux=("index", "value"),
-                grads={"self": _index_zeroed}, overlap="warn")
+                grads={"self": _index_zeroed}, overlap="warn",
+                grad_nodes={"self": "IndexFillBackward0"})
 INDEX_FILL_TENSOR = Op(
     "index_fill", "IndexFillBackward1",
     lambda x, value, index, dim: _index_fill(x, index, value, dim), inputs=("self", "value"),
     aux=("index",), grads={"self": _index_zeroed, "value": _index_fill_value_grad},
-    overlap="warn")
+    overlap="warn", grad_nodes={"self": "IndexFillBackward0"})
 
 
 def _take_grad(grad, self, index):
@@ -291,7 +302,7 @@ def _take_grad(grad, self, index):
 
 
 TAKE = Op("take", "TakeBackward0", lambda x, index: x.reshape(-1)[index], aux=("index",),
-          grad_version=1, grads={"self": _take_grad})
+          grad_version=1, grads={"self": _take_grad}, grad_nodes={"self": "PutBackward0"})
 
 
 def _put(x, source, index, accumulate):
@@ -420,12 +431,27 @@ def _double_backward_error(name: str, src: str) -> str:
             "scattered to the same position in self")
 
 
+_SCATTER_REDUCE_SRC = {"sum": "GatherBackward0", "prod": "WhereBackward0", "mean": "DivBackward0",
+                       "amax": "MulBackward0", "amin": "MulBackward0"}
+
+
+def _scatter_reduce_self_node(reduce, include_self):
+    """torch's ``scatter_reduce_backward`` for ``self``: masked by a scatter without
+    ``include_self``; else ``grad`` itself for a sum (handed on: not nameable here)."""
+    if not include_self:
+        return "ScatterBackward1"
+    return {"prod": "DivBackward0", "mean": "DivBackward0", "amax": "MulBackward0",
+            "amin": "MulBackward0"}.get(reduce)
+
+
 SCATTER_REDUCE_TWO = Op(
     "scatter_reduce", "ScatterReduceBackward0", _scatter_reduce_two, inputs=("self", "src"),
     aux=("index",), saves=("self", "src", "result"), grads={
         "self": lambda grad, self, src, index, result, dim, reduce, include_self:
         _scatter_reduce_grads(grad, self, src, index, result, dim, reduce, include_self)[0],
         "src": _scatter_reduce_src_grad},
+    grad_nodes={"self": _scatter_reduce_self_node,
+                "src": lambda reduce: _SCATTER_REDUCE_SRC[reduce]},
     delayed_errors={"src": (_zeros_meet, _double_backward_error("scatter_reduce", "src"))})
 
 

@@ -62,6 +62,15 @@ def _scaled(scale, x):
     return jnp.where(scale == 0, jnp.zeros((), x.dtype), (scale * x).astype(x.dtype))
 
 
+def _scaled_by(scale: str, unscaled: str | None = None):
+    """The grad_nodes entry of a formula ``maybe_multiply(x, scale)``: ``MulBackward1`` unless
+    ``scale`` is 1, where it is ``x``'s node (``unscaled``; None: the incoming grad itself,
+    which jaxgrad's node cannot hand on, so the fallback name)."""
+    if scale == "beta":
+        return lambda beta: unscaled if beta == 1 else "MulBackward1"
+    return lambda alpha: unscaled if alpha == 1 else "MulBackward1"
+
+
 def _maybe_multiply(grad, scale):
     return (grad * jnp.conj(scale)).astype(grad.dtype)
 
@@ -90,7 +99,8 @@ ADDMM = Op("addmm", "AddmmBackward0", _add_product(_wide_matmul), inputs=("self"
            grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                   "mat1": lambda grad, mat2, alpha: _maybe_multiply(grad @ _mH(mat2), alpha),
                   "mat2": lambda grad, mat1, alpha: _maybe_multiply(_mH(mat1) @ grad, alpha)},
-           grad_nodes={"mat1": "MmBackward0", "mat2": "MmBackward0"})
+           grad_nodes={"self": _scaled_by("beta"), "mat1": _scaled_by("alpha", "MmBackward0"),
+                       "mat2": _scaled_by("alpha", "MmBackward0")})
 BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(_wide_matmul),
              inputs=("self", "batch1", "batch2"), aux=("beta", "alpha"),
              grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
@@ -98,6 +108,8 @@ BADDBMM = Op("baddbmm", "BaddbmmBackward0", _add_product(_wide_matmul),
                         grad @ _mH(batch2), alpha),
                     "batch2": lambda grad, batch1, alpha: _maybe_multiply(
                         _mH(batch1) @ grad, alpha)},
+             grad_nodes={"self": _scaled_by("beta"), "batch1": _scaled_by("alpha", "BmmBackward0"),
+                         "batch2": _scaled_by("alpha", "BmmBackward0")},
              overlap="allow")  # (torch's baddbmm_ has no overlap check)
 def _addbmm(self, a, b, beta, alpha):
     """torch's addbmm: one addmm per batch into the result (``beta`` on the first only), so in
@@ -115,7 +127,9 @@ ADDBMM = Op("addbmm", "AddbmmBackward0", _addbmm,
                    "batch1": lambda grad, batch2, alpha: _maybe_multiply(
                        grad[None] @ _mH(batch2), alpha),
                    "batch2": lambda grad, batch1, alpha: _maybe_multiply(
-                       _mH(batch1) @ grad[None], alpha)})
+                       _mH(batch1) @ grad[None], alpha)},
+            grad_nodes={"self": _scaled_by("beta"), "batch1": _scaled_by("alpha", "BmmBackward0"),
+                        "batch2": _scaled_by("alpha", "BmmBackward0")})
 
 
 # --- vdot, addmv, addr, renorm -------------------------------------------------------------------

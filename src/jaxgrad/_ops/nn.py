@@ -56,13 +56,16 @@ TRILINEAR = Op(
     lambda i1, i2, i3: jnp.einsum(_TRILINEAR, i1, i2, i3), inputs=("i1", "i2", "i3"),
     grads={"i1": lambda grad, i2, i3: jnp.einsum("bo,oij,bj->bi", grad, i2, i3),
            "i2": lambda grad, i1, i3: jnp.einsum("bo,bi,bj->oij", grad, i1, i3),
-           "i3": lambda grad, i1, i2: jnp.einsum("bo,bi,oij->bj", grad, i1, i2)})
+           "i3": lambda grad, i1, i2: jnp.einsum("bo,bi,oij->bj", grad, i1, i2)},
+    grad_nodes={"i1": "TrilinearBackward0", "i2": "TrilinearBackward0",
+                "i3": "TrilinearBackward0"})
 
 # torch's Scalar overloads (add.Scalar, ...): the number is a traced operand, saved as a Scalar
 ADD_SCALAR = Op("add", "AddBackward1", lambda x, other: x + other, aux=("other",),
                 grads={"self": identity_grad})
 MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other, aux=("other",),
-                grads={"self": lambda grad, other: grad * other})
+                grads={"self": lambda grad, other: grad * other},
+                grad_nodes={"self": "MulBackward1"})
 DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other, aux=("other",),
                 grads={"self": lambda grad, other: grad / other})
 
@@ -276,10 +279,15 @@ def _bce_target_grad(grad, self, target, weight, reduction):
     return out if weight is None else out * weight
 
 
+def _mean_divides(reduction):
+    """The node of torch's loss formulas that end ``* grad``, then ``/ numel`` for a mean."""
+    return "DivBackward1" if reduction == MEAN else "MulBackward0"
+
+
 BINARY_CROSS_ENTROPY = Op(
     "binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce, inputs=("self", "target"),
     aux=("weight",), grads={"self": _bce_self_grad, "target": _bce_target_grad},
-    grad_nodes={"self": "BinaryCrossEntropyBackwardBackward0"})
+    grad_nodes={"self": "BinaryCrossEntropyBackwardBackward0", "target": _mean_divides})
 
 
 def _bce_logits(x, target, weight, pos_weight, reduction):
@@ -301,7 +309,8 @@ def _bce_logits_grad(argnum):
 BINARY_CROSS_ENTROPY_WITH_LOGITS = Op(
     "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
     inputs=("self", "target"), aux=("weight", "pos_weight"),
-    grads={"self": _bce_logits_grad(0), "target": _bce_logits_grad(1)})
+    grads={"self": _bce_logits_grad(0), "target": _bce_logits_grad(1)},
+    grad_nodes={"self": _mean_divides, "target": _mean_divides})
 
 def _smooth_l1(x, target, reduction, beta):
     diff = jnp.abs(x - target)
@@ -469,7 +478,7 @@ SDPA_FLASH_CPU = Op(
     inputs=("query", "key", "value"), aux=("attn_mask",), outputs=("output", "logsumexp"),
     nondiff_outputs=(1,), saves=("output", "logsumexp"),
     grads={"query": _attention_grad(0), "key": _attention_grad(1),
-           "value": _attention_grad(2)})
+           "value": _attention_grad(2)}, grad_nodes={"*": "NotImplemented"})
 
 # --- padding --------------------------------------------------------------------------------
 # ``pad`` / ``padding`` is torch's flat list, last dim first: (left, right, top, bottom, ...).
@@ -495,7 +504,8 @@ def _constant_pad_nd_grad(grad, pad):
 
 
 CONSTANT_PAD_ND = Op("constant_pad_nd", "ConstantPadNdBackward0", _constant_pad_nd,
-                     aux=("value",), grads={"self": _constant_pad_nd_grad})
+                     aux=("value",), grads={"self": _constant_pad_nd_grad},
+                     grad_nodes={"self": "ConstantPadNdBackward0"})
 
 
 def _reflect_index(size, lo, hi):
@@ -531,7 +541,8 @@ def _pad_op(forward, name, n):
     gradient back to the positions each output read."""
     return Op(f"{name}_pad{n}d", f"{name.capitalize()}Pad{n}DBackward0", forward,
               grads={"self": lambda grad, self, padding: _vjp(forward, 0, grad, self,
-                                                              padding=padding)})
+                                                              padding=padding)},
+              grad_nodes={"self": f"{name.capitalize()}Pad{n}DBackwardBackward0"})
 
 
 REFLECTION_PAD = {n: _pad_op(_reflection_pad, "reflection", n) for n in (1, 2, 3)}
@@ -863,7 +874,8 @@ NATIVE_GROUP_NORM = Op(
         "weight": lambda grad, input, N, C, HxW, group, eps: jnp.sum(
             grad * _group_norm_out(input, None, None, N, C, HxW, group, eps),
             (0, *range(2, input.ndim))),
-        "bias": lambda grad: jnp.sum(grad, (0, *range(2, grad.ndim)))})
+        "bias": lambda grad: jnp.sum(grad, (0, *range(2, grad.ndim)))},
+                        grad_nodes={"weight": "ViewBackward0", "bias": "ViewBackward0"})
 
 PRELU_KERNEL = Op(
     "_prelu_kernel", "PreluKernelBackward0",
@@ -904,7 +916,7 @@ def _mish_grad(grad, self):
 
 # the in-place forms share the node: autograd saves a copy of the input for them
 MISH = Op("mish", "MishBackward0", in_float32(lambda x: x * jnp.tanh(jax.nn.softplus(x))),
-          grads={"self": in_float32(_mish_grad)})
+          grads={"self": in_float32(_mish_grad)}, grad_nodes={"self": "MulBackward0"})
 HARDSWISH = Op(
     "hardswish", "HardswishBackward0", in_float32(lambda x: x * jnp.clip(x + 3, 0, 6) / 6),
     grads={"self": in_float32(lambda grad, self: jnp.where(  # torch: 0 at -3, grad at 3
@@ -959,7 +971,7 @@ GLU = Op("glu", "GluBackward0", _glu,
 # at::norm(input, p, dim, keepdim) as C++ callers use it (pairwise_distance): norm.ScalarOpt_dim,
 # NormBackward1, with the vector norm's backward (torch.norm in Python is linalg's)
 NORM_DIM = Op("norm", "NormBackward1", _vector_norm, promote="float",
-              grads={"self": _vector_norm_grad})
+              grads={"self": _vector_norm_grad}, grad_nodes={"self": "MulBackward0"})
 
 
 # the Scalar overload of sub (torch's C++ ``tensor - number``)
@@ -974,7 +986,8 @@ def _soft_margin(x, target, reduction):
 SOFT_MARGIN_LOSS = Op(
     "soft_margin_loss", "SoftMarginLossBackward0", _soft_margin, aux=("target",),
     grads={"self": lambda grad, self, target, reduction: _vjp(
-        _soft_margin, 0, grad, self, target, reduction=reduction)})
+        _soft_margin, 0, grad, self, target, reduction=reduction)},
+                       grad_nodes={"self": "SoftMarginLossBackwardBackward0"})
 
 
 def _adaptive_windows(size, out):
@@ -1034,10 +1047,10 @@ def _pixel_unshuffle(x, downscale_factor):
 
 PIXEL_SHUFFLE = Op("pixel_shuffle", "PixelShuffleBackward0", _pixel_shuffle,
                    grads={"self": lambda grad, upscale_factor: _pixel_unshuffle(
-                       grad, upscale_factor)})
+                       grad, upscale_factor)}, grad_nodes={"self": "PixelUnshuffleBackward0"})
 PIXEL_UNSHUFFLE = Op("pixel_unshuffle", "PixelUnshuffleBackward0", _pixel_unshuffle,
                      grads={"self": lambda grad, downscale_factor: _pixel_shuffle(
-                         grad, downscale_factor)})
+                         grad, downscale_factor)}, grad_nodes={"self": "PixelShuffleBackward0"})
 
 
 def _nearest_index(in_size, out_size, scale):
@@ -1097,9 +1110,13 @@ def _linear_grad(grad, self, output_size, align_corners, scales):
 
 # the linear resamplings are linear in the input: their gradient is the adjoint, jax.vjp's
 UPSAMPLE_NEAREST = {n: Op(f"upsample_nearest{n}d", f"UpsampleNearest{n}DBackward0",
-                          _upsample_nearest, grads={"self": _nearest_grad}) for n in (1, 2)}
+                          _upsample_nearest, grads={"self": _nearest_grad},
+                          grad_nodes={"self": f"UpsampleNearest{n}DBackwardBackward0"})
+                    for n in (1, 2)}
 UPSAMPLE_LINEAR = {
     1: Op("upsample_linear1d", "UpsampleLinear1DBackward0", _upsample_linear,
-          grads={"self": _linear_grad}),
+          grads={"self": _linear_grad},
+          grad_nodes={"self": "UpsampleLinear1DBackwardBackward0"}),
     2: Op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", _upsample_linear,
-          grads={"self": _linear_grad})}
+          grads={"self": _linear_grad},
+          grad_nodes={"self": "UpsampleBilinear2DBackwardBackward0"})}

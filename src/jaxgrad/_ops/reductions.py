@@ -88,7 +88,7 @@ PROD = Op("prod", "ProdBackward0", lambda x, dtype: jnp.prod(x, dtype=dtype), sa
           grad_nodes={"self": "MulBackward0"})
 PROD_DIM = Op("prod", "ProdBackward1",
               lambda x, dim, keepdim, dtype: jnp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype),
-              saves=("result",), grads={"self": _prod_grad})
+              saves=("result",), grads={"self": _prod_grad}, grad_nodes={"self": "MulBackward0"})
 
 
 def _evenly_distribute(grad, self, result, dim, keepdim):
@@ -294,7 +294,8 @@ UNSAFE_SPLIT_WITH_SIZES = Op("unsafe_split_with_sizes", "UnsafeSplitWithSizesBac
                              grads={"self": lambda grads, dim: jnp.concatenate(grads, axis=dim)})
 UNBIND = Op("unbind", "UnbindBackward0",
             lambda x, dim: tuple(jnp.moveaxis(x, dim, 0)), outputs=("result",),
-            grads={"self": lambda grads, dim: jnp.stack(grads, axis=dim)})
+            grads={"self": lambda grads, dim: jnp.stack(grads, axis=dim)},
+            grad_nodes={"self": "StackBackward0"})
 
 
 # --- sorting: sort, topk (values and int64 indices; stable, NaN sorts as the largest) ---------
@@ -332,7 +333,7 @@ SORT = Op("sort", "SortBackward0", _sort, outputs=("values", "indices"), nondiff
 SORT_STABLE = Op("sort", "SortBackward1", _sort, outputs=("values", "indices"),
                  nondiff_outputs=(1,), grads={"self": _put_back}, grad_version=2)
 TOPK = Op("topk", "TopkBackward0", _topk, outputs=("values", "indices"), nondiff_outputs=(1,),
-          grads={"self": _put_back}, grad_version=2)
+          grads={"self": _put_back}, grad_version=2, grad_nodes={"self": "ScatterBackward0"})
 ARGSORT = Op("argsort", None, lambda x, dim, descending: _sort(x, dim, descending)[1])
 
 
@@ -374,7 +375,8 @@ def _vjp_grad(forward):
 
 
 CUMPROD = Op("cumprod", "CumprodBackward0", _cumprod, grads={
-    "self": _vjp_grad(lambda a, dim: _cumprod(a, dim, None))}, identity_when=_one_step)
+    "self": _vjp_grad(lambda a, dim: _cumprod(a, dim, None))}, identity_when=_one_step,
+             grad_nodes={"self": "DivBackward0"})
 
 
 def _logcumsumexp(x, dim):
@@ -382,7 +384,7 @@ def _logcumsumexp(x, dim):
 
 
 LOGCUMSUMEXP = Op("logcumsumexp", "LogcumsumexpBackward0", _logcumsumexp, promote="float",
-                  grads={"self": _vjp_grad(_logcumsumexp)})
+                  grads={"self": _vjp_grad(_logcumsumexp)}, grad_nodes={"self": "SubBackward0"})
 
 
 def _cum_extreme(x, dim, later_wins):
@@ -406,7 +408,7 @@ def _cum_extreme(x, dim, later_wins):
 CUMMAX = Op("cummax", "CummaxBackward0", lambda x, dim: _cum_extreme(x, dim, jnp.greater_equal),
             outputs=("values", "indices"), nondiff_outputs=(1,), grad_version=2,
             grads={"self": lambda grad, self, indices, dim: _put_back(
-                grad, indices, self.shape, dim)})
+                grad, indices, self.shape, dim)}, grad_nodes={"self": "ScatterAddBackward0"})
 CUMMIN = Op("cummin", "CumminBackward0", lambda x, dim: _cum_extreme(x, dim, jnp.less_equal),
             outputs=("values", "indices"), nondiff_outputs=(1,), grad_version=2,
             grads={"self": lambda grad, self, indices, dim: _put_back(
@@ -468,7 +470,8 @@ def _value_selecting(name, node, forward):
     """A ``(values, indices)`` reduction along one dim whose backward puts ``grad`` back at
     ``indices`` (torch fills zeros, then scatters: version 2)."""
     return Op(name, node, forward, outputs=("values", "indices"), nondiff_outputs=(1,),
-              grad_version=2, grads={"self": _select_back_along})
+              grad_version=2, grads={"self": _select_back_along},
+              grad_nodes={"self": "ScatterBackward0"})
 
 
 MEDIAN_DIM = _value_selecting("median", "MedianBackward1", lambda x, dim, keepdim: _pick_sorted(
@@ -526,13 +529,13 @@ def _mean_back(grad, self, dim, keepdim):
 VAR_MEAN = Op("var_mean", "VarMeanBackward0", _var_mean, outputs=("result0", "result1"),
               grads={"self": lambda grads, self, dim, correction, keepdim: _var_grad(
                   grads[0], self, dim, correction, keepdim) + _mean_back(
-                  grads[1], self, dim, keepdim)})
+                  grads[1], self, dim, keepdim)}, grad_nodes={"self": "AddBackward0"})
 STD_MEAN = Op("std_mean", "StdMeanBackward0", lambda x, dim, correction, keepdim: (
     jnp.sqrt(_var(x, dim, correction, keepdim)), jnp.mean(x, axis=dim, keepdims=keepdim)),
     outputs=("result0", "result1"),
     grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_grad(
         _var_grad_of_std(grads[0], result0), self, dim, correction, keepdim) + _mean_back(
-        grads[1], self, dim, keepdim)})
+        grads[1], self, dim, keepdim)}, grad_nodes={"self": "AddBackward0"})
 
 
 def _aminmax(x, dim, keepdim):
@@ -547,6 +550,6 @@ def _aminmax_grad(grads, self, min, max, dim, keepdim):
 
 
 AMINMAX = Op("aminmax", "AminmaxBackward0", _aminmax, outputs=("min", "max"),
-             grads={"self": _aminmax_grad})
+             grads={"self": _aminmax_grad}, grad_nodes={"self": "AddBackward0"})
 COUNT_NONZERO = Op("count_nonzero", None, lambda x, dim: jnp.count_nonzero(
     x, axis=dim).astype(jnp.int64))

@@ -27,10 +27,10 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
 def _unary(schema: str, node: str, forward, formula, doc: str, call: str, output: str,
-           variants: str = "out", inplace: str = "") -> Op:
+           variants: str = "out", inplace: str = "", grad_nodes: dict | None = None) -> Op:
     """An elementwise row of one tensor; integral inputs compute in the default float dtype."""
     return Op(schema, node, in_float32(forward), promote="float", grads={"self": formula},
-              variants=variants, inplace=inplace, tangent=ELEMENTWISE,
+              variants=variants, inplace=inplace, tangent=ELEMENTWISE, grad_nodes=grad_nodes,
               doc=_doc(doc, call, output))
 
 
@@ -63,23 +63,27 @@ I0 = _unary("i0(Tensor self) -> Tensor", "I0Backward0", jss.i0,
             lambda grad, self: grad * jss.i1(self),
             "The modified Bessel function of the first kind of order 0, of each element.",
             "jaxgrad.i0(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 1.2661])",
-            variants="function method out", inplace="function method")
+            variants="function method out", inplace="function method",
+            grad_nodes={"self": "MulBackward0"})
 SPECIAL_I0E = _unary(
     "special_i0e(Tensor self) -> Tensor", "SpecialI0EBackward0", jss.i0e,
     lambda grad, self, result: grad * (jss.i1e(self) - sgn(self) * result),
     "The exponentially scaled modified Bessel function of order 0: ``exp(-|x|) * i0(x)``.",
-    "jaxgrad.special.i0e(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.4658])")
+    "jaxgrad.special.i0e(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.4658])",
+                  grad_nodes={"self": "MulBackward0"})
 SPECIAL_I1 = _unary(
     "special_i1(Tensor self) -> Tensor", "SpecialI1Backward0", jss.i1,
     lambda grad, self, result: _tiny_limit(grad, self, result, jss.i0, jnp.reciprocal),
     "The modified Bessel function of the first kind of order 1, of each element.",
-    "jaxgrad.special.i1(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.5652])")
+    "jaxgrad.special.i1(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.5652])",
+                 grad_nodes={"self": "MulBackward0"})
 SPECIAL_I1E = _unary(
     "special_i1e(Tensor self) -> Tensor", "SpecialI1EBackward0", jss.i1e,
     lambda grad, self, result: _tiny_limit(grad, self, result, jss.i0e,
                                            lambda x: sgn(x) + jnp.reciprocal(x)),
     "The exponentially scaled modified Bessel function of order 1: ``exp(-|x|) * i1(x)``.",
-    "jaxgrad.special.i1e(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.2079])")
+    "jaxgrad.special.i1e(jaxgrad.tensor([0.0, 1.0]))", "tensor([0.0000, 0.2079])",
+                  grad_nodes={"self": "MulBackward0"})
 
 
 # --- error function, normal distribution, entropy ------------------------------------------------
@@ -105,17 +109,20 @@ SPECIAL_ENTR = _unary(
     "special_entr(Tensor self) -> Tensor", "SpecialEntrBackward0", _entr,
     lambda grad, self: grad * -(1 + jnp.log(self)),
     "The elementwise entropy ``-x * log(x)`` (0 at 0, -inf for negative x).",
-    "jaxgrad.special.entr(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.3466])")
+    "jaxgrad.special.entr(jaxgrad.tensor([0.0, 0.5]))", "tensor([0.0000, 0.3466])",
+                   grad_nodes={"self": "MulBackward0"})
 SPECIAL_ERFCX = _unary(
     "special_erfcx(Tensor self) -> Tensor", "SpecialErfcxBackward0", jss.erfcx,
     lambda grad, self, result: (2.0 * self * result - _TWO_OVER_SQRT_PI) * grad,
     "The scaled complementary error function ``exp(x ** 2) * erfc(x)``.",
-    "jaxgrad.special.erfcx(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.4276])")
+    "jaxgrad.special.erfcx(jaxgrad.tensor([0.0, 1.0]))", "tensor([1.0000, 0.4276])",
+                    grad_nodes={"self": "MulBackward0"})
 SPECIAL_NDTRI = _unary(
     "special_ndtri(Tensor self) -> Tensor", "SpecialNdtriBackward0", jss.ndtri,
     lambda grad, result: grad * _SQRT_2PI * jnp.exp(result * result / 2),
     "The inverse of the standard normal distribution function (the probit).",
-    "jaxgrad.special.ndtri(jaxgrad.tensor([0.5, 0.975]))", "tensor([0.0000, 1.9600])")
+    "jaxgrad.special.ndtri(jaxgrad.tensor([0.5, 0.975]))", "tensor([0.0000, 1.9600])",
+                    grad_nodes={"self": "MulBackward0"})
 SPECIAL_LOG_NDTR = _unary(
     "special_log_ndtr(Tensor self) -> Tensor", "SpecialLogNdtrBackward0", _log_ndtr,
     lambda grad, self, result: grad / _SQRT_2PI * jnp.exp(-(result + self * self / 2)),
@@ -143,7 +150,8 @@ def _sinc_grad(grad, self):
 SINC = _unary("sinc(Tensor self) -> Tensor", "SincBackward0", _sinc, _sinc_grad,
               "The normalized sinc ``sin(pi x) / (pi x)`` of each element (1 at 0).",
               "jaxgrad.sinc(jaxgrad.tensor([0.0, 0.5]))", "tensor([1.0000, 0.6366])",
-              variants="function method out", inplace="function method")
+              variants="function method out", inplace="function method",
+              grad_nodes={"self": "WhereBackward0"})
 
 
 def _logit(x, eps):
@@ -166,7 +174,8 @@ LOGIT = Op("logit(Tensor self, float? eps=None) -> Tensor", "LogitBackward0", in
            inplace="function method", tangent=ELEMENTWISE,
            doc=_doc("The log-odds ``log(p / (1 - p))`` of each element, with ``p`` clamped to "
                     "[eps, 1 - eps] when ``eps`` is given.",
-                    "jaxgrad.logit(jaxgrad.tensor([0.25, 0.5]))", "tensor([-1.0986,  0.0000])"))
+                    "jaxgrad.logit(jaxgrad.tensor([0.25, 0.5]))", "tensor([-1.0986,  0.0000])"),
+           grad_nodes={"self": "WhereBackward0"})
 
 
 # --- zeta, polygamma, multivariate log-gamma --------------------------------------------------
@@ -193,12 +202,12 @@ def _zeta_other_grad(grad, self, other):
 SPECIAL_ZETA = Op("special_zeta(Tensor self, Tensor other) -> Tensor", "SpecialZetaBackward0",
                   _zeta_forward, promote="float", forward_ad=False,
                   grads={"self": _derivative_not_implemented("zeta"),
-                         "other": _zeta_other_grad})
+                         "other": _zeta_other_grad}, grad_nodes={"other": "MulBackward0"})
 SPECIAL_ZETA_SCALAR_SELF = Op(
     "special_zeta", "SpecialZetaBackward1", lambda other, self: _zeta_forward(
         jnp.asarray(self, other.dtype), other), inputs=("other",), aux=("self",), promote="float",
     forward_ad=False, grads={"other": lambda grad, self, other: grad * -self * _zeta(
-        jnp.asarray(self, other.dtype) + 1.0, other)})
+        jnp.asarray(self, other.dtype) + 1.0, other)}, grad_nodes={"other": "MulBackward0"})
 SPECIAL_ZETA_SCALAR_OTHER = Op(
     "special_zeta", "SpecialZetaBackward2", lambda self, other: _zeta_forward(
         self, jnp.asarray(other, self.dtype)), inputs=("self",), aux=("other",), promote="float",
@@ -273,7 +282,7 @@ MVLGAMMA = Op("mvlgamma(Tensor self, int p) -> Tensor", "MvlgammaBackward0", in_
                   _digamma(_mvlgamma_args(self, p)), axis=-1)},
               doc=_doc("The multivariate log-gamma function of dimension ``p`` of each element.",
                        "jaxgrad.mvlgamma(jaxgrad.tensor([2.5, 3.0]), 2)",
-                       "tensor([0.8570, 1.5502])"))
+                       "tensor([0.8570, 1.5502])"), grad_nodes={"self": "MulBackward0"})
 
 
 # --- xlog1py -----------------------------------------------------------------------------------
@@ -294,11 +303,13 @@ SPECIAL_XLOG1PY = Op(
     "special_xlog1py(Tensor self, Tensor other) -> Tensor", "SpecialXlog1PyBackward0", _xlog1py,
     promote="float", tangent=ELEMENTWISE,
     grads={"self": _xlog1py_self_grad,
-           "other": lambda grad, self, other: grad * self / (other + 1)})
+           "other": lambda grad, self, other: grad * self / (other + 1)},
+                      grad_nodes={"self": "MaskedFillBackward0", "other": "DivBackward0"})
 SPECIAL_XLOG1PY_SCALAR_SELF = Op(
     "special_xlog1py", "SpecialXlog1PyBackward1", lambda other, self: _xlog1py(self, other),
     inputs=("other",), aux=("self",), promote="float", tangent=ELEMENTWISE,
-    grads={"other": lambda grad, self, other: grad * self / (other + 1)})
+    grads={"other": lambda grad, self, other: grad * self / (other + 1)},
+                                  grad_nodes={"other": "DivBackward0"})
 SPECIAL_XLOG1PY_SCALAR_OTHER = Op(
     "special_xlog1py", "SpecialXlog1PyBackward2", _xlog1py, inputs=("self",), aux=("other",),
     promote="float", tangent=ELEMENTWISE, grads={"self": _xlog1py_self_grad})

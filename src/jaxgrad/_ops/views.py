@@ -162,7 +162,8 @@ T = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda grad: grad.T}, gr
 EXPAND = Op("expand", "ExpandBackward0", lambda x, shape: jnp.broadcast_to(x, shape),
             grads={"self": identity_grad}, grad_nodes={"self": "sum_to"})
 AS_STRIDED = Op("as_strided", "AsStridedBackward0", _gather_layout,
-                grads={"self": _scatter_layout_grad}, grad_version=1)  # (zeros, then a copy_)
+                grads={"self": _scatter_layout_grad}, grad_version=1,  # (zeros, then a copy_)
+                grad_nodes={"self": "AsStridedBackward0"})
 
 
 def _strided_of_storage(x, storage, input_layout, layout_out):
@@ -187,7 +188,8 @@ def _strided_of_storage_grad(grad, storage, input_layout, layout_out):
 
 AS_STRIDED_OF_STORAGE = Op("as_strided", "AsStridedBackward0", _strided_of_storage,
                            aux=("storage",), grads={"self": _strided_of_storage_grad},
-                           grad_version=1)
+                           grad_version=1,
+                           grad_nodes={"self": "AsStridedBackward0"})
 
 
 def _extent(*layouts):
@@ -210,13 +212,14 @@ def _strided_within_grad(grad, input_layout, layout_out):
 
 
 AS_STRIDED_WITHIN = Op("as_strided", "AsStridedBackward0", _strided_within,
-                       grads={"self": _strided_within_grad}, grad_version=1)
+                       grads={"self": _strided_within_grad}, grad_version=1,
+                       grad_nodes={"self": "AsStridedBackward0"})
 
 
 # Non-view relatives: copies that torch records under these names.
 UNSAFE_VIEW = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, shape: x.reshape(shape),
                  grads={"self": lambda grad, self_shape: grad.reshape(self_shape)},
-                 grad_layout="view")
+                 grad_layout="view", grad_nodes={"self": "ViewBackward0"})
 CLONE = Op("clone", "CloneBackward0", lambda x: x, grads={"self": identity_grad})
 AS_STRIDED_SCATTER = Op(
     "as_strided_scatter", "AsStridedScatterBackward0",
@@ -268,7 +271,7 @@ def _diagonal_grad(grad, self_shape, offset, dim1, dim2):
 
 DIAGONAL = Op("diagonal", "DiagonalBackward0",
               lambda x, offset, dim1, dim2: jnp.diagonal(x, offset, dim1, dim2),
-              grads={"self": _diagonal_grad})
+              grads={"self": _diagonal_grad}, grad_nodes={"self": "DiagonalBackwardBackward0"})
 
 
 # --- unfold, as_strided, in-place views, flips, rolls, repeats, diagonals and their copies --------
@@ -377,7 +380,8 @@ def _block_diag_grads(grad, in_shapes):
     return tuple(out)
 
 
-UNFOLD = Op("unfold", "UnfoldBackward0", _unfold_fwd, grads={"self": _unfold_grad})
+UNFOLD = Op("unfold", "UnfoldBackward0", _unfold_fwd, grads={"self": _unfold_grad},
+            grad_nodes={"self": "UnfoldBackwardBackward0"})
 UNSQUEEZE_INPLACE = _named(UNSQUEEZE, "UnsqueezeBackward1")
 SQUEEZE_ALL_INPLACE = _named(SQUEEZE, "SqueezeBackward3")
 SQUEEZE_DIMS_INPLACE = _named(SQUEEZE, "SqueezeBackward5")
@@ -388,16 +392,20 @@ FLIP = Op("flip", "FlipBackward0", _flip, grads={"self": lambda grad, dims: _fli
 ROLL = Op("roll", "RollBackward0", _roll,
           grads={"self": lambda grad, shifts, dims: _roll(grad, tuple(-s for s in shifts), dims)})
 ROT90 = Op("rot90", "Rot90Backward0", lambda x, k, dims: jnp.rot90(x, k, dims),
-           grads={"self": lambda grad, k, dims: jnp.rot90(grad, -k, dims)})
-REPEAT = Op("repeat", "RepeatBackward0", _repeat_fwd, grads={"self": _repeat_grad})
+           grads={"self": lambda grad, k, dims: jnp.rot90(grad, -k, dims)},
+           grad_nodes={"self": "Rot90Backward0"})
+REPEAT = Op("repeat", "RepeatBackward0", _repeat_fwd, grads={"self": _repeat_grad},
+            grad_nodes={"self": "SumBackward1"})
 DIAG_EMBED = Op("diag_embed", "DiagEmbedBackward0", _diag_embed_fwd,
                 grads={"self": lambda grad, offset, dim1, dim2: jnp.diagonal(grad, offset, dim1,
-                                                                             dim2)})
+                                                                             dim2)},
+                grad_nodes={"self": "DiagonalBackward0"})
 DIAGONAL_COPY = _named(DIAGONAL, "DiagonalBackward0_copy")
 TRACE = Op("trace", "TraceBackward0", jnp.trace, grads={"self": _trace_grad})
 LINALG_CROSS = Op("linalg_cross", "LinalgCrossBackward0", _cross, inputs=("self", "other"),
                   grads={"self": lambda grad, other, dim: _cross(other, grad, dim),
-                         "other": lambda grad, self, dim: _cross(grad, self, dim)})
+                         "other": lambda grad, self, dim: _cross(grad, self, dim)},
+                  grad_nodes={"self": "LinalgCrossBackward0", "other": "LinalgCrossBackward0"})
 BLOCK_DIAG = Op("block_diag", "BlockDiagBackward0", _block_diag_fwd, inputs=None,
                 promote="common", variadic=_block_diag_grads)
 
