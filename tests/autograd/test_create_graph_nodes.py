@@ -133,3 +133,59 @@ def test_create_graph_gradient_nodes_like_torch(case):
                                         g.requires_grad) for g in grads]
 
     same(program)
+
+
+def _well_conditioned(T, shapes):
+    """Inputs with distinct values; square ones made diagonally dominant (invertible)."""
+    out = []
+    for s in shapes:
+        a = T.arange(1, 1 + math.prod(s), dtype=T.float64).reshape(s).sin() * 1.3
+        if len(s) == 2 and s[0] == s[1]:
+            a = a + 3 * T.eye(s[0], dtype=T.float64)
+        out.append(a.requires_grad_())
+    return out
+
+
+def _linalg_cases(T):
+    L = T.linalg
+
+    def spd(a):
+        return a @ a.mT + T.eye(a.shape[-1], dtype=a.dtype)
+
+    return {
+        "det": (lambda a: L.det(a), [(3, 3)]),
+        "inv": (lambda a: L.inv(a), [(3, 3)]),
+        "slogdet": (lambda a: L.slogdet(a)[1], [(3, 3)]),
+        "solve": (lambda a, b: L.solve(a, b), [(3, 3), (3, 2)]),
+        "qr_square": (lambda a: L.qr(a).R, [(3, 3)]),
+        # (of a wide A, torch's name also depends on which of Q and R have gradients: both here)
+        "qr_wide": (lambda a: (lambda q, r: q * 2 + r[:, :2])(*L.qr(a)), [(2, 3)]),
+        "svdvals": (lambda a: L.svdvals(a), [(3, 3)]),
+        "svd_u": (lambda a: L.svd(a, full_matrices=False).U, [(2, 3)]),
+        "pinv": (lambda a: L.pinv(a), [(2, 3)]),
+        "eigh": (lambda a: L.eigh(spd(a)).eigenvalues, [(3, 3)]),
+        "cholesky": (lambda a: L.cholesky(spd(a)), [(3, 3)]),
+        "lu_factor": (lambda a: L.lu_factor(a).LU, [(3, 3)]),
+        "lu_solve": (lambda a, b: L.lu_solve(*L.lu_factor(a.detach()), b), [(3, 3), (3, 2)]),
+        "solve_triangular": (lambda a, b: L.solve_triangular(a, b, upper=False),
+                             [(3, 3), (3, 2)]),
+        "cholesky_solve": (lambda a, b: T.cholesky_solve(b, a.tril()), [(3, 3), (3, 2)]),
+        "triu": (lambda a: a.triu(), [(3, 3)]),
+        "addmv": (lambda a, m, v: T.addmv(a, m, v, alpha=2.0), [(2,), (2, 3), (3,)]),
+        "addr": (lambda a, u, v: T.addr(a, u, v), [(2, 3), (2,), (3,)]),
+        "renorm": (lambda a: T.renorm(a, 2, 0, 1.0), [(2, 3)]),
+        "fmax": (lambda a, b: T.fmax(a, b), [(3,), (3,)]),
+        "vdot": (lambda a, b: T.vdot(a, b), [(3,), (3,)]),
+    }
+
+
+@pytest.mark.parametrize("case", list(_linalg_cases(torch)))
+def test_create_graph_linalg_gradient_nodes_like_torch(case):
+    def program(T):
+        fn, shapes = _linalg_cases(T)[case]
+        xs = _well_conditioned(T, shapes)
+        grads = T.autograd.grad(fn(*xs).sum(), xs, create_graph=True, allow_unused=True)
+        return [None if g is None else (type(g.grad_fn).__name__ if g.grad_fn else None,
+                                        g.requires_grad) for g in grads]
+
+    same(program)

@@ -168,8 +168,9 @@ class Op:
         # other``): the grad_fn of that gradient when made with create_graph (the engine's
         # sum_to and cast after it are named by the engine; see ``dispatch.grad_node_names``);
         # "*" names every input's, "sum_to" a formula that is torch's ``sum_to(grad, ...)``.
-        # Where torch's name depends on a static argument or an aux operand (``reduction``:
-        # mean ends in ``DivBackward1``; ``alpha`` != 1 in ``MulBackward1``), the entry is a
+        # Where torch's name depends on a static argument, an aux operand or the shape of a
+        # saved output (``reduction``: mean ends in ``DivBackward1``; ``alpha`` != 1 in
+        # ``MulBackward1``; qr of a wide matrix in ``AddBackward0``), the entry is a
         # callable whose parameters name them, returning the name (``lambda alpha:
         # "MmBackward0" if alpha == 1 else "MulBackward1"``); a traced operand leaves it out
         init(self, "grad_nodes", dict(grad_nodes or {}))
@@ -222,10 +223,10 @@ class Op:
             if name != "*" and name not in (self.inputs or ()):
                 raise TypeError(f"{self}: grad_nodes names {name!r}, which is not an input")
             unknown = [p for p in (_params(node_name) if callable(node_name) else ())
-                       if p not in set(self.aux) | set(self.static_names())]
+                       if p not in set(self.aux) | set(self.static_names()) | set(self.outputs)]
             if unknown:
                 raise TypeError(f"{self}: grad_nodes[{name!r}] names {unknown}, which are not "
-                                "static arguments or aux operands")
+                                "static arguments, aux operands or outputs")
 
     def input_names(self, n: int) -> tuple[str, ...]:
         """Names of the inputs; a variadic op (``inputs=None``) calls them in0, in1, ..."""

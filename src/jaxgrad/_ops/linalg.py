@@ -22,6 +22,7 @@ def _triangle(name: str, keep, where: str, call: str, output: str) -> Op:
     return Op(f"{name}(Tensor self, int diagonal=0) -> Tensor", f"{name.title()}Backward0",
               forward, grads={"self": lambda grad, diagonal: keep(grad, diagonal)},
               variants="function method out", inplace="method",
+              grad_nodes={"self": f"{name.title()}Backward0"},
               doc=_doc(f"The elements {where} the ``diagonal``-th diagonal of the last two dims; "
                        "the rest zero.", call, output))
 
@@ -144,7 +145,8 @@ ADDMV = Op("addmv", "AddmvBackward0", _add_product(_wide_matmul),
                   "mat": lambda grad, vec, alpha: _maybe_multiply(
                       jnp.outer(grad, jnp.conj(vec)), alpha),
                   "vec": lambda grad, mat, alpha: _maybe_multiply(_mH(mat) @ grad, alpha)},
-           grad_nodes={"mat": "MulBackward0", "vec": "MvBackward0"})
+           grad_nodes={"self": _scaled_by("beta"), "mat": _scaled_by("alpha", "MulBackward0"),
+                       "vec": _scaled_by("alpha", "MvBackward0")})
 
 
 def _addr(self, vec1, vec2, beta, alpha):
@@ -162,7 +164,8 @@ ADDR = Op("addr", "AddrBackward0", _addr, inputs=("self", "vec1", "vec2"), aux=(
                  "vec1": lambda grad, vec2, alpha: _maybe_multiply(grad @ jnp.conj(vec2), alpha),
                  "vec2": lambda grad, vec1, alpha: _maybe_multiply(
                      jnp.swapaxes(grad, -1, -2) @ jnp.conj(vec1), alpha)},
-          grad_nodes={"vec1": "MulBackward0", "vec2": "MulBackward0"})
+          grad_nodes={"self": _scaled_by("beta"), "vec1": _scaled_by("alpha", "MvBackward0"),
+                      "vec2": _scaled_by("alpha", "MvBackward0")})
 
 
 def _renorm_dims(ndim: int, dim: int) -> tuple[int, ...]:
@@ -190,4 +193,4 @@ def _renorm_grad(grad, self, maxnorm, p, dim):
 
 
 RENORM = Op("renorm", "RenormBackward0", _renorm, aux=("maxnorm",),
-            grads={"self": _renorm_grad})
+            grads={"self": _renorm_grad}, grad_nodes={"self": "WhereBackward0"})

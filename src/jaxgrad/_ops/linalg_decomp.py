@@ -175,7 +175,7 @@ def _svd_phase_dependent(grads, U, Vh, full_matrices, **_):
 
 LINALG_SVD = Op(
     "_linalg_svd", "LinalgSvdBackward0", _svd, inputs=("A",), outputs=("U", "S", "Vh"),
-    grads={"A": svd_backward},
+    grads={"A": svd_backward}, grad_nodes={"A": "MmBackward0"},
     backward_checks=((_svd_phase_dependent,
                       "svd_backward: The singular vectors in the complex case are specified up "
                       "to multiplication by e^{i phi}. The specified loss function depends on "
@@ -227,7 +227,10 @@ def _qr_grad(grads, Q, R, mode):
 
 
 LINALG_QR = Op("linalg_qr", "LinalgQrBackward0", _qr, inputs=("A",), outputs=("Q", "R"),
-               grads={"A": _qr_grad})
+               grads={"A": _qr_grad},
+               # (torch's formula ends in a triangular solve, or for a wide A in a sum)
+               grad_nodes={"A": lambda R: "AddBackward0" if R.shape[-2] < R.shape[-1]
+                           else "LinalgSolveTriangularBackward0"})
 
 
 # --- pinv ----------------------------------------------------------------------------------------
@@ -268,7 +271,7 @@ def _pinv_grad(grad, self, result):
 
 
 LINALG_PINV = Op("linalg_pinv", "LinalgPinvBackward0", _pinv, inputs=("self",),
-                 grads={"self": _pinv_grad})
+                 grads={"self": _pinv_grad}, grad_nodes={"self": "AddBackward0"})
 
 
 # --- matrix_exp ----------------------------------------------------------------------------------

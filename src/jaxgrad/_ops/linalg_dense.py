@@ -47,7 +47,8 @@ def _inv_ex(a):
 
 LINALG_INV_EX = Op("linalg_inv_ex", "LinalgInvExBackward0", _inv_ex, inputs=("A",),
                    outputs=("inverse", "info"), nondiff_outputs=(1,),
-                   grads={"A": lambda grad, inverse: -(_mH(inverse) @ grad @ _mH(inverse))})
+                   grads={"A": lambda grad, inverse: -(_mH(inverse) @ grad @ _mH(inverse))},
+                   grad_nodes={"A": "NegBackward0"})
 
 
 # --- determinants --------------------------------------------------------------------------------
@@ -68,7 +69,7 @@ def _det(a):
 
 
 LINALG_DET = Op("linalg_det", "LinalgDetBackward0", _det, inputs=("A",),
-                grads={"A": _det_grad})
+                grads={"A": _det_grad}, grad_nodes={"A": "LinalgSolveExBackward0"})
 
 
 def _slogdet(a):
@@ -89,7 +90,8 @@ def _slogdet_grad(grads, A, sign):
 
 
 LINALG_SLOGDET = Op("linalg_slogdet", "LinalgSlogdetBackward0", _slogdet, inputs=("A",),
-                    outputs=("sign", "logabsdet"), grads={"A": _slogdet_grad})
+                    outputs=("sign", "logabsdet"), grads={"A": _slogdet_grad},
+                    grad_nodes={"A": "LinalgSolveExBackward0"})
 
 
 # --- solve ---------------------------------------------------------------------------------------
@@ -133,7 +135,8 @@ LINALG_SOLVE_EX = Op(
     "linalg_solve_ex", "LinalgSolveExBackward0", _solve_ex, inputs=("A", "B"),
     outputs=("result", "info"), nondiff_outputs=(1,),
     grads={"A": _solve_grad_A,
-           "B": lambda grad, A, left: _solve(_mH(A), grad, left)})
+           "B": lambda grad, A, left: _solve(_mH(A), grad, left)},
+    grad_nodes={"A": "NegBackward0", "B": "LinalgSolveExBackward0"})
 
 
 # --- Cholesky ------------------------------------------------------------------------------------

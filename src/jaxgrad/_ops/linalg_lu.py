@@ -94,7 +94,7 @@ def _lu_factor_ex_grad(grad, LU, pivots, pivot):
 LINALG_LU_FACTOR_EX = Op(
     "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", _lu_factor_ex, inputs=("A",),
     outputs=("LU", "pivots", "info"), nondiff_outputs=(1, 2),
-    grads={"A": _lu_factor_ex_grad})
+    grads={"A": _lu_factor_ex_grad}, grad_nodes={"A": "MmBackward0"})
 
 
 def _lu(A, pivot):
@@ -188,4 +188,5 @@ def _lu_solve_grad_B(grad, LU, pivots, left, adjoint):
 # (``pivots`` is not differentiable: an ``aux`` operand, not an edge of the node, as in torch)
 LINALG_LU_SOLVE = Op(
     "linalg_lu_solve", "LinalgLuSolveBackward0", lu_solve, inputs=("LU", "B"), aux=("pivots",),
-    grads={"LU": _lu_solve_grad_LU, "B": _lu_solve_grad_B})
+    grads={"LU": _lu_solve_grad_LU, "B": _lu_solve_grad_B},
+    grad_nodes={"B": "LinalgLuSolveBackward0"})

@@ -47,7 +47,9 @@ def _solve_triangular_grad_A(grad, self, result, upper, left, unitriangular):
 LINALG_SOLVE_TRIANGULAR = Op(
     "linalg_solve_triangular", "LinalgSolveTriangularBackward0", solve_triangular,
     inputs=("self", "B"),
-    grads={"self": _solve_triangular_grad_A, "B": _solve_triangular_grad_B})
+    grads={"self": _solve_triangular_grad_A, "B": _solve_triangular_grad_B},
+    grad_nodes={"self": lambda upper: "TriuBackward0" if upper else "TrilBackward0",
+                "B": "LinalgSolveTriangularBackward0"})
 
 
 # --- triangular_solve (legacy) -------------------------------------------------------------------
@@ -109,7 +111,8 @@ def _cholesky_solve_grad_input2(grad, self, input2, result, upper):
 
 CHOLESKY_SOLVE = Op(
     "cholesky_solve", "CholeskySolveBackward0", cholesky_solve, inputs=("self", "input2"),
-    grads={"self": _cholesky_solve_grad_self, "input2": _cholesky_solve_grad_input2})
+    grads={"self": _cholesky_solve_grad_self, "input2": _cholesky_solve_grad_input2},
+    grad_nodes={"self": "CholeskySolveBackward0"})
 
 
 def triangular_info(a):
