@@ -11,6 +11,7 @@ from ..._functions.opgen import tensor_args
 from ..._ops import nn_shuffle as S
 from .convolution import pad
 from .pooling import avg_pool2d
+from .pooling_nd import avg_pool3d
 
 
 @tensor_args
@@ -18,9 +19,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
                         k: float = 1.0) -> Tensor:
     """Divide by ``(k + alpha * mean of squares over size neighbouring channels) ** beta``.
 
-    An input of more than 3 dims pools over a (N, 1, C, -1) view with ``avg_pool2d`` where
-    torch pools the (N, 1, C, H, -1) view with ``avg_pool3d``: the same values, an
-    ``AvgPool2DBackward0`` node inside the graph where torch has ``AvgPool3DBackward0``.
+    Composed as torch's: the squares pooled over channels with ``avg_pool2d`` (3-d input) or
+    ``avg_pool3d`` on an (N, 1, C, H, -1) view.
 
     >>> import jaxgrad, jaxgrad.nn.functional as F
     >>> F.local_response_norm(jaxgrad.ones(1, 2, 1), 2, alpha=1.0, beta=1.0)
@@ -40,9 +40,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         div = _shapes.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
     else:
         sizes = tuple(input.shape)
-        div = _shapes.view(div, (sizes[0], 1, sizes[1], -1))
-        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
-        div = _shapes.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
+        div = _shapes.view(div, (sizes[0], 1, sizes[1], sizes[2], -1))
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = _shapes.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1)
         div = _shapes.view(div, sizes)
     div = pointwise.pow(pointwise.add(pointwise.mul(div, alpha), k), beta)
     return pointwise.div(input, div)
