@@ -119,7 +119,14 @@ def _resized(self: Tensor, sizes: tuple) -> Tensor:
     return apply(V.RESIZE, self, shape=sizes)
 
 
-def _prelu(self: Tensor, weight: Tensor) -> Tensor:
+def prelu(self: Tensor, weight: Tensor) -> Tensor:
+    """torch's prelu: its checks, the weight shaped to broadcast over dim 1, the kernel
+    (``PreluKernelBackward0``); ``Tensor.prelu`` and ``nn.functional.prelu``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.tensor([-2.0, 3.0]).prelu(jaxgrad.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
     if self.dtype != weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got "
                            f"{_dtypes.scalar_type_name(self.dtype)} and "
@@ -160,7 +167,7 @@ SURFACE: dict[str, Any] = {
     "is_set_to": _is_set_to,
     "dim_order": _dim_order,
     "hardshrink": lambda self, lambd=0.5: apply(N.HARDSHRINK, self, aux=(lambd,)),
-    "prelu": _prelu,
+    "prelu": prelu,
     "resize": _resize,
     "resize_as": _resize_as,
 }

@@ -18,9 +18,8 @@ from ..._core.tensor import Tensor
 from ..._engine.dispatch import apply as _apply
 from ..._engine.dispatch import apply_inplace as _apply_inplace
 from ..._functions import creation as _creation
-from ..._functions import pointwise, reductions, scatter
+from ..._functions import pointwise, reductions, scatter, tensor_surface
 from ..._functions import random as _random
-from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import nn as N
 
@@ -247,27 +246,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     >>> F.prelu(jaxgrad.tensor([-2.0, 3.0]), jaxgrad.tensor([0.25]))
     tensor([-0.5000,  3.0000])
     """
-    if input.dtype != weight.dtype:
-        raise RuntimeError(f"prelu: Type promoting not supported. Got "
-                           f"{_dtypes.scalar_type_name(input.dtype)} and "
-                           f"{_dtypes.scalar_type_name(weight.dtype)}")
-    if weight.numel() != 1:
-        if input.dim() == 0:
-            raise RuntimeError("Not allow zero-dim input tensor.")
-        channels = input.shape[1] if input.dim() > 1 else 1
-        if channels != weight.numel():
-            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
-                               f"parameter numbers = {weight.numel()} and channel size = "
-                               f"{channels}.")
-    if weight.dim() > 1:
-        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
-                           f"ndim = {weight.dim()}")
-    if input.dim() != weight.dim():
-        dims = [1] * input.dim()
-        if input.dim() > 1:
-            dims[1] = weight.numel()
-        weight = _shapes.reshape(weight, tuple(dims))
-    return _apply(N.PRELU_KERNEL, input, weight)
+    return tensor_surface.prelu(input, weight)
 
 
 def logsigmoid(input: Tensor) -> Tensor:

@@ -335,7 +335,18 @@ class _LazyConvXdMixin(LazyModuleMixin):
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
 
-class LazyConv1d(_LazyConvXdMixin, Conv1d):
+class _LazyConvNd(_LazyConvXdMixin):
+    """The constructor of the lazy convolutions."""
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
     """A :class:`Conv1d` whose ``in_channels`` is inferred from its first input.
 
     >>> import jaxgrad
@@ -347,15 +358,8 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
     cls_to_become = Conv1d
     _spatial = 1
 
-    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device=device, dtype=dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv2d(_LazyConvXdMixin, Conv2d):
+class LazyConv2d(_LazyConvNd, Conv2d):
     """A :class:`Conv2d` whose ``in_channels`` is inferred from its first input.
 
     >>> import jaxgrad
@@ -366,15 +370,8 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
     cls_to_become = Conv2d
     _spatial = 2
 
-    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device=device, dtype=dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv3d(_LazyConvXdMixin, Conv3d):
+class LazyConv3d(_LazyConvNd, Conv3d):
     """A :class:`Conv3d` whose ``in_channels`` is inferred from its first input.
 
     >>> import jaxgrad
@@ -384,13 +381,6 @@ class LazyConv3d(_LazyConvXdMixin, Conv3d):
 
     cls_to_become = Conv3d
     _spatial = 3
-
-    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device=device, dtype=dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyConvTransposeNd(_LazyConvXdMixin):

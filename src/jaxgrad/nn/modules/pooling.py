@@ -65,16 +65,10 @@ class _AvgPoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Mean over 2-D windows of (N, C, H, W) or (C, H, W) input.
+class _AvgPoolWithDivisor(_AvgPoolNd):
+    """The constructor and forward of the 2-d and 3-d average pools (``divisor_override``)."""
 
-    >>> import jaxgrad
-    >>> pool = jaxgrad.nn.AvgPool2d((2, 1))
-    >>> pool
-    AvgPool2d(kernel_size=(2, 1), stride=(2, 1), padding=0)
-    >>> pool(jaxgrad.tensor([[[1.0], [3.0]]]))
-    tensor([[[2.]]])
-    """
+    _pool: Any
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True,
@@ -88,10 +82,23 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        """``functional.avg_pool2d`` of ``input`` with this layer's arguments."""
-        return functional.avg_pool2d(input, self.kernel_size, self.stride, self.padding,
-                                     self.ceil_mode, self.count_include_pad,
-                                     self.divisor_override)
+        """The average pool of ``input`` with this layer's arguments."""
+        return self._pool(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolWithDivisor):
+    """Mean over 2-D windows of (N, C, H, W) or (C, H, W) input.
+
+    >>> import jaxgrad
+    >>> pool = jaxgrad.nn.AvgPool2d((2, 1))
+    >>> pool
+    AvgPool2d(kernel_size=(2, 1), stride=(2, 1), padding=0)
+    >>> pool(jaxgrad.tensor([[[1.0], [3.0]]]))
+    tensor([[[2.]]])
+    """
+
+    _pool = staticmethod(functional.avg_pool2d)
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -241,7 +248,7 @@ class MaxPool3d(_MaxPoolNd):
                                      return_indices=self.return_indices)
 
 
-class AvgPool3d(_AvgPoolNd):
+class AvgPool3d(_AvgPoolWithDivisor):
     """Mean over 3-D windows of (N, C, D, H, W) or (C, D, H, W) input.
 
     >>> import jaxgrad
@@ -252,22 +259,7 @@ class AvgPool3d(_AvgPoolNd):
     tensor([[[[1.]]]])
     """
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input: Tensor) -> Tensor:
-        """``functional.avg_pool3d`` of ``input`` with this layer's arguments."""
-        return functional.avg_pool3d(input, self.kernel_size, self.stride, self.padding,
-                                     self.ceil_mode, self.count_include_pad,
-                                     self.divisor_override)
+    _pool = staticmethod(functional.avg_pool3d)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
