@@ -156,3 +156,19 @@ def test_modes_nest_innermost_first():
         return out, order
 
     same(program)
+
+
+def test_modes_are_per_thread():
+    def program(T):
+        import threading
+
+        x = T.ones(2)
+        counter = _counting_mode(T)
+        with counter:
+            other = threading.Thread(target=lambda: x.sin())
+            other.start()
+            other.join(timeout=60)
+            x.cos()
+        return counter.ops
+
+    same(program)

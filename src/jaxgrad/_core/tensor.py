@@ -929,18 +929,26 @@ _pytree.register(Tensor)
 
 PYTHON_DISPATCH = [0]  # Tensor subclasses defining __torch_dispatch__ + dispatch modes pushed
 SUBCLASS_ROUTE: list = [None]  # the engine's dispatch_function, for methods defined here
-DISPATCH_MODES: list = []  # the pushed TorchDispatchModes, innermost last
+_MODES = threading.local()  # each thread's pushed TorchDispatchModes (torch's are per thread)
+
+
+def dispatch_modes() -> list:
+    """This thread's pushed ``TorchDispatchMode``s, innermost last."""
+    modes = getattr(_MODES, "stack", None)
+    if modes is None:
+        modes = _MODES.stack = []
+    return modes
 
 
 def push_dispatch_mode(mode: Any) -> None:
-    """Push a ``TorchDispatchMode``: every op runs through it until it is popped."""
-    DISPATCH_MODES.append(mode)
+    """Push a ``TorchDispatchMode``: every op this thread runs goes through it until popped."""
+    dispatch_modes().append(mode)
     PYTHON_DISPATCH[0] += 1
 
 
 def pop_dispatch_mode() -> Any:
-    """Pop the innermost ``TorchDispatchMode``."""
-    mode = DISPATCH_MODES.pop()
+    """Pop this thread's innermost ``TorchDispatchMode``."""
+    mode = dispatch_modes().pop()
     PYTHON_DISPATCH[0] -= 1
     return mode
 

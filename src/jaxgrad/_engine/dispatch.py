@@ -29,10 +29,10 @@ from .._core.jax_compat import how_inputs_are_read, torch_vjp
 from .._core.jax_setup import SCOPE, jit, x64_scope
 from .._core.storage import Layout, Storage, lens_of, reinterpret
 from .._core.tensor import (
-    DISPATCH_MODES,
     PYTHON_DISPATCH,
     SUBCLASS_ROUTE,
     Tensor,
+    dispatch_modes,
     dispatches_in_python,
     pop_dispatch_mode,
     push_dispatch_mode,
@@ -480,8 +480,9 @@ def _subclass_types(args: tuple) -> tuple:
 def _dispatching_subclass(args: tuple) -> Any:
     """What computes an op on ``args`` in Python: the innermost dispatch mode, else the class of
     a ``__torch_dispatch__`` subclass among them, else None."""
-    if DISPATCH_MODES:
-        return _ModeDispatch(DISPATCH_MODES[-1])
+    modes = dispatch_modes()
+    if modes:
+        return _ModeDispatch(modes[-1])
     for a in args:
         if dispatches_in_python(a):
             return type(a)

@@ -32,7 +32,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from .._core.tensor import DISPATCH_MODES, pop_dispatch_mode, push_dispatch_mode
+from .._core.tensor import dispatch_modes, pop_dispatch_mode, push_dispatch_mode
 
 __all__ = ["TorchDispatchMode", "_get_current_dispatch_mode", "_get_current_dispatch_mode_stack",
            "_pop_mode", "_pop_mode_temporarily", "_push_mode", "any_torch_dispatch_mode_on_stack",
@@ -73,22 +73,23 @@ class TorchDispatchMode:
 
 def _get_current_dispatch_mode() -> TorchDispatchMode | None:
     """The innermost mode entered, or None."""
-    return DISPATCH_MODES[-1] if DISPATCH_MODES else None
+    modes = dispatch_modes()
+    return modes[-1] if modes else None
 
 
 def _get_current_dispatch_mode_stack() -> list[TorchDispatchMode]:
     """The modes entered, outermost first."""
-    return list(DISPATCH_MODES)
+    return list(dispatch_modes())
 
 
 def is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
     """Whether a mode is entered."""
-    return bool(DISPATCH_MODES)
+    return bool(dispatch_modes())
 
 
 def any_torch_dispatch_mode_on_stack() -> bool:
     """Whether a mode is entered."""
-    return bool(DISPATCH_MODES)
+    return bool(dispatch_modes())
 
 
 def _push_mode(mode: TorchDispatchMode) -> None:
@@ -96,7 +97,7 @@ def _push_mode(mode: TorchDispatchMode) -> None:
 
 
 def _pop_mode(k: Any = None) -> TorchDispatchMode:
-    if not DISPATCH_MODES:
+    if not dispatch_modes():
         raise AssertionError("Trying to pop from an empty mode stack")
     return pop_dispatch_mode()
 
