@@ -228,3 +228,26 @@ def test_function_transforms_use_torchs_formulas():
                 T.func.jacrev(lambda a: T.fft.rfft(a).real)(x[0])]
 
     ok(program)
+
+
+def test_edge_arguments_and_views_like_torch():
+    """0-d and empty ``dim``, ``-1`` in ``s``, ``s`` as a Size, conjugate and transposed
+    inputs; a round trip's gradient."""
+    cube = np.random.RandomState(1).randn(2, 3, 4)
+
+    def program(T):
+        x = T.tensor(cube, requires_grad=True)
+        z = T.tensor(COMPLEX[:, :4], requires_grad=True)
+        c = x.to(T.complex128)
+        outs = [T.fft.fftn(T.tensor(1.0 + 0j)), T.fft.fftn(x, dim=()), T.fft.fftn(x, dim=[]),
+                T.fft.hfftn(c, s=(-1, 5)), T.fft.irfftn(c, s=(3, -1)),
+                T.fft.fft2(x, s=T.Size([2, 2])), T.fft.rfftn(x, s=[3, 3], dim=[0, 2]),
+                T.fft.ifftn(x, s=(4, -1, 2)), T.fft.fftshift(x, dim=(0, -1)),
+                T.fft.hfft(c, dim=1), T.fft.ihfftn(x, dim=(2, 0)),
+                T.fft.fft(z.conj()), T.fft.irfft(z.conj()), T.fft.fft(z.t()),
+                T.fft.rfft(z.real.t()), T.fft.hfft(z.conj(), dim=0),
+                T.fft.irfft(T.fft.rfft(x) * T.fft.rfft(x.flip(-1)), 4)]
+        _loss(T, outs).backward()
+        return [(o, next_functions(o.grad_fn)) for o in outs], val(x.grad), val(z.grad)
+
+    ok(program)
