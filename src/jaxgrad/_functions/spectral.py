@@ -308,10 +308,10 @@ def _ihfftn(x: Tensor, s: Any, dim: Any, norm: str | None) -> Tensor:
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
     x = _resize(_promote(x), dims, shape)
+    mode = _norm_mode(norm, False)
     if x.is_complex():  # (the r2c kernel's check)
         raise RuntimeError("Only supports floating-point dtypes, but found: "
                            f"{_dtypes.scalar_type_name(x.dtype)}")
-    mode = _norm_mode(norm, False)
     result = _r2c(x, dims[-1:], mode, True)
     if len(dims) == 1:
         return conj(result)
