@@ -20,6 +20,7 @@ from . import cpu as cpu
 from . import cuda as cuda
 from . import distributed as distributed
 from . import distributions as distributions
+from . import fft as fft
 from . import func as func
 from . import kernel_cache as kernel_cache
 from . import linalg as linalg

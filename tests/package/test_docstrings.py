@@ -52,7 +52,7 @@ PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.
                      "jaxgrad.backends.mha", "jaxgrad.backends.mkldnn", "jaxgrad.backends.mps",
                      "jaxgrad.backends.cuda",
                      "jaxgrad.backends.opt_einsum", "jaxgrad.utils.benchmark", "jaxgrad.onnx",
-                     "jaxgrad.distributions"]
+                     "jaxgrad.distributions", "jaxgrad.fft"]
 
 
 @pytest.mark.parametrize("name", PUBLIC_NAMESPACES)

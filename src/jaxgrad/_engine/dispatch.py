@@ -133,10 +133,13 @@ class OpNode(Node):
             fn = jitted_backward(op, self.static, pending, self.in_meta)
             arrays = fn.call({k: t._value for k, t in saved.items()},
                              tuple(g._value for g in grads))
+            version = op.grad_version
+            if callable(version):
+                version = version(**{p: dict(self.static)[p] for p in _grad_node_params(version)})
             for i, a in enumerate(arrays):
                 if a is not None:
                     out[i] = Tensor._make(a)
-                    out[i]._vc.value = op.grad_version
+                    out[i]._vc.value = version
             self.viewed = tuple(fn.viewed)
             if op.grad_layout == "expand":
                 self._expand_grads(out, grads[0])
@@ -1516,7 +1519,8 @@ def grad_node_names(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_met
     needed): the node the row says its formula ends in (``declared``: ``Op.grad_nodes`` as
     :func:`declared_grad_nodes` gives them; else
     ``<node>Backward``), then what the engine's ``validate_outputs`` does after the formula:
-    ``real`` of a complex gradient of a real input (``RealBackward0``), ``sum_to`` of a
+    ``real`` of a complex gradient of a real input (``SelectBackward0``: torch's ``real`` is
+    ``view_as_real(grad).select(-1, 0)``), ``sum_to`` of a
     broadcast one (``SumBackward0`` to a 0-d input, ``ViewBackward0`` when it drops leading
     dims, else ``SumBackward1``) and a cast to the input's dtype (``ToCopyBackward0``). A
     formula that cannot be traced on shapes alone keeps the row's names."""
@@ -1545,7 +1549,7 @@ def grad_node_names(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_met
             node_name, raw_shape = node + "Backward", grads_meta[0][1][1]
         if jnp.issubdtype(raw_dtype, jnp.complexfloating) and not jnp.issubdtype(
                 dtype, jnp.complexfloating):
-            node_name, raw_dtype = "RealBackward0", jnp.finfo(raw_dtype).dtype
+            node_name, raw_dtype = "SelectBackward0", jnp.finfo(raw_dtype).dtype
         if raw_shape != tuple(shape):
             lead = len(raw_shape) - len(shape)
             node_name = ("SumBackward0" if not shape else "ViewBackward0" if lead > 0

@@ -35,6 +35,7 @@ from . import (
           shapes,
           sorting,
           special,
+          spectral,
           splits,
           statistics,
           windows,
@@ -43,7 +44,7 @@ from .opgen import DECLARED, FORMS
 
 THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
           sorting, linalg, linalg_dense, linalg_triangular, linalg_decomp, linalg_lu,
-          linalg_products, linalg_derived, einsum, complex_numbers, copies, special, distance,
-          statistics, integration, queries, splits, windows)
+          linalg_products, linalg_derived, einsum, complex_numbers, copies, special, spectral,
+          distance, statistics, integration, queries, splits, windows)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}

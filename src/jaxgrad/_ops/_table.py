@@ -90,7 +90,7 @@ class Op:
                  grads: dict[str, Callable] | None = None, aux: Any = _DERIVE,
                  variadic: Callable | None = None, saves: tuple[str, ...] = (),
                  promote: str | None = None, nondiff_outputs: tuple[int, ...] = (),
-                 grad_layout: str = "fresh", grad_version: int = 0, variants: str = "",
+                 grad_layout: str = "fresh", grad_version: int | Callable = 0, variants: str = "",
                  inplace: str = "", identity_when: Callable | None = None,
                  numbers_as_tensors: bool = False, forward_ad: bool = True,
                  scalar_overload: Op | None = None,
@@ -121,7 +121,8 @@ class Op:
         # Note [Gradient ownership and stealing] (_engine/accumulate.py)
         init(self, "grad_layout", grad_layout)
         # how many in-place writes torch's formula makes into the fresh tensor it returns (index's
-        # index_put_ into zeros: 1; sort's zeros + scatter_: 2): the gradient's ``_version``
+        # index_put_ into zeros: 1; sort's zeros + scatter_: 2): the gradient's ``_version``;
+        # a callable of static arguments where that depends on them (``_fft_c2r``'s ``mul_``)
         init(self, "grad_version", grad_version)
         init(self, "extra_saves", saves)
         init(self, "variants", _forms(variants, ("function", "method", "out")))

@@ -1048,7 +1048,8 @@ ANGLE = _math("angle(Tensor self) -> Tensor", "AngleBackward0", _angle, _angle_g
               inplace="")
 # (a real tensor's conj_physical is the tensor itself: see _functions/complex_numbers)
 CONJ_PHYSICAL = Op("conj_physical", "ConjPhysicalBackward0", jnp.conj,
-                   grads={"self": lambda grad: jnp.conj(grad)}, tangent=ELEMENTWISE)
+                   grads={"self": lambda grad: jnp.conj(grad)}, tangent=ELEMENTWISE,
+                   grad_nodes={"self": "ConjPhysicalBackward0"})
 
 
 def _polar(abs, angle):

@@ -390,7 +390,8 @@ TRANSPOSE_INPLACE = _named(TRANSPOSE, "TransposeBackward1")
 AS_STRIDED_INPLACE = _named(AS_STRIDED, "AsStridedBackward1")
 FLIP = Op("flip", "FlipBackward0", _flip, grads={"self": lambda grad, dims: _flip(grad, dims)})
 ROLL = Op("roll", "RollBackward0", _roll,
-          grads={"self": lambda grad, shifts, dims: _roll(grad, tuple(-s for s in shifts), dims)})
+          grads={"self": lambda grad, shifts, dims: _roll(grad, tuple(-s for s in shifts), dims)},
+          grad_nodes={"self": "RollBackward0"})
 ROT90 = Op("rot90", "Rot90Backward0", lambda x, k, dims: jnp.rot90(x, k, dims),
            grads={"self": lambda grad, k, dims: jnp.rot90(grad, -k, dims)},
            grad_nodes={"self": "Rot90Backward0"})
@@ -435,7 +436,7 @@ def _as_complex(x):
 # torch's formulas: ``grad.conj()``, ``grad.neg()``, ``at::view_as_complex(grad.contiguous())``,
 # ``at::view_as_real(grad.contiguous().resolve_conj())``
 CONJ = Op("_conj", "ConjBackward0", jnp.conj, grads={"self": lambda grad: jnp.conj(grad)},
-          reinterprets="conj")
+          reinterprets="conj", grad_nodes={"self": "ConjBackward0"})
 NEG_VIEW = Op("_neg_view", "NegViewBackward0", jnp.negative,
               grads={"self": lambda grad: -grad}, reinterprets="neg")
 VIEW_AS_REAL = Op("view_as_real", "ViewAsRealBackward0", _as_real,
