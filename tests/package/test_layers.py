@@ -10,6 +10,7 @@ Tensor`` -> ``jaxgrad._core.tensor``); the implicit import of a parent package d
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import jaxgrad
@@ -68,7 +69,9 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
+    """Every module's imports (parsed once per test process; the tests only read it)."""
     return {_module_name(p): _imports(p) for p in sorted(ROOT.rglob("*.py"))}
 
 
