@@ -20,7 +20,7 @@ from ..._engine.dispatch import apply as _apply
 from ..._engine.dispatch import apply_inplace as _apply_inplace
 from ..._functions import arguments as _arguments
 from ..._functions import creation as _creation
-from ..._functions import indexing, pointwise, reductions
+from ..._functions import indexing, pointwise, queries, reductions
 from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import elementwise as E
@@ -390,24 +390,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return _nll_loss_nd(log_probs, target, weight, red, ignore_index)[0]
 
 
-def _python_broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
-    """torch.broadcast_shapes (Python, torch._refs._broadcast_shapes), with its message; the
-    common shape it prints is the one built so far."""
-    common = [1] * builtins.max(len(s) for s in shapes)
-    for index, shape in enumerate(shapes):
-        for i in range(-1, -1 - len(shape), -1):
-            if shape[i] == common[i]:
-                continue
-            if common[i] == 1:
-                common[i] = shape[i]
-            if shape[i] != 1 and common[i] != shape[i]:
-                raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! "
-                    f"Mismatching argument at index {index} had {shape}; but expected shape "
-                    f"should be broadcastable to {common}")
-    return tuple(common)
-
-
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -423,7 +405,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
     if weight is not None:
-        weight = _shapes.expand(weight, _python_broadcast_shapes(target.shape, weight.shape))
+        weight = _shapes.expand(weight, queries.broadcast_shapes(target.shape, weight.shape))
         if tuple(weight.shape) != tuple(input.shape):  # the kernel's TensorIterator check
             raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
                                f"broadcast shape {list(weight.shape)}")
