@@ -145,7 +145,9 @@ UNSQUEEZE = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: jnp.expand_dims
                grads={"self": lambda grad, dim: jnp.squeeze(grad, dim)}, grad_layout="view",
                grad_nodes={"self": "SqueezeBackward1"})
 SQUEEZE = Op("squeeze", "SqueezeBackward0",
-             lambda x, dims: jnp.squeeze(x, tuple(d for d in dims if x.shape[d] == 1)),
+             # (a 0-d tensor's squeeze(0) names dim 0, which it does not have)
+             lambda x, dims: jnp.squeeze(x, tuple(d for d in dims if d < x.ndim
+                                                  and x.shape[d] == 1)),
              grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view",
              grad_nodes={"self": "UnsqueezeBackward0"})
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")

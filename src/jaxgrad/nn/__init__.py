@@ -97,6 +97,8 @@ from .modules import LazyInstanceNorm3d as LazyInstanceNorm3d
 from .modules import LazyLinear as LazyLinear
 from .modules import LeakyReLU as LeakyReLU
 from .modules import Linear as Linear
+from .modules import LinearCrossEntropyLoss as LinearCrossEntropyLoss
+from .modules import LinearCrossEntropyOptions as LinearCrossEntropyOptions
 from .modules import LocalResponseNorm as LocalResponseNorm
 from .modules import LogSigmoid as LogSigmoid
 from .modules import LogSoftmax as LogSoftmax
