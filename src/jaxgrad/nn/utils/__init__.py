@@ -8,6 +8,7 @@
 tensor(6.)
 """
 
+from . import rnn as rnn
 from .clip_grad import clip_grad_norm_ as clip_grad_norm_
 from .clip_grad import clip_grad_value_ as clip_grad_value_
 from .clip_grad import clip_grads_with_norm_ as clip_grads_with_norm_
