@@ -1,5 +1,5 @@
-"""``jaxgrad.nn.utils``: gradient clipping and parameter/vector conversion, as
-``torch.nn.utils``.
+"""``jaxgrad.nn.utils``: gradient clipping, parameter/vector conversion and parametrizations,
+as ``torch.nn.utils``.
 
 >>> import jaxgrad
 >>> p = jaxgrad.nn.Parameter(jaxgrad.ones(4))
@@ -8,6 +8,8 @@
 tensor(6.)
 """
 
+from . import parametrizations as parametrizations
+from . import parametrize as parametrize
 from .clip_grad import clip_grad_norm_ as clip_grad_norm_
 from .clip_grad import clip_grad_value_ as clip_grad_value_
 from .clip_grad import clip_grads_with_norm_ as clip_grads_with_norm_
