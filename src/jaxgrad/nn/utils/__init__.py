@@ -16,3 +16,7 @@ from .clip_grad import clip_grads_with_norm_ as clip_grads_with_norm_
 from .clip_grad import get_total_norm as get_total_norm
 from .convert_parameters import parameters_to_vector as parameters_to_vector
 from .convert_parameters import vector_to_parameters as vector_to_parameters
+from .spectral_norm import remove_spectral_norm as remove_spectral_norm
+from .spectral_norm import spectral_norm as spectral_norm
+from .weight_norm import remove_weight_norm as remove_weight_norm
+from .weight_norm import weight_norm as weight_norm
