@@ -229,9 +229,12 @@ from .nn._functional.aten_pooling import max_pool3d as max_pool3d
 from .nn._functional.channels import channel_shuffle as channel_shuffle
 from .nn._functional.channels import native_channel_shuffle as native_channel_shuffle
 from .nn._functional.convolution import convolution as convolution
+from .nn._functional.normalization import _weight_norm as _weight_norm
+from .nn._functional.normalization import _weight_norm_interface as _weight_norm_interface
 from .nn._functional.normalization import native_batch_norm as native_batch_norm
 from .nn._functional.normalization import native_group_norm as native_group_norm
 from .nn._functional.normalization import native_layer_norm as native_layer_norm
+from .nn._functional.normalization import norm_except_dim as norm_except_dim
 from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
 from .nn.functional import avg_pool1d as avg_pool1d
 from .nn.functional import bilinear as bilinear

@@ -9,6 +9,7 @@ from ._core.return_types import aminmax as aminmax
 from ._core.return_types import cummax as cummax
 from ._core.return_types import cummin as cummin
 from ._core.return_types import frexp as frexp
+from ._core.return_types import geqrf as geqrf
 from ._core.return_types import histogram as histogram
 from ._core.return_types import histogramdd as histogramdd
 from ._core.return_types import kthvalue as kthvalue
