@@ -132,10 +132,13 @@ from ._functions.creation import linspace as linspace
 from ._functions.creation import logspace as logspace
 from ._functions.creation import ones as ones
 from ._functions.creation import ones_like as ones_like
+from ._functions.creation import range as range  # (torch.range, deprecated)
 from ._functions.creation import scalar_tensor as scalar_tensor
 from ._functions.creation import tensor as tensor
 from ._functions.creation import zeros as zeros
 from ._functions.creation import zeros_like as zeros_like
+from ._functions.dlpack import from_dlpack as from_dlpack
+from ._functions.dlpack import to_dlpack as to_dlpack
 from ._functions.legacy_types import CPU_TYPES as _CPU_TYPES
 from ._functions.linalg import tensordot as tensordot
 from ._functions.linalg import tril_indices as tril_indices
@@ -167,6 +170,12 @@ from ._functions.random_gamma import _dirichlet_grad as _dirichlet_grad
 from ._functions.random_gamma import _sample_dirichlet as _sample_dirichlet
 from ._functions.random_gamma import _standard_gamma as _standard_gamma
 from ._functions.random_gamma import _standard_gamma_grad as _standard_gamma_grad
+from ._functions.removed_linalg import eig as eig
+from ._functions.removed_linalg import lstsq as lstsq
+from ._functions.removed_linalg import matrix_rank as matrix_rank
+from ._functions.removed_linalg import solve as solve
+from ._functions.removed_linalg import symeig as symeig
+from ._functions.unravel import unravel_index as unravel_index
 from ._functions.windows import bartlett_window as bartlett_window
 from ._functions.windows import blackman_window as blackman_window
 from ._functions.windows import hamming_window as hamming_window

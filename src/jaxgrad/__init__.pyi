@@ -82,6 +82,7 @@ from ._core.device import device as device
 from .nn._functional.aten_forms import dropout as dropout
 from .nn._functional.aten_forms import dropout_ as dropout_
 from ._core.dtypes import dtype as dtype
+from ._functions.removed_linalg import eig as eig
 from .nn._functional.aten_forms import embedding as embedding
 from .nn._functional.aten_forms import embedding_bag as embedding_bag
 from ._functions.creation import empty as empty
@@ -93,6 +94,7 @@ from .nn._functional.aten_forms import feature_alpha_dropout_ as feature_alpha_d
 from .nn._functional.aten_forms import feature_dropout as feature_dropout
 from .nn._functional.aten_forms import feature_dropout_ as feature_dropout_
 from ._core.type_info import finfo as finfo
+from ._functions.dlpack import from_dlpack as from_dlpack
 from ._functions.creation import from_jax as from_jax
 from ._functions.creation import from_numpy as from_numpy
 from ._functions.asarray import frombuffer as frombuffer
@@ -138,8 +140,10 @@ from ._functions.creation import linspace as linspace
 from ._serialization.save_load import load as load
 from ._autograd.lobpcg import lobpcg as lobpcg
 from ._functions.creation import logspace as logspace
+from ._functions.removed_linalg import lstsq as lstsq
 from ._functions.random import manual_seed as manual_seed
 from .nn._functional.aten_forms import margin_ranking_loss as margin_ranking_loss
+from ._functions.removed_linalg import matrix_rank as matrix_rank
 from .nn._functional.aten_pooling import max_pool1d as max_pool1d
 from .nn._functional.aten_pooling import max_pool1d_with_indices as max_pool1d_with_indices
 from .nn._functional.aten_pooling import max_pool2d as max_pool2d
@@ -170,6 +174,7 @@ from ._functions.random import randint_like as randint_like
 from ._functions.random import randn as randn
 from ._functions.random import randn_like as randn_like
 from ._functions.random import randperm as randperm
+from ._functions.creation import range as range
 from .nn._functional.aten_forms import rms_norm as rms_norm
 from ._functions.random import rrelu as rrelu
 from ._functions.random import rrelu_ as rrelu_
@@ -196,20 +201,24 @@ from ._core.process_settings import set_num_threads as set_num_threads
 from ._core.tensor_str import set_printoptions as set_printoptions
 from ._functions.random import set_rng_state as set_rng_state
 from ._core.warn_once import set_warn_always as set_warn_always
+from ._functions.removed_linalg import solve as solve
 from ._core.layout import sparse_bsc as sparse_bsc
 from ._core.layout import sparse_bsr as sparse_bsr
 from ._core.layout import sparse_coo as sparse_coo
 from ._core.layout import sparse_csc as sparse_csc
 from ._core.layout import sparse_csr as sparse_csr
 from ._core.layout import strided as strided
+from ._functions.removed_linalg import symeig as symeig
 from ._functions.creation import tensor as tensor
 from ._functions.linalg import tensordot as tensordot
 from .nn._functional.aten_forms import threshold as threshold
 from .nn.functional import threshold_ as threshold_
+from ._functions.dlpack import to_dlpack as to_dlpack
 from ._functions.linalg import tril_indices as tril_indices
 from .nn._functional.aten_forms import triplet_margin_loss as triplet_margin_loss
 from ._functions.linalg import triu_indices as triu_indices
 from ._functions.pointwise import typename as typename
+from ._functions.unravel import unravel_index as unravel_index
 from ._core.process_settings import use_deterministic_algorithms as use_deterministic_algorithms
 from ._func.transforms import vmap as vmap
 from ._functions.creation import zeros as zeros
@@ -390,6 +399,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = ...) -> Tensor: .
 def dsplit(input: Tensor, sections: builtins.int) -> tuple[Tensor, ...]: ...
 def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = ...) -> Tensor: ...
 def einsum(*args: Any) -> Tensor: ...
+def empty_permuted(size: Sequence[builtins.int] | builtins.int, physical_layout: Sequence[builtins.int] | builtins.int, *, dtype: dtype | None = ..., device: Any | None = ..., requires_grad: builtins.bool = ..., layout: Any = ..., pin_memory: builtins.bool = ...) -> Tensor: ...
 def empty_strided(size: Sequence[builtins.int] | builtins.int, stride: Sequence[builtins.int] | builtins.int, *, dtype: dtype | None = ..., device: Any | None = ..., requires_grad: builtins.bool = ..., layout: Any = ..., pin_memory: builtins.bool = ...) -> Tensor: ...
 def eq(input: Tensor | builtins.complex, other: Tensor | builtins.complex, *, out: Tensor | None = ...) -> Tensor: ...
 def equal(input: Tensor, other: Tensor) -> builtins.bool: ...
@@ -405,6 +415,7 @@ def exp_(input: Tensor) -> Tensor: ...
 def expand_copy(input: Tensor, size: Sequence[builtins.int] | builtins.int, *, implicit: builtins.bool = ...) -> Tensor: ...
 def expm1(input: Tensor, *, out: Tensor | None = ...) -> Tensor: ...
 def expm1_(input: Tensor) -> Tensor: ...
+def fill(input: Tensor, value: Tensor | builtins.complex) -> Tensor: ...
 def fill_(input: Tensor, value: Tensor | builtins.complex) -> Tensor: ...
 def fix(input: Tensor, *, out: Tensor | None = ...) -> Tensor: ...
 def fix_(input: Tensor) -> Tensor: ...

@@ -1,0 +1,217 @@
+"""Less common top-level functions and Tensor methods against torch: ``fill``, ``unravel_index``,
+the deprecated inclusive ``range``, ``empty_permuted``, DLPack exchange, and the linear-algebra
+functions torch removed and keeps only to raise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from differential import captured_warnings, ok, raises, weighted_grads
+
+torch = pytest.importorskip("torch")
+
+import jaxgrad as J  # noqa: E402
+
+# --- fill -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tensor_value", [False, True])
+def test_fill_values_and_grads(tensor_value):
+    def program(T):
+        x = T.tensor([[1.0, -2.0], [3.0, 0.5]], dtype=T.float64, requires_grad=True)
+        v = T.tensor(2.5, dtype=T.float64, requires_grad=True) if tensor_value else 2.5
+        y = T.fill(x * 1, v)
+        leaves = (x, v) if tensor_value else (x,)
+        return y, x._version, weighted_grads(T, y, *leaves)
+
+    ok(program)
+
+
+def test_fill_keeps_the_input_dtype_and_checks_the_value():
+    ok(lambda T: T.fill(T.tensor([1, 2, 3]), 2.7))
+    ok(lambda T: T.fill(T.tensor([1, 2, 3]), T.tensor(1.5)))
+    ok(lambda T: T.fill(T.ones(2, requires_grad=True), T.tensor(3.0)))
+    raises(lambda T: T.fill(T.ones(3), T.ones(2)))
+
+
+# --- unravel_index --------------------------------------------------------------------------
+
+UNRAVEL = {
+    "vector": lambda T: T.unravel_index(T.tensor([4, 1, 0, 5]), (2, 3)),
+    "scalar": lambda T: T.unravel_index(T.tensor(4), (2, 3)),
+    "matrix_3d": lambda T: T.unravel_index(T.tensor([[7, 23], [0, 11]]), (2, 3, 4)),
+    "negative": lambda T: T.unravel_index(T.tensor([-1, -7]), (2, 3)),
+    "int32": lambda T: T.unravel_index(T.tensor([5], dtype=T.int32), (2, 3)),
+    "int_shape": lambda T: T.unravel_index(T.tensor([1, 3]), 4),
+    "size_shape": lambda T: T.unravel_index(T.tensor(5), T.Size([2, 3])),
+    "empty_shape": lambda T: T.unravel_index(T.tensor(1), ()),
+}
+
+
+@pytest.mark.parametrize("name", list(UNRAVEL))
+def test_unravel_index(name):
+    ok(UNRAVEL[name])
+
+
+UNRAVEL_ERRORS = {
+    "float_indices": lambda T: T.unravel_index(T.tensor(1.0), (2, 3)),
+    "bool_indices": lambda T: T.unravel_index(T.tensor(True), (2, 3)),
+    "negative_dim": lambda T: T.unravel_index(T.tensor(1), (2, -3)),
+    "float_dim": lambda T: T.unravel_index(T.tensor(1), (2.0, 3)),
+    "tensor_shape": lambda T: T.unravel_index(T.tensor(1), T.tensor([2, 3])),
+    "zero_dim": lambda T: T.unravel_index(T.tensor(0), (0,)),
+    "python_int": lambda T: T.unravel_index(5, (2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(UNRAVEL_ERRORS))
+def test_unravel_index_errors(name):
+    raises(UNRAVEL_ERRORS[name])
+
+
+# --- range (deprecated, inclusive) ----------------------------------------------------------
+
+RANGES = {
+    "ints": lambda T: T.range(1, 4),
+    "float_step": lambda T: T.range(0, 1, 0.1),
+    "float64": lambda T: T.range(0, 1, 0.3, dtype=T.float64),
+    "int64": lambda T: T.range(1, 7, 2, dtype=T.int64),
+    "descending": lambda T: T.range(4, 1, -1),
+    "partial_step": lambda T: T.range(1, 2.5),
+    "one": lambda T: T.range(1, 1),
+    "tensor_bound": lambda T: T.range(T.tensor(1), 3),
+    "requires_grad": lambda T: T.range(1, 4, requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("name", list(RANGES))
+def test_range_is_inclusive_and_warns(name):
+    ok(RANGES[name])
+    warned = captured_warnings(RANGES[name], J)
+    assert warned == captured_warnings(RANGES[name], torch) and len(warned) == 1
+
+
+@pytest.mark.parametrize("args", [(1, 4, 0), (4, 1), (1, float("inf")), (float("nan"), 2)])
+def test_range_errors(args):
+    raises(lambda T: T.range(*args))
+
+
+def test_range_int_dtype_cannot_require_grad():
+    raises(lambda T: T.range(1, 4, dtype=T.int64, requires_grad=True))
+
+
+# --- empty_permuted -------------------------------------------------------------------------
+
+
+def _layout(t):
+    return tuple(t.shape), t.stride(), t.dtype, t.requires_grad, t.is_contiguous(), t.is_leaf
+
+
+@pytest.mark.parametrize(
+    "size, order",
+    [
+        ((2, 3, 4), (0, 2, 1)),
+        ((2, 3, 4), (2, 0, 1)),
+        ((2, 3), (0, 1)),
+        ((2, 0, 3), (1, 2, 0)),
+        ((), ()),
+    ],
+)
+def test_empty_permuted_lays_out_dimensions_in_the_given_order(size, order):
+    ok(lambda T: _layout(T.empty_permuted(size, order)))
+    ok(lambda T: _layout(T.empty_permuted(size, order, dtype=T.float64, requires_grad=True)))
+
+
+@pytest.mark.parametrize("order", [(0, 0), (0,), (0, 2), (-1, 0)])
+def test_empty_permuted_errors(order):
+    raises(lambda T: T.empty_permuted((2, 3), order))
+
+
+def test_empty_permuted_integer_cannot_require_grad():
+    raises(lambda T: T.empty_permuted((2, 3), (1, 0), dtype=T.int32, requires_grad=True))
+
+
+# --- DLPack ---------------------------------------------------------------------------------
+
+
+def test_from_dlpack_shares_a_numpy_arrays_memory():
+    def program(T):
+        a = np.arange(6.0).reshape(2, 3)
+        t = T.from_dlpack(a)
+        t.mul_(2)
+        a[0, 0] = -1.0
+        return t, T.tensor(a.copy()), t.stride()
+
+    ok(program)
+
+
+def test_from_dlpack_of_a_tensor_shares_storage_not_the_version_counter():
+    def program(T):
+        x = T.arange(6.0).reshape(2, 3).t()
+        y = T.from_dlpack(x)
+        y.add_(1)
+        return x, y, x._version, y._version, y.stride(), y._base is None, y.is_leaf
+
+    ok(program)
+
+
+def test_capsules_round_trip_once():
+    def program(T):
+        capsule = T.to_dlpack(T.tensor([[1.5, 2.0]], dtype=T.float64))
+        first = T.from_dlpack(capsule)
+        try:
+            T.from_dlpack(capsule)
+        except RuntimeError as e:
+            return first, str(e)
+        return first
+
+    ok(program)
+
+
+def test_capsules_cross_between_jaxgrad_and_torch():
+    values = [[1.0, -2.0], [3.5, 4.0]]
+    got = J.from_dlpack(torch.to_dlpack(torch.tensor(values)))
+    assert got.dtype == J.float32 and got.tolist() == values
+    back = torch.from_dlpack(J.to_dlpack(J.tensor(values, dtype=J.float64)))
+    assert back.dtype == torch.float64 and back.tolist() == values
+    assert J.from_dlpack(torch.tensor(values)).tolist() == values  # a torch tensor as producer
+    half = J.from_dlpack(torch.tensor([1.5, -2.0], dtype=torch.bfloat16))
+    assert half.dtype == J.bfloat16 and half.tolist() == [1.5, -2.0]
+
+
+DLPACK_ERRORS = {
+    "requires_grad": lambda T: T.from_dlpack(T.zeros(2, requires_grad=True)),
+    "not_a_producer": lambda T: T.from_dlpack([1, 2]),
+}
+
+
+@pytest.mark.parametrize("name", list(DLPACK_ERRORS))
+def test_from_dlpack_errors(name):
+    raises(DLPACK_ERRORS[name])
+
+
+def test_to_dlpack_exports_a_tensor_requiring_grad():
+    ok(lambda T: T.from_dlpack(T.to_dlpack(T.ones(2, requires_grad=True))))
+
+
+# --- removed linear algebra -----------------------------------------------------------------
+
+REMOVED = {
+    "eig": lambda T: T.eig(T.eye(2)),
+    "eig_vectors": lambda T: T.eig(T.eye(2), True),
+    "lstsq": lambda T: T.lstsq(T.eye(2), T.eye(2)),
+    "solve": lambda T: T.solve(T.eye(2), T.eye(2)),
+    "symeig": lambda T: T.symeig(T.eye(2), eigenvectors=True),
+    "matrix_rank": lambda T: T.matrix_rank(T.eye(2)),
+    "method_eig": lambda T: T.eye(2).eig(),
+    "method_lstsq": lambda T: T.eye(2).lstsq(T.eye(2)),
+    "method_solve": lambda T: T.eye(2).solve(T.eye(2)),
+    "method_symeig": lambda T: T.eye(2).symeig(),
+    "no_method_matrix_rank": lambda T: T.eye(2).matrix_rank(),
+}
+
+
+@pytest.mark.parametrize("name", list(REMOVED))
+def test_removed_linalg_functions_raise_torchs_message(name):
+    raises(REMOVED[name])
