@@ -397,3 +397,18 @@ def test_matrix_norm_of_singular_values(ord, kw):
         return r, [type(n).__name__ for n, _ in r.grad_fn.next_functions], g
 
     ok(program)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, float("inf")])
+def test_half_precision_vector_norm_rounds_once(dtype, ord):
+    """Half precision norms accumulate in float32 and round once (as torch's CPU kernel): a
+    bfloat16 sum of squares rounded before its square root lands one ulp off."""
+
+    def program(T):
+        values = [[((i * 37 + j * 11) % 23 - 11) * 0.173 for j in range(6)] for i in range(6)]
+        x = T.tensor(values, dtype=getattr(T, dtype))
+        return (T.linalg.vector_norm(x, ord), T.linalg.vector_norm(x, ord, dim=-1),
+                x.norm(), x.norm(dim=0, keepdim=True))
+
+    ok(program, rtol=0)
