@@ -7,6 +7,7 @@
 ['0.weight', '0.bias']
 """
 
+from . import attention as attention
 from . import functional as functional
 from . import init as init
 from . import modules as modules
