@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 
 class _BackendEnum(enum.EnumMeta):
-    """Prints the class as torch's pybind enum prints (``<class '...nn.attention._SDPBackend'>``)."""
+    """Prints the class as torch's pybind enum prints (``<class '..._SDPBackend'>``)."""
 
     def __repr__(cls) -> str:
         return f"<class '{cls.__module__}.{cls.__qualname__}'>"
