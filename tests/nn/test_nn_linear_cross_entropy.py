@@ -13,6 +13,7 @@ import pytest
 
 import jaxgrad
 from differential import (
+    bug,
     captured_warnings,
     next_functions,
     ok,
@@ -331,6 +332,26 @@ ERRORS = {
             )
         },
     ),
+    "weight_dtype": lambda T: ((6, 4), (10, 4), [0] * 6, {"float64_weight": True}),
+    "weight_dtype_chunked": lambda T: (
+        (6, 4),
+        (10, 4),
+        [0] * 6,
+        {"float64_weight": True, "options": T.nn.LinearCrossEntropyOptions()},
+    ),
+    "weight_dtype_none": lambda T: (
+        (6, 4),
+        (10, 4),
+        [0] * 6,
+        {"float64_weight": True, "reduction": "none", "options": T.nn.LinearCrossEntropyOptions()},
+    ),
+    "target_size": lambda T: ((6, 4), (10, 4), [0] * 5, {}),
+    "target_size_chunked": lambda T: (
+        (6, 4),
+        (10, 4),
+        [0] * 5,
+        {"options": T.nn.LinearCrossEntropyOptions()},
+    ),
     "target_out_of_range": lambda T: (
         (6, 4),
         (10, 4),
@@ -345,7 +366,21 @@ def test_errors(case):
     def program(T):
         x_shape, w_shape, target, kw = ERRORS[case](T)
         t = T.ones(6, 10) / 10 if target is None else T.tensor(target)
-        return T.nn.functional.linear_cross_entropy(T.ones(x_shape), T.ones(w_shape), t, **kw)
+        w = T.ones(w_shape, dtype=T.float64 if kw.pop("float64_weight", False) else T.float32)
+        return T.nn.functional.linear_cross_entropy(T.ones(x_shape), w, t, **kw)
+
+    raises(program)
+
+
+@bug(
+    "cross_entropy with a float64 class weight and float32 logits computes in float64; torch "
+    "raises 'expected scalar type Float but found Double' (an F.cross_entropy difference)"
+)
+def test_class_weight_of_another_dtype_on_the_reference_path():
+    def program(T):
+        return T.nn.functional.linear_cross_entropy(
+            T.ones(6, 4), T.ones(10, 4), T.tensor([0] * 6), weight=T.ones(10, dtype=T.float64)
+        )
 
     raises(program)
 

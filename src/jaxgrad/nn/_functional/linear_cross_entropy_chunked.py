@@ -43,6 +43,16 @@ def _layout(dtype: _dtype, acc_dtype: _dtype, acc_policy: str) -> tuple[_dtype, 
     return output_dtype, logits_dtype, acc_dtype
 
 
+def _check_matmul_dtypes(dtype: _dtype, logits_dtype: _dtype, weight_dtype: _dtype) -> None:
+    """torch's mm error where the chunk's logits are computed in the input's dtype (the linear
+    weight is cast only when the logits are in a wider accumulation dtype)."""
+    if logits_dtype == dtype and weight_dtype != dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_dtypes.c_type_name(dtype)} != {_dtypes.c_type_name(weight_dtype)}"
+        )
+
+
 def _row_weights(
     target: Tensor,
     weight: Tensor | None,
@@ -104,6 +114,7 @@ def _per_sample_loss(
     target, rows = _row_weights(target, weight, ignore_index, num_classes, "none", row_dtype, None)
     out = _creation.empty(num_batches, dtype=dtype)
     for start, size in _chunks(num_batches, batch_chunk_size):
+        _check_matmul_dtypes(dtype, logits_dtype, linear_weight.dtype)
         logits = _shifted_logits(
             input.narrow(0, start, size), linear_weight, linear_bias, logits_dtype
         )
@@ -150,6 +161,7 @@ def _loss_and_grads(
     grad_bias = _creation.zeros(tuple(linear_weight.shape[:-1]), dtype=logits_dtype)
     weight_cast = linear_weight.to(logits_dtype)
     for start, size in _chunks(num_batches, batch_chunk_size):
+        _check_matmul_dtypes(dtype, logits_dtype, linear_weight.dtype)
         input_chunk = input.narrow(0, start, size).to(logits_dtype)
         target_chunk = target.narrow(0, start, size)
         row_chunk = rows.narrow(0, start, size)
