@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal, NamedTuple
 
+from ... import cuda as _cuda
 from ..._core import dtypes as _dtypes
 from ..._core.dtypes import dtype as _dtype
-from ... import cuda as _cuda
 
 __all__ = ["LinearCrossEntropyOptions"]
 
@@ -58,15 +58,19 @@ chunking_method='auto', acc_policy='auto', acc_dtype=None)
                 factor = "1"
             if not (name == "aspect_ratio" and factor.isdigit() and int(factor) > 0):
                 raise ValueError(f"invalid chunking_method: {self.chunking_method!r}")
-        if not (self.batch_chunk_size is None
-                or (isinstance(self.batch_chunk_size, int) and self.batch_chunk_size > 0)):
-            raise ValueError("batch_chunk_size must be positive int or None, got "
-                             f"{self.batch_chunk_size!r}")
+        if not (
+            self.batch_chunk_size is None
+            or (isinstance(self.batch_chunk_size, int) and self.batch_chunk_size > 0)
+        ):
+            raise ValueError(
+                f"batch_chunk_size must be positive int or None, got {self.batch_chunk_size!r}"
+            )
         if self.acc_dtype is not None and self.acc_dtype not in _SUPPORTED_ACC_DTYPES:
             raise ValueError(
                 "acc_dtype must be one of {None, jaxgrad.float16, jaxgrad.bfloat16, "
                 f"jaxgrad.float32, jaxgrad.float64}}, got {self.acc_dtype!r}. Pass "
-                "acc_dtype=None to let the op pick automatically.")
+                "acc_dtype=None to let the op pick automatically."
+            )
 
     @staticmethod
     def _ceil_div(a: int, b: int) -> int:
@@ -87,8 +91,9 @@ chunking_method='auto', acc_policy='auto', acc_dtype=None)
             return _dtypes.float32
         return _dtypes.float32 if device.type == "cpu" else None
 
-    def _compute_batch_chunk_size(self, num_batches: int, in_features: int, num_classes: int,
-                                  method: str | None = None) -> int:
+    def _compute_batch_chunk_size(
+        self, num_batches: int, in_features: int, num_classes: int, method: str | None = None
+    ) -> int:
         """The chunk size of the ``aspect_ratio[:N]`` heuristic."""
         method = str(method if method is not None else self.chunking_method)
         if method.startswith("aspect_ratio"):
@@ -98,16 +103,20 @@ chunking_method='auto', acc_policy='auto', acc_dtype=None)
             return min(chunk_size // factor, num_batches)
         raise AssertionError(f"unhandled chunking_method: {method!r}")
 
-    def _adjust(self, num_batches: int, in_features: int, num_classes: int, dtype: _dtype,
-                device=None) -> LinearCrossEntropyOptions:
+    def _adjust(
+        self, num_batches: int, in_features: int, num_classes: int, dtype: _dtype, device=None
+    ) -> LinearCrossEntropyOptions:
         """These options with the ``"auto"`` sentinels and ``None`` defaults resolved for one
         call (``device=None`` takes the fallback picks)."""
         acc_policy, chunking_method = self.acc_policy, self.chunking_method
         if chunking_method == "auto" and self.batch_chunk_size is not None:
             chunking_method = None
         if acc_policy == "auto" or chunking_method == "auto":
-            ap, cm = (_AUTO_FALLBACK if device is None
-                      else _AUTO_DEFAULTS.get((device.type, dtype), _AUTO_FALLBACK))
+            ap, cm = (
+                _AUTO_FALLBACK
+                if device is None
+                else _AUTO_DEFAULTS.get((device.type, dtype), _AUTO_FALLBACK)
+            )
             acc_policy = ap if acc_policy == "auto" else acc_policy
             chunking_method = cm if chunking_method == "auto" else chunking_method
         if self.batch_chunk_size is None:
@@ -115,19 +124,26 @@ chunking_method='auto', acc_policy='auto', acc_dtype=None)
         else:
             batch_chunk_size = min(self.batch_chunk_size, num_batches)
         if chunking_method is not None:
-            batch_chunk_size = self._compute_batch_chunk_size(num_batches, in_features,
-                                                              num_classes, chunking_method)
+            batch_chunk_size = self._compute_batch_chunk_size(
+                num_batches, in_features, num_classes, chunking_method
+            )
             if self.batch_chunk_size is not None and self.batch_chunk_size != batch_chunk_size:
                 raise ValueError(
                     f"batch_chunk_size (={self.batch_chunk_size}) and chunking_method "
                     f"('{chunking_method}') give different chunk sizes "
-                    f"({self.batch_chunk_size} vs {batch_chunk_size}); pass only one.")
+                    f"({self.batch_chunk_size} vs {batch_chunk_size}); pass only one."
+                )
         if self.acc_dtype is None:
-            auto_acc = (self._resolve_auto_acc_dtype(dtype, device)
-                        if self.acc_policy == "auto" else None)
+            auto_acc = (
+                self._resolve_auto_acc_dtype(dtype, device) if self.acc_policy == "auto" else None
+            )
             acc_dtype = auto_acc if auto_acc is not None else dtype
         else:
             acc_dtype = self.acc_dtype
-        return dataclasses.replace(self, acc_policy=acc_policy, chunking_method=chunking_method,
-                                   batch_chunk_size=max(1, batch_chunk_size),
-                                   acc_dtype=acc_dtype)
+        return dataclasses.replace(
+            self,
+            acc_policy=acc_policy,
+            chunking_method=chunking_method,
+            batch_chunk_size=max(1, batch_chunk_size),
+            acc_dtype=acc_dtype,
+        )

@@ -1,6 +1,6 @@
 """Loss layers on torch's ``_Loss``/``_WeightedLoss`` bases: ``L1Loss``, ``MSELoss``,
-``NLLLoss``, ``CrossEntropyLoss``, ``LinearCrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``SmoothL1Loss``,
-``HuberLoss`` and ``KLDivLoss``."""
+``NLLLoss``, ``CrossEntropyLoss``, ``LinearCrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``,
+``SmoothL1Loss``, ``HuberLoss`` and ``KLDivLoss``."""
 
 from __future__ import annotations
 
