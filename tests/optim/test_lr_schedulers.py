@@ -419,6 +419,11 @@ def test_resume_with_last_epoch():
         "sequential",
         "chained",
         "polynomial",
+        "lambda",
+        "multiplicative",
+        "cosine",
+        "cyclic",
+        "one_cycle",
     ],
 )
 def test_tensor_learning_rates_are_filled(name):
