@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import jaxgrad
-from differential import captured_warnings, ok, raises, torch
+from differential import captured_warnings, compiled_on_jaxgrad, ok, raises, torch
 
 STEPS = 30
 
@@ -419,6 +419,11 @@ def test_resume_with_last_epoch():
         "sequential",
         "chained",
         "polynomial",
+        "lambda",
+        "multiplicative",
+        "cosine",
+        "cyclic",
+        "one_cycle",
     ],
 )
 def test_tensor_learning_rates_are_filled(name):
@@ -575,6 +580,39 @@ def test_one_cycle_past_total_steps_raises():
             sched.step()
 
     raises(program)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "exponential",
+        "lambda",
+        "multistep",
+        "linear",
+        "constant",
+        "polynomial",
+        "cyclic",
+        "one_cycle",
+        "warm_restarts",
+    ],
+)
+def test_scheduler_stepped_inside_a_compiled_step(name):
+    def program(T):
+        w = T.ones(3, requires_grad=True)
+        opt = T.optim.SGD([w], lr=0.1, momentum=0.9)
+        sched = SCHEDULERS[name](T, opt)
+
+        def step():
+            opt.zero_grad()
+            (w * w).sum().backward()
+            opt.step()
+            sched.step()
+            return w.sum()
+
+        step = compiled_on_jaxgrad(T, step)
+        return [(step().item(), sched.get_last_lr()) for _ in range(8)]
+
+    ok(program, rtol=1e-5)
 
 
 def test_public_names_match_torch():

@@ -1,5 +1,6 @@
 """``jaxgrad.optim``: torch.optim's optimizers (SGD, Adam, AdamW, Adagrad, RMSprop, Adadelta,
-Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS) and LR schedulers.
+Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS), LR schedulers (``lr_scheduler``) and weight
+averaging (``swa_utils``).
 
 >>> import jaxgrad
 >>> w = jaxgrad.tensor([3.0], requires_grad=True)
@@ -9,6 +10,7 @@ tensor([1.5000], requires_grad=True)
 """
 
 from . import lr_scheduler as lr_scheduler
+from . import swa_utils as swa_utils
 from .adadelta import Adadelta as Adadelta
 from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam

@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import jax.numpy as jnp
+
 from .._core.tensor import Tensor
 from ._cyclic_schedulers import CosineAnnealingWarmRestarts as CosineAnnealingWarmRestarts
 from ._cyclic_schedulers import CyclicLR as CyclicLR
@@ -31,6 +33,7 @@ from ._scheduler_base import (
     cos,
     either,
     group_values,
+    is_traced,
     structure_changed,
     warn_get_lr_called_within_step,
 )
@@ -232,10 +235,14 @@ class MultiStepLR(LRScheduler):
     def get_lr(self) -> list[float | Tensor]:
         """The current rates, times ``gamma ** count`` at a milestone."""
         warn_get_lr_called_within_step(self)
-        if self.last_epoch not in self.milestones:
+        epoch = self.last_epoch
+        if is_traced(epoch):  # inside jaxgrad.compile: the count at this epoch, maybe 0
+            count = sum(jnp.where(epoch == m, n, 0) for m, n in self.milestones.items())
+            return [group["lr"] * self.gamma**count for group in self.optimizer.param_groups]
+        if epoch not in self.milestones:
             return group_values(self.optimizer, "lr")
         return [
-            group["lr"] * self.gamma ** self.milestones[self.last_epoch]
+            group["lr"] * self.gamma ** self.milestones[epoch]
             for group in self.optimizer.param_groups
         ]
 
