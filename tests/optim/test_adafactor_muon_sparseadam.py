@@ -56,8 +56,10 @@ def test_adafactor_factors_the_last_two_dims_of_any_rank(dtype):
     def program(T):
         rng = np.random.default_rng(1)
         dt = getattr(T, dtype)
-        params = [T.tensor(rng.normal(size=s).tolist(), dtype=dt, requires_grad=True)
-                  for s in ((2, 3, 4), (), (1, 5))]
+        params = [
+            T.tensor(rng.normal(size=s).tolist(), dtype=dt, requires_grad=True)
+            for s in ((2, 3, 4), (), (1, 5))
+        ]
         opt = T.optim.Adafactor(params, lr=0.05, weight_decay=0.2)
         for _ in range(4):
             for p in params:
@@ -70,9 +72,12 @@ def test_adafactor_factors_the_last_two_dims_of_any_rank(dtype):
 
 def test_adafactor_tensor_lr():
     # a tensor lr caps rho_t as a float32 tensor (torch's min of a tensor and a float)
-    ok(lambda T: train(T, lambda T, p: T.optim.Adafactor(p, lr=T.tensor(0.05),
-                                                          weight_decay=0.1), steps=5),
-       rtol=1e-5)
+    ok(
+        lambda T: train(
+            T, lambda T, p: T.optim.Adafactor(p, lr=T.tensor(0.05), weight_decay=0.1), steps=5
+        ),
+        rtol=1e-5,
+    )
 
 
 def test_state_follows_the_default_dtype():
@@ -145,8 +150,9 @@ def _closure_program(make):
     return program
 
 
-@pytest.mark.parametrize("make", [adafactor("default"),
-                                  lambda T, p: T.optim.Muon(p, lr=0.1)], ids=["adafactor", "muon"])
+@pytest.mark.parametrize(
+    "make", [adafactor("default"), lambda T, p: T.optim.Muon(p, lr=0.1)], ids=["adafactor", "muon"]
+)
 def test_closure_returns_its_loss(make):
     ok(_closure_program(make))
 
@@ -177,8 +183,12 @@ def test_adafactor_load_state_dict_turns_number_steps_into_tensors():
 MUON = {
     "default": {},
     "plain_momentum_adamw_lr": {"lr": 0.02, "nesterov": False, "adjust_lr_fn": "match_rms_adamw"},
-    "original_lr_no_decay": {"lr": 0.1, "momentum": 0.5, "weight_decay": 0.0,
-                             "adjust_lr_fn": "original"},
+    "original_lr_no_decay": {
+        "lr": 0.1,
+        "momentum": 0.5,
+        "weight_decay": 0.0,
+        "adjust_lr_fn": "original",
+    },
     "ns_options": {"lr": 0.05, "ns_steps": 3, "ns_coefficients": (2.0, -1.5, 0.5), "eps": 1e-3},
 }
 
@@ -188,8 +198,10 @@ def muon_given_gradients(T, kwargs, dtype="float32", steps=5):
     gradients in both libraries."""
     rng = np.random.default_rng(3)
     dt = getattr(T, dtype)
-    params = [T.tensor(rng.normal(size=s).tolist(), dtype=dt, requires_grad=True)
-              for s in ((3, 5), (6, 2), (4, 4))]
+    params = [
+        T.tensor(rng.normal(size=s).tolist(), dtype=dt, requires_grad=True)
+        for s in ((3, 5), (6, 2), (4, 4))
+    ]
     opt = T.optim.Muon(params, **kwargs)
     for _ in range(steps):
         for p in params:
@@ -208,14 +220,19 @@ def test_muon_steps_as_torch(name, dtype):
 
 def test_muon_trains_an_mlp_and_resumes_from_a_state_dict():
     def make(T, params):
-        return T.optim.Muon([p for p in params if p.dim() == 2] if isinstance(params, list)
-                            else params, lr=0.05)
+        return T.optim.Muon(
+            [p for p in params if p.dim() == 2] if isinstance(params, list) else params, lr=0.05
+        )
 
     def program(T):
         rng = np.random.default_rng(4)
-        x, y = T.tensor(rng.normal(size=(6, 3)).tolist()), T.tensor(rng.normal(size=(6, 2)).tolist())
-        w1, w2 = (T.tensor(rng.normal(size=s).tolist(), requires_grad=True)
-                  for s in ((3, 4), (4, 2)))
+        x, y = (
+            T.tensor(rng.normal(size=(6, 3)).tolist()),
+            T.tensor(rng.normal(size=(6, 2)).tolist()),
+        )
+        w1, w2 = (
+            T.tensor(rng.normal(size=s).tolist(), requires_grad=True) for s in ((3, 4), (4, 2))
+        )
         opt = make(T, [w1, w2])
         losses = []
         for _ in range(6):
@@ -237,17 +254,19 @@ def test_muon_trains_an_mlp_and_resumes_from_a_state_dict():
 
 
 MUON_ERRORS = {
-    "vector_param": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True),
-                                            T.zeros(4, requires_grad=True)]),
+    "vector_param": lambda T: T.optim.Muon(
+        [T.zeros(2, 2, requires_grad=True), T.zeros(4, requires_grad=True)]
+    ),
     "3d_param": lambda T: T.optim.Muon([T.zeros(2, 2, 2, requires_grad=True)]),
     "lr": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True)], lr=-1.0),
-    "lr_tensor": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True)],
-                                        lr=T.tensor([0.1, 0.2])),
+    "lr_tensor": lambda T: T.optim.Muon(
+        [T.zeros(2, 2, requires_grad=True)], lr=T.tensor([0.1, 0.2])
+    ),
     "momentum": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True)], momentum=-0.5),
-    "weight_decay": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True)],
-                                           weight_decay=-0.5),
-    "adjust_lr_fn": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True)],
-                                           adjust_lr_fn="spectral"),
+    "weight_decay": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True)], weight_decay=-0.5),
+    "adjust_lr_fn": lambda T: T.optim.Muon(
+        [T.zeros(2, 2, requires_grad=True)], adjust_lr_fn="spectral"
+    ),
     "foreach": lambda T: T.optim.Muon([T.zeros(2, 2, requires_grad=True)], foreach=True),
 }
 
@@ -257,8 +276,11 @@ def test_muon_constructor_errors(name):
     raises(MUON_ERRORS[name])
 
 
-@pytest.mark.parametrize("kwargs", [{"ns_steps": 100}, {"ns_coefficients": (1.0, 2.0)}],
-                         ids=["ns_steps", "ns_coefficients"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"ns_steps": 100}, {"ns_coefficients": (1.0, 2.0)}],
+    ids=["ns_steps", "ns_coefficients"],
+)
 def test_muon_step_errors_leave_the_parameter(kwargs):
     # the buffer's lerp_ has run when the Newton-Schulz checks raise
     def program(T):
@@ -289,8 +311,9 @@ def test_muon_refuses_complex_params():
 def test_sparse_adam_groups_repr_and_state_dict():
     def program(T):
         a, b = T.zeros(3, requires_grad=True), T.zeros(2, 2, requires_grad=True)
-        opt = T.optim.SparseAdam([{"params": [a]}, {"params": [b], "lr": 0.5}],
-                                 betas=(0.8, 0.9), eps=1e-6, maximize=True)
+        opt = T.optim.SparseAdam(
+            [{"params": [a]}, {"params": [b], "lr": 0.5}], betas=(0.8, 0.9), eps=1e-6, maximize=True
+        )
         return repr(opt), opt.state_dict(), opt.defaults
 
     ok(program)
@@ -316,8 +339,10 @@ def test_sparse_adam_constructor_errors(name):
             params.append(T.zeros(2, dtype=T.complex64, requires_grad=True))
         if kwargs.get("lr") == "two-element":
             kwargs["lr"] = T.tensor([0.1, 0.2])
-        return T.optim.SparseAdam([{"params": params[:1]}, {"params": params[1:]}]
-                                  if len(params) > 1 else params, **kwargs)
+        return T.optim.SparseAdam(
+            [{"params": params[:1]}, {"params": params[1:]}] if len(params) > 1 else params,
+            **kwargs,
+        )
 
     raises(program)
 
@@ -371,16 +396,30 @@ def test_swap_in_steps_other_params_and_state_then_restores():
         opt.step()
         saved = copy.deepcopy(opt.state_dict())
         saved["param_groups"][0]["lr"] = 0.01
-        others = {"w": w.detach().clone().mul(2).requires_grad_(),
-                  "b": b.detach().clone().requires_grad_()}
+        others = {
+            "w": w.detach().clone().mul(2).requires_grad_(),
+            "b": b.detach().clone().requires_grad_(),
+        }
         others["w"].grad, others["b"].grad = T.full((2, 2), -1.0), T.ones(2)
         seen = []
         with T.optim.swap_in_optimizer_params_and_state(opt, others, saved):
             opt.step()
-            seen = [opt.param_groups[0]["lr"], opt.param_groups[0]["params"][0] is others["w"],
-                    len(opt.state), opt.state_dict()]
-        return (seen, others, saved, w, b, opt.state_dict(), opt.param_groups[0]["lr"],
-                opt.param_groups[0]["params"][0] is w)
+            seen = [
+                opt.param_groups[0]["lr"],
+                opt.param_groups[0]["params"][0] is others["w"],
+                len(opt.state),
+                opt.state_dict(),
+            ]
+        return (
+            seen,
+            others,
+            saved,
+            w,
+            b,
+            opt.state_dict(),
+            opt.param_groups[0]["lr"],
+            opt.param_groups[0]["params"][0] is w,
+        )
 
     ok(program)
 
@@ -405,18 +444,20 @@ SWAP_ERRORS = {
     "uninitialised": _swap_error(lambda T, s, p: (s, p), initialised=False),
     "not_a_dict": _swap_error(lambda T, s, p: ([s], p)),
     "state_not_a_dict": _swap_error(lambda T, s, p: ({**s, "state": [1]}, p)),
-    "state_keyed_by_tensors": _swap_error(
-        lambda T, s, p: ({**s, "state": {p["w"]: {}}}, p)),
+    "state_keyed_by_tensors": _swap_error(lambda T, s, p: ({**s, "state": {p["w"]: {}}}, p)),
     "state_entry_not_a_dict": _swap_error(lambda T, s, p: ({**s, "state": {0: 1}}, p)),
     "groups_not_a_list": _swap_error(lambda T, s, p: ({**s, "param_groups": ()}, p)),
     "group_count": _swap_error(lambda T, s, p: ({**s, "param_groups": []}, p)),
     "group_not_a_dict": _swap_error(lambda T, s, p: ({**s, "param_groups": [1]}, p)),
-    "group_params_not_ids": _swap_error(lambda T, s, p: (
-        {**s, "param_groups": [{**s["param_groups"][0], "params": ["w"]}]}, p)),
-    "group_size": _swap_error(lambda T, s, p: (
-        {**s, "param_groups": [{**s["param_groups"][0], "params": [0, 1]}]}, p)),
-    "group_keys": _swap_error(lambda T, s, p: (
-        {**s, "param_groups": [{**s["param_groups"][0], "extra": 1}]}, p)),
+    "group_params_not_ids": _swap_error(
+        lambda T, s, p: ({**s, "param_groups": [{**s["param_groups"][0], "params": ["w"]}]}, p)
+    ),
+    "group_size": _swap_error(
+        lambda T, s, p: ({**s, "param_groups": [{**s["param_groups"][0], "params": [0, 1]}]}, p)
+    ),
+    "group_keys": _swap_error(
+        lambda T, s, p: ({**s, "param_groups": [{**s["param_groups"][0], "extra": 1}]}, p)
+    ),
     "too_few_params": _swap_error(lambda T, s, p: (s, {})),
     "extra_state": _swap_error(lambda T, s, p: ({**s, "state": {**s["state"], 7: {}}}, p)),
 }

@@ -1,4 +1,4 @@
-"""``Muon``: momentum SGD for 2-D parameters whose update is orthogonalised by a Newton–Schulz
+"""``Muon``: momentum SGD for 2-D parameters whose update is orthogonalised by a Newton-Schulz
 iteration (in bfloat16, as torch runs it)."""
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ DEFAULT_C = 2.0315
 DEFAULT_NS_STEPS = 5
 
 
-def _zeropower_via_newtonschulz(grad: Tensor, ns_coefficients: tuple[float, float, float],
-                                ns_steps: int, eps: float) -> Tensor:
-    """torch's quintic Newton–Schulz iteration towards ``U V^T`` of ``grad = U S V^T``, in
+def _zeropower_via_newtonschulz(
+    grad: Tensor, ns_coefficients: tuple[float, float, float], ns_steps: int, eps: float
+) -> Tensor:
+    """torch's quintic Newton-Schulz iteration towards ``U V^T`` of ``grad = U S V^T``, in
     bfloat16 (the result's singular values land near, not at, one)."""
     if ns_steps >= 100:
         raise ValueError("Number of steps must be less than 100 for computational efficiency")
@@ -64,7 +65,7 @@ class Muon(Optimizer):
     """Muon, as ``torch.optim.Muon`` (torch's single-tensor update, op for op).
 
     Only 2-D parameters: per step ``buf.lerp_(grad, 1 - momentum)``, the update (Nesterov's
-    ``grad.lerp(buf, momentum)`` or ``buf``) orthogonalised by ``ns_steps`` Newton–Schulz
+    ``grad.lerp(buf, momentum)`` or ``buf``) orthogonalised by ``ns_steps`` Newton-Schulz
     iterations in bfloat16, then decoupled weight decay ``p *= 1 - lr * weight_decay`` and
     ``p -= adjusted_lr * update``. State per parameter: ``momentum_buffer``.
 
@@ -77,31 +78,46 @@ class Muon(Optimizer):
             [ 0.4473,  2.9352]], requires_grad=True)
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], lr: float = 1e-3,
-                 weight_decay: float = 0.1, momentum: float = 0.95, nesterov: bool = True,
-                 ns_coefficients: tuple[float, float, float] = (DEFAULT_A, DEFAULT_B,
-                                                                DEFAULT_C),
-                 eps: float = EPS, ns_steps: int = DEFAULT_NS_STEPS,
-                 adjust_lr_fn: str | None = None) -> None:
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict[str, Any]],
+        lr: float = 1e-3,
+        weight_decay: float = 0.1,
+        momentum: float = 0.95,
+        nesterov: bool = True,
+        ns_coefficients: tuple[float, float, float] = (DEFAULT_A, DEFAULT_B, DEFAULT_C),
+        eps: float = EPS,
+        ns_steps: int = DEFAULT_NS_STEPS,
+        adjust_lr_fn: str | None = None,
+    ) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
+        if not lr >= 0.0:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if not 0.0 <= momentum:
+        if not momentum >= 0.0:
             raise ValueError(f"momentum should be >= 0 but is: {momentum}")
-        if not 0.0 <= weight_decay:
+        if not weight_decay >= 0.0:
             raise ValueError(f"weight decay should be >= 0 but is: {weight_decay}")
         if adjust_lr_fn is not None and adjust_lr_fn not in ["original", "match_rms_adamw"]:
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
-        defaults = {"lr": lr, "weight_decay": weight_decay, "momentum": momentum,
-                    "nesterov": nesterov, "ns_coefficients": ns_coefficients, "eps": eps,
-                    "ns_steps": ns_steps, "adjust_lr_fn": adjust_lr_fn}
+        defaults = {
+            "lr": lr,
+            "weight_decay": weight_decay,
+            "momentum": momentum,
+            "nesterov": nesterov,
+            "ns_coefficients": ns_coefficients,
+            "eps": eps,
+            "ns_steps": ns_steps,
+            "adjust_lr_fn": adjust_lr_fn,
+        }
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
                 if p.ndim != 2:
-                    raise ValueError("Muon only supports 2D parameters whereas we found a "
-                                     f"parameter with size: {p.size()}")
+                    raise ValueError(
+                        "Muon only supports 2D parameters whereas we found a "
+                        f"parameter with size: {p.size()}"
+                    )
 
     def _init_state(self, p: Tensor) -> dict[str, Any]:
         """torch's ``_init_group`` for one parameter: its checks, then its momentum buffer."""
@@ -137,8 +153,9 @@ class Muon(Optimizer):
             buf = state["momentum_buffer"]
             buf.lerp_(grad, 1 - momentum)
             update = grad.lerp(buf, momentum) if group["nesterov"] else buf
-            update = _zeropower_via_newtonschulz(update, group["ns_coefficients"],
-                                                 group["ns_steps"], group["eps"])
+            update = _zeropower_via_newtonschulz(
+                update, group["ns_coefficients"], group["ns_steps"], group["eps"]
+            )
             adjusted_lr = _adjust_lr(lr, group["adjust_lr_fn"], p.shape)
             p.mul_(1 - lr * decay)
             p.add_(update, alpha=-adjusted_lr)

@@ -52,9 +52,7 @@ def _validate_state_field(state: Any) -> dict[Any, Any]:
     return state
 
 
-def _validate_param_groups_field(
-    optimizer: Optimizer, param_groups: Any
-) -> list[dict[str, Any]]:
+def _validate_param_groups_field(optimizer: Optimizer, param_groups: Any) -> list[dict[str, Any]]:
     """``param_groups`` must be a list whose length matches the live optimizer's param groups."""
     if not isinstance(param_groups, list):
         raise RuntimeError(
@@ -63,8 +61,7 @@ def _validate_param_groups_field(
         )
     if len(optimizer.param_groups) != len(param_groups):
         raise RuntimeError(
-            "swapin_optim_state has a different number of parameter groups than "
-            "the live optimizer."
+            "swapin_optim_state has a different number of parameter groups than the live optimizer."
         )
     return param_groups
 
@@ -79,7 +76,8 @@ def _validate_group_against_live(
 
     Asserts:
     1. swap-in group is a dict.
-    2. ``group['params']`` is a list of ints, and its length matches the params of the live optim group.
+    2. ``group['params']`` is a list of ints, and its length matches the params of the live
+       optim group.
     3. Keys inside swapin group should match the keys in the live optim group.
     """
     if not isinstance(swapin_group, dict):
@@ -225,9 +223,7 @@ def swap_in_optimizer_params_and_state(
     >>> other, w, saved["state"][0]["momentum_buffer"]
     (tensor([2.5500], requires_grad=True), tensor([0.5000], requires_grad=True), tensor([2.9000]))
     """
-    state, group_swapin_infos = _prepare_swap_in(
-        optimizer, swapin_parameters, swapin_optim_state
-    )
+    state, group_swapin_infos = _prepare_swap_in(optimizer, swapin_parameters, swapin_optim_state)
 
     original_state = optimizer.state
     # Shallow-copy each group dict so we can restore the full pre-swap
@@ -261,9 +257,7 @@ def swap_in_optimizer_params_and_state(
         yield
     finally:
         # Restore each live group dict to its pre-swap contents.
-        for group, snapshot in zip(
-            optimizer.param_groups, original_group_snapshots, strict=True
-        ):
+        for group, snapshot in zip(optimizer.param_groups, original_group_snapshots, strict=True):
             group.clear()
             group.update(snapshot)
         optimizer.state = original_state

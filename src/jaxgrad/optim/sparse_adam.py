@@ -35,14 +35,19 @@ class SparseAdam(Optimizer):
     RuntimeError: SparseAdam does not support dense gradients, please consider Adam instead
     """
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]],
-                 lr: float | Tensor = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, maximize: bool = False) -> None:
+    def __init__(
+        self,
+        params: Iterable[Tensor] | Iterable[dict[str, Any]],
+        lr: float | Tensor = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        maximize: bool = False,
+    ) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 < lr:
+        if not lr > 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 < eps:
+        if not eps > 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
@@ -50,13 +55,17 @@ class SparseAdam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize}
         super().__init__(params, defaults)
-        complex_params = [[index, d_index]
-                          for index, group in enumerate(self.param_groups)
-                          for d_index, param in enumerate(group["params"])
-                          if param.is_complex()]
+        complex_params = [
+            [index, d_index]
+            for index, group in enumerate(self.param_groups)
+            for d_index, param in enumerate(group["params"])
+            if param.is_complex()
+        ]
         if complex_params:
-            raise ValueError(f"Complex params at indices {complex_params}: SparseAdam does not "
-                             "support complex parameters")
+            raise ValueError(
+                f"Complex params at indices {complex_params}: SparseAdam does not "
+                "support complex parameters"
+            )
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Run ``closure`` (with grad) and check the gradients: a parameter with a (dense)
@@ -74,6 +83,7 @@ class SparseAdam(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None and not p.grad.is_sparse:
-                    raise RuntimeError("SparseAdam does not support dense gradients, please "
-                                       "consider Adam instead")
+                    raise RuntimeError(
+                        "SparseAdam does not support dense gradients, please consider Adam instead"
+                    )
         return loss
