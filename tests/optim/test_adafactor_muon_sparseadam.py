@@ -466,3 +466,67 @@ SWAP_ERRORS = {
 @pytest.mark.parametrize("name", SWAP_ERRORS)
 def test_swap_in_errors(name):
     raises(SWAP_ERRORS[name])
+
+
+def test_adafactor_eps1_comes_from_the_first_parameters_dtype():
+    # eps1=None becomes finfo(dtype).eps of the first parameter stepped, for the whole group
+    def program(T):
+        a = T.tensor([[1e-9, 2e-9], [0.0, 1e-9]], dtype=T.float64, requires_grad=True)
+        b = T.tensor([1e-9, 0.0, 3e-9], dtype=T.float32, requires_grad=True)
+        opt = T.optim.Adafactor([a, b], foreach=False)
+        for _ in range(3):
+            a.grad = T.tensor([[1e-9, 0.0], [2e-9, 0.0]], dtype=T.float64)
+            b.grad = T.tensor([1e-9, 0.0, 0.0])
+            opt.step()
+        return a, b, opt.state_dict()
+
+    ok(program)
+
+
+@pytest.mark.parametrize("family", ["adafactor", "muon"])
+def test_bfloat16_params(family):
+    def program(T):
+        rng = np.random.default_rng(6)
+        params = [
+            T.tensor(rng.normal(size=s).tolist(), dtype=T.bfloat16, requires_grad=True)
+            for s in ((3, 4), (5, 2))
+        ]
+        opt = (
+            T.optim.Adafactor(params, lr=0.1, weight_decay=0.1)
+            if family == "adafactor"
+            else T.optim.Muon(params, lr=0.1)
+        )
+        for _ in range(3):
+            for p in params:
+                p.grad = T.tensor(rng.normal(size=p.shape).tolist(), dtype=T.bfloat16)
+            opt.step()
+        return params, opt.state_dict()
+
+    ok(program, rtol=1e-2)
+
+
+def test_muon_tensor_lr():
+    ok(lambda T: muon_given_gradients(T, {"lr": T.tensor(0.05), "weight_decay": 0.2}, steps=3))
+
+
+@pytest.mark.parametrize("family", ["adafactor", "muon", "sparse_adam"])
+def test_step_hooks_and_non_leaf_params(family):
+    def program(T):
+        w = T.ones(2, 2, requires_grad=True)
+        make = {
+            "adafactor": T.optim.Adafactor,
+            "muon": T.optim.Muon,
+            "sparse_adam": T.optim.SparseAdam,
+        }[family]
+        opt = make([w])
+        calls = []
+        opt.register_step_pre_hook(lambda o, args, kwargs: calls.append(("pre", len(args))))
+        opt.register_step_post_hook(lambda o, args, kwargs: calls.append(("post", len(args))))
+        opt.step()
+        try:
+            make([w * 2])
+        except ValueError as exc:
+            calls.append(str(exc))
+        return calls, type(opt).__name__, type(opt).__module__
+
+    ok(program)
