@@ -14,7 +14,7 @@ import copy
 import numpy as np
 import pytest
 
-from differential import bug, ok, raises
+from differential import bug, compiled_on_jaxgrad, ok, raises, torch, traces
 from optim_problems import Problem
 
 PROBLEM = Problem(seed=5)
@@ -530,3 +530,26 @@ def test_step_hooks_and_non_leaf_params(family):
         return calls, type(opt).__name__, type(opt).__module__
 
     ok(program)
+
+
+def test_compiled_muon_step_matches_eager_torch():
+    # the whole step (bfloat16 Newton-Schulz included) traces; the lr is static, so a new lr
+    # retraces and is used. XLA keeps some bfloat16 intermediates of the fused iteration in
+    # float32 (as any jax.jit program): the update differs from eager in the last bfloat16 digit
+    def program(T):
+        w = T.tensor([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]], requires_grad=True)
+        opt = T.optim.Muon([w], lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            (w * x).sum().backward()
+            opt.step()
+
+        run = compiled_on_jaxgrad(T, step)
+        for k in range(4):
+            if k == 2:
+                opt.param_groups[0]["lr"] = 0.05
+            run(T.tensor([[1.0, 2.0, -1.0], [0.5, float(k), 2.0]]))
+        return w, opt.state_dict(), traces(run) if T is not torch else 2
+
+    ok(program, rtol=1e-2)

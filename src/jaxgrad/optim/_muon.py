@@ -7,6 +7,8 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import jax
+
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from .._functions.creation import zeros
@@ -78,6 +80,11 @@ class Muon(Optimizer):
             [ 0.4473,  2.9352]], requires_grad=True)
     """
 
+    # (under jaxgrad.compile the learning rate starts static, so the whole update traces;
+    # ``add_``'s alpha must be a number: once a changing lr is traced, jaxgrad.compile warns
+    # and runs that signature eagerly)
+    _jaxgrad_traced_state: dict[str, Any] = {}
+
     def __init__(
         self,
         params: Iterable[Tensor] | Iterable[dict[str, Any]],
@@ -146,6 +153,8 @@ class Muon(Optimizer):
         """torch's _single_tensor_muon, op for op."""
         states = [self._init_state(p) for p in params]
         lr, decay, momentum = to_scalar(group["lr"]), group["weight_decay"], group["momentum"]
+        if isinstance(lr, jax.core.Tracer):
+            lr = float(lr)  # (raises jax's ConcretizationTypeError: compile runs eagerly)
         for p, state in zip(params, states):
             grad = p.grad
             if grad.ndim != 2:
