@@ -25,7 +25,6 @@ ADAFACTOR = {
     "lr_decay_maximize": {"lr": 0.1, "weight_decay": 0.1, "maximize": True},
     "eps_d_beta2_decay": {"eps": (1e-3, 1e-2), "d": 2.0, "beta2_decay": -0.5},
     "foreach": {"lr": 0.05, "weight_decay": 0.01, "foreach": True},
-    "flags_off": {"foreach": False, "maximize": False},
 }
 
 
@@ -37,16 +36,16 @@ def adafactor(name):
 def test_adafactor_trains_as_torch(name):
     # params (versions: [mul_,] add_ per step), grads, state dict (step, row_var/col_var for the
     # matrices, variance for the bias; their versions), losses, repr
-    ok(lambda T: train(T, adafactor(name), steps=10), rtol=1e-5)
+    ok(lambda T: train(T, adafactor(name), steps=6), rtol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["default", "lr_decay_maximize", "eps_d_beta2_decay"])
+@pytest.mark.parametrize("name", ["lr_decay_maximize", "eps_d_beta2_decay"])
 def test_adafactor_float64(name):
-    ok(lambda T: train(T, adafactor(name), steps=10, dtype=T.float64))
+    ok(lambda T: train(T, adafactor(name), steps=6, dtype=T.float64))
 
 
 def test_adafactor_given_gradients_and_param_groups():
-    ok(lambda T: given_gradients(T, adafactor("lr_decay_maximize"), steps=10), rtol=1e-5)
+    ok(lambda T: given_gradients(T, adafactor("lr_decay_maximize"), steps=6), rtol=1e-5)
     ok(lambda T: train(T, adafactor("default"), steps=5, groups=True), rtol=1e-5)
 
 
@@ -210,8 +209,9 @@ def muon_given_gradients(T, kwargs, dtype="float32", steps=5):
     return params, opt.state_dict(), repr(opt)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", MUON)
+@pytest.mark.parametrize(
+    ("name", "dtype"), [(name, "float32") for name in MUON] + [("default", "float64")]
+)
 def test_muon_steps_as_torch(name, dtype):
     # the bfloat16 Newton-Schulz iteration agrees bit for bit; versions: lerp_ on the buffer,
     # mul_ and add_ on the parameter per step
