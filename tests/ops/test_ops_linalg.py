@@ -412,3 +412,16 @@ def test_half_precision_vector_norm_rounds_once(dtype, ord):
                 x.norm(), x.norm(dim=0, keepdim=True))
 
     ok(program, rtol=0)
+
+
+def test_half_precision_addmm_fuses_beta_times_self():
+    """torch's bfloat16 addmm rounds ``alpha * (a @ b)`` to float32 and adds ``beta * self``
+    with one rounding: here ``3.4445 * self + product`` sits just above a bfloat16 tie that the
+    float32 sum of two rounded terms lands on."""
+
+    def program(T):
+        x = T.tensor([[0.77734375, -0.3515625], [0.4921875, 0.58203125]], dtype=T.bfloat16)
+        g = T.tensor([[-2.328125, -0.37695312], [-0.37695312, -2.03125]], dtype=T.bfloat16)
+        return T.addmm(x, g, x, beta=3.4445), T.addmm(x, g, x, beta=-4.775, alpha=2.0315)
+
+    ok(program, rtol=0)
