@@ -33,7 +33,19 @@ from . import viz as viz
 from ._core.tensor import Tensor as Tensor
 from ._functions.legacy_types import tensortype
 
+from ._core.legacy_storage import BFloat16Storage as BFloat16Storage
+from ._core.legacy_storage import BoolStorage as BoolStorage
+from ._core.legacy_storage import ByteStorage as ByteStorage
+from ._core.legacy_storage import CharStorage as CharStorage
+from ._core.legacy_storage import ComplexDoubleStorage as ComplexDoubleStorage
+from ._core.legacy_storage import ComplexFloatStorage as ComplexFloatStorage
+from ._core.legacy_storage import DoubleStorage as DoubleStorage
+from ._core.legacy_storage import FloatStorage as FloatStorage
 from ._functions.random import Generator as Generator
+from ._core.legacy_storage import HalfStorage as HalfStorage
+from ._core.legacy_storage import IntStorage as IntStorage
+from ._core.legacy_storage import LongStorage as LongStorage
+from ._core.legacy_storage import ShortStorage as ShortStorage
 from ._core.tensor import Size as Size
 from .storage import TypedStorage as TypedStorage
 from .storage import UntypedStorage as UntypedStorage

@@ -215,3 +215,98 @@ REMOVED = {
 @pytest.mark.parametrize("name", list(REMOVED))
 def test_removed_linalg_functions_raise_torchs_message(name):
     raises(REMOVED[name])
+
+
+# --- memory and devices: share_memory_, storage_type, legacy storages, record_stream, ... -----
+
+
+def test_share_memory_marks_the_storage_shared():
+    def program(T):
+        x = T.arange(4.0, requires_grad=True)
+        before = x.is_shared()
+        returned = x.share_memory_() is x
+        views = x[1:].is_shared(), x.detach().is_shared(), x.untyped_storage().is_shared()
+        return before, returned, x.is_shared(), views, x._version, T.ones(2).is_shared()
+
+    ok(program)
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "float32",
+        "float64",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "bool",
+        "float16",
+        "bfloat16",
+        "complex64",
+        "complex128",
+    ],
+)
+def test_storage_type_is_the_legacy_storage_class(dtype):
+    def program(T):
+        cls = T.ones(2, dtype=getattr(T, dtype)).storage_type()
+        return repr(cls), cls.dtype, cls is getattr(T, cls.__name__)
+
+    ok(program)
+
+
+def test_legacy_storage_classes_build_typed_storages():
+    def program(T):
+        empty, sized, data = T.FloatStorage(), T.DoubleStorage(3), T.LongStorage([4, 5, 6])
+        return (
+            type(empty).__name__,
+            len(empty),
+            len(sized),
+            sized.dtype,
+            data.tolist(),
+            data.dtype,
+            data.type(),
+            isinstance(data, T.LongStorage),
+            isinstance(data, T.IntStorage),
+            isinstance(T.ones(2).storage(), T.FloatStorage),
+            isinstance(sized, T.storage.TypedStorage),
+        )
+
+    ok(program)
+
+
+@pytest.mark.parametrize("args, kwargs", [((2,), {"dtype": "float64"}), (("a",), {}), ((2, 3), {})])
+def test_legacy_storage_constructor_errors(args, kwargs):
+    raises(lambda T: T.FloatStorage(*args, **kwargs))
+
+
+MEMORY_ERRORS = {
+    "record_stream_none": lambda T: T.ones(2).record_stream(None),
+    "record_stream_int": lambda T: T.ones(2).record_stream(1),
+    "record_stream_missing": lambda T: T.ones(2).record_stream(),
+    "xpu": lambda T: T.ones(2).xpu(),
+    "xpu_string": lambda T: T.ones(2).xpu("xpu:0"),
+    "xpu_index": lambda T: T.ones(2).xpu(0),
+    "ipu": lambda T: T.ones(2).ipu(non_blocking=True),
+    "ipu_index": lambda T: T.ones(2).ipu(0),
+    "mtia": lambda T: T.ones(2).mtia(),
+    "mtia_index": lambda T: T.ones(2).mtia(0),
+    "module_load_into_leaf": lambda T: T.ones(2, requires_grad=True).module_load(T.zeros(2)),
+}
+
+
+@pytest.mark.parametrize("name", list(MEMORY_ERRORS))
+def test_memory_and_device_errors(name):
+    raises(MEMORY_ERRORS[name])
+
+
+@pytest.mark.parametrize("assign", [False, True])
+def test_module_load_copies_or_assigns_a_detached_value(assign):
+    def program(T):
+        x = T.zeros(2, dtype=T.float64)
+        other = T.tensor([3.0, 4.0], dtype=T.float64, requires_grad=True)
+        out = x.module_load(other * 2, assign=assign)
+        return out, out is x, x, x._version, out._base is None
+
+    ok(program)
