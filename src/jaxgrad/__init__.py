@@ -155,6 +155,8 @@ from ._functions.legacy_types import CPU_TYPES as _CPU_TYPES
 from ._functions.linalg import tensordot as tensordot
 from ._functions.linalg import tril_indices as tril_indices
 from ._functions.linalg import triu_indices as triu_indices
+from ._functions.linalg_lowrank import pca_lowrank as pca_lowrank
+from ._functions.linalg_lowrank import svd_lowrank as svd_lowrank
 from ._functions.pointwise import typename as typename
 from ._functions.queries import broadcast_shapes as broadcast_shapes
 from ._functions.queries import is_storage as is_storage

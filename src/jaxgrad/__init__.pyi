@@ -171,6 +171,7 @@ from ._functions.random import normal as normal
 from ._functions.creation import ones as ones
 from ._functions.creation import ones_like as ones_like
 from .nn.functional import pairwise_distance as pairwise_distance
+from ._functions.linalg_lowrank import pca_lowrank as pca_lowrank
 from .nn.functional import pixel_shuffle as pixel_shuffle
 from .nn.functional import pixel_unshuffle as pixel_unshuffle
 from ._functions.random import poisson as poisson
@@ -219,6 +220,7 @@ from ._core.layout import sparse_coo as sparse_coo
 from ._core.layout import sparse_csc as sparse_csc
 from ._core.layout import sparse_csr as sparse_csr
 from ._core.layout import strided as strided
+from ._functions.linalg_lowrank import svd_lowrank as svd_lowrank
 from ._functions.removed_linalg import symeig as symeig
 from ._functions.creation import tensor as tensor
 from ._functions.linalg import tensordot as tensordot

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import captured_warnings, ok, raises, weighted_grads
+from differential import captured_warnings, ok, raises, val, weighted_grads
 
 torch = pytest.importorskip("torch")
 
@@ -310,3 +310,129 @@ def test_module_load_copies_or_assigns_a_detached_value(assign):
         return out, out is x, x, x._version, out._base is None
 
     ok(program)
+
+
+# --- svd_lowrank / pca_lowrank: randomized, exact where q covers the rank ---------------------
+
+
+def _matrix(T, shape, rank, seed=0):
+    """A float64 leaf of ``shape`` and the given rank (fixed values, the same on both)."""
+    rs = np.random.RandomState(seed)
+    *batch, m, n = shape
+    values = rs.randn(*batch, m, rank) @ rs.randn(*batch, rank, n)
+    return T.tensor(values, dtype=T.float64, requires_grad=True)
+
+
+def _described(T, U, S, V):
+    """What the random sketch cannot change: S, the product U S V^H, orthonormal U and V."""
+    eye = lambda k: T.eye(k, dtype=T.float64)
+    return (
+        S,
+        U @ T.diag_embed(S) @ V.mH,
+        tuple(U.shape),
+        tuple(V.shape),
+        (U.mH @ U - eye(U.shape[-1])).abs().max() < 1e-10,
+        (V.mH @ V - eye(V.shape[-1])).abs().max() < 1e-10,
+    )
+
+
+LOWRANK = {  # name -> (shape, rank, q)
+    "tall_low_rank": ((6, 5), 2, 2),
+    "tall_q_above_rank": ((6, 5), 2, 4),
+    "wide_low_rank": ((3, 7), 2, 3),
+    "batched": ((2, 5, 4), 3, 3),
+}
+
+
+@pytest.mark.parametrize("name", list(LOWRANK))
+def test_svd_lowrank_is_exact_where_q_covers_the_rank(name):
+    shape, rank, q = LOWRANK[name]
+
+    def program(T):
+        A = _matrix(T, shape, rank)
+        return _described(T, *T.svd_lowrank(A, q=q))
+
+    ok(program)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5)])
+def test_svd_lowrank_gradient_of_the_singular_values(shape):
+    def program(T):
+        A = _matrix(T, shape, min(shape))
+        _, S, _ = T.svd_lowrank(A, q=min(shape), niter=1)
+        (S * T.tensor([1.0, 2.0, 3.0], dtype=T.float64)).sum().backward()
+        return S, val(A.grad)  # (torch's .grad of the wide case is at version 2: see val)
+
+    ok(program)
+
+
+def test_svd_lowrank_with_a_mean_matrix():
+    def program(T):
+        A = _matrix(T, (6, 4), 2)
+        M = T.tensor(np.linspace(-1, 1, 4), dtype=T.float64)  # broadcast over the rows
+        U, S, V = T.svd_lowrank(A + M, q=3, M=M)
+        return _described(T, U, S, V)
+
+    ok(program)
+
+
+PCA = {
+    "centered": lambda T, A: T.pca_lowrank(A, q=3),
+    "default_q": lambda T, A: T.pca_lowrank(A),
+    "uncentered": lambda T, A: T.pca_lowrank(A, q=3, center=False, niter=3),
+}
+
+
+@pytest.mark.parametrize("name", list(PCA))
+def test_pca_lowrank(name):
+    ok(lambda T: _described(T, *PCA[name](T, _matrix(T, (7, 4), 3))))
+
+
+@pytest.mark.parametrize("kwargs", [{"q": 5}, {"q": -1}, {"niter": -1}])
+def test_pca_lowrank_errors(kwargs):
+    raises(lambda T: T.pca_lowrank(T.ones(6, 4), **kwargs))
+
+
+# --- utils.hooks ----------------------------------------------------------------------------
+
+
+def test_removable_handle_removes_from_its_dicts():
+    def program(T):
+        from collections import OrderedDict
+
+        hooks, extra, more = OrderedDict(), {}, {}
+        one = T.utils.hooks.RemovableHandle(hooks, extra_dict=extra)
+        two = T.utils.hooks.RemovableHandle(hooks, extra_dict=[extra, more])
+        for handle in (one, two):
+            hooks[handle.id] = extra[handle.id] = more[handle.id] = True
+        one.remove()
+        with two:
+            kept = len(hooks), len(extra), len(more)
+        return kept, (len(hooks), len(extra), len(more)), two.id - one.id
+
+    ok(program)
+
+
+class _NamedHook:
+    def __call__(self, grad):
+        return grad
+
+    def __repr__(self):
+        return "_NamedHook()"
+
+
+def test_warn_if_has_hooks_skips_unserializable_hooks():
+    def program(T):
+        x = T.ones(2, requires_grad=True)
+        T.utils.hooks.warn_if_has_hooks(x)  # no hooks: no warning
+        x.register_hook(_NamedHook())
+        x.register_hook(T.utils.hooks.unserializable_hook(_NamedHook()))
+        T.utils.hooks.warn_if_has_hooks(x)
+
+    warned = captured_warnings(program, J)
+    assert warned == captured_warnings(program, torch) and len(warned) == 1
+
+
+def test_backward_hook_is_the_one_modules_use():
+    assert J.utils.hooks.BackwardHook is J.nn.modules.module.BackwardHook
+    assert sorted(J.utils.hooks.__all__) == sorted(torch.utils.hooks.__all__)
