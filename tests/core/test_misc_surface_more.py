@@ -180,6 +180,31 @@ def test_capsules_cross_between_jaxgrad_and_torch():
     assert half.dtype == J.bfloat16 and half.tolist() == [1.5, -2.0]
 
 
+def test_from_dlpack_copy_and_device():
+    def program(T):
+        a = np.arange(3.0)
+        copied, shared = T.from_dlpack(a, copy=True), T.from_dlpack(a, device="cpu")
+        x = T.arange(3.0)
+        x_copy = T.from_dlpack(x, copy=True)
+        a[0], _ = -5.0, x.add_(1)
+        return copied, shared, x_copy, str(shared.device)
+
+    ok(program)
+
+
+def test_utils_dlpack_names_match_torch():
+    import torch.utils.dlpack as TD
+
+    import jaxgrad.utils.dlpack as JD
+
+    assert [(m.name, m.value) for m in JD.DLDeviceType] == [
+        (m.name, m.value) for m in TD.DLDeviceType
+    ]
+    assert JD.__all__ == TD.__all__ and JD.from_dlpack is J.from_dlpack
+    assert JD.to_dlpack is J.to_dlpack
+    ok(lambda T: T.utils.dlpack.from_dlpack(T.utils.dlpack.to_dlpack(T.tensor([1, 2]))))
+
+
 DLPACK_ERRORS = {
     "requires_grad": lambda T: T.from_dlpack(T.zeros(2, requires_grad=True)),
     "not_a_producer": lambda T: T.from_dlpack([1, 2]),
@@ -400,7 +425,7 @@ def test_removable_handle_removes_from_its_dicts():
     def program(T):
         from collections import OrderedDict
 
-        hooks, extra, more = OrderedDict(), {}, {}
+        hooks, extra, more = OrderedDict(), OrderedDict(), OrderedDict()
         one = T.utils.hooks.RemovableHandle(hooks, extra_dict=extra)
         two = T.utils.hooks.RemovableHandle(hooks, extra_dict=[extra, more])
         for handle in (one, two):
