@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import captured_warnings, ok, raises, val, weighted_grads
+from differential import bug, captured_warnings, ok, raises, val, weighted_grads
 
 torch = pytest.importorskip("torch")
 
@@ -26,6 +26,31 @@ def test_fill_values_and_grads(tensor_value):
         return y, x._version, weighted_grads(T, y, *leaves)
 
     ok(program)
+
+
+def _fill_double_backward(T):
+    x = T.tensor([1.0, -2.0, 3.0], dtype=T.float64, requires_grad=True)
+    v = T.tensor(0.5, dtype=T.float64, requires_grad=True)
+    w = T.tensor([1.0, 2.0, -4.0], dtype=T.float64, requires_grad=True)
+    gx, gv = T.autograd.grad((T.fill(x * 2, v) * w).sum(), (x, v), create_graph=True)
+    return x, v, w, gx, gv
+
+
+def test_fill_double_backward():
+    def program(T):
+        x, v, w, gx, gv = _fill_double_backward(T)
+        (gv * 3).backward()
+        return gx.detach(), gv, w.grad, x.grad, v.grad
+
+    ok(program)
+
+
+@bug(
+    "a zeros_like(grad) formula run under create_graph gives a result requiring grad (a "
+    "MulBackward0 history here); torch's has none"
+)
+def test_fill_double_backward_zero_gradient_has_no_history():
+    ok(lambda T: _fill_double_backward(T)[3])
 
 
 def test_fill_keeps_the_input_dtype_and_checks_the_value():
