@@ -416,6 +416,17 @@ def test_svd_lowrank_gradient_of_the_singular_values(shape):
     ok(program)
 
 
+def test_svd_lowrank_second_derivative_of_the_singular_values():
+    def program(T):
+        A = _matrix(T, (4, 3), 3)
+        _, S, _ = T.svd_lowrank(A, q=3, niter=1)
+        (g,) = T.autograd.grad((S * S.detach()).sum(), A, create_graph=True)
+        (g * T.arange(12.0, dtype=T.float64).reshape(4, 3)).sum().backward()
+        return g.detach(), val(A.grad)
+
+    ok(program, rtol=1e-9)
+
+
 def test_svd_lowrank_with_a_mean_matrix():
     def program(T):
         A = _matrix(T, (6, 4), 2)
