@@ -76,6 +76,18 @@ from ._core.layout import sparse_coo as sparse_coo
 from ._core.layout import sparse_csc as sparse_csc
 from ._core.layout import sparse_csr as sparse_csr
 from ._core.layout import strided as strided
+from ._core.legacy_storage import BFloat16Storage as BFloat16Storage
+from ._core.legacy_storage import BoolStorage as BoolStorage
+from ._core.legacy_storage import ByteStorage as ByteStorage
+from ._core.legacy_storage import CharStorage as CharStorage
+from ._core.legacy_storage import ComplexDoubleStorage as ComplexDoubleStorage
+from ._core.legacy_storage import ComplexFloatStorage as ComplexFloatStorage
+from ._core.legacy_storage import DoubleStorage as DoubleStorage
+from ._core.legacy_storage import FloatStorage as FloatStorage
+from ._core.legacy_storage import HalfStorage as HalfStorage
+from ._core.legacy_storage import IntStorage as IntStorage
+from ._core.legacy_storage import LongStorage as LongStorage
+from ._core.legacy_storage import ShortStorage as ShortStorage
 from ._core.memory_format import channels_last as channels_last
 from ._core.memory_format import channels_last_3d as channels_last_3d
 from ._core.memory_format import contiguous_format as contiguous_format
@@ -143,6 +155,8 @@ from ._functions.legacy_types import CPU_TYPES as _CPU_TYPES
 from ._functions.linalg import tensordot as tensordot
 from ._functions.linalg import tril_indices as tril_indices
 from ._functions.linalg import triu_indices as triu_indices
+from ._functions.linalg_lowrank import pca_lowrank as pca_lowrank
+from ._functions.linalg_lowrank import svd_lowrank as svd_lowrank
 from ._functions.pointwise import typename as typename
 from ._functions.queries import broadcast_shapes as broadcast_shapes
 from ._functions.queries import is_storage as is_storage

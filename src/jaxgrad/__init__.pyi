@@ -33,7 +33,19 @@ from . import viz as viz
 from ._core.tensor import Tensor as Tensor
 from ._functions.legacy_types import tensortype
 
+from ._core.legacy_storage import BFloat16Storage as BFloat16Storage
+from ._core.legacy_storage import BoolStorage as BoolStorage
+from ._core.legacy_storage import ByteStorage as ByteStorage
+from ._core.legacy_storage import CharStorage as CharStorage
+from ._core.legacy_storage import ComplexDoubleStorage as ComplexDoubleStorage
+from ._core.legacy_storage import ComplexFloatStorage as ComplexFloatStorage
+from ._core.legacy_storage import DoubleStorage as DoubleStorage
+from ._core.legacy_storage import FloatStorage as FloatStorage
 from ._functions.random import Generator as Generator
+from ._core.legacy_storage import HalfStorage as HalfStorage
+from ._core.legacy_storage import IntStorage as IntStorage
+from ._core.legacy_storage import LongStorage as LongStorage
+from ._core.legacy_storage import ShortStorage as ShortStorage
 from ._core.tensor import Size as Size
 from .storage import TypedStorage as TypedStorage
 from .storage import UntypedStorage as UntypedStorage
@@ -160,6 +172,7 @@ from ._functions.random import normal as normal
 from ._functions.creation import ones as ones
 from ._functions.creation import ones_like as ones_like
 from .nn.functional import pairwise_distance as pairwise_distance
+from ._functions.linalg_lowrank import pca_lowrank as pca_lowrank
 from .nn.functional import pixel_shuffle as pixel_shuffle
 from .nn.functional import pixel_unshuffle as pixel_unshuffle
 from ._functions.random import poisson as poisson
@@ -208,6 +221,7 @@ from ._core.layout import sparse_coo as sparse_coo
 from ._core.layout import sparse_csc as sparse_csc
 from ._core.layout import sparse_csr as sparse_csr
 from ._core.layout import strided as strided
+from ._functions.linalg_lowrank import svd_lowrank as svd_lowrank
 from ._functions.removed_linalg import symeig as symeig
 from ._functions.creation import tensor as tensor
 from ._functions.linalg import tensordot as tensordot

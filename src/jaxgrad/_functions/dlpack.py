@@ -46,10 +46,10 @@ class _Capsule:
         return (_CPU, 0)
 
 
-def from_dlpack(ext_tensor: Any) -> Tensor:
+def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None) -> Tensor:
     """A tensor over a DLPack producer's data (an object with ``__dlpack__``, or a capsule from
     :func:`to_dlpack`); a jaxgrad tensor gives a new tensor over its storage, with its own
-    version counter, as torch's does.
+    version counter, as torch's does. ``copy=True`` always copies; ``device`` moves the result.
 
     >>> import jaxgrad
     >>> x = jaxgrad.arange(3.0)
@@ -58,12 +58,18 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     >>> x, x._version, y._version
     (tensor([0., 2., 4.]), 0, 1)
     """
+    out = _imported(ext_tensor, copy)
+    return out if device is None else out.to(device)
+
+
+def _imported(ext_tensor: Any, copy: bool | None) -> Tensor:
     if isinstance(ext_tensor, Tensor):
         if ext_tensor.requires_grad:
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-        return ext_tensor._alias(share_version=False)
+        alias = ext_tensor._alias(share_version=False)
+        return alias.clone() if copy else alias
     if isinstance(ext_tensor, np.ndarray):
-        return creation.from_numpy(ext_tensor)
+        return creation.tensor(ext_tensor) if copy else creation.from_numpy(ext_tensor)
     if hasattr(ext_tensor, "__dlpack__"):
         producer = ext_tensor
     elif type(ext_tensor).__name__ == "PyCapsule":

@@ -30,6 +30,7 @@ from . import creation as _creation
 from . import legacy_types as _legacy_types
 from . import random as _random
 from . import removed_linalg as _removed_linalg
+from . import tensor_memory as _tensor_memory
 from . import tensor_surface as _tensor_surface
 from .catalog import DECLARED
 from .opgen import method_form
@@ -397,4 +398,5 @@ _HAND_WRITTEN: dict[str, Any] = {
     "new_full": dispatches("new_full")(_new(_creation.full)),
     **_tensor_surface.SURFACE,
     **_removed_linalg.METHODS,
+    **_tensor_memory.METHODS,
 }

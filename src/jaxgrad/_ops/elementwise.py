@@ -240,7 +240,8 @@ FILL_OUT = Op("fill", "FillBackward0", lambda x, value: jnp.full_like(x, value),
 FILL_OUT_TENSOR = Op("fill", "FillBackward1", lambda x, value: jnp.full_like(x, value),
                      inputs=("self", "value"),
                      grads={"self": lambda grad: jnp.zeros_like(grad),
-                            "value": lambda grad: grad.sum()})
+                            "value": lambda grad: grad.sum()},
+                     grad_nodes={"value": "SumBackward0"})
 FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value), aux=("value",),
           grads={"self": lambda grad: jnp.zeros_like(grad)}, overlap="allow")
 FILL_TENSOR = Op("fill", "FillBackward3", lambda x, value: jnp.full_like(x, value),
