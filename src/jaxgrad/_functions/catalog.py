@@ -36,6 +36,7 @@ from . import (
           sorting,
           special,
           spectral,
+          spectral_stft,
           splits,
           statistics,
           windows,
@@ -45,6 +46,6 @@ from .opgen import DECLARED, FORMS
 THEMES = (shapes, pointwise, pointwise_bits, reductions, joins, comparison, scatter, indexing,
           sorting, linalg, linalg_dense, linalg_triangular, linalg_decomp, linalg_lu,
           linalg_products, linalg_derived, einsum, complex_numbers, copies, special, spectral,
-          distance, statistics, integration, queries, splits, windows)
+          spectral_stft, distance, statistics, integration, queries, splits, windows)
 FUNCTIONS: dict[str, Callable] = {name: FORMS[name] for name, decl in DECLARED.items()
                                   if "function" in decl.variants}
