@@ -200,7 +200,6 @@ linalg_lstsq = _named("linalg_lstsq", ("solution", "residuals", "rank", "singula
                       "singular_values)``.")
 linalg_qr = _named("linalg_qr", ("Q", "R"), "The result of ``linalg.qr(A)``: ``(Q, R)``.")
 qr = _named("qr", ("Q", "R"), "The result of ``qr(A)``: ``(Q, R)``.")
-geqrf = _named("geqrf", ("a", "tau"), "The result of ``geqrf(A)``: ``(a, tau)``.")
 linalg_lu_factor = _named("linalg_lu_factor", ("LU", "pivots"),
                           "The result of ``linalg.lu_factor(A)``: ``(LU, pivots)``.")
 linalg_lu_factor_ex = _named("linalg_lu_factor_ex", ("LU", "pivots", "info"),

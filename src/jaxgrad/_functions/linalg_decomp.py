@@ -194,24 +194,6 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
     return return_types.linalg_qr(*_qr(A, mode))
 
 
-@declare('geqrf(Tensor self) -> (Tensor a, Tensor tau)', variants='function method')
-def geqrf(input: Tensor) -> Any:
-    """LAPACK's ``geqrf``: ``a`` holds R on and above the diagonal and the Householder vectors
-    below it, ``tau`` their scales (``linalg.householder_product(a, tau)`` is Q); not
-    differentiable (GeqrfBackward0 raises).
-
-    >>> import jaxgrad
-    >>> a, tau = jaxgrad.geqrf(jaxgrad.tensor([[3.0], [4.0]]))
-    >>> a, tau
-    (tensor([[-5.0000],
-            [ 0.5000]]), tensor([1.6000]))
-    """
-    if input.ndim < 2:
-        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    check_kernel_dtype(input, "geqrf_cpu")
-    return return_types.geqrf(*apply(DC.GEQRF, input))
-
-
 _QR_WARNING = (
     "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
     "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"

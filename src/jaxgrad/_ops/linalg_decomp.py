@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
-from jax._src.lax.linalg import geqrf as _lapack_geqrf  # (LAPACK's geqrf; not public)
 
 from .._core import jax_compat as compat
 from ._table import Op, rule_of
@@ -226,14 +225,6 @@ def _qr_grad(grads, Q, R, mode):
     gA = jnp.concatenate([gA, jnp.zeros(gA.shape[:-1] + (n - m,), gA.dtype)], axis=-1)
     return gA + Q @ gR
 
-
-def _geqrf_not_implemented(grads):
-    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
-
-
-# LAPACK's geqrf, as torch calls it: R above the diagonal, the reflectors below, and their taus
-GEQRF = Op("geqrf", "GeqrfBackward0", lambda A: tuple(_lapack_geqrf(A)), inputs=("self",),
-           outputs=("a", "tau"), grads={"self": _geqrf_not_implemented})
 
 LINALG_QR = Op("linalg_qr", "LinalgQrBackward0", _qr, inputs=("A",), outputs=("Q", "R"),
                grads={"A": _qr_grad},

@@ -14,6 +14,7 @@ from ..._core.type_info import finfo
 from ..._functions import creation, joins, linalg_decomp, linalg_dense, pointwise
 from ..._functions.comparison import allclose
 from ..._functions.linalg import matmul, mv
+from ..._functions.linalg_householder import geqrf
 from ..._functions.linalg_products import vdot
 from ..._functions.random import randn
 from .._functional.normalization import _weight_norm, norm_except_dim, normalize
@@ -33,7 +34,7 @@ def _is_orthogonal(Q: Tensor) -> bool:
 
 def _make_orthogonal(A: Tensor) -> Tensor:
     """The Q of A's QR decomposition with R's diagonal made positive (torch's geqrf route)."""
-    X, tau = linalg_decomp.geqrf(A)
+    X, tau = geqrf(A)
     Q = linalg_decomp.linalg_householder_product(X, tau)
     Q *= X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
     return Q
@@ -110,7 +111,7 @@ class _Orthogonal(Module):
                     "exponential or the Cayley parametrizations when "
                     "use_trivialization=False."
                 )
-            A, tau = linalg_decomp.geqrf(Q)
+            A, tau = geqrf(Q)
             A.diagonal(dim1=-2, dim2=-1).sign_()
             A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
             return A.mT if transpose else A
