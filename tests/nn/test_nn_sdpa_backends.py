@@ -6,6 +6,7 @@ it), the warnings and errors when no allowed kernel takes the inputs, and empty 
 
 from __future__ import annotations
 
+import importlib
 import logging
 
 import numpy as np
@@ -252,3 +253,51 @@ def test_flash_implementation_registry(caplog):
         jaxgrad.nn.attention.restore_flash_attention_impl()
     assert caplog.records[-1].getMessage() == (
         "Trying to restore default FA2 impl when no custom impl was activated")
+
+
+def bias_module(T):
+    return importlib.import_module(T.__name__ + ".nn.attention.bias")
+
+
+@pytest.mark.parametrize("variant", ["causal_lower_right", "causal_upper_left"])
+@pytest.mark.parametrize("lengths", [(3, 5), (4, 4), (5, 3)])
+def test_causal_biases_attend_as_torchs(variant, lengths):
+    def program(T):
+        bias = getattr(bias_module(T), variant)(*lengths)
+        q, k, v = leaves(T, (1, 2, lengths[0], 4), (1, 2, lengths[1], 4), (1, 2, lengths[1], 4),
+                         dtype=T.float64)
+        out = T.nn.functional.scaled_dot_product_attention(q, k, v, bias)
+        return (repr(bias), tuple(bias.shape), str(bias.dtype), bias._materialize(),
+                bias.seq_len_q, bias.seq_len_kv, int(bias.variant), val(out),
+                out.grad_fn.name(), weighted_grads(T, out, q, k, v))
+    ok(program)
+    assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)
+
+
+def test_causal_bias_errors_and_unfused_warnings():
+    def program(T):
+        module = bias_module(T)
+        q = T.ones(1, 1, 2, 4)
+        kv = T.ones(1, 1, 3, 4)
+        seen = [str(module.CausalVariant.LOWER_RIGHT), repr(module.CausalVariant.UPPER_LEFT),
+                sorted(module.__all__)]
+        for attempt_ in (lambda: module.causal_lower_right(2, 3, 4),
+                         lambda: module.causal_upper_left(2),
+                         lambda: module.CausalBias(2, 3, 4),
+                         lambda: T.nn.functional.scaled_dot_product_attention(
+                             q, kv, kv, module.causal_lower_right(2, 3), is_causal=True),
+                         lambda: T.nn.functional.scaled_dot_product_attention(
+                             q, kv.double(), kv, module.causal_lower_right(2, 3))):
+            try:
+                attempt_()
+            except (AssertionError, ValueError) as error:
+                seen.append((type(error).__name__, str(error)))
+        T.nn.attention.WARN_FOR_UNFUSED_KERNELS = True
+        try:
+            out = T.nn.functional.scaled_dot_product_attention(q, kv, kv,
+                                                               module.causal_lower_right(2, 3))
+        finally:
+            T.nn.attention.WARN_FOR_UNFUSED_KERNELS = False
+        return str(seen), out
+    ok(program)
+    assert captured_warnings(program, jaxgrad) == captured_warnings(program, torch)

@@ -233,6 +233,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     >>> F.scaled_dot_product_attention(q, k, v, is_causal=True).grad_fn.name()
     'ScaledDotProductFlashAttentionForCpuBackward0'
     """
+    override = getattr(type(attn_mask), "__torch_function__", None)
+    if override is not None:  # a bias subclass (nn.attention.bias.CausalBias) decides, as in torch
+        return override(scaled_dot_product_attention, (type(attn_mask),),
+                        (query, key, value, attn_mask),
+                        {"dropout_p": dropout_p, "is_causal": is_causal, "scale": scale,
+                         "enable_gqa": enable_gqa})
     _validate_sdpa_input(query, key, value, attn_mask)
     if 0 in (query.shape[-2], key.shape[-2]):
         return _sdpa_empty(query, key, value)

@@ -18,6 +18,7 @@ raises torch's errors.
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Iterator
 
 from ...backends._sdp import BACKEND_OF_FLAG, SDPBackend, enabled_backends, only_backends
@@ -42,6 +43,18 @@ _SDPBackend = SDPBackend  # the class's qualified name, as torch's
 
 WARN_FOR_UNFUSED_KERNELS = False
 """torch's switch for warning why the fused kernels were not used by tensor-subclass masks."""
+
+def _raise_kernel_warnings(params: SDPAParams) -> None:
+    """With ``WARN_FOR_UNFUSED_KERNELS`` on, warn that the fused kernels were not used (a bias
+    subclass's attention; jaxgrad has no CUDA kernels to say more about)."""
+    if WARN_FOR_UNFUSED_KERNELS:
+        if not can_use_efficient_attention(params):
+            warnings.warn("Efficient attention can't be used because:", stacklevel=2)
+            can_use_efficient_attention(params, True)
+        if not can_use_flash_attention(params):
+            warnings.warn("Flash attention can't be used because:", stacklevel=2)
+            can_use_flash_attention(params, True)
+
 
 _backend_names = {flag: backend.name for flag, backend in BACKEND_OF_FLAG.items()}
 
