@@ -14,6 +14,7 @@ from differential import (
     jaxgrad,
     next_functions,
     ok,
+    raises,
     set_weights,
     torch,
     val,
@@ -183,3 +184,199 @@ def test_spectral_norm_loads_version_0_checkpoints():
         return repr(result), dst.weight_v, dst.weight_orig, repr(same_layout)
 
     ok(program)
+
+
+# --- fusion -------------------------------------------------------------------------------------
+
+
+def _bn(T, n, affine=True, dims=2, seed=3):
+    bn = {1: T.nn.BatchNorm1d, 2: T.nn.BatchNorm2d, 3: T.nn.BatchNorm3d}[dims](n, affine=affine)
+    bn = set_weights(T, bn, seed=seed)
+    rs = np.random.RandomState(seed + 1)
+    with T.no_grad():
+        bn.running_mean.copy_(T.tensor(rs.randn(n)))
+        bn.running_var.copy_(T.tensor(rs.rand(n) + 0.5))
+    return bn.eval()
+
+
+@pytest.mark.parametrize(
+    "kind", ["conv1d", "conv2d", "conv2d_nobias", "conv3d", "conv_transpose2d", "no_affine"]
+)
+def test_fuse_conv_bn_eval(kind):
+    def program(T):
+        dims = {"conv1d": 1, "conv3d": 3}.get(kind, 2)
+        transpose = kind == "conv_transpose2d"
+        if transpose:
+            conv = T.nn.ConvTranspose2d(2, 3, 2)
+        else:
+            cls = {1: T.nn.Conv1d, 2: T.nn.Conv2d, 3: T.nn.Conv3d}[dims]
+            conv = cls(2, 3, 2, bias=kind != "conv2d_nobias")
+        conv = set_weights(T, conv).eval()
+        bn = _bn(T, 3, affine=kind != "no_affine", dims=dims)
+        fused = T.nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        x = _input(T, 1, 2, *([3] * dims))
+        return (
+            fused(x),
+            bn(conv(x)),
+            fused.weight,
+            fused.bias,
+            fused is conv,
+            type(fused.weight).__name__,
+            conv.weight._version,
+        )
+
+    ok(program)
+
+
+@pytest.mark.parametrize("bn_features", [3, 1])
+def test_fuse_linear_bn_eval(bn_features):
+    def program(T):
+        lin = set_weights(T, T.nn.Linear(2, 3)).eval()
+        bn = _bn(T, bn_features, dims=1)
+        fused = T.nn.utils.fuse_linear_bn_eval(lin, bn)
+        x = _input(T, 4, 2)
+        return fused(x), attempt(lambda: bn(lin(x))), fused.weight, fused.bias
+
+    ok(program)
+
+
+@pytest.mark.parametrize("case", ["conv_training", "linear_training", "features", "no_stats"])
+def test_fusion_errors(case):
+    def program(T):
+        conv, lin = T.nn.Conv2d(2, 3, 1), T.nn.Linear(2, 3).eval()
+        if case == "conv_training":
+            return T.nn.utils.fuse_conv_bn_eval(conv, T.nn.BatchNorm2d(3).eval())
+        if case == "linear_training":
+            return T.nn.utils.fuse_linear_bn_eval(lin, T.nn.BatchNorm1d(3))
+        if case == "features":
+            return T.nn.utils.fuse_linear_bn_eval(lin, T.nn.BatchNorm1d(2).eval())
+        return T.nn.utils.fuse_conv_bn_eval(
+            conv.eval(), T.nn.BatchNorm2d(3, track_running_stats=False).eval()
+        )
+
+    raises(program)
+
+
+def test_fuse_weights_keep_dtypes_and_requires_grad():
+    def program(T):
+        w = _input(T, 3, 2, 1).float().requires_grad_()
+        rm, rv = _input(T, 3, seed=1), _input(T, 3, seed=2).abs()
+        conv = T.nn.utils.fuse_conv_bn_weights(w, None, rm, rv, 1e-3, None, None)
+        lin = T.nn.utils.fuse_linear_bn_weights(
+            _input(T, 3, 2), _input(T, 3).requires_grad_(), rm, rv, 1e-3, rm * 2, rv
+        )
+        return conv, lin
+
+    ok(program)
+
+
+@pytest.mark.parametrize("case", ["mean", "var", "weight", "bias", "no_var", "no_mean"])
+def test_batch_norm_checks_per_channel_sizes(case):
+    """What fuse_linear_bn_eval relies on: a one-feature batch norm refuses three channels."""
+
+    def program(T):
+        x, three, two = T.ones(2, 3), T.ones(3), T.ones(2)
+        args = {
+            "mean": (two, three),
+            "var": (three, two),
+            "no_var": (three, None),
+            "no_mean": (None, three),
+        }.get(case, (three, three))
+        kwargs = {"weight": two} if case == "weight" else {"bias": two} if case == "bias" else {}
+        return T.nn.functional.batch_norm(x, *args, **kwargs)
+
+    raises(program)
+
+
+# --- stateless, skip_init, memory formats, clip_grad_norm ----------------------------------
+
+
+def test_stateless_functional_call():
+    def program(T):
+        lin = set_weights(T, T.nn.Linear(2, 2))
+        params = {"weight": T.eye(2, dtype=T.float64, requires_grad=True)}
+        y = T.nn.utils.stateless.functional_call(lin, params, (_input(T, 3, 2),))
+        y.sum().backward()
+        strict = attempt(
+            lambda: T.nn.utils.stateless.functional_call(lin, params, _input(T, 1, 2), strict=True)
+        )
+        kw = T.nn.utils.stateless.functional_call(lin, {}, kwargs={"input": _input(T, 1, 2)})
+        parallel = attempt(
+            lambda: T.nn.utils.stateless.functional_call(
+                T.nn.DataParallel(lin), params, _input(T, 1, 2)
+            )
+        )
+        return y, params["weight"].grad, lin.weight, strict, kw, parallel
+
+    ok(program)
+
+    def warns(T):
+        T.nn.utils.stateless.functional_call(T.nn.Linear(1, 1), {}, T.ones(1))
+
+    assert captured_warnings(warns, torch) == captured_warnings(warns, jaxgrad)
+
+
+def test_skip_init():
+    def program(T):
+        T.manual_seed(0)
+        expected = T.rand(3)
+        T.manual_seed(0)
+        m = T.nn.utils.skip_init(T.nn.Linear, 2, 3, bias=False, dtype=T.float64)
+        untouched = T.equal(T.rand(3), expected)
+        conv = T.nn.utils.skip_init(T.nn.Conv1d, 2, 3, 1, device="cpu")
+        return (
+            untouched,
+            type(m).__name__,
+            [
+                (n, p.shape, p.dtype, p.requires_grad, type(p).__name__)
+                for n, p in m.named_parameters()
+            ],
+            str(conv.weight.device),
+            repr(conv),
+            attempt(lambda: T.nn.utils.skip_init(int)),
+            attempt(lambda: T.nn.utils.skip_init(T.nn.ReLU)),
+        )
+
+    ok(program)
+
+
+def test_convert_weight_memory_format():
+    """Values, identity and versions; strides are row-major in jaxgrad (see memory_format)."""
+
+    def program(T):
+        net = T.nn.Sequential(
+            T.nn.Conv2d(2, 3, 2),
+            T.nn.ConvTranspose2d(3, 2, 2),
+            T.nn.Sequential(T.nn.Conv3d(1, 2, 2)),
+            T.nn.Linear(2, 2),
+        )
+        weights = [net[0].weight, net[1].weight, net[2][0].weight, net[3].weight]
+        values = [w.detach().clone() for w in weights]
+        out2 = T.nn.utils.convert_conv2d_weight_memory_format(net, T.channels_last)
+        out3 = T.nn.utils.convert_conv3d_weight_memory_format(net, T.channels_last_3d)
+        after = [net[0].weight, net[1].weight, net[2][0].weight, net[3].weight]
+        return (
+            out2 is net,
+            out3 is net,
+            [a is w for a, w in zip(after, weights)],
+            [T.equal(a, v) for a, v in zip(after, values)],
+            [w._version for w in after],
+            [w.requires_grad for w in after],
+            net[0].weight.is_contiguous(memory_format=T.channels_last),
+            net[2][0].weight.is_contiguous(memory_format=T.channels_last_3d),
+        )
+
+    ok(program)
+
+
+def test_clip_grad_norm_deprecated_alias():
+    def program(T):
+        params = [T.nn.Parameter(_input(T, 3, seed=i)) for i in range(2)]
+        for i, p in enumerate(params):
+            p.grad = _input(T, 3, seed=10 + i) * 3
+        total = T.nn.utils.clip_grad_norm(params, 1.0, norm_type=3.0)
+        return total, [p.grad for p in params]
+
+    ok(program)
+    assert captured_warnings(program, torch) == captured_warnings(program, jaxgrad)
+    assert captured_warnings(program, jaxgrad)

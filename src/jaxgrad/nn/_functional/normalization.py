@@ -43,10 +43,25 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if per_channel == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
-    elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean must be defined in evaluation mode")
+    _check_batch_norm_arguments(input, running_mean, running_var, weight, bias, training)
     return native_batch_norm(input, weight, bias, running_mean, running_var, training,
                              momentum, eps)[0]
+
+
+def _check_batch_norm_arguments(input: Tensor, running_mean: Tensor | None,
+                                running_var: Tensor | None, weight: Tensor | None,
+                                bias: Tensor | None, training: bool) -> None:
+    """torch's ``_batch_norm_impl_index`` checks: the statistics exist in evaluation, and
+    every per-channel tensor has one element per channel."""
+    if input.numel() == 0:
+        return
+    num_features = input.shape[1] if input.ndim > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != num_features:
+            raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
+        if t is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
 
 
 def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,

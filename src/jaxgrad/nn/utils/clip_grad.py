@@ -1,10 +1,12 @@
-"""Gradient clipping: ``clip_grad_norm_`` (= ``get_total_norm`` then ``clip_grads_with_norm_``)
-and ``clip_grad_value_``, each writing into the ``.grad`` tensors in place as torch does (CPU
-tensors take torch's foreach path unless ``foreach=False``, so the version counters move as
-torch's: the foreach clamp is two in-place ops, the plain one is one)."""
+"""Gradient clipping: ``clip_grad_norm_`` (= ``get_total_norm`` then ``clip_grads_with_norm_``;
+its deprecated alias ``clip_grad_norm``) and ``clip_grad_value_``, each writing into the
+``.grad`` tensors in place as torch does (CPU tensors take torch's foreach path unless
+``foreach=False``, so the version counters move as torch's: the foreach clamp is two in-place
+ops, the plain one is one)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 
 import jax.numpy as jnp
@@ -104,6 +106,23 @@ def clip_grad_norm_(parameters: _TensorOrTensors, max_norm: float, norm_type: fl
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
     return total_norm
+
+
+def clip_grad_norm(parameters: _TensorOrTensors, max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """Deprecated alias of :func:`clip_grad_norm_` (with torch's FutureWarning).
+
+    >>> import jaxgrad, warnings
+    >>> p = jaxgrad.nn.Parameter(jaxgrad.ones(4))
+    >>> p.grad = jaxgrad.full((4,), 3.0)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     jaxgrad.nn.utils.clip_grad_norm([p], max_norm=1.0)
+    tensor(6.)
+    """
+    warnings.warn("`jaxgrad.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`jaxgrad.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 @in_x64_scope
