@@ -4,6 +4,9 @@ formats, the deprecated clip_grad_norm, and pruning."""
 
 from __future__ import annotations
 
+import importlib
+import re
+
 import numpy as np
 import pytest
 
@@ -380,3 +383,225 @@ def test_clip_grad_norm_deprecated_alias():
     ok(program)
     assert captured_warnings(program, torch) == captured_warnings(program, jaxgrad)
     assert captured_warnings(program, jaxgrad)
+
+
+# --- prune ----------------------------------------------------------------------------------------
+
+
+def _prune(T):
+    """``nn.utils.prune`` (which ``nn.utils`` does not import, in torch as in jaxgrad)."""
+    return importlib.import_module(T.__name__ + ".nn.utils.prune")
+
+
+def _no_address(raised):
+    return raised.cls, re.sub(r" at 0x[0-9a-f]+", "", raised.message)
+
+
+def _pruned_net(T):
+    return set_weights(T, T.nn.Sequential(T.nn.Linear(4, 3), T.nn.Conv1d(3, 4, 2)))
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "identity",
+        "l1_fraction",
+        "l1_count",
+        "l1_scores",
+        "ln_rows",
+        "ln_columns_l1",
+        "ln_inf",
+        "ln_conv",
+        "ln_scores",
+        "custom",
+        "l1_zero",
+    ],
+)
+def test_prune_deterministic(how):
+    def program(T):
+        P = _prune(T)
+        net = _pruned_net(T)
+        lin, conv = net[0], net[1]
+        scores = _input(T, 3, 4, seed=9)
+        {
+            "identity": lambda: P.identity(lin, "weight"),
+            "l1_fraction": lambda: P.l1_unstructured(lin, "weight", amount=0.4),
+            "l1_count": lambda: P.l1_unstructured(lin, "bias", amount=1),
+            "l1_scores": lambda: P.l1_unstructured(lin, "weight", 5, importance_scores=scores),
+            "ln_rows": lambda: P.ln_structured(lin, "weight", amount=1, n=2, dim=0),
+            "ln_columns_l1": lambda: P.ln_structured(lin, "weight", amount=0.5, n=1, dim=-1),
+            "ln_inf": lambda: P.ln_structured(lin, "weight", 2, n=float("inf"), dim=1),
+            "ln_conv": lambda: P.ln_structured(conv, "weight", amount=2, n=2, dim=0),
+            "ln_scores": lambda: P.ln_structured(lin, "weight", 1, 2, 0, importance_scores=scores),
+            "custom": lambda: P.custom_from_mask(lin, "bias", T.tensor([1, 0, 1])),
+            "l1_zero": lambda: P.l1_unstructured(lin, "weight", amount=0.0),
+        }[how]()
+        x = _input(T, 2, 4)
+        y = T.cat([lin(x).flatten(), conv(_input(T, 1, 3, 4, seed=5)).flatten()])
+        _weighted_sum(T, y).backward()
+        name = "bias" if how in ("l1_count", "custom") else "weight"
+        module = conv if how == "ln_conv" else lin
+        return (
+            list(net.state_dict()),
+            [n for n, _ in net.named_parameters()],
+            getattr(module, name + "_mask"),
+            getattr(module, name),
+            next_functions(getattr(module, name).grad_fn),
+            y,
+            _grads(net),
+            P.is_pruned(net),
+            type(next(iter(module._forward_pre_hooks.values()))).__name__,
+        )
+
+    ok(program)
+
+
+def test_prune_containers_and_remove():
+    def program(T):
+        P = _prune(T)
+        lin = set_weights(T, T.nn.Linear(5, 4))
+        P.l1_unstructured(lin, "weight", amount=3)
+        P.ln_structured(lin, "weight", amount=1, n=2, dim=0)
+        P.l1_unstructured(lin, "weight", amount=0.25)
+        P.custom_from_mask(lin, "weight", T.ones(4, 5).tril())
+        hook = next(iter(lin._forward_pre_hooks.values()))
+        masks = (lin.weight_mask.clone(), lin.weight)
+        orig = lin.weight_orig
+        P.remove(lin, "weight")
+        return (
+            type(hook).__name__,
+            len(hook),
+            [type(m).__name__ for m in hook],
+            type(hook[0]).__name__,
+            masks,
+            list(lin.state_dict()),
+            lin.weight,
+            lin.weight is orig,
+            lin.weight._version,
+            P.is_pruned(lin),
+            len(lin._forward_pre_hooks),
+        )
+
+    ok(program)
+
+
+def test_prune_global_unstructured():
+    def program(T):
+        P = _prune(T)
+        net = _pruned_net(T)
+        P.l1_unstructured(net[0], "bias", amount=1)
+        params = [(net[0], "weight"), (net[0], "bias"), (net[1], "weight")]
+        scores = {(net[1], "weight"): _input(T, 4, 3, 2, seed=4)}
+        P.global_unstructured(params, P.L1Unstructured, importance_scores=scores, amount=0.5)
+        return (
+            [getattr(m, n + "_mask") for m, n in params],
+            [type(next(iter(m._forward_pre_hooks.values()))).__name__ for m, _ in params],
+            list(net.state_dict()),
+        )
+
+    ok(program)
+
+
+def test_prune_method_prune_and_container_errors():
+    def program(T):
+        P = _prune(T)
+        t = _input(T, 3, 4)
+        method = P.LnStructured(amount=1, n=1, dim=0)
+        pruned = method.prune(t)
+        scored = P.L1Unstructured(0.5).prune(t, importance_scores=-t)
+        l1 = P.L1Unstructured(1)
+        l1._tensor_name = "weight"
+        other = P.L1Unstructured(1)
+        other._tensor_name = "bias"
+        container = P.PruningContainer(l1)
+        return (
+            pruned,
+            scored,
+            _no_address(attempt(lambda: container.add_pruning_method(other))),
+            attempt(lambda: container.add_pruning_method(3)),
+            attempt(lambda: method.prune(t, importance_scores=T.ones(2))),
+        )
+
+    ok(program)
+
+
+def test_prune_random_counts():
+    """Random pruning draws from each library's generator: compare what must hold."""
+
+    def program(T):
+        P = _prune(T)
+        lin = set_weights(T, T.nn.Linear(6, 5))
+        P.random_unstructured(lin, "weight", amount=0.4)
+        unstructured = int((lin.weight_mask == 0).sum())
+        P.random_structured(lin, "weight", amount=2, dim=0)
+        rows = (lin.weight_mask.sum(dim=1) == 0).sum().item()
+        conv = P.random_structured(T.nn.Conv1d(2, 4, 3), "weight", amount=0.5, dim=-1)
+        columns = int((conv.weight_mask.sum(dim=(0, 1)) == 0).sum())
+        zero = P.random_structured(T.nn.Linear(3, 2), "weight", amount=0, dim=0)
+        return (
+            unstructured,
+            rows >= 2,
+            columns,
+            bool((zero.weight_mask == 1).all()),
+            T.equal(lin.weight, lin.weight_orig * lin.weight_mask),
+            list(lin.state_dict()),
+            type(next(iter(lin._forward_pre_hooks.values()))).__name__,
+        )
+
+    ok(program)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "amount_type",
+        "amount_negative",
+        "amount_fraction",
+        "amount_too_large",
+        "structured_vector",
+        "bad_dim",
+        "remove_unpruned",
+        "global_structured",
+        "global_iterable",
+        "global_scores",
+        "scores_shape",
+        "custom_shape",
+    ],
+)
+def test_prune_errors(case):
+    def program(T):
+        P = _prune(T)
+        lin = set_weights(T, T.nn.Linear(3, 2))
+        if case == "amount_type":
+            return P.l1_unstructured(lin, "weight", amount="half")
+        if case == "amount_negative":
+            return P.l1_unstructured(lin, "weight", amount=-1)
+        if case == "amount_fraction":
+            return P.random_unstructured(lin, "weight", amount=1.5)
+        if case == "amount_too_large":
+            return P.l1_unstructured(lin, "weight", amount=7)
+        if case == "structured_vector":
+            return P.ln_structured(lin, "bias", amount=1, n=2, dim=0)
+        if case == "bad_dim":
+            return P.ln_structured(lin, "weight", amount=1, n=2, dim=2)
+        if case == "remove_unpruned":
+            return P.remove(lin, "weight")
+        if case == "global_structured":
+            return P.global_unstructured([(lin, "weight")], P.LnStructured, amount=1, n=1, dim=0)
+        if case == "global_iterable":
+            return P.global_unstructured(3, P.L1Unstructured, amount=1)
+        if case == "global_scores":
+            return P.global_unstructured(
+                [(lin, "weight")], P.L1Unstructured, importance_scores=[1], amount=1
+            )
+        if case == "scores_shape":
+            return P.l1_unstructured(lin, "weight", 1, importance_scores=T.ones(3))
+        return P.custom_from_mask(lin, "weight", T.ones(3))
+
+    def after(T):
+        lin = set_weights(T, T.nn.Linear(3, 2))
+        attempt(lambda: _prune(T).l1_unstructured(lin, "weight", amount=7))
+        return list(lin.state_dict()), lin.weight
+
+    raises(program)
+    ok(after)
