@@ -653,3 +653,35 @@ def test_geqrf():
         )
 
     ok(program)
+
+
+def test_training_steps_and_state_dict_round_trip():
+    def program(T):
+        P = T.nn.utils.parametrizations
+        net = set_weights(T, T.nn.Sequential(T.nn.Linear(3, 3), T.nn.Tanh(), T.nn.Linear(3, 2)))
+        P.orthogonal(net[0])
+        P.weight_norm(net[2])
+        opt = T.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+        x = T.tensor(np.random.RandomState(11).randn(4, 3))
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            with T.nn.utils.parametrize.cached():
+                loss = _weighted_sum(T, net(x))
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        fresh = T.nn.Sequential(T.nn.Linear(3, 3), T.nn.Tanh(), T.nn.Linear(3, 2)).double()
+        P.orthogonal(fresh[0])
+        P.weight_norm(fresh[2])
+        loaded = fresh.load_state_dict(net.state_dict())
+        return (
+            losses,
+            [(n, p.detach()) for n, p in net.named_parameters()],
+            repr(loaded),
+            fresh(x),
+            net(x),
+            list(net.state_dict()),
+        )
+
+    ok(program)
