@@ -18,11 +18,12 @@ import warnings
 from typing import Any
 
 from ..._core.tensor import Tensor
-from ..._engine.dispatch import apply as _apply
 from ..._functions import joins
 from ..._functions.creation import empty, zeros
-from ..._ops import nn as N
 from .. import functional, init
+from .._functional.recurrent_cells import gru_step as _gru_step
+from .._functional.recurrent_cells import lstm_step as _lstm_step
+from .._functional.recurrent_cells import simple_step as _simple_step
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -31,42 +32,6 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # --- one step of each cell (torch's SimpleCell / LSTMCell / GRUCell structs) -----------------
-
-
-def _unsafe_chunk(t: Tensor, chunks: int) -> tuple[Tensor, ...]:
-    """torch's ``unsafe_chunk`` along dim 1: equal parts that are not views (the gates)."""
-    return _apply(N.UNSAFE_SPLIT, t, split_size=t.shape[1] // chunks, dim=1,
-                  self_sym_sizes=tuple(t.shape))
-
-
-def _simple_step(x: Tensor, h: Tensor, w: tuple, relu: bool, projected: bool) -> Tensor:
-    gates = functional.linear(h, w[1], w[3]).add_(x if projected else
-                                                  functional.linear(x, w[0], w[2]))
-    return gates.relu() if relu else gates.tanh()
-
-
-def _lstm_step(x: Tensor, hc: tuple[Tensor, Tensor], w: tuple, projected: bool,
-               w_hr: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    h, c = hc
-    gates = functional.linear(h, w[1], w[3]).add_(x if projected else
-                                                  functional.linear(x, w[0], w[2]))
-    ingate, forgetgate, cellgate, outgate = _unsafe_chunk(gates, 4)
-    ingate, forgetgate = ingate.sigmoid_(), forgetgate.sigmoid_()
-    cellgate, outgate = cellgate.tanh_(), outgate.sigmoid_()
-    cy = (forgetgate * c).add_(ingate * cellgate)
-    hy = outgate * cy.tanh()
-    if w_hr is not None:
-        hy = hy.matmul(w_hr.t())
-    return hy, cy
-
-
-def _gru_step(x: Tensor, h: Tensor, w: tuple, projected: bool) -> Tensor:
-    igates = _unsafe_chunk(x if projected else functional.linear(x, w[0], w[2]), 3)
-    hgates = _unsafe_chunk(functional.linear(h, w[1], w[3]), 3)
-    reset_gate = hgates[0].add_(igates[0]).sigmoid_()
-    input_gate = hgates[1].add_(igates[1]).sigmoid_()
-    new_gate = igates[2].add(hgates[2].mul_(reset_gate)).tanh_()
-    return (h - new_gate).mul_(input_gate).add_(new_gate)
 
 
 def _step(mode: str, x: Tensor, hidden: Any, w: tuple, projected: bool) -> Any:
