@@ -156,7 +156,8 @@ def _import_line(name: str, obj: Any) -> str:
     candidates = [c for c in candidates if c != "jaxgrad"]  # classes shown at their public path
     candidates += [f"jaxgrad._core.{m}" for m in ("tensor", "dtypes", "device", "grad_mode",
                                                   "caches", "tensor_str", "memory_format", "layout",
-                                                  "type_info", "process_settings")]
+                                                  "type_info", "process_settings",
+                                                  "legacy_storage")]
     candidates += sorted(m for m in sys.modules if m.startswith("jaxgrad._functions."))
     for module_name in candidates:
         module = sys.modules.get(module_name or "")

@@ -9,6 +9,7 @@ from ._core.return_types import aminmax as aminmax
 from ._core.return_types import cummax as cummax
 from ._core.return_types import cummin as cummin
 from ._core.return_types import frexp as frexp
+from ._core.return_types import geqrf as geqrf
 from ._core.return_types import histogram as histogram
 from ._core.return_types import histogramdd as histogramdd
 from ._core.return_types import kthvalue as kthvalue
@@ -16,6 +17,8 @@ from ._core.return_types import linalg_cholesky_ex as linalg_cholesky_ex
 from ._core.return_types import linalg_eig as linalg_eig
 from ._core.return_types import linalg_eigh as linalg_eigh
 from ._core.return_types import linalg_inv_ex as linalg_inv_ex
+from ._core.return_types import linalg_ldl_factor as linalg_ldl_factor
+from ._core.return_types import linalg_ldl_factor_ex as linalg_ldl_factor_ex
 from ._core.return_types import linalg_lu as linalg_lu
 from ._core.return_types import linalg_lu_factor as linalg_lu_factor
 from ._core.return_types import linalg_lu_factor_ex as linalg_lu_factor_ex

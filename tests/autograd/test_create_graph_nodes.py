@@ -176,6 +176,18 @@ def _linalg_cases(T):
         "renorm": (lambda a: T.renorm(a, 2, 0, 1.0), [(2, 3)]),
         "fmax": (lambda a, b: T.fmax(a, b), [(3,), (3,)]),
         "vdot": (lambda a, b: T.vdot(a, b), [(3,), (3,)]),
+        "lstsq": (lambda a, b: L.lstsq(a, b).solution, [(3, 3), (3, 2)]),
+        "lstsq_tall": (lambda a, b: L.lstsq(a, b).solution, [(4, 3), (4, 2)]),
+        "lstsq_batched": (lambda a, b: L.lstsq(a, b).solution, [(2, 3, 3), (2, 3, 2)]),
+        "lstsq_vector": (lambda a, b: L.lstsq(a, b).solution, [(3, 3), (3,)]),
+        "householder_product": (lambda a, t: L.householder_product(a, t), [(3, 2), (2,)]),
+        "matrix_exp": (lambda a: L.matrix_exp(a), [(2, 3, 3)]),
+        "lu": (lambda a: L.lu(a).U, [(2, 3)]),
+        "lu_batched": (lambda a: (lambda r: r.L + r.U)(L.lu(a)), [(2, 3, 3)]),
+        "solve_vector": (lambda a, b: L.solve(a, b), [(3, 3), (3,)]),
+        "tensorsolve": (lambda a, b: L.tensorsolve(a, b), [(3, 3), (3,)]),
+        "cdist": (lambda a, b: T.cdist(a, b), [(2, 3), (4, 3)]),
+        "cdist_p0": (lambda a, b: T.cdist(a, b, p=0), [(2, 3), (4, 3)]),
     }
 
 

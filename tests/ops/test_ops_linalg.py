@@ -397,3 +397,31 @@ def test_matrix_norm_of_singular_values(ord, kw):
         return r, [type(n).__name__ for n, _ in r.grad_fn.next_functions], g
 
     ok(program)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, float("inf")])
+def test_half_precision_vector_norm_rounds_once(dtype, ord):
+    """Half precision norms accumulate in float32 and round once (as torch's CPU kernel): a
+    bfloat16 sum of squares rounded before its square root lands one ulp off."""
+
+    def program(T):
+        values = [[((i * 37 + j * 11) % 23 - 11) * 0.173 for j in range(6)] for i in range(6)]
+        x = T.tensor(values, dtype=getattr(T, dtype))
+        return (T.linalg.vector_norm(x, ord), T.linalg.vector_norm(x, ord, dim=-1),
+                x.norm(), x.norm(dim=0, keepdim=True))
+
+    ok(program, rtol=0)
+
+
+def test_half_precision_addmm_fuses_beta_times_self():
+    """torch's bfloat16 addmm rounds ``alpha * (a @ b)`` to float32 and adds ``beta * self``
+    with one rounding: here ``3.4445 * self + product`` sits just above a bfloat16 tie that the
+    float32 sum of two rounded terms lands on."""
+
+    def program(T):
+        x = T.tensor([[0.77734375, -0.3515625], [0.4921875, 0.58203125]], dtype=T.bfloat16)
+        g = T.tensor([[-2.328125, -0.37695312], [-0.37695312, -2.03125]], dtype=T.bfloat16)
+        return T.addmm(x, g, x, beta=3.4445), T.addmm(x, g, x, beta=-4.775, alpha=2.0315)
+
+    ok(program, rtol=0)

@@ -41,7 +41,8 @@ def _defined_in(cls: type, module) -> bool:
 
 
 PUBLIC_NAMESPACES = ["jaxgrad", "jaxgrad.nn", "jaxgrad.nn.functional", "jaxgrad.nn.init",
-                     "jaxgrad.optim", "jaxgrad.optim.lr_scheduler", "jaxgrad.autograd",
+                     "jaxgrad.optim", "jaxgrad.optim.lr_scheduler", "jaxgrad.optim.swa_utils",
+                     "jaxgrad.autograd",
                      "jaxgrad.autograd.functional", "jaxgrad.autograd.graph",
                      "jaxgrad.autograd.profiler", "jaxgrad.autograd.function",
                      "jaxgrad.autograd.gradcheck", "jaxgrad.cuda",

@@ -15,7 +15,7 @@ import jaxgrad
 from differential import ok, torch
 
 NAMESPACES = ["", ".nn", ".nn.functional", ".nn.init", ".nn.utils", ".optim", ".utils.data",
-              ".accelerator", ".linalg", ".fft", ".optim.lr_scheduler", ".autograd", ".autograd.graph", ".autograd.function",
+              ".accelerator", ".linalg", ".fft", ".optim.lr_scheduler", ".optim.swa_utils", ".autograd", ".autograd.graph", ".autograd.function",
               ".autograd.grad_mode", ".autograd.profiler", ".autograd.profiler_util",
               ".autograd.functional", ".cuda", ".serialization", ".return_types",
               ".func", ".backends.cudnn", ".backends.mkldnn", ".backends.cuda",

@@ -89,8 +89,11 @@ def host_to_device(host, dtype, device=None) -> jax.Array:
     >>> host_to_device(np.array([0.1]), np.float64).tolist()
     [0.1]
     """
+    # (a caller's numpy array is copied first: on the CPU ``device_put`` may alias its memory,
+    # asynchronously, so later writes to the array would show in the tensor)
+    values = np.array(host, dtype) if isinstance(host, np.ndarray) else np.asarray(host, dtype)
     with x64_scope():
-        return jax.device_put(np.asarray(host, dtype), device)
+        return jax.device_put(values, device)
 
 
 def in_scope() -> bool:

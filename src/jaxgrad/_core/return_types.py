@@ -207,3 +207,8 @@ linalg_lu_factor_ex = _named("linalg_lu_factor_ex", ("LU", "pivots", "info"),
 linalg_lu = _named("linalg_lu", ("P", "L", "U"), "The result of ``linalg.lu(A)``: ``(P, L, U)``.")
 lu_unpack = _named("lu_unpack", ("P", "L", "U"),
                    "The result of ``lu_unpack(LU, pivots)``: ``(P, L, U)``.")
+geqrf = _named("geqrf", ("a", "tau"), "The result of ``geqrf(A)``: ``(a, tau)``.")
+linalg_ldl_factor = _named("linalg_ldl_factor", ("LD", "pivots"),
+                           "The result of ``linalg.ldl_factor(A)``: ``(LD, pivots)``.")
+linalg_ldl_factor_ex = _named("linalg_ldl_factor_ex", ("LD", "pivots", "info"),
+                              "The result of ``linalg.ldl_factor_ex(A)``: ``(LD, pivots, info)``.")

@@ -69,11 +69,12 @@ class Storage:
     (1, [1.0, 1.0])
     """
 
-    __slots__ = ("_address", "_host", "_host_seen", "array", "born", "generation")
+    __slots__ = ("_address", "_host", "_host_seen", "array", "born", "generation", "shared")
 
     def __init__(self, array: jax.Array) -> None:
         self.array = array
         self.generation = 0
+        self.shared = False  # (``share_memory_`` was called: torch's ``is_shared()``)
         self._address = None
         self.born = births[0]  # (see ``new_birth_mark``)
 
@@ -529,7 +530,27 @@ class _CellStorage:
         return self.device.type == "cuda"
 
     def is_shared(self) -> bool:
-        return False
+        """Whether ``share_memory_`` marked the storage shared (jaxgrad's memory stays this
+        process's: there is no ``jaxgrad.multiprocessing`` to hand it to another)."""
+        return _memory_of(self._cell).shared
+
+    def share_memory_(self) -> _CellStorage:
+        """Mark the storage shared, as torch's ``share_memory_`` reports it; returns ``self``.
+
+        >>> import jaxgrad
+        >>> s = jaxgrad.zeros(2).untyped_storage()
+        >>> s.share_memory_().is_shared()
+        True
+        """
+        _memory_of(self._cell).shared = True
+        return self
+
+
+def _memory_of(cell: Storage | ReinterpretedStorage) -> Storage:
+    """The storage holding ``cell``'s memory, under every lens."""
+    while isinstance(cell, ReinterpretedStorage):
+        cell = cell.parent
+    return cell
 
 
 @public_path("jaxgrad.storage")

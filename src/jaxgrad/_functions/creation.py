@@ -444,6 +444,38 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     return _finish(host_to_device(np.arange(start, end, step), d.np), device, requires_grad)
 
 
+_RANGE_DEPRECATED = (
+    "torch.range is deprecated and will be removed in a future release because its behavior is "
+    "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
+    "in [start, end).").replace("torch", "jaxgrad")
+
+
+@composite("aten::range")
+def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any = None,
+          layout: Any = None, requires_grad: bool = False) -> Tensor:
+    """Deprecated (warns): values from ``start`` to ``end`` *inclusive*, in the default float
+    dtype unless ``dtype`` says otherwise; use :func:`arange`.
+
+    >>> import warnings
+    >>> import jaxgrad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     jaxgrad.range(1, 4)
+    tensor([1., 2., 3., 4.])
+    """
+    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=2)
+    check_strided(layout)
+    d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    start, end, step = [a.item() if isinstance(a, Tensor) else a for a in (start, end, step)]
+    integral = not (d.is_floating_point or d.is_complex)
+    if integral:  # torch's accumulate type of an integer range is int64
+        start, end, step = int(start), int(end), int(step)
+    _check_range(start, end, step)
+    size = (end - start) // step + 1 if integral else int((end - start) / step + 1)
+    values = start + np.arange(size, dtype=np.int64 if integral else np.float64) * step
+    return _finish(host_to_device(values, d.np), device, requires_grad)
+
+
 def _check_range(start: Any, end: Any, step: Any) -> None:
     """torch's errors for an arange that is empty by a wrong sign, or infinite."""
     if not (step > 0 or step < 0):

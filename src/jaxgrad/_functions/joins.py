@@ -94,6 +94,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     (tensor([1., 2.]), tensor([3., 4.]))
     """
     dim = _wrap_dim(dim, input.ndim)
+    if input.shape[dim] == 0:  # no slices: no node (torch's unbind of an empty dim)
+        return ()
     outs = apply(R.UNBIND, input, dim=dim)
     outs = outs if isinstance(outs, tuple) else (outs,)
     geometry = input._geometry()

@@ -29,6 +29,8 @@ from . import complex_numbers, indexing, linalg, pointwise, pointwise_bits, shap
 from . import creation as _creation
 from . import legacy_types as _legacy_types
 from . import random as _random
+from . import removed_linalg as _removed_linalg
+from . import tensor_memory as _tensor_memory
 from . import tensor_surface as _tensor_surface
 from .catalog import DECLARED
 from .opgen import method_form
@@ -395,4 +397,6 @@ _HAND_WRITTEN: dict[str, Any] = {
     "new_ones": dispatches("new_ones")(_new(_creation.ones)),
     "new_full": dispatches("new_full")(_new(_creation.full)),
     **_tensor_surface.SURFACE,
+    **_removed_linalg.METHODS,
+    **_tensor_memory.METHODS,
 }

@@ -379,6 +379,28 @@ def pow_(input: Tensor, exponent: Any) -> Tensor:
     return apply_inplace(E.POW, input, aux=(exponent,), _fast=_pow_fast(input, exponent))
 
 
+def _check_fill_value(value: Any) -> None:
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
+
+
+@declare('fill.Tensor(Tensor self, Tensor value) -> Tensor', variants='function',
+         numbers_as_tensors=('value',))
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A tensor like ``input`` filled with ``value`` (a number or a 0-d tensor, which gets the
+    gradient's sum); ``input`` gets a zero gradient.
+
+    >>> import jaxgrad
+    >>> jaxgrad.fill(jaxgrad.tensor([1, 2, 3]), 2.5)
+    tensor([2, 2, 2])
+    """
+    _check_fill_value(value)
+    if isinstance(value, Tensor):
+        return apply(E.FILL_OUT_TENSOR, input, value)
+    return apply(E.FILL_OUT, input, aux=(number_or_tensor(value),))
+
+
 @declare('fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)', numbers_as_tensors=('value',))
 def fill_(input: Tensor, value: Any) -> Tensor:
     """Fill with ``value`` (a number or a 0-d tensor), in place.
@@ -387,10 +409,8 @@ def fill_(input: Tensor, value: Any) -> Tensor:
     >>> jaxgrad.zeros(3).fill_(2.5)
     tensor([2.5000, 2.5000, 2.5000])
     """
+    _check_fill_value(value)
     if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value.ndim} dimensions.")
         return apply_inplace(E.FILL_TENSOR, input, value)
     return apply_inplace(E.FILL, input, aux=(number_or_tensor(value),))
 

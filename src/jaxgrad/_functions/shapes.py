@@ -592,6 +592,44 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
+@declare('empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, '
+         'Device? device=None, bool requires_grad=False) -> Tensor', variants='function')
+def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Any = None,
+                   device: Any = None, requires_grad: bool = False, layout: Any = None,
+                   pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor (zeros here) of shape ``size`` whose dimensions lie in memory in
+    the order ``physical_layout`` (outermost first): torch's ``empty_permuted``.
+
+    >>> import jaxgrad
+    >>> jaxgrad.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+    (12, 1, 3)
+    """
+    shape, order = tuple(int(n) for n in size), tuple(int(d) for d in physical_layout)
+    if len(shape) != len(order):
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(shape)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    seen = set()
+    for i, d in enumerate(order):
+        if not 0 <= d < len(shape):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(shape) - 1}, but got {d} at index {i}).  NB: negative dims "
+                               "not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    if requires_grad and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    physical_strides = contiguous_strides(tuple(shape[d] for d in order))
+    strides = [0] * len(shape)
+    for d, stride in zip(order, physical_strides):
+        strides[d] = stride
+    return empty_strided(shape, strides, dtype=dtype, device=device,
+                         requires_grad=requires_grad, layout=layout)
+
+
 @declare('resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) '
          '-> Tensor(a!)')
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:

@@ -223,11 +223,13 @@ class Op:
         for name, node_name in self.grad_nodes.items():
             if name != "*" and name not in (self.inputs or ()):
                 raise TypeError(f"{self}: grad_nodes names {name!r}, which is not an input")
+            readable = (set(self.aux) | set(self.static_names()) | set(self.outputs)
+                        | set(self.inputs or ()))
             unknown = [p for p in (_params(node_name) if callable(node_name) else ())
-                       if p not in set(self.aux) | set(self.static_names()) | set(self.outputs)]
+                       if p not in readable]
             if unknown:
                 raise TypeError(f"{self}: grad_nodes[{name!r}] names {unknown}, which are not "
-                                "static arguments, aux operands or outputs")
+                                "static arguments, aux operands, inputs or outputs")
 
     def input_names(self, n: int) -> tuple[str, ...]:
         """Names of the inputs; a variadic op (``inputs=None``) calls them in0, in1, ..."""

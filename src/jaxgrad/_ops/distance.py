@@ -131,7 +131,8 @@ def _cdist_backward(grad, x1, x2, p, dist):
 CDIST = Op("_cdist_forward", "CdistBackward0", _cdist, inputs=("x1", "x2"), promote="common",
            grads={"x1": lambda grad, x1, x2, result, p: _cdist_backward(grad, x1, x2, p, result),
                   "x2": lambda grad, x1, x2, result, p: _cdist_backward(
-                      jnp.swapaxes(grad, -1, -2), x2, x1, p, jnp.swapaxes(result, -1, -2))})
+                      jnp.swapaxes(grad, -1, -2), x2, x1, p, jnp.swapaxes(result, -1, -2))},
+           grad_nodes={"x1": "CdistBackwardBackward0", "x2": "CdistBackwardBackward0"})
 
 
 def _euclidean_dist(x1, x2):

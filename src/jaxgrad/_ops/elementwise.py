@@ -234,6 +234,14 @@ CLAMP_TENSOR = Op("clamp", "ClampBackward0", _clamp_fwd, inputs=("self", "min", 
                   promote="common",
                   grads={"self": _clamp_grad, "min": _clamp_min_grad, "max": _clamp_max_grad})
 
+# torch.fill (out of place): FillBackward0 with a number, FillBackward1 with a 0-d tensor
+FILL_OUT = Op("fill", "FillBackward0", lambda x, value: jnp.full_like(x, value), aux=("value",),
+              grads={"self": lambda grad: jnp.zeros_like(grad)})
+FILL_OUT_TENSOR = Op("fill", "FillBackward1", lambda x, value: jnp.full_like(x, value),
+                     inputs=("self", "value"),
+                     grads={"self": lambda grad: jnp.zeros_like(grad),
+                            "value": lambda grad: grad.sum()},
+                     grad_nodes={"value": "SumBackward0"})
 FILL = Op("fill", "FillBackward2", lambda x, value: jnp.full_like(x, value), aux=("value",),
           grads={"self": lambda grad: jnp.zeros_like(grad)}, overlap="allow")
 FILL_TENSOR = Op("fill", "FillBackward3", lambda x, value: jnp.full_like(x, value),

@@ -95,7 +95,19 @@ def _add_product(product):
     return forward
 
 
-ADDMM = Op("addmm", "AddmmBackward0", _add_product(_wide_matmul), inputs=("self", "mat1", "mat2"),
+def _addmm(self, a, b, beta, alpha):
+    """addmm; in half precision ``alpha * (a @ b)`` (its float32 accumulation) is rounded to
+    float32 and ``beta * self`` fused into it with one rounding (oneDNN's sum post-op, an FMA),
+    then rounded to the half dtype: two roundings of ``beta * self`` land one ulp off at ties."""
+    if self.dtype not in _HALF:
+        return _add_product(_wide_matmul)(self, a, b, beta, alpha)
+    p = _scaled(alpha, _wide_matmul(a, b)).astype(jnp.float64)
+    c = jnp.broadcast_to(self, p.shape).astype(jnp.float64)
+    out = jnp.where(beta == 0, p, jnp.asarray(beta).astype(jnp.float32).astype(jnp.float64) * c + p)
+    return out.astype(jnp.float32).astype(self.dtype)
+
+
+ADDMM = Op("addmm", "AddmmBackward0", _addmm, inputs=("self", "mat1", "mat2"),
            aux=("beta", "alpha"),
            grads={"self": lambda grad, beta: _maybe_multiply(grad, beta),
                   "mat1": lambda grad, mat2, alpha: _maybe_multiply(grad @ _mH(mat2), alpha),

@@ -295,7 +295,8 @@ def _matrix_exp_grad(grad, self):
 
 
 LINALG_MATRIX_EXP = Op("linalg_matrix_exp", "LinalgMatrixExpBackward0", _matrix_exp,
-                       inputs=("self",), grads={"self": _matrix_exp_grad})
+                       inputs=("self",), grads={"self": _matrix_exp_grad},
+                       grad_nodes={"self": "SliceBackward0"})
 
 
 # --- lstsq ---------------------------------------------------------------------------------------
@@ -343,13 +344,28 @@ def _lstsq_grads(grads, self, b, solution):
     return gA, (gB[..., 0] if vector else gB)
 
 
+def _lstsq_self_node(self):
+    """The op torch's lstsq backward ends in for ``A``: pinv_backward's last sum (a difference
+    for a tall ``A``)."""
+    return "SubBackward0" if self.shape[-2] > self.shape[-1] else "AddBackward0"
+
+
+def _lstsq_b_node(self, b):
+    """The op torch's lstsq backward ends in for ``b``: ``pinv(A)^H @ gX`` (a batched matmul is
+    an mm of a reshape; a vector ``b`` is squeezed back)."""
+    if b.ndim == 1 or (self.ndim - 1 == b.ndim and tuple(b.shape) == tuple(self.shape[:-1])):
+        return "SqueezeBackward1"
+    return "MmBackward0" if max(self.ndim, b.ndim) == 2 else "UnsafeViewBackward0"
+
+
 LINALG_LSTSQ = Op("linalg_lstsq", "LinalgLstsqBackward0", _lstsq, inputs=("self", "b"),
                   outputs=("solution", "residuals", "rank", "singular_values"),
                   nondiff_outputs=(2, 3),
                   grads={"self": lambda grads, self, b, solution: _lstsq_grads(
                       grads, self, b, solution)[0],
                          "b": lambda grads, self, b, solution: _lstsq_grads(
-                             grads, self, b, solution)[1]})
+                             grads, self, b, solution)[1]},
+                  grad_nodes={"self": _lstsq_self_node, "b": _lstsq_b_node})
 
 
 # --- householder_product -------------------------------------------------------------------------
@@ -378,4 +394,5 @@ LINALG_HOUSEHOLDER_PRODUCT = Op(
     "linalg_householder_product", "LinalgHouseholderProductBackward0", _householder_product,
     inputs=("input", "tau"),
     grads={"input": lambda grad, input, tau: _householder_grads(grad, input, tau)[0],
-           "tau": lambda grad, input, tau: _householder_grads(grad, input, tau)[1]})
+           "tau": lambda grad, input, tau: _householder_grads(grad, input, tau)[1]},
+    grad_nodes={"input": "TrilBackward0", "tau": "CopySlices"})

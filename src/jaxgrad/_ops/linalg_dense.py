@@ -135,8 +135,10 @@ LINALG_SOLVE_EX = Op(
     "linalg_solve_ex", "LinalgSolveExBackward0", _solve_ex, inputs=("A", "B"),
     outputs=("result", "info"), nondiff_outputs=(1,),
     grads={"A": _solve_grad_A,
-           "B": lambda grad, A, left: _solve(_mH(A), grad, left)},
-    grad_nodes={"A": "NegBackward0", "B": "LinalgSolveExBackward0"})
+           "B": lambda grad, A, left, result: _solve(_mH(A), grad, left)},
+    grad_nodes={"A": "NegBackward0",
+                "B": lambda A, result: "SqueezeBackward1" if is_vector_rhs(
+                    A.shape, result.shape) else "LinalgSolveExBackward0"})
 
 
 # --- Cholesky ------------------------------------------------------------------------------------

@@ -105,7 +105,8 @@ def _lu(A, pivot):
 LINALG_LU = Op(
     "linalg_lu", "LinalgLuBackward0", _lu, inputs=("A",), outputs=("P", "L", "U"),
     nondiff_outputs=(0,),
-    grads={"A": lambda grads, P, L, U, pivot: lu_backward(grads[1], grads[2], P, L, U, pivot)})
+    grads={"A": lambda grads, P, L, U, pivot: lu_backward(grads[1], grads[2], P, L, U, pivot)},
+    grad_nodes={"A": lambda U: "MmBackward0" if U.ndim == 2 else "UnsafeViewBackward0"})
 
 
 # --- lu_unpack -----------------------------------------------------------------------------------

@@ -202,6 +202,9 @@ def _vector_norm(x, ord, dim, keepdim, dtype):
     """torch's linalg_vector_norm (``dtype``: the dtype it computes and returns in)."""
     if dtype is not None:
         x = x.astype(dtype)
+    if x.dtype in HALF_DTYPES:  # (torch accumulates half precision in float32, rounds once)
+        return jnp.linalg.vector_norm(x.astype(jnp.float32), ord=ord, axis=dim,
+                                      keepdims=keepdim).astype(x.dtype)
     return jnp.linalg.vector_norm(x, ord=ord, axis=dim, keepdims=keepdim)
 
 

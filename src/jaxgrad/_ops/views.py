@@ -145,7 +145,9 @@ UNSQUEEZE = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: jnp.expand_dims
                grads={"self": lambda grad, dim: jnp.squeeze(grad, dim)}, grad_layout="view",
                grad_nodes={"self": "SqueezeBackward1"})
 SQUEEZE = Op("squeeze", "SqueezeBackward0",
-             lambda x, dims: jnp.squeeze(x, tuple(d for d in dims if x.shape[d] == 1)),
+             # (a 0-d tensor's squeeze(0) names dim 0, which it does not have)
+             lambda x, dims: jnp.squeeze(x, tuple(d for d in dims if d < x.ndim
+                                                  and x.shape[d] == 1)),
              grads={"self": lambda grad, self_shape: grad.reshape(self_shape)}, grad_layout="view",
              grad_nodes={"self": "UnsqueezeBackward0"})
 SQUEEZE_DIM = _named(SQUEEZE, "SqueezeBackward1")
@@ -382,6 +384,14 @@ def _block_diag_grads(grad, in_shapes):
 
 UNFOLD = Op("unfold", "UnfoldBackward0", _unfold_fwd, grads={"self": _unfold_grad},
             grad_nodes={"self": "UnfoldBackwardBackward0"})
+# unfold's backward as an op of its own (torch's ``unfold_backward``: istft's overlap-add)
+UNFOLD_BACKWARD = Op(
+    "unfold_backward", "UnfoldBackwardBackward0",
+    lambda grad_in, input_sizes, dim, size, step: _unfold_grad(grad_in, input_sizes, dim, size,
+                                                               step),
+    inputs=("grad_in",),
+    grads={"grad_in": lambda grad, dim, size, step: _unfold_fwd(grad, dim, size, step)},
+    grad_nodes={"grad_in": "UnfoldBackward0"})
 UNSQUEEZE_INPLACE = _named(UNSQUEEZE, "UnsqueezeBackward1")
 SQUEEZE_ALL_INPLACE = _named(SQUEEZE, "SqueezeBackward3")
 SQUEEZE_DIMS_INPLACE = _named(SQUEEZE, "SqueezeBackward5")
@@ -440,9 +450,11 @@ CONJ = Op("_conj", "ConjBackward0", jnp.conj, grads={"self": lambda grad: jnp.co
 NEG_VIEW = Op("_neg_view", "NegViewBackward0", jnp.negative,
               grads={"self": lambda grad: -grad}, reinterprets="neg")
 VIEW_AS_REAL = Op("view_as_real", "ViewAsRealBackward0", _as_real,
-                  grads={"self": lambda grad: _as_complex(grad)}, reinterprets="as_real")
+                  grads={"self": lambda grad: _as_complex(grad)}, reinterprets="as_real",
+                  grad_nodes={"self": "ViewAsComplexBackward0"})
 VIEW_AS_COMPLEX = Op("view_as_complex", "ViewAsComplexBackward0", _as_complex,
-                     grads={"self": lambda grad: _as_real(grad)}, reinterprets="as_complex")
+                     grads={"self": lambda grad: _as_real(grad)}, reinterprets="as_complex",
+                     grad_nodes={"self": "ViewAsRealBackward0"})
 
 
 # --- the scatters of views (slice_scatter, select_scatter, diagonal_scatter) and narrow_copy ----

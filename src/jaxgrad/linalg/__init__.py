@@ -43,6 +43,9 @@ from .._functions.linalg_derived import linalg_matrix_rank as matrix_rank
 from .._functions.linalg_derived import linalg_tensorinv as tensorinv
 from .._functions.linalg_derived import linalg_tensorsolve as tensorsolve
 from .._functions.linalg_derived import linalg_vander as vander
+from .._functions.linalg_ldl import linalg_ldl_factor as ldl_factor
+from .._functions.linalg_ldl import linalg_ldl_factor_ex as ldl_factor_ex
+from .._functions.linalg_ldl import linalg_ldl_solve as ldl_solve
 from .._functions.linalg_lu import linalg_lu as lu
 from .._functions.linalg_lu import linalg_lu_factor as lu_factor
 from .._functions.linalg_lu import linalg_lu_factor_ex as lu_factor_ex
@@ -58,12 +61,13 @@ for _fn in (cross, matrix_norm, norm, vector_norm, cholesky, cholesky_ex, det, i
             slogdet, solve, solve_ex, solve_triangular, eig, eigh, eigvals, eigvalsh, matrix_exp,
             matrix_power, pinv, qr, svd, svdvals, lu, lu_factor, lu_factor_ex, lu_solve, cond,
             matrix_rank, tensorinv, tensorsolve, vander, diagonal, matmul, multi_dot, vecdot,
-            lstsq, householder_product):
+            lstsq, householder_product, ldl_factor, ldl_factor_ex, ldl_solve):
     public_path(__name__)(_fn)
 del _fn
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
-           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu",
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "lstsq", "lu",
            "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
            "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",

@@ -7,6 +7,7 @@
 ['0.weight', '0.bias']
 """
 
+from . import attention as attention
 from . import functional as functional
 from . import init as init
 from . import modules as modules
@@ -97,6 +98,8 @@ from .modules import LazyInstanceNorm3d as LazyInstanceNorm3d
 from .modules import LazyLinear as LazyLinear
 from .modules import LeakyReLU as LeakyReLU
 from .modules import Linear as Linear
+from .modules import LinearCrossEntropyLoss as LinearCrossEntropyLoss
+from .modules import LinearCrossEntropyOptions as LinearCrossEntropyOptions
 from .modules import LocalResponseNorm as LocalResponseNorm
 from .modules import LogSigmoid as LogSigmoid
 from .modules import LogSoftmax as LogSoftmax

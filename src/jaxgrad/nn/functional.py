@@ -76,6 +76,7 @@ from ._functional.folding import affine_grid as affine_grid
 from ._functional.folding import fold as fold
 from ._functional.folding import grid_sample as grid_sample
 from ._functional.folding import unfold as unfold
+from ._functional.linear_cross_entropy import linear_cross_entropy as linear_cross_entropy
 from ._functional.losses import binary_cross_entropy as binary_cross_entropy
 from ._functional.losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
 from ._functional.losses import cosine_embedding_loss as cosine_embedding_loss

@@ -1,5 +1,6 @@
 """``jaxgrad.optim``: torch.optim's optimizers (SGD, Adam, AdamW, Adagrad, RMSprop, Adadelta,
-Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS) and LR schedulers.
+Adamax, NAdam, RAdam, Rprop, ASGD, LBFGS, Adafactor, Muon, SparseAdam), LR schedulers
+(``lr_scheduler``), weight averaging (``swa_utils``) and ``swap_in_optimizer_params_and_state``.
 
 >>> import jaxgrad
 >>> w = jaxgrad.tensor([3.0], requires_grad=True)
@@ -9,6 +10,10 @@ tensor([1.5000], requires_grad=True)
 """
 
 from . import lr_scheduler as lr_scheduler
+from . import swa_utils as swa_utils
+from ._adafactor import Adafactor as Adafactor
+from ._muon import Muon as Muon
+from ._stateless import swap_in_optimizer_params_and_state as swap_in_optimizer_params_and_state
 from .adadelta import Adadelta as Adadelta
 from .adagrad import Adagrad as Adagrad
 from .adam import Adam as Adam
@@ -22,3 +27,8 @@ from .radam import RAdam as RAdam
 from .rmsprop import RMSprop as RMSprop
 from .rprop import Rprop as Rprop
 from .sgd import SGD as SGD
+from .sparse_adam import SparseAdam as SparseAdam
+
+Adafactor.__module__ = "jaxgrad.optim"
+Muon.__module__ = "jaxgrad.optim"
+swap_in_optimizer_params_and_state.__module__ = "jaxgrad.optim"

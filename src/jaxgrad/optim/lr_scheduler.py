@@ -1,219 +1,181 @@
-"""Learning-rate schedulers: ``LRScheduler``, ``StepLR``, ``CosineAnnealingLR`` (torch's formulas).
+"""``jaxgrad.optim.lr_scheduler``: torch's learning-rate schedulers, with torch's formulas.
 
-Schedulers set ``group["lr"]`` of their optimizer's param groups each ``step()``; they are pure
-Python, so the floats they produce are torch's floats. Inside ``jaxgrad.compile`` the epoch
-counters and learning rates are traced (so a schedule does not recompile every step): the
-formulas then run on JAX scalars, branches become ``jnp.where``, and the ordering warnings,
-which need concrete counters, are skipped.
+Schedulers set ``group["lr"]`` of their optimizer's param groups each ``step()``. Each one
+computes its rates as torch does: chainable (from the current rates) on ``step()``, closed form
+(from ``base_lrs``) when ``step(epoch)`` is given, so the floats are torch's floats. The
+multiplicative schedulers are here; the base class, the composites (``SequentialLR``,
+``ChainedScheduler``), ``ReduceLROnPlateau`` and the cyclic schedulers live in private modules
+and are shown at this path.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable
-from functools import wraps
+import types
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import Any
-from weakref import ref
 
-import jax
 import jax.numpy as jnp
 
-from .._core.epoch import changed as structure_changed
 from .._core.tensor import Tensor
-from .optimizer import Optimizer, to_scalar
-
-EPOCH_DEPRECATION_WARNING = (
-    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
-    "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
-    "epoch is different from None, the closed form is used instead of the new chainable form, "
-    "where available. Please open an issue if you are unable to replicate your use case: "
-    "https://github.com/pytorch/pytorch/issues/new/choose."
+from ._cyclic_schedulers import CosineAnnealingWarmRestarts as CosineAnnealingWarmRestarts
+from ._cyclic_schedulers import CyclicLR as CyclicLR
+from ._cyclic_schedulers import OneCycleLR as OneCycleLR
+from ._reduce_on_plateau import ReduceLROnPlateau as ReduceLROnPlateau
+from ._scheduler_base import EPOCH_DEPRECATION_WARNING as EPOCH_DEPRECATION_WARNING
+from ._scheduler_base import LRScheduler as LRScheduler
+from ._scheduler_base import _LRScheduler as _LRScheduler
+from ._scheduler_base import (
+    both,
+    branch,
+    cos,
+    either,
+    group_values,
+    is_traced,
+    structure_changed,
+    warn_get_lr_called_within_step,
 )
+from ._scheduler_chains import ChainedScheduler as ChainedScheduler
+from ._scheduler_chains import SequentialLR as SequentialLR
+from .optimizer import Optimizer
 
-_ORDER_WARNING = (
-    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
-    "later, you should call them in the opposite order: `optimizer.step()` before "
-    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
-    "of the learning rate schedule. See more details at "
-    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
-)
-
-_OVERRIDDEN_WARNING = (
-    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
-    "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
-    "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
-)
-
-
-def _group_values(optimizer: Optimizer, key: str) -> list[Any]:
-    """``group[key]`` of every param group (tensors cloned, so they never alias)."""
-    return [g[key].clone() if isinstance(g[key], Tensor) else g[key]
-            for g in optimizer.param_groups]
-
-
-def _set_group_value(group: dict[str, Any], key: str, value: float | Tensor) -> None:
-    """Set ``group[key]``: filled in place when it is a tensor, assigned otherwise."""
-    if isinstance(group[key], Tensor):
-        group[key].fill_(to_scalar(value))
-    else:
-        group[key] = value
+__all__ = [
+    "LambdaLR",
+    "MultiplicativeLR",
+    "StepLR",
+    "MultiStepLR",
+    "ConstantLR",
+    "LinearLR",
+    "ExponentialLR",
+    "SequentialLR",
+    "CosineAnnealingLR",
+    "ChainedScheduler",
+    "ReduceLROnPlateau",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
+    "OneCycleLR",
+    "PolynomialLR",
+    "LRScheduler",
+]
 
 
-def _is_traced(value: Any) -> bool:
-    return isinstance(value, jax.core.Tracer)
+def _lambdas(optimizer: Optimizer, lr_lambda: Any) -> list[Callable[[int], float]]:
+    """One lambda per param group (a single one repeated), as torch's ``LambdaLR`` takes them."""
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(
+            f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
+        )
+    return list(lr_lambda)
 
 
-def _branch(condition: Any, if_true: Callable[[], list], if_false: Callable[[], list]) -> list:
-    """``if_true() if condition else if_false()``; when ``condition`` is traced, both lists
-    are computed and chosen from elementwise with ``jnp.where``."""
-    if not _is_traced(condition):
-        return if_true() if condition else if_false()
-    return [jnp.where(condition, a, b) for a, b in zip(if_true(), if_false(), strict=True)]
+class _LambdaState:
+    """``state_dict()``/``load_state_dict()`` of schedulers that hold ``lr_lambdas``: a plain
+    function saves as None, a callable object as a copy of its ``__dict__``."""
 
-
-def _both(a: Any, b: Any) -> Any:
-    return jnp.logical_and(a, b) if _is_traced(a) or _is_traced(b) else a and b
-
-
-def _either(a: Any, b: Any) -> Any:
-    return jnp.logical_or(a, b) if _is_traced(a) or _is_traced(b) else a or b
-
-
-def _cos(x: Any) -> Any:
-    return jnp.cos(x) if _is_traced(x) else math.cos(x)
-
-
-def _mark_optimizer_steps(scheduler: LRScheduler) -> None:
-    """Wrap ``optimizer.step`` once so that it records it was called (for the order warning)."""
-    optimizer = scheduler.optimizer
-    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
-        return
-    optimizer_ref = ref(optimizer)
-    func = optimizer.step.__func__
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        opt = optimizer_ref()
-        opt._opt_called = True
-        return func.__get__(opt, opt.__class__)(*args, **kwargs)
-
-    wrapper._wrapped_by_lr_sched = True
-    optimizer.step = wrapper
-
-
-class LRScheduler:
-    """Base class of learning-rate schedulers: subclasses implement ``get_lr()``.
-
-    Creating a scheduler records ``initial_lr`` in each param group and runs a first step.
-
-    >>> import jaxgrad
-    >>> from jaxgrad.optim.lr_scheduler import StepLR
-    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
-    >>> sched = StepLR(opt, step_size=2, gamma=0.5)
-    >>> lrs = []
-    >>> for _ in range(4):
-    ...     opt.step(); sched.step(); lrs.append(sched.get_last_lr()[0])
-    >>> lrs, opt.param_groups[0]["initial_lr"]
-    ([1.0, 0.5, 0.5, 0.25], 1.0)
-    """
-
-    _get_lr_called_within_step: bool = False
-    _is_initial: bool = False
-    # jaxgrad.compile traces these (they change every step); the rest changes only in step()
-    # and load_state_dict(), which record it (_epoch)
-    _jaxgrad_traced_state = {"last_epoch": True, "_step_count": True, "_last_lr": True}
-    _jaxgrad_managed_attrs = True
-
-    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                initial_lr = group["lr"]
-                if isinstance(initial_lr, Tensor):
-                    initial_lr = initial_lr.clone()
-                group.setdefault("initial_lr", initial_lr)
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
-                        "scheduler with last_epoch >= 0.\nThis typically happens when:\n1. "
-                        "You're trying to resume training from a checkpoint but haven't properly "
-                        "loaded the optimizer state\n2. You're using last_epoch >= 0 for a fresh "
-                        "training run (not recommended)")
-        self.base_lrs: list[float | Tensor] = _group_values(optimizer, "initial_lr")
-        self.last_epoch = last_epoch
-        _mark_optimizer_steps(self)
-        self._step_count = 0
-        self._is_initial = True
-        try:
-            self.step()
-        finally:
-            self._is_initial = False
+    lr_lambdas: list[Callable[[int], float]]
 
     def state_dict(self) -> dict[str, Any]:
-        """Every attribute of the scheduler but its optimizer.
+        """Every attribute but the optimizer; ``lr_lambdas`` as torch saves them.
 
         >>> import jaxgrad
         >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
-        >>> sched = jaxgrad.optim.lr_scheduler.StepLR(opt, step_size=3)
-        >>> sched.state_dict()["last_epoch"], sched.state_dict()["base_lrs"]
-        (0, [1.0])
+        >>> jaxgrad.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.5).state_dict()["lr_lambdas"]
+        [None]
         """
-        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+        state = {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "lr_lambdas")
+        }
+        state["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+            for fn in self.lr_lambdas
+        ]
+        return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the attributes saved by ``state_dict()``."""
-        structure_changed()
-        self.__dict__.update(state_dict)
+        """Restore the attributes; a saved callable object's ``__dict__`` updates the current one.
 
-    def get_last_lr(self) -> list[float | Tensor]:
-        """The learning rates the last ``step()`` set, one per param group."""
-        return self._last_lr
-
-    def get_lr(self) -> list[float | Tensor]:
-        """The next learning rates (one per param group); implemented by subclasses."""
-        raise NotImplementedError
-
-    def step(self, epoch: int | None = None) -> None:
-        """Advance one epoch and set the param groups' learning rates.
-
-        Call it after ``optimizer.step()``; torch's warning says so otherwise.
+        >>> import jaxgrad
+        >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = jaxgrad.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.5)
+        >>> sched.load_state_dict({"last_epoch": 4, "lr_lambdas": [None]}); sched.last_epoch
+        4
         """
         structure_changed()
-        if not _is_traced(self._step_count) and self._step_count == 1:
-            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-                warnings.warn(_OVERRIDDEN_WARNING, UserWarning, stacklevel=2)
-            elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn(_ORDER_WARNING, UserWarning, stacklevel=2)
-        self._step_count += 1
-        if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self._update_lr(epoch)
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = lr_lambdas  # the caller's dict is left as it was
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
 
-    def _update_lr(self, epoch: int | None = None) -> None:
-        self._get_lr_called_within_step = True
-        try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed_form = getattr(self, "_get_closed_form_lr", None)
-                values = closed_form() if closed_form is not None else self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
-            _set_group_value(group, "lr", lr)
-        self._last_lr: list[float | Tensor] = _group_values(self.optimizer, "lr")
 
-    def _warn_unless_stepping(self) -> None:
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=3)
+class LambdaLR(_LambdaState, LRScheduler):
+    """Each group's initial learning rate times ``lr_lambda(epoch)``.
+
+    >>> import jaxgrad
+    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = jaxgrad.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.5 ** epoch)
+    >>> opt.step(); sched.step(); opt.step(); sched.step(); sched.get_last_lr()
+    [0.25]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float | Tensor]:
+        """``base_lr * lr_lambda(last_epoch)`` per group."""
+        warn_get_lr_called_within_step(self)
+        return [
+            base_lr * lmbda(self.last_epoch)
+            for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)
+        ]
+
+
+class MultiplicativeLR(_LambdaState, LRScheduler):
+    """Each step multiplies the learning rates by ``lr_lambda(epoch)``.
+
+    >>> import jaxgrad
+    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = jaxgrad.optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.5)
+    >>> opt.step(); sched.step(); opt.step(); sched.step(); sched.get_last_lr()
+    [0.25]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float | Tensor]:
+        """The current rates times ``lr_lambda(last_epoch)`` (unchanged at construction)."""
+        warn_get_lr_called_within_step(self)
+        if self._is_initial:
+            return group_values(self.optimizer, "lr")
+        return [
+            group["lr"] * lmbda(self.last_epoch)
+            for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)
+        ]
 
 
 class StepLR(LRScheduler):
@@ -226,22 +188,227 @@ class StepLR(LRScheduler):
     [0.05]
     """
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float | Tensor]:
         """The current rates, times ``gamma`` at non-zero multiples of ``step_size``."""
-        self._warn_unless_stepping()
-        keep = _either(self.last_epoch == 0, self.last_epoch % self.step_size != 0)
-        return _branch(keep, lambda: _group_values(self.optimizer, "lr"),
-                       lambda: [group["lr"] * self.gamma for group in self.optimizer.param_groups])
+        warn_get_lr_called_within_step(self)
+        keep = either(self.last_epoch == 0, self.last_epoch % self.step_size != 0)
+        return branch(
+            keep,
+            lambda: group_values(self.optimizer, "lr"),
+            lambda: [group["lr"] * self.gamma for group in self.optimizer.param_groups],
+        )
 
     def _get_closed_form_lr(self) -> list[float | Tensor]:
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs
+        ]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiply the learning rates by ``gamma`` at each milestone (twice at a repeated one).
+
+    >>> import jaxgrad
+    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = jaxgrad.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 1], gamma=0.5)
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.25]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        milestones: Iterable[int],
+        gamma: float = 0.1,
+        last_epoch: int = -1,
+    ) -> None:
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float | Tensor]:
+        """The current rates, times ``gamma ** count`` at a milestone."""
+        warn_get_lr_called_within_step(self)
+        epoch = self.last_epoch
+        if is_traced(epoch):  # inside jaxgrad.compile: the count at this epoch, maybe 0
+            count = sum(jnp.where(epoch == m, n, 0) for m, n in self.milestones.items())
+            return [group["lr"] * self.gamma**count for group in self.optimizer.param_groups]
+        if epoch not in self.milestones:
+            return group_values(self.optimizer, "lr")
+        return [
+            group["lr"] * self.gamma ** self.milestones[epoch]
+            for group in self.optimizer.param_groups
+        ]
+
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
+        milestones = sorted(self.milestones.elements())
+        return [
+            base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
+            for base_lr in self.base_lrs
+        ]
+
+
+class ConstantLR(LRScheduler):
+    """The learning rates times ``factor`` until epoch ``total_iters``, then the full rates.
+
+    >>> import jaxgrad
+    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = jaxgrad.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=1)
+    >>> first = sched.get_last_lr(); opt.step(); sched.step(); first, sched.get_last_lr()
+    ([0.5], [1.0])
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float | Tensor]:
+        """``factor`` times the rates at epoch 0, divided back out at ``total_iters``."""
+        warn_get_lr_called_within_step(self)
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
+        return [
+            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base_lr in self.base_lrs
+        ]
+
+
+class LinearLR(LRScheduler):
+    """The learning rates' factor goes linearly from ``start_factor`` to ``end_factor`` over
+    ``total_iters`` epochs.
+
+    >>> import jaxgrad
+    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = jaxgrad.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.75]
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and "
+                "less or equal to 1."
+            )
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float | Tensor]:
+        """The next rates by torch's chainable linear formula."""
+        warn_get_lr_called_within_step(self)
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return group_values(self.optimizer, "lr")
+        delta = self.end_factor - self.start_factor
+        factor = 1.0 + delta / (
+            self.total_iters * self.start_factor + (self.last_epoch - 1) * delta
+        )
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
+        return [
+            base_lr
+            * (
+                self.start_factor
+                + (self.end_factor - self.start_factor)
+                * min(self.total_iters, self.last_epoch)
+                / self.total_iters
+            )
+            for base_lr in self.base_lrs
+        ]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiply the learning rates by ``gamma`` every epoch.
+
+    >>> import jaxgrad
+    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = jaxgrad.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.5]
+    """
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float | Tensor]:
+        """The current rates times ``gamma`` (unchanged at construction)."""
+        warn_get_lr_called_within_step(self)
+        if self._is_initial:
+            return group_values(self.optimizer, "lr")
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
+        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the learning rates polynomially (``power``) to zero over ``total_iters`` epochs.
+
+    >>> import jaxgrad
+    >>> opt = jaxgrad.optim.SGD([jaxgrad.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = jaxgrad.optim.lr_scheduler.PolynomialLR(opt, total_iters=4, power=1.0)
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.75]
+    """
+
+    def __init__(
+        self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1
+    ) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float | Tensor]:
+        """The current rates times torch's chainable decay factor."""
+        warn_get_lr_called_within_step(self)
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return group_values(self.optimizer, "lr")
+        decay_factor = (
+            (1.0 - self.last_epoch / self.total_iters)
+            / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float | Tensor]:
+        return [
+            base_lr
+            * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base_lr in self.base_lrs
+        ]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -255,34 +422,52 @@ class CosineAnnealingLR(LRScheduler):
     0.5
     """
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float | Tensor]:
         """The next rates by torch's recursive cosine formula."""
-        self._warn_unless_stepping()
+        warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self._is_initial:
-            return _group_values(self.optimizer, "lr")
+            return group_values(self.optimizer, "lr")
         epoch = self.last_epoch
 
         def restarted() -> list:
-            return [group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max))
-                    / 2 for base_lr, group in zip(self.base_lrs, groups, strict=True)]
+            return [
+                group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+                for base_lr, group in zip(self.base_lrs, groups, strict=True)
+            ]
 
         def recursive() -> list:
-            return [(1 + _cos(math.pi * epoch / self.T_max))
-                    / (1 + _cos(math.pi * (epoch - 1) / self.T_max))
-                    * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
+            return [
+                (1 + cos(math.pi * epoch / self.T_max))
+                / (1 + cos(math.pi * (epoch - 1) / self.T_max))
+                * (group["lr"] - self.eta_min)
+                + self.eta_min
+                for group in groups
+            ]
 
-        return _branch(_both(self._step_count == 1, epoch > 0), self._get_closed_form_lr,
-                       lambda: _branch((epoch - 1 - self.T_max) % (2 * self.T_max) == 0,
-                                       restarted, recursive))
+        def resumed() -> list:  # torch's formula here multiplies in another order
+            return [
+                self.eta_min
+                + (base_lr - self.eta_min) * (1 + cos(epoch * math.pi / self.T_max)) / 2
+                for base_lr in self.base_lrs
+            ]
+
+        return branch(
+            both(self._step_count == 1, epoch > 0),
+            resumed,
+            lambda: branch((epoch - 1 - self.T_max) % (2 * self.T_max) == 0, restarted, recursive),
+        )
 
     def _get_closed_form_lr(self) -> list[float | Tensor]:
-        return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + _cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for base_lr in self.base_lrs]
+        return [
+            self.eta_min
+            + (base_lr - self.eta_min) * (1 + cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for base_lr in self.base_lrs
+        ]

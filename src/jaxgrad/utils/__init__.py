@@ -1,5 +1,6 @@
 """``jaxgrad.utils``: torch.utils's data loading, as ``jaxgrad.utils.data``, and activation
-checkpointing, as ``jaxgrad.utils.checkpoint``.
+checkpointing, as ``jaxgrad.utils.checkpoint``; hook handles and helpers, as
+``jaxgrad.utils.hooks``; DLPack exchange, as ``jaxgrad.utils.dlpack``.
 
 >>> import jaxgrad
 >>> data = jaxgrad.utils.data.TensorDataset(jaxgrad.arange(4))
@@ -9,3 +10,5 @@ checkpointing, as ``jaxgrad.utils.checkpoint``.
 
 from . import checkpoint as checkpoint
 from . import data as data
+from . import dlpack as dlpack
+from . import hooks as hooks

@@ -19,6 +19,7 @@ from ..._functions import linalg as _linalg
 from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import nn as N
+from ...backends import _sdp
 from .activations import softmax
 from .convolution import linear, pad
 from .dropout import dropout
@@ -51,36 +52,136 @@ def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor,
             f"{_c_type_name(query)} instead.")
 
 
-def _use_fused_cpu_attention(query: Tensor, key: Tensor, value: Tensor,
-                             attn_mask: Tensor | None, dropout_p: float,
-                             enable_gqa: bool) -> bool:
-    """torch's CPU backend choice: the fused flash kernel for 4-D float inputs without
-    dropout, equal head sizes, non-empty sequences, matching (or grouped) heads and a mask
-    that does not require grad; the math composition otherwise."""
-    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0.0:
-        return False
-    if not query.is_floating_point() or not (query.shape[-1] == key.shape[-1]
-                                             == value.shape[-1]):
-        return False
-    if 0 in (query.shape[-2], key.shape[-2]) or query.numel() == 0:
-        return False
-    if attn_mask is not None and (attn_mask.requires_grad or attn_mask.ndim not in (2, 4)):
-        if attn_mask.ndim < 2 and not attn_mask.requires_grad:  # torch's mask-shape check
-            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
-                             "got -2)")
-        return False
-    batch = query.shape[0] == key.shape[0] == value.shape[0]
+_FLASH_CPU_DTYPES = ("float32", "float64", "bfloat16", "float16")
+
+
+def _sizes(t: Tensor) -> str:
+    return "[" + ", ".join(str(n) for n in t.shape) + "]"
+
+
+def _flash_cpu_refusal(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                       dropout_p: float, enable_gqa: bool) -> str | None:
+    """Why torch's fused CPU flash kernel cannot run these inputs (torch's debug message; ""
+    for a silent refusal), or None when it can: its checks, in its order."""
+    if dropout_p > 0.0:
+        return "Both fused kernels do not support non-zero dropout."
+    if not query.ndim == key.ndim == value.ndim == 4:
+        return ("All fused kernels requires query, key and value to be 4 dimensional, but got "
+                f"Query dim: {query.ndim}, Key dim: {key.ndim}, Value dim: {value.ndim} instead.")
+    for refusal in (_batch_and_heads_refusal(query, key, value, enable_gqa),
+                    _mask_shape_refusal(query, key, attn_mask), _dense_refusal(query, key, value)):
+        if refusal is not None:
+            return refusal
+    return None
+
+
+def _batch_and_heads_refusal(query: Tensor, key: Tensor, value: Tensor,
+                             enable_gqa: bool) -> str | None:
+    sizes = f"Query.sizes(): {_sizes(query)}, Key"
+    broadcast = (" instead. To broadcast dense inputs, try using unsqueeze and expand_to before "
+                 "passing them into the kernel.")
+    if not query.shape[0] == key.shape[0] == value.shape[0]:
+        return ("For dense inputs, both fused kernels require query, key and value to have the "
+                f"same batch_size. {sizes}.sizes(): {_sizes(key)}, Value.sizes(): "
+                f"{_sizes(value)}{broadcast}")
+    heads = (query.shape[1], key.shape[1], value.shape[1])
     if enable_gqa:
-        heads = key.shape[1] == value.shape[1] and query.shape[1] % key.shape[1] == 0
-    else:
-        heads = query.shape[1] == key.shape[1] == value.shape[1]
-    return batch and heads
+        if heads[1] != heads[2]:
+            return ("Both fused kernels require key and value to have the same num_heads and "
+                    f"batch_size but got: Key sizes: {_sizes(key)}, Value sizes: {_sizes(value)}, "
+                    f"Query sizes: {_sizes(query)} instead.")
+        if heads[0] % heads[1]:
+            return ("The number of heads in key/value must divide number of heads in query.Got "
+                    f"input Key sizes(): {heads[1]}, Value sizes(): {heads[2]}, Query sizes(): "
+                    f"{heads[0]} instead.")
+    elif not heads[0] == heads[1] == heads[2]:
+        return ("For dense input, both fused kernels require query, key and value to have the "
+                f"same num_heads. {sizes} sizes(): {_sizes(key)}, Value sizes(): "
+                f"{_sizes(value)}{broadcast}")
+    return None
+
+
+def _mask_shape_refusal(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> str | None:
+    if attn_mask is None:
+        return None
+    if attn_mask.requires_grad:
+        return ""
+    if attn_mask.ndim < 2:  # torch reads the mask's size(-2)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    if attn_mask.shape[-2] not in (query.shape[2], 1) or attn_mask.shape[-1] not in (
+            key.shape[2], 1):
+        return ""
+    if attn_mask.ndim == 2 or (attn_mask.ndim == 4 and attn_mask.shape[0] in (1, query.shape[0])
+                               and attn_mask.shape[1] in (1, query.shape[1])):
+        return None
+    return ("Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1});"
+            " 4d - ({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1})")
+
+
+def _dense_refusal(query: Tensor, key: Tensor, value: Tensor) -> str | None:
+    sizes = (query.shape[-1], key.shape[-1], value.shape[-1])
+    if not sizes[0] == sizes[1] == sizes[2]:
+        return ("Flash attention requires q,k,v to have the same last dimension. Got "
+                f"Query.size(-1): {sizes[0]}, Key.size(-1): {sizes[1]}, Value.size(-1): "
+                f"{sizes[2]} instead.")
+    if 0 in (query.shape[-2], key.shape[-2]):
+        return "All fused kernels do not support zero seq_len_q or seq_len_kv."
+    strides = (query.stride(-1), key.stride(-1), value.stride(-1))
+    if strides != (1, 1, 1):
+        return ("All fused kernels require the last dimension of the input to have stride 1. Got "
+                f"Query.stride(-1): {strides[0]}, Key.stride(-1): {strides[1]}, "
+                f"Value.stride(-1): {strides[2]}")
+    if query.dtype.name not in _FLASH_CPU_DTYPES:
+        return ("Expected query, key and value to all be of dtype: {Float, Double, BFloat16, "
+                f"Half}}. Got Query dtype: {_c_type_name(query)}, Key dtype: {_c_type_name(key)}"
+                f", and Value dtype: {_c_type_name(value)} instead.")
+    return None
+
+
+def _uses_flash_cpu(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
+                    dropout_p: float, enable_gqa: bool) -> bool:
+    """torch's CPU kernel choice (select_sdp_backend_cpp): the fused flash kernel where it is
+    enabled and takes the inputs, else the math composition where that is enabled; with neither,
+    torch's warnings (why flash was refused) and errors."""
+    flash, math_ = _sdp.is_enabled("flash"), _sdp.is_enabled("math")
+    if not (flash or math_):
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is "
+                           "likely due to turning off both the math kernel and the fused kernels.")
+    refusal = _flash_cpu_refusal(query, key, value, attn_mask, dropout_p, enable_gqa)
+    if flash and refusal is None:
+        return True
+    if math_:
+        return False
+    warnings.warn("Flash attention kernel not used because:", stacklevel=4)
+    if refusal:
+        warnings.warn(refusal, stacklevel=4)
+    raise RuntimeError("No available kernel.  Aborting execution.")
+
+
+def _sdpa_empty(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
+    """torch's answer for an empty query or key sequence: zeros of the output's shape that
+    still connect to every input (``zeros + (q.sum() + k.sum() + v.sum()) * 0``)."""
+    zeros = _creation.zeros((*query.shape[:-1], value.shape[-1]), dtype=query.dtype)
+    total = pointwise.add(pointwise.add(reductions.sum(query), reductions.sum(key)),
+                          reductions.sum(value))
+    return pointwise.add(zeros, _apply(N.MUL_SCALAR, total, aux=(0,)))
 
 
 def _repeat_heads(t: Tensor, repeats: int) -> Tensor:
     """``t.repeat_interleave(repeats, -3)``: each head ``repeats`` times in a row."""
     expanded = _shapes.expand(_shapes.unsqueeze(t, -3), (*t.shape[:-2], repeats, *t.shape[-2:]))
     return _shapes.reshape(expanded, (*t.shape[:-3], t.shape[-3] * repeats, *t.shape[-2:]))
+
+
+def _share_heads(query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
+    """torch's pre_process_group_query_attention_input: key and value heads each repeated to
+    the query's count."""
+    heads = (query.shape[-3], key.shape[-3], value.shape[-3])
+    if heads[0] == heads[1] == heads[2]:
+        return key, value
+    if heads[0] % heads[1] or heads[0] % heads[2]:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return _repeat_heads(key, heads[0] // heads[1]), _repeat_heads(value, heads[0] // heads[2])
 
 
 def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
@@ -102,9 +203,8 @@ def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
                                "set when is_causal=True")
         causal = np.tril(np.ones((query.shape[-2], key.shape[-2]), bool))
         attn_mask = Tensor._make(jnp.where(causal, 0.0, -jnp.inf).astype(query._value.dtype))
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        repeats = query.shape[-3] // key.shape[-3]
-        key, value = (_repeat_heads(t, repeats) for t in (key, value))
+    if enable_gqa:
+        key, value = _share_heads(query, key, value)
     attn = _linalg.matmul(query, _apply(N.MUL_SCALAR, _shapes.transpose(key, -2, -1),
                                         aux=(factor,)))
     if attn_mask is not None:
@@ -133,8 +233,16 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     >>> F.scaled_dot_product_attention(q, k, v, is_causal=True).grad_fn.name()
     'ScaledDotProductFlashAttentionForCpuBackward0'
     """
+    override = getattr(type(attn_mask), "__torch_function__", None)
+    if override is not None:  # a bias subclass (nn.attention.bias.CausalBias) decides, as in torch
+        return override(scaled_dot_product_attention, (type(attn_mask),),
+                        (query, key, value, attn_mask),
+                        {"dropout_p": dropout_p, "is_causal": is_causal, "scale": scale,
+                         "enable_gqa": enable_gqa})
     _validate_sdpa_input(query, key, value, attn_mask)
-    if _use_fused_cpu_attention(query, key, value, attn_mask, dropout_p, enable_gqa):
+    if 0 in (query.shape[-2], key.shape[-2]):
+        return _sdpa_empty(query, key, value)
+    if _uses_flash_cpu(query, key, value, attn_mask, dropout_p, enable_gqa):
         mask = attn_mask
         if mask is not None and mask.dtype.name != "bool" and mask.dtype != query.dtype:
             mask = mask.to(query.dtype)

@@ -1,5 +1,6 @@
 """Normalisation and distances: batch_norm, layer_norm, group_norm, instance_norm,
-rms_norm, normalize, cosine_similarity, pairwise_distance.
+rms_norm, normalize, cosine_similarity, pairwise_distance; weight norm (``norm_except_dim``,
+``_weight_norm``, ``_weight_norm_interface``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 
 import jax.numpy as jnp
 
+from ..._core import dtypes as _dtypes
 from ..._core.grad_mode import no_grad
 from ..._core.jax_setup import jit
 from ..._core.tensor import Tensor
@@ -21,6 +23,7 @@ from ..._functions import pointwise, reductions
 from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import nn as N
+from ..._ops import nn_weight_norm as N_WN
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -278,3 +281,59 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     diff = _apply(N.ADD_SCALAR, pointwise.sub(x1, x2), aux=(eps,))
     return _apply(N.NORM_DIM, diff, ord=float(p), dim=(last,), keepdim=bool(keepdim),
                   dtype=None)
+
+
+def norm_except_dim(v: Tensor, pow: int = 2, dim: int = 0) -> Tensor:
+    """The ``pow``-norm of ``v`` over every dimension but ``dim``, shaped to broadcast against
+    ``v`` (``dim=-1``: the norm of everything), composed as torch composes it.
+
+    >>> import jaxgrad
+    >>> jaxgrad.norm_except_dim(jaxgrad.tensor([[3.0, 4.0], [0.0, 1.0]]), 2, 0)
+    tensor([[5.],
+            [1.]])
+    """
+    if dim == -1:
+        return _apply(N_WN.NORM_ALL, v, ord=float(pow), dim=None, keepdim=False, dtype=None)
+    output_size = [1] * v.dim()
+    if dim == 0:
+        output_size[0] = v.size(0)
+        rows = v.contiguous().view(v.size(0), -1)
+        return _apply(N.NORM_DIM, rows, ord=float(pow), dim=(1,), keepdim=False,
+                      dtype=None).view(output_size)
+    if dim == v.dim() - 1:
+        output_size[-1] = v.size(-1)
+        columns = v.contiguous().view(-1, v.size(-1))
+        return _apply(N.NORM_DIM, columns, ord=float(pow), dim=(0,), keepdim=False,
+                      dtype=None).view(output_size)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+def _weight_norm_interface(v: Tensor, g: Tensor, dim: int = 0) -> tuple[Tensor, Tensor]:
+    """torch's fused weight-norm kernel: ``(v * (g / norms), norms)`` with the 2-norms of ``v``
+    over every dimension but ``dim`` (the first or the last); WeightNormInterfaceBackward0.
+
+    >>> import jaxgrad
+    >>> w, norms = jaxgrad._weight_norm_interface(jaxgrad.tensor([[3.0, 4.0]]),
+    ...                                           jaxgrad.tensor([[10.0]]))
+    >>> w, norms
+    (tensor([[6., 8.]]), tensor([[5.]]))
+    """
+    return _apply(N_WN.WEIGHT_NORM_INTERFACE, v, g, dim=dim)
+
+
+def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
+    """``v * (g / norm_except_dim(v, 2, dim))``: the fused kernel where ``dim`` is the first or
+    last dimension (and nothing is half precision), torch's composition otherwise.
+
+    >>> import jaxgrad
+    >>> jaxgrad._weight_norm(jaxgrad.tensor([[3.0, 4.0]]), jaxgrad.tensor([[10.0]]), 0)
+    tensor([[6., 8.]])
+    """
+    if v.device != g.device:
+        raise RuntimeError("weight_norm: expected v_in and g_in to be on the same device, but "
+                           f"v_in is on {v.device} and g_in is on {g.device}")
+    v, g = v.contiguous(), g.contiguous()
+    half = _dtypes.float16
+    if v.dtype is not half and g.dtype is not half and dim in (0, v.dim() - 1):
+        return _weight_norm_interface(v, g, dim)[0]
+    return pointwise.mul(v, pointwise.div(g, norm_except_dim(v, 2, dim)))

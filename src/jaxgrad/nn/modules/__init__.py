@@ -78,6 +78,7 @@ from .linear import Bilinear as Bilinear
 from .linear import Identity as Identity
 from .linear import LazyLinear as LazyLinear
 from .linear import Linear as Linear
+from .linear_cross_entropy_options import LinearCrossEntropyOptions as LinearCrossEntropyOptions
 from .loss import BCELoss as BCELoss
 from .loss import BCEWithLogitsLoss as BCEWithLogitsLoss
 from .loss import CosineEmbeddingLoss as CosineEmbeddingLoss
@@ -88,6 +89,7 @@ from .loss import HingeEmbeddingLoss as HingeEmbeddingLoss
 from .loss import HuberLoss as HuberLoss
 from .loss import KLDivLoss as KLDivLoss
 from .loss import L1Loss as L1Loss
+from .loss import LinearCrossEntropyLoss as LinearCrossEntropyLoss
 from .loss import MarginRankingLoss as MarginRankingLoss
 from .loss import MSELoss as MSELoss
 from .loss import MultiLabelMarginLoss as MultiLabelMarginLoss

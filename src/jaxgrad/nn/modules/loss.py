@@ -1,9 +1,10 @@
 """Loss layers on torch's ``_Loss``/``_WeightedLoss`` bases: ``L1Loss``, ``MSELoss``,
-``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``SmoothL1Loss``,
-``HuberLoss`` and ``KLDivLoss``."""
+``NLLLoss``, ``CrossEntropyLoss``, ``LinearCrossEntropyLoss``, ``BCELoss``, ``BCEWithLogitsLoss``,
+``SmoothL1Loss``, ``HuberLoss`` and ``KLDivLoss``."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +13,8 @@ from ..._core.tensor import Tensor
 from .. import functional
 from .._functional.losses import _REDUCTIONS, _reduction
 from .distance import PairwiseDistance
+from .linear import Linear
+from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .module import Module
 
 
@@ -118,6 +121,62 @@ class CrossEntropyLoss(_WeightedLoss):
                                         ignore_index=self.ignore_index,
                                         reduction=self.reduction,
                                         label_smoothing=self.label_smoothing)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``input`` projected to logits by an owned ``Linear`` (stored flat,
+    ``(C * prod(out_features), in_features)``), against ``target``: the module form of
+    ``functional.linear_cross_entropy`` with its ``options`` for the chunked path.
+
+    >>> import jaxgrad
+    >>> loss = jaxgrad.nn.LinearCrossEntropyLoss(2, 3)
+    >>> with jaxgrad.no_grad():
+    ...     _ = loss.linear.weight.zero_()
+    >>> loss(jaxgrad.ones(1, 2), jaxgrad.tensor([0]))
+    tensor(1.0986, grad_fn=<NllLossBackward0>)
+    """
+
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index",
+                     "label_smoothing"]
+
+    def __init__(self, in_features: int, num_classes: int, *,
+                 out_features: tuple[int, ...] = (), bias: bool = False, device: Any = None,
+                 dtype: Any = None, reduction: str = "mean", weight: Tensor | None = None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 options: LinearCrossEntropyOptions | None = None) -> None:
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
+                             device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """``functional.linear_cross_entropy`` with the linear weight (and bias) reshaped to
+        ``(C, *out_features, in_features)``."""
+        linear_weight = self.linear.weight.reshape(
+            (self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))
+                       if self.linear.bias is not None else None)
+        return functional.linear_cross_entropy(
+            input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+            reduction=self.reduction, ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        """in_features, num_classes, out_features, bias and the loss settings."""
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
 
 
 class BCELoss(_WeightedLoss):
