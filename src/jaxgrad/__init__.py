@@ -258,6 +258,10 @@ from .nn._functional.normalization import native_batch_norm as native_batch_norm
 from .nn._functional.normalization import native_group_norm as native_group_norm
 from .nn._functional.normalization import native_layer_norm as native_layer_norm
 from .nn._functional.normalization import norm_except_dim as norm_except_dim
+from .nn._functional.recurrent_cells import gru_cell as gru_cell
+from .nn._functional.recurrent_cells import lstm_cell as lstm_cell
+from .nn._functional.recurrent_cells import rnn_relu_cell as rnn_relu_cell
+from .nn._functional.recurrent_cells import rnn_tanh_cell as rnn_tanh_cell
 from .nn.functional import adaptive_avg_pool1d as adaptive_avg_pool1d
 from .nn.functional import avg_pool1d as avg_pool1d
 from .nn.functional import bilinear as bilinear

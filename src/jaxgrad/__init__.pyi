@@ -123,6 +123,7 @@ from ._core.process_settings import get_num_interop_threads as get_num_interop_t
 from ._core.process_settings import get_num_threads as get_num_threads
 from ._functions.random import get_rng_state as get_rng_state
 from .nn._functional.aten_forms import group_norm as group_norm
+from .nn._functional.recurrent_cells import gru_cell as gru_cell
 from ._functions.windows import hamming_window as hamming_window
 from ._functions.windows import hann_window as hann_window
 from .nn.functional import hardshrink as hardshrink
@@ -152,6 +153,7 @@ from ._functions.creation import linspace as linspace
 from ._serialization.save_load import load as load
 from ._autograd.lobpcg import lobpcg as lobpcg
 from ._functions.creation import logspace as logspace
+from .nn._functional.recurrent_cells import lstm_cell as lstm_cell
 from ._functions.removed_linalg import lstsq as lstsq
 from ._functions.random import manual_seed as manual_seed
 from .nn._functional.aten_forms import margin_ranking_loss as margin_ranking_loss
@@ -189,6 +191,8 @@ from ._functions.random import randn_like as randn_like
 from ._functions.random import randperm as randperm
 from ._functions.creation import range as range
 from .nn._functional.aten_forms import rms_norm as rms_norm
+from .nn._functional.recurrent_cells import rnn_relu_cell as rnn_relu_cell
+from .nn._functional.recurrent_cells import rnn_tanh_cell as rnn_tanh_cell
 from ._functions.random import rrelu as rrelu
 from ._functions.random import rrelu_ as rrelu_
 from ._serialization.save_load import save as save

@@ -13,7 +13,9 @@ from differential import (
     grad_of,
     next_functions,
     ok,
+    param_grads,
     raises,
+    set_weights,
     val,
     weighted,
 )
@@ -32,11 +34,9 @@ def _padded(T, shape=(4, 3, 2), seed=0, dtype="float64"):
 
 PACK_CASES = {
     "sorted": ([4, 2, 1], False, True),
-    "sorted_ties": ([4, 4, 2], False, True),
     "all_full": ([4, 4, 4], False, True),
     "unsorted": ([1, 4, 2], False, False),
     "unsorted_ties": ([2, 4, 2], False, False),
-    "batch_first_sorted": ([3, 3, 2, 1], True, True),
     "batch_first_unsorted": ([1, 3, 2, 3], True, False),
     "tensor_lengths_int32": ("int32", False, False),
 }
@@ -99,8 +99,7 @@ def test_pack_backward_graph_and_version():
     ok(program)
 
 
-@pytest.mark.parametrize("batch_first", [False, True])
-@pytest.mark.parametrize("enforce_sorted", [False, True])
+@pytest.mark.parametrize(("batch_first", "enforce_sorted"), [(False, True), (True, False)])
 def test_pad_packed_total_length_and_padding(batch_first, enforce_sorted):
     def program(T):
         R = _rnn_utils(T)
@@ -172,8 +171,7 @@ def test_errors(key):
 # --- pad_sequence / unpad_sequence / pack_sequence / unpack_sequence -----------------------------
 
 
-@pytest.mark.parametrize("batch_first", [False, True])
-@pytest.mark.parametrize("side", ["right", "left"])
+@pytest.mark.parametrize(("batch_first", "side"), [(False, "right"), (True, "left")])
 def test_pad_sequence(batch_first, side):
     def program(T):
         R = _rnn_utils(T)
@@ -246,3 +244,112 @@ def test_invert_permutation_and_packed_sequence_methods():
         )
 
     ok(program)
+
+
+# --- recurrent layers on packed input ----------------------------------------------------------
+
+# (module, kwargs, enforce_sorted, given states, batch_first); lengths [3, 3, 1] or their
+# permutation [3, 1, 3]: batch sizes [3, 2, 2], a sequence ends after the first step
+PACKED_RNN_CASES = {
+    "rnn_sorted": ("RNN", {}, True, False, False),
+    "rnn_relu_2layers_unsorted_state": (
+        "RNN",
+        {"nonlinearity": "relu", "num_layers": 2},
+        False,
+        True,
+        False,
+    ),
+    "gru_2layers_bidir_unsorted_state": (
+        "GRU",
+        {"num_layers": 2, "bidirectional": True},
+        False,
+        True,
+        False,
+    ),
+    "lstm_2layers_sorted": ("LSTM", {"num_layers": 2}, True, False, False),
+    "lstm_proj_bidir_batch_first_unsorted_state": (
+        "LSTM",
+        {"proj_size": 2, "bidirectional": True},
+        False,
+        True,
+        True,
+    ),
+}
+
+
+def _packed_rnn_program(key):
+    cls, kw, enforce_sorted, with_state, batch_first = PACKED_RNN_CASES[key]
+
+    def program(T):
+        R = _rnn_utils(T)
+        rs = np.random.RandomState(4)
+        m = set_weights(T, getattr(T.nn, cls)(2, 3, batch_first=batch_first, **kw), scale=0.7)
+        x = T.tensor(rs.randn(3, 3, 2), dtype=T.float64, requires_grad=True)
+        padded = x.transpose(0, 1) if batch_first else x
+        lengths = [3, 3, 1] if enforce_sorted else [3, 1, 3]
+        packed = R.pack_padded_sequence(padded, lengths, batch_first, enforce_sorted)
+        layers = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+        leaves: list = []
+        hx = None
+        if with_state:
+            leaves = [
+                T.tensor(
+                    rs.randn(layers, 3, kw.get("proj_size") or 3),
+                    dtype=T.float64,
+                    requires_grad=True,
+                )
+            ]
+            if cls == "LSTM":
+                leaves.append(T.tensor(rs.randn(layers, 3, 3), dtype=T.float64, requires_grad=True))
+            hx = tuple(leaves) if cls == "LSTM" else leaves[0]
+        out, state = m(packed, hx)
+        states = list(state) if isinstance(state, tuple) else [state]
+        unpacked, out_lengths = R.pad_packed_sequence(out, batch_first=batch_first)
+        (weighted(T, unpacked) + sum(weighted(T, s) for s in states)).backward()
+        return (
+            type(out).__name__,
+            list(out),
+            unpacked,
+            out_lengths,
+            states,
+            grad_of(x),
+            [grad_of(t) for t in leaves],
+            param_grads(m),
+        )
+
+    return program
+
+
+@pytest.mark.parametrize("key", list(PACKED_RNN_CASES))
+def test_recurrent_layers_on_packed_input(key):
+    """Outputs, final states (each sequence's state at its last step, in the batch's order),
+    and the gradients of the input, the given states and the parameters."""
+    ok(_packed_rnn_program(key))
+
+
+def test_recurrent_packed_graph():
+    def program(T):
+        R = _rnn_utils(T)
+        m = set_weights(T, T.nn.RNN(2, 3, bidirectional=True))
+        x = _padded(T, (2, 2, 2))
+        out, h = m(R.pack_padded_sequence(x, [2, 1]))
+        return next_functions(out.data.grad_fn), next_functions(h.grad_fn)
+
+    ok(program)
+
+
+PACKED_RNN_ERRORS = {
+    "gru_state_batch": lambda T, m, p: m(p, T.zeros(1, 2, 3, dtype=T.float64)),
+    "input_size": lambda T, m, p: T.nn.GRU(3, 3).double()(p),
+    "dtype": lambda T, m, p: m(p.float()),
+}
+
+
+@pytest.mark.parametrize("key", list(PACKED_RNN_ERRORS))
+def test_recurrent_packed_errors(key):
+    def program(T):
+        R = _rnn_utils(T)
+        m = set_weights(T, T.nn.GRU(2, 3))
+        return PACKED_RNN_ERRORS[key](T, m, R.pack_padded_sequence(_padded(T), [4, 2, 1]))
+
+    raises(program)

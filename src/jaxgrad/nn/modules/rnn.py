@@ -11,60 +11,27 @@ runs a fused kernel (float32 ``LSTM`` goes through oneDNN, ``MkldnnRnnLayerBackw
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
 from typing import Any
 
 from ..._core.tensor import Tensor
-from ..._engine.dispatch import apply as _apply
 from ..._functions import joins
 from ..._functions.creation import empty, zeros
-from ..._ops import nn as N
 from .. import functional, init
+from .._functional.recurrent_cells import gru_step as _gru_step
+from .._functional.recurrent_cells import lstm_step as _lstm_step
+from .._functional.recurrent_cells import simple_step as _simple_step
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # --- one step of each cell (torch's SimpleCell / LSTMCell / GRUCell structs) -----------------
-
-
-def _unsafe_chunk(t: Tensor, chunks: int) -> tuple[Tensor, ...]:
-    """torch's ``unsafe_chunk`` along dim 1: equal parts that are not views (the gates)."""
-    return _apply(N.UNSAFE_SPLIT, t, split_size=t.shape[1] // chunks, dim=1,
-                  self_sym_sizes=tuple(t.shape))
-
-
-def _simple_step(x: Tensor, h: Tensor, w: tuple, relu: bool, projected: bool) -> Tensor:
-    gates = functional.linear(h, w[1], w[3]).add_(x if projected else
-                                                  functional.linear(x, w[0], w[2]))
-    return gates.relu() if relu else gates.tanh()
-
-
-def _lstm_step(x: Tensor, hc: tuple[Tensor, Tensor], w: tuple, projected: bool,
-               w_hr: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    h, c = hc
-    gates = functional.linear(h, w[1], w[3]).add_(x if projected else
-                                                  functional.linear(x, w[0], w[2]))
-    ingate, forgetgate, cellgate, outgate = _unsafe_chunk(gates, 4)
-    ingate, forgetgate = ingate.sigmoid_(), forgetgate.sigmoid_()
-    cellgate, outgate = cellgate.tanh_(), outgate.sigmoid_()
-    cy = (forgetgate * c).add_(ingate * cellgate)
-    hy = outgate * cy.tanh()
-    if w_hr is not None:
-        hy = hy.matmul(w_hr.t())
-    return hy, cy
-
-
-def _gru_step(x: Tensor, h: Tensor, w: tuple, projected: bool) -> Tensor:
-    igates = _unsafe_chunk(x if projected else functional.linear(x, w[0], w[2]), 3)
-    hgates = _unsafe_chunk(functional.linear(h, w[1], w[3]), 3)
-    reset_gate = hgates[0].add_(igates[0]).sigmoid_()
-    input_gate = hgates[1].add_(igates[1]).sigmoid_()
-    new_gate = igates[2].add(hgates[2].mul_(reset_gate)).tanh_()
-    return (h - new_gate).mul_(input_gate).add_(new_gate)
 
 
 def _step(mode: str, x: Tensor, hidden: Any, w: tuple, projected: bool) -> Any:
@@ -88,12 +55,60 @@ def _run_direction(mode: str, inputs: Tensor, hidden: Any, w: tuple,
     return joins.stack(outputs), hidden
 
 
-def _rnn(mode: str, input: Tensor, hx: Any, weights: list[tuple], num_layers: int,
-         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
+def _hidden_slice(hidden: Any, start: int, end: int) -> Any:
+    """torch's ``hidden_slice``: rows ``start:end`` of a state (both of an LSTM's)."""
+    if isinstance(hidden, tuple):
+        return tuple(h.narrow(0, start, end - start) for h in hidden)
+    return hidden.narrow(0, start, end - start)
+
+
+def _hidden_concat(hiddens: list) -> Any:
+    """torch's ``hidden_concat``: states stacked back along the batch (``cat``)."""
+    if isinstance(hiddens[0], tuple):
+        return tuple(joins.cat([h[i] for h in hiddens], 0) for i in range(len(hiddens[0])))
+    return joins.cat(hiddens, 0)
+
+
+def _run_packed_direction(mode: str, data: Tensor, hidden: Any, w: tuple, reverse: bool,
+                          batch_sizes: tuple[int, ...]) -> tuple[Tensor, Any]:
+    """torch's PackedLayer / ReversedPackedLayer on CPU: the packed data projected once, then
+    each step on the sequences still running. Forward, a sequence's final state is split off
+    the batch at its last step; reversed, sequences join the batch as the steps go back."""
+    projected = functional.linear(data, w[0], w[2])
+    outputs: list[Tensor] = []
+    if not reverse:
+        finals: list = []
+        offset, last = 0, batch_sizes[0]
+        for size in batch_sizes:
+            step = projected.narrow(0, offset, size)
+            offset += size
+            if size < last:
+                finals.append(_hidden_slice(hidden, size, last))
+                hidden = _hidden_slice(hidden, 0, size)
+            last = size
+            hidden = _step(mode, step, hidden, w, True)
+            outputs.append(hidden[0] if mode == "LSTM" else hidden)
+        finals.append(hidden)
+        return joins.cat(outputs, 0), _hidden_concat(finals[::-1])
+    initial = hidden
+    offset, last = data.size(0), batch_sizes[-1]
+    hidden = _hidden_slice(initial, 0, last)
+    for size in reversed(batch_sizes):
+        if size > last:
+            hidden = _hidden_concat([hidden, _hidden_slice(initial, last, size)])
+        step = projected.narrow(0, offset - size, size)
+        offset -= size
+        last = size
+        hidden = _step(mode, step, hidden, w, True)
+        outputs.append(hidden[0] if mode == "LSTM" else hidden)
+    return joins.cat(outputs[::-1], 0), hidden
+
+
+def _layer_stack(mode: str, input: Tensor, hx: Any, weights: list[tuple], num_layers: int,
+                 dropout: float, train: bool, bidirectional: bool, run: Any) -> tuple:
     """torch's ``_rnn_impl``: the layers one after the other (dropout between them), each
-    layer's one or two directions; returns the output and the stacked final states."""
-    if batch_first:
-        input = input.transpose(0, 1)
+    layer's one or two directions (``run``: a full or a packed layer); returns the top layer's
+    output and the stacked final states."""
     directions = 2 if bidirectional else 1
     if mode == "LSTM":
         hs, cs = hx[0].unbind(0), hx[1].unbind(0)
@@ -106,21 +121,46 @@ def _rnn(mode: str, input: Tensor, hx: Any, weights: list[tuple], num_layers: in
         outs = []
         for d in range(directions):
             index = layer * directions + d
-            out, final = _run_direction(mode, layer_input, hiddens[index], weights[index],
-                                        d == 1)
+            out, final = run(mode, layer_input, hiddens[index], weights[index], d == 1)
             outs.append(out)
             finals.append(final)
         layer_output = outs[0] if directions == 1 else joins.cat(outs, outs[0].ndim - 1)
         if dropout != 0 and train and layer < num_layers - 1:
             layer_output = functional.dropout(layer_output, dropout, True)
         layer_input = layer_output
-    output = layer_input.transpose_(0, 1) if batch_first else layer_input  # in place, as torch
     if mode == "LSTM":
-        return output, (joins.stack([h for h, _ in finals]), joins.stack([c for _, c in finals]))
-    return output, joins.stack(finals)
+        return layer_input, (joins.stack([h for h, _ in finals]),
+                             joins.stack([c for _, c in finals]))
+    return layer_input, joins.stack(finals)
+
+
+def _rnn(mode: str, input: Tensor, hx: Any, weights: list[tuple], num_layers: int,
+         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
+    """A padded batch through the layers (batch_first: transposed in and out)."""
+    if batch_first:
+        input = input.transpose(0, 1)
+    output, hidden = _layer_stack(mode, input, hx, weights, num_layers, dropout, train,
+                                  bidirectional, _run_direction)
+    if batch_first:
+        output = output.transpose_(0, 1)  # in place, as torch
+    return output, hidden
+
+
+def _rnn_packed(mode: str, data: Tensor, batch_sizes: Tensor, hx: Any, weights: list[tuple],
+                num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple:
+    """A packed batch's data through the layers; the batch sizes are read on the host."""
+    sizes = tuple(int(v) for v in batch_sizes.tolist())
+    return _layer_stack(mode, data, hx, weights, num_layers, dropout, train, bidirectional,
+                        functools.partial(_run_packed_direction, batch_sizes=sizes))
 
 
 # --- the multi-layer modules ------------------------------------------------------------------
+
+
+def _batch_size(input: Tensor, batch_sizes: Any, batch_first: bool) -> int:
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if batch_first else input.size(1)
 
 
 class RNNBase(Module):
@@ -252,8 +292,9 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes: Any) -> tuple[int, int, int]:
-        """(layers * directions, batch, proj_size or hidden_size)."""
-        batch = input.size(0) if self.batch_first else input.size(1)
+        """(layers * directions, batch, proj_size or hidden_size); the batch is the first
+        batch size of a packed input."""
+        batch = _batch_size(input, batch_sizes, self.batch_first)
         directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, batch, size)
@@ -301,6 +342,37 @@ class RNNBase(Module):
     def _run(self, input: Tensor, hx: Any) -> tuple:
         return _rnn(self.mode, input, hx, self._weights(), self.num_layers, self.dropout,
                     self.training, self.bidirectional, self.batch_first)
+
+    def permute_hidden(self, hx: Any, permutation: Tensor | None) -> Any:
+        """``hx`` with its batch (dim 1) reordered by ``permutation`` (None: unchanged): how a
+        packed batch's given and final states follow its sorting by length."""
+        if permutation is None:
+            return hx
+        return hx.index_select(1, permutation)
+
+    def _forward_packed(self, input: PackedSequence, hx: Any) -> tuple:
+        """torch's forward of a ``PackedSequence``: zeros (for the largest batch) or the given
+        states in the sorted order, the packed layers, then the final states back in the
+        batch's order. torch checks the states' shapes for ``RNN``/``GRU``, not for ``LSTM``."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        directions = 2 if self.bidirectional else 1
+        batch = int(batch_sizes[0])
+        if hx is None:
+            real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+            h = zeros(self.num_layers * directions, batch, real_hidden, dtype=data.dtype,
+                      device=data.device)
+            hx = h if self.mode != "LSTM" else (h, zeros(
+                self.num_layers * directions, batch, self.hidden_size, dtype=data.dtype,
+                device=data.device))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        if self.mode != "LSTM":
+            self.check_forward_args(data, hx, batch_sizes)
+        output, hidden = _rnn_packed(self.mode, data, batch_sizes, hx, self._weights(),
+                                     self.num_layers, self.dropout, self.training,
+                                     self.bidirectional)
+        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
 
     def extra_repr(self) -> str:
         """Sizes and the arguments that differ from their defaults, as shown in the repr.
@@ -356,8 +428,11 @@ class RNN(RNNBase):
                              "or 'relu'.")
         super().__init__(mode, *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """(output, h_n) of ``input`` from the initial state ``hx`` (zeros by default)."""
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, Tensor]:
+        """(output, h_n) of ``input`` from the initial state ``hx`` (zeros by default); a
+        ``PackedSequence`` input gives a ``PackedSequence`` output."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, hx, batched = self._prepare(input, hx, "RNN")
         output, hidden = self._run(input, hx)
         if not batched:
@@ -381,8 +456,11 @@ class GRU(RNNBase):
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        """(output, h_n) of ``input`` from the initial state ``hx`` (zeros by default)."""
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, Tensor]:
+        """(output, h_n) of ``input`` from the initial state ``hx`` (zeros by default); a
+        ``PackedSequence`` input gives a ``PackedSequence`` output."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, hx, batched = self._prepare(input, hx, "GRU")
         output, hidden = self._run(input, hx)
         if not batched:
@@ -406,7 +484,7 @@ class LSTM(RNNBase):
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes: Any) -> tuple[int, int, int]:
         """(layers * directions, batch, hidden_size)."""
-        batch = input.size(0) if self.batch_first else input.size(1)
+        batch = _batch_size(input, batch_sizes, self.batch_first)
         return (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
 
     def check_forward_args(self, input: Tensor, hidden: Any,  # type: ignore[override]
@@ -418,9 +496,18 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
-    def forward(self, input: Tensor,
-                hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        """(output, (h_n, c_n)) of ``input`` from ``hx = (h_0, c_0)`` (zeros by default)."""
+    def permute_hidden(self, hx: Any, permutation: Tensor | None) -> Any:
+        """Both states with their batch (dim 1) reordered by ``permutation``."""
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
+    def forward(self, input: Any,
+                hx: tuple[Tensor, Tensor] | None = None) -> tuple[Any, tuple[Tensor, Tensor]]:
+        """(output, (h_n, c_n)) of ``input`` from ``hx = (h_0, c_0)`` (zeros by default); a
+        ``PackedSequence`` input gives a ``PackedSequence`` output."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         batched = input.dim() == 3

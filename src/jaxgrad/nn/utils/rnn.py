@@ -8,9 +8,11 @@ layers (``nn.RNN``, ``nn.LSTM``, ``nn.GRU``) take and return one. Packing goes t
 ``full`` of the padding value, then ``copy_`` into slices of it (``CopySlices``), so graphs,
 values and gradients are torch's.
 
-Lengths and batch sizes are shapes: they are read on the host, as torch reads them. Under
-``jaxgrad.compile`` they must therefore be concrete (a Python list, or a tensor that is not an
-input of the compiled step); a traced lengths tensor cannot decide a shape and raises.
+Lengths and batch sizes are shapes: they are read on the host, as torch reads them, and must
+be concrete. Under ``jaxgrad.compile`` a step that packs, pads or runs a recurrent layer on a
+packed batch reads them while traced, so ``compile`` runs that signature eagerly (with its
+warning; ``fullgraph=True`` raises ``GraphBreak``): keep packing and the recurrent layers on
+packed batches out of compiled steps.
 
 >>> import jaxgrad
 >>> from jaxgrad.nn.utils.rnn import pack_sequence, pad_packed_sequence
