@@ -116,6 +116,19 @@ def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
     return input if d is input.dtype else to_dtype(input, d)
 
 
+def with_scalar(row: Any, input: Tensor, value: Any) -> Tensor:
+    """``row``, a Scalar overload (``mul.Scalar``: MulBackward1), on ``input`` and the number
+    ``value``, in torch's result type: an integer tensor times a float is in the default float
+    dtype, as torch's C++ ``tensor * double`` is.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._ops import nn as N
+    >>> with_scalar(N.MUL_SCALAR, jaxgrad.tensor([1, 2]), 0.5)
+    tensor([0.5000, 1.0000])
+    """
+    return apply(row, _promote_with_scalars(input, value), aux=(value,))
+
+
 @declare(
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     variants='function',
