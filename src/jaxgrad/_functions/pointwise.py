@@ -122,6 +122,7 @@ def with_scalar(row: Any, input: Tensor, value: Any) -> Tensor:
     dtype, as torch's C++ ``tensor * double`` is.
 
     >>> import jaxgrad
+    >>> from jaxgrad._functions.pointwise import with_scalar
     >>> from jaxgrad._ops import nn as N
     >>> with_scalar(N.MUL_SCALAR, jaxgrad.tensor([1, 2]), 0.5)
     tensor([0.5000, 1.0000])
