@@ -327,6 +327,9 @@ FACTORIES = {
     "linspace_negative": lambda T: T.linspace(-1, 1, 4),
     "linspace_one": lambda T: T.linspace(2, 3, 1),
     "linspace_zero": lambda T: T.linspace(2, 3, 0),
+    "linspace_complex": lambda T: T.linspace(0, 3, 4, dtype=T.complex64),
+    "linspace_bool_one_step": lambda T: T.linspace(2, 3, 1, dtype=T.bool),
+    "logspace_bool_no_step": lambda T: T.logspace(2, 3, 0, dtype=T.bool),
     "linspace_float64": lambda T: T.linspace(0, 1, 7, dtype=T.float64),
     "linspace_int": lambda T: T.linspace(0, 10, 4, dtype=T.int64),
     "linspace_reverse": lambda T: T.linspace(3, -3, 5),
@@ -382,6 +385,16 @@ FACTORY_ERRORS = {
     "arange_nan_end": lambda T: T.arange(0, float("nan")),
     "arange_infinite_start": lambda T: T.arange(float("-inf"), 0),
     "linspace_negative_steps_5": lambda T: T.linspace(0, 1, -5),
+    # dtypes the range kernels have no loop for (before the step checks)
+    "arange_complex128": lambda T: T.arange(5, dtype=T.complex128),
+    "arange_complex64_zero_step": lambda T: T.arange(0, 5, 0, dtype=T.complex64),
+    "arange_complex_empty": lambda T: T.arange(0, dtype=T.complex64),
+    "arange_bool": lambda T: T.arange(0, 2, 0.5, dtype=T.bool),
+    "range_complex": lambda T: T.range(0, 3, dtype=T.complex64),
+    "range_bool": lambda T: T.range(0, 3, dtype=T.bool),
+    "linspace_bool": lambda T: T.linspace(0, 3, 4, dtype=T.bool),
+    "linspace_bool_negative_steps": lambda T: T.linspace(0, 3, -1, dtype=T.bool),
+    "logspace_bool": lambda T: T.logspace(0, 3, 4, dtype=T.bool),
 }
 
 

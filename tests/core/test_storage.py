@@ -4,6 +4,7 @@ with ``data_ptr()``, elements read and write the storage (no version bump), torc
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import pytest
@@ -143,4 +144,37 @@ def test_set_gives_leaf_a_new_accumulator():
             x.set_(T.rand_like(x))
         return (attempt(lambda: T.autograd.grad(out.sum(), x)),
                 T.autograd.grad(out.sum(), edge))
+    ok(program)
+
+
+def test_copy_copy_shares_storage_with_its_own_version_counter():
+    """copy.copy (torch's __reduce_ex__ unpickled at once): a new leaf over the same storage
+    and geometry, filled by set_ (version 1); a Parameter is one over ``.data`` (version 0)."""
+    def program(T):
+        a = T.tensor([1.0, 2.0])
+        b = copy.copy(a)
+        out = [b is a, b._version, b.data_ptr() == a.data_ptr(), b._is_view()]
+        b.add_(1)
+        a.mul_(2)
+        out += [val(a), val(b), a._version, b._version]
+        w = T.tensor([1.0, 2.0], requires_grad=True)
+        w.grad = T.ones(2)
+        y = w * 2
+        out += [val(copy.copy(w)), copy.copy(w).grad, val(copy.copy(y))]
+        a.foo = [5]
+        f = copy.copy(a)
+        out += [f.foo is a.foo]
+        v = a[1:2]
+        g = copy.copy(v)
+        out += [g._is_view(), g.storage_offset(), g.data_ptr() == v.data_ptr()]
+        g.add_(10)
+        out += [val(a), val(v), val(g), v._version, g._version]
+        out += [copy.copy(T.arange(6).reshape(2, 3).t()).stride()]
+        p = T.nn.Parameter(T.ones(2))
+        e = copy.copy(p)
+        out += [type(e).__name__, e is p, e._version]
+        with T.no_grad():
+            e.mul_(3)
+        return out + [val(p), val(e), p._version, e._version]
+
     ok(program)

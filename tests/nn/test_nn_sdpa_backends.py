@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import jaxgrad
-from differential import bug, captured_warnings, ok, raises, same, torch, val, weighted_grads
+from differential import captured_warnings, ok, raises, same, torch, val, weighted_grads
 
 _rng = np.random.default_rng(3)
 
@@ -110,10 +110,7 @@ def case_program(case, choice):
 
 
 @pytest.mark.parametrize("choice, name", [
-    (choice, name) if (choice, name) != ("both", "ints") else pytest.param(
-        choice, name, marks=bug("an integer query times the Python-float scale is float64 in "
-                                "jaxgrad's math kernel (float32 in torch): the error names Double"))
-    for choice in ("flash", "both") for name in sorted(REFUSED) + sorted(ACCEPTED)])
+    (choice, name) for choice in ("flash", "both") for name in sorted(REFUSED) + sorted(ACCEPTED)])
 def test_flash_refusals_warn_and_raise_as_torch(name, choice):
     program = case_program({**REFUSED, **ACCEPTED}[name], choice)
     if choice == "both":  # the math kernel takes what flash refuses (or raises as torch's)

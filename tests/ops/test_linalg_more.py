@@ -269,3 +269,30 @@ def test_forward_mode_matches_torch():
                 for v in tangents]  # (values: how torch.func records its outputs differs)
 
     ok(program, rtol=1e-9)
+
+
+LSTSQ_SHAPES = [((3, 3), (3,)), ((3, 3), (3, 2)), ((3, 3), (2, 3, 2)), ((3, 3), (1,)),
+                ((3, 3), ()), ((2, 3, 3), (3,)), ((2, 3, 3), (2, 3)), ((2, 3, 3), (3, 2)),
+                ((1, 3, 3), (3, 2)), ((1, 3, 3), (2, 3, 2)), ((2, 1, 3, 3), (1, 3, 2)),
+                ((2, 1, 3, 3), (2, 3, 2)), ((2, 1, 3, 3), (2, 4, 1)), ((2, 1, 3, 3), (3, 2)),
+                ((4, 2), (4,)), ((2, 4, 2), (2, 4)), ((2, 4, 2), (4, 1))]
+
+
+@pytest.mark.parametrize("driver", ["gelsy", "gelsd"])
+@pytest.mark.parametrize("shapes", LSTSQ_SHAPES, ids=str)
+def test_lstsq_shapes_broadcasting_and_refusals(shapes, driver):
+    """torch's rule: other is input's rank or one less; one less is a vector per matrix when its
+    shape is input's but the last, else a matrix whose leading dims broadcast as a vector
+    batch's would; rank and singular values keep input's batch."""
+    def program(T):
+        a = tensor(T, shapes[0], "float64")
+        b = tensor(T, shapes[1], "float64", seed=1, shift=0)
+        out = T.linalg.lstsq(a, b, driver=driver)
+        return list(out), T.autograd.grad(out.solution.sum(), (a, b))
+
+    ok(program) if shapes not in _LSTSQ_REFUSED else raises(program)
+
+
+_LSTSQ_REFUSED = {((3, 3), (2, 3, 2)), ((3, 3), (1,)), ((3, 3), ()), ((2, 3, 3), (3,)),
+                  ((2, 3, 3), (3, 2)), ((2, 1, 3, 3), (2, 3, 2)), ((2, 1, 3, 3), (2, 4, 1)),
+                  ((2, 1, 3, 3), (3, 2)), ((2, 4, 2), (4, 1))}

@@ -1,8 +1,10 @@
 """addcmul, addcdiv, lerp and square (the pointwise ops torch's optimizers are written in)
-against torch: values, grad_fn, gradients of every input, in-place versions and second order."""
+against torch: values, grad_fn, gradients of every input, in-place versions and second order;
+torch's dtype and Scalar-kind refusals of add/sub's alpha, addcdiv and lerp on every form."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from differential import leaf, ok, raises, val
@@ -120,3 +122,70 @@ def test_new_scalar_values_reuse_the_compiled_kernels():
         p.lerp_(g, lr)
         p.addcmul_(g, g, value=lr)
     assert jitted_forward.cache_info().misses == before
+
+
+def _i(T):
+    return T.tensor([3, 4])
+
+
+def _f(T):
+    return T.tensor([1.5, 2.5])
+
+
+# torch's checks of dtypes and Scalar kinds: alpha_check (on the common dtype), integer addcdiv,
+# lerp's missing type promotion and its kernels' missing integral loops
+REFUSALS = {
+    "add_float_alpha": lambda T: _i(T).add(_i(T), alpha=0.5),
+    "add_alpha_1.0": lambda T: T.add(_i(T), _i(T), alpha=1.0),
+    "add_number_first": lambda T: T.add(2, _i(T), alpha=0.5),
+    "add_number_other": lambda T: _i(T).add(2, alpha=0.5),
+    "add_out": lambda T: T.add(_i(T), _i(T), alpha=0.5, out=_f(T)),
+    "add_0d_tensor_alpha": lambda T: _i(T).add(_i(T), alpha=T.tensor(2.0)),
+    "add_bool_alpha_float": lambda T: _i(T).bool().add(_i(T).bool(), alpha=0.5),
+    "add_true_alpha": lambda T: _f(T).add(_f(T), alpha=True),
+    "add_complex_alpha": lambda T: _f(T).add(_f(T), alpha=1j),
+    "add_": lambda T: _i(T).add_(_i(T), alpha=0.5),
+    "sub": lambda T: _i(T).sub(_i(T), alpha=0.5),
+    "sub_": lambda T: _i(T).sub_(_i(T), alpha=0.5),
+    "rsub_number": lambda T: T.rsub(_i(T), 2, alpha=0.5),
+    "rsub_complex_alpha": lambda T: T.rsub(_f(T), 2, alpha=1j),
+    "foreach_add": lambda T: T._foreach_add([_i(T)], [_i(T)], alpha=0.5),
+    "foreach_add_": lambda T: T._foreach_add_([_i(T)], [_i(T)], alpha=1.0),
+    "foreach_sub_": lambda T: T._foreach_sub_([_i(T)], [_i(T)], alpha=0.5),
+    "addcdiv": lambda T: _i(T).addcdiv(_i(T), _i(T)),
+    "addcdiv_": lambda T: _i(T).addcdiv_(_i(T), _i(T)),
+    "addcdiv_float_self": lambda T: _f(T).addcdiv(_i(T), _i(T)),
+    "addcdiv_bool": lambda T: _f(T).addcdiv(_i(T).bool(), _i(T).bool()),
+    "addcdiv_before_shapes": lambda T: _i(T).addcdiv(_i(T), T.ones(3, dtype=T.int64)),
+    "addcdiv_out": lambda T: T.addcdiv(_i(T), _i(T), _i(T), out=_i(T)),
+    "foreach_addcdiv": lambda T: T._foreach_addcdiv([_i(T)], [_i(T)], [_i(T)]),
+    "foreach_addcdiv_": lambda T: T._foreach_addcdiv_([_i(T)], [_i(T)], [_i(T)], value=2),
+    "lerp_scalar": lambda T: _i(T).lerp(_i(T), 0.5),
+    "lerp_int_weight": lambda T: _i(T).lerp(_i(T), 1),
+    "lerp_": lambda T: _i(T).lerp_(_i(T), 0.5),
+    "lerp_out": lambda T: T.lerp(_i(T), _i(T), 0.5, out=_i(T)),
+    "lerp_tensor": lambda T: _i(T).lerp(_i(T), _i(T)),
+    "lerp_bool": lambda T: _i(T).bool().lerp(_i(T).bool(), 0.5),
+    "lerp_int8": lambda T: _i(T).to(T.int8).lerp(_i(T).to(T.int8), 0.5),
+    "lerp_end_dtype": lambda T: _f(T).lerp(_f(T).double(), 0.5),
+    "lerp_end_int": lambda T: _i(T).lerp(_f(T), 0.5),
+    "lerp_weight_dtype": lambda T: _f(T).lerp(_f(T), _i(T)),
+    "lerp_shapes_before_kernel": lambda T: _i(T).lerp(T.ones(3, dtype=T.int64), 0.5),
+    "foreach_lerp": lambda T: T._foreach_lerp([_i(T)], [_i(T)], 0.5),
+    "foreach_lerp_": lambda T: T._foreach_lerp_([_f(T), _i(T)], [_f(T), _i(T)], 0.5),
+    "foreach_lerp_tensors": lambda T: T._foreach_lerp_([_i(T)], [_i(T)], [_i(T)]),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSALS))
+def test_dtype_and_scalar_kind_refusals(name):
+    raises(REFUSALS[name])
+
+
+def test_alpha_and_weight_kinds_torch_accepts():
+    ok(lambda T: [
+        _i(T).add(_i(T), alpha=np.int64(2)), _i(T).add(_f(T), alpha=0.5),
+        _i(T).add(T.tensor(1.5), alpha=0.5), _i(T).bool().add(_i(T).bool(), alpha=True),
+        _f(T).to(T.complex64).add(_f(T), alpha=1j), _f(T).lerp(_f(T), T.tensor(0.5).double()),
+        _f(T).half().lerp(_f(T).half(), 0.5), _i(T).addcdiv(_i(T), _f(T)),
+        T._foreach_add([_f(T)], [_f(T)], alpha=1.0)])

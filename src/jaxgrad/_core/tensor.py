@@ -908,6 +908,20 @@ class Tensor:
             raise spans_processes_error("Pickling it")
         return (_rebuild, (np.asarray(self._value), self._requires_grad, dict(self.__dict__)))
 
+    def __copy__(self):
+        """``copy.copy``, as torch's (its ``__reduce_ex__`` without pickling): a new leaf over
+        this tensor's storage (a write through either shows in both), geometry and dtype, filled
+        by ``set_`` (its own version counter, at 1), with ``requires_grad`` and the Python
+        attributes copied; no ``.grad``, no ``grad_fn``, not a view."""
+        if not held_here(self._value):
+            raise spans_processes_error("Pickling it")
+        new = self._alias(share_version=False)
+        new._vc.value = 1  # torch fills the copy with set_(), an in-place op
+        new._requires_grad = self._requires_grad
+        new = as_subclass(new, type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
     def __deepcopy__(self, memo):
         if not self.is_leaf:
             raise RuntimeError(

@@ -439,6 +439,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
         d = _dtypes.get_default_dtype() if is_float else _dtypes.int64
     else:
         d = _dtypes.to_dtype(dtype)
+    _check_kernel("arange_cpu", d)
     start, end, step = [a.item() if isinstance(a, Tensor) else a for a in args]
     _check_range(start, end, step)
     return _finish(host_to_device(np.arange(start, end, step), d.np), device, requires_grad)
@@ -466,6 +467,7 @@ def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any
     warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=2)
     check_strided(layout)
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    _check_kernel("range_cpu", d)
     start, end, step = [a.item() if isinstance(a, Tensor) else a for a in (start, end, step)]
     integral = not (d.is_floating_point or d.is_complex)
     if integral:  # torch's accumulate type of an integer range is int64
@@ -474,6 +476,14 @@ def range(start: Any, end: Any, step: Any = 1, *, dtype: Any = None, device: Any
     size = (end - start) // step + 1 if integral else int((end - start) / step + 1)
     values = start + np.arange(size, dtype=np.int64 if integral else np.float64) * step
     return _finish(host_to_device(values, d.np), device, requires_grad)
+
+
+def _check_kernel(kernel: str, d: Any) -> None:
+    """torch's refusal of a dtype its range kernels have no loop for (bool; complex for
+    arange/range)."""
+    if d is _dtypes.bool_ or (d.is_complex and kernel in ("arange_cpu", "range_cpu")):
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_dtypes.scalar_type_name(d)}'")
 
 
 def _check_range(start: Any, end: Any, step: Any) -> None:
@@ -496,6 +506,8 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
     check_strided(layout)
+    if steps > 1:  # (one or no step needs no kernel)
+        _check_kernel("linspace_cpu", _dtypes.from_numpy_dtype(_float_or(dtype)))
     return _finish(host_to_device(_spaced(start, end, steps, _float_or(dtype)), _float_or(dtype)),
                    device, requires_grad)
 
@@ -514,6 +526,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
     d = _float_or(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if steps > 1:
+        _check_kernel("logspace_cpu", _dtypes.from_numpy_dtype(d))
     # torch: the ends in the dtype, the exponents and the power in double, then cast
     first, last = (_dtypes_cast(v, d) for v in (start, end))
     if steps == 1:  # torch: base ** start, start as a double

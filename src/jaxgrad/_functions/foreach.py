@@ -86,6 +86,9 @@ def _run(row: Op, node: str, inputs: list[list[Any]], aux: list[list[Any]] = (),
     for operands in inputs[1:]:
         for t, o in zip(inputs[0], operands):
             check_broadcast(t, o)
+    if row.checks is not None:  # the per-tensor op's checks, on each group
+        for i in range(n):
+            row.checks(*[ops[i] for ops in (*inputs, *aux)])
     compute = tuple(_compute_dtype(row, [ops[i] for ops in (*inputs, *aux)]) for i in range(n))
     args = [_operand(ops[i], compute[i]) for ops in inputs for i in range(n)]
     extra = tuple(_operand(ops[i], compute[i]) for ops in aux for i in range(n))
@@ -221,6 +224,9 @@ def _binary_out(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any) ->
         others = other if kind in ("List", "ScalarList") else [other] * len(tensors)
         for t, o in zip(tensors, others):
             check(t, o)
+    if kind in spec.alpha_rows and type(alpha) is not int:  # (alpha=1.0 is checked too)
+        for t, o in zip(tensors, other if kind == "List" else [other] * len(tensors)):
+            spec.alpha_rows[kind].checks(t, o, scalar(alpha))
     row, suffix = spec.rows[kind]
     if alpha != 1:
         if kind not in spec.alpha_rows:
@@ -266,7 +272,7 @@ def _binary_inplace(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any
         elif row is not None:
             check_broadcast(t, o)
             apply_inplace(row, t, o)
-        elif alpha != 1:
+        elif alpha != 1 or type(alpha) is not int:
             getattr(t, spec.method)(o, alpha=alpha)
         else:
             getattr(t, spec.method)(o)

@@ -16,7 +16,7 @@ from .._core.tensor import Tensor
 from .._core.type_info import finfo
 from .._engine.dispatch import apply
 from .._ops import linalg_decomp as DC
-from .arguments import warn_once_as_jaxgrad
+from .arguments import infer_size, warn_once_as_jaxgrad
 from .creation import eye
 from .linalg import matmul
 from .linalg_dense import linalg_inv
@@ -385,19 +385,42 @@ def linalg_lstsq(input: Tensor, b: Tensor, rcond: Any = None, *, driver: Any = N
             f"{_dtypes.scalar_type_name(b.dtype)}")
     if input.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
-    vector = b.ndim == 1 or (input.ndim - 1 == b.ndim and tuple(b.shape) == tuple(
-        input.shape[:-1]))
-    rows = b.shape[-1] if vector else (b.shape[-2] if b.ndim >= 2 else -1)
-    if b.ndim < 1 or rows != input.shape[-2]:
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if b.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
+    dim_diff = input.ndim - b.ndim
+    if not 0 <= dim_diff <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1")
+    vector = b.ndim == 1 or (dim_diff == 1 and tuple(b.shape) == tuple(input.shape[:-1]))
+    if (b.shape[-1] if vector else b.shape[-2]) != input.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size("
+                           f"{-1 if vector else -2})")
+    batch = tuple(input.shape[:-2])
+    if dim_diff and not vector:  # a matrix one dimension short: torch sizes the solution's batch
+        # as if it were a batch of vectors, then copies it in, broadcast as a matrix
+        batch = infer_size(batch, tuple(b.shape[:-1]))
+        b = b.expand(infer_size((*batch, *b.shape[-2:]), tuple(b.shape)))
     if rcond is None:
         rcond = finfo(input.dtype).eps * max(input.shape[-2], input.shape[-1])
     out = apply(DC.LINALG_LSTSQ, input, b, rcond=float(rcond), driver=driver)
     solution, residuals, rank, values = out
+    own = tuple(input.shape[:-2])
+    if rank.ndim and tuple(rank.shape) != own:  # rank, singular values: of input's batch alone
+        rank, values = (_of_batch(t, own, 1 if t is values else 0) for t in (rank, values))
     n = input.shape[-1]
     if driver in ("gelsd", "gelss") and residuals.numel() and bool((rank != n).any()):
         residuals = residuals.new_empty((0,))  # (LAPACK gives none for a rank-deficient input)
     return return_types.linalg_lstsq(solution, residuals, rank, values)
+
+
+def _of_batch(t: Tensor, batch: tuple, tail: int) -> Tensor:
+    """``t`` (batch dims, then ``tail`` more) computed over a broadcast batch, cut down to
+    ``batch`` (its values repeat along the dims broadcast)."""
+    if not t.numel() and t.ndim == 1:
+        return t
+    extra = t.ndim - tail - len(batch)
+    index = (0,) * extra + tuple(slice(0, 1) if n == 1 else slice(None) for n in batch)
+    return t[index].clone()
 
 
 # --- householder_product, orgqr ------------------------------------------------------------------

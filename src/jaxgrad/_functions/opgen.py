@@ -448,6 +448,9 @@ def _row_impl(op: Op, name: str, inplace: bool) -> Callable:
     lines = [f"def {name}({', '.join(signature)}):"]
     if len(required) > 1 and not op.numbers_as_tensors:
         lines.append(f"    require_tensors({', '.join(required[1:])})")
+    if op.checks is not None:  # torch's checks of dtypes and Scalar kinds, before its shapes
+        checked = [p.python_name for p in params if p.kind in ("tensor", "scalar")]
+        lines.append(f"    _OP.checks({', '.join(checked)})")
     if inplace and len(operands) > 1:
         lines.append(f"    check_inplace_broadcast({', '.join(operands)})")
     elif op.promote and len(operands) > 1:

@@ -36,6 +36,13 @@ class Parameter(Tensor):
         alias._requires_grad = requires_grad
         return as_subclass(alias, cls)
 
+    def __copy__(self) -> Parameter:
+        """``copy.copy``, as torch's ``__reduce_ex__``: a Parameter over ``self.data`` (the same
+        storage, its own version counter, at 0), with the Python attributes."""
+        copied = super().__copy__()
+        copied._vc.value = 0
+        return copied
+
     def __deepcopy__(self, memo: dict) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]

@@ -45,9 +45,10 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     tensor([ 6., 12.])
     """
     if not isinstance(input, Tensor):
-        return add(other, input) if alpha == 1 else add(tensor_like(input, other), other,
-                                                          alpha=alpha)
+        return add(other, input) if alpha == 1 and type(alpha) is int else add(
+            tensor_like(input, other), other, alpha=alpha)
     check_broadcast(input, other)
+    E.check_alpha(input, other, alpha)
     if alpha == 1:
         return apply(E.ADD, input, number_or_tensor(other))
     return apply(E.ADD_ALPHA, input, number_or_tensor(other), aux=(scalar(alpha),))
@@ -68,6 +69,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_sub(input, other)
     other = number_or_tensor(other)
     check_broadcast(input, other)
+    E.check_alpha(input, other, alpha)
     if alpha == 1:
         return apply(E.SUB, input, other)
     return apply(E.SUB_ALPHA, input, other, aux=(scalar(alpha),))
@@ -114,6 +116,20 @@ def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
     return input if d is input.dtype else to_dtype(input, d)
 
 
+def with_scalar(row: Any, input: Tensor, value: Any) -> Tensor:
+    """``row``, a Scalar overload (``mul.Scalar``: MulBackward1), on ``input`` and the number
+    ``value``, in torch's result type: an integer tensor times a float is in the default float
+    dtype, as torch's C++ ``tensor * double`` is.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._functions.pointwise import with_scalar
+    >>> from jaxgrad._ops import nn as N
+    >>> with_scalar(N.MUL_SCALAR, jaxgrad.tensor([1, 2]), 0.5)
+    tensor([0.5000, 1.0000])
+    """
+    return apply(row, _promote_with_scalars(input, value), aux=(value,))
+
+
 @declare(
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     variants='function',
@@ -130,6 +146,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     _check_sub(input, other)
     other = number_or_tensor(other)
     alpha = scalar(alpha)
+    E.RSUB.checks(input, other, alpha)
     return apply(E.RSUB, _promote_with_scalars(input, other, alpha), aux=(other, alpha))
 
 
@@ -305,7 +322,9 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     check_broadcast(input, end)
     if isinstance(weight, Tensor):
         check_broadcast(end, weight)
+        E.LERP_TENSOR.checks(input, end, weight)
         return apply(E.LERP_TENSOR, input, end, weight)
+    E.LERP.checks(input, end, weight)
     return apply(E.LERP, input, end, aux=(number_or_tensor(weight),))
 
 
@@ -333,6 +352,7 @@ def add_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """
     check_overlap(E.ADD, input, (other,))  # (before the shape check, as torch's)
     check_inplace_broadcast(input, other)
+    E.check_alpha(input, other, alpha)
     if alpha == 1:
         return apply_inplace(E.ADD, input, number_or_tensor(other))
     return apply_inplace(E.ADD_ALPHA, input, number_or_tensor(other), aux=(scalar(alpha),))
@@ -353,6 +373,7 @@ def sub_(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     other = number_or_tensor(other)
     check_overlap(E.SUB, input, (other,))
     check_inplace_broadcast(input, other)
+    E.check_alpha(input, other, alpha)
     if alpha == 1:
         return apply_inplace(E.SUB, input, other)
     return apply_inplace(E.SUB_ALPHA, input, other, aux=(scalar(alpha),))
@@ -429,8 +450,10 @@ def lerp_(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     check_overlap(E.LERP, input, (end, weight))
     if isinstance(weight, Tensor):
         check_inplace_broadcast(input, end, weight)
+        E.LERP_TENSOR.checks(input, end, weight)
         return apply_inplace(E.LERP_TENSOR, input, end, weight)
     check_inplace_broadcast(input, end)
+    E.LERP.checks(input, end, weight)
     return apply_inplace(E.LERP, input, end, aux=(number_or_tensor(weight),))
 
 

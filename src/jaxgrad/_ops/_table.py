@@ -75,7 +75,7 @@ class Op:
     ``<input>_shape``/``<input>_dtype``): a misspelt name fails when the row is built.
     """
 
-    __slots__ = ("aux", "backward_checks", "delayed_errors", "doc", "extra_saves",
+    __slots__ = ("aux", "backward_checks", "checks", "delayed_errors", "doc", "extra_saves",
                  "formula_params", "forward",
                  "forward_ad",
                  "grad_layout", "grad_nodes",
@@ -98,6 +98,7 @@ class Op:
                  overlap: str = "error", tangent: Callable | None = None,
                  reinterprets: str | None = None, opmath: str = "",
                  backward_checks: tuple[tuple[Callable, str], ...] = (),
+                 checks: Callable | None = None,
                  grad_nodes: dict[str, str | Callable] | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
@@ -143,6 +144,12 @@ class Op:
         # backward formula: eig/svd's phase-dependent losses). A value check: skipped where the
         # values are traced (a compiled backward does not take such graphs).
         init(self, "backward_checks", tuple(backward_checks))
+        # torch's argument checks before its kernel runs (a meta function's TORCH_CHECKs on
+        # dtypes and Scalar kinds: integer addcdiv, a float ``alpha`` for integers): a function
+        # of the row's inputs then its aux operands, positionally, as the caller passes them
+        # (tensors and Python numbers), raising torch's error. Every form generated from the row
+        # and every foreach form over it call it; a hand-written public function calls it too.
+        init(self, "checks", checks)
         # what torch does when the row writes in place into a tensor with internal overlap (a
         # dim of size > 1 and stride 0: an ``expand``): "error" (its kernels' assert, the
         # default), "allow" (fill_ with a number, zero_: no check) or "warn" (masked_fill_,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._core import dtypes as _dtypes
 from ._table import ELEMENTWISE, Op, identity_grad, sgn
@@ -19,6 +20,78 @@ def _c(x):
     return jnp.conj(x)
 
 
+# --- torch's argument checks (a row's ``checks``) ---------------------------------------------
+
+def _common_dtype(*operands):
+    """torch's common dtype of tensors (anything with ``dtype``/``ndim``) and numbers."""
+    return _dtypes.result_type([(o.dtype, o.ndim) for o in operands if hasattr(o, "ndim")],
+                               [o for o in operands if not hasattr(o, "ndim")])
+
+
+def _scalar_kind(value) -> str:
+    """What kind of ``Scalar`` torch makes of a number: bool, int, float or complex."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, np.integer)):
+        return "int"
+    if isinstance(value, (complex, np.complexfloating)) and not isinstance(value, float):
+        return "complex"
+    return "float"
+
+
+def check_alpha(self, other, alpha) -> None:
+    """torch's ``alpha_check`` (add, sub, rsub) on the operands' common dtype."""
+    if type(alpha) is int:  # (the common case first)
+        return
+    dtype, kind = _common_dtype(self, other), _scalar_kind(alpha)
+    if kind == "bool" and dtype is not _dtypes.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if kind in ("float", "complex") and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if kind == "complex" and not dtype.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+
+
+def _integral_dtype(d) -> bool:
+    return not (d.is_floating_point or d.is_complex)
+
+
+def check_addcdiv(self, tensor1, tensor2, value=1) -> None:
+    """torch's refusal of integer division in addcdiv (``tensor1`` and ``tensor2`` integral)."""
+    if _integral_dtype(tensor1.dtype) and _integral_dtype(tensor2.dtype):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * jaxgrad.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def _check_lerp(kernel, self, end, weight) -> None:
+    """lerp's checks: no type promotion (``end`` and a tensor ``weight`` of ``self``'s dtype),
+    and no kernel for integral dtypes."""
+    for name, other in (("end", end), ("weight", weight)):
+        if hasattr(other, "ndim") and (name == "end" or other.ndim) and other.dtype != self.dtype:
+            raise RuntimeError(f"expected dtype {_dtypes.c_type_name(self.dtype)} for `{name}` "
+                               f"but got dtype {_dtypes.c_type_name(other.dtype)}")
+    if _integral_dtype(self.dtype):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(self.dtype)}'")
+
+
+def check_lerp_scalar(self, end, weight) -> None:
+    """lerp with a number ``weight`` (torch's ``lerp.Scalar``)."""
+    _check_lerp("lerp_kernel_scalar", self, end, weight)
+
+
+def check_lerp_tensor(self, end, weight) -> None:
+    """lerp with a tensor ``weight`` (torch's ``lerp.Tensor``)."""
+    _check_lerp("lerp_kernel_tensor", self, end, weight)
+
+
 # --- arithmetic ---------------------------------------------------------------------------
 
 ADD = Op("add", "AddBackward0", jnp.add, inputs=("self", "other"), promote="common",
@@ -28,18 +101,19 @@ ADD = Op("add", "AddBackward0", jnp.add, inputs=("self", "other"), promote="comm
 # (torch's add kernel rounds alpha to a half-precision operands' dtype, then computes in float32)
 ADD_ALPHA = Op("add", "AddBackward0", in_float32(lambda x, y, alpha: x + alpha * y),
                inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
-               opmath="backward",
+               opmath="backward", checks=check_alpha,
                grads={"self": identity_grad, "other": lambda grad, alpha: grad * _c(alpha)})
 SUB = Op("sub", "SubBackward0", jnp.subtract, inputs=("self", "other"), promote="common",
          grads={"self": identity_grad, "other": lambda grad: -grad},
          grad_nodes={"other": "NegBackward0"})
 SUB_ALPHA = Op("sub", "SubBackward0", in_float32(lambda x, y, alpha: x - alpha * y),
                inputs=("self", "other"), aux=("alpha",), saves=("alpha",), promote="common",
-               opmath="backward",
+               opmath="backward", checks=check_alpha,
                grads={"self": identity_grad, "other": lambda grad, alpha: -grad * _c(alpha)},
                grad_nodes={"other": "MulBackward1"})
 RSUB = Op("rsub", "RsubBackward1", in_float32(lambda x, other, alpha: other - alpha * x),
           aux=("other", "alpha"), saves=("alpha",), promote="common", opmath="backward",
+          checks=check_alpha,
           grads={"self": lambda grad, alpha: -grad * _c(alpha)})
 MUL = Op("mul.Tensor(Tensor self, Tensor other) -> Tensor", "MulBackward0", jnp.multiply,
          promote="common", opmath="forward backward", numbers_as_tensors=True, inplace="method",
@@ -276,6 +350,7 @@ ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
 ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
              "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2, saves=("value",),
              promote="common", opmath="forward", variants="function method out", inplace="method",
+             checks=check_addcdiv,
              doc=_doc("``input + value * tensor1 / tensor2`` (AddcdivBackward0).",
                       "jaxgrad.addcdiv(jaxgrad.ones(2), jaxgrad.tensor([1.0, 2.0]), "
                       "jaxgrad.tensor([4.0, 4.0]))", "tensor([1.2500, 1.5000])"),
@@ -286,11 +361,12 @@ ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
                         -grad * _c(times_scalar(tensor1, value) / (tensor2 * tensor2))})
 LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), aux=("weight",),
           saves=("weight",), promote="common", opmath="forward backward",
+          checks=check_lerp_scalar,
           grads={"self": lambda grad, weight: grad * _c(1 - weight),
                  "end": lambda grad, weight: grad * _c(weight)},
           grad_nodes={"self": "MulBackward1", "end": "MulBackward1"})
 LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight"),
-                 promote="common", opmath="forward",
+                 promote="common", opmath="forward", checks=check_lerp_tensor,
                  grads={"self": lambda grad, weight: grad * _c(1 - weight),
                         "end": lambda grad, weight: grad * _c(weight),
                         "weight": lambda grad, self, end: grad * _c(end - self)},

@@ -196,7 +196,7 @@ def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
     negative = scale is not None and scale < 0
     factor = math.sqrt(builtins.abs(scale) if scale is not None
                        else 1 / math.sqrt(query.shape[-1]))
-    query = _apply(N.MUL_SCALAR, query, aux=(-factor if negative else factor,))
+    query = pointwise.with_scalar(N.MUL_SCALAR, query, -factor if negative else factor)
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
@@ -205,8 +205,8 @@ def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
         attn_mask = Tensor._make(jnp.where(causal, 0.0, -jnp.inf).astype(query._value.dtype))
     if enable_gqa:
         key, value = _share_heads(query, key, value)
-    attn = _linalg.matmul(query, _apply(N.MUL_SCALAR, _shapes.transpose(key, -2, -1),
-                                        aux=(factor,)))
+    attn = _linalg.matmul(query, pointwise.with_scalar(N.MUL_SCALAR,
+                                                       _shapes.transpose(key, -2, -1), factor))
     if attn_mask is not None:
         attn = pointwise.add(attn, attn_mask) if attn_mask.requires_grad else pointwise.add_(attn,
                                                                                              attn_mask)
@@ -432,7 +432,7 @@ def multi_head_attention_forward(
     if not training:
         dropout_p = 0.0
     if need_weights:
-        q_scaled = _apply(N.MUL_SCALAR, q, aux=(math.sqrt(1.0 / float(q.shape[-1])),))
+        q_scaled = pointwise.with_scalar(N.MUL_SCALAR, q, math.sqrt(1.0 / float(q.shape[-1])))
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
         k_t = _shapes.transpose(k, -2, -1)
