@@ -8,24 +8,23 @@ from typing import Any
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _wrap_dim
-from .._engine.dispatch import apply
 from .._ops import foreach as _scalar_ops
 from .arguments import require_tensors
 from .creation import zeros
 from .joins import cat, diff
 from .opgen import declare
-from .pointwise import _promote_with_scalars
+from .pointwise import with_scalar
 from .shapes import narrow_slice
 
 
 def _mul(t: Tensor, s: float) -> Tensor:
     """``t * s`` as torch's C++ computes it with a double (mul.Scalar: MulBackward1)."""
-    return apply(_scalar_ops.MUL_SCALAR, _promote_with_scalars(t, s), aux=(s,))
+    return with_scalar(_scalar_ops.MUL_SCALAR, t, s)
 
 
 def _div(t: Tensor, s: float) -> Tensor:
     """``t / s`` with a double (div.Scalar: DivBackward1)."""
-    return apply(_scalar_ops.DIV_SCALAR, _promote_with_scalars(t, s), aux=(s,))
+    return with_scalar(_scalar_ops.DIV_SCALAR, t, s)
 
 
 def _halves(y: Tensor, dim: int) -> tuple[Tensor, Tensor]:

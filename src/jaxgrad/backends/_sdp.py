@@ -58,12 +58,11 @@ _SETTER_NAMES = {"flash": "set_sdp_use_math", "mem_efficient": "set_sdp_use_math
 BACKEND_OF_FLAG = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
                    "mem_efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH,
                    "overrideable": SDPBackend.OVERRIDEABLE}
-_DEFAULT_PRIORITY = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH,
-                     SDPBackend.CUDNN_ATTENTION, SDPBackend.OVERRIDEABLE]
 
 _enabled = {name: True for name in BACKEND_OF_FLAG}
 _enabled["fp16_bf16_reduction_math"] = False
-_priority = list(_DEFAULT_PRIORITY)
+_priority = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH,
+             SDPBackend.CUDNN_ATTENTION, SDPBackend.OVERRIDEABLE]  # torch's default order
 
 
 def is_enabled(flag: str) -> bool:
@@ -119,16 +118,6 @@ def set_backends(backends: list[SDPBackend], set_priority: bool = False) -> None
     if set_priority:
         order = list(dict.fromkeys(backends))
         _priority[:] = order + [backend for backend in _priority if backend not in order]
-
-
-def priority_order() -> list[int]:
-    """The kernels' priority order, as numbers (torch's ``_get_sdp_priority_order``).
-
-    >>> from jaxgrad.backends._sdp import priority_order
-    >>> priority_order()
-    [1, 2, 0, 3, 4]
-    """
-    return [int(backend) for backend in _priority]
 
 
 @contextlib.contextmanager

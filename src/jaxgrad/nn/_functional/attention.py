@@ -11,6 +11,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from ..._core import dtypes as _dtypes
 from ..._core.tensor import Tensor
 from ..._engine.dispatch import apply as _apply
 from ..._functions import creation as _creation
@@ -24,12 +25,9 @@ from .activations import softmax
 from .convolution import linear, pad
 from .dropout import dropout
 
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                 "bfloat16": "c10::BFloat16", "bool": "bool", "int64": "long int"}
-
 
 def _c_type_name(t: Tensor) -> str:
-    return _C_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+    return _dtypes.c_type_name(t.dtype)
 
 
 def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor,
@@ -55,10 +53,6 @@ def _validate_sdpa_input(query: Tensor, key: Tensor, value: Tensor,
 _FLASH_CPU_DTYPES = ("float32", "float64", "bfloat16", "float16")
 
 
-def _sizes(t: Tensor) -> str:
-    return "[" + ", ".join(str(n) for n in t.shape) + "]"
-
-
 def _flash_cpu_refusal(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None,
                        dropout_p: float, enable_gqa: bool) -> str | None:
     """Why torch's fused CPU flash kernel cannot run these inputs (torch's debug message; ""
@@ -77,27 +71,27 @@ def _flash_cpu_refusal(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
 
 def _batch_and_heads_refusal(query: Tensor, key: Tensor, value: Tensor,
                              enable_gqa: bool) -> str | None:
-    sizes = f"Query.sizes(): {_sizes(query)}, Key"
+    sizes = f"Query.sizes(): {list(query.shape)}, Key"
     broadcast = (" instead. To broadcast dense inputs, try using unsqueeze and expand_to before "
                  "passing them into the kernel.")
     if not query.shape[0] == key.shape[0] == value.shape[0]:
         return ("For dense inputs, both fused kernels require query, key and value to have the "
-                f"same batch_size. {sizes}.sizes(): {_sizes(key)}, Value.sizes(): "
-                f"{_sizes(value)}{broadcast}")
+                f"same batch_size. {sizes}.sizes(): {list(key.shape)}, Value.sizes(): "
+                f"{list(value.shape)}{broadcast}")
     heads = (query.shape[1], key.shape[1], value.shape[1])
     if enable_gqa:
         if heads[1] != heads[2]:
             return ("Both fused kernels require key and value to have the same num_heads and "
-                    f"batch_size but got: Key sizes: {_sizes(key)}, Value sizes: {_sizes(value)}, "
-                    f"Query sizes: {_sizes(query)} instead.")
+                    f"batch_size but got: Key sizes: {list(key.shape)}, Value sizes: "
+                    f"{list(value.shape)}, Query sizes: {list(query.shape)} instead.")
         if heads[0] % heads[1]:
             return ("The number of heads in key/value must divide number of heads in query.Got "
                     f"input Key sizes(): {heads[1]}, Value sizes(): {heads[2]}, Query sizes(): "
                     f"{heads[0]} instead.")
     elif not heads[0] == heads[1] == heads[2]:
         return ("For dense input, both fused kernels require query, key and value to have the "
-                f"same num_heads. {sizes} sizes(): {_sizes(key)}, Value sizes(): "
-                f"{_sizes(value)}{broadcast}")
+                f"same num_heads. {sizes} sizes(): {list(key.shape)}, Value sizes(): "
+                f"{list(value.shape)}{broadcast}")
     return None
 
 
@@ -164,7 +158,7 @@ def _sdpa_empty(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
     zeros = _creation.zeros((*query.shape[:-1], value.shape[-1]), dtype=query.dtype)
     total = pointwise.add(pointwise.add(reductions.sum(query), reductions.sum(key)),
                           reductions.sum(value))
-    return pointwise.add(zeros, _apply(N.MUL_SCALAR, total, aux=(0,)))
+    return pointwise.add(zeros, pointwise.with_scalar(N.MUL_SCALAR, total, 0))
 
 
 def _repeat_heads(t: Tensor, repeats: int) -> Tensor:
