@@ -21,6 +21,7 @@ import jax.scipy.linalg as jsl
 from .._core import jax_compat as compat
 from ._table import Op, rule_of
 from .linalg_dense import _mH
+from .linalg_householder import _ormqr
 from .linalg_triangular import LINALG_SOLVE_TRIANGULAR
 
 
@@ -372,15 +373,10 @@ LINALG_LSTSQ = Op("linalg_lstsq", "LinalgLstsqBackward0", _lstsq, inputs=("self"
 
 def _householder_product(A, tau):
     """LAPACK's orgqr/ungqr: the first ``n`` columns of ``H_1 ... H_k`` with
-    ``H_i = I - tau_i v_i v_i^H`` (``v_i``: column ``i`` of ``A`` below the diagonal, 1 on it)."""
+    ``H_i = I - tau_i v_i v_i^H`` (``v_i``: column ``i`` of ``A`` below the diagonal, 1 on it),
+    which is ormqr's ``Q`` applied to the identity's first ``n`` columns."""
     m, n = A.shape[-2:]
-    rows = jnp.arange(m)
-    Q = jnp.broadcast_to(jnp.eye(m, n, dtype=A.dtype), A.shape)
-    for i in reversed(range(tau.shape[-1])):
-        v = jnp.where(rows > i, A[..., :, i], jnp.where(rows == i, 1, 0).astype(A.dtype))
-        w = jnp.einsum("...i,...ij->...j", jnp.conj(v), Q)
-        Q = Q - tau[..., i, None, None] * v[..., :, None] * w[..., None, :]
-    return Q
+    return _ormqr(A, tau, jnp.broadcast_to(jnp.eye(m, n, dtype=A.dtype), A.shape), True, False)
 
 
 def _householder_grads(grad, input, tau):
