@@ -26,7 +26,7 @@ from typing import Any
 from ..._core import dtypes
 from ..._core.tensor import Tensor
 from ..._functions import creation
-from ...backends.cuda import SDPAParams, can_use_efficient_attention, can_use_flash_attention
+from ...backends.cuda import SDPAParams
 from .. import functional as F
 from . import _raise_kernel_warnings
 from ._utils import _validate_sdpa_input
@@ -90,8 +90,9 @@ class CausalBias(Tensor):
     def _dispatch(query: Tensor, key: Tensor, value: Tensor, attn_mask: CausalBias,
                   dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                   enable_gqa: bool = False) -> Tensor:
-        """Attention with this bias, as torch computes it on a machine without its CUDA
-        kernels: ``is_causal=True`` where the triangle is the upper-left one, else the mask."""
+        """Attention with this bias, as torch computes it without its CUDA kernels (jaxgrad's
+        ``can_use_*`` checks answer False): ``is_causal=True`` where the triangle is the
+        upper-left one, else the materialized mask."""
         if is_causal:
             raise ValueError("CausalBias should not be used with causal=True")
         if (attn_mask.seq_len_q == attn_mask.seq_len_kv
@@ -102,7 +103,6 @@ class CausalBias(Tensor):
         if attn_mask.variant == CausalVariant.LOWER_RIGHT:
             _validate_sdpa_input(query, key, value, None, dropout_p, is_causal, scale)
             params = SDPAParams(query, key, value, None, dropout_p, is_causal, enable_gqa)
-            assert not (can_use_flash_attention(params) or can_use_efficient_attention(params))
             _raise_kernel_warnings(params)
             return F.scaled_dot_product_attention(
                 query, key, value, attn_mask=attn_mask._materialize(query.device),
