@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import jaxgrad
-from differential import bug, captured_warnings, next_functions, ok, raises, torch
+from differential import captured_warnings, next_functions, ok, raises, torch
 
 W0 = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
 X = [[1.0, -2.0], [0.5, 0.5], [-1.0, 3.0]]
@@ -230,15 +230,26 @@ def test_differentiable_steps_warn_as_torch():
     assert captured_warnings(program, jaxgrad) == expected
 
 
-@bug("differentiable Adam on complex parameters: torch steps through view_as_real views, "
-     "which jaxgrad has no op for yet (it raises NotImplementedError)")
-def test_differentiable_adam_on_complex_params():
+@pytest.mark.parametrize("options", [{}, {"amsgrad": True, "maximize": True},
+                                     {"weight_decay": 0.1}, {"betas": "tensors"},
+                                     {"weight_decay": 0.1, "decoupled_weight_decay": True}])
+def test_differentiable_adam_on_complex_params(options):
+    # torch steps a complex parameter and its state through view_as_real views
     def program(T):
+        kw = dict(options)
+        if kw.get("betas") == "tensors":
+            kw["betas"] = (T.tensor(0.8, requires_grad=True), T.tensor(0.9, requires_grad=True))
+        lr = T.tensor(0.1, requires_grad=True)
         w0 = T.tensor([1 + 2j, -0.5 + 0.25j], requires_grad=True)
         w = w0 * 1
-        w.grad = T.tensor([0.3 - 1j, 2.0 + 0.5j])
-        opt = T.optim.Adam([w], lr=T.tensor(0.1, requires_grad=True), differentiable=True)
-        opt.step()
-        return w, T.autograd.grad(w.abs().sum(), w0)
+        opt = T.optim.Adam([w], lr=lr, differentiable=True, **kw)
+        for g in ([0.3 - 1j, 2.0 + 0.5j], [-0.7 + 0.2j, 0.1 - 0.4j]):
+            w.grad = T.tensor(g)
+            opt.step()
+        state = opt.state[w]
+        loss = w.abs().sum() + sum(t.abs().sum() for k, t in state.items() if k != "step")
+        wrt = [w0, lr] + [b for b in kw.get("betas", ()) if isinstance(b, T.Tensor)]
+        return (w, w._version, w.grad_fn.name(), {k: (t, t._version) for k, t in state.items()},
+                T.autograd.grad(loss, wrt))
 
     ok(program)

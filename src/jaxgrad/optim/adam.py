@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from .._core.dtypes import float32, float64, get_default_dtype
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._functions.creation import tensor as new_tensor
 from .._ops.half_precision import (
     add_scalar,
@@ -135,9 +136,6 @@ class Adam(Optimizer):
         self._check_tensor_lr(group)
         if group["foreach"]:
             raise AssertionError("_foreach ops don't support autograd")
-        if any(p.is_complex() for p in params):
-            raise NotImplementedError("jaxgrad's differentiable Adam does not support complex "
-                                      "parameters (torch views them as real)")
         lr, decay, eps, amsgrad = (to_scalar(group["lr"]), group["weight_decay"], group["eps"],
                                    group["amsgrad"])
         beta1, beta2 = (to_scalar(b) for b in group["betas"])
@@ -152,6 +150,11 @@ class Adam(Optimizer):
                     grad = grad.addcmul_(p.clone(), decay)
                 else:
                     grad = grad.add(p, alpha=host_float(decay))
+            max_sq = state.get("max_exp_avg_sq")
+            if p.is_complex():  # torch steps complex parameters through real views
+                grad, exp_avg, exp_avg_sq = (view_as_real(t) for t in (grad, exp_avg, exp_avg_sq))
+                max_sq = view_as_real(max_sq) if amsgrad else max_sq
+                p = view_as_real(p)
             device_beta1 = beta1.to(dtype=p.dtype) if isinstance(beta1, Tensor) else beta1
             exp_avg.lerp_(grad, 1 - device_beta1)
             if isinstance(beta2, Tensor) and beta2.requires_grad:
@@ -166,7 +169,6 @@ class Adam(Optimizer):
             bias_correction2_sqrt = bias_correction2.sqrt()
             second = exp_avg_sq
             if amsgrad:
-                max_sq = state["max_exp_avg_sq"]
                 max_sq.copy_(max_sq.clone().maximum(exp_avg_sq))
                 second = max_sq
             denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(
