@@ -796,16 +796,16 @@ class _VersionWrapper:
     """A cached output and its version when cached: reading it back checks it was not
     modified since (unless allowed)."""
 
-    def __init__(self, value: Any) -> None:
-        self.value = value
-        self.version = value._version if isinstance(value, Tensor) else None
+    def __init__(self, val: Any) -> None:
+        self.val = val  # (torch's attribute names: code reading a mode's storage uses them)
+        self.version = val._version if isinstance(val, Tensor) else None
 
     def get_val(self, allow_cache_entry_mutation: bool) -> Any:
         if (self.version is not None and not allow_cache_entry_mutation
-                and self.value._version != self.version):
+                and self.val._version != self.version):
             raise RuntimeError(
                 "Tensor cached during selective activation checkpoint has been mutated")
-        return self.value
+        return self.val
 
 
 def _detached(value: Any) -> Any:
