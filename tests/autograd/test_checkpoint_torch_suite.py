@@ -732,3 +732,179 @@ def test_sac_saves_var_mean_correction():
         return seen
 
     ok(program)
+
+
+# --- TestAutograd's checkpoint tests (test/test_autograd.py) ------------------------------------
+
+
+def small_mlp(T):
+    return mlp(T)[:3]
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_checkpoint_per_input_then_joint_mean(use_reentrant):
+    def program(T):
+        module = T.nn.Sequential(*small_mlp(T))
+        inputs = [
+            T.linspace(-1.0, 1.0, 6).reshape(1, 6).mul(i + 1).requires_grad_() for i in range(4)
+        ]
+        feats = [
+            T.utils.checkpoint.checkpoint(module, x, use_reentrant=use_reentrant) for x in inputs
+        ]
+        mean = T.stack(feats).mean()
+        mean.backward()
+        return mean, [x.grad for x in inputs], [p.grad for p in module.parameters()]
+
+    ok(program)
+
+
+@pytest.mark.parametrize("input_requires_grad", [True, False])
+def test_non_reentrant_module_called_with_keyword_data(input_requires_grad):
+    def program(T):
+        class Holder(T.nn.Module):
+            def __init__(self, mod):
+                super().__init__()
+                self.module = mod
+
+            def forward(self, data):
+                return self.module(data)
+
+        module = Holder(T.nn.Sequential(*small_mlp(T)))
+        data = [
+            T.linspace(-1.0, 1.0, 6).reshape(1, 6).add(i).requires_grad_(input_requires_grad)
+            for i in range(3)
+        ]
+        out = T.stack(
+            [T.utils.checkpoint.checkpoint(module, data=d, use_reentrant=False) for d in data]
+        ).mean()
+        out.backward()
+        return out, [d.grad for d in data], [p.grad for p in module.parameters()]
+
+    ok(program)
+
+
+def test_non_reentrant_recomputes_under_the_forwards_autocast():
+    def program(T):
+        dtypes = []
+
+        def foo(x, y, z):
+            x = T.mm(x, y)
+            y = T.mm(x, z)
+            z = T.mm(z, z)
+            dtypes.append(str(z.dtype))
+            return z
+
+        results = []
+        for enabled in (True, False):
+            x = leaf(T, [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75], [0.1, 0.2, 0.3]])
+            y, z = x.detach().cos().requires_grad_(), x.detach().sin().requires_grad_()
+            with T.autocast(enabled=enabled, device_type="cpu", dtype=T.bfloat16):
+                loss = T.utils.checkpoint.checkpoint(foo, x, y, z, use_reentrant=False).sum()
+            loss.backward()  # the recomputation runs in bfloat16 too
+            results.append((loss, x.grad, y.grad, z.grad))
+        return results, dtypes
+
+    ok(program)
+
+
+def test_context_fn_modes_see_the_forward_and_the_recomputation():
+    def program(T):
+        modes = importlib.import_module(f"{T.__name__}.utils._python_dispatch")
+
+        class Verbose(modes.TorchDispatchMode):
+            def __init__(self):
+                super().__init__()
+                self.operators = []
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.operators.append(func.__name__)
+                return func(*args, **(kwargs or {}))
+
+        cp = T.utils.checkpoint
+        x = T.tensor(1.0, requires_grad=True)
+        forward = Verbose()
+        cp.checkpoint(
+            lambda t: t.exp(),
+            x,
+            use_reentrant=False,
+            context_fn=lambda: (forward, contextlib.nullcontext()),
+        )
+        recompute = Verbose()
+        out = cp.checkpoint(
+            lambda t: t.exp(),
+            x,
+            use_reentrant=False,
+            context_fn=lambda: (contextlib.nullcontext(), recompute),
+        )
+        out.backward()
+        refused = attempt(
+            lambda: cp.checkpoint(
+                lambda t: t.sin(),
+                x,
+                use_reentrant=True,
+                context_fn=lambda: (contextlib.nullcontext(), recompute),
+            )
+        )
+        # (torch's recomputation hook detaches the saved exp under the mode: detach.default)
+        return (
+            forward.operators,
+            [op for op in recompute.operators if op != "detach.default"],
+            refused,
+        )
+
+    ok(program)
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_function_returning_a_tensor_made_under_no_grad(use_reentrant):
+    def program(T):
+        class NoGradModule(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = T.nn.Linear(2, 2, bias=False)
+                self.lin2 = T.nn.Linear(2, 2, bias=False)
+
+            def forward(self, x):
+                with T.no_grad():
+                    return self.lin2(self.linear(x))
+
+        T.manual_seed(0)
+        module = NoGradModule()
+        with T.no_grad():
+            module.linear.weight.copy_(T.tensor([[0.5, -1.0], [2.0, 0.25]]))
+            module.lin2.weight.copy_(T.tensor([[1.5, 0.25], [-0.75, 0.1]]))
+        a = leaf(T, [[0.3, -0.2], [0.9, 1.2]])
+        results = []
+        for _ in range(3):
+
+            def step():
+                out = T.utils.checkpoint.checkpoint(module, a, use_reentrant=use_reentrant)
+                out += a
+                out.sum().backward()
+                return out
+
+            results.append(attempt(step))
+        return results, a.grad
+
+    ok(program)
+
+
+def test_non_reentrant_dict_input_and_output():
+    def program(T):
+        class MyModel(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = T.nn.Linear(3, 3, bias=False)
+                with T.no_grad():
+                    self.layer.weight.copy_(T.arange(9.0).reshape(3, 3).sin())
+
+            def forward(self, dict_input):
+                return {"result": self.layer(dict_input["tensor"])}
+
+        model = MyModel()
+        inp = {"tensor": T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])}
+        out = T.utils.checkpoint.checkpoint(model, inp, use_reentrant=False)["result"].sum()
+        out.backward()
+        return out, model.layer.weight.grad
+
+    ok(program)
