@@ -17,7 +17,7 @@ import weakref
 
 import pytest
 
-from differential import attempt, bug, ok
+from differential import attempt, bug, cases, ok
 
 torch = pytest.importorskip("torch")
 
@@ -906,5 +906,132 @@ def test_non_reentrant_dict_input_and_output():
         out = T.utils.checkpoint.checkpoint(model, inp, use_reentrant=False)["result"].sum()
         out.backward()
         return out, model.layer.weight.grad
+
+    ok(program)
+
+
+# --- more of SAC: what a policy receives, its return values, nesting, debug ----------------------
+
+
+def sac_region(T, x, w, b):
+    h = T.add(x @ w, b, alpha=2)
+    h = T.nn.functional.linear(h, w, b).relu()
+    s = h.sum(dim=1, keepdim=True)
+    return (T.softmax(h.transpose(0, 1), dim=0) * s.t()).mean()
+
+
+def policy_calls(T, describe):
+    cp, calls = T.utils.checkpoint, []
+
+    def policy_fn(ctx, op, *args, **kwargs):
+        calls.append(describe(T, ctx, op, args, kwargs))
+        return cp.CheckpointPolicy.PREFER_RECOMPUTE
+
+    x = leaf(T, [[0.5, -1.0], [2.0, 0.25]])
+    w, b = leaf(T, [[0.3, -0.2], [0.1, 0.4]]), leaf(T, [0.1, -0.1])
+    out = cp.checkpoint(sac_region, T, x, w, b, use_reentrant=False, context_fn=c_sac(T, policy_fn))
+    out.backward()
+    return out, x.grad, w.grad, b.grad, calls
+
+
+def test_sac_policy_runs_once_per_op_in_the_forward_with_its_output():
+    def describe(T, ctx, op, args, kwargs):
+        return ctx.is_recompute, ctx.op_output.shape, ctx.op_output.dtype
+
+    ok(lambda T: policy_calls(T, describe))
+
+
+@bug(
+    "a TorchDispatchMode (a SAC policy) sees jaxgrad's op rows, not torch's overloads and "
+    "arguments: add.default without alpha (torch: add.Tensor, alpha=2), sum.default with "
+    "keyword dim (sum.dim_IntList), transpose.default (transpose.int), softmax.default "
+    "(_softmax.default), keyword arguments where torch passes them positionally"
+)
+def test_sac_policy_sees_torchs_overloads_and_arguments():
+    def describe(T, ctx, op, args, kwargs):
+        def arg(v):
+            return ("tensor", tuple(v.shape)) if isinstance(v, T.Tensor) else v
+
+        return str(op), [arg(a) for a in args], {k: arg(v) for k, v in kwargs.items()}
+
+    ok(lambda T: policy_calls(T, describe)[-1])
+
+
+def test_sac_policy_return_values_nesting_debug_and_second_grad():
+    def program(T):
+        cp, results = T.utils.checkpoint, []
+        x = leaf(T, [0.5, -1.0, 2.0])
+        save_exp = c_sac(T, lambda ctx, op, *a, **k: op == T.ops.aten.exp.default)
+        with cp.set_checkpoint_debug_enabled(True):
+            results.append(
+                attempt(
+                    lambda: cp.checkpoint(
+                        lambda t: t.exp().sin(), x, use_reentrant=False, context_fn=save_exp
+                    )
+                )
+            )
+        for value in (None, "MUST_SAVE", 1):  # neither a policy nor a bool: recomputed
+            out = cp.checkpoint(
+                lambda t: t.exp().sin(),
+                x,
+                use_reentrant=False,
+                context_fn=c_sac(T, lambda ctx, op, *a, value=value, **k: value),
+            )
+            results.append((out, T.autograd.grad(out.sum(), x)))
+        calls = []
+
+        def save_sin(ctx, op, *args, **kwargs):
+            calls.append(str(op))
+            return op == T.ops.aten.sin.default
+
+        out = cp.checkpoint(
+            lambda t: t.sin().exp().cos().sum(),
+            x,
+            use_reentrant=False,
+            context_fn=c_sac(T, save_sin),
+            early_stop=False,
+        )
+        results.append((T.autograd.grad(out, x), list(calls)))
+        calls.clear()
+
+        def inner(t):
+            return cp.checkpoint(
+                lambda u: u.exp().sin(), t, use_reentrant=False, context_fn=c_sac(T, save_sin)
+            )
+
+        out = cp.checkpoint(lambda t: inner(t * 2).cos(), x, use_reentrant=False)
+        results.append((T.autograd.grad(out.sum(), x), list(calls)))
+        out = cp.checkpoint(lambda t: t.exp().sin(), x, use_reentrant=False, context_fn=save_exp)
+        results.append(T.autograd.grad(out.sum(), x, retain_graph=True))
+        results.append(attempt(lambda: T.autograd.grad(out.sum(), x)))
+        return results
+
+    ok(program)
+
+
+@pytest.mark.parametrize(
+    "save",
+    cases(
+        [False, True],
+        xfail={
+            True: "torch's CPU dropout is bernoulli_ on a fresh tensor below autograd: a policy "
+            "saving every op caches that tensor and its in-place fill raises 'has been "
+            "mutated'; jaxgrad's dropout is one op"
+        },
+    ),
+)
+def test_sac_dropout_saved_or_recomputed(save):
+    # the numbers are each library's own: does the recomputed mask match the forward's?
+    def program(T):
+        T.manual_seed(0)
+        x = T.linspace(-1.0, 1.0, 16).requires_grad_()
+        y = T.utils.checkpoint.checkpoint(
+            lambda t: T.nn.functional.dropout(t, 0.5) * 3,
+            x,
+            use_reentrant=False,
+            context_fn=c_sac(T, lambda ctx, op, *a, **k: save),
+        )
+        y.sum().backward()
+        return bool(((x.grad != 0) == (y != 0)).all())
 
     ok(program)
