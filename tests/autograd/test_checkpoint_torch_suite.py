@@ -1035,3 +1035,53 @@ def test_sac_dropout_saved_or_recomputed(save):
         return bool(((x.grad != 0) == (y != 0)).all())
 
     ok(program)
+
+
+SAC_EARLY_STOP_REGIONS = {
+    # the last saved tensor is the input of the last op (sin saves its input)
+    "exp_sin": lambda t: t.exp().sin(),
+    # ... of the last of several ops
+    "mul_exp_cos": lambda t: (t * t).exp().cos(),
+    # the last saved tensor is an output (exp saves its result)
+    "sin_exp": lambda t: t.sin().exp(),
+    # an op with two inputs, one of them an input of the region
+    "exp_mul": lambda t: t.exp() * t,
+}
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+@pytest.mark.parametrize(
+    "region, saved",
+    [
+        ("exp_sin", "sin"),
+        ("exp_sin", "all"),
+        ("mul_exp_cos", "cos"),
+        ("mul_exp_cos", "exp"),
+        ("sin_exp", "exp"),
+        ("exp_mul", "mul"),
+        ("exp_mul", "all"),
+    ],
+)
+def test_sac_early_stop_and_a_second_backward(region, saved, early_stop):
+    # with early stop the recomputation ends before the op that saves the last (input) tensor:
+    # that op's cached output is not used, and a second backward may still read it
+    def program(T):
+        ops = {
+            "sin": T.ops.aten.sin.default,
+            "cos": T.ops.aten.cos.default,
+            "exp": T.ops.aten.exp.default,
+            "mul": T.ops.aten.mul.Tensor,
+        }
+        to_save = list(ops.values()) if saved == "all" else [ops[saved]]
+        x = leaf(T, [0.5, -1.0, 2.0])
+        out = T.utils.checkpoint.checkpoint(
+            SAC_EARLY_STOP_REGIONS[region],
+            x,
+            use_reentrant=False,
+            context_fn=c_sac(T, to_save),
+            early_stop=early_stop,
+        )
+        first = T.autograd.grad(out.sum(), x, retain_graph=True)
+        return out, first, attempt(lambda: T.autograd.grad(out.sum(), x, retain_graph=True))
+
+    ok(program)

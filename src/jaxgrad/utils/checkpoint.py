@@ -65,7 +65,7 @@ from ..autograd.graph import saved_tensors_hooks
 from ..autograd.profiler import profile
 from ..nn import Sequential
 from ..ops import aten
-from ._python_dispatch import TorchDispatchMode
+from ._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 from ._pytree import tree_map
 
 __all__ = [
@@ -524,8 +524,8 @@ class _recomputation_hook(saved_tensors_hooks):
     by the recomputed graph itself (Rule 6: a backward inside the checkpointed function)."""
 
     def __init__(self, frame_ref: weakref.ref, gid: Any) -> None:
-        def pack_hook(x: Tensor) -> Tensor:
-            x = x.detach() if x.requires_grad else x
+        def pack_hook(original: Tensor) -> Tensor:
+            x = original.detach() if original.requires_grad else original
             frame = frame_ref()
             _internal_assert(frame is not None)
             index = frame.recomp_counter[gid]
@@ -538,10 +538,22 @@ class _recomputation_hook(saved_tensors_hooks):
                 handle = holder.handles[gid] = _Handle()
                 frame.recomputed[gid][handle] = x
             if frame.early_stop and frame.recomp_counter[gid] == len(frame.weak_holders):
+                _stopped_before_the_op_saving(original)
                 raise _StopRecomputation
             return x
 
         super().__init__(pack_hook, lambda x: x)
+
+
+def _stopped_before_the_op_saving(x: Tensor) -> None:
+    """torch's autograd saves an op's inputs before running it, so an early stop on an input
+    stops the recomputation before that op reaches the dispatcher; jaxgrad's saves them after.
+    The innermost SAC recomputation mode (if any) forgets that op's dispatch: a cached output it
+    gave back stays there for the next backward, as in torch."""
+    for mode in reversed(_get_current_dispatch_mode_stack()):
+        if isinstance(mode, _CachedTorchDispatchMode):
+            mode._forget_last_dispatch_if_it_took(x)
+            return
 
 
 def _extra_tensor(frame: _CheckpointFrame, x: Tensor) -> Tensor:
@@ -849,10 +861,32 @@ class _CachedTorchDispatchMode(TorchDispatchMode):
         super().__init__()
         self.storage, self.allow_cache_entry_mutation = storage, allow_cache_entry_mutation
         self.func_counter: dict[Any, int] = defaultdict(int)
+        self._last_dispatch: tuple | None = None  # (op, index, entry, args, out)
 
     def __enter__(self) -> _CachedTorchDispatchMode:
         self.func_counter.clear()  # (a second backward then reports the consumed entries)
+        self._last_dispatch = None
         return super().__enter__()
+
+    def __exit__(self, *args: Any) -> Any:
+        self._last_dispatch = None  # (holds the last op's tensors)
+        return super().__exit__(*args)
+
+    def _forget_last_dispatch_if_it_took(self, x: Tensor) -> None:
+        """Undo the last op's dispatch when ``x`` is one of its inputs (not an output): the
+        early stop saving ``x`` comes before that op in torch."""
+        last, self._last_dispatch = self._last_dispatch, None
+        if last is None:
+            return
+        func, index, entry, args, out = last
+        def holds(tree: Any) -> bool:
+            found = []
+            tree_map(lambda v: found.append(v is x), tree)
+            return any(found)
+        if holds(out) or not holds(args):
+            return
+        self.func_counter[func] -= 1
+        self.storage[func][index] = entry
 
     def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (),
                            kwargs: dict | None = None) -> Any:
@@ -874,9 +908,12 @@ class _CachedTorchDispatchMode(TorchDispatchMode):
                 "Trying to backward an extra time. You are only allowed to backward once on any "
                 "region computed under selective activation checkpoint.")
         if entry is _RECOMPUTE:
-            return func(*args, **kwargs)
-        entries[index] = _CONSUMED
-        return tree_map(lambda v: v.get_val(self.allow_cache_entry_mutation), entry)
+            out = func(*args, **kwargs)
+        else:
+            entries[index] = _CONSUMED
+            out = tree_map(lambda v: v.get_val(self.allow_cache_entry_mutation), entry)
+        self._last_dispatch = (func, index, entry, (args, kwargs), out)
+        return out
 
 
 def create_selective_checkpoint_contexts(
