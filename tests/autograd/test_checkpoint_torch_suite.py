@@ -17,6 +17,7 @@ import weakref
 
 import pytest
 
+import jaxgrad
 from differential import attempt, bug, cases, ok
 
 torch = pytest.importorskip("torch")
@@ -1085,3 +1086,39 @@ def test_sac_early_stop_and_a_second_backward(region, saved, early_stop):
         return out, first, attempt(lambda: T.autograd.grad(out.sum(), x, retain_graph=True))
 
     ok(program)
+
+
+# --- test/dynamo/test_activation_checkpointing.py: compiled SAC equals eager ---------------------
+
+
+def test_compiled_step_with_selective_checkpoint_equals_eager():
+    def make():
+        jaxgrad.manual_seed(0)
+        model = jaxgrad.nn.Sequential(
+            jaxgrad.nn.Linear(8, 16), jaxgrad.nn.Tanh(), jaxgrad.nn.Linear(16, 1)
+        )
+        opt = jaxgrad.optim.SGD(model.parameters(), lr=0.1)
+        context_fn = c_sac(jaxgrad, [jaxgrad.ops.aten.addmm.default])
+
+        def step(x):
+            opt.zero_grad()
+            out = jaxgrad.utils.checkpoint.checkpoint(
+                model, x, use_reentrant=False, context_fn=context_fn
+            )
+            loss = out.pow(2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        return model, step
+
+    x = jaxgrad.linspace(-1.0, 1.0, 32).reshape(4, 8)
+    model, step = make()
+    eager = [step(x).item() for _ in range(3)]
+    eager_weight = model[0].weight.detach().clone()
+    model, step = make()
+    compiled = jaxgrad.compile(step, fullgraph=True)
+    results = [compiled(x).item() for _ in range(3)]
+    for a, b in zip(eager, results):
+        assert abs(a - b) <= 1e-6 * max(1.0, abs(a))
+    assert float((model[0].weight.detach() - eager_weight).abs().max()) < 1e-6
