@@ -1088,6 +1088,37 @@ def test_sac_early_stop_and_a_second_backward(region, saved, early_stop):
     ok(program)
 
 
+def test_sac_early_stop_on_a_custom_functions_saved_input():
+    # a custom Function saves after its forward ran: its last op's cached output is used
+    def program(T):
+        class ExpSavingInput(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.exp()
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * x.exp()
+
+        results = []
+        for region in (
+            lambda t: ExpSavingInput.apply(t.sin()),
+            lambda t: ExpSavingInput.apply(t.sin()).cos(),
+        ):
+            x = leaf(T, [0.5, -1.0, 2.0])
+            out = T.utils.checkpoint.checkpoint(
+                region, x, use_reentrant=False, context_fn=c_sac(T, [T.ops.aten.exp.default])
+            )
+            first = T.autograd.grad(out.sum(), x, retain_graph=True)
+            again = attempt(functools.partial(T.autograd.grad, out.sum(), x))
+            results.append((first, again))
+        return results
+
+    ok(program)
+
+
 # --- test/dynamo/test_activation_checkpointing.py: compiled SAC equals eager ---------------------
 
 

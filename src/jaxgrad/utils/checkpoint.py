@@ -879,11 +879,7 @@ class _CachedTorchDispatchMode(TorchDispatchMode):
         if last is None:
             return
         func, index, entry, args, out = last
-        def holds(tree: Any) -> bool:
-            found = []
-            tree_map(lambda v: found.append(v is x), tree)
-            return any(found)
-        if holds(out) or not holds(args):
+        if _holds(out, x) or not _holds(args, x):
             return
         self.func_counter[func] -= 1
         self.storage[func][index] = entry
@@ -912,8 +908,25 @@ class _CachedTorchDispatchMode(TorchDispatchMode):
         else:
             entries[index] = _CONSUMED
             out = tree_map(lambda v: v.get_val(self.allow_cache_entry_mutation), entry)
-        self._last_dispatch = (func, index, entry, (args, kwargs), out)
+        # (an op autograd records saves its inputs right after this; one run with grad off, as
+        # in a custom Function's forward, saves nothing: a later save is not its)
+        self._last_dispatch = ((func, index, entry, (args, kwargs), out)
+                               if is_grad_enabled() and _any_requires_grad((args, kwargs))
+                               else None)
         return out
+
+
+def _holds(tree: Any, x: Tensor) -> bool:
+    """Whether ``x`` itself is a leaf of ``tree``."""
+    found = []
+    tree_map(lambda v: found.append(v is x), tree)
+    return any(found)
+
+
+def _any_requires_grad(tree: Any) -> bool:
+    found = []
+    tree_map(lambda v: found.append(isinstance(v, Tensor) and v.requires_grad), tree)
+    return any(found)
 
 
 def create_selective_checkpoint_contexts(
