@@ -1119,6 +1119,48 @@ def test_sac_early_stop_on_a_custom_functions_saved_input():
     ok(program)
 
 
+def test_sac_random_op_in_place_op_and_invalid_contexts():
+    # (random numbers: each library compares with itself)
+    def program(T):
+        cp, results = T.utils.checkpoint, []
+        for save in (True, False):
+            T.manual_seed(0)
+            x = T.linspace(-1.0, 1.0, 8).requires_grad_()
+            y = cp.checkpoint(
+                lambda t: t * T.rand_like(t),
+                x,
+                use_reentrant=False,
+                context_fn=c_sac(T, lambda ctx, op, *a, save=save, **k: save),
+            )
+            y.sum().backward()
+            results.append(bool((x.grad * x == y).all()))
+        x = leaf(T, [1.0, 2.0])
+        for context_fn in (lambda: contextlib.nullcontext(), lambda: (1, 2)):
+            results.append(
+                attempt(
+                    functools.partial(
+                        cp.checkpoint,
+                        lambda t: t.sin(),
+                        x,
+                        use_reentrant=False,
+                        context_fn=context_fn,
+                    )
+                )
+            )
+
+        def region(t):
+            y = t.sin()
+            y.mul_(2)  # sin's cached output mutated
+            return y.cos()
+
+        save_all = c_sac(T, lambda ctx, op, *a, **k: True)
+        out = cp.checkpoint(region, x, use_reentrant=False, context_fn=save_all)
+        results.append((attempt(lambda: out.sum().backward()), x.grad))
+        return results
+
+    ok(program)
+
+
 # --- test/dynamo/test_activation_checkpointing.py: compiled SAC equals eager ---------------------
 
 
