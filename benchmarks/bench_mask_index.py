@@ -56,9 +56,14 @@ def getitem_sum(T, x0, m):
     x0[m].sum().backward()
 
 
-FORMS = {"x[m] = 0": setitem_number, "x[m] = tensor(2.)": setitem_0d,
-         "x[m] = row": setitem_row, "x[m] += 1": iadd, "masked_fill": masked_fill,
-         "x[m].sum()": getitem_sum}
+FORMS = {
+    "x[m] = 0": setitem_number,
+    "x[m] = tensor(2.)": setitem_0d,
+    "x[m] = row": setitem_row,
+    "x[m] += 1": iadd,
+    "masked_fill": masked_fill,
+    "x[m].sum()": getitem_sum,
+}
 
 
 def _timed(f) -> float:
@@ -90,11 +95,13 @@ def main() -> None:
             mask[rng.choice(args.rows, next(counts), replace=False)] = True
             for T in (torch, jaxgrad):
                 m = T.tensor(mask)
-                times[T, "new"].append(_timed(lambda T=T, m=m: form(T, x0[T], m)))
-                times[T, "rep"].append(_timed(lambda T=T, m=m: form(T, x0[T], m)))
+                times[T, "new"].append(_timed(lambda T=T, m=m, f=form: f(T, x0[T], m)))
+                times[T, "rep"].append(_timed(lambda T=T, m=m, f=form: f(T, x0[T], m)))
         med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-        print(f"{name:<20}{med[torch, 'new']:>11.2f}{med[jaxgrad, 'new']:>13.2f}"
-              f"{med[torch, 'rep']:>11.2f}{med[jaxgrad, 'rep']:>13.2f}")
+        print(
+            f"{name:<20}{med[torch, 'new']:>11.2f}{med[jaxgrad, 'new']:>13.2f}"
+            f"{med[torch, 'rep']:>11.2f}{med[jaxgrad, 'rep']:>13.2f}"
+        )
 
 
 if __name__ == "__main__":

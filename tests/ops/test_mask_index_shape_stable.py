@@ -7,6 +7,8 @@ number of kernels ten new counts compile."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -90,8 +92,11 @@ def _derivatives(T, x, leaves):
     return list(firsts), list(seconds)
 
 
-@pytest.mark.parametrize("form", cases(FORMS))
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "form,dtype",
+    [(form, "float64") for form in FORMS]
+    + [(form, "float32") for form in ("number", "0-d tensor", "row", "after a slice")],
+)
 def test_setitem_values_graph_and_derivatives(form, dtype):
     def program(T):
         x, x0, value = _setitem(T, form, dtype, True, True)
@@ -228,3 +233,28 @@ def test_new_counts_compile_no_new_kernel(form, monkeypatch):
     for count in range(3, 13):
         step(count)
     assert seen[0] == 0
+
+
+def test_a_dispatch_mode_sees_index_put():
+    """Under a ``TorchDispatchMode`` the writes stay ``index_put_`` (the mode sees torch's op)."""
+
+    def program(T):
+        modes = importlib.import_module(f"{T.__name__}.utils._python_dispatch")
+
+        class Log(modes.TorchDispatchMode):
+            def __init__(self):
+                super().__init__()
+                self.ops = []
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                self.ops.append(func.__name__)
+                return func(*args, **(kwargs or {}))
+
+        x = T.zeros(5, 3)
+        with Log() as log:
+            x[_mask(T)] = 2.0
+            x[_mask(T)] = T.tensor([1.0, 2.0, 3.0])
+            x.index_put_((_mask(T),), T.tensor(1.0))
+        return [name for name in log.ops if name.startswith("index_put")], x
+
+    ok(program)
