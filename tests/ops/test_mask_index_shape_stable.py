@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import jaxgrad
-from differential import cases, next_functions, ok
+from differential import cases, next_functions, ok, same
 from jaxgrad._core import kernel_cache
 
 MASK = [True, False, True, True, False]
@@ -256,5 +256,44 @@ def test_a_dispatch_mode_sees_index_put():
             x[_mask(T)] = T.tensor([1.0, 2.0, 3.0])
             x.index_put_((_mask(T),), T.tensor(1.0))
         return [name for name in log.ops if name.startswith("index_put")], x
+
+    ok(program)
+
+
+MIXED_DTYPES = {
+    "0-d float64 into float32": ("float32", lambda T: T.tensor(2.7, dtype=T.float64)),
+    "[1] float64 into float32": ("float32", lambda T: T.tensor([2.7], dtype=T.float64)),
+    "0-d float64 into int64": ("int64", lambda T: T.tensor(-2.7, dtype=T.float64)),
+    "0-d int64 into float32": ("float32", lambda T: T.tensor(3)),
+    "row float64 into float32": ("float32", lambda T: T.tensor([1.0, 2.0, 3.0], dtype=T.float64)),
+}
+
+
+@pytest.mark.parametrize("name", cases(MIXED_DTYPES))
+@pytest.mark.parametrize("index", ["mask", "uint8 mask", "mask accumulate"], ids=lambda s: s)
+def test_index_put_one_element_value_of_another_dtype(name, index):
+    """torch hands a one-element value at a lone mask to masked_fill_, which takes any dtype
+    (a uint8 mask: masked_fill_'s refusal; accumulate or a longer value: index_put's error)."""
+
+    def program(T):
+        dtype, make = MIXED_DTYPES[name]
+        x = T.zeros(5, 3, dtype=getattr(T, dtype))
+        mask = {
+            "mask": lambda: _mask(T),
+            "uint8 mask": lambda: _mask(T).to(T.uint8),
+            "mask accumulate": lambda: _mask(T),
+        }[index]()
+        return x.index_put_((mask,), make(T), accumulate=index == "mask accumulate"), x._version
+
+    same(program)
+
+
+def test_index_put_one_element_value_of_another_dtype_gradient():
+    def program(T):
+        x0 = T.arange(15.0).reshape(5, 3).requires_grad_()
+        v = T.tensor(2.5, dtype=T.float64, requires_grad=True)
+        x = x0 * 1
+        x.index_put_((_mask(T),), v)
+        return x, next_functions(x.grad_fn), _derivatives(T, x, [x0, v])
 
     ok(program)

@@ -674,6 +674,15 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
     return _put(input, index, source, accumulate, inplace=True)
 
 
+def _masked_fill_form(indices: Any, values: Tensor, accumulate: bool) -> bool:
+    """torch's canDispatchToMaskedFill: index_put_ of a one-element value at one bool or uint8
+    mask (no other index) is masked_fill_, which takes a value of any dtype."""
+    defined = [i for i in indices if i is not None]
+    return (not accumulate and values.numel() == 1 and len(defined) == 1
+            and isinstance(defined[0], Tensor) and defined[0].dtype in (_dtypes.bool_,
+                                                                       _dtypes.uint8))
+
+
 def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
                inplace: bool) -> Tensor:
     require_tensors(values)
@@ -687,7 +696,7 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
         defined = [k for k, i in enumerate(indices) if i is not None]
         _warn_expanded_index_put(input, [indices[k] for k in defined], values, accumulate,
                                  defined[0] if defined else None)
-    if values.dtype is not input.dtype:
+    if values.dtype is not input.dtype and not _masked_fill_form(indices, values, accumulate):
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{_dtypes.scalar_type_name(input.dtype)} for the destination and "
                            f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
