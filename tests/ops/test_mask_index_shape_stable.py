@@ -297,3 +297,22 @@ def test_index_put_one_element_value_of_another_dtype_gradient():
         return x, next_functions(x.grad_fn), _derivatives(T, x, [x0, v])
 
     ok(program)
+
+
+def test_under_func_transforms():
+    """``func.grad`` and ``jacfwd`` over a masked write (the mask's values known when traced):
+    the row's formulas on JAX's routes, reverse and forward."""
+
+    def program(T):
+        def f(x, v):
+            y = x * 1
+            y[_mask(T)] = v
+            return (y * y).sum()
+
+        x = T.arange(15.0, dtype=T.float64).reshape(5, 3)
+        v = T.tensor([1.0, 2.0, 3.0], dtype=T.float64)
+        grads = T.func.grad(f, argnums=(0, 1))(x, v)
+        hessian = T.func.jacfwd(T.func.grad(f, argnums=1), argnums=1)(x, v)
+        return list(grads), hessian
+
+    ok(program)
