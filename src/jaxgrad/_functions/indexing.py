@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes as _dtypes
-from .._core.tensor import Tensor
+from .._core.tensor import Tensor, dispatch_modes, dispatches_in_python
 from .._core.tensor_repr import (
     concrete_here,
     dynamic_shape_error,
@@ -404,7 +404,47 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
                 check_overlap(E.COPY, target, (value,))
         else:
             _warn_expanded_index_put(target, indices, value, False, None)
+    mask = [i for i in items if isinstance(i, Tensor) and i.ndim and i.dtype is _dtypes.bool_]
+    if len(mask) == 1 and _lone_mask_put(target, items, mask[0], advanced, value):
+        return
     apply_inplace(X.INDEX_PUT, target, value, aux=(advanced,), accumulate=False)
+
+
+def _lone_mask_put(target: Tensor, items: tuple, mask: Tensor, advanced: tuple,
+                   value: Tensor) -> bool:
+    """``target[..mask..] = value`` as a ``where`` over the mask (INDEX_PUT_MASK), when
+    ``mask`` is the only advanced index, its values are known, and ``value`` broadcasts without
+    the masked count: no kernel then depends on the count. False where it does not apply."""
+    if builtins.any(i is not mask and ((isinstance(i, Tensor) and i.ndim) or _is_sequence(i)
+                                       or _bool_index(i) is not None) for i in items):
+        return False
+    dim = [a is not None for a in advanced].index(True)
+    return _put_where_mask(target, mask, dim, value, apply_inplace) is not None
+
+
+def _put_where_mask(target: Tensor, mask: Tensor, dim: int, value: Tensor,
+                    run: Any) -> Tensor | None:
+    """``run`` (apply or apply_inplace) of INDEX_PUT_MASK: ``value`` into ``target`` where
+    ``mask`` (over dims ``dim`` on) holds, if its values are known, it fits ``target`` there and
+    ``value`` broadcasts to torch's result shape without its count dim; else None."""
+    if dispatch_modes() or dispatches_in_python(target) or dispatches_in_python(value):
+        return None  # (a __torch_dispatch__ sees index_put's arguments, as torch gives them)
+    raw = _index_array(mask)
+    shape = tuple(target.shape)
+    if (not isinstance(raw, np.ndarray)  # traced or on other processes: INDEX_PUT's rules
+            or raw.shape != shape[dim:dim + raw.ndim]):
+        return None
+    post = shape[dim + raw.ndim:]
+    rank = dim + 1 + len(post)
+    if value.ndim > rank:
+        return None
+    padded = (1,) * (rank - value.ndim) + tuple(value.shape)
+    fits = builtins.all(v in (1, r) for v, r in zip(padded, shape[:dim] + (1,) + post))
+    if not fits or padded[dim] != 1:
+        return None
+    value_shape = padded[:dim] + (1,) * raw.ndim + padded[dim + 1:]
+    return run(X.INDEX_PUT_MASK, target, value, aux=(jnp.asarray(raw),), dim=dim,
+               value_shape=value_shape, count_is_one=bool(raw.sum() == 1))
 
 
 def _warn_expanded_index_put(target: Tensor, indices: list, value: Tensor, accumulate: bool,
@@ -634,6 +674,15 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
     return _put(input, index, source, accumulate, inplace=True)
 
 
+def _masked_fill_form(indices: Any, values: Tensor, accumulate: bool) -> bool:
+    """torch's canDispatchToMaskedFill: index_put_ of a one-element value at one bool or uint8
+    mask (no other index) is masked_fill_, which takes a value of any dtype."""
+    defined = [i for i in indices if i is not None]
+    return (not accumulate and values.numel() == 1 and len(defined) == 1
+            and isinstance(defined[0], Tensor) and defined[0].dtype in (_dtypes.bool_,
+                                                                       _dtypes.uint8))
+
+
 def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
                inplace: bool) -> Tensor:
     require_tensors(values)
@@ -647,7 +696,7 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
         defined = [k for k, i in enumerate(indices) if i is not None]
         _warn_expanded_index_put(input, [indices[k] for k in defined], values, accumulate,
                                  defined[0] if defined else None)
-    if values.dtype is not input.dtype:
+    if values.dtype is not input.dtype and not _masked_fill_form(indices, values, accumulate):
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{_dtypes.scalar_type_name(input.dtype)} for the destination and "
                            f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
@@ -661,6 +710,13 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
             arrays.extend(_advanced(i))
     _check_index_bounds(tuple(input.shape), arrays)
     run = apply_inplace if inplace else apply
+    defined = [k for k, i in enumerate(indices) if i is not None]
+    mask = indices[defined[0]] if len(defined) == 1 else None
+    if (not accumulate and isinstance(mask, Tensor) and mask.ndim
+            and mask.dtype is _dtypes.bool_):
+        out = _put_where_mask(input, mask, defined[0], values, run)
+        if out is not None:
+            return out
     return run(X.INDEX_PUT, input, values, aux=(tuple(arrays),), accumulate=bool(accumulate))
 
 

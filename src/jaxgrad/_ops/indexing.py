@@ -40,6 +40,43 @@ INDEX_PUT = Op(
                 "values": "IndexBackward0"})
 
 
+# --- index_put with a lone bool mask and a value without the count dim: masked_fill-like -------
+# ``x[mask] = v`` where ``v`` broadcasts without the masked count: a ``where`` over the mask,
+# whose shapes (the mask's, not its count's) stay the same as the count changes, so a new count
+# compiles no new kernel; torch's node and formulas, as INDEX_PUT's.
+
+def _mask_at(mask, dim, ndim):
+    """``mask`` (over dims ``dim`` on of an ``ndim``-d tensor) shaped to broadcast against it."""
+    return mask.reshape((1,) * dim + mask.shape + (1,) * (ndim - dim - mask.ndim))
+
+
+def _mask_put(x, values, mask, dim, value_shape, count_is_one):
+    """``x`` with ``values`` (seen in ``value_shape``: 1 along the mask's dims) where ``mask``
+    holds. (``count_is_one`` only names the value's gradient: torch's is ``grad[mask]``, which
+    needs no ``sum_to`` to a value of its rank when one element is masked.)"""
+    values = jnp.asarray(values, x.dtype).reshape(value_shape)
+    return jnp.where(_mask_at(mask, dim, x.ndim), values, x)
+
+
+def _mask_put_values_grad(grad, mask, dim):
+    """``grad[mask]`` summed over the masked count (kept as a dim of size 1): the engine's
+    ``sum_to`` takes it on to the value's shape."""
+    picked = jnp.where(_mask_at(mask, dim, grad.ndim), grad, jnp.zeros((), grad.dtype))
+    summed = picked.sum(axis=tuple(range(dim, dim + mask.ndim)))
+    return jnp.expand_dims(summed, dim)
+
+
+INDEX_PUT_MASK = Op(
+    "index_put", "IndexPutBackward0", _mask_put, inputs=("self", "values"), aux=("mask",),
+    grads={
+        "self": lambda grad, mask, dim: jnp.where(_mask_at(mask, dim, grad.ndim),
+                                                  jnp.zeros((), grad.dtype), grad),
+        "values": _mask_put_values_grad,
+    }, overlap="warn", grad_nodes={
+        "self": "IndexPutBackward0",
+        "values": lambda count_is_one: "IndexBackward0" if count_is_one else "SumBackward1"})
+
+
 # --- gather / scatter along a dim (torch's index tensors; ``index`` is a traced aux operand) ---
 
 def along(index, dim):
