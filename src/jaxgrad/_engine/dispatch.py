@@ -94,7 +94,9 @@ class OpNode(Node):
         self.viewed: tuple[bool, ...] = ()
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
-        if all(g is None for g in grads):
+        undefined = self.op.undefined_grads
+        if all(g is None for g in grads) or (undefined is not None and undefined(
+                tuple(None if g is None else tuple(g._value.shape) for g in grads))):
             return [None] * len(self.next_edges)
         with x64_scope():  # (a node's formulas are jaxgrad's code, never the user's)
             return self._run_formulas(grads, create_graph, wanted)

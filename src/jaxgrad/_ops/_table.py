@@ -82,8 +82,8 @@ class Op:
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "opmath", "outputs", "overlap",
-                 "promote", "reinterprets", "scalar_overload", "schema", "tangent", "variadic",
-                 "variants")
+                 "promote", "reinterprets", "scalar_overload", "schema", "tangent",
+                 "undefined_grads", "variadic", "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
                  inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
@@ -99,6 +99,7 @@ class Op:
                  reinterprets: str | None = None, opmath: str = "",
                  backward_checks: tuple[tuple[Callable, str], ...] = (),
                  checks: Callable | None = None,
+                 undefined_grads: Callable | None = None,
                  grad_nodes: dict[str, str | Callable] | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
@@ -144,6 +145,11 @@ class Op:
         # backward formula: eig/svd's phase-dependent losses). A value check: skipped where the
         # values are traced (a compiled backward does not take such graphs).
         init(self, "backward_checks", tuple(backward_checks))
+        # ``undefined_grads(shapes)``, given per output the shape of its incoming gradient (None
+        # where none arrived): true where torch's formula returns undefined gradients for every
+        # input (linalg_lstsq_backward without a solution gradient and with empty residuals),
+        # so nothing reaches the inputs (no ``.grad``, None from ``autograd.grad``)
+        init(self, "undefined_grads", undefined_grads)
         # torch's argument checks before its kernel runs (a meta function's TORCH_CHECKs on
         # dtypes and Scalar kinds: integer addcdiv, a float ``alpha`` for integers): a function
         # of the row's inputs then its aux operands, positionally, as the caller passes them
