@@ -163,15 +163,26 @@ class _Binary:
         self.inplace_row = inplace_row or {}
         self.scalar_inplace = scalar_inplace  # the per-tensor op's Scalar overload, in place
 
-    def overload(self, other: Any) -> str:
+    def overload(self, other: Any, alpha: Any = 1) -> str:
+        """The overload torch's parser picks for ``other``: a 0-d tensor that does not require
+        grad is add's Scalar, unless an ``alpha`` asks for the Tensor overload."""
         if isinstance(other, (list, tuple)):
             if other and all(isinstance(o, Tensor) for o in other):
                 return "List"
             return "ScalarList"
+        plain_alpha = alpha == 1 and type(alpha) is int
         if isinstance(other, Tensor) and "Tensor" in self.rows and not (
-                _is_scalar(other) and self.name in ("add", "sub")):
+                _is_scalar(other) and self.name in ("add", "sub") and plain_alpha):
+            _check_zero_dim(other)
             return "Tensor"
         return "Scalar"
+
+
+def _check_zero_dim(other: Tensor) -> None:
+    """torch's check on the one tensor of a ``.Tensor`` overload, before any other."""
+    if other.ndim != 0:
+        raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.ndim} "
+                           f"dimensions and {other.numel()} elements.")
 
 
 _BINARY = {
@@ -218,7 +229,7 @@ _BINARY_CHECKS = {"sub": pointwise._check_sub, "pow": pointwise._check_pow_expon
 
 def _binary_out(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any) -> tuple:
     public = f"_foreach_{spec.name}"
-    kind = spec.overload(other)
+    kind = spec.overload(other, alpha)
     check = _BINARY_CHECKS.get(spec.name)
     if check is not None:
         others = other if kind in ("List", "ScalarList") else [other] * len(tensors)
@@ -254,7 +265,7 @@ def _pow_static(row: Op) -> dict:
 
 
 def _binary_inplace(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any) -> None:
-    kind = spec.overload(other)
+    kind = spec.overload(other, alpha)
     if kind == "List":
         _same_length(tensors, other)
         others = list(other)
