@@ -25,6 +25,7 @@ from .._engine.dispatch import apply, apply_inplace, promoted_dtype
 from .._ops import elementwise as E
 from .._ops import foreach as F
 from .._ops import reductions as R
+from .._ops import scalar_overloads as SO
 from .._ops import views as V
 from .._ops._table import Op
 from .._ops.foreach import foreach_row
@@ -189,17 +190,17 @@ _BINARY = {
     "add": _Binary("add", {"List": (E.ADD, "0List"), "Scalar": (E.ADD, "1Scalar"),
                            "ScalarList": (E.ADD, "1ScalarList"), "Tensor": (E.ADD, "0Tensor")},
                    alpha_rows={"List": E.ADD_ALPHA, "Tensor": E.ADD_ALPHA}, method="add_",
-                   scalar_inplace=F.ADD_SCALAR),
+                   scalar_inplace=SO.ADD_SCALAR),
     "sub": _Binary("sub", {"List": (E.SUB, "0List"), "Scalar": (E.SUB, "1Scalar"),
                            "ScalarList": (E.SUB, "1ScalarList")},
                    alpha_rows={"List": E.SUB_ALPHA}, method="sub_",
-                   scalar_inplace=F.SUB_SCALAR),
+                   scalar_inplace=SO.SUB_SCALAR),
     "mul": _Binary("mul", {"List": (E.MUL, "0List"), "Scalar": (E.MUL, "1Scalar"),
                            "ScalarList": (E.MUL, "1ScalarList"), "Tensor": (E.MUL, "0Tensor")},
-                   method="mul_", scalar_inplace=F.MUL_SCALAR),
+                   method="mul_", scalar_inplace=SO.MUL_SCALAR),
     "div": _Binary("div", {"List": (E.DIV, "0"), "Scalar": (E.DIV, "1Scalar"),
                            "ScalarList": (E.DIV, "1ScalarList"), "Tensor": (E.DIV, "0Tensor")},
-                   method="div_", scalar_inplace=F.DIV_SCALAR),
+                   method="div_", scalar_inplace=SO.DIV_SCALAR),
     # (torch has no maximum_ method: a list runs the maximum row in place, a number torch's
     # NotImplemented node)
     "maximum": _Binary("maximum", {"List": (E.MAXIMUM, "0List"), "Scalar": (E.MAXIMUM, "0"),

@@ -116,18 +116,20 @@ def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
     return input if d is input.dtype else to_dtype(input, d)
 
 
-def with_scalar(row: Any, input: Tensor, value: Any) -> Tensor:
-    """``row``, a Scalar overload (``mul.Scalar``: MulBackward1), on ``input`` and the number
-    ``value``, in torch's result type: an integer tensor times a float is in the default float
-    dtype, as torch's C++ ``tensor * double`` is.
+def with_scalar(row: Any, input: Tensor, value: Any, alpha: Any = 1) -> Tensor:
+    """``row``, a Scalar overload (``mul.Scalar``: MulBackward1; ``_ops/scalar_overloads.py``),
+    on ``input`` and the number ``value`` (and ``alpha``, for add's and sub's), in torch's result
+    type: an integer tensor times a float is in the default float dtype, as torch's C++
+    ``tensor * double`` is.
 
     >>> import jaxgrad
     >>> from jaxgrad._functions.pointwise import with_scalar
-    >>> from jaxgrad._ops import nn as N
-    >>> with_scalar(N.MUL_SCALAR, jaxgrad.tensor([1, 2]), 0.5)
+    >>> from jaxgrad._ops import scalar_overloads as SO
+    >>> with_scalar(SO.MUL_SCALAR, jaxgrad.tensor([1, 2]), 0.5)
     tensor([0.5000, 1.0000])
     """
-    return apply(row, _promote_with_scalars(input, value), aux=(value,))
+    aux = (value, alpha) if "alpha" in row.aux else (value,)
+    return apply(row, _promote_with_scalars(input, *aux), aux=aux)
 
 
 @declare(
