@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import leaf, ok, raises, val
+from differential import attempt, leaf, ok, raises, same, val
 
 A, B, C = [0.5, -1.5, 2.0], [1.25, 0.75, -3.0], [2.0, -0.5, 4.0]
 
@@ -201,3 +201,21 @@ def test_alpha_and_weight_kinds_torch_accepts():
         T._foreach_add([_f(T)], [_f(T)], alpha=1.0),
         T._foreach_add([_i(T)], T.tensor(2.0), alpha=0.5),
         T._foreach_add([_f(T)], T.tensor(2.0), alpha=2)])
+
+
+@pytest.mark.parametrize("op", ["addcdiv", "addcmul", "lerp"])
+@pytest.mark.parametrize("needs", [(True, False, False), (False, True, False),
+                                   (False, False, True)])
+@pytest.mark.parametrize("modified", [0, 1, 2])
+def test_ternary_saves_and_version_checks(op, needs, modified):
+    """What the node saves, whichever inputs require grad (torch's codegen saves an input two
+    formulas read unconditionally: addcdiv's tensor2, lerp's weight), seen through an in-place
+    write before backward."""
+    def program(T):
+        leaves = [T.tensor([1.0, 2.0], requires_grad=n) for n in needs]
+        args = [x * 1 if n else T.tensor([3.0, 4.0]) + i
+                for i, (x, n) in enumerate(zip(leaves, needs))]
+        out = getattr(T, op)(*args)
+        args[modified].mul_(2)
+        return attempt(lambda: T.autograd.grad(out.sum(), [x for x in leaves if x.requires_grad]))
+    same(program)
