@@ -45,8 +45,9 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     tensor([ 6., 12.])
     """
     if not isinstance(input, Tensor):
-        return add(other, input) if alpha == 1 and type(alpha) is int else add(
-            tensor_like(input, other), other, alpha=alpha)
+        if alpha == 1 and type(alpha) is int and isinstance(other, Tensor):
+            return add(other, input)
+        return add(tensor_like(input, other), other, alpha=alpha)
     check_broadcast(input, other)
     E.check_alpha(input, other, alpha)
     if alpha == 1:
@@ -65,7 +66,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     tensor([0., 1.])
     """
     if not isinstance(input, Tensor):
-        return rsub(other, input, alpha=alpha)
+        # (torch wraps the number as a 0-d tensor: SubBackward0, where ``2 - t`` is rsub's)
+        return sub(tensor_like(input, other), other, alpha=alpha)
     _check_sub(input, other)
     other = number_or_tensor(other)
     check_broadcast(input, other)
@@ -180,7 +182,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     tensor([ 2., -3.])
     """
     if not isinstance(input, Tensor):
-        return mul(apply(E.RECIPROCAL, other), input)
+        # (torch wraps the number as a 0-d tensor: DivBackward0, where ``2 / t`` is
+        # reciprocal's and mul's)
+        return div(tensor_like(input, other), other, rounding_mode=rounding_mode)
     check_broadcast(input, other)
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
@@ -303,9 +307,11 @@ def typename(obj: Any) -> str:
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
-def tensor_like(value: Any, like: Tensor) -> Tensor:
-    return Tensor._make(jnp.asarray(value, _dtypes.result_type(
-        [(like.dtype, like.ndim)], [value]).np))
+def tensor_like(value: Any, like: Any) -> Tensor:
+    """The number ``value`` as torch wraps one passed where a Tensor is expected: a 0-d tensor
+    of its result type with ``like`` (a tensor, or another number)."""
+    dims = [(like.dtype, like.ndim)] if isinstance(like, Tensor) else []
+    return Tensor._make(jnp.asarray(value, _dtypes.result_type(dims, [value]).np))
 
 
 @declare(
