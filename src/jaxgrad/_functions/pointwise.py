@@ -26,7 +26,7 @@ from .arguments import (
     require_tensors,
     scalar,
 )
-from .opgen import declare, declare_alias, generate
+from .opgen import FALLBACK, declare, declare_alias, generate
 from .shapes import to_dtype
 
 # The ops a row of ``_ops`` declares whole (``variants=``/``inplace=``) are generated here from
@@ -675,7 +675,7 @@ def remainder_(input: Tensor, other: Any) -> Tensor:
 
 
 @declare('floor_divide(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
-         variants='function method out')
+         variants='function method out', differentiable=FALLBACK)
 def floor_divide(input: Any, other: Any) -> Tensor:
     """``input // other``: the quotient rounded down, in the operands' common dtype (not
     differentiable: torch records a NotImplemented node).
