@@ -235,6 +235,14 @@ def _check_weight_grad(weight: Tensor | None, kernel: str) -> None:
                            "argument 'weight'. This input cannot have requires_grad True.")
 
 
+def _check_weight_dtype(input: Tensor, weight: Tensor | None) -> None:
+    """The class-weight kernels' check (nll_loss, nll_loss2d, multi_margin_loss): ``weight``
+    read in the input's dtype, before any target is."""
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
+                           f"found {_dtypes.scalar_type_name(weight.dtype)}")
+
+
 def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
     """torch's nll_loss_forward: its meta checks, then the kernel's bounds check."""
     _check_weight_grad(weight, "nll_loss_forward")
@@ -245,6 +253,7 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict
     if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    _check_weight_dtype(input, weight)
     _check_targets(target, n_classes, static["ignore_index"])
     return _apply(N.NLL_LOSS, input, aux=(target, weight), **static)
 
@@ -262,6 +271,7 @@ def _nll_loss2d(input: Tensor, target: Tensor, weight: Tensor | None, static: di
     if (input.shape[0], *input.shape[2:]) != tuple(target.shape):
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                            f"{list(target.shape)}")
+    _check_weight_dtype(input, weight)
     if target.dtype.name != "int64":
         raise RuntimeError("expected scalar type Long but found "
                            f"{_dtypes.scalar_type_name(target.dtype)}")
@@ -697,9 +707,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
                            f"{list(weight.shape)}")
     _check_long_target(target)
-    if weight is not None and weight.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
-                           f"found {_dtypes.scalar_type_name(weight.dtype)}")
+    _check_weight_dtype(input, weight)
     _check_margin_kernel_dtype(input, "multi_margin_loss_cpu_kernel")
     if concrete_here(target._value):
         values = np.asarray(target._value)
