@@ -78,7 +78,7 @@ class Op:
     __slots__ = ("aux", "backward_checks", "checks", "delayed_errors", "doc", "extra_saves",
                  "formula_params", "forward",
                  "forward_ad",
-                 "grad_layout", "grad_nodes",
+                 "grad_layout", "grad_nodes", "grad_not_implemented",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "opmath", "outputs", "overlap",
@@ -100,6 +100,7 @@ class Op:
                  backward_checks: tuple[tuple[Callable, str], ...] = (),
                  checks: Callable | None = None,
                  undefined_grads: Callable | None = None,
+                 grad_not_implemented: dict[str, str] | None = None,
                  grad_nodes: dict[str, str | Callable] | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
@@ -150,6 +151,11 @@ class Op:
         # input (linalg_lstsq_backward without a solution gradient and with empty residuals),
         # so nothing reaches the inputs (no ``.grad``, None from ``autograd.grad``)
         init(self, "undefined_grads", undefined_grads)
+        # input -> the op torch names when a create_graph gradient of that input is
+        # differentiated again (derivatives.yaml's ``not_implemented`` in its backward op's own
+        # entry: ``_embedding_bag_backward``): the gradient keeps its grad_nodes name, and a
+        # backward reaching that node raises torch's NotImplementedError
+        init(self, "grad_not_implemented", dict(grad_not_implemented or {}))
         # torch's argument checks before its kernel runs (a meta function's TORCH_CHECKs on
         # dtypes and Scalar kinds: integer addcdiv, a float ``alpha`` for integers): a function
         # of the row's inputs then its aux operands, positionally, as the caller passes them
@@ -230,6 +236,9 @@ class Op:
             if unknown or (input_formula and key not in self.inputs):
                 raise TypeError(f"{self}: the formula for {key!r} names {unknown or key!r}, which "
                                 f"the row does not provide (it has {sorted(known)})")
+        for name in self.grad_not_implemented:
+            if name not in (self.inputs or ()):
+                raise TypeError(f"{self}: grad_not_implemented names {name!r}, not an input")
         for name in self.extra_saves:
             if name not in known:
                 raise TypeError(f"{self}: saves={name!r} is not an input, output or aux")
