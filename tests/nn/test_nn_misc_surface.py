@@ -392,7 +392,7 @@ def test_embedding_bag():
             v = T.ones_like(y).cumsum(0).requires_grad_()
             gs = T.autograd.grad(y, leaves, v, create_graph=True)
             # (EmbeddingBagBackwardBackward0 raises when differentiated again, by any input)
-            again = [attempt(lambda: T.autograd.grad(gs[0].sum(), x, allow_unused=True))
+            again = [attempt(lambda g=gs[0], x=x: T.autograd.grad(g.sum(), x, allow_unused=True))
                      for x in (v, *leaves)]
             out[key] = [y, next_functions(y.grad_fn), list(gs), again]
         return out
