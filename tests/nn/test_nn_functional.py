@@ -784,6 +784,35 @@ NLL_CHECK_ORDER = {
                                                 T.full((3, 2, 2), 7, dtype=T.int64)),
     "4d_byte_out_of_bounds": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2),
                                                      T.full((3, 2, 2), 7, dtype=T.uint8)),
+    # the kernels read the class weight in the input's dtype before any target
+    "weight_dtype": lambda T: F(T).nll_loss(T.randn(3, 4), T.zeros(3, dtype=T.int64),
+                                            weight=T.ones(4, dtype=T.float64)),
+    "weight_dtype_out_of_bounds": lambda T: F(T).nll_loss(
+        T.randn(3, 4), T.full((3,), 7), weight=T.ones(4, dtype=T.float64)),
+    "weight_dtype_all_ignored": lambda T: F(T).nll_loss(
+        T.randn(3, 4), T.full((3,), -100), weight=T.ones(4, dtype=T.float64), reduction="none"),
+    "weight_dtype_byte_target": lambda T: F(T).nll_loss(
+        T.randn(3, 4), T.zeros(3, dtype=T.uint8), weight=T.ones(4, dtype=T.float64)),
+    "weight_dtype_float_target": lambda T: F(T).nll_loss(
+        T.randn(3, 4), T.zeros(3), weight=T.ones(4, dtype=T.float64)),
+    "weight_int": lambda T: F(T).nll_loss(T.randn(4), T.tensor(1), weight=T.ones(4, dtype=T.int64)),
+    "weight_dtype_double_input": lambda T: F(T).nll_loss(
+        T.randn(3, 4, dtype=T.float64), T.zeros(3, dtype=T.int64), weight=T.ones(4)),
+    "4d_weight_dtype_out_of_bounds": lambda T: F(T).nll_loss(
+        T.randn(3, 4, 2, 2), T.full((3, 2, 2), 7), weight=T.ones(4, dtype=T.float64)),
+    "4d_weight_dtype_byte": lambda T: F(T).nll_loss(
+        T.randn(3, 4, 2, 2), T.zeros(3, 2, 2, dtype=T.uint8), weight=T.ones(4, dtype=T.float64)),
+    "5d_weight_dtype": lambda T: F(T).nll_loss(T.randn(3, 4, 2, 2, 2), T.zeros(3, 2, 2, 2).long(),
+                                               weight=T.ones(4, dtype=T.float16)),
+    "cross_entropy_weight_dtype": lambda T: F(T).cross_entropy(
+        T.randn(3, 4), T.zeros(3, dtype=T.int64), weight=T.ones(4, dtype=T.float64)),
+    "cross_entropy_smoothing_weight_dtype": lambda T: F(T).cross_entropy(
+        T.randn(3, 4), T.zeros(3, dtype=T.int64), weight=T.ones(4, dtype=T.float64),
+        label_smoothing=0.1),
+    "cross_entropy_module_weight_dtype": lambda T: T.nn.CrossEntropyLoss(
+        weight=T.ones(4, dtype=T.float64))(T.randn(3, 4), T.zeros(3, dtype=T.int64)),
+    "multi_margin_weight_dtype": lambda T: F(T).multi_margin_loss(
+        T.randn(3, 4), T.full((3,), 7), weight=T.ones(4, dtype=T.float64)),
 }
 
 

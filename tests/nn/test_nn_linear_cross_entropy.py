@@ -13,7 +13,6 @@ import pytest
 
 import jaxgrad
 from differential import (
-    bug,
     captured_warnings,
     next_functions,
     ok,
@@ -372,10 +371,6 @@ def test_errors(case):
     raises(program)
 
 
-@bug(
-    "cross_entropy with a float64 class weight and float32 logits computes in float64; torch "
-    "raises 'expected scalar type Float but found Double' (an F.cross_entropy difference)"
-)
 def test_class_weight_of_another_dtype_on_the_reference_path():
     def program(T):
         return T.nn.functional.linear_cross_entropy(

@@ -230,3 +230,18 @@ def test_margin_embedding_and_nll_loss_modules(key):
 ])
 def test_margin_embedding_and_nll_loss_errors(call):
     raises(call)
+
+
+def test_integer_inputs_promote_as_torch():
+    """The Scalar steps inside these losses (``+ margin``, ``+ eps``) follow torch's promotion:
+    integer tensors give default-float results."""
+    def program(T):
+        F = T.nn.functional
+        a, b = T.tensor([[1, 2], [3, 5]]), T.tensor([[3, 5], [1, 2]])
+        f = T.tensor([[1.5, 2.5], [0.5, 3.0]])
+        return [F.pairwise_distance(a, b), F.poisson_nll_loss(a, f, log_input=False),
+                F.poisson_nll_loss(f, a, log_input=False, full=True),
+                F.margin_ranking_loss(a[0], a[1], T.tensor([1, -1]), margin=0.5),
+                F.cosine_embedding_loss(a, b, T.tensor([1, -1]), margin=0.5),
+                F.triplet_margin_loss(a, b, a, margin=0.5)]
+    ok(program)

@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 import jaxgrad
-from differential import bug, distinct_leaf, raises, run_on_distinct_leaf, same, torch
+from differential import (
+    bug,
+    distinct_leaf,
+    next_functions,
+    raises,
+    run_on_distinct_leaf,
+    same,
+    torch,
+)
 
 
 def _t(T):
@@ -149,10 +157,15 @@ def test_nn_functional(program):
     lambda T: T.add(_t(T), 2),
     lambda T: T.add(2, _t(T)),
     lambda T: T.add(_t(T), 2, alpha=3),
-    pytest.param(lambda T: T.sub(2, _t(T)), marks=bug("sub(2, t) records RsubBackward1")),
+    lambda T: T.sub(2, _t(T)),
+    lambda T: T.sub(2.5, _t(T), alpha=3),
+    lambda T: T.sub(2, 3),
+    lambda T: T.add(2, 3.5),
     lambda T: T.mul(_t(T), 2.0),
     lambda T: T.mul(2.0, _t(T)),
-    pytest.param(lambda T: T.div(2, _t(T)), marks=bug("div(2, t) records MulBackward0")),
+    lambda T: T.div(2, _t(T)),
+    lambda T: T.div(2, _t(T), rounding_mode="floor"),
+    lambda T: T.div(2, 3),
     lambda T: _t(T) + 2,
     lambda T: 2 - _t(T),
     lambda T: 2.0 * _t(T),
@@ -182,6 +195,21 @@ def test_nn_functional(program):
     lambda T: T.nn.functional.relu(_t(T) - 2),
 ])
 def test_numbers_still_accepted(program):
+    same(program)
+
+
+def test_number_first_records_torchs_nodes():
+    """A number first in ``sub``/``div`` is wrapped as a 0-d tensor (SubBackward0, DivBackward0
+    saving it as ``self``); the operators ``2 - t``, ``2 / t`` are rsub's and reciprocal's."""
+    def program(T):
+        t = _t(T)
+        outs = [T.sub(2, t), T.sub(2, t, alpha=3), T.div(2, t), T.true_divide(2.5, t),
+                T.div(2, t, rounding_mode="trunc"), 2 - t, 2 / t]
+        # (torch's wrapped number keeps int64; jaxgrad's 0-d tensor has the result dtype)
+        saved = [outs[2].grad_fn._saved_self.item(), outs[2].grad_fn._saved_other]
+        grads = [T.autograd.grad(o.sum(), t) for o in outs]
+        return outs, [next_functions(o.grad_fn) for o in outs], saved, grads
+
     same(program)
 
 

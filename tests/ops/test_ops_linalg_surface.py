@@ -203,6 +203,25 @@ def test_lstsq_complex_matches_torch():
                     [(4, 3), (4, 2)], "complex128", order=1), rtol=1e-9)
 
 
+def test_lstsq_residuals_only_gradients():
+    """A loss of the residuals alone: where they are empty (default driver), torch's
+    linalg_lstsq_backward returns undefined gradients (no ``.grad``, None from ``autograd.grad``,
+    its error without ``allow_unused``, hooks called with None); where a tall ``gelsd`` fills
+    them, their gradients."""
+    def program(T):
+        a, b = tensor(T, (4, 3), "float64"), tensor(T, (4, 2), "float64", seed=1)
+        seen = []
+        a.register_hook(lambda g: seen.append(g))
+        empty = T.linalg.lstsq(a, b).residuals
+        unused = attempt(lambda: T.autograd.grad(empty.sum(), [a, b], retain_graph=True))
+        grads = T.autograd.grad(empty.sum(), [a, b], allow_unused=True, retain_graph=True)
+        empty.sum().backward()
+        filled = T.linalg.lstsq(a, b, driver="gelsd").residuals
+        return (unused, grads, a.grad, b.grad, seen,
+                T.autograd.grad(filled.sum(), [a, b]), empty.grad_fn.name())
+    same(program, rtol=1e-9)
+
+
 LSTSQ_ERRORS = {
     "driver": lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(3), driver="foo"),
     "int": lambda T: T.linalg.lstsq(T.ones(3, 2, dtype=T.int64), T.ones(3, dtype=T.int64)),

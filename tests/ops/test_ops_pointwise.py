@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import leaf, ok, raises, val
+from differential import attempt, leaf, ok, raises, same, val
 
 A, B, C = [0.5, -1.5, 2.0], [1.25, 0.75, -3.0], [2.0, -0.5, 4.0]
 
@@ -152,6 +152,16 @@ REFUSALS = {
     "foreach_add": lambda T: T._foreach_add([_i(T)], [_i(T)], alpha=0.5),
     "foreach_add_": lambda T: T._foreach_add_([_i(T)], [_i(T)], alpha=1.0),
     "foreach_sub_": lambda T: T._foreach_sub_([_i(T)], [_i(T)], alpha=0.5),
+    # the .Tensor overload checks its tensor is 0-d before alpha (and before broadcasting)
+    "foreach_add_tensor_": lambda T: T._foreach_add_([_i(T)], _i(T), alpha=0.5),
+    "foreach_add_tensor": lambda T: T._foreach_add([_i(T)], _i(T), alpha=0.5),
+    "foreach_add_tensor_bool_alpha": lambda T: T._foreach_add([_i(T)], _i(T), alpha=True),
+    "foreach_add_tensor_no_alpha": lambda T: T._foreach_add([_f(T)], _f(T)),
+    "foreach_mul_tensor_": lambda T: T._foreach_mul_([_f(T)], _f(T)),
+    "foreach_div_tensor": lambda T: T._foreach_div([_f(T)], T.tensor([2.0])),
+    "foreach_add_0d_alpha": lambda T: T._foreach_add_([_i(T)], T.tensor(1), alpha=0.5),
+    "foreach_add_0d_bool_alpha": lambda T: T._foreach_add([_i(T)], T.tensor(2), alpha=True),
+    "foreach_add_0d_float_": lambda T: T._foreach_add_([_i(T)], T.tensor(1.0), alpha=0.5),
     "addcdiv": lambda T: _i(T).addcdiv(_i(T), _i(T)),
     "addcdiv_": lambda T: _i(T).addcdiv_(_i(T), _i(T)),
     "addcdiv_float_self": lambda T: _f(T).addcdiv(_i(T), _i(T)),
@@ -188,4 +198,24 @@ def test_alpha_and_weight_kinds_torch_accepts():
         _i(T).add(T.tensor(1.5), alpha=0.5), _i(T).bool().add(_i(T).bool(), alpha=True),
         _f(T).to(T.complex64).add(_f(T), alpha=1j), _f(T).lerp(_f(T), T.tensor(0.5).double()),
         _f(T).half().lerp(_f(T).half(), 0.5), _i(T).addcdiv(_i(T), _f(T)),
-        T._foreach_add([_f(T)], [_f(T)], alpha=1.0)])
+        T._foreach_add([_f(T)], [_f(T)], alpha=1.0),
+        T._foreach_add([_i(T)], T.tensor(2.0), alpha=0.5),
+        T._foreach_add([_f(T)], T.tensor(2.0), alpha=2)])
+
+
+@pytest.mark.parametrize("op", ["addcdiv", "addcmul", "lerp"])
+@pytest.mark.parametrize("needs", [(True, False, False), (False, True, False),
+                                   (False, False, True)])
+@pytest.mark.parametrize("modified", [0, 1, 2])
+def test_ternary_saves_and_version_checks(op, needs, modified):
+    """What the node saves, whichever inputs require grad (torch's codegen saves an input two
+    formulas read unconditionally: addcdiv's tensor2, lerp's weight), seen through an in-place
+    write before backward."""
+    def program(T):
+        leaves = [T.tensor([1.0, 2.0], requires_grad=n) for n in needs]
+        args = [x * 1 if n else T.tensor([3.0, 4.0]) + i
+                for i, (x, n) in enumerate(zip(leaves, needs))]
+        out = getattr(T, op)(*args)
+        args[modified].mul_(2)
+        return attempt(lambda: T.autograd.grad(out.sum(), [x for x in leaves if x.requires_grad]))
+    same(program)

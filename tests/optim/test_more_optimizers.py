@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from differential import Raised, attempt, bug, next_functions, ok, raises
+from differential import Raised, attempt, next_functions, ok, raises
 from optim_problems import Problem, optimizer_class
 
 PROBLEM = Problem(seed=1)
@@ -373,20 +373,11 @@ STALE_AFTER_TWO_STEPS = {("rmsprop_centered", False), ("rmsprop_centered", True)
                          ("adamax_all", False), ("adamax_all", True)}
 
 
-ADDCDIV_SAVES = bug(
-    "AddcdivBackward0 does not save tensor2 (nor check its version) when only self requires "
-    "grad: torch does, so its backward raises once the next step's exp_inf.mul_ modified the "
-    "exp_inf that param.addcdiv_(exp_avg, exp_inf) saved; jaxgrad computes the gradient")
-
-
 def meta_cases():
     for name in DIFFERENTIABLE:
         for steps in (1, 3):
             for first_order in (False, True):
-                marks = ([ADDCDIV_SAVES] if (name, steps, first_order) == ("adamax", 3, True)
-                         else [])
-                yield pytest.param(name, steps, first_order, marks=marks,
-                                   id=f"{name}-{steps}-{first_order}")
+                yield pytest.param(name, steps, first_order, id=f"{name}-{steps}-{first_order}")
 
 
 @pytest.mark.parametrize(("name", "steps", "first_order"), list(meta_cases()))

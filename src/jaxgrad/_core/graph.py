@@ -571,6 +571,25 @@ class DelayedError(Node):
 DELAYED_ERROR = node_class("Error", DelayedError)  # torch's DelayedError node is named Error
 
 
+class NotImplementedNode(DelayedError):
+    """torch's NotImplemented node as its autograd fallback records it (an ``out=`` of an op
+    without a formula, ``floor_divide``): edges to the tensors that required grad; its backward
+    raises ``message``.
+
+    >>> from jaxgrad._core.graph import NOT_IMPLEMENTED
+    >>> NOT_IMPLEMENTED((), ()).name(), NOT_IMPLEMENTED.__name__
+    ('torch::autograd::NotImplemented', 'NotImplemented')
+    """
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+
+NOT_IMPLEMENTED = node_class("NotImplemented", NotImplementedNode)
+
+
 @public_path("builtins")  # a C++ class in torch: <class 'AccumulateGrad'>
 class AccumulateGrad(Node):
     """The node that accumulates a leaf's gradient into its ``.grad``.

@@ -94,7 +94,9 @@ class OpNode(Node):
         self.viewed: tuple[bool, ...] = ()
 
     def apply(self, grads: list, create_graph: bool, wanted: tuple | None = None) -> list:
-        if all(g is None for g in grads):
+        undefined = self.op.undefined_grads
+        if all(g is None for g in grads) or (undefined is not None and undefined(
+                tuple(None if g is None else tuple(g._value.shape) for g in grads))):
             return [None] * len(self.next_edges)
         with x64_scope():  # (a node's formulas are jaxgrad's code, never the user's)
             return self._run_formulas(grads, create_graph, wanted)
@@ -1423,7 +1425,14 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
         return tuple(o for o, m in zip(out, mask) if m)
 
     if node_name == "NotImplemented":  # (torch's backward op has no formula of its own)
-        return _not_differentiable_op(forward, f"{op.name}_backward", f"{op.node}Backward"), mask
+        return _not_differentiable_op(forward, f"{op.node}Backward", RuntimeError(
+            f"derivative for aten::{op.name}_backward is not implemented")), mask
+    missing = [op.grad_not_implemented[name] for name, need in zip(op.input_names(len(needs)),
+                                                                  needs)
+               if need and name in op.grad_not_implemented]
+    if missing:  # (torch's backward op has a node, whose own derivative raises)
+        return _not_differentiable_op(forward, f"{op.node}Backward", NotImplementedError(
+            f"the derivative for '{missing[0]}' is not implemented."), node_name), mask
     return vjp_op(node_name, forward, name=f"{op.node}Backward"), mask
 
 
@@ -1435,14 +1444,15 @@ def _detached(value: Any) -> Any:
     return value.detach() if dispatches_in_python(value) else value._value
 
 
-def _not_differentiable_op(forward: Callable, aten_name: str, name: str) -> Op:
-    """An op computing ``forward`` whose node is torch's ``NotImplemented``: a backward that
-    reaches it raises torch's error naming ``aten_name``."""
+def _not_differentiable_op(forward: Callable, name: str, error: Exception,
+                           node_name: str = "NotImplemented") -> Op:
+    """An op computing ``forward`` whose node (torch's ``NotImplemented``, or the backward op's
+    own ``node_name``) raises ``error`` when a backward reaches it."""
 
     def pullback(inputs, grads):
-        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
+        raise type(error)(*error.args)
 
-    return Op(name, "NotImplemented", forward, inputs=None, variadic=pullback)
+    return Op(name, node_name, forward, inputs=None, variadic=pullback)
 
 
 def _meta_of(values: Any) -> tuple:

@@ -25,6 +25,7 @@ from .._engine.dispatch import apply, apply_inplace, promoted_dtype
 from .._ops import elementwise as E
 from .._ops import foreach as F
 from .._ops import reductions as R
+from .._ops import scalar_overloads as SO
 from .._ops import views as V
 from .._ops._table import Op
 from .._ops.foreach import foreach_row
@@ -163,32 +164,43 @@ class _Binary:
         self.inplace_row = inplace_row or {}
         self.scalar_inplace = scalar_inplace  # the per-tensor op's Scalar overload, in place
 
-    def overload(self, other: Any) -> str:
+    def overload(self, other: Any, alpha: Any = 1) -> str:
+        """The overload torch's parser picks for ``other``: a 0-d tensor that does not require
+        grad is add's Scalar, unless an ``alpha`` asks for the Tensor overload."""
         if isinstance(other, (list, tuple)):
             if other and all(isinstance(o, Tensor) for o in other):
                 return "List"
             return "ScalarList"
+        plain_alpha = alpha == 1 and type(alpha) is int
         if isinstance(other, Tensor) and "Tensor" in self.rows and not (
-                _is_scalar(other) and self.name in ("add", "sub")):
+                _is_scalar(other) and self.name in ("add", "sub") and plain_alpha):
+            _check_zero_dim(other)
             return "Tensor"
         return "Scalar"
+
+
+def _check_zero_dim(other: Tensor) -> None:
+    """torch's check on the one tensor of a ``.Tensor`` overload, before any other."""
+    if other.ndim != 0:
+        raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.ndim} "
+                           f"dimensions and {other.numel()} elements.")
 
 
 _BINARY = {
     "add": _Binary("add", {"List": (E.ADD, "0List"), "Scalar": (E.ADD, "1Scalar"),
                            "ScalarList": (E.ADD, "1ScalarList"), "Tensor": (E.ADD, "0Tensor")},
                    alpha_rows={"List": E.ADD_ALPHA, "Tensor": E.ADD_ALPHA}, method="add_",
-                   scalar_inplace=F.ADD_SCALAR),
+                   scalar_inplace=SO.ADD_SCALAR),
     "sub": _Binary("sub", {"List": (E.SUB, "0List"), "Scalar": (E.SUB, "1Scalar"),
                            "ScalarList": (E.SUB, "1ScalarList")},
                    alpha_rows={"List": E.SUB_ALPHA}, method="sub_",
-                   scalar_inplace=F.SUB_SCALAR),
+                   scalar_inplace=SO.SUB_SCALAR),
     "mul": _Binary("mul", {"List": (E.MUL, "0List"), "Scalar": (E.MUL, "1Scalar"),
                            "ScalarList": (E.MUL, "1ScalarList"), "Tensor": (E.MUL, "0Tensor")},
-                   method="mul_", scalar_inplace=F.MUL_SCALAR),
+                   method="mul_", scalar_inplace=SO.MUL_SCALAR),
     "div": _Binary("div", {"List": (E.DIV, "0"), "Scalar": (E.DIV, "1Scalar"),
                            "ScalarList": (E.DIV, "1ScalarList"), "Tensor": (E.DIV, "0Tensor")},
-                   method="div_", scalar_inplace=F.DIV_SCALAR),
+                   method="div_", scalar_inplace=SO.DIV_SCALAR),
     # (torch has no maximum_ method: a list runs the maximum row in place, a number torch's
     # NotImplemented node)
     "maximum": _Binary("maximum", {"List": (E.MAXIMUM, "0List"), "Scalar": (E.MAXIMUM, "0"),
@@ -218,7 +230,7 @@ _BINARY_CHECKS = {"sub": pointwise._check_sub, "pow": pointwise._check_pow_expon
 
 def _binary_out(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any) -> tuple:
     public = f"_foreach_{spec.name}"
-    kind = spec.overload(other)
+    kind = spec.overload(other, alpha)
     check = _BINARY_CHECKS.get(spec.name)
     if check is not None:
         others = other if kind in ("List", "ScalarList") else [other] * len(tensors)
@@ -254,7 +266,7 @@ def _pow_static(row: Op) -> dict:
 
 
 def _binary_inplace(spec: _Binary, tensors: list[Tensor], other: Any, alpha: Any) -> None:
-    kind = spec.overload(other)
+    kind = spec.overload(other, alpha)
     if kind == "List":
         _same_length(tensors, other)
         others = list(other)

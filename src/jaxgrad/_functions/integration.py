@@ -8,7 +8,7 @@ from typing import Any
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _wrap_dim
-from .._ops import foreach as _scalar_ops
+from .._ops import scalar_overloads as _scalar_ops
 from .arguments import require_tensors
 from .creation import zeros
 from .joins import cat, diff

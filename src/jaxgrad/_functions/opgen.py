@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.grad_mode import is_grad_enabled
+from .._core.grad_mode import is_grad_enabled, no_grad
+from .._core.graph import NOT_IMPLEMENTED
 from .._core.jax_setup import SCOPE, x64_scope
 from .._core.tensor import PYTHON_DISPATCH, Tensor
 from .._core.typename import type_name
@@ -42,6 +43,7 @@ from .._engine.dispatch import (
     apply_inplace,
     check_out_overlap,
     dispatch_function,
+    rebase_history,
     write_out,
 )
 from .._ops._schema import Schema, parse_schema
@@ -93,7 +95,9 @@ class Declared:
     kinds: dict[str, str]
     optional: frozenset[str]
     aliases: dict[str, str] = dataclasses.field(default_factory=dict)  # numpy's names: axis=
-    differentiable: bool = True  # False: torch records nothing, so it allows any ``out=``
+    # False: torch records nothing, so it allows any ``out=``; FALLBACK: torch's autograd
+    # fallback runs it (no formula), whose ``out=`` records a NotImplemented node
+    differentiable: bool | str = True
     out_name: str = ""  # the op torch's ``out=`` error names, where not this one (its kernel's)
 
     @classmethod
@@ -154,6 +158,8 @@ def _is_number(value: Any) -> bool:
 
 
 DECLARED: dict[str, Declared] = {}
+# ``Declared.differentiable`` of an op torch runs through its autograd fallback
+FALLBACK = "fallback"
 FORMS: dict[str, Callable] = {}  # each declared op's function form (``jaxgrad.<name>``), by name
 
 
@@ -301,6 +307,8 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict,
     operands = [*args, *kwargs.values()]
     operands = [t for a in operands for t in (a if isinstance(a, (list, tuple)) else (a,))
                 if isinstance(t, Tensor)]
+    if differentiable == FALLBACK:
+        return _out_through_fallback(function, name, args, kwargs, out, operands)
     if differentiable and is_grad_enabled() and (out.requires_grad or
                                                  any(a.requires_grad for a in operands)):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
@@ -312,6 +320,27 @@ def _call_with_out(function: Callable, name: str, args: tuple, kwargs: dict,
         # as torch: checked once the result is written
         raise NotImplementedError(f"Trying to use forward AD with {name}_out that does not "
                                   "support it because it is an out= function")
+    return result
+
+
+def _out_through_fallback(function: Callable, name: str, args: tuple, kwargs: dict, out: Tensor,
+                          operands: list[Tensor]) -> Tensor:
+    """``out=`` of an op torch's autograd fallback runs (``floor_divide``, ``heaviside``): ``out``
+    is written as an in-place op writes its input, then gets a NotImplemented node whose edges
+    are the tensors requiring grad among the operands and ``out``; a leaf ``out`` requiring grad
+    is refused."""
+    grad = is_grad_enabled()
+    if grad and out.requires_grad and out.is_leaf:
+        raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    check_out_overlap(out, operands)
+    edges = tuple(t._gradient_edge() for t in (*operands, out) if grad and t.requires_grad)
+    with no_grad(), _forward_ad.suspended(), x64_scope():
+        result = write_out(out, function(*args, **kwargs))
+    if edges:
+        node = NOT_IMPLEMENTED(edges, ((tuple(out.shape), out._value.dtype),))
+        node.message = f"derivative for aten::{name} is not implemented"
+        rebase_history(out, node, 0)
     return result
 
 
@@ -405,8 +434,9 @@ def _declare_row(op: Op) -> dict[str, Callable]:
         decl = Declared.of_schema(name, schema, _row_impl(op, name, inplace), variants,
                                   op.numbers_as_tensors, doc)
         # a row without formulas (comparisons) records nothing: torch allows its out= with
-        # inputs that require grad
-        out[name] = _register(dataclasses.replace(decl, differentiable=bool(op.grads)))
+        # inputs that require grad; a NotImplemented row's out= records that node
+        differentiable = FALLBACK if op.node == "NotImplemented" else bool(op.grads)
+        out[name] = _register(dataclasses.replace(decl, differentiable=differentiable))
     return out
 
 

@@ -26,7 +26,7 @@ from .arguments import (
     require_tensors,
     scalar,
 )
-from .opgen import declare, declare_alias, generate
+from .opgen import FALLBACK, declare, declare_alias, generate
 from .shapes import to_dtype
 
 # The ops a row of ``_ops`` declares whole (``variants=``/``inplace=``) are generated here from
@@ -45,8 +45,9 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     tensor([ 6., 12.])
     """
     if not isinstance(input, Tensor):
-        return add(other, input) if alpha == 1 and type(alpha) is int else add(
-            tensor_like(input, other), other, alpha=alpha)
+        if alpha == 1 and type(alpha) is int and isinstance(other, Tensor):
+            return add(other, input)
+        return add(tensor_like(input, other), other, alpha=alpha)
     check_broadcast(input, other)
     E.check_alpha(input, other, alpha)
     if alpha == 1:
@@ -65,7 +66,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     tensor([0., 1.])
     """
     if not isinstance(input, Tensor):
-        return rsub(other, input, alpha=alpha)
+        # (torch wraps the number as a 0-d tensor: SubBackward0, where ``2 - t`` is rsub's)
+        return sub(tensor_like(input, other), other, alpha=alpha)
     _check_sub(input, other)
     other = number_or_tensor(other)
     check_broadcast(input, other)
@@ -116,18 +118,20 @@ def _promote_with_scalars(input: Tensor, *scalars: Any) -> Tensor:
     return input if d is input.dtype else to_dtype(input, d)
 
 
-def with_scalar(row: Any, input: Tensor, value: Any) -> Tensor:
-    """``row``, a Scalar overload (``mul.Scalar``: MulBackward1), on ``input`` and the number
-    ``value``, in torch's result type: an integer tensor times a float is in the default float
-    dtype, as torch's C++ ``tensor * double`` is.
+def with_scalar(row: Any, input: Tensor, value: Any, alpha: Any = 1) -> Tensor:
+    """``row``, a Scalar overload (``mul.Scalar``: MulBackward1; ``_ops/scalar_overloads.py``),
+    on ``input`` and the number ``value`` (and ``alpha``, for add's and sub's), in torch's result
+    type: an integer tensor times a float is in the default float dtype, as torch's C++
+    ``tensor * double`` is.
 
     >>> import jaxgrad
     >>> from jaxgrad._functions.pointwise import with_scalar
-    >>> from jaxgrad._ops import nn as N
-    >>> with_scalar(N.MUL_SCALAR, jaxgrad.tensor([1, 2]), 0.5)
+    >>> from jaxgrad._ops import scalar_overloads as SO
+    >>> with_scalar(SO.MUL_SCALAR, jaxgrad.tensor([1, 2]), 0.5)
     tensor([0.5000, 1.0000])
     """
-    return apply(row, _promote_with_scalars(input, value), aux=(value,))
+    aux = (value, alpha) if "alpha" in row.aux else (value,)
+    return apply(row, _promote_with_scalars(input, *aux), aux=aux)
 
 
 @declare(
@@ -178,7 +182,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     tensor([ 2., -3.])
     """
     if not isinstance(input, Tensor):
-        return mul(apply(E.RECIPROCAL, other), input)
+        # (torch wraps the number as a 0-d tensor: DivBackward0, where ``2 / t`` is
+        # reciprocal's and mul's)
+        return div(tensor_like(input, other), other, rounding_mode=rounding_mode)
     check_broadcast(input, other)
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
@@ -301,9 +307,11 @@ def typename(obj: Any) -> str:
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
-def tensor_like(value: Any, like: Tensor) -> Tensor:
-    return Tensor._make(jnp.asarray(value, _dtypes.result_type(
-        [(like.dtype, like.ndim)], [value]).np))
+def tensor_like(value: Any, like: Any) -> Tensor:
+    """The number ``value`` as torch wraps one passed where a Tensor is expected: a 0-d tensor
+    of its result type with ``like`` (a tensor, or another number)."""
+    dims = [(like.dtype, like.ndim)] if isinstance(like, Tensor) else []
+    return Tensor._make(jnp.asarray(value, _dtypes.result_type(dims, [value]).np))
 
 
 @declare(
@@ -667,7 +675,7 @@ def remainder_(input: Tensor, other: Any) -> Tensor:
 
 
 @declare('floor_divide(Tensor self, Tensor other) -> Tensor', numbers_as_tensors=True,
-         variants='function method out')
+         variants='function method out', differentiable=FALLBACK)
 def floor_divide(input: Any, other: Any) -> Tensor:
     """``input // other``: the quotient rounded down, in the operands' common dtype (not
     differentiable: torch records a NotImplemented node).

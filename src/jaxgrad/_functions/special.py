@@ -19,7 +19,7 @@ import numpy as np
 from .._core.tensor import Tensor
 from .._core.typename import type_name
 from .._engine.dispatch import apply
-from .._ops import foreach as _scalar_ops
+from .._ops import scalar_overloads as _scalar_ops
 from .._ops import special as S
 from .._ops import special_bessel as _bessel
 from .._ops import special_polynomials as _polynomials

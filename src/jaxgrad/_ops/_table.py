@@ -78,12 +78,12 @@ class Op:
     __slots__ = ("aux", "backward_checks", "checks", "delayed_errors", "doc", "extra_saves",
                  "formula_params", "forward",
                  "forward_ad",
-                 "grad_layout", "grad_nodes",
+                 "grad_layout", "grad_nodes", "grad_not_implemented",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "opmath", "outputs", "overlap",
-                 "promote", "reinterprets", "scalar_overload", "schema", "tangent", "variadic",
-                 "variants")
+                 "promote", "reinterprets", "scalar_overload", "schema", "tangent",
+                 "undefined_grads", "variadic", "variants")
 
     def __init__(self, signature: str, node: str | None, forward: Callable, *,
                  inputs: Any = _DERIVE, outputs: tuple[str, ...] = ("result",),
@@ -99,6 +99,8 @@ class Op:
                  reinterprets: str | None = None, opmath: str = "",
                  backward_checks: tuple[tuple[Callable, str], ...] = (),
                  checks: Callable | None = None,
+                 undefined_grads: Callable | None = None,
+                 grad_not_implemented: dict[str, str] | None = None,
                  grad_nodes: dict[str, str | Callable] | None = None, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
@@ -144,6 +146,16 @@ class Op:
         # backward formula: eig/svd's phase-dependent losses). A value check: skipped where the
         # values are traced (a compiled backward does not take such graphs).
         init(self, "backward_checks", tuple(backward_checks))
+        # ``undefined_grads(shapes)``, given per output the shape of its incoming gradient (None
+        # where none arrived): true where torch's formula returns undefined gradients for every
+        # input (linalg_lstsq_backward without a solution gradient and with empty residuals),
+        # so nothing reaches the inputs (no ``.grad``, None from ``autograd.grad``)
+        init(self, "undefined_grads", undefined_grads)
+        # input -> the op torch names when a create_graph gradient of that input is
+        # differentiated again (derivatives.yaml's ``not_implemented`` in its backward op's own
+        # entry: ``_embedding_bag_backward``): the gradient keeps its grad_nodes name, and a
+        # backward reaching that node raises torch's NotImplementedError
+        init(self, "grad_not_implemented", dict(grad_not_implemented or {}))
         # torch's argument checks before its kernel runs (a meta function's TORCH_CHECKs on
         # dtypes and Scalar kinds: integer addcdiv, a float ``alpha`` for integers): a function
         # of the row's inputs then its aux operands, positionally, as the caller passes them
@@ -224,6 +236,9 @@ class Op:
             if unknown or (input_formula and key not in self.inputs):
                 raise TypeError(f"{self}: the formula for {key!r} names {unknown or key!r}, which "
                                 f"the row does not provide (it has {sorted(known)})")
+        for name in self.grad_not_implemented:
+            if name not in (self.inputs or ()):
+                raise TypeError(f"{self}: grad_not_implemented names {name!r}, not an input")
         for name in self.extra_saves:
             if name not in known:
                 raise TypeError(f"{self}: saves={name!r} is not an input, output or aux")

@@ -348,7 +348,9 @@ ADDCMUL = Op("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar val
                                                                                    value))},
              grad_nodes={"tensor1": "MulBackward0", "tensor2": "MulBackward0"})
 ADDCDIV = Op("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-             "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2, saves=("value",),
+             "AddcdivBackward0", lambda x, t1, t2, value: x + value * t1 / t2,
+             # torch's codegen saves an input two formulas read whichever inputs require grad
+             saves=("value", "tensor2"),
              promote="common", opmath="forward", variants="function method out", inplace="method",
              checks=check_addcdiv,
              doc=_doc("``input + value * tensor1 / tensor2`` (AddcdivBackward0).",
@@ -367,6 +369,7 @@ LERP = Op("lerp", "LerpBackward0", lerp, inputs=("self", "end"), aux=("weight",)
           grad_nodes={"self": "MulBackward1", "end": "MulBackward1"})
 LERP_TENSOR = Op("lerp", "LerpBackward1", lerp, inputs=("self", "end", "weight"),
                  promote="common", opmath="forward", checks=check_lerp_tensor,
+                 saves=("weight",),  # (two formulas read it: torch saves it unconditionally)
                  grads={"self": lambda grad, weight: grad * _c(1 - weight),
                         "end": lambda grad, weight: grad * _c(weight),
                         "weight": lambda grad, self, end: grad * _c(end - self)},

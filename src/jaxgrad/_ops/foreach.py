@@ -21,7 +21,7 @@ from collections.abc import Callable
 import jax.numpy as jnp
 
 from .._core.caches import cache
-from ._table import Op, _params, identity_grad
+from ._table import Op, _params
 
 
 def _group_name(name: str, base: Op, i: int) -> str:
@@ -100,22 +100,6 @@ def foreach_row(base: Op, node: str, n: int) -> Op:
               aux=tuple(f"{a}{i}" for a in base.aux for i in range(n)),
               outputs=tuple(f"result{i}" for i in range(n)), grads=grads,
               saves=tuple(f"{s}{i}" for s in base.extra_saves for i in range(n)))
-
-
-# The per-tensor ops torch's in-place foreach ops run with a number (``add_.Scalar``...): the
-# number is a traced operand, and the node is that overload's (AddBackward1, not the
-# AddBackward0 of ``t.add_(2)``, where torch's Python parser wraps the number as a tensor).
-ADD_SCALAR = Op("add", "AddBackward1", lambda x, other, alpha: x + alpha * other,
-                aux=("other", "alpha"), promote="common", grads={"self": identity_grad})
-SUB_SCALAR = Op("sub", "SubBackward1", lambda x, other, alpha: x - alpha * other,
-                aux=("other", "alpha"), promote="common", grads={"self": identity_grad})
-MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other, aux=("other",),
-                saves=("other",), promote="common",
-                grads={"self": lambda grad, other: grad * other},
-                grad_nodes={"self": "MulBackward1"})
-DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other, aux=("other",),
-                saves=("other",), promote="common",
-                grads={"self": lambda grad, other: grad / other})
 
 
 def _not_implemented(name: str):

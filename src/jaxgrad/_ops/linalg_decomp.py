@@ -15,6 +15,8 @@ rows' ``backward_checks`` make the same test on the incoming gradients.
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 
@@ -366,6 +368,8 @@ LINALG_LSTSQ = Op("linalg_lstsq", "LinalgLstsqBackward0", _lstsq, inputs=("self"
                       grads, self, b, solution)[0],
                          "b": lambda grads, self, b, solution: _lstsq_grads(
                              grads, self, b, solution)[1]},
+                  undefined_grads=lambda shapes: shapes[0] is None and (
+                      shapes[1] is None or math.prod(shapes[1]) == 0),
                   grad_nodes={"self": _lstsq_self_node, "b": _lstsq_b_node})
 
 

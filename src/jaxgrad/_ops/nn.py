@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import jax_compat as compat
-from ._table import Op, identity_grad
+from ._table import Op
 from .half_precision import HALF_DTYPES, in_float32, times_scalar
 from .reductions import UNSAFE_SPLIT, _vector_norm, _vector_norm_grad
 
@@ -59,15 +59,6 @@ TRILINEAR = Op(
            "i3": lambda grad, i1, i2: jnp.einsum("bo,bi,oij->bj", grad, i1, i2)},
     grad_nodes={"i1": "TrilinearBackward0", "i2": "TrilinearBackward0",
                 "i3": "TrilinearBackward0"})
-
-# torch's Scalar overloads (add.Scalar, ...): the number is a traced operand, saved as a Scalar
-ADD_SCALAR = Op("add", "AddBackward1", lambda x, other: x + other, aux=("other",),
-                grads={"self": identity_grad})
-MUL_SCALAR = Op("mul", "MulBackward1", lambda x, other: x * other, aux=("other",),
-                grads={"self": lambda grad, other: grad * other},
-                grad_nodes={"self": "MulBackward1"})
-DIV_SCALAR = Op("div", "DivBackward1", lambda x, other: x / other, aux=("other",),
-                grads={"self": lambda grad, other: grad / other})
 
 # --- activations ----------------------------------------------------------------------------
 
@@ -972,11 +963,6 @@ GLU = Op("glu", "GluBackward0", _glu,
 # NormBackward1, with the vector norm's backward (torch.norm in Python is linalg's)
 NORM_DIM = Op("norm", "NormBackward1", _vector_norm, promote="float",
               grads={"self": _vector_norm_grad}, grad_nodes={"self": "MulBackward0"})
-
-
-# the Scalar overload of sub (torch's C++ ``tensor - number``)
-SUB_SCALAR = Op("sub", "SubBackward1", lambda x, other: x - other, aux=("other",),
-                grads={"self": identity_grad})
 
 
 def _soft_margin(x, target, reduction):

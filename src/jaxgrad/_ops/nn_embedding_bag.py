@@ -105,4 +105,5 @@ EMBEDDING_BAG = Op(
     inputs=("weight", "per_sample_weights"), aux=("indices", "offsets"),
     outputs=("result0", "result1", "result2", "result3"), nondiff_outputs=(1, 2, 3),
     grads={"weight": _weight_grad, "per_sample_weights": _per_sample_weights_grad},
+    grad_not_implemented={"weight": "_embedding_bag_backward"},
     grad_nodes={"weight": "EmbeddingBagBackwardBackward0", "per_sample_weights": "NotImplemented"})

@@ -20,6 +20,7 @@ from ..._functions import linalg as _linalg
 from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import nn as N
+from ..._ops import scalar_overloads as SO
 from ...backends import _sdp
 from .activations import softmax
 from .convolution import linear, pad
@@ -158,7 +159,7 @@ def _sdpa_empty(query: Tensor, key: Tensor, value: Tensor) -> Tensor:
     zeros = _creation.zeros((*query.shape[:-1], value.shape[-1]), dtype=query.dtype)
     total = pointwise.add(pointwise.add(reductions.sum(query), reductions.sum(key)),
                           reductions.sum(value))
-    return pointwise.add(zeros, pointwise.with_scalar(N.MUL_SCALAR, total, 0))
+    return pointwise.add(zeros, pointwise.with_scalar(SO.MUL_SCALAR, total, 0))
 
 
 def _repeat_heads(t: Tensor, repeats: int) -> Tensor:
@@ -190,7 +191,7 @@ def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
     negative = scale is not None and scale < 0
     factor = math.sqrt(builtins.abs(scale) if scale is not None
                        else 1 / math.sqrt(query.shape[-1]))
-    query = pointwise.with_scalar(N.MUL_SCALAR, query, -factor if negative else factor)
+    query = pointwise.with_scalar(SO.MUL_SCALAR, query, -factor if negative else factor)
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
@@ -199,7 +200,7 @@ def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | No
         attn_mask = Tensor._make(jnp.where(causal, 0.0, -jnp.inf).astype(query._value.dtype))
     if enable_gqa:
         key, value = _share_heads(query, key, value)
-    attn = _linalg.matmul(query, pointwise.with_scalar(N.MUL_SCALAR,
+    attn = _linalg.matmul(query, pointwise.with_scalar(SO.MUL_SCALAR,
                                                        _shapes.transpose(key, -2, -1), factor))
     if attn_mask is not None:
         attn = pointwise.add(attn, attn_mask) if attn_mask.requires_grad else pointwise.add_(attn,
@@ -426,7 +427,7 @@ def multi_head_attention_forward(
     if not training:
         dropout_p = 0.0
     if need_weights:
-        q_scaled = pointwise.with_scalar(N.MUL_SCALAR, q, math.sqrt(1.0 / float(q.shape[-1])))
+        q_scaled = pointwise.with_scalar(SO.MUL_SCALAR, q, math.sqrt(1.0 / float(q.shape[-1])))
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
         k_t = _shapes.transpose(k, -2, -1)

@@ -27,6 +27,7 @@ from ..._ops import elementwise as E
 from ..._ops import nn as N
 from ..._ops import nn_ctc as NC
 from ..._ops import nn_margin as NM
+from ..._ops import scalar_overloads as SO
 from .activations import logsigmoid
 from .normalization import pairwise_distance
 
@@ -234,6 +235,14 @@ def _check_weight_grad(weight: Tensor | None, kernel: str) -> None:
                            "argument 'weight'. This input cannot have requires_grad True.")
 
 
+def _check_weight_dtype(input: Tensor, weight: Tensor | None) -> None:
+    """The class-weight kernels' check (nll_loss, nll_loss2d, multi_margin_loss): ``weight``
+    read in the input's dtype, before any target is."""
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
+                           f"found {_dtypes.scalar_type_name(weight.dtype)}")
+
+
 def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
     """torch's nll_loss_forward: its meta checks, then the kernel's bounds check."""
     _check_weight_grad(weight, "nll_loss_forward")
@@ -244,6 +253,7 @@ def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict
     if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
                            f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    _check_weight_dtype(input, weight)
     _check_targets(target, n_classes, static["ignore_index"])
     return _apply(N.NLL_LOSS, input, aux=(target, weight), **static)
 
@@ -261,6 +271,7 @@ def _nll_loss2d(input: Tensor, target: Tensor, weight: Tensor | None, static: di
     if (input.shape[0], *input.shape[2:]) != tuple(target.shape):
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                            f"{list(target.shape)}")
+    _check_weight_dtype(input, weight)
     if target.dtype.name != "int64":
         raise RuntimeError("expected scalar type Long but found "
                            f"{_dtypes.scalar_type_name(target.dtype)}")
@@ -330,8 +341,8 @@ def _label_smoothed(log_probs: Tensor, target: Tensor, weight: Tensor | None, re
         ret = pointwise.div(reductions.sum(smooth), denominator)
     else:
         ret = reductions.sum(smooth) if reduction == N.SUM else smooth
-    return pointwise.add(_apply(N.MUL_SCALAR, nll, aux=(1 - label_smoothing,)),
-                         _apply(N.MUL_SCALAR, ret, aux=(label_smoothing / n_classes,)))
+    return pointwise.add(pointwise.with_scalar(SO.MUL_SCALAR, nll, 1 - label_smoothing),
+                         pointwise.with_scalar(SO.MUL_SCALAR, ret, label_smoothing / n_classes))
 
 
 def _check_label_smoothing(label_smoothing: float) -> None:
@@ -351,8 +362,9 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
     n_classes = log_probs.shape[class_dim]
     if label_smoothing > 0:
         _check_label_smoothing(label_smoothing)
-        target = _apply(N.ADD_SCALAR, _apply(N.MUL_SCALAR, target, aux=(1 - label_smoothing,)),
-                       aux=(label_smoothing / n_classes,))
+        target = pointwise.with_scalar(
+            SO.ADD_SCALAR, pointwise.with_scalar(SO.MUL_SCALAR, target, 1 - label_smoothing),
+            label_smoothing / n_classes)
     terms = pointwise.mul(log_probs, target)
     if weight is not None:
         terms = pointwise.mul(terms, _class_weight_view(weight, log_probs, class_dim))
@@ -361,7 +373,7 @@ def _cross_entropy_probabilities(log_probs: Tensor, target: Tensor, weight: Tens
     total = pointwise.neg(reductions.sum(terms))
     if reduction == N.SUM:
         return total
-    return _apply(N.DIV_SCALAR, total, aux=(log_probs.numel() / n_classes,))
+    return pointwise.with_scalar(SO.DIV_SCALAR, total, log_probs.numel() / n_classes)
 
 
 @tensor_args(name="cross_entropy_loss")
@@ -452,9 +464,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    unclamped = _apply(N.ADD_SCALAR, pointwise.mul(pointwise.neg(target), pointwise.sub(input1,
-                                                                                        input2)),
-                       aux=(margin,))
+    unclamped = pointwise.with_scalar(
+        SO.ADD_SCALAR, pointwise.mul(pointwise.neg(target), pointwise.sub(input1, input2)), margin)
     return _reduce(pointwise.clamp_min_(unclamped, 0), red)
 
 
@@ -538,14 +549,14 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
         raise RuntimeError(f"{targ_dim}D target tensor expects {want}D input tensors, but found "
                            f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
     prod_sum = reductions.sum(pointwise.mul(input1, input2), targ_dim)
-    mag1 = _apply(N.ADD_SCALAR, reductions.sum(pointwise.mul(input1, input1), targ_dim),
-                  aux=(1e-12,))
-    mag2 = _apply(N.ADD_SCALAR, reductions.sum(pointwise.mul(input2, input2), targ_dim),
-                  aux=(1e-12,))
+    mag1 = pointwise.with_scalar(
+        SO.ADD_SCALAR, reductions.sum(pointwise.mul(input1, input1), targ_dim), 1e-12)
+    mag2 = pointwise.with_scalar(
+        SO.ADD_SCALAR, reductions.sum(pointwise.mul(input2, input2), targ_dim), 1e-12)
     cos = pointwise.div(prod_sum, pointwise.sqrt_(pointwise.mul(mag1, mag2)))
     zeros = _creation.zeros_like(cos)
     pos = pointwise.sub(_number(1, cos), cos)
-    neg = pointwise.clamp_min_(_apply(N.SUB_SCALAR, cos, aux=(margin,)), 0)
+    neg = pointwise.clamp_min_(pointwise.with_scalar(SO.SUB_SCALAR, cos, margin), 0)
     output = pointwise.add(indexing.where(pointwise.eq(target, 1), pos, zeros),
                            indexing.where(pointwise.eq(target, -1), neg, zeros))
     return _reduce(output, red)
@@ -569,14 +580,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     if log_input:
         loss = pointwise.sub(pointwise.exp(input), pointwise.mul(target, input))
     else:
-        loss = pointwise.sub(input, pointwise.mul(target, pointwise.log(_apply(N.ADD_SCALAR, input,
-                                                                               aux=(eps,)))))
+        loss = pointwise.sub(input, pointwise.mul(target, pointwise.log(
+            pointwise.with_scalar(SO.ADD_SCALAR, input, eps))))
     if full:
         stirling = pointwise.add(pointwise.sub(pointwise.mul(target, pointwise.log(target)),
                                                target),
-                                 _apply(N.MUL_SCALAR, pointwise.log(
-                                     _apply(N.MUL_SCALAR, target, aux=(2 * math.pi,))),
-                                        aux=(0.5,)))
+                                 pointwise.with_scalar(SO.MUL_SCALAR, pointwise.log(
+                                     pointwise.with_scalar(SO.MUL_SCALAR, target, 2 * math.pi)),
+                                     0.5))
         loss = pointwise.add_(loss, indexing.masked_fill(stirling, pointwise.le(target, 1), 0))
     return _reduce(loss, _REDUCTIONS[reduction])
 
@@ -638,8 +649,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = pointwise.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    output = pointwise.clamp_min(pointwise.sub(_apply(N.ADD_SCALAR, dist_pos, aux=(margin,)),
-                                               dist_neg), 0)
+    output = pointwise.clamp_min(pointwise.sub(
+        pointwise.with_scalar(SO.ADD_SCALAR, dist_pos, margin), dist_neg), 0)
     return _reduce(output, red)
 
 
@@ -696,9 +707,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
                            f"{list(weight.shape)}")
     _check_long_target(target)
-    if weight is not None and weight.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
-                           f"found {_dtypes.scalar_type_name(weight.dtype)}")
+    _check_weight_dtype(input, weight)
     _check_margin_kernel_dtype(input, "multi_margin_loss_cpu_kernel")
     if concrete_here(target._value):
         values = np.asarray(target._value)

@@ -24,6 +24,7 @@ from ..._functions import shapes as _shapes
 from ..._functions.opgen import tensor_args
 from ..._ops import nn as N
 from ..._ops import nn_weight_norm as N_WN
+from ..._ops import scalar_overloads as SO
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -245,7 +246,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
         eps = float(jnp.finfo(input._value.dtype).eps)
     dims = tuple(range(input.ndim - k, input.ndim))
     mean_square = reductions.mean(pointwise.pow(input, 2), dims, keepdim=True)
-    inv = pointwise.rsqrt(_apply_inplace(N.ADD_SCALAR, mean_square, aux=(eps,)))
+    inv = pointwise.rsqrt(_apply_inplace(SO.ADD_SCALAR, mean_square, aux=(eps, 1)))
     out = pointwise.mul(input, inv)
     return out if weight is None else pointwise.mul(out, weight)
 
@@ -293,7 +294,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     tensor([5.])
     """
     last = builtins.max(x1.dim(), x2.dim()) - 1
-    diff = _apply(N.ADD_SCALAR, pointwise.sub(x1, x2), aux=(eps,))
+    diff = pointwise.with_scalar(SO.ADD_SCALAR, pointwise.sub(x1, x2), eps)
     return _apply(N.NORM_DIM, diff, ord=float(p), dim=(last,), keepdim=bool(keepdim),
                   dtype=None)
 
