@@ -41,6 +41,7 @@ from .._core.transform_stack import captures, check_not_captured, in_forward_mod
 from .._core.transform_stack import stack as transform_stack
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
+from .._ops import elementwise as E
 from .._ops import views as V
 from .._ops._table import (
     Op,
@@ -1329,6 +1330,8 @@ class CopySlices(Node):
             raise RuntimeError(FREED_MESSAGE)
         if self.view_fn is not None:
             return self._apply_through_lens(g, fn, create_graph)
+        if create_graph:
+            return self._apply_recorded(g, fn)
         view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
         res = fn.apply([view_grad], create_graph)
         if res[0] is not None:
@@ -1338,6 +1341,24 @@ class CopySlices(Node):
                 slot = Tensor._make(jnp.zeros_like(view_grad._value))
         result = apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout)
         result._vc.value = 2  # torch: new_empty_strided(...).copy_(grad), then the slice's copy_
+        return [result, *res[1:]]
+
+    def _apply_recorded(self, g: Tensor, fn: OpNode) -> list:
+        """Under ``create_graph``, torch's CopySlices op for op, recorded: the gradient copied
+        into a new tensor (``CopyBackwards``), the view's slice of it (``AsStridedBackward0``)
+        cloned (``CloneBackward0``) for the node, whose result is copied back into the slice
+        (the copy's grad_fn ``CopySlices``, ``_version`` 2)."""
+        with x64_scope():
+            result = Tensor._make(jnp.empty(g._value.shape, g._value.dtype))
+        result = apply_inplace(E.COPY, result, g)
+        grad_slice = make_view(apply(V.AS_STRIDED, result, layout_out=self.layout), result,
+                               self.layout)
+        res = fn.apply([apply(V.CLONE, grad_slice)], True)
+        if res[0] is not None:
+            apply_inplace(E.COPY, grad_slice, res[0])
+        else:
+            with x64_scope():
+                apply_inplace(E.COPY, grad_slice, Tensor._make(jnp.zeros_like(grad_slice._value)))
         return [result, *res[1:]]
 
     def _apply_through_lens(self, g: Tensor, fn: OpNode, create_graph: bool) -> list:
