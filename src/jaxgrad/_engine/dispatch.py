@@ -134,9 +134,7 @@ class OpNode(Node):
             fn = jitted_backward(op, self.static, pending, self.in_meta)
             arrays = fn.call({k: t._value for k, t in saved.items()},
                              tuple(g._value for g in grads))
-            version = op.grad_version
-            if callable(version):
-                version = version(**{p: dict(self.static)[p] for p in _grad_node_params(version)})
+            version = self._grad_version()
             for i, a in enumerate(arrays):
                 if a is not None:
                     out[i] = Tensor._make(a)
@@ -147,6 +145,14 @@ class OpNode(Node):
         else:
             self.viewed = ()
         return out
+
+    def _grad_version(self) -> int:
+        """The ``_version`` of a gradient this node's formulas make: how many in-place writes
+        torch's formula makes into the tensor it returns (the same with create_graph)."""
+        version = self.op.grad_version
+        if callable(version):
+            version = version(**{p: dict(self.static)[p] for p in _grad_node_params(version)})
+        return version
 
     def _apply_differentiable(self, saved: dict, grads: list, needs: tuple) -> list:
         """The gradients as ops recorded for autograd (create_graph): one op per node name
@@ -169,11 +175,14 @@ class OpNode(Node):
                                                  _meta_of({n: values[n] for n in names}),
                                                  _meta_of(grads), declared)
                 results = apply(bop, *[_detached(values[n]) if n in masks_only else values[n]
-                                       for n in names], *grads)
+                                       for n in names],
+                                *[_detached(g) if i in masks_only else g
+                                  for i, g in enumerate(grads)])
                 it = iter(results if isinstance(results, tuple) else (results,))
                 for i, need in enumerate(mask):
                     if need:
                         out[i] = next(it)
+                        out[i]._vc.value = self._grad_version()
             if self.op.grad_layout == "expand":
                 self._expand_grads(out, grads[0])
         if self.op.delayed_errors:
@@ -1499,10 +1508,11 @@ def _placeholder(meta: Any) -> Any:
 @cache(maxsize=4096)
 def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_meta: tuple,
                         grads_meta: tuple, declared: tuple = ()) -> frozenset:
-    """The saved values the formulas for ``needs`` read only as masks or indices (through
-    comparisons' bools and integers: ``clamp``'s ``grad * (min <= self <= max)``, ``max``'s
-    index) or for their shape (``zeros_like(self)``): torch's graph has no edge to them, so the
-    gradient requires grad only through ``grad``.
+    """The saved values (by name) and incoming gradients (by position) the formulas for
+    ``needs`` read only as masks or indices (through comparisons' bools and integers:
+    ``clamp``'s ``grad * (min <= self <= max)``, ``max``'s index) or for their shape
+    (``zeros_like(self)``, ``fill``'s ``zeros_like(grad)``): torch's graph has no edge to them,
+    so the gradient requires grad only through the others (or not at all: no history).
 
     Shape-only reads count for the table's formulas alone: a rule differentiated by JAX (the
     node of an earlier create_graph) may drop a read torch's ops make (``x.pow(0)``). A formula
@@ -1529,8 +1539,10 @@ def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved
     except Exception:  # (a formula reading concrete values: index arrays)
         return frozenset()
     detached = ("mask", "unread") if op.variadic is None else ("mask",)
-    return frozenset(name for name, how in zip(names, how_inputs_are_read(closed))
-                     if how in detached and jnp.issubdtype(saved[name].dtype, jnp.inexact))
+    keys = [*names, *range(len(grads))]
+    values = [*(saved[k] for k in names), *grads]
+    return frozenset(key for key, value, how in zip(keys, values, how_inputs_are_read(closed))
+                     if how in detached and jnp.issubdtype(value.dtype, jnp.inexact))
 
 
 @cache(maxsize=4096)
