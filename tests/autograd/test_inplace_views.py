@@ -812,6 +812,38 @@ def test_inplace_on_view_saved_result_double_backward():
     ok(program)
 
 
+def _top_nodes(fn, depth):
+    """The grad_fn graph below ``fn`` down to ``depth`` levels (a create_graph gradient's
+    formula nodes beneath those are one node per formula here, torch's chain of ops there)."""
+    if fn is None or depth == 0:
+        return None if fn is None else type(fn).__name__
+    return (type(fn).__name__, [_top_nodes(n, depth - 1) for n, _ in fn.next_functions])
+
+
+def test_copy_slices_create_graph_gradient_graph():
+    """Under create_graph, CopySlices runs torch's ops, recorded: the gradient copied into a new
+    tensor, the view's slice of it cloned for the in-place op's node, whose result is copied
+    back (so the base's gradient is a CopySlices at version 2, the slice's a CloneBackward0)."""
+    def program(T):
+        w = T.tensor([0.5, -1.5, 2.0], dtype=T.float64, requires_grad=True)
+        z = T.zeros(5, dtype=T.float64)
+        z.narrow(0, 1, 3).copy_(w)
+        (gw,) = T.autograd.grad((z**3).sum(), w, create_graph=True)
+        x = T.tensor([1.0, -2.0, 0.5, 3.0, 1.5], dtype=T.float64, requires_grad=True)
+        y = x * 1
+        y[1:4].mul_(x[:3])
+        (gx,) = T.autograd.grad((y**3).sum(), x, create_graph=True)
+        b = x.clone()
+        b[::2].sin_()
+        (gb,) = T.autograd.grad(b.pow(2).sum(), x, create_graph=True)
+        again = [T.autograd.grad(g.pow(2).sum(), leaf) for g, leaf in ((gw, w), (gx, x), (gb, x))]
+        # (down to the in-place op's own formula node, whose inputs come in another order)
+        return [(val(g), g._version, _top_nodes(g.grad_fn, depth))
+                for g, depth in ((gw, 3), (gx, 0), (gb, 1))], again
+
+    ok(program)
+
+
 def test_inplace_on_view_saved_result_modified_again():
     def program(T):
         x = T.tensor([1.0, -3.0, 2.0], requires_grad=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from differential import bug, captured_warnings, next_functions, ok, raises, val
+from differential import captured_warnings, next_functions, ok, raises, val
 
 torch = pytest.importorskip("torch")
 import jaxgrad  # noqa: E402
@@ -162,11 +162,6 @@ def test_stft_first_and_second_derivatives_like_torch():
     ok(program)
 
 
-@bug(
-    "the create_graph gradient through CopySlices (a copy_ into a narrow of zeros: the window "
-    "padded to n_fft) ends in AsStridedBackward0 where torch's ends in CloneBackward0 (its "
-    "CopySlices clones the gradient slice); a general CopySlices difference, not stft's"
-)
 def test_stft_window_create_graph_gradient_node_like_torch():
     def program(T):
         w = _window(T)

@@ -41,6 +41,7 @@ from .._core.transform_stack import captures, check_not_captured, in_forward_mod
 from .._core.transform_stack import stack as transform_stack
 from .._core.typename import type_name
 from .._core.warn_once import warn_at_user_line
+from .._ops import elementwise as E
 from .._ops import views as V
 from .._ops._table import (
     Op,
@@ -135,9 +136,7 @@ class OpNode(Node):
             fn = jitted_backward(op, self.static, pending, self.in_meta)
             arrays = fn.call({k: t._value for k, t in saved.items()},
                              tuple(g._value for g in grads))
-            version = op.grad_version
-            if callable(version):
-                version = version(**{p: dict(self.static)[p] for p in _grad_node_params(version)})
+            version = self._grad_version()
             for i, a in enumerate(arrays):
                 if a is not None:
                     out[i] = Tensor._make(a)
@@ -148,6 +147,14 @@ class OpNode(Node):
         else:
             self.viewed = ()
         return out
+
+    def _grad_version(self) -> int:
+        """The ``_version`` of a gradient this node's formulas make: how many in-place writes
+        torch's formula makes into the tensor it returns (the same with create_graph)."""
+        version = self.op.grad_version
+        if callable(version):
+            version = version(**{p: dict(self.static)[p] for p in _grad_node_params(version)})
+        return version
 
     def _apply_differentiable(self, saved: dict, grads: list, needs: tuple) -> list:
         """The gradients as ops recorded for autograd (create_graph): one op per node name
@@ -170,11 +177,14 @@ class OpNode(Node):
                                                  _meta_of({n: values[n] for n in names}),
                                                  _meta_of(grads), declared)
                 results = apply(bop, *[_detached(values[n]) if n in masks_only else values[n]
-                                       for n in names], *grads)
+                                       for n in names],
+                                *[_detached(g) if i in masks_only else g
+                                  for i, g in enumerate(grads)])
                 it = iter(results if isinstance(results, tuple) else (results,))
                 for i, need in enumerate(mask):
                     if need:
                         out[i] = next(it)
+                        out[i]._vc.value = self._grad_version()
             if self.op.grad_layout == "expand":
                 self._expand_grads(out, grads[0])
         if self.op.delayed_errors:
@@ -1331,6 +1341,8 @@ class CopySlices(Node):
             raise RuntimeError(FREED_MESSAGE)
         if self.view_fn is not None:
             return self._apply_through_lens(g, fn, create_graph)
+        if create_graph:
+            return self._apply_recorded(g, fn)
         view_grad = apply(V.AS_STRIDED, g, layout_out=self.layout)
         res = fn.apply([view_grad], create_graph)
         if res[0] is not None:
@@ -1340,6 +1352,24 @@ class CopySlices(Node):
                 slot = Tensor._make(jnp.zeros_like(view_grad._value))
         result = apply(V.AS_STRIDED_SCATTER, g, slot, layout_out=self.layout)
         result._vc.value = 2  # torch: new_empty_strided(...).copy_(grad), then the slice's copy_
+        return [result, *res[1:]]
+
+    def _apply_recorded(self, g: Tensor, fn: OpNode) -> list:
+        """Under ``create_graph``, torch's CopySlices op for op, recorded: the gradient copied
+        into a new tensor (``CopyBackwards``), the view's slice of it (``AsStridedBackward0``)
+        cloned (``CloneBackward0``) for the node, whose result is copied back into the slice
+        (the copy's grad_fn ``CopySlices``, ``_version`` 2)."""
+        with x64_scope():
+            result = Tensor._make(jnp.empty(g._value.shape, g._value.dtype))
+        result = apply_inplace(E.COPY, result, g)
+        grad_slice = make_view(apply(V.AS_STRIDED, result, layout_out=self.layout), result,
+                               self.layout)
+        res = fn.apply([apply(V.CLONE, grad_slice)], True)
+        if res[0] is not None:
+            apply_inplace(E.COPY, grad_slice, res[0])
+        else:
+            with x64_scope():
+                apply_inplace(E.COPY, grad_slice, Tensor._make(jnp.zeros_like(grad_slice._value)))
         return [result, *res[1:]]
 
     def _apply_through_lens(self, g: Tensor, fn: OpNode, create_graph: bool) -> list:
@@ -1488,10 +1518,11 @@ def _placeholder(meta: Any) -> Any:
 @cache(maxsize=4096)
 def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_meta: tuple,
                         grads_meta: tuple, declared: tuple = ()) -> frozenset:
-    """The saved values the formulas for ``needs`` read only as masks or indices (through
-    comparisons' bools and integers: ``clamp``'s ``grad * (min <= self <= max)``, ``max``'s
-    index) or for their shape (``zeros_like(self)``): torch's graph has no edge to them, so the
-    gradient requires grad only through ``grad``.
+    """The saved values (by name) and incoming gradients (by position) the formulas for
+    ``needs`` read only as masks or indices (through comparisons' bools and integers:
+    ``clamp``'s ``grad * (min <= self <= max)``, ``max``'s index) or for their shape
+    (``zeros_like(self)``, ``fill``'s ``zeros_like(grad)``): torch's graph has no edge to them,
+    so the gradient requires grad only through the others (or not at all: no history).
 
     Shape-only reads count for the table's formulas alone: a rule differentiated by JAX (the
     node of an earlier create_graph) may drop a read torch's ops make (``x.pow(0)``). A formula
@@ -1518,8 +1549,10 @@ def _read_as_masks_only(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved
     except Exception:  # (a formula reading concrete values: index arrays)
         return frozenset()
     detached = ("mask", "unread") if op.variadic is None else ("mask",)
-    return frozenset(name for name, how in zip(names, how_inputs_are_read(closed))
-                     if how in detached and jnp.issubdtype(saved[name].dtype, jnp.inexact))
+    keys = [*names, *range(len(grads))]
+    values = [*(saved[k] for k in names), *grads]
+    return frozenset(key for key, value, how in zip(keys, values, how_inputs_are_read(closed))
+                     if how in detached and jnp.issubdtype(value.dtype, jnp.inexact))
 
 
 @cache(maxsize=4096)
