@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import jaxgrad
-from differential import captured_warnings, next_functions, ok, raises, torch
+from differential import captured_warnings, cases, next_functions, ok, raises, torch
 
 W0 = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
 X = [[1.0, -2.0], [0.5, 0.5], [-1.0, 3.0]]
@@ -253,3 +253,91 @@ def test_differentiable_adam_on_complex_params(options):
                 T.autograd.grad(loss, wrt))
 
     ok(program)
+
+
+
+# optimizer, options, inner steps; torch refuses a tensor lr for Adagrad, Adadelta, RMSprop
+# and Adamax (a Python number is expected), so those step with a float lr
+COMPLEX = {
+    "sgd": ("SGD", {}, 2),
+    "sgd_nesterov_decay": ("SGD", {"momentum": 0.9, "nesterov": True, "weight_decay": 0.1}, 2),
+    "adagrad": ("Adagrad", {"lr_decay": 0.1, "weight_decay": 0.1,
+                            "initial_accumulator_value": 0.5}, 2),
+    "adadelta": ("Adadelta", {"weight_decay": 0.1, "maximize": True}, 2),
+    "rmsprop_centered_momentum": ("RMSprop", {"centered": True, "momentum": 0.9}, 2),
+    "rmsprop_decay": ("RMSprop", {"weight_decay": 0.1}, 2),
+    "adamax": ("Adamax", {"weight_decay": 0.1}, 1),
+    "adamax_two_steps": ("Adamax", {}, 2),
+    "nadam": ("NAdam", {}, 1),
+    "nadam_decoupled": ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}, 1),
+    "radam_rectified": ("RAdam", {"betas": (0.9, 0.99), "weight_decay": 0.1}, 7),
+    "asgd_averaging": ("ASGD", {"t0": 0, "lambd": 0.1, "weight_decay": 0.1}, 3),
+    "rprop": ("Rprop", {"maximize": True}, 3),
+}
+FLOAT_LR = {"Adagrad", "Adadelta", "RMSprop", "Adamax"}
+ADAMAX_TWO_STEPS = ("torch's backward through two differentiable Adamax steps raises (exp_inf, "
+                    "saved by the first step's addcdiv_, is modified in place by the second); "
+                    "jaxgrad's addcdiv_ does not check the version of a saved tensor it needs "
+                    "no gradient for (real parameters too)")
+
+
+def complex_meta_program(name, options, steps, second_order=False):
+    """``steps`` differentiable steps on a complex parameter, then the gradients of a loss on
+    the parameter w.r.t. the initial parameter and the lr tensor; ``second_order``: the
+    gradients carry history, and the result adds the second derivative w.r.t. the initial
+    parameter."""
+
+    def program(T):
+        lr = 0.1 if name in FLOAT_LR else T.tensor(0.1, requires_grad=True)
+        w0 = T.tensor([1 + 2j, -0.5 + 0.25j, 0.3 - 0.7j], requires_grad=True)
+        target = T.tensor([0.5 - 1j, 1 + 1j, -0.2 + 0.1j])
+        w = w0 * 1
+        opt = getattr(T.optim, name)([w], lr=lr, differentiable=True, **options)
+        trace = []
+        for _ in range(steps):
+            (w.grad,) = T.autograd.grad(((w - target).abs() ** 2).sum(), w)
+            opt.step()
+            trace.append((w.detach().clone(), w._version, w.grad_fn.name()))
+        state = {k: (t, t._version) for k, t in opt.state[w].items()}
+        wrt = [w0] if name in FLOAT_LR else [w0, lr]
+        grads = T.autograd.grad((w * w).abs().sum(), wrt, create_graph=second_order,
+                                allow_unused=True)
+        if not second_order:
+            return trace, state, grads
+        return T.autograd.grad(grads[0].real.sum() + grads[0].imag.sum(), w0)
+
+    return program
+
+
+@pytest.mark.parametrize("case", cases(COMPLEX, xfail={"adamax_two_steps": ADAMAX_TWO_STEPS}))
+def test_differentiable_optimizers_on_complex_params(case):
+    # torch steps a complex parameter and its state through view_as_real views
+    ok(complex_meta_program(*COMPLEX[case]))
+
+
+COPY_SLICES_DOUBLE_BACKWARD = (
+    "double backward through an in-place op on a view_as_real view of a complex tensor: "
+    "jaxgrad's CopySlices gradient does not require grad under create_graph")
+ADADELTA_SECOND_ORDER = (
+    "second derivative through an in-place op on a view_as_real view of a complex tensor that "
+    "does not require grad (Adadelta's square_avg.mul_().addcmul_(grad, grad)) misses a term: "
+    "view_as_real(zeros(2, dtype=complex64)).add_(g * g), then sq.sqrt() * g, is off by 1/3")
+
+
+@pytest.mark.parametrize("case", cases(["sgd_nesterov_decay", "adadelta", "adagrad", "rprop"],
+                                       xfail={"adagrad": COPY_SLICES_DOUBLE_BACKWARD,
+                                              "rprop": COPY_SLICES_DOUBLE_BACKWARD,
+                                              "adadelta": ADADELTA_SECOND_ORDER}))
+def test_second_order_through_complex_steps(case):
+    ok(complex_meta_program(*COMPLEX[case], second_order=True))
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_LR))
+def test_differentiable_complex_step_with_a_tensor_lr_raises_as_torch(name):
+    def program(T):
+        w = T.tensor([1 + 2j], requires_grad=True) * 1
+        w.grad = T.tensor([0.5 - 1j])
+        getattr(T.optim, name)([w], lr=T.tensor(0.1, requires_grad=True),
+                               differentiable=True).step()
+
+    raises(program)

@@ -50,14 +50,10 @@ def tensor_steps(optimizer: Any, group: dict[str, Any], fused: bool | None = Non
             p_state["step"] = new_tensor(float(p_state["step"]), dtype=scalar_dtype(fused))
 
 
-def check_differentiable(group: dict[str, Any], params: list[Tensor], name: str) -> None:
-    """What torch refuses before a differentiable step (foreach; complex parameters, which
-    jaxgrad does not step through view_as_real views)."""
+def check_differentiable(group: dict[str, Any]) -> None:
+    """What torch refuses before a differentiable step: foreach."""
     if group["foreach"]:
         raise AssertionError("_foreach ops don't support autograd")
-    if any(p.is_complex() for p in params):
-        raise NotImplementedError(f"jaxgrad's differentiable {name} does not support complex "
-                                  "parameters (torch views them as real)")
 
 
 def real_view(x):

@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_complex, view_as_real
 from .._ops.half_precision import add_scalar, add_scaled, addcmul, times_scalar
 from ._common import (
     as_number,
@@ -102,7 +103,7 @@ class Adadelta(Optimizer):
         """torch's _single_tensor_adadelta (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(p) for p in params]
-        check_differentiable(group, params, "Adadelta")
+        check_differentiable(group)
         if group["capturable"]:
             check_capturable(params, xla=False)
         lr, rho, eps, decay = (to_scalar(group["lr"]), group["rho"], group["eps"],
@@ -113,11 +114,16 @@ class Adadelta(Optimizer):
             grad = -p.grad if group["maximize"] else p.grad
             if decay != 0:
                 grad = grad.add(p, alpha=as_number(decay, "add", "alpha"))
+            if p.is_complex():  # torch steps the state through real views, not the parameter
+                square_avg, acc_delta = view_as_real(square_avg), view_as_real(acc_delta)
+                grad = view_as_real(grad)
             square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
             std = square_avg.add(eps).sqrt_()
             delta = acc_delta.add(eps).sqrt_().clone()
             delta.div_(std).mul_(grad)
             acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+            if p.is_complex():
+                delta = view_as_complex(delta)
             p.add_(delta, alpha=as_number(-lr, "add_", "alpha"))
 
     def _update_group(self, group: dict[str, Any], params: list[Tensor]) -> None:

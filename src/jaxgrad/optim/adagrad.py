@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._functions.creation import tensor as new_tensor
 from .._ops.half_precision import add_scalar, add_scaled, addcdiv, addcmul
 from ._common import (
@@ -139,7 +140,7 @@ class Adagrad(Optimizer):
         """torch's _single_tensor_adagrad (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(group, p) for p in params]
-        check_differentiable(group, params, "Adagrad")
+        check_differentiable(group)
         lr, decay, lr_decay, eps = (to_scalar(group["lr"]), group["weight_decay"],
                                     group["lr_decay"], group["eps"])
         for p, state in zip(params, states):
@@ -150,6 +151,8 @@ class Adagrad(Optimizer):
             if decay != 0:
                 grad = grad.add(p, alpha=as_number(decay, "add", "alpha"))
             clr = lr / (1 + (step - 1) * lr_decay)
+            if p.is_complex():  # torch steps complex parameters through real views
+                grad, state_sum, p = view_as_real(grad), view_as_real(state_sum), view_as_real(p)
             state_sum.addcmul_(grad, grad, value=1)
             std = state_sum.sqrt() + eps
             p.addcdiv_(grad, std, value=as_number(-clr, "addcdiv_", "value"))

@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._functions.joins import cat
 from .._ops.half_precision import add_scalar, add_scaled, addcdiv, lerp_scalar, times_scalar
 from ._common import (
@@ -105,7 +106,7 @@ class Adamax(Optimizer):
         """torch's _single_tensor_adamax (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(p) for p in params]
-        check_differentiable(group, params, "Adamax")
+        check_differentiable(group)
         if group["capturable"]:
             check_capturable(params)
         lr, eps, decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"]
@@ -116,6 +117,8 @@ class Adamax(Optimizer):
             step_t += 1
             if decay != 0:
                 grad = grad.add(p, alpha=as_number(decay, "add", "alpha"))
+            if p.is_complex():  # torch steps complex parameters through real views
+                p, grad, exp_avg, exp_inf = (view_as_real(t) for t in (p, grad, exp_avg, exp_inf))
             exp_avg.lerp_(grad, 1 - beta1)
             norm_buf = cat([exp_inf.mul_(beta2).unsqueeze(0),
                             grad.abs().add_(eps).unsqueeze_(0)], 0)

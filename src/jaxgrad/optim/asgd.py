@@ -12,6 +12,7 @@ import jax.numpy as jnp
 from .._core.dtypes import float64, get_default_dtype
 from .._core.jax_setup import x64_scope
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._functions.creation import tensor as new_tensor
 from .._ops.half_precision import add_scaled, times_scalar
 from ._common import (
@@ -113,7 +114,7 @@ class ASGD(Optimizer):
         """torch's _single_tensor_asgd (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(group, p) for p in params]
-        check_differentiable(group, params, "ASGD")
+        check_differentiable(group)
         if group["capturable"]:
             _check_capturable(params, foreach=False)
         lr, decay = to_scalar(group["lr"]), group["weight_decay"]
@@ -121,6 +122,8 @@ class ASGD(Optimizer):
         for p, state in zip(params, states):
             grad = -p.grad if group["maximize"] else p.grad
             mu, ax, eta, step_t = state["mu"], state["ax"], state["eta"], state["step"]
+            if p.is_complex():  # torch steps complex parameters through real views
+                grad, p, ax = view_as_real(grad), view_as_real(p), view_as_real(ax)
             step_t += 1
             if decay != 0:
                 grad = grad.add(p, alpha=as_number(decay, "add", "alpha"))

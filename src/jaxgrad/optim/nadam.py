@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._functions.creation import tensor as new_tensor
 from .._ops.half_precision import (
     add_scalar,
@@ -132,7 +133,7 @@ class NAdam(Optimizer):
         """torch's _single_tensor_nadam (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(p) for p in params]
-        check_differentiable(group, params, "NAdam")
+        check_differentiable(group)
         if group["capturable"]:
             _check_capturable(params, foreach=False)
         lr, decay, eps = to_scalar(group["lr"]), group["weight_decay"], group["eps"]
@@ -142,6 +143,9 @@ class NAdam(Optimizer):
             grad = -p.grad if group["maximize"] else p.grad
             exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
             mu_product, step_t = state["mu_product"], state["step"]
+            if p.is_complex():  # torch steps complex parameters through real views
+                p, grad, exp_avg, exp_avg_sq = (view_as_real(t)
+                                                for t in (p, grad, exp_avg, exp_avg_sq))
             step_t += 1
             step = step_t.item()
             bias_correction2 = 1 - beta2 ** step

@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._ops.half_precision import (
     add_scalar,
     add_scaled,
@@ -117,7 +118,7 @@ class RAdam(Optimizer):
         """torch's _single_tensor_radam (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(p) for p in params]
-        check_differentiable(group, params, "RAdam")
+        check_differentiable(group)
         if group["capturable"]:
             check_capturable(params)
         lr, decay, eps = to_scalar(group["lr"]), group["weight_decay"], group["eps"]
@@ -125,6 +126,9 @@ class RAdam(Optimizer):
         for p, state in zip(params, states):
             grad = -p.grad if group["maximize"] else p.grad
             exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
+            if p.is_complex():  # torch steps complex parameters through real views
+                p, grad, exp_avg, exp_avg_sq = (view_as_real(t)
+                                                for t in (p, grad, exp_avg, exp_avg_sq))
             step_t += 1
             step = step_t.item()
             if decay != 0:

@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._ops.half_precision import (
     add_scalar,
     add_scaled,
@@ -119,7 +120,7 @@ class RMSprop(Optimizer):
         """torch's _single_tensor_rmsprop (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(group, p) for p in params]
-        check_differentiable(group, params, "RMSprop")
+        check_differentiable(group)
         if group["capturable"]:
             check_capturable(params)
         lr, alpha, eps, decay, momentum = (to_scalar(group["lr"]), group["alpha"], group["eps"],
@@ -131,9 +132,12 @@ class RMSprop(Optimizer):
             step += 1
             if decay != 0:
                 grad = grad.add(p, alpha=as_number(decay, "add", "alpha"))
+            is_complex = p.is_complex()
+            if is_complex:  # torch steps complex parameters through real views
+                p, grad, square_avg = view_as_real(p), view_as_real(grad), view_as_real(square_avg)
             square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
             if group["centered"]:
-                grad_avg = state["grad_avg"]
+                grad_avg = view_as_real(state["grad_avg"]) if is_complex else state["grad_avg"]
                 grad_avg.lerp_(grad, 1 - alpha)
                 avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
             else:
@@ -141,6 +145,7 @@ class RMSprop(Optimizer):
             avg = avg.add(eps)
             if momentum > 0:
                 buf = state["momentum_buffer"]
+                buf = view_as_real(buf) if is_complex else buf
                 buf.mul_(momentum).addcdiv_(grad, avg)
                 p.add_(buf, alpha=as_number(-lr, "add_", "alpha"))
             else:

@@ -8,6 +8,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
+from .._functions.complex_numbers import view_as_real
 from .._functions.creation import tensor as new_tensor
 from .._ops.half_precision import addcmul
 from ._common import (
@@ -103,7 +104,7 @@ class Rprop(Optimizer):
         """torch's _single_tensor_rprop (its differentiable branch), op for op, as recorded
         jaxgrad tensor ops."""
         states = [self._init_state(group, p) for p in params]
-        check_differentiable(group, params, "Rprop")
+        check_differentiable(group)
         if group["capturable"]:
             check_capturable(params)
         etaminus, etaplus = group["etas"]
@@ -112,6 +113,8 @@ class Rprop(Optimizer):
             grad = -p.grad if group["maximize"] else p.grad
             prev, step_size, step = state["prev"], state["step_size"], state["step"]
             step += 1
+            if p.is_complex():  # torch steps complex parameters through real views
+                grad, prev, p, step_size = (view_as_real(t) for t in (grad, prev, p, step_size))
             sign = grad.mul(prev.clone()).sign()
             sign[sign.gt(0)] = etaplus
             sign[sign.lt(0)] = etaminus
