@@ -201,3 +201,34 @@ def test_create_graph_linalg_gradient_nodes_like_torch(case):
                                         g.requires_grad) for g in grads]
 
     same(program)
+
+
+# second and third derivatives: a gradient of a create_graph gradient is made by torch's formula
+# of the op of the first formula that reads the input (Note [Naming gradients of formulas])
+_SECOND = {
+    "pow_scalar": lambda a: a**3,
+    "sin": lambda a: a.sin(),
+    "cos": lambda a: a.cos(),
+    "exp": lambda a: a.exp(),
+    "square": lambda a: a.square(),
+    "sqrt": lambda a: (a + 3).sqrt(),
+    "reciprocal": lambda a: 1 / (a + 3),
+    "neg_square": lambda a: -(a**2),
+    "product_of_two": lambda a: a.sin() * a,
+    "logsumexp": lambda a: a.logsumexp(0),
+    "tanh": lambda a: a.tanh(),
+}
+
+
+@pytest.mark.parametrize("case", list(_SECOND))
+def test_create_graph_second_and_third_gradient_nodes_like_torch(case):
+    def program(T):
+        (x,) = _inputs(T, [(3,)])
+        grads = [_SECOND[case](x).sum()]
+        # (a constant second derivative's gradient has no history in torch; here it has one)
+        for _ in range(2 if "square" in case else 3):
+            grads += T.autograd.grad(grads[-1].sum(), x, create_graph=True)
+        return [(type(g.grad_fn).__name__ if g.grad_fn else None, g.requires_grad)
+                for g in grads[1:]]
+
+    same(program)

@@ -11,7 +11,7 @@ sit at the bottom layer: they import only jax and numpy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -162,3 +162,42 @@ def how_inputs_are_read(closed_jaxpr) -> list[str]:
                 reached.update(v for v in eqn.outvars if floating(v))
         result.append("value" if reached & outputs else "mask")
     return result
+
+
+def input_readers(closed_jaxpr, transparent: Callable) -> list[tuple | None]:
+    """Per input of ``closed_jaxpr`` (dead code aside): how the program reads it, as
+    ``(primitive name, operand position)`` pairs, one per read; a read by an equation for which
+    ``transparent(eqn, position)`` holds counts as its result's reads instead (an ``add``: the
+    gradient of its result is the input's). None where a transparent chain reaches an output or
+    an input is unread.
+
+    >>> import jax
+    >>> from jaxgrad._core.jax_compat import input_readers
+    >>> closed = jax.make_jaxpr(lambda g, x: (g + 1.0) * jax.numpy.sin(x))(1.0, 2.0)
+    >>> input_readers(closed, lambda eqn, position: eqn.primitive.name == "add")
+    [(('mul', 0),), (('sin', 0),)]
+    """
+    jaxpr, read_inputs = _pe.dce_jaxpr(closed_jaxpr.jaxpr, [True] * len(closed_jaxpr.out_avals))
+    outputs = {v for v in jaxpr.outvars if not isinstance(v, Literal)}
+    readers: dict = {}
+    for eqn in jaxpr.eqns:
+        for position, v in enumerate(eqn.invars):
+            if not isinstance(v, Literal):
+                readers.setdefault(v, []).append((eqn, position))
+
+    def reads(v) -> tuple | None:
+        if v in outputs:
+            return None
+        found: list = []
+        for eqn, position in readers.get(v, ()):
+            if transparent(eqn, position):
+                inner = reads(eqn.outvars[0])
+                if inner is None:
+                    return None
+                found.extend(inner)
+            else:
+                found.append((eqn.primitive.name, position))
+        return tuple(found) or None
+
+    live = iter(jaxpr.invars)
+    return [reads(next(live)) if read else None for read in read_inputs]

@@ -25,7 +25,7 @@ from .._core.caches import Memo, cache
 from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import _state, is_inference_mode_enabled, no_grad
 from .._core.graph import DELAYED_ERROR, FREED_MESSAGE, Node, SavedTensor, _op_name, node_class
-from .._core.jax_compat import how_inputs_are_read, torch_vjp
+from .._core.jax_compat import how_inputs_are_read, input_readers, torch_vjp
 from .._core.jax_setup import SCOPE, jit, x64_scope
 from .._core.storage import Layout, Storage, lens_of, reinterpret
 from .._core.tensor import (
@@ -166,6 +166,10 @@ class OpNode(Node):
             values = {n: v._value if isinstance(v, SavedConstant) else v
                       for n, v in saved.items()}
             declared = declared_grad_nodes(self.op, self.static, values)
+            if self.op.grad_nodes_by_readers:
+                declared += _names_by_readers(self.op, tuple(
+                    ("constant", v) if isinstance(v, (bool, int, float)) else _abstract(v)
+                    for v in values.values()))
             node_names = grad_node_names(self.op, self.static, rest, self.in_meta,
                                          _meta_of(values), _meta_of(grads), type(self).__name__,
                                          declared)
@@ -1463,7 +1467,7 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
     if missing:  # (torch's backward op has a node, whose own derivative raises)
         return _not_differentiable_op(forward, f"{op.node}Backward", NotImplementedError(
             f"the derivative for '{missing[0]}' is not implemented."), node_name), mask
-    return vjp_op(node_name, forward, name=f"{op.node}Backward"), mask
+    return vjp_op(node_name, forward, name=f"{op.node}Backward", formula=True), mask
 
 
 def _detached(value: Any) -> Any:
@@ -1603,14 +1607,58 @@ def grad_node_names(op: Op, skey: tuple, needs: tuple, in_meta: tuple, saved_met
     return tuple(names)
 
 
-def vjp_op(node_name: str, fn: Callable, name: str | None = None) -> Op:
+# torch's formula ops for the operations of a formula's program, by (primitive, operand): the
+# grad_fn of the gradient of what that operand reads (Note [Naming gradients of formulas])
+_READER_NODES = {("mul", 0): "MulBackward0", ("mul", 1): "MulBackward0",
+                 **{(p, 0): "MulBackward0" for p in ("integer_pow", "sin", "cos", "exp")},
+                 ("neg", 0): "NegBackward0", ("sub", 1): "NegBackward0", ("div", 0): "DivBackward0"}
+
+# Note [Naming gradients of formulas]
+# Under create_graph a node's formula runs as one op (``differentiable_backward_op``) whose
+# node is named as the last op of torch's formula. Differentiating that op again, torch runs
+# the backward of each op of its formula: an input's gradient is made by the formula of the op
+# that reads it (``x.pow(2)``'s: ``MulBackward0``), or handed on unchanged through an ``add``.
+# The formula's program says which operation reads each input (``input_readers``); where one
+# operation reads it and torch's formula for that operation is known (``_READER_NODES``),
+# that names its gradient; otherwise (several reads, other operations) the name stays
+# jaxgrad's ``<Node>Backward``.
+
+
+def _transparent(eqn: Any, position: int) -> bool:
+    """An operation whose operand's gradient is its result's, unchanged (torch's ``add``)."""
+    prim = eqn.primitive.name
+    if prim == "convert_element_type":
+        return eqn.invars[0].aval.dtype == eqn.outvars[0].aval.dtype
+    return prim in ("add", "add_any", "copy", "copy_p") or (prim == "sub" and position == 0)
+
+
+@cache(maxsize=4096)
+def _names_by_readers(op: Op, metas: tuple) -> tuple:
+    """The formula op ``op``'s ``(input, node name)`` pairs, for each input whose gradient is
+    named by the operation of the formula that reads it (Note [Naming gradients of formulas]);
+    ``metas``: its inputs as ``_abstract`` describes them, numbers as constants."""
+    try:
+        with x64_scope():
+            closed = jax.make_jaxpr(op.forward)(*(_placeholder(m) for m in metas))
+    except Exception:  # (a formula reading concrete values)
+        return ()
+    names = (_READER_NODES.get(reads[0]) if reads and len(reads) == 1 else None
+             for reads in input_readers(closed, _transparent))
+    return tuple((input, name) for input, name in zip(op.input_names(len(metas)), names)
+                 if name is not None)
+
+
+def vjp_op(node_name: str, fn: Callable, name: str | None = None,
+           formula: bool = False) -> Op:
     """An op computing ``fn(*inputs) -> tuple`` whose backward is ``jax.vjp(fn)``; its node is
-    ``node_name``, and the op (as profiles and ``__torch_dispatch__`` see it) ``name`` or that."""
+    ``node_name``, and the op (as profiles and ``__torch_dispatch__`` see it) ``name`` or that;
+    ``formula``: ``fn`` is a node's formula (Note [Naming gradients of formulas])."""
 
     def pullback(inputs, grads):
         return tuple(torch_vjp(fn, *inputs)[1](tuple(grads)))
 
-    return Op(name or node_name, node_name, fn, inputs=None, variadic=pullback)
+    return Op(name or node_name, node_name, fn, inputs=None, variadic=pullback,
+              grad_nodes_by_readers=formula)
 
 
 # forward-mode AD runs tangents through these entry points (see _forward_ad)

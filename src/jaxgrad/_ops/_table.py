@@ -78,7 +78,7 @@ class Op:
     __slots__ = ("aux", "backward_checks", "checks", "delayed_errors", "doc", "extra_saves",
                  "formula_params", "forward",
                  "forward_ad",
-                 "grad_layout", "grad_nodes", "grad_not_implemented",
+                 "grad_layout", "grad_nodes", "grad_nodes_by_readers", "grad_not_implemented",
                  "grad_version", "grads", "identity", "identity_when", "inplace", "inputs",
                  "name", "node",
                  "nondiff_outputs", "numbers_as_tensors", "opmath", "outputs", "overlap",
@@ -101,7 +101,8 @@ class Op:
                  checks: Callable | None = None,
                  undefined_grads: Callable | None = None,
                  grad_not_implemented: dict[str, str] | None = None,
-                 grad_nodes: dict[str, str | Callable] | None = None, doc: str = "") -> None:
+                 grad_nodes: dict[str, str | Callable] | None = None,
+                 grad_nodes_by_readers: bool = False, doc: str = "") -> None:
         schema = parse_schema(signature) if "(" in signature else None
         init = object.__setattr__
         init(self, "schema", schema)
@@ -194,6 +195,9 @@ class Op:
         # callable whose parameters name them, returning the name (``lambda alpha:
         # "MmBackward0" if alpha == 1 else "MulBackward1"``); a traced operand leaves it out
         init(self, "grad_nodes", dict(grad_nodes or {}))
+        # a formula run as an op (create_graph): its inputs' gradients are named after the
+        # operations of its own program that read them (``dispatch.grad_node_names``)
+        init(self, "grad_nodes_by_readers", grad_nodes_by_readers)
         init(self, "doc", doc)
         params = {k: _params(f) for k, f in self.grads.items()}
         if tangent is not None and tangent != ELEMENTWISE:
