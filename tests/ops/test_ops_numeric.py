@@ -743,6 +743,18 @@ FD = {
                                [((1, 2, 3), "randn")]),
     "nn_interpolate_bilinear": (lambda T, a: T.nn.functional.interpolate(
         a, size=(3, 2), mode="bilinear") ** 2, [((1, 1, 2, 3), "randn")]),
+    "nn_interpolate_nearest3d": (lambda T, a: T.nn.functional.interpolate(
+        a, size=(2, 1, 3)) ** 2, [((1, 1, 1, 2, 2), "randn")]),
+    "nn_interpolate_nearest_exact": (lambda T, a: T.nn.functional.interpolate(
+        a, scale_factor=1.5, mode="nearest-exact") ** 2, [((1, 1, 2, 3), "randn")]),
+    "nn_interpolate_trilinear": (lambda T, a: T.nn.functional.interpolate(
+        a, size=(2, 3, 2), mode="trilinear") ** 2, [((1, 1, 1, 2, 3), "randn")]),
+    "nn_interpolate_bicubic": (lambda T, a: T.nn.functional.interpolate(
+        a, size=(3, 4), mode="bicubic", align_corners=True) ** 2, [((1, 1, 2, 3), "randn")]),
+    "nn_interpolate_antialiased": (lambda T, a: T.nn.functional.interpolate(
+        a, size=(2, 1), mode="bicubic", antialias=True) ** 2, [((1, 1, 4, 3), "randn")]),
+    "nn_interpolate_lanczos": (lambda T, a: T.nn.functional.interpolate(
+        a, size=(1, 2), mode="lanczos", antialias=True) ** 2, [((1, 1, 3, 5), "randn")]),
 }
 
 

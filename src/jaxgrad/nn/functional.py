@@ -76,6 +76,7 @@ from ._functional.folding import affine_grid as affine_grid
 from ._functional.folding import fold as fold
 from ._functional.folding import grid_sample as grid_sample
 from ._functional.folding import unfold as unfold
+from ._functional.interpolation import interpolate as interpolate
 from ._functional.linear_cross_entropy import linear_cross_entropy as linear_cross_entropy
 from ._functional.losses import binary_cross_entropy as binary_cross_entropy
 from ._functional.losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
@@ -114,7 +115,6 @@ from ._functional.pooling import adaptive_max_pool1d as adaptive_max_pool1d
 from ._functional.pooling import adaptive_max_pool2d as adaptive_max_pool2d
 from ._functional.pooling import avg_pool1d as avg_pool1d
 from ._functional.pooling import avg_pool2d as avg_pool2d
-from ._functional.pooling import interpolate as interpolate
 from ._functional.pooling import max_pool1d as max_pool1d
 from ._functional.pooling import max_pool2d as max_pool2d
 from ._functional.pooling import pixel_shuffle as pixel_shuffle

@@ -1,11 +1,9 @@
-"""Pooling and resampling: max/avg pooling in 1-D and 2-D, adaptive pooling, pixel_shuffle,
-interpolate.
-"""
+"""Pooling: max/avg pooling in 1-D and 2-D, adaptive pooling, pixel_shuffle (``interpolate`` is
+in ``interpolation``)."""
 
 from __future__ import annotations
 
 import builtins
-import math
 from typing import Any
 
 from ..._core.tensor import Tensor
@@ -243,47 +241,3 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                                f"downscale_factor, but input.size({i})={input.shape[i]} is not "
                                f"divisible by {downscale_factor}")
     return _apply(N.PIXEL_UNSHUFFLE, input, downscale_factor=int(downscale_factor))
-
-
-def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
-                mode: str = "nearest", align_corners: bool | None = None,
-                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
-    """Resample (N, C, L) or (N, C, H, W) input to ``size`` or by ``scale_factor``:
-    ``'nearest'``, ``'linear'`` (3-D input) or ``'bilinear'`` (4-D input), with
-    ``align_corners`` for the linear modes.
-
-    >>> import jaxgrad, jaxgrad.nn.functional as F
-    >>> F.interpolate(jaxgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
-    tensor([[[1., 1., 2., 2.]]])
-    """
-    dims = input.ndim - 2
-    linear = {1: "linear", 2: "bilinear"}
-    if mode not in ("nearest",) + tuple(linear.values()):
-        raise NotImplementedError(f"jaxgrad's interpolate has no mode {mode!r}")
-    if mode == "nearest" and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    if dims not in (1, 2) or (mode != "nearest" and linear[dims] != mode):
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
-            f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
-            f"(got {mode})")
-    if antialias:
-        raise NotImplementedError("jaxgrad's interpolate has no antialias")
-    if (size is None) == (scale_factor is None):
-        raise ValueError("either size or scale_factor should be defined" if size is None
-                         else "only one of size or scale_factor should be defined")
-    if size is not None:
-        sizes = tuple(int(s) for s in (size if isinstance(size, (list, tuple))
-                                       else [size] * dims))
-        scales: tuple = (None,) * dims
-    else:
-        factors = tuple(float(s) for s in (scale_factor if isinstance(scale_factor,
-                                                                      (list, tuple))
-                                           else [scale_factor] * dims))
-        sizes = tuple(math.floor(n * f) for n, f in zip(input.shape[2:], factors))
-        scales = (None,) * dims if recompute_scale_factor else factors
-    if mode == "nearest":
-        return _apply(N.UPSAMPLE_NEAREST[dims], input, output_size=sizes, scales=scales)
-    return _apply(N.UPSAMPLE_LINEAR[dims], input, output_size=sizes,
-                  align_corners=bool(align_corners), scales=scales)

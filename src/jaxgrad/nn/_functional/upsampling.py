@@ -7,7 +7,7 @@ import warnings
 from typing import Any
 
 from ..._core.tensor import Tensor
-from .pooling import interpolate
+from .interpolation import interpolate
 
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
