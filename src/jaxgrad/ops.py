@@ -2,9 +2,10 @@
 legacy range ops (``_record_function_enter_new``, ``_record_function_exit``), which
 ``record_function`` is written with in torch and which traced programs call directly; and
 ``aten``, whose overloads (``jaxgrad.ops.aten.mm.default``) are what a ``TorchDispatchMode``
-or a selective-checkpoint policy compares ``func`` with, and run jaxgrad's function of that
-name when called (with autograd, as torch's do from Python). Any overload name of an op is
-accepted: jaxgrad keeps no list of torch's overloads.
+or a selective-checkpoint policy receives as ``func`` (the same objects: ``func is
+jaxgrad.ops.aten.mm.default``), and run jaxgrad's function of that name when called (with
+autograd, as torch's do from Python). Any overload name of an op is accepted: jaxgrad keeps no
+list of torch's overloads.
 
 >>> import jaxgrad
 >>> jaxgrad.ops.aten.mm.default(jaxgrad.eye(2), jaxgrad.ones(2, 1)).tolist()
@@ -23,9 +24,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ._core.tensor import Tensor
-from ._engine.dispatch import OpOverload
+from ._engine.op_overloads import PUBLIC_FUNCTION, TORCH_OVERLOAD, AtenPacket, packet_of
 from ._engine.profiling import record_function_enter, record_function_exit
 from ._functions.catalog import FUNCTIONS
+from ._ops._table import ROW_NAMES
 from .nn import functional as nn_functional
 
 __all__ = ["aten", "profiler"]
@@ -80,41 +82,36 @@ profiler = _OpNamespace("profiler", {
 })
 
 
-class _AtenPacket:
-    """An aten op (``jaxgrad.ops.aten.mm``): its overloads as attributes, each an
-    :class:`OpOverload` running jaxgrad's function of the op's name."""
+def _public_function(op_name: str) -> Callable[..., Any] | None:
+    """jaxgrad's function of an aten op's name (a function, ``nn.functional``'s, or the Tensor
+    method: an in-place name, ``add_``, is the method), or None."""
+    fn = FUNCTIONS.get(op_name) or getattr(nn_functional, op_name, None)
+    if not callable(fn) or isinstance(fn, type):
+        fn = getattr(Tensor, op_name, None)
+    if not callable(fn) or isinstance(fn, type):
+        return None
+    return fn
 
-    def __init__(self, name: str, fn: Callable[..., Any]) -> None:
-        self.__name__, self._fn = name, fn
-        self._qualified_op_name = f"aten::{name}"
 
-    def __getattr__(self, overload: str) -> OpOverload:
-        if overload.startswith("__"):
-            raise AttributeError(overload)
-        return OpOverload(self.__name__, self._fn, overload, below_autograd=False)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._fn(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"aten.{self.__name__}"
+PUBLIC_FUNCTION[0] = _public_function
+# the ops a dispatch shows under torch's name, not a row's
+_RENAMED = frozenset(rule[0] for rule in TORCH_OVERLOAD.values() if isinstance(rule, tuple))
 
 
 class _AtenNamespace:
-    """``jaxgrad.ops.aten``: an op for each jaxgrad function or Tensor method (an in-place
-    name, ``add_``, is the method)."""
+    """``jaxgrad.ops.aten``: an op for each jaxgrad function or Tensor method, and each op a
+    dispatch shows (``native_layer_norm``, ``_softmax``)."""
 
     name = __name__ = "aten"
 
-    def __getattr__(self, op_name: str) -> _AtenPacket:
+    def __getattr__(self, op_name: str) -> AtenPacket:
         if op_name.startswith("__"):
             raise AttributeError(op_name)
-        fn = FUNCTIONS.get(op_name) or getattr(nn_functional, op_name, None)
-        if not callable(fn) or isinstance(fn, type):
-            fn = getattr(Tensor, op_name, None)
-        if not callable(fn) or isinstance(fn, type):
+        # (any op a dispatch shows: a row's name, torch's for a renamed row, a public function)
+        if op_name not in ROW_NAMES and op_name not in _RENAMED and (
+                _public_function(op_name) is None):
             raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{op_name}'")
-        return _AtenPacket(op_name, fn)
+        return packet_of(op_name)
 
     def __repr__(self) -> str:
         return "<module 'jaxgrad.ops.aten' from 'jaxgrad.ops'>"

@@ -55,6 +55,7 @@ from .._ops.half_precision import HALF_DTYPES
 from . import autocast as _autocast
 from . import forward_ad as _forward_ad
 from . import profiling as _profiler
+from .op_overloads import OpOverload, overload_of, running, torch_overload
 
 DIFFERENTIABLE_DTYPES = frozenset(
     d.np for d in _dtypes.ALL_DTYPES if d.is_floating_point or d.is_complex)
@@ -401,49 +402,9 @@ def apply(op: Op, *args: Any, aux: tuple = (), **static: Any) -> Any:
     return _apply(op, args, aux, static)
 
 
-class OpOverload:
-    """What ``__torch_dispatch__`` receives as ``func``: one op overload (``aten.mul.Tensor``,
-    ``aten.sin.default``), callable on tensors. Given to a dispatch it runs below autograd
-    (records nothing); from ``jaxgrad.ops.aten`` it is the public function. Equal (and hashed)
-    by name, as torch's overloads are singletons: ``func == jaxgrad.ops.aten.mm.default``."""
-
-    __module__ = "torch._ops.aten"
-
-    def __init__(self, name: str, run: Callable, overload: str = "default",
-                 below_autograd: bool = True) -> None:
-        self._opname, self._overloadname = name, overload
-        self.__name__, self._run, self._below_autograd = f"{name}.{overload}", run, below_autograd
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._below_autograd:
-            return self._run(*args, **kwargs)
-        with no_grad():
-            return self._run(*args, **kwargs)
-
-    def name(self) -> str:
-        """torch's qualified name: ``aten::mm``, ``aten::add.Tensor``."""
-        tail = "" if self._overloadname == "default" else f".{self._overloadname}"
-        return f"aten::{self._opname}{tail}"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, OpOverload) and other.__name__ == self.__name__
-
-    def __hash__(self) -> int:
-        return hash(self.__name__)
-
-    def __repr__(self) -> str:
-        return f"aten.{self.__name__}"
-
-
-def _op_overload(op: Op, run: Callable) -> OpOverload:
-    """``op`` as a dispatch sees it: its schema's name and overload (``mul.Tensor``)."""
-    overload = op.schema.overload if op.schema is not None else ""
-    return OpOverload(op.name, run, overload or "default")
-
-
-def _inplace_overload(op: Op, run: Callable) -> OpOverload:
+def _inplace_overload(op: Op) -> OpOverload:
     name, _, overload = _aten_inplace_name(op).removeprefix("aten::").partition(".")
-    return OpOverload(name, run, overload or "default")
+    return overload_of(name, overload or "default")
 
 
 class _ModeDispatch:
@@ -471,7 +432,9 @@ def dispatch_function(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any
     cls = _dispatching_subclass(args)
     if cls is None:
         return fn(*args, **kwargs)
-    return cls.__torch_dispatch__(OpOverload(name, fn), _subclass_types(args), args, kwargs)
+    func = overload_of(name)
+    with running(func, fn):
+        return cls.__torch_dispatch__(func, _subclass_types(args), args, kwargs)
 
 
 def dispatches(name: str) -> Callable[[Callable], Callable]:
@@ -519,7 +482,9 @@ def _apply_subclass(cls: type, op: Op, args: tuple, aux: tuple, static: dict,
     if run is None:
         def run(*a: Any, **kw: Any) -> Any:
             return _apply(op, a, aux, {**static, **kw})
-    out = cls.__torch_dispatch__(_op_overload(op, run), _subclass_types(args), args, static)
+    func = torch_overload(op, static)
+    with running(func, run):
+        out = cls.__torch_dispatch__(func, _subclass_types(args), args, static)
     multi = isinstance(out, tuple)
     results = list(out) if multi else [out]
     if _records(op, args):
@@ -831,9 +796,10 @@ def apply_view(op: Op, geometry: Callable[..., Layout], self: Tensor, **static: 
     dispatcher = _dispatching_subclass((self,)) if PYTHON_DISPATCH[0] else None
     if isinstance(dispatcher, _ModeDispatch) and not dispatches_in_python(self):
         # (a mode sees the view op; the view, its version counter and node are made as always)
-        func = OpOverload(op.name, lambda t, **kw: apply_view(op, geometry, t, **{**static, **kw}),
-                          below_autograd=False)
-        return dispatcher.__torch_dispatch__(func, (), (self,), static)
+        func = torch_overload(op, static)
+        with running(func, lambda t, **kw: apply_view(op, geometry, t, **{**static, **kw}),
+                     below_autograd=False):
+            return dispatcher.__torch_dispatch__(func, (), (self,), static)
     if dispatcher is not None:
         return _apply_subclass(dispatcher, op, (self,), (), static, lambda t, **kw: apply_view(
             op, geometry, t, **{**static, **kw}))
@@ -1118,8 +1084,9 @@ def _apply_inplace_subclass(cls: type, op: Op, self: Tensor, others: tuple, aux:
         t._vc.value = version
         return out
 
-    cls.__torch_dispatch__(_inplace_overload(op, write),
-                           _subclass_types((self, *others)), (self, *others), static)
+    func = _inplace_overload(op)
+    with running(func, write):
+        cls.__torch_dispatch__(func, _subclass_types((self, *others)), (self, *others), static)
     self._vc.value += 1
     if record:
         node = _record(op, static_key(static) if static else (), (before, *others), aux,

@@ -19,7 +19,7 @@ from .._core.epoch import changed as structure_changed
 from .._core.grad_mode import is_inference_mode_enabled
 from .._core.layout import check_strided
 from .._core.storage import Layout, Storage, contiguous_strides, view_strides
-from .._core.tensor import Size, Tensor, _wrap_dim
+from .._core.tensor import Size, Tensor, _wrap_dim, dispatch_modes, dispatches_in_python
 from .._engine.dispatch import (
     INFERENCE_INPLACE_MESSAGE,
     apply,
@@ -95,7 +95,8 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 @declare('reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)')
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """torch's reshape: ``view`` of a contiguous tensor, ``_reshape_alias`` (a view too) when the
-    strides allow it, else a copy (CloneBackward0 + UnsafeViewBackward0).
+    strides allow it (``view`` again under a dispatch mode or for a subclass), else a copy
+    (CloneBackward0 + UnsafeViewBackward0).
 
     >>> import jaxgrad
     >>> jaxgrad.reshape(jaxgrad.arange(6), (2, 3))
@@ -107,7 +108,10 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         return apply_view(V.VIEW, V.view_geometry, input, shape=shape)
     g = input._geometry()
     if view_strides(g.shape, g.strides, shape) is not None:
-        return apply_view(V.RESHAPE_ALIAS, V.view_geometry, input, shape=shape)
+        # (torch's view for a "subclass-like" tensor: a dispatch mode is on, or it is a subclass)
+        subclass_like = bool(dispatch_modes()) or dispatches_in_python(input)
+        return apply_view(V.VIEW if subclass_like else V.RESHAPE_ALIAS, V.view_geometry, input,
+                          shape=shape)
     return _unsafe_view(clone(input), shape)
 
 

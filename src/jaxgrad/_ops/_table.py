@@ -56,6 +56,8 @@ def sgn(x):
 
 
 _DERIVE = object()
+# the names of all rows: the ops a dispatch can show (``jaxgrad.ops.aten`` has each)
+ROW_NAMES: set[str] = set()
 # ``Op(tangent=ELEMENTWISE)``: torch's ``auto_element_wise`` forward formula, the backward
 # formulas evaluated on the tangents (not transposed: a masked lane stays masked, NaN-free)
 ELEMENTWISE = "elementwise"
@@ -107,6 +109,7 @@ class Op:
         init = object.__setattr__
         init(self, "schema", schema)
         init(self, "name", schema.name if schema else signature)
+        ROW_NAMES.add(self.name)
         init(self, "node", node)
         init(self, "forward", forward)
         if inputs is _DERIVE:
