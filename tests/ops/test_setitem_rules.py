@@ -168,6 +168,11 @@ ZERO_DIM_PUTS = {
     "True, int value": lambda T: ((T.tensor(True),), T.tensor(7)),
     "True, [1, 3, 4] value": lambda T: ((T.tensor(True),), T.ones(1, 3, 4)),
     "True, float64 [4] value": lambda T: ((T.tensor(True),), T.ones(4, dtype=T.float64)),
+    "True, [1, 1, 1, 1] float64 value": lambda T: (
+        (T.tensor(True),),
+        T.tensor([[[[5.0]]]], dtype=T.float64),
+    ),
+    "mask, [1, 1, 1, 1] value": lambda T: ((T.tensor([True, False, True]),), T.ones(1, 1, 1, 1)),
     "uint8 1, 0-d value": lambda T: ((T.tensor(1, dtype=T.uint8),), T.tensor(5.0)),
     "True then int": lambda T: ((T.tensor(True), T.tensor([0, 1])), T.tensor(5.0)),
     "int then False": lambda T: ((T.tensor([0, 1]), T.tensor(False)), T.tensor(5.0)),

@@ -758,6 +758,8 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
     if masked_fill:  # torch: masked_fill_ (a 0-d mask included), before index_put's checks
         mask = indices[0]
         _check_mask_shape(mask, tuple(input.shape))
+        if values.ndim > input.ndim:  # (torch's masked_fill_ takes ``values.item()``)
+            values = view(values, ())
         out = _put_where_mask(input, mask, 0, values, run)
         if out is not None:
             return out
