@@ -154,7 +154,7 @@ def _is_int_index(i: Any) -> bool:
     if isinstance(i, (int, np.integer)):
         return True
     return (isinstance(i, Tensor) and i.ndim == 0 and not i.dtype.is_floating_point
-            and i.dtype is not _dtypes.bool_)
+            and i.dtype not in (_dtypes.bool_, _dtypes.uint8))
 
 
 def _is_sequence(i: Any) -> bool:
@@ -198,10 +198,11 @@ def _plain(i: Any) -> Any:
 _MASK_DTYPES = (np.dtype(np.bool_), np.dtype(np.uint8))  # a uint8 index tensor is a mask
 
 
-def _warn_uint8_indices(indices: Any) -> None:
-    """torch's deprecation warning, once per uint8 index tensor (where it expands the masks)."""
+def _warn_uint8_indices(indices: Any, zero_dim: bool = True) -> None:
+    """torch's deprecation warning, once per uint8 index tensor (where it expands the masks;
+    ``zero_dim=False``: not for 0-d ones, which ``t[...]`` takes as bools)."""
     for i in indices:
-        if isinstance(i, Tensor) and i.dtype is _dtypes.uint8:
+        if isinstance(i, Tensor) and i.dtype is _dtypes.uint8 and (zero_dim or i.ndim):
             warn_at_user_line(f"indexing with dtype {_dtypes.uint8} is now deprecated, please use "
                               f"a dtype {_dtypes.bool_} instead.")
 
@@ -231,6 +232,8 @@ def _advanced(i: Any) -> Any:
                                   "boolean mask.")
         elif not isinstance(arr, np.ndarray):  # spanning processes: not held here
             arr = host_value(arr, what="Indexing with a boolean mask")
+        if arr.ndim == 0:  # torch's expandTensors: a 0-d mask's nonzero has no columns
+            return []
         return [jnp.asarray(a, dtype=a.dtype) for a in np.nonzero(arr)]
     if arr.dtype.kind not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -243,7 +246,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
         _check_zero_dim_index(index)
     if isinstance(index, slice):  # torch slices even x[:] (no full-slice shortcut here)
         return narrow_slice(input, 0, index.start, index.stop, index.step)
-    _warn_uint8_indices(tuple(index) if _treat_as_tuple(index) else (index,))
+    _warn_uint8_indices(tuple(index) if _treat_as_tuple(index) else (index,), zero_dim=False)
     out, advanced = _basic_index(input, index)
     if advanced:
         return apply(X.INDEX, out, aux=(advanced,))
@@ -312,6 +315,7 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
                              f"byte Variables are valid indices (got {type_name(item)})")
     if not builtins.any(a is not None for a in advanced):
         return out, ()
+    _indexed_shape(tuple(out.shape), advanced)  # (the index shapes must broadcast)
     _check_index_bounds(tuple(out.shape), advanced)
     while advanced[-1] is None:
         advanced.pop()
@@ -319,10 +323,12 @@ def _basic_index(input: Tensor, index: Any) -> tuple[Tensor, tuple]:
 
 
 def _bool_index(item: Any) -> bool | None:
-    """A Python bool or 0-d bool tensor index as a bool, else None."""
+    """A Python bool or 0-d bool or uint8 tensor index as a bool (torch's applySlicing: a new
+    dim, indexed by [0] or []), else None."""
     if isinstance(item, bool):
         return item
-    if isinstance(item, Tensor) and item.ndim == 0 and item.dtype is _dtypes.bool_:
+    if isinstance(item, Tensor) and item.ndim == 0 and item.dtype in (_dtypes.bool_,
+                                                                      _dtypes.uint8):
         return bool(item.item())
     return None
 
@@ -366,6 +372,41 @@ def _check_index_bounds(sizes: tuple, advanced: Any) -> None:
                          f"size {int(limits[j])}")
 
 
+def _indexed_shape(shape: tuple, advanced: Any) -> tuple:
+    """The shape of ``x[advanced]`` for an ``x`` of ``shape`` (``advanced``: None or an integer
+    array per leading dim): the broadcast index shape in place of the indexed dims where those
+    are adjacent, else first (numpy's rule, torch's); torch's IndexError where the index shapes
+    do not broadcast."""
+    advanced = list(advanced) + [None] * (len(shape) - len(advanced))
+    defined = [k for k, a in enumerate(advanced) if a is not None]
+    if not defined:
+        return tuple(shape)
+    shapes = [tuple(advanced[k].shape) for k in defined]
+    try:
+        index_shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         f"shapes {', '.join(str(list(s)) for s in shapes)}") from None
+    if defined[-1] - defined[0] + 1 == len(defined):
+        return tuple(shape[:defined[0]]) + index_shape + tuple(shape[defined[-1] + 1:])
+    return index_shape + tuple(n for n, a in zip(shape, advanced) if a is None)
+
+
+def _check_index_put_value(target: Tensor, advanced: Any, value: Tensor) -> None:
+    """torch's make_index_put_iterator checks: ``value`` broadcasts to the indexing result,
+    and has ``target``'s dtype (a write torch hands to masked_fill_ skips them)."""
+    result = _indexed_shape(tuple(target.shape), advanced)
+    shape = tuple(value.shape)
+    if len(shape) > len(result) or not builtins.all(
+            v in (1, r) for v, r in zip(shape[::-1], result[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(result)}")
+    if value.dtype is not target.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{_dtypes.scalar_type_name(target.dtype)} for the destination and "
+                           f"{_dtypes.scalar_type_name(value.dtype)} for the source.")
+
+
 def _dims_consumed(item: Any) -> int:
     """How many dimensions of the indexed tensor one index item consumes."""
     if item is None or item is Ellipsis or isinstance(item, bool):
@@ -383,6 +424,9 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     value = _setitem_value(input, value)
     if index is False:  # torch's shortcut: no write, so no version bump, no autograd checks
         return
+    if index is True:  # torch's shortcut: copy_to into the unsqueezed view (any value dtype)
+        _copy_to(unsqueeze(input, 0), value)
+        return
     if input.ndim == 0:
         _check_zero_dim_index(index)
     target, advanced = _basic_index(input, index)
@@ -394,9 +438,14 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     elif value.shape[:1] == (1,):
         value = _without_leading_ones(value)
     items = tuple(index) if _treat_as_tuple(index) else (index,)
-    _refuse_uint8_masked_fill([i for i in items if _bool_index(i) is not None or (
-        isinstance(i, Tensor) and i.ndim) or _is_sequence(i)], value, False)
-    _warn_uint8_indices(items)
+    tensor_items = [i for i in items if _bool_index(i) is not None or (
+        isinstance(i, Tensor) and i.ndim) or _is_sequence(i)]
+    if (_masked_fill_form(tensor_items, value, False)
+            and _bool_index(tensor_items[0]) is None):  # (a bool item indexes a new dim)
+        _refuse_uint8_masked_fill(tensor_items, value, False)
+    else:
+        _check_index_put_value(target, advanced, value)
+    _warn_uint8_indices(items, zero_dim=False)
     if has_internal_overlap(target):  # (a mask's shape was checked by _basic_index)
         indices = [i for i in items if (isinstance(i, Tensor) and i.ndim) or _is_sequence(i)]
         if not indices:  # ``t[True] = v``: torch's unsqueeze and copy_ (nothing for t[False])
@@ -676,11 +725,12 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
 
 def _masked_fill_form(indices: Any, values: Tensor, accumulate: bool) -> bool:
     """torch's canDispatchToMaskedFill: index_put_ of a one-element value at one bool or uint8
-    mask (no other index) is masked_fill_, which takes a value of any dtype."""
+    mask (no other index) is masked_fill_, which takes a value of any dtype (``indices``: the
+    index items, None for a dim taken whole, or sequences)."""
     defined = [i for i in indices if i is not None]
     return (not accumulate and values.numel() == 1 and len(defined) == 1
-            and isinstance(defined[0], Tensor) and defined[0].dtype in (_dtypes.bool_,
-                                                                       _dtypes.uint8))
+            and (isinstance(defined[0], Tensor) or _is_sequence(defined[0]))
+            and _index_array(defined[0]).dtype in _MASK_DTYPES)
 
 
 def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
@@ -689,32 +739,39 @@ def _index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool,
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not "
                         f"{type_name(indices)}")
+    bad = next((k for k, i in enumerate(indices) if not isinstance(i, Tensor)), None)
+    if bad is not None:  # (torch's parser takes no None here; the method form renumbers this)
+        raise TypeError(f"expected Tensor as element {bad} in argument 1, but got "
+                        f"{type_name(indices[bad])}")
     if len(indices) > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got "
                          f"{len(indices)})")
     if inplace and has_internal_overlap(input):
-        defined = [k for k, i in enumerate(indices) if i is not None]
-        _warn_expanded_index_put(input, [indices[k] for k in defined], values, accumulate,
-                                 defined[0] if defined else None)
-    if values.dtype is not input.dtype and not _masked_fill_form(indices, values, accumulate):
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{_dtypes.scalar_type_name(input.dtype)} for the destination and "
-                           f"{_dtypes.scalar_type_name(values.dtype)} for the source.")
-    _refuse_uint8_masked_fill([i for i in indices if i is not None], values, accumulate)
+        _warn_expanded_index_put(input, list(indices), values, accumulate, 0)
+    masked_fill = _masked_fill_form(indices, values, accumulate)
+    _refuse_uint8_masked_fill(list(indices), values, accumulate)
     _warn_uint8_indices(indices)
     arrays: list = []
     for i in indices:
-        if i is None:
-            arrays.append(None)
-        else:
-            arrays.extend(_advanced(i))
-    _check_index_bounds(tuple(input.shape), arrays)
+        arrays.extend(_advanced(i))
     run = apply_inplace if inplace else apply
-    defined = [k for k, i in enumerate(indices) if i is not None]
-    mask = indices[defined[0]] if len(defined) == 1 else None
-    if (not accumulate and isinstance(mask, Tensor) and mask.ndim
-            and mask.dtype is _dtypes.bool_):
-        out = _put_where_mask(input, mask, defined[0], values, run)
+    if masked_fill:  # torch: masked_fill_ (a 0-d mask included), before index_put's checks
+        mask = indices[0]
+        _check_mask_shape(mask, tuple(input.shape))
+        if values.ndim > input.ndim:  # (torch's masked_fill_ takes ``values.item()``)
+            values = view(values, ())
+        out = _put_where_mask(input, mask, 0, values, run)
+        if out is not None:
+            return out
+        if mask.ndim == 0:  # (seen by a dispatch mode) the mask over all of ``input``
+            full = np.broadcast_to(_index_array(mask), tuple(input.shape))
+            arrays = [jnp.asarray(a) for a in np.nonzero(full)]
+    else:
+        _check_index_put_value(input, arrays, values)
+    _check_index_bounds(tuple(input.shape), arrays)
+    if (not accumulate and len(indices) == 1 and indices[0].ndim
+            and indices[0].dtype is _dtypes.bool_):
+        out = _put_where_mask(input, indices[0], 0, values, run)
         if out is not None:
             return out
     return run(X.INDEX_PUT, input, values, aux=(tuple(arrays),), accumulate=bool(accumulate))

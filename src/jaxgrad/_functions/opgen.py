@@ -127,8 +127,8 @@ class Declared:
             index = params.index(param)
             if kind == "tensors" and isinstance(value, (list, tuple)):
                 bad = next(i for i, v in enumerate(value) if not isinstance(v, Tensor))
-                return TypeError(f"expected Tensor as element {bad} in argument {index}, but got "
-                                 f"{type_name(value[bad])}")
+                return TypeError(f"expected Tensor as element {bad} in argument "
+                                 f"{index - method}, but got {type_name(value[bad])}")
             where = "" if param in kwargs else f" (position {index + 1 - method})"
             return TypeError(f"{self.name}(): argument '{param}'{where} must be "
                              f"{_EXPECTED[kind]}, not {type_name(value)}")
