@@ -9,6 +9,7 @@ import pytest
 
 import jaxgrad
 from differential import (
+    attempt,
     captured_warnings,
     float_leaves,
     grad_of,
@@ -244,4 +245,24 @@ def test_integer_inputs_promote_as_torch():
                 F.margin_ranking_loss(a[0], a[1], T.tensor([1, -1]), margin=0.5),
                 F.cosine_embedding_loss(a, b, T.tensor([1, -1]), margin=0.5),
                 F.triplet_margin_loss(a, b, a, margin=0.5)]
+    ok(program)
+
+
+def test_weights_apply_in_the_loss_dtype_as_torch():
+    """torch's BCE kernels multiply a (pos_)weight in place: a float64 weight leaves a float32
+    loss float32; BCE's input and target share one dtype; rms_norm takes no integers."""
+    def program(T):
+        F = T.nn.functional
+        x = T.tensor([0.2, 0.7, 0.4], requires_grad=True)
+        y, w = T.tensor([0.0, 1.0, 0.5]), T.tensor([0.5, 2.0, 1.5], dtype=T.float64)
+        losses = [F.binary_cross_entropy(x, y, weight=w),
+                  F.binary_cross_entropy(x, y, weight=w, reduction="none"),
+                  F.binary_cross_entropy_with_logits(x, y, weight=w),
+                  F.binary_cross_entropy_with_logits(x, y, pos_weight=w)]
+        grads = T.autograd.grad(sum(loss.sum() for loss in losses), x)
+        errors = [attempt(lambda: F.binary_cross_entropy(x.double(), y)),
+                  attempt(lambda: F.binary_cross_entropy(x, y.double())),
+                  attempt(lambda: F.rms_norm(T.tensor([[1, 2]]), [2])),
+                  attempt(lambda: F.rms_norm(T.tensor([[True, False]]), [2]))]
+        return losses, grads, errors
     ok(program)

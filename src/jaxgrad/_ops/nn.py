@@ -255,19 +255,24 @@ def _bce(x, target, weight, reduction):
     log_x = jnp.maximum(jnp.log(x), -100)
     log_1mx = jnp.maximum(jnp.log1p(-x), -100)
     loss = -(target * log_x + (1 - target) * log_1mx)
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    return _reduce(_times_in_place(loss, weight), reduction)
+
+
+def _times_in_place(x, factor):
+    """``x.mul_(factor)`` as torch's loss kernels apply a weight: in ``x``'s dtype."""
+    return x if factor is None else x * factor.astype(x.dtype)
 
 
 def _bce_self_grad(grad, self, target, weight, reduction):
     g = _reduced_grad(grad, self.shape, reduction)
     out = g * (self - target) / jnp.maximum((1 - self) * self, _EPSILON)
-    return out if weight is None else out * weight
+    return _times_in_place(out, weight)
 
 
 def _bce_target_grad(grad, self, target, weight, reduction):
     g = _reduced_grad(grad, self.shape, reduction)
     out = -(jnp.log(self) - jnp.log1p(-self)) * g
-    return out if weight is None else out * weight
+    return _times_in_place(out, weight)
 
 
 def _mean_divides(reduction):
@@ -284,9 +289,9 @@ BINARY_CROSS_ENTROPY = Op(
 def _bce_logits(x, target, weight, pos_weight, reduction):
     log_sigmoid = jax.nn.log_sigmoid(x)
     if pos_weight is not None:
-        log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+        log_sigmoid = _times_in_place(log_sigmoid, (pos_weight - 1) * target + 1)
     loss = (1 - target) * x - log_sigmoid
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    return _reduce(_times_in_place(loss, weight), reduction)
 
 
 def _bce_logits_grad(argnum):

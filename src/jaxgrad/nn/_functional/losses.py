@@ -416,6 +416,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the same "
                          "size.")
+    if target.dtype != input.dtype:  # (the kernel's TensorIterator: one dtype for both)
+        raise RuntimeError(f"Found dtype {_dtypes.scalar_type_name(target.dtype)} but expected "
+                           f"{_dtypes.scalar_type_name(input.dtype)}")
     if weight is not None:
         weight = _shapes.expand(weight, queries.broadcast_shapes(target.shape, weight.shape))
         if tuple(weight.shape) != tuple(input.shape):  # the kernel's TensorIterator check

@@ -242,6 +242,9 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*{', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError('"rms_norm" not implemented for '
+                                  f"'{_dtypes.scalar_type_name(input.dtype)}'")
     if eps is None:
         eps = float(jnp.finfo(input._value.dtype).eps)
     dims = tuple(range(input.ndim - k, input.ndim))
