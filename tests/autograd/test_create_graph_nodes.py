@@ -232,3 +232,22 @@ def test_create_graph_second_and_third_gradient_nodes_like_torch(case):
                 for g in grads[1:]]
 
     same(program)
+
+
+EDGE_ORDER = ["mul", "exp", "tanh", "sigmoid", "relu"]
+
+
+@pytest.mark.parametrize("case", EDGE_ORDER)
+def test_create_graph_gradient_edges_in_torch_order(case):
+    """A formula node takes the incoming gradient first, as torch's backward ops do
+    (``threshold_backward(grad, self, 0)``, ``grad * other``)."""
+    def program(T):
+        fn, shapes = _cases(T)[case]
+        xs = _inputs(T, shapes)
+        out = fn(*xs)
+        upstream = (out * 1.5).sum()
+        grads = T.autograd.grad(upstream * upstream, xs, create_graph=True)
+        return [[None if n is None else type(n).__name__ for n, _ in g.grad_fn.next_functions]
+                for g in grads]
+
+    same(program)

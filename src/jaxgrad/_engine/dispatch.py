@@ -181,10 +181,10 @@ class OpNode(Node):
                 masks_only = _read_as_masks_only(self.op, self.static, group, self.in_meta,
                                                  _meta_of({n: values[n] for n in names}),
                                                  _meta_of(grads), declared)
-                results = apply(bop, *[_detached(values[n]) if n in masks_only else values[n]
-                                       for n in names],
-                                *[_detached(g) if i in masks_only else g
-                                  for i, g in enumerate(grads)])
+                results = apply(bop, *[_detached(g) if i in masks_only else g
+                                       for i, g in enumerate(grads)],
+                                *[_detached(values[n]) if n in masks_only else values[n]
+                                  for n in names])
                 it = iter(results if isinstance(results, tuple) else (results,))
                 for i, need in enumerate(mask):
                     if need:
@@ -1421,8 +1421,9 @@ def differentiable_backward_op(op: Op, skey: tuple, needs: tuple, in_meta: tuple
     mask = tuple(need and (op.variadic is not None or name in op.grads)
                  for name, need in zip(op.input_names(len(needs)), needs))
 
-    def forward(*arrays):
-        out = core(dict(zip(saved_names, arrays[:k])), tuple(arrays[k:]))
+    def forward(*arrays):  # (the incoming gradients first, as torch's backward ops take them)
+        out = core(dict(zip(saved_names, arrays[len(arrays) - k:])),
+                   tuple(arrays[:len(arrays) - k]))
         return tuple(o for o, m in zip(out, mask) if m)
 
     if node_name == "NotImplemented":  # (torch's backward op has no formula of its own)
