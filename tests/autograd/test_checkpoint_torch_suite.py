@@ -18,7 +18,7 @@ import weakref
 import pytest
 
 import jaxgrad
-from differential import attempt, bug, cases, ok
+from differential import attempt, bug, cases, ok, op_log_mode
 
 torch = pytest.importorskip("torch")
 
@@ -803,27 +803,16 @@ def test_non_reentrant_recomputes_under_the_forwards_autocast():
 
 def test_context_fn_modes_see_the_forward_and_the_recomputation():
     def program(T):
-        modes = importlib.import_module(f"{T.__name__}.utils._python_dispatch")
-
-        class Verbose(modes.TorchDispatchMode):
-            def __init__(self):
-                super().__init__()
-                self.operators = []
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                self.operators.append(func.__name__)
-                return func(*args, **(kwargs or {}))
-
         cp = T.utils.checkpoint
         x = T.tensor(1.0, requires_grad=True)
-        forward = Verbose()
+        forward = op_log_mode(T)
         cp.checkpoint(
             lambda t: t.exp(),
             x,
             use_reentrant=False,
             context_fn=lambda: (forward, contextlib.nullcontext()),
         )
-        recompute = Verbose()
+        recompute = op_log_mode(T)
         out = cp.checkpoint(
             lambda t: t.exp(),
             x,
@@ -841,8 +830,8 @@ def test_context_fn_modes_see_the_forward_and_the_recomputation():
         )
         # (torch's recomputation hook detaches the saved exp under the mode: detach.default)
         return (
-            forward.operators,
-            [op for op in recompute.operators if op != "detach.default"],
+            forward.ops,
+            [op for op in recompute.ops if op != "detach.default"],
             refused,
         )
 

@@ -9,7 +9,7 @@ import importlib
 
 import pytest
 
-from differential import same
+from differential import op_log_mode, same
 
 torch = pytest.importorskip("torch")
 
@@ -18,19 +18,6 @@ def _modes(T):
     return importlib.import_module(f"{T.__name__}.utils._python_dispatch")
 
 
-def _counting_mode(T):
-    """A mode logging the name of every op it sees (``mm.default``)."""
-
-    class Count(_modes(T).TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.ops = []
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            self.ops.append(func.__name__)
-            return func(*args, **(kwargs or {}))
-
-    return Count()
 
 
 def _block(T, x, w):
@@ -59,7 +46,7 @@ def _run(T, policy, twice=False, mutate=False):
     if mutate:
         with T.no_grad():
             h.mul_(1)
-    counter = _counting_mode(T)
+    counter = op_log_mode(T)
     with counter:
         out.sum().backward(retain_graph=twice)
     if twice:
@@ -94,7 +81,7 @@ def test_list_of_ops_saves_them():
                                        [T.ops.aten.mm.default])
         out = ck.checkpoint(lambda a: (a @ a).exp().sin() @ a, x, use_reentrant=False,
                             context_fn=context_fn)
-        counter = _counting_mode(T)
+        counter = op_log_mode(T)
         with counter:
             out.sum().backward()
         # (x.grad's version: torch's engine accumulates out of place under a Python mode)
@@ -125,7 +112,7 @@ def test_bad_policies_raise_as_torch():
 def test_dispatch_mode_sees_ops_below_autograd():
     def program(T):
         x = T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-        counter = _counting_mode(T)
+        counter = op_log_mode(T)
         with counter:
             y = (x @ x.t()).sin().exp() * 2.0
             z = y.view(4).sum()
@@ -163,7 +150,7 @@ def test_modes_are_per_thread():
         import threading
 
         x = T.ones(2)
-        counter = _counting_mode(T)
+        counter = op_log_mode(T)
         with counter:
             other = threading.Thread(target=lambda: x.sin())
             other.start()

@@ -7,13 +7,11 @@ number of kernels ten new counts compile."""
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
 import jaxgrad
-from differential import cases, next_functions, ok, same
+from differential import cases, next_functions, ok, op_log_mode, same
 from jaxgrad._core import kernel_cache
 
 MASK = [True, False, True, True, False]
@@ -239,19 +237,8 @@ def test_a_dispatch_mode_sees_index_put():
     """Under a ``TorchDispatchMode`` the writes stay ``index_put_`` (the mode sees torch's op)."""
 
     def program(T):
-        modes = importlib.import_module(f"{T.__name__}.utils._python_dispatch")
-
-        class Log(modes.TorchDispatchMode):
-            def __init__(self):
-                super().__init__()
-                self.ops = []
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                self.ops.append(func.__name__)
-                return func(*args, **(kwargs or {}))
-
         x = T.zeros(5, 3)
-        with Log() as log:
+        with op_log_mode(T) as log:
             x[_mask(T)] = 2.0
             x[_mask(T)] = T.tensor([1.0, 2.0, 3.0])
             x.index_put_((_mask(T),), T.tensor(1.0))

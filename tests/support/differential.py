@@ -12,6 +12,7 @@ Nothing is compared against hand-typed numbers: torch is the oracle.
 
 from __future__ import annotations
 
+import importlib
 import re
 import warnings
 from collections import OrderedDict
@@ -260,3 +261,19 @@ def compiled_on_jaxgrad(T, fn):
 def traces(step) -> int:
     """How many signatures a compiled step has traced (0 for an eager one)."""
     return len(step._cache) if hasattr(step, "_cache") else 0
+
+
+def op_log_mode(T):
+    """A ``TorchDispatchMode`` of library ``T`` that logs the name of every op it sees in
+    ``.ops`` (``mm.default``) and runs it."""
+
+    class OpLog(importlib.import_module(f"{T.__name__}.utils._python_dispatch").TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    return OpLog()
