@@ -8,6 +8,8 @@ its ``dtype`` attribute, as it does for any object carrying one.
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -298,6 +300,69 @@ def scalar_type_name(d: dtype) -> str:
         "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
         "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
     }[d.name]
+
+
+_CONVERT_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
+                  "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                  "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+                  "complex128": "c10::complex<double>"}
+
+
+def checked_scalar(value: complex, d: dtype, numel: int = 2) -> complex:
+    """``value`` as torch's ``checked_convert`` takes a number into ``d`` (``fill_``, ``full``,
+    ``masked_fill``, ``index_fill``): a number ``d`` cannot hold raises torch's RuntimeError.
+    Integers take whole numbers in range (an unsigned type also a negative one it wraps: -1 is
+    255), no NaN or infinity; floats any value up to their largest, infinity and NaN included; a
+    real type no imaginary part (a complex number with none is returned as its real part); bool
+    anything. A one-element half-precision tensor is filled through a double, as torch's fast
+    path does.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._core.dtypes import checked_scalar
+    >>> checked_scalar(2 + 0j, jaxgrad.uint8)
+    2.0
+    >>> checked_scalar(300, jaxgrad.int8)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: value cannot be converted to type int8_t without overflow
+    """
+    if d.name == "bool":
+        return bool(value)
+    if isinstance(value, bool):
+        return value
+    target = d
+    if d.is_floating_point and numel == 1 and d.itemsize == 2:
+        d = float64  # (torch's one-element fill converts through a double)
+    parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
+    if d.is_complex:
+        fits = all(_fits(p, float(jnp.finfo(d.np).max)) for p in parts)
+    elif len(parts) == 2 and parts[1] != 0:
+        fits = False
+    elif d.is_floating_point:
+        fits = _fits(parts[0], float(jnp.finfo(d.np).max))
+    else:
+        fits = _fits_integer(parts[0], jnp.iinfo(d.np))
+    if not fits:
+        name = _CONVERT_NAMES.get(d.name, d.name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if d.is_complex:
+        return value
+    if target is not d and abs(float(parts[0])) > float(jnp.finfo(target.np).max):
+        return math.copysign(math.inf, float(parts[0]))  # (what the double rounds to)
+    return parts[0]
+
+
+def _fits(x: float, largest: float) -> bool:
+    x = float(x)
+    return x != x or abs(x) == float("inf") or abs(x) <= largest
+
+
+def _fits_integer(x: float, info: np.iinfo) -> bool:
+    if isinstance(x, float) and (x != x or abs(x) == float("inf")):
+        return False
+    if info.min == 0 and x < 0:  # (c10 lets an unsigned type wrap a negative number)
+        return -x <= info.max
+    return info.min <= x <= info.max
 
 
 def c_type_name(d: dtype) -> str:

@@ -382,7 +382,9 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any
     """
     check_strided(layout)
     d = _dtypes.to_dtype(dtype) if dtype is not None else _dtypes.scalar_dtype(fill_value)
-    return _finish(jnp.full(_shape((size,)), fill_value, d.np), device, requires_grad)
+    shape = _shape((size,))
+    fill_value = _dtypes.checked_scalar(fill_value, d, math.prod(shape))
+    return _finish(jnp.full(shape, fill_value, d.np), device, requires_grad)
 
 
 @composite("aten::scalar_tensor")
@@ -653,4 +655,5 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
     """
     check_strided(layout)
     shape, d = _like(input, dtype)
+    fill_value = _dtypes.checked_scalar(fill_value, _dtypes.to_dtype(d), math.prod(shape))
     return _finish(jnp.full(shape, fill_value, d), _device.like(input, device), requires_grad)

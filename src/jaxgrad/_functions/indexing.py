@@ -75,6 +75,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     broadcast_operands(mask, input)  # torch: expand_outplace(mask, self)
     if isinstance(value, Tensor):
         return apply(E.MASKED_FILL_TENSOR, input, value, aux=(mask,))
+    value = _dtypes.checked_scalar(value, input.dtype)
     return apply(E.MASKED_FILL, input, aux=(mask, number_or_tensor(value)))
 
 
@@ -92,6 +93,7 @@ def masked_fill_(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     check_inplace_broadcast(input, mask)
     if isinstance(value, Tensor):
         return apply_inplace(E.MASKED_FILL_TENSOR, input, value, aux=(mask,))
+    value = _dtypes.checked_scalar(value, input.dtype)
     return apply_inplace(E.MASKED_FILL, input, aux=(mask, number_or_tensor(value)))
 
 

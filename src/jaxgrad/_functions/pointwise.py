@@ -441,6 +441,7 @@ def fill_(input: Tensor, value: Any) -> Tensor:
     _check_fill_value(value)
     if isinstance(value, Tensor):
         return apply_inplace(E.FILL_TENSOR, input, value)
+    value = _dtypes.checked_scalar(value, input.dtype, input.numel())
     return apply_inplace(E.FILL, input, aux=(number_or_tensor(value),))
 
 

@@ -473,6 +473,7 @@ def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, inplace: boo
     dim = _check_index_fill(input, dim, index)
     if isinstance(value, Tensor):
         return run(X.INDEX_FILL_TENSOR, input, value, aux=(index,), dim=dim)
+    value = _dtypes.checked_scalar(value, input.dtype)
     return run(X.INDEX_FILL, input, aux=(index, scalar(value)), dim=dim)
 
 

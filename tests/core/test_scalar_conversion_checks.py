@@ -1,0 +1,36 @@
+"""A number written into a tensor of a dtype that cannot hold it (torch's ``checked_convert``):
+``fill_``, ``full``, ``full_like``, ``masked_fill_`` and ``index_fill_`` raise torch's
+"value cannot be converted to type ... without overflow" exactly where torch does (unsigned
+types wrap negatives, NaN and infinity only into floats, no imaginary part into a real type,
+one-element half tensors through a double), and write the same values where it does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from differential import attempt, same
+
+DTYPES = ["int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64", "complex64", "bool"]
+VALUES = [300, -1, -256, 70000, 2**40, 2.5, float("nan"), float("inf"), -float("inf"), 1e5, 1e39,
+          1 + 2j, 1 + 0j, True, -129, 65520.0]
+
+
+def _writes(T, d, value, n):
+    return {
+        "fill_": lambda: T.zeros(n, dtype=d).fill_(value),
+        "full": lambda: T.full((n,), value, dtype=d),
+        "full_like": lambda: T.full_like(T.zeros(n, dtype=d), value),
+        "masked_fill_": lambda: T.zeros(n, dtype=d).masked_fill_(T.ones(n, dtype=T.bool), value),
+        "index_fill_": lambda: T.zeros(n, dtype=d).index_fill_(0, T.tensor([0]), value),
+    }
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_numbers_written_into_a_dtype_as_torch(dtype):
+    def program(T):
+        d = getattr(T, dtype)
+        return [[attempt(write) for write in _writes(T, d, value, n).values()]
+                for value in VALUES for n in (1, 2)]
+
+    same(program)
