@@ -34,3 +34,33 @@ def test_numbers_written_into_a_dtype_as_torch(dtype):
                 for value in VALUES for n in (1, 2)]
 
     same(program)
+
+
+def _more_writes(T, d, value):
+    cond = T.tensor([True, False])
+
+    def setitem(index):
+        x = T.zeros(2, dtype=d)
+        x[index] = value
+        return x
+
+    return [attempt(lambda: setitem(0)), attempt(lambda: setitem(slice(None))),
+            attempt(lambda: setitem(T.tensor([0]))), attempt(lambda: setitem(cond)),
+            attempt(lambda: T.where(cond, T.zeros(2, dtype=d), value)),
+            attempt(lambda: T.where(cond, value, T.zeros(2, dtype=d))),
+            attempt(lambda: T.zeros(2, dtype=d).clamp(max=value)),
+            attempt(lambda: T.zeros(2, dtype=d).clamp_(min=value)),
+            attempt(lambda: T.tensor(value, dtype=d)),
+            attempt(lambda: T.tensor([[1, value]], dtype=d))]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float16", "float32", "bool"])
+def test_numbers_in_setitem_where_clamp_and_tensor_as_torch(dtype):
+    """(``where`` and ``clamp`` check against the promoted dtype: a float into an integer
+    tensor promotes instead; ``tensor()`` checks integer dtypes only, naming the dtype.)"""
+    def program(T):
+        d = getattr(T, dtype)
+        return [_more_writes(T, d, value) for value in [300, -1, -256, 2.5, float("nan"),
+                                                        float("inf"), 1e5, 1e39, -129, 2**40]]
+
+    same(program)

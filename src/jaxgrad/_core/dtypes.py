@@ -326,10 +326,10 @@ def checked_scalar(value: complex, d: dtype, numel: int = 2) -> complex:
     ...
     RuntimeError: value cannot be converted to type int8_t without overflow
     """
+    if isinstance(value, bool) or not isinstance(value, (int, float, complex, np.number)):
+        return value  # (a traced number, a tensor: not a number to check here)
     if d.name == "bool":
         return bool(value)
-    if isinstance(value, bool):
-        return value
     target = d
     if d.is_floating_point and numel == 1 and d.itemsize == 2:
         d = float64  # (torch's one-element fill converts through a double)
@@ -349,12 +349,19 @@ def checked_scalar(value: complex, d: dtype, numel: int = 2) -> complex:
         return value
     if target is not d and abs(float(parts[0])) > float(jnp.finfo(target.np).max):
         return math.copysign(math.inf, float(parts[0]))  # (what the double rounds to)
+    if not d.is_floating_point and isinstance(parts[0], (int, np.integer)):
+        return _wrapped(parts[0], jnp.iinfo(d.np))
     return parts[0]
 
 
 def _fits(x: float, largest: float) -> bool:
     x = float(x)
     return x != x or abs(x) == float("inf") or abs(x) <= largest
+
+
+def _wrapped(x: int, info: np.iinfo) -> int:
+    """A negative number an unsigned type holds, as it holds it (two's complement)."""
+    return int(x) % (int(info.max) + 1) if info.min == 0 and x < 0 else x
 
 
 def _fits_integer(x: float, info: np.iinfo) -> bool:

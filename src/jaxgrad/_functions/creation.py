@@ -93,6 +93,21 @@ def _check_int_range(item: Any, d: _dtypes.dtype) -> None:
         raise ValueError("Overflow when unpacking long long")
 
 
+def _check_numbers_fit(array: np.ndarray, d: _dtypes.dtype) -> None:
+    """torch checks each Python number it stores into an integer dtype (c10's checked_convert):
+    in range (an unsigned type wraps a negative one), no NaN or infinity."""
+    if d.is_floating_point or d.is_complex or d.name == "bool" or array.dtype.kind not in "iuf":
+        return
+    info = np.iinfo(d.np)
+    lowest = -int(info.max) if info.min == 0 else int(info.min)
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array < lowest) | (array > int(info.max))
+    else:
+        bad = (array < lowest) | (array > int(info.max))
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
+
+
 def _check_store(item: Any, sizes: tuple[int, ...], dim: int, d: _dtypes.dtype) -> None:
     """Walk ``item`` as torch's recursive_store does, raising its error for the first bad one."""
     if dim == len(sizes):
@@ -129,10 +144,11 @@ def _converted(array: np.ndarray, dtype: Any) -> jax.Array | np.ndarray:
     """``array`` as ``dtype``: by numpy where the cast keeps the kind or widens it (float64 data
     into float32, ints into floats: rounded as XLA rounds, and no XLA kernel to compile per new
     shape), else by XLA (a float into an int: XLA's conversion of NaN and out-of-range values)."""
-    if array.dtype == dtype or (np.can_cast(array.dtype, dtype, "same_kind")
-                                and np.dtype(dtype).itemsize > 2):  # (XLA rounds halves via f32)
-        return array.astype(dtype, copy=False)
-    return jnp.asarray(array, dtype=dtype)
+    with np.errstate(over="ignore"):  # (a float too large for ``dtype`` is its infinity)
+        if array.dtype == dtype or (np.can_cast(array.dtype, dtype, "same_kind")
+                                    and np.dtype(dtype).itemsize > 2):  # (XLA: halves via f32)
+            return array.astype(dtype, copy=False)
+        return jnp.asarray(array, dtype=dtype)
 
 
 def _place(array: jax.Array | np.ndarray, device: Any) -> jax.Array:
@@ -186,6 +202,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         array = _to_numpy(data)
     else:
         array = _sequence_array(data, sizes, d)
+    if not isinstance(data, (np.ndarray, Tensor)):
+        _check_numbers_fit(array, d)
     return _finish(_converted(array, d.np), device, requires_grad)
 
 

@@ -115,7 +115,11 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = Tensor._make(jnp.asarray(input, _dtypes.scalar_dtype(input).np))
     if not isinstance(input, Tensor):
-        input = Tensor._make(jnp.asarray(input, other._value.dtype))
+        d = _dtypes.result_type([(other.dtype, other.ndim)], [input])
+        input = Tensor._make(jnp.asarray(_dtypes.checked_scalar(input, d, numel=1), d.np))
+    elif not isinstance(other, Tensor):  # (torch's scalar_tensor of the result type)
+        other = _dtypes.checked_scalar(other, _dtypes.result_type([(input.dtype, input.ndim)],
+                                                                   [other]), numel=1)
     return apply(E.WHERE, input, number_or_tensor(other), aux=(condition,))
 
 
@@ -424,6 +428,8 @@ def setitem(input: Tensor, index: Any, value: Any) -> None:
     skipped, so ``y[...] = v`` writes ``y`` itself), then copy_to, or index_put_ for advanced
     indices."""
     value = _setitem_value(input, value)
+    if not isinstance(value, Tensor):  # (torch's valueToTensor: a 0-d tensor of input's dtype)
+        value = _dtypes.checked_scalar(value, input.dtype, numel=1)
     if index is False:  # torch's shortcut: no write, so no version bump, no autograd checks
         return
     if index is True:  # torch's shortcut: copy_to into the unsqueezed view (any value dtype)

@@ -278,7 +278,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         return apply(E.CLAMP_TENSOR, input, _as_tensor(min, input), _as_tensor(max, input))
     lo = None if min is None else number_or_tensor(min)
     hi = None if max is None else number_or_tensor(max)
-    return apply(E.CLAMP, _promote_with_scalars(input, lo, hi), aux=(lo, hi))
+    promoted = _promote_with_scalars(input, lo, hi)
+    lo, hi = (None if v is None else _dtypes.checked_scalar(v, promoted.dtype) for v in (lo, hi))
+    return apply(E.CLAMP, promoted, aux=(lo, hi))
 
 
 clip = declare_alias("clip", "clamp")
@@ -504,6 +506,7 @@ def clamp_(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
                              _as_tensor(max, input))
     bounds = tuple(None if bound is None else number_or_tensor(bound) for bound in (min, max))
     _check_inplace_result(input, *bounds, c_name=True)
+    bounds = tuple(None if b is None else _dtypes.checked_scalar(b, input.dtype) for b in bounds)
     return apply_inplace(E.CLAMP, input, aux=bounds)
 
 
