@@ -51,7 +51,23 @@ def _more_writes(T, d, value):
             attempt(lambda: T.zeros(2, dtype=d).clamp(max=value)),
             attempt(lambda: T.zeros(2, dtype=d).clamp_(min=value)),
             attempt(lambda: T.tensor(value, dtype=d)),
-            attempt(lambda: T.tensor([[1, value]], dtype=d))]
+            attempt(lambda: T.tensor([[1, value]], dtype=d)),
+            attempt(lambda: T.zeros(2, dtype=d).scatter_(0, T.tensor([0]), value))]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32"])
+def test_activation_bounds_as_torch(dtype):
+    def bounded(T, value):
+        F, d = T.nn.functional, getattr(T, dtype)
+        return [attempt(lambda: F.threshold(T.zeros(2, dtype=d), 1, value)),
+                attempt(lambda: F.threshold(T.zeros(2, dtype=d), value, 1)),
+                *([] if dtype == "int8" else [
+                    attempt(lambda: F.hardtanh(T.zeros(2, dtype=d), -1e5, value))])]
+
+    def program(T):
+        return [bounded(T, value) for value in [300, 2.5, 1e5, float("inf")]]
+
+    same(program)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float16", "float32", "bool"])

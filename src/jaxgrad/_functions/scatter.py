@@ -139,6 +139,7 @@ def _scatter(input: Tensor, dim: int, index: Tensor, src: Any, value: Any, reduc
         check_overlap(X.SCATTER_VALUE, input)
     if index.numel():
         _check_index_range(index, size_of(input, dim), dim)
+    value = _dtypes.checked_scalar(value, input.dtype)
     if reduce is not None:
         return run(X.SCATTER_REDUCE_VALUE[inplace], input, aux=(index, value), dim=dim,
                    reduce=reduce)

@@ -158,6 +158,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    min_val, max_val = (_dtypes.checked_scalar(v, input.dtype) for v in (min_val, max_val))
     if inplace:
         return _apply_inplace(N.HARDTANH, input, aux=(min_val, max_val))
     return _apply(N.HARDTANH, input, aux=(min_val, max_val))
@@ -387,6 +388,9 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     >>> F.threshold(jaxgrad.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
+    half = input.dtype in (_dtypes.float16, _dtypes.bfloat16)  # (compared in float32)
+    threshold = _dtypes.checked_scalar(threshold, _dtypes.float32 if half else input.dtype)
+    value = _dtypes.checked_scalar(value, input.dtype)
     if inplace:
         return _apply_inplace(N.THRESHOLD_, input, threshold=float(threshold),
                               value=float(value))
