@@ -80,3 +80,18 @@ def test_numbers_in_setitem_where_clamp_and_tensor_as_torch(dtype):
                                                         float("inf"), 1e5, 1e39, -129, 2**40]]
 
     same(program)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float16", "bfloat16", "float32"])
+def test_alpha_as_torch(dtype):
+    """add/sub's ``alpha`` converted into the operands' dtype (after torch's alpha_check)."""
+    def scaled(T, alpha):
+        d = getattr(T, dtype)
+        return [attempt(lambda: T.ones(2, dtype=d).add(T.ones(2, dtype=d), alpha=alpha)),
+                attempt(lambda: T.ones(2, dtype=d).sub_(T.ones(2, dtype=d), alpha=alpha)),
+                attempt(lambda: T.add(T.ones(2, dtype=d), 3, alpha=alpha))]
+
+    def program(T):
+        return [scaled(T, alpha) for alpha in [300, -300, 70000, 2**40, -1, 2.5, 1e5, 1e39]]
+
+    same(program)

@@ -41,7 +41,7 @@ def _scalar_kind(value) -> str:
 
 def check_alpha(self, other, alpha) -> None:
     """torch's ``alpha_check`` (add, sub, rsub) on the operands' common dtype."""
-    if type(alpha) is int:  # (the common case first)
+    if type(alpha) is int and -128 <= alpha <= 127:  # (the common case first: fits any dtype)
         return
     dtype, kind = _common_dtype(self, other), _scalar_kind(alpha)
     if kind == "bool" and dtype is not _dtypes.bool_:
@@ -52,6 +52,7 @@ def check_alpha(self, other, alpha) -> None:
     if kind == "complex" and not dtype.is_complex:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
+    _dtypes.checked_scalar(alpha, dtype)  # (the kernel's alpha.to<scalar_t>())
 
 
 def _integral_dtype(d) -> bool:
