@@ -95,3 +95,14 @@ def test_alpha_as_torch(dtype):
         return [scaled(T, alpha) for alpha in [300, -300, 70000, 2**40, -1, 2.5, 1e5, 1e39]]
 
     same(program)
+
+
+def test_unsigned_types_wrap_negative_integers_not_floats():
+    def written(T, d, v):
+        return [attempt(lambda: T.zeros(2, dtype=d).fill_(v)),
+                attempt(lambda: T.tensor([v], dtype=d))]
+
+    def program(T):
+        return [written(T, d, v) for d in (T.uint8, T.int8) for v in (-1, -255, -256, -1.0, -0.5)]
+
+    same(program)

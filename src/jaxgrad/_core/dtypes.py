@@ -308,19 +308,47 @@ _CONVERT_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int
                   "complex128": "c10::complex<double>"}
 
 
+def convertible_range(d: dtype, of_floats: bool = False) -> tuple[float, float]:
+    """The lowest and largest number torch's ``checked_convert`` takes into the real or integer
+    dtype ``d``: an unsigned type also takes the negative integers it wraps (-255 for uint8),
+    but no negative float (``of_floats``).
+
+    >>> import jaxgrad
+    >>> from jaxgrad._core.dtypes import convertible_range
+    >>> convertible_range(jaxgrad.int8), convertible_range(jaxgrad.uint8)
+    ((-128, 127), (-255, 255))
+    >>> convertible_range(jaxgrad.uint8, of_floats=True)
+    (0, 255)
+    """
+    lowest, largest = _RANGES[d.name]
+    unsigned = not (d.is_floating_point or d.is_complex) and lowest == -largest
+    return (0 if of_floats and unsigned else lowest), largest
+
+
+def _range_of(d: dtype) -> tuple[float, float]:
+    if d.is_floating_point or d.is_complex:
+        largest = float(jnp.finfo(d.np).max)
+        return -largest, largest
+    info = np.iinfo(d.np)
+    return (-int(info.max) if info.min == 0 else int(info.min)), int(info.max)
+
+
+_RANGES = {d.name: _range_of(d) for d in ALL_DTYPES if d.name != "bool"}
+
+
 def checked_scalar(value: complex, d: dtype, numel: int = 2) -> complex:
     """``value`` as torch's ``checked_convert`` takes a number into ``d`` (``fill_``, ``full``,
     ``masked_fill``, ``index_fill``): a number ``d`` cannot hold raises torch's RuntimeError.
-    Integers take whole numbers in range (an unsigned type also a negative one it wraps: -1 is
-    255), no NaN or infinity; floats any value up to their largest, infinity and NaN included; a
-    real type no imaginary part (a complex number with none is returned as its real part); bool
-    anything. A one-element half-precision tensor is filled through a double, as torch's fast
-    path does.
+    Integers take whole numbers in :func:`convertible_range` (a negative one into an unsigned
+    type is returned wrapped: -1 is 255), no NaN or infinity; floats any value up to their
+    largest, infinity and NaN included; a real type no imaginary part (a complex number with none
+    is returned as its real part); bool anything. A one-element half-precision tensor is filled
+    through a double, as torch's fast path does.
 
     >>> import jaxgrad
     >>> from jaxgrad._core.dtypes import checked_scalar
-    >>> checked_scalar(2 + 0j, jaxgrad.uint8)
-    2.0
+    >>> checked_scalar(2 + 0j, jaxgrad.uint8), checked_scalar(-1, jaxgrad.uint8)
+    (2.0, 255)
     >>> checked_scalar(300, jaxgrad.int8)
     Traceback (most recent call last):
     ...
@@ -334,42 +362,26 @@ def checked_scalar(value: complex, d: dtype, numel: int = 2) -> complex:
     if d.is_floating_point and numel == 1 and d.itemsize == 2:
         d = float64  # (torch's one-element fill converts through a double)
     parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
-    if d.is_complex:
-        fits = all(_fits(p, float(jnp.finfo(d.np).max)) for p in parts)
-    elif len(parts) == 2 and parts[1] != 0:
+    lowest, largest = convertible_range(d, of_floats=isinstance(parts[0], (float, np.floating)))
+    if not d.is_complex and len(parts) == 2 and parts[1] != 0:
         fits = False
-    elif d.is_floating_point:
-        fits = _fits(parts[0], float(jnp.finfo(d.np).max))
+    elif d.is_floating_point or d.is_complex:
+        fits = all(p != p or abs(p) == math.inf or abs(p) <= largest for p in map(float, parts))
     else:
-        fits = _fits_integer(parts[0], jnp.iinfo(d.np))
+        x = parts[0]
+        fits = not (isinstance(x, float) and (x != x or abs(x) == math.inf)) and (
+            lowest <= x <= largest)
     if not fits:
         name = _CONVERT_NAMES.get(d.name, d.name)
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     if d.is_complex:
         return value
-    if target is not d and abs(float(parts[0])) > float(jnp.finfo(target.np).max):
-        return math.copysign(math.inf, float(parts[0]))  # (what the double rounds to)
-    if not d.is_floating_point and isinstance(parts[0], (int, np.integer)):
-        return _wrapped(parts[0], jnp.iinfo(d.np))
-    return parts[0]
-
-
-def _fits(x: float, largest: float) -> bool:
-    x = float(x)
-    return x != x or abs(x) == float("inf") or abs(x) <= largest
-
-
-def _wrapped(x: int, info: np.iinfo) -> int:
-    """A negative number an unsigned type holds, as it holds it (two's complement)."""
-    return int(x) % (int(info.max) + 1) if info.min == 0 and x < 0 else x
-
-
-def _fits_integer(x: float, info: np.iinfo) -> bool:
-    if isinstance(x, float) and (x != x or abs(x) == float("inf")):
-        return False
-    if info.min == 0 and x < 0:  # (c10 lets an unsigned type wrap a negative number)
-        return -x <= info.max
-    return info.min <= x <= info.max
+    x = parts[0]
+    if target is not d and abs(float(x)) > _RANGES[target.name][1]:
+        return math.copysign(math.inf, float(x))  # (what the double rounds to)
+    if x < 0 and not d.is_floating_point and lowest == -largest:  # (an unsigned type wraps it)
+        return int(x) % (largest + 1)
+    return x
 
 
 def c_type_name(d: dtype) -> str:

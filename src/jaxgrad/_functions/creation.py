@@ -98,12 +98,10 @@ def _check_numbers_fit(array: np.ndarray, d: _dtypes.dtype) -> None:
     in range (an unsigned type wraps a negative one), no NaN or infinity."""
     if d.is_floating_point or d.is_complex or d.name == "bool" or array.dtype.kind not in "iuf":
         return
-    info = np.iinfo(d.np)
-    lowest = -int(info.max) if info.min == 0 else int(info.min)
+    lowest, largest = _dtypes.convertible_range(d, of_floats=array.dtype.kind == "f")
+    bad = (array < lowest) | (array > largest)
     if array.dtype.kind == "f":
-        bad = ~np.isfinite(array) | (array < lowest) | (array > int(info.max))
-    else:
-        bad = (array < lowest) | (array > int(info.max))
+        bad |= ~np.isfinite(array)
     if bad.any():
         raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
 
