@@ -4,7 +4,7 @@ Every mode resamples each spatial dim on its own (torch's separable CPU kernels)
 a chain of per-dim steps: nearest modes gather the source position torch picks, the others
 contract the dim with an (out, in) matrix of torch's weights (linear, cubic with A = -0.75, and
 the antialiased filters: triangle, cubic with A = -0.5, Lanczos-3). The weights are computed as
-torch's kernels compute them, in the input's precision (float32 for half inputs). The ops are
+torch's kernels compute them, in the input's precision (``in_float32`` for halves). The ops are
 linear in the input, so a gradient is the adjoint (``jax.vjp``), and so is its gradient.
 Nothing is saved: as torch's, a gradient needs only the sizes and scales.
 """
@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._table import Op
+from .half_precision import in_float32
 from .nn import _vjp
 
 
@@ -132,11 +133,6 @@ def _nearest_index(in_size, out_size, scale, exact=False):
     return np.minimum(src.astype(np.int64), in_size - 1)
 
 
-def _opmath(dtype):
-    """The numpy type torch's kernels compute weights in for ``dtype`` (float32 for halves)."""
-    return np.float64 if dtype == jnp.float64 else np.float32
-
-
 def _resample_nearest(x, output_size, scales, exact=False):
     for k, (size, scale) in enumerate(zip(output_size, scales)):
         axis = x.ndim - len(output_size) + k
@@ -145,14 +141,13 @@ def _resample_nearest(x, output_size, scales, exact=False):
 
 
 def _resample_matrix(x, output_size, scales, matrix):
-    dtype = _opmath(x.dtype)
-    y = x.astype(dtype)  # (half inputs: computed in float32, rounded once, as torch's opmath)
+    dtype = np.dtype(x.dtype).type  # (the weights in x's precision: float32 for halves)
     for k, (size, scale) in enumerate(zip(output_size, scales)):
-        axis = y.ndim - len(output_size) + k
-        m = jnp.asarray(matrix(y.shape[axis], size, scale, dtype))
-        y = jnp.moveaxis(jnp.tensordot(y, m, axes=((axis,), (1,)),
+        axis = x.ndim - len(output_size) + k
+        m = jnp.asarray(matrix(x.shape[axis], size, scale, dtype))
+        x = jnp.moveaxis(jnp.tensordot(x, m, axes=((axis,), (1,)),
                                        precision=jax.lax.Precision.HIGHEST), -1, axis)
-    return y.astype(x.dtype)
+    return x
 
 
 # (each forward takes torch's ``input_size`` too, unread: its backward op's argument, so that a
@@ -165,17 +160,20 @@ def _nearest_exact(x, output_size, scales, input_size):
     return _resample_nearest(x, output_size, scales, exact=True)
 
 
+@in_float32  # (half inputs computed in float32, rounded once, as torch's opmath)
 def _linear(x, output_size, align_corners, scales, input_size):
     return _resample_matrix(x, output_size, scales, lambda n, size, scale, dtype: _linear_matrix(
         n, size, align_corners, scale, dtype))
 
 
+@in_float32
 def _bicubic(x, output_size, align_corners, scales, input_size):
     return _resample_matrix(x, output_size, scales, lambda n, size, scale, dtype: _cubic_matrix(
         n, size, align_corners, scale, dtype))
 
 
 def _antialiased(kind):
+    @in_float32
     def forward(x, output_size, align_corners, scales, input_size):
         return _resample_matrix(x, output_size, scales, lambda n, size, scale, dtype: (
             _antialias_matrix(kind, n, size, align_corners, scale, dtype)))
