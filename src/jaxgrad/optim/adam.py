@@ -20,7 +20,7 @@ from .._ops.half_precision import (
     lerp_scalar,
     times_scalar,
 )
-from ._common import complex_like, real_view
+from ._common import check_differentiable, complex_like, real_view
 from .optimizer import (
     Optimizer,
     check_fused,
@@ -134,8 +134,7 @@ class Adam(Optimizer):
                 raise RuntimeError(
                     "`requires_grad` is not supported for `step` in differentiable mode")
         self._check_tensor_lr(group)
-        if group["foreach"]:
-            raise AssertionError("_foreach ops don't support autograd")
+        check_differentiable(group)
         lr, decay, eps, amsgrad = (to_scalar(group["lr"]), group["weight_decay"], group["eps"],
                                    group["amsgrad"])
         beta1, beta2 = (to_scalar(b) for b in group["betas"])
