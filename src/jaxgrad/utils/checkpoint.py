@@ -66,7 +66,7 @@ from ..autograd.profiler import profile
 from ..nn import Sequential
 from ..ops import aten
 from ._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
-from ._pytree import tree_map
+from ._pytree import tree_any, tree_map
 
 __all__ = [
     "checkpoint",
@@ -918,15 +918,11 @@ class _CachedTorchDispatchMode(TorchDispatchMode):
 
 def _holds(tree: Any, x: Tensor) -> bool:
     """Whether ``x`` itself is a leaf of ``tree``."""
-    found = []
-    tree_map(lambda v: found.append(v is x), tree)
-    return any(found)
+    return tree_any(lambda v: v is x, tree)
 
 
 def _any_requires_grad(tree: Any) -> bool:
-    found = []
-    tree_map(lambda v: found.append(isinstance(v, Tensor) and v.requires_grad), tree)
-    return any(found)
+    return tree_any(lambda v: isinstance(v, Tensor) and v.requires_grad, tree)
 
 
 def create_selective_checkpoint_contexts(
