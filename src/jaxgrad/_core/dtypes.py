@@ -302,6 +302,22 @@ def scalar_type_name(d: dtype) -> str:
     }[d.name]
 
 
+def check_scalar_type(found: dtype, expected: dtype) -> None:
+    """torch's scalar-type check of a kernel's operand: RuntimeError "expected scalar type
+    Float but found Double" unless ``found`` is ``expected``.
+
+    >>> import jaxgrad
+    >>> from jaxgrad._core.dtypes import check_scalar_type
+    >>> check_scalar_type(jaxgrad.float64, jaxgrad.float32)
+    Traceback (most recent call last):
+    ...
+    RuntimeError: expected scalar type Float but found Double
+    """
+    if found is not expected:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(expected)} but found "
+                           f"{scalar_type_name(found)}")
+
+
 _CONVERT_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
                   "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                   "float32": "float", "float64": "double", "complex64": "c10::complex<float>",

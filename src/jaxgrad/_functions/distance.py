@@ -52,9 +52,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     p = float(p)
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    if x1.dtype != x2.dtype:
-        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(x1.dtype)} but "
-                           f"found {_dtypes.scalar_type_name(x2.dtype)}")
+    _dtypes.check_scalar_type(x2.dtype, x1.dtype)
     r1, r2 = x1.shape[-2], x2.shape[-2]
     euclidean = p == 2 and (mode == 1 or (mode is None and (r1 > 25 or r2 > 25)))
     if not euclidean or x1.numel() == 0 or x2.numel() == 0:

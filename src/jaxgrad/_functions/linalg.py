@@ -279,9 +279,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if tuple(mat2.shape[:2]) != (batch, m):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{batch}, {m}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
-    if input.dtype is not mat2.dtype:
-        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
-                           f"found {_dtypes.scalar_type_name(mat2.dtype)}")
+    _dtypes.check_scalar_type(mat2.dtype, input.dtype)
     return apply(L.BMM, input, mat2)
 
 
@@ -487,9 +485,7 @@ def _check_batches(input: Tensor, batch1: Tensor, batch2: Tensor) -> None:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{bs}, {contraction}] but got: [{batch2.shape[0]}, "
                            f"{batch2.shape[1]}].")
-    if batch1.dtype is not batch2.dtype:
-        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(batch1.dtype)} but "
-                           f"found {_dtypes.scalar_type_name(batch2.dtype)}")
+    _dtypes.check_scalar_type(batch2.dtype, batch1.dtype)
     if input.dtype is not batch1.dtype:
         names = [_dtypes.c_type_name(t.dtype) for t in (input, batch1, batch2)]
         raise RuntimeError(f"Input dtypes must be the same, got: input {names[0]}, batch1: "

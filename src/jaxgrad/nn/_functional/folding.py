@@ -233,9 +233,7 @@ def _check_grid_sampler(input: Tensor, grid: Tensor, mode: int) -> None:
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"grid_sampler_{n - 2}d_cpu_kernel_impl" not implemented '
                                   f"for '{_dtypes.scalar_type_name(input.dtype)}'")
-    if grid.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
-                           f"found {_dtypes.scalar_type_name(grid.dtype)}")
+    _dtypes.check_scalar_type(grid.dtype, input.dtype)
 
 
 @tensor_args

@@ -238,9 +238,8 @@ def _check_weight_grad(weight: Tensor | None, kernel: str) -> None:
 def _check_weight_dtype(input: Tensor, weight: Tensor | None) -> None:
     """The class-weight kernels' check (nll_loss, nll_loss2d, multi_margin_loss): ``weight``
     read in the input's dtype, before any target is."""
-    if weight is not None and weight.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {_dtypes.scalar_type_name(input.dtype)} but "
-                           f"found {_dtypes.scalar_type_name(weight.dtype)}")
+    if weight is not None:
+        _dtypes.check_scalar_type(weight.dtype, input.dtype)
 
 
 def _nll_loss(input: Tensor, target: Tensor, weight: Tensor | None, static: dict) -> tuple:
@@ -272,9 +271,7 @@ def _nll_loss2d(input: Tensor, target: Tensor, weight: Tensor | None, static: di
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                            f"{list(target.shape)}")
     _check_weight_dtype(input, weight)
-    if target.dtype.name != "int64":
-        raise RuntimeError("expected scalar type Long but found "
-                           f"{_dtypes.scalar_type_name(target.dtype)}")
+    _dtypes.check_scalar_type(target.dtype, _dtypes.int64)
     _check_targets(target, input.shape[1], static["ignore_index"])
     return _apply(N.NLL_LOSS2D, input, aux=(target, weight), **static)
 
@@ -670,9 +667,7 @@ def _check_margin_input(input: Tensor) -> None:
 
 
 def _check_long_target(target: Tensor) -> None:
-    if target.dtype.name != "int64":
-        raise RuntimeError("expected scalar type Long but found "
-                           f"{_dtypes.scalar_type_name(target.dtype)}")
+    _dtypes.check_scalar_type(target.dtype, _dtypes.int64)
 
 
 def _check_margin_kernel_dtype(input: Tensor, kernel: str) -> None:
